@@ -1,0 +1,499 @@
+"""The oracle: run a callable through dynamo and record every graph break it really hits.
+
+Three witnesses, unioned, because none is complete on torch 2.13:
+
+* the graphs dynamo hands to our backend (what ``torch._dynamo.explain`` reports: graph
+  count, ops per graph, and a reason with a user stack for each graph that ends in a break);
+* the ``graph_breaks`` log artifact, which also records breaks that close an empty graph
+  (``print`` as the first statement) and frames dynamo gives up on (a break inside a loop,
+  a ``try`` or an unsupported ``with``: explain then says 0 graphs and no reasons);
+* ``counters["graph_break"]``, PyTorch CI's metric, which has no location but catches a break
+  that somehow escaped the log.
+
+Several argument sets run in turn without a reset; the ``recompiles`` log artifact then
+says which guard failed each time (see :mod:`torchlint.dynamic.recompiles`).
+
+Importing this module imports torch: only the worker and tests do.
+"""
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import inspect
+import logging
+import os
+import re
+import sys
+import sysconfig
+import tempfile
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+
+import torch
+
+from torchlint.dynamic.recompiles import RecompileEvent, parse_recompile_message
+from torchlint.dynamic.registry import GraphBreakRegistry, load_registry
+
+_TORCH_DIR = os.path.dirname(os.path.realpath(torch.__file__))
+_STDLIB_DIRS = {os.path.realpath(sysconfig.get_paths()[k]) for k in ("stdlib", "platstdlib")}
+_SITE_DIRS = {os.path.realpath(sysconfig.get_paths()[k]) for k in ("purelib", "platlib")}
+
+Frame = Tuple[str, int]
+
+
+@dataclass
+class BreakSite:
+    """One distinct place (file, line) where dynamo broke the graph."""
+
+    path: Optional[str]            # absolute path, None when only a counter saw it
+    line: Optional[int]
+    gb_type: Optional[str] = None
+    gb_code: Optional[str] = None
+    reason: str = ""
+    explanation: str = ""
+    hints: List[str] = field(default_factory=list)
+    frame_skipped: bool = False    # dynamo gave up the whole frame and ran it eagerly
+    seen_by: Set[str] = field(default_factory=set)  # "explain", "log", "counters"
+    stack: List[Frame] = field(default_factory=list)
+
+    @property
+    def key(self) -> Tuple[Optional[str], Optional[int]]:
+        return (self.path, self.line)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "path": self.path, "line": self.line, "gb_type": self.gb_type, "gb_code": self.gb_code,
+            "reason": self.reason, "explanation": self.explanation, "hints": list(self.hints),
+            "frame_skipped": self.frame_skipped, "seen_by": sorted(self.seen_by),
+        }
+
+
+@dataclass
+class Observation:
+    """What dynamo did to one callable over one or more calls."""
+
+    graphs: int = 0                      # graphs of the first call (explain's graph_count)
+    ops_per_graph: List[int] = field(default_factory=list)
+    total_graphs: int = 0                # graphs over every call, recompilations included
+    breaks: List[BreakSite] = field(default_factory=list)
+    recompiles: List[RecompileEvent] = field(default_factory=list)
+    explain_graph_breaks: int = 0        # what explain() alone would say (graphs - 1 or 0)
+
+    @property
+    def graph_breaks(self) -> int:
+        """Distinct break sites; a located site counts once, however often it was hit."""
+        return len(self.breaks)
+
+    def break_lines(self, path: Optional[str] = None) -> Set[int]:
+        real = os.path.realpath(path) if path else None
+        return {b.line for b in self.breaks if b.line is not None and (real is None or b.path == real)}
+
+
+# --------------------------------------------------------------------------- message parsing
+
+_AT = re.compile(r"in user code at (?P<file>.+?):(?P<line>\d+)\s*$", re.M)
+_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>.+)$', re.M)
+_REASON_END = ("\nUser code traceback:", "\nStack variable source attribution:")
+
+
+def _split_reason(text: str) -> Tuple[str, List[str], str]:
+    """Dynamo's break message -> (explanation, hints, context) from its indented sections."""
+    explanation, hints, context = [], [], []
+    current: Optional[List[str]] = None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("Explanation:"):
+            current = explanation
+            line = line[len("Explanation:"):].strip()
+        elif line.startswith("Hint:"):
+            hints.append([])
+            current = hints[-1]
+            line = line[len("Hint:"):].strip()
+        elif line.startswith("Developer debug context:"):
+            current = context
+            line = line[len("Developer debug context:"):].strip()
+        elif line.startswith("For more details about this graph break") or line.startswith("***"):
+            current = None
+            if line.startswith("***") and explanation:
+                break  # a nested break: the first one is the user's
+            continue
+        elif not line:
+            if current is context:
+                current = None
+            continue
+        if current is not None and line:
+            current.append(line)
+    return " ".join(explanation), [" ".join(h) for h in hints if h], " ".join(context)
+
+
+def _in_dir(path: str, dirs: Iterable[str]) -> bool:
+    return any(path == d or path.startswith(d + os.sep) for d in dirs)
+
+
+class _BreakCollector:
+    """Turns the three witnesses into distinct :class:`BreakSite` objects."""
+
+    def __init__(self, user_files: Optional[Set[str]], registry: GraphBreakRegistry) -> None:
+        self.user_files = {os.path.realpath(p) for p in user_files} if user_files else None
+        self.registry = registry
+        self.sites: Dict[Tuple[Optional[str], Optional[int]], BreakSite] = {}
+        # dynamo's own location (innermost frame) -> the user site it resolved to
+        self._by_dynamo_loc: Dict[Frame, Tuple[Optional[str], Optional[int]]] = {}
+
+    # Which frame is the user's: innermost in the linted files, else innermost outside torch,
+    # the standard library and site-packages, else innermost of all.
+    def _user_frame(self, frames: Sequence[Frame]) -> Optional[Frame]:
+        frames = [(os.path.realpath(f), int(n)) for f, n in frames if f and not f.startswith("<")]
+        if not frames:
+            return None
+        if self.user_files is not None:
+            for frame in reversed(frames):
+                if frame[0] in self.user_files:
+                    return frame
+        for frame in reversed(frames):
+            if not _in_dir(frame[0], {_TORCH_DIR} | _STDLIB_DIRS | _SITE_DIRS):
+                return frame
+        return frames[-1]
+
+    def add(self, frames: Sequence[Frame], text: str, witness: str, *, skipped: bool = False,
+            gb_type: Optional[str] = None, dynamo_loc: Optional[Frame] = None) -> Optional[BreakSite]:
+        frame = self._user_frame(frames)
+        if frame is None and dynamo_loc is not None:
+            known = self._by_dynamo_loc.get((os.path.realpath(dynamo_loc[0]), dynamo_loc[1]))
+            frame = known if known else self._user_frame([dynamo_loc])
+        if frame is None:
+            return None
+        if dynamo_loc is not None:
+            self._by_dynamo_loc[(os.path.realpath(dynamo_loc[0]), dynamo_loc[1])] = frame
+        entry = self.registry.lookup(gb_type) if gb_type else None
+        if entry is None:
+            entry = self.registry.find_in_text(text)
+        explanation, hints, _context = _split_reason(text)
+        site = self.sites.get(frame)
+        if site is None:
+            site = BreakSite(path=frame[0], line=frame[1], stack=list(frames))
+            self.sites[frame] = site
+        site.seen_by.add(witness)
+        site.frame_skipped = site.frame_skipped or skipped
+        if site.gb_type is None and (entry is not None or gb_type):
+            site.gb_type = entry.gb_type if entry else gb_type
+            site.gb_code = entry.code if entry else None
+            site.reason = site.gb_type
+        if not site.reason:
+            site.reason = text.strip().splitlines()[0] if text.strip() else "graph break"
+        if not site.explanation:
+            site.explanation = explanation or (entry.explanation if entry else "")
+        if not site.hints:
+            site.hints = hints or (list(entry.hints) if entry else [])
+        return site
+
+    def add_log_record(self, record: logging.LogRecord) -> None:
+        try:
+            message = record.getMessage()
+        except Exception:  # a malformed record must not stop the run
+            return
+        error = record.exc_info[1] if record.exc_info else None
+        skipped = "Skipping the function" in message or "results in a skip" in message
+        at = _AT.search(message.split("\n", 1)[0]) or _AT.search(message)
+        dynamo_loc = (at.group("file"), int(at.group("line"))) if at else None
+        reason = message
+        if "Graph Break Reason:" in message:
+            reason = message.split("Graph Break Reason:", 1)[1]
+            for end in _REASON_END:
+                reason = reason.split(end, 1)[0]
+        frames = [(m.group("file"), int(m.group("line"))) for m in _FRAME.finditer(message)]
+        gb_type = None
+        if error is not None:
+            gb_type = getattr(error, "gb_type", None) or None
+            reason = getattr(error, "msg", None) or reason
+            stack = getattr(error, "real_stack", None) or []
+            frames = [(f.filename, f.lineno) for f in stack] or frames
+        if not frames and dynamo_loc is None:
+            return
+        self.add(frames, reason, "log", skipped=skipped, gb_type=gb_type, dynamo_loc=dynamo_loc)
+
+    def add_compile_reason(self, reason: Any) -> None:
+        frames = [(f.filename, f.lineno) for f in (getattr(reason, "user_stack", None) or [])]
+        self.add(frames, str(getattr(reason, "reason", "")), "explain")
+
+    def add_counters(self, counter: Dict[str, int]) -> None:
+        """Counter keys are dynamo's messages; add the break types no located site explains."""
+        located = {s.gb_type for s in self.sites.values()}
+        for message in counter:
+            entry = self.registry.find_in_text(message)
+            gb_type = entry.gb_type if entry else message.strip().splitlines()[0]
+            if gb_type in located:
+                for site in self.sites.values():
+                    if site.gb_type == gb_type:
+                        site.seen_by.add("counters")
+                continue
+            explanation, hints, _ = _split_reason(message)
+            key = (None, len(self.sites))
+            self.sites[key] = BreakSite(
+                path=None, line=None, gb_type=gb_type, gb_code=entry.code if entry else None,
+                reason=gb_type, explanation=explanation or (entry.explanation if entry else ""),
+                hints=hints or (list(entry.hints) if entry else []), seen_by={"counters"},
+            )
+            located.add(gb_type)
+
+
+# --------------------------------------------------------------------------- log capture
+
+class _ListHandler(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: List[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+_LOGGING_MODULES = ("torch._dynamo.guards", "torch._dynamo.convert_frame",
+                    "torch._dynamo.symbolic_convert", "torch._dynamo.exc")
+
+
+def _artifact_loggers(suffix: str) -> List[logging.Logger]:
+    return [logging.getLogger(name) for name in list(logging.root.manager.loggerDict)
+            if name.startswith("torch") and name.endswith(suffix)]
+
+
+@contextlib.contextmanager
+def capture_dynamo_logs() -> Iterator[Tuple[_ListHandler, _ListHandler]]:
+    """Collect the ``graph_breaks`` and ``recompiles`` artifact records, printing nothing."""
+    user_logs = os.environ.get("TORCH_LOGS")
+    # The artifact loggers exist once their modules are imported; some are imported lazily.
+    for name in _LOGGING_MODULES:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
+    torch._logging.set_logs(graph_breaks=True, recompiles=True)
+    breaks, recompiles = _ListHandler(), _ListHandler()
+    saved = []
+    for handler, suffix in ((breaks, "__graph_breaks"), (recompiles, "__recompiles")):
+        for logger in _artifact_loggers(suffix):
+            saved.append((logger, logger.level, logger.propagate, list(logger.handlers)))
+            logger.setLevel(logging.DEBUG)
+            logger.handlers = [handler]
+            logger.propagate = False
+    try:
+        yield breaks, recompiles
+    finally:
+        for logger, level, propagate, handlers in saved:
+            logger.setLevel(level)
+            logger.propagate = propagate
+            logger.handlers = handlers
+        if not user_logs:
+            torch._logging.set_logs()
+
+
+# --------------------------------------------------------------------------- running
+
+def _tensors_in(value: Any) -> Iterator[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _tensors_in(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _tensors_in(v)
+    elif hasattr(value, "__dataclass_fields__") or hasattr(value, "_fields"):
+        for v in (vars(value).values() if hasattr(value, "__dict__") else value):
+            yield from _tensors_in(v)
+
+
+def _backward(output: Any) -> None:
+    losses = [t.float().sum() for t in _tensors_in(output) if t.requires_grad]
+    if losses:
+        torch.stack(losses).sum().backward()
+
+
+def observe(
+    fn: Callable[..., Any],
+    arg_sets: Sequence[Sequence[Any]],
+    *,
+    kwarg_sets: Optional[Sequence[Dict[str, Any]]] = None,
+    user_files: Optional[Iterable[str]] = None,
+    train: bool = False,
+    registry: Optional[GraphBreakRegistry] = None,
+) -> Observation:
+    """Reset dynamo, compile ``fn`` with a recording backend, call it once per argument set.
+
+    ``fn`` is a function or an ``nn.Module`` (``eval()`` + ``no_grad`` unless ``train``: then
+    ``train()`` and a backward of the sum of the outputs). ``user_files`` are the files whose
+    frames count as the user's (default: the file defining ``fn``). Exceptions raised by the
+    user's code propagate.
+    """
+    from torch._dynamo.utils import counters
+
+    registry = registry or load_registry()
+    if user_files is None:
+        user_files = _defining_files(fn)
+    collector = _BreakCollector(set(user_files), registry)
+    graphs: List[Any] = []
+
+    def recording_backend(gm: torch.fx.GraphModule, example_inputs: Any) -> Callable[..., Any]:
+        graphs.append(gm)
+        return gm.forward
+
+    if isinstance(fn, torch.nn.Module):
+        fn.train(train)
+    torch._dynamo.reset()
+    counters.clear()
+    compiled = torch.compile(fn, backend=recording_backend)
+    obs = Observation()
+    kwarg_sets = kwarg_sets or [{} for _ in arg_sets]
+    grad = torch.enable_grad() if train else torch.no_grad()
+    with capture_dynamo_logs() as (break_records, recompile_records), grad:
+        for i, (args, kwargs) in enumerate(zip(arg_sets, kwarg_sets)):
+            out = compiled(*args, **kwargs)
+            if train:
+                _backward(out)
+            if i == 0:
+                obs.graphs = len(graphs)
+                obs.ops_per_graph = [
+                    sum(1 for n in g.graph.nodes if n.op == "call_function") for g in graphs
+                ]
+    obs.total_graphs = len(graphs)
+    obs.explain_graph_breaks = max(obs.graphs - 1, 0)
+    for gm in graphs:
+        reason = getattr(gm, "compile_subgraph_reason", None)
+        if reason is not None and getattr(reason, "graph_break", False):
+            collector.add_compile_reason(reason)
+    for record in break_records.records:
+        collector.add_log_record(record)
+    collector.add_counters(dict(counters.get("graph_break", {})))
+    obs.breaks = sorted(collector.sites.values(), key=lambda s: (s.path or "~", s.line or 0))
+    for record in recompile_records.records:
+        obs.recompiles.extend(parse_recompile_message(record.getMessage()))
+    return obs
+
+
+def _defining_files(fn: Any) -> Set[str]:
+    target = type(fn) if isinstance(fn, torch.nn.Module) else fn
+    try:
+        return {os.path.realpath(inspect.getfile(target))}
+    except (TypeError, OSError):
+        return set()
+
+
+# --------------------------------------------------------------------------- source snippets
+
+def load_module_from_path(path: str, name: Optional[str] = None) -> Any:
+    """Import a Python file by path under a fresh module name (its folder goes on sys.path)."""
+    path = os.path.abspath(path)
+    folder = os.path.dirname(path)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    stem = re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
+    name = name or f"_torchlint_target_{stem}_{uuid.uuid4().hex[:8]}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module
+
+
+def pick_target(module: Any, target: Optional[str] = None) -> Any:
+    """``target`` by name (dotted), else the first nn.Module subclass, else the first function,
+    both in source order and defined in that module."""
+    if target:
+        obj = module
+        for part in target.split("."):
+            obj = getattr(obj, part)
+        return obj
+    own = [v for v in vars(module).values() if getattr(v, "__module__", None) == module.__name__]
+    def line_of(v: Any) -> int:
+        try:
+            return inspect.getsourcelines(v)[1]
+        except (OSError, TypeError):
+            return 10**9
+    classes = sorted((v for v in own if inspect.isclass(v) and issubclass(v, torch.nn.Module)), key=line_of)
+    if classes:
+        return classes[0]
+    functions = sorted((v for v in own if inspect.isfunction(v)), key=line_of)
+    if functions:
+        return functions[0]
+    raise LookupError("no nn.Module subclass or function in the snippet")
+
+
+def default_args(fn: Any, spec: str = "f32[8,16]") -> List[Any]:
+    """One tensor of ``spec`` per required positional parameter of ``fn`` (or its forward)."""
+    from torchlint.dynamic.specs import materialize, parse_input
+
+    call = fn.forward if isinstance(fn, torch.nn.Module) else fn
+    params = [p for p in inspect.signature(call).parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty]
+    return [materialize(parse_input(spec), seed=i) for i, _ in enumerate(params)]
+
+
+def observe_source(
+    code: str,
+    target: Optional[str] = None,
+    inputs: Optional[Sequence[Any]] = None,
+    *,
+    input_sets: Optional[Sequence[Sequence[Any]]] = None,
+    train: bool = False,
+) -> Tuple[Observation, str]:
+    """Run a source snippet through dynamo; returns the observation and the temp file's path.
+
+    See :func:`break_lines_of_source` for the arguments.
+    """
+    from torchlint.dynamic.specs import materialize, parse_input, parse_input_set
+
+    def build(items: Sequence[Any]) -> List[Any]:
+        if isinstance(items, str):
+            return [materialize(s, seed=i) for i, s in enumerate(parse_input_set(items))]
+        return [materialize(parse_input(x), seed=i) if isinstance(x, str) else x
+                for i, x in enumerate(items)]
+
+    folder = tempfile.mkdtemp(prefix="torchlint_snippet_")
+    path = os.path.join(folder, "snippet.py")
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(code)
+    module = load_module_from_path(path)
+    try:
+        obj = pick_target(module, target)
+        if inspect.isclass(obj):
+            obj = obj()
+        if input_sets is not None:
+            arg_sets = [build(s) for s in input_sets]
+        elif inputs is not None:
+            arg_sets = [build(inputs)]
+        else:
+            arg_sets = [default_args(obj)]
+        return observe(obj, arg_sets, user_files={path}, train=train), path
+    finally:
+        sys.modules.pop(module.__name__, None)
+        if folder in sys.path:
+            sys.path.remove(folder)
+
+
+def break_lines_of_source(
+    code: str,
+    target: Optional[str] = None,
+    inputs: Optional[Sequence[Any]] = None,
+    *,
+    train: bool = False,
+) -> Set[int]:
+    """The distinct lines of ``code`` where dynamo breaks the graph on the installed torch.
+
+    ``code``: a module's source. It is written to a temporary ``snippet.py`` and imported.
+    ``target``: the name (dotted allowed) of the class or function to run; default the first
+    ``nn.Module`` subclass in source order (instantiated with no arguments), else the first
+    function. ``inputs``: the call's arguments: spec strings (``"f32[8,16]"``,
+    ``"i64[2,16]:0..100"``, ``"3"``), a single ``;``-separated spec string, or ready values
+    (tensors, numbers); default one ``f32[8,16]`` tensor per required positional parameter of
+    the function or of ``forward``. ``train``: ``train()`` + backward instead of ``eval()`` +
+    ``no_grad``. Lines are 1-based and only those inside the snippet count (a break inside
+    torch is attributed to the snippet line that called into it). Exceptions raised by the
+    snippet propagate. Needs torch; imports it.
+    """
+    obs, path = observe_source(code, target, inputs, train=train)
+    return obs.break_lines(path)
