@@ -1,0 +1,220 @@
+"""The one data model every part of torchlint speaks.
+
+The static pass, the dynamic pass, the merge step and every output format exchange
+:class:`Finding` objects gathered in a :class:`Report`. Nothing else crosses module lines.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Literal, Optional
+
+Source = Literal["static", "dynamic", "both"]
+Severity = Literal["error", "warning"]
+
+JSON_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace the text between two (line, column) positions (1-based, end exclusive)."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    replacement: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    """An automatic fix: the whole new text of the file, and whether it keeps eager behaviour.
+
+    ``applicability`` is ``"safe"`` (eager behaviour is unchanged) or ``"unsafe"`` (changes
+    behaviour or needs review); only safe fixes apply without ``--unsafe-fixes``.
+    """
+
+    applicability: Literal["safe", "unsafe"]
+    description: str
+    new_source: str
+
+
+@dataclass
+class Finding:
+    """One problem at one place in a user's file, from either pass.
+
+    ``source`` says who saw it: ``static`` (a rule predicted it, dynamo did not confirm it),
+    ``dynamic`` (dynamo broke there, no rule predicted it) or ``both``.
+    """
+
+    rule: Optional[str]
+    name: str
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    message: str
+    suggestion: str
+    source: Source = "static"
+    gb_code: Optional[str] = None
+    region: Optional[str] = None
+    target: Optional[str] = None
+    severity: Severity = "error"
+    # Dynamic details (dynamo's own words), empty for static findings.
+    reason: Optional[str] = None
+    explanation: Optional[str] = None
+    hints: List[str] = field(default_factory=list)
+    # Not serialised in JSON: an automatic fix and the source line, for text output.
+    fix: Optional[Fix] = field(default=None, compare=False, repr=False)
+    source_line: Optional[str] = field(default=None, compare=False, repr=False)
+
+    @property
+    def sort_key(self):
+        return (self.path, self.line, self.column, self.rule or "~", self.message)
+
+    def fingerprint(self, line_text: Optional[str] = None) -> str:
+        """A stable identity that survives line shifts: path, rule, region and the code itself."""
+        text = (line_text if line_text is not None else (self.source_line or "")).strip()
+        raw = "\x1f".join([self.path, self.rule or self.gb_code or self.name, self.region or "", text])
+        return hashlib.sha1(raw.encode("utf-8")).hexdigest()[:16]
+
+    def to_dict(self) -> Dict[str, Any]:
+        d = {
+            "rule": self.rule,
+            "name": self.name,
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+            "message": self.message,
+            "suggestion": self.suggestion,
+            "source": self.source,
+            "gb_code": self.gb_code,
+            "region": self.region,
+            "target": self.target,
+            "severity": self.severity,
+        }
+        if self.source != "static":
+            d["reason"] = self.reason
+            d["explanation"] = self.explanation
+            d["hints"] = list(self.hints)
+        if self.fix is not None:
+            d["fix"] = {"applicability": self.fix.applicability, "description": self.fix.description}
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Dict[str, Any]) -> "Finding":
+        names = {f.name for f in dataclasses.fields(cls)} - {"fix", "source_line"}
+        return cls(**{k: v for k, v in d.items() if k in names})
+
+
+@dataclass
+class FileError:
+    """A file or target that could not be checked, with a one-line reason."""
+
+    path: str
+    message: str
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"path": self.path, "message": self.message}
+
+
+@dataclass
+class Recompile:
+    """One recompilation of a target: which guard failed, in words."""
+
+    target: str
+    reason: str
+    path: Optional[str] = None
+    line: Optional[int] = None
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"target": self.target, "reason": self.reason, "path": self.path, "line": self.line}
+
+
+@dataclass
+class TargetResult:
+    """What dynamo did to one declared target."""
+
+    target: str
+    graphs: int = 0
+    graph_breaks: int = 0
+    recompiles: int = 0
+    seconds: float = 0.0
+    error: Optional[str] = None
+    ops_per_graph: List[int] = field(default_factory=list)
+    recompile_reasons: List[Recompile] = field(default_factory=list)
+    cudagraph_skips: Optional[int] = None
+
+    def to_dict(self) -> Dict[str, Any]:
+        d = {
+            "target": self.target,
+            "graphs": self.graphs,
+            "graph_breaks": self.graph_breaks,
+            "recompiles": self.recompiles,
+            "seconds": round(self.seconds, 3),
+            "error": self.error,
+            "ops_per_graph": list(self.ops_per_graph),
+            "recompile_reasons": [r.to_dict() for r in self.recompile_reasons],
+        }
+        if self.cudagraph_skips is not None:
+            d["cudagraph_skips"] = self.cudagraph_skips
+        return d
+
+
+@dataclass
+class Report:
+    """Everything one run found: the input to every output format and to the exit code."""
+
+    findings: List[Finding] = field(default_factory=list)
+    errors: List[FileError] = field(default_factory=list)
+    files: int = 0
+    targets: List[TargetResult] = field(default_factory=list)
+    torch_version: Optional[str] = None
+    dynamic_ran: bool = False
+    # Lines of gate verdicts ("graph breaks 5 > limit 3 (+2)"), set by the gate.
+    gate_failures: List[str] = field(default_factory=list)
+    gate_notes: List[str] = field(default_factory=list)
+
+    def sort(self) -> None:
+        self.findings.sort(key=lambda f: f.sort_key)
+        self.errors.sort(key=lambda e: (e.path, e.message))
+
+    @property
+    def graph_breaks(self) -> Optional[int]:
+        return sum(t.graph_breaks for t in self.targets) if self.dynamic_ran else None
+
+    @property
+    def graphs(self) -> Optional[int]:
+        return sum(t.graphs for t in self.targets) if self.dynamic_ran else None
+
+    @property
+    def recompiles(self) -> Optional[int]:
+        return sum(t.recompiles for t in self.targets) if self.dynamic_ran else None
+
+    def summary(self) -> Dict[str, Any]:
+        return {
+            "files": self.files,
+            "findings": len(self.findings),
+            "graph_breaks": self.graph_breaks,
+            "graphs": self.graphs,
+            "recompiles": self.recompiles,
+            "errors": len(self.errors),
+        }
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "version": JSON_VERSION,
+            "torch_version": self.torch_version,
+            "summary": self.summary(),
+            "findings": [f.to_dict() for f in self.findings],
+            "targets": [t.to_dict() for t in self.targets],
+            "errors": [e.to_dict() for e in self.errors],
+        }
+
+    def to_json(self, indent: Optional[int] = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent)

@@ -1,0 +1,85 @@
+"""TL006 python-indexing-loop: a Python loop that picks tensor elements one at a time."""
+from __future__ import annotations
+
+from typing import List, Set
+
+import libcst as cst
+
+from torchlint.rules.base import Rule
+
+_COMPS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+
+
+def _names(target: cst.BaseExpression) -> Set[str]:
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        out: Set[str] = set()
+        for el in target.elements:
+            out |= _names(el.value)
+        return out
+    return set()
+
+
+class PythonIndexingLoop(Rule):
+    code = "TL006"
+    name = "python-indexing-loop"
+    summary = "Python loop/comprehension indexing tensors element by element"
+    message = (
+        "indexing a tensor with another tensor's elements one by one in a Python loop reads each "
+        "index on the host and splits the graph; gather all rows at once with "
+        "`x.gather(1, idx.unsqueeze(1)).squeeze(1)` or `x[torch.arange(len(idx)), idx]`"
+    )
+    suggestion = (
+        "Replace the loop with one vectorised op: `torch.gather(x, 1, idx.unsqueeze(1)).squeeze(1)` "
+        "or advanced indexing `x[torch.arange(x.shape[0]), idx]`."
+    )
+    gb_codes = ("GB0033", "GB0124")
+    fix_applicability = "unsafe"
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self.loop_vars: List[Set[str]] = []
+
+    # Loop variables of the enclosing loops and comprehensions.
+    def visit_For(self, node: cst.For) -> None:
+        self.loop_vars.append(_names(node.target))
+
+    def leave_For(self, node: cst.For) -> None:
+        self.loop_vars.pop()
+
+    def _enter_comp(self, node) -> None:
+        names: Set[str] = set()
+        comp = node.for_in
+        while comp is not None:
+            names |= _names(comp.target)
+            comp = comp.inner_for_in
+        self.loop_vars.append(names)
+
+    def _leave_comp(self, node) -> None:
+        self.loop_vars.pop()
+
+    visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _enter_comp
+    leave_ListComp = leave_SetComp = leave_GeneratorExp = leave_DictComp = _leave_comp
+
+    def _per_iteration_element(self, expr: cst.BaseExpression, loop: Set[str]) -> bool:
+        """``idx[i]`` with ``i`` a loop variable, or a loop variable bound to a tensor element."""
+        if isinstance(expr, cst.Name):
+            return expr.value in loop and self.is_tensor(expr)
+        if isinstance(expr, cst.Subscript) and self.is_tensor(expr.value):
+            return any(
+                isinstance(el.slice, cst.Index)
+                and isinstance(el.slice.value, cst.Name)
+                and el.slice.value.value in loop
+                for el in expr.slice
+            )
+        return False
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if not self.loop_vars or not self.is_tensor(node.value):
+            return
+        loop = set().union(*self.loop_vars)
+        for el in node.slice:
+            if isinstance(el.slice, cst.Index) and self._per_iteration_element(el.slice.value, loop):
+                self.report(node)
+                return

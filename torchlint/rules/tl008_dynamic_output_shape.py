@@ -1,0 +1,91 @@
+"""TL008 dynamic-output-shape: ops whose output shape depends on tensor values."""
+from __future__ import annotations
+
+from typing import Dict, Optional
+
+import libcst as cst
+
+from torchlint.rules.base import Rule
+
+_FUNCS = {"torch.nonzero", "torch.unique", "torch.masked_select", "torch.repeat_interleave",
+          "torch.bincount", "torch.argwhere", "torch.unique_consecutive"}
+_METHODS = {"nonzero", "unique", "masked_select", "bincount", "argwhere", "unique_consecutive"}
+_BOOL_FUNCS = {"torch.isfinite", "torch.isnan", "torch.isinf", "torch.logical_and", "torch.logical_or",
+               "torch.logical_not", "torch.logical_xor", "torch.isin", "torch.eq", "torch.ne",
+               "torch.gt", "torch.ge", "torch.lt", "torch.le", "torch.isclose", "torch.signbit"}
+_BOOL_METHODS = {"bool", "isfinite", "isnan", "isinf", "logical_and", "logical_or", "logical_not",
+                 "eq", "ne", "gt", "ge", "lt", "le", "isclose"}
+
+
+class DynamicOutputShape(Rule):
+    code = "TL008"
+    name = "dynamic-output-shape"
+    summary = "`x[mask]`, `nonzero`, `unique`, `masked_select`, `repeat_interleave`, `bincount`"
+    message = (
+        "the output shape depends on tensor values, so dynamo splits the graph here; keep shapes "
+        "fixed (`torch.where(mask, x, 0)` instead of `x[mask]`)"
+    )
+    suggestion = (
+        "Use a fixed-size form: `torch.where(mask, x, fill)`, multiply by the mask, or "
+        "`torch.nonzero_static(x, size=k)`; or set "
+        "`torch._dynamo.config.capture_dynamic_output_shape_ops = True`."
+    )
+    gb_codes = ("GB0036", "GB0037")
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self.masks: Dict[tuple, bool] = {}
+
+    def _scope_key(self, name: str) -> tuple:
+        return (id(self.ctx.region), name)
+
+    def _is_mask(self, expr: cst.BaseExpression) -> bool:
+        if isinstance(expr, cst.Comparison):
+            return self.is_tensor(expr)
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.BitInvert):
+            return self._is_mask(expr.expression)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(
+            expr.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)
+        ):
+            return self._is_mask(expr.left) or self._is_mask(expr.right)
+        if isinstance(expr, cst.Name):
+            return self.masks.get(self._scope_key(expr.value), False) and self.is_tensor(expr)
+        if isinstance(expr, cst.Call):
+            qual = self.resolve(expr.func)
+            if qual in _BOOL_FUNCS:
+                return True
+            func = expr.func
+            if isinstance(func, cst.Attribute) and func.attr.value in _BOOL_METHODS and self.is_tensor(func.value):
+                return True
+        return False
+
+    def leave_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                self.masks[self._scope_key(target.target.value)] = self._is_mask(node.value)
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+            return
+        if self.is_tensor(node.value) and self._is_mask(node.slice[0].slice.value):
+            self.report(node)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        qual = self.resolve(node.func)
+        what: Optional[str] = None
+        if qual in _FUNCS:
+            what = qual
+        elif qual == "torch.where" and len(node.args) == 1:
+            what = "torch.where(cond)"
+        elif isinstance(node.func, cst.Attribute) and self.is_tensor(node.func.value):
+            method = node.func.attr.value
+            if method in _METHODS:
+                what = f".{method}()"
+            elif method == "repeat_interleave" and node.args and self.is_tensor(node.args[0].value):
+                what = ".repeat_interleave(tensor)"
+        if what == "torch.repeat_interleave" and not (len(node.args) >= 2 and self.is_tensor(node.args[1].value)):
+            return
+        if what is not None:
+            self.report(node, message=f"`{what}` returns a tensor whose shape depends on its values, so "
+                        "dynamo splits the graph here; use a fixed-size form (`torch.where`, masks, "
+                        "`torch.nonzero_static`)")

@@ -1,0 +1,214 @@
+"""Parse a file once, find its compiled regions, and run every enabled rule in one walk.
+
+The walk covers compiled regions only (see :mod:`torchlint.static.regions`); code under
+``if not torch.compiler.is_compiling():`` is skipped. While walking, the engine keeps the
+tensor-ness of local names up to date (:mod:`torchlint.static.tensors`) so rules can ask
+``ctx.is_tensor(expr)``. Positions are computed only when a file has something to report.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Callable, Dict, List, Optional, Sequence, Type
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from torchlint.findings import Finding, Fix
+from torchlint.rules.base import Rule
+from torchlint.static.names import ImportTable
+from torchlint.static.regions import (
+    ModuleIndex,
+    Region,
+    build_index,
+    find_regions,
+    is_compiling_guard,
+    resolve_callee,
+)
+from torchlint.static.tensors import TensorScope
+
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+
+
+class FileContext:
+    """What rules see of the file being checked: names, tensor-ness, the current region."""
+
+    def __init__(self, path: str, module: cst.Module, index: ModuleIndex, regions: Dict[cst.FunctionDef, Region]):
+        self.path = path
+        self.module = module
+        self.index = index
+        self.imports = index.imports
+        self.regions = regions
+        self.region: Optional[Region] = None
+        self.scope: Optional[TensorScope] = None
+        self._reports: List[tuple] = []
+
+    def resolve(self, expr: cst.BaseExpression) -> Optional[str]:
+        if self.scope is not None:
+            return self.scope.resolve(expr)
+        return self.imports.resolve(expr)
+
+    def is_tensor(self, expr: cst.BaseExpression) -> bool:
+        return self.scope is not None and self.scope.is_tensor(expr)
+
+    def kind(self, expr: cst.BaseExpression) -> Optional[str]:
+        return self.scope.kind(expr) if self.scope is not None else None
+
+    def callee(self, call: cst.Call) -> Optional[cst.FunctionDef]:
+        """The same-file function a call reaches, if any."""
+        owner = self.region.owner if self.region is not None else None
+        found = resolve_callee(call, owner, self.index)
+        return found[0] if found is not None else None
+
+    def report(self, rule: Rule, node: cst.CSTNode, message: str, suggestion: str, fix: Optional[Fix]) -> None:
+        assert self.region is not None
+        self._reports.append((rule, node, message, suggestion, fix, self.region))
+
+
+class _Walker(cst.CSTVisitor):
+    """One walk over a region's body, dispatching each node to the rules that want it."""
+
+    def __init__(self, ctx: FileContext, rules: Sequence[Rule]) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.visit_handlers: Dict[type, List[Callable]] = defaultdict(list)
+        self.leave_handlers: Dict[type, List[Callable]] = defaultdict(list)
+        for rule in rules:
+            for attr in dir(rule):
+                if attr.startswith("visit_") or attr.startswith("leave_"):
+                    node_type = getattr(cst, attr[6:], None)
+                    if isinstance(node_type, type):
+                        table = self.visit_handlers if attr[0] == "v" else self.leave_handlers
+                        table[node_type].append(getattr(rule, attr))
+
+    # The engine's own bookkeeping happens around the rules' handlers.
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        ctx = self.ctx
+        t = type(node)
+        if t is cst.If:
+            guard = is_compiling_guard(node.test, ctx.imports)
+            if guard is not None:
+                # `if not is_compiling():` runs only in eager; `if is_compiling():` only compiled.
+                live = node.body if guard else node.orelse
+                if live is not None:
+                    live.visit(self)
+                return False
+        if t is cst.FunctionDef or t is cst.Lambda:
+            if t is cst.FunctionDef and ctx.index.is_disabled(node):
+                return False
+            ctx.scope = TensorScope(ctx.imports, ctx.scope.owner if ctx.scope else None, parent=ctx.scope)
+            ctx.scope.bind_params(node, set(), all_tensors=False)  # type: ignore[arg-type]
+        elif t in _COMPREHENSIONS:
+            ctx.scope = TensorScope(ctx.imports, ctx.scope.owner if ctx.scope else None, parent=ctx.scope)
+            comp = node.for_in
+            while comp is not None:
+                ctx.scope.bind_target(comp.target, ctx.scope.iter_element_kind(comp.iter))
+                comp = comp.inner_for_in
+        elif t is cst.For:
+            ctx.scope.bind_target(node.target, ctx.scope.iter_element_kind(node.iter))
+        elif t is cst.Call:
+            self._record_call_site(node)
+        for handler in self.visit_handlers.get(t, ()):
+            handler(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        t = type(original_node)
+        for handler in self.leave_handlers.get(t, ()):
+            handler(original_node)
+        scope = self.ctx.scope
+        if t is cst.Assign:
+            kind = scope.kind(original_node.value)
+            for target in original_node.targets:
+                scope.bind_target(target.target, kind)
+        elif t is cst.AnnAssign:
+            if original_node.value is not None:
+                scope.bind_target(original_node.target, scope.kind(original_node.value))
+        elif t is cst.AugAssign:
+            target = original_node.target
+            if isinstance(target, cst.Name) and scope.is_tensor(original_node.value):
+                scope.bind(target.value, "tensor")
+        elif t is cst.NamedExpr:
+            scope.bind_target(original_node.target, scope.kind(original_node.value))
+        elif t in (cst.FunctionDef, cst.Lambda) or t in _COMPREHENSIONS:
+            self.ctx.scope = scope.parent
+
+    def _record_call_site(self, call: cst.Call) -> None:
+        """Remember which parameters of a same-file callee receive tensors here."""
+        callee = self.ctx.callee(call)
+        region = self.ctx.regions.get(callee) if callee is not None else None
+        if region is None:
+            return
+        params = [p.name.value for p in list(callee.params.posonly_params) + list(callee.params.params)]
+        if region.owner is not None and params and params[0] in ("self", "cls"):
+            params = params[1:]
+        for i, arg in enumerate(call.args):
+            if arg.star:
+                break
+            name = arg.keyword.value if arg.keyword is not None else (params[i] if i < len(params) else None)
+            if name is not None and self.ctx.is_tensor(arg.value):
+                region.tensor_params.add(name)
+
+
+def lint_module(
+    module: cst.Module,
+    path: str,
+    rule_classes: Sequence[Type[Rule]],
+    lines: Optional[List[str]] = None,
+) -> List[Finding]:
+    """Findings of the given rules in one parsed module."""
+    imports = ImportTable.from_module(module)
+    index = build_index(module, imports)
+    regions = find_regions(index)
+    if not regions or not rule_classes:
+        return []
+    ctx = FileContext(path, module, index, regions)
+    rules = [cls(ctx) for cls in rule_classes]
+    walker = _Walker(ctx, rules)
+    for node, region in list(regions.items()):
+        ctx.region = region
+        ctx.scope = TensorScope(imports, region.owner)
+        all_tensors = region.is_root
+        ctx.scope.bind_params(node, region.tensor_params, all_tensors=all_tensors)
+        node.body.visit(walker)
+    ctx.region = ctx.scope = None
+    if not ctx._reports:
+        return []
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    if lines is None:
+        lines = module.code.splitlines()
+    findings = []
+    seen = set()
+    for rule, node, message, suggestion, fix, region in ctx._reports:
+        pos = positions[node]
+        key = (rule.code, pos.start.line, pos.start.column)
+        if key in seen:
+            continue
+        seen.add(key)
+        if not region.is_root:
+            message = f"{message} (called from {region.root})"
+        findings.append(
+            Finding(
+                rule=rule.code,
+                name=rule.name,
+                path=path,
+                line=pos.start.line,
+                column=pos.start.column + 1,
+                end_line=pos.end.line,
+                end_column=pos.end.column + 1,
+                message=message,
+                suggestion=suggestion,
+                source="static",
+                gb_code=None,
+                region=region.qualname,
+                severity=rule.severity,  # type: ignore[arg-type]
+                fix=fix,
+                source_line=lines[pos.start.line - 1] if 0 < pos.start.line <= len(lines) else None,
+            )
+        )
+    return findings
+
+
+def lint_source(source: str, path: str, rule_classes: Sequence[Type[Rule]]) -> List[Finding]:
+    """Parse ``source`` and lint it. Raises ``libcst.ParserSyntaxError`` on bad syntax."""
+    module = cst.parse_module(source)
+    return lint_module(module, path, rule_classes, source.splitlines())

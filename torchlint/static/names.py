@@ -1,0 +1,150 @@
+"""Resolve dotted names through a file's own imports, without libcst's metadata providers.
+
+``import torch as T`` makes ``T.nn.Linear`` resolve to ``torch.nn.Linear``;
+``from torch.nn import functional as F`` makes ``F.relu`` resolve to
+``torch.nn.functional.relu``. A name that is neither imported nor defined in the file
+resolves to ``builtins.<name>`` when it is a Python builtin. Anything else is ``None``:
+the caller cannot tell, and stays quiet.
+"""
+from __future__ import annotations
+
+import builtins
+from typing import Dict, Iterable, Optional, Set
+
+import libcst as cst
+
+_BUILTINS = frozenset(dir(builtins))
+
+# Submodules that `import torch` makes reachable but that users often import directly.
+_CANONICAL = {
+    "torch.nn.modules.module.Module": "torch.nn.Module",
+    "torch._dynamo.graph_break": "torch._dynamo.graph_break",
+}
+
+
+def dotted(expr: cst.BaseExpression) -> Optional[str]:
+    """``a.b.c`` for a chain of Names and Attributes, else ``None``."""
+    parts = []
+    while isinstance(expr, cst.Attribute):
+        parts.append(expr.attr.value)
+        expr = expr.value
+    if not isinstance(expr, cst.Name):
+        return None
+    parts.append(expr.value)
+    return ".".join(reversed(parts))
+
+
+def _module_name(node: cst.BaseExpression) -> str:
+    return dotted(node) or ""
+
+
+class ImportTable:
+    """What each bound name in a file stands for.
+
+    ``aliases`` maps a local name to the dotted path it was imported as; ``defined`` holds
+    names the file binds itself (functions, classes, assignments), which shadow builtins.
+    """
+
+    def __init__(self) -> None:
+        self.aliases: Dict[str, str] = {}
+        self.defined: Set[str] = set()
+        # module-level `name = some.call(...)`: name -> the call's qualified name
+        self.bound_calls: Dict[str, str] = {}
+
+    # -- building -------------------------------------------------------------------
+    def add_import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            full = _module_name(alias.name)
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                self.aliases[alias.asname.name.value] = full
+            else:
+                head = full.split(".", 1)[0]
+                self.aliases[head] = head
+
+    def add_import_from(self, node: cst.ImportFrom) -> None:
+        if node.relative or node.module is None:
+            # Relative imports name the user's own modules: bound, but unknown to us.
+            if isinstance(node.names, cst.ImportStar):
+                return
+            for alias in node.names:
+                local = alias.evaluated_alias or alias.evaluated_name
+                self.defined.add(local.split(".")[0])
+            return
+        module = _module_name(node.module)
+        if isinstance(node.names, cst.ImportStar):
+            if module == "torch":
+                # `from torch import *` — treat torch's public names as reachable bare.
+                self.aliases["*torch"] = "torch"
+            return
+        for alias in node.names:
+            name = alias.evaluated_name
+            local = alias.evaluated_alias or name
+            self.aliases[local] = f"{module}.{name}"
+
+    def add_definitions(self, names: Iterable[str]) -> None:
+        self.defined.update(names)
+
+    @classmethod
+    def from_module(cls, module: cst.Module) -> "ImportTable":
+        """Read the imports at the top level of a module (and inside its top-level ifs/trys)."""
+        table = cls()
+        table._scan(module.body)
+        return table
+
+    def _scan(self, body) -> None:
+        for stmt in body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.Import):
+                        self.add_import(small)
+                    elif isinstance(small, cst.ImportFrom):
+                        self.add_import_from(small)
+                    elif isinstance(small, (cst.Assign, cst.AnnAssign)):
+                        targets = small.targets if isinstance(small, cst.Assign) else [small]
+                        for t in targets:
+                            target = t.target
+                            if isinstance(target, cst.Name):
+                                self.defined.add(target.value)
+                                value = small.value
+                                if isinstance(value, cst.Call):
+                                    qual = self.resolve(value.func)
+                                    if qual is not None:
+                                        self.bound_calls[target.value] = qual
+            elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                self.defined.add(stmt.name.value)
+            elif isinstance(stmt, cst.If):
+                self._scan(stmt.body.body)
+                if stmt.orelse is not None:
+                    orelse = stmt.orelse
+                    self._scan(orelse.body.body if isinstance(orelse, cst.Else) else [orelse])
+            elif isinstance(stmt, cst.Try):
+                self._scan(stmt.body.body)
+                for handler in stmt.handlers:
+                    self._scan(handler.body.body)
+
+    # -- querying ---------------------------------------------------------------------
+    def resolve(self, expr: cst.BaseExpression, local: Optional[Set[str]] = None) -> Optional[str]:
+        """The qualified name ``expr`` refers to, or ``None`` when it cannot be told.
+
+        ``local`` holds names bound in the enclosing function, which shadow everything.
+        """
+        name = dotted(expr)
+        if name is None:
+            return None
+        head, _, rest = name.partition(".")
+        if local is not None and head in local:
+            return None
+        target = self.aliases.get(head)
+        if target is not None:
+            full = f"{target}.{rest}" if rest else target
+            return _CANONICAL.get(full, full)
+        if head in self.defined:
+            return None
+        if head in _BUILTINS:
+            return f"builtins.{name}"
+        if "*torch" in self.aliases:
+            return f"torch.{name}"
+        return None
+
+    def mentions_torch(self) -> bool:
+        return any(v == "torch" or v.startswith("torch.") for v in self.aliases.values())

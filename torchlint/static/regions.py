@@ -1,0 +1,353 @@
+"""Which functions of a file torch.compile would trace: the compiled regions.
+
+Roots are ``forward`` of ``nn.Module`` subclasses, functions decorated with
+``@torch.compile``, and functions or modules handed to ``torch.compile(...)`` in the same
+file. Same-file functions and methods called from a region join it, transitively, and keep
+the name of the root that reached them ("called from Net.forward"). ``__init__`` and
+functions decorated with ``@torch.compiler.disable`` never join.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, Iterator, List, Optional, Set, Union
+
+import libcst as cst
+
+from torchlint.static.names import ImportTable
+
+FunctionNode = Union[cst.FunctionDef]
+
+COMPILE_CALLS = frozenset({"torch.compile", "torch.compiler.compile", "torch._dynamo.optimize"})
+DISABLE_DECORATORS = frozenset({"torch.compiler.disable", "torch._dynamo.disable"})
+IS_COMPILING = frozenset(
+    {
+        "torch.compiler.is_compiling",
+        "torch.compiler.is_dynamo_compiling",
+        "torch._dynamo.is_compiling",
+        "torch._utils.is_compiling",
+        "torch._dynamo.external_utils.is_compiling",
+    }
+)
+MODULE_BASES = frozenset(
+    {
+        "torch.nn.Module",
+        "lightning.LightningModule",
+        "lightning.pytorch.LightningModule",
+        "pytorch_lightning.LightningModule",
+    }
+)
+NOT_MODULES = frozenset({"torch.nn.Parameter", "torch.nn.Buffer"})
+
+
+def is_module_class_name(qualname: Optional[str]) -> bool:
+    """``torch.nn.Module`` itself, or a visible subclass of it from ``torch.nn``."""
+    if qualname is None:
+        return False
+    if qualname in MODULE_BASES:
+        return True
+    if qualname in NOT_MODULES:
+        return False
+    if qualname.startswith("torch.nn."):
+        last = qualname.rsplit(".", 1)[-1]
+        rest = qualname[len("torch.nn.") :]
+        return last[:1].isupper() and not rest.startswith(("functional.", "init.", "utils."))
+    return False
+
+
+@dataclass
+class ClassInfo:
+    node: cst.ClassDef
+    name: str
+    methods: Dict[str, cst.FunctionDef] = field(default_factory=dict)
+    base_names: List[str] = field(default_factory=list)  # same-file bases, by name
+    is_module: bool = False
+    # self.<attr> = <call> in __init__: attr -> qualified name of the callee (or class name)
+    submodules: Dict[str, str] = field(default_factory=dict)
+    tensor_attrs: Set[str] = field(default_factory=set)
+
+
+@dataclass
+class Region:
+    """A function that torch.compile would trace."""
+
+    node: cst.FunctionDef
+    qualname: str  # "Net.forward", "helper"
+    root: str  # the root region that reaches it
+    owner: Optional[ClassInfo] = None
+    is_root: bool = True
+    # parameters known to receive tensors (from call sites or because this is a root)
+    tensor_params: Set[str] = field(default_factory=set)
+
+    @property
+    def label(self) -> str:
+        return self.qualname if self.is_root else f"{self.qualname} (called from {self.root})"
+
+
+@dataclass
+class ModuleIndex:
+    """Classes and functions defined at a file's top level, with what they are."""
+
+    imports: ImportTable
+    classes: Dict[str, ClassInfo] = field(default_factory=dict)
+    functions: Dict[str, cst.FunctionDef] = field(default_factory=dict)
+    # module-level `name = ClassName(...)` bindings, for torch.compile(name)
+    instances: Dict[str, str] = field(default_factory=dict)
+    compile_args: List[cst.BaseExpression] = field(default_factory=list)
+
+    def resolve(self, expr: cst.BaseExpression) -> Optional[str]:
+        return self.imports.resolve(expr)
+
+    def is_disabled(self, fn: cst.FunctionDef) -> bool:
+        for dec in fn.decorators:
+            target = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
+            if self.resolve(target) in DISABLE_DECORATORS:
+                return True
+        return False
+
+    def is_compile_decorated(self, fn: cst.FunctionDef) -> bool:
+        for dec in fn.decorators:
+            target = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
+            if self.resolve(target) in COMPILE_CALLS:
+                return True
+        return False
+
+
+def is_compiling_guard(test: cst.BaseExpression, imports: ImportTable) -> Optional[bool]:
+    """``True`` for ``is_compiling()``, ``False`` for ``not is_compiling()``, else ``None``."""
+    negated = False
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        negated = not negated
+        test = test.expression
+    if isinstance(test, cst.Call) and imports.resolve(test.func) in IS_COMPILING:
+        return not negated
+    return None
+
+
+def _self_attr(expr: cst.BaseExpression) -> Optional[str]:
+    if (
+        isinstance(expr, cst.Attribute)
+        and isinstance(expr.value, cst.Name)
+        and expr.value.value == "self"
+    ):
+        return expr.attr.value
+    return None
+
+
+def build_index(module: cst.Module, imports: ImportTable) -> ModuleIndex:
+    index = ModuleIndex(imports=imports)
+    for stmt in module.body:
+        if isinstance(stmt, cst.FunctionDef):
+            index.functions[stmt.name.value] = stmt
+        elif isinstance(stmt, cst.ClassDef):
+            info = ClassInfo(node=stmt, name=stmt.name.value)
+            for arg in stmt.bases:
+                qual = imports.resolve(arg.value)
+                if is_module_class_name(qual):
+                    info.is_module = True
+                elif isinstance(arg.value, cst.Name):
+                    info.base_names.append(arg.value.value)
+            for item in stmt.body.body:
+                if isinstance(item, cst.FunctionDef):
+                    info.methods[item.name.value] = item
+            index.classes[info.name] = info
+    # Module-ness through same-file bases (iterate to a fixed point).
+    changed = True
+    while changed:
+        changed = False
+        for info in index.classes.values():
+            if not info.is_module and any(
+                b in index.classes and index.classes[b].is_module for b in info.base_names
+            ):
+                info.is_module = True
+                changed = True
+    for info in index.classes.values():
+        init = info.methods.get("__init__")
+        if init is not None:
+            _scan_init(init, info, index)
+    _CompileCallScanner(index).scan(module)
+    return index
+
+
+def _scan_init(init: cst.FunctionDef, info: ClassInfo, index: ModuleIndex) -> None:
+    for node in _walk(init.body):
+        if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
+            for target in node.targets:
+                attr = _self_attr(target.target)
+                if attr is None:
+                    continue
+                func = node.value.func
+                qual = index.resolve(func)
+                if qual in ("torch.nn.Parameter", "torch.nn.Buffer") or (
+                    qual is not None and qual.startswith("torch.") and not is_module_class_name(qual)
+                    and qual.rsplit(".", 1)[-1][:1].islower()
+                ):
+                    info.tensor_attrs.add(attr)
+                elif is_module_class_name(qual):
+                    info.submodules[attr] = qual  # type: ignore[assignment]
+                elif isinstance(func, cst.Name) and func.value in index.classes:
+                    info.submodules[attr] = func.value
+        elif isinstance(node, cst.Call):
+            # self.register_buffer("name", tensor)
+            func = node.func
+            if (
+                isinstance(func, cst.Attribute)
+                and func.attr.value == "register_buffer"
+                and node.args
+                and isinstance(node.args[0].value, cst.SimpleString)
+            ):
+                info.tensor_attrs.add(node.args[0].value.evaluated_value)  # type: ignore[arg-type]
+
+
+def _walk(node) -> Iterator[cst.CSTNode]:
+    """All nodes under ``node`` (a node or a list of nodes), depth first, without a visitor."""
+    stack = list(node) if isinstance(node, (list, tuple)) else [node]
+    while stack:
+        cur = stack.pop()
+        yield cur
+        stack.extend(reversed(cur.children))
+
+
+class _CompileCallScanner:
+    """Collects ``name = Cls(...)`` bindings and the first argument of every ``torch.compile``."""
+
+    def __init__(self, index: ModuleIndex) -> None:
+        self.index = index
+
+    def scan(self, module: cst.Module) -> None:
+        for node in _walk(module.body):
+            if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
+                func = node.value.func
+                if isinstance(func, cst.Name) and func.value in self.index.classes:
+                    for target in node.targets:
+                        if isinstance(target.target, cst.Name):
+                            self.index.instances[target.target.value] = func.value
+            elif isinstance(node, cst.Call) and node.args:
+                if self.index.resolve(node.func) in COMPILE_CALLS:
+                    self.index.compile_args.append(node.args[0].value)
+
+
+def find_regions(index: ModuleIndex) -> Dict[cst.FunctionDef, Region]:
+    """Roots first, then everything they call in the same file, transitively (in BFS order)."""
+    regions: Dict[cst.FunctionDef, Region] = {}
+
+    def add_root(fn: cst.FunctionDef, qualname: str, owner: Optional[ClassInfo]) -> None:
+        if fn in regions or index.is_disabled(fn) or fn.name.value == "__init__":
+            return
+        regions[fn] = Region(node=fn, qualname=qualname, root=qualname, owner=owner)
+
+    def add_class(name: str) -> None:
+        info = index.classes.get(name)
+        if info is None:
+            return
+        fwd = find_method(index, info, "forward")
+        if fwd is not None:
+            add_root(fwd[1], f"{info.name}.forward", info)
+
+    for info in index.classes.values():
+        if info.is_module:
+            add_class(info.name)
+        for mname, method in info.methods.items():
+            if index.is_compile_decorated(method):
+                add_root(method, f"{info.name}.{mname}", info)
+    for name, fn in index.functions.items():
+        if index.is_compile_decorated(fn):
+            add_root(fn, name, None)
+    for arg in index.compile_args:
+        if isinstance(arg, cst.Name):
+            if arg.value in index.functions:
+                add_root(index.functions[arg.value], arg.value, None)
+            elif arg.value in index.classes:
+                add_class(arg.value)
+            elif arg.value in index.instances:
+                add_class(index.instances[arg.value])
+        elif isinstance(arg, cst.Call) and isinstance(arg.func, cst.Name):
+            add_class(arg.func.value)
+        elif isinstance(arg, cst.Attribute) and isinstance(arg.value, cst.Name):
+            cls = index.instances.get(arg.value.value)
+            info = index.classes.get(cls or "")
+            if info is not None:
+                found = find_method(index, info, arg.attr.value)
+                if found is not None:
+                    add_root(found[1], f"{found[0].name}.{arg.attr.value}", found[0])
+
+    queue = list(regions.values())
+    while queue:
+        region = queue.pop(0)
+        for callee, qualname, owner in callees(region.node, region.owner, index):
+            if callee in regions or index.is_disabled(callee) or callee.name.value == "__init__":
+                continue
+            new = Region(callee, qualname, region.root, owner, is_root=False)
+            regions[callee] = new
+            queue.append(new)
+    return regions
+
+
+def find_method(index: ModuleIndex, info: ClassInfo, name: str, _seen=None):
+    """The class (or same-file base) that defines method ``name``, and the method."""
+    if name in info.methods:
+        return info, info.methods[name]
+    seen = _seen or set()
+    seen.add(info.name)
+    for base in info.base_names:
+        if base in index.classes and base not in seen:
+            found = find_method(index, index.classes[base], name, seen)
+            if found is not None:
+                return found
+    return None
+
+
+def resolve_callee(call: cst.Call, owner: Optional[ClassInfo], index: ModuleIndex):
+    """The same-file function or method a call reaches: (node, qualname, owner) or None."""
+    func = call.func
+    if isinstance(func, cst.Name) and func.value in index.functions:
+        return index.functions[func.value], func.value, None
+    attr = _self_attr(func)
+    if attr is not None and owner is not None:
+        found = find_method(index, owner, attr)
+        if found is not None:
+            return found[1], f"{found[0].name}.{attr}", found[0]
+    # super().forward(x) / Base.method(self, x)
+    if isinstance(func, cst.Attribute) and owner is not None:
+        base = func.value
+        if isinstance(base, cst.Call) and isinstance(base.func, cst.Name) and base.func.value == "super":
+            for b in owner.base_names:
+                if b in index.classes:
+                    found = find_method(index, index.classes[b], func.attr.value)
+                    if found is not None:
+                        return found[1], f"{found[0].name}.{func.attr.value}", found[0]
+        if isinstance(base, cst.Name) and base.value in index.classes:
+            found = find_method(index, index.classes[base.value], func.attr.value)
+            if found is not None:
+                return found[1], f"{found[0].name}.{func.attr.value}", found[0]
+    return None
+
+
+def callees(fn: cst.FunctionDef, owner: Optional[ClassInfo], index: ModuleIndex):
+    """Same-file functions called from ``fn``'s body, skipping `if not is_compiling()` blocks."""
+    out = []
+    stack: List[cst.CSTNode] = [fn.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.If):
+            guard = is_compiling_guard(node.test, index.imports)
+            if guard is False:  # `if not is_compiling(): <eager only>` -> only the else runs
+                if node.orelse is not None:
+                    stack.append(node.orelse)
+                continue
+            if guard is True:
+                stack.append(node.body)
+                continue
+        if isinstance(node, cst.Call):
+            found = resolve_callee(node, owner, index)
+            if found is not None:
+                out.append(found)
+            # Submodule calls reach same-file module classes' forward.
+            attr = _self_attr(node.func)
+            if attr is not None and owner is not None and attr in owner.submodules:
+                cls = index.classes.get(owner.submodules[attr])
+                if cls is not None:
+                    fwd = find_method(index, cls, "forward")
+                    if fwd is not None:
+                        out.append((fwd[1], f"{fwd[0].name}.forward", fwd[0]))
+        stack.extend(reversed(node.children))
+    return out

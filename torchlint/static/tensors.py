@@ -1,0 +1,267 @@
+"""Light inference of which expressions are tensors.
+
+Kinds: ``TENSOR``; ``TENSORS`` (a tuple of tensors: ``x.chunk(3)``, ``torch.max(x, 1)``);
+``MODULE`` (a callable submodule); ``None`` (cannot tell). Rules that need tensor-ness ask
+:meth:`TensorScope.is_tensor` and stay quiet on ``False``: precision first, dynamo catches
+the rest.
+"""
+from __future__ import annotations
+
+from typing import Dict, Optional, Set
+
+import libcst as cst
+
+from torchlint.static.names import ImportTable
+from torchlint.static.regions import ClassInfo
+
+TENSOR = "tensor"
+TENSORS = "tensors"
+MODULE = "module"
+
+# Tensor methods and attributes whose result is not a tensor.
+NON_TENSOR_METHODS = frozenset(
+    {
+        "item", "tolist", "size", "dim", "ndimension", "numel", "nelement", "element_size",
+        "is_contiguous", "is_floating_point", "is_complex", "data_ptr", "numpy", "stride",
+        "get_device", "storage_offset", "untyped_storage", "storage", "type", "__len__",
+        "is_pinned", "is_shared", "is_set_to", "equal", "backward", "register_hook",
+        "requires_grad_", "retain_grad", "has_names", "is_nonzero", "copy_", "dim_order",
+    }
+)
+TENSORS_METHODS = frozenset(
+    {"chunk", "split", "unbind", "tensor_split", "split_with_sizes", "sort", "topk", "kthvalue",
+     "unique_consecutive", "aminmax", "hsplit", "vsplit", "dsplit", "frexp", "slogdet", "qr",
+     "svd", "lu"}
+)
+TENSOR_ATTRS = frozenset({"T", "mT", "H", "mH", "data", "grad", "real", "imag", "weight", "bias"})
+
+# torch.* functions that do not return a tensor.
+NON_TENSOR_TORCH = frozenset(
+    {
+        "is_tensor", "is_storage", "is_floating_point", "is_complex", "is_nonzero", "numel",
+        "is_grad_enabled", "is_inference_mode_enabled", "get_default_dtype", "device", "dtype",
+        "Size", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "manual_seed",
+        "seed", "initial_seed", "compile", "is_compiling", "finfo", "iinfo", "typename",
+        "broadcast_shapes", "get_num_threads", "set_num_threads", "equal", "allclose",
+        "set_default_dtype", "use_deterministic_algorithms", "promote_types", "result_type",
+        "can_cast", "is_same_size", "cond", "Generator", "Tensor", "autocast",
+    }
+)
+TENSORS_TORCH = frozenset(
+    {"chunk", "split", "unbind", "tensor_split", "meshgrid", "sort", "topk", "kthvalue",
+     "std_mean", "var_mean", "aminmax", "hsplit", "vsplit", "dsplit", "broadcast_tensors",
+     "atleast_1d", "atleast_2d", "atleast_3d", "frexp", "unique_consecutive"}
+)
+# max/min/median/mode return a tensor without `dim` and a (values, indices) pair with it.
+DIM_PAIR = frozenset({"max", "min", "median", "mode", "nanmedian", "cummax", "cummin"})
+TENSOR_NAMESPACES = ("torch.", "torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.")
+NOT_TENSOR_NAMESPACES = (
+    "torch.nn.", "torch.cuda.", "torch.backends.", "torch.distributed.", "torch.compiler.",
+    "torch._dynamo.", "torch.jit.", "torch.utils.", "torch.autograd.", "torch.onnx.",
+    "torch.testing.", "torch.profiler.", "torch.overrides.", "torch.library.", "torch.hub.",
+    "torch.amp.", "torch.cpu.", "torch.mps.", "torch.xpu.", "torch.random.", "torch.fx.",
+)
+TUPLE_MODULES = frozenset(
+    {"torch.nn.LSTM", "torch.nn.GRU", "torch.nn.RNN", "torch.nn.MultiheadAttention",
+     "torch.nn.ModuleList", "torch.nn.ModuleDict", "torch.nn.ParameterList",
+     "torch.nn.ParameterDict", "torch.nn.LSTMCell"}
+)
+CONTAINER_MODULES = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict"})
+
+_NOT_TENSOR_ANNOTATIONS = frozenset({"int", "float", "bool", "str", "bytes", "list", "dict", "tuple"})
+
+
+def _has_keyword(call: cst.Call, name: str) -> bool:
+    return any(a.keyword is not None and a.keyword.value == name for a in call.args)
+
+
+class TensorScope:
+    """Kinds of the names bound in one function, updated in source order by the engine."""
+
+    def __init__(
+        self,
+        imports: ImportTable,
+        owner: Optional[ClassInfo] = None,
+        parent: Optional["TensorScope"] = None,
+    ) -> None:
+        self.imports = imports
+        self.owner = owner
+        self.parent = parent
+        self.kinds: Dict[str, Optional[str]] = {}
+        self.local: Set[str] = set(parent.local) if parent is not None else set()
+
+    # -- binding ----------------------------------------------------------------------
+    def bind(self, name: str, kind: Optional[str]) -> None:
+        self.kinds[name] = kind
+        self.local.add(name)
+
+    def bind_params(self, fn: cst.FunctionDef, tensor_params: Set[str], all_tensors: bool) -> None:
+        params = fn.params
+        for i, p in enumerate(list(params.posonly_params) + list(params.params) + list(params.kwonly_params)):
+            name = p.name.value
+            if i == 0 and name in ("self", "cls") and self.owner is not None:
+                self.local.add(name)
+                continue
+            self.bind(name, TENSOR if self._param_is_tensor(p, name, tensor_params, all_tensors) else None)
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                self.bind(star.name.value, None)
+
+    def _param_is_tensor(self, p: cst.Param, name: str, hinted: Set[str], all_tensors: bool) -> bool:
+        ann = p.annotation.annotation if p.annotation is not None else None
+        if ann is not None:
+            text = cst.Module([]).code_for_node(ann)
+            if "Tensor" in text:
+                return True
+            if text.split("[")[0].split(".")[-1] in _NOT_TENSOR_ANNOTATIONS or "int" in text or "bool" in text:
+                return False
+        if p.default is not None and not (
+            isinstance(p.default, cst.Name) and p.default.value == "None"
+        ):
+            return False  # `dim=1`, `training=False`: configuration, not data
+        return name in hinted or all_tensors
+
+    def bind_target(self, target: cst.BaseExpression, kind: Optional[str]) -> None:
+        """Bind an assignment target; tuples of tensors unpack to tensors."""
+        if isinstance(target, cst.Name):
+            self.bind(target.value, kind)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            elem = TENSOR if kind in (TENSORS, TENSOR) else None
+            for el in target.elements:
+                inner = el.value.value if isinstance(el.value, cst.StarredElement) else el.value
+                self.bind_target(inner, elem)
+        elif isinstance(target, cst.StarredElement):
+            self.bind_target(target.value, None)
+
+    def lookup(self, name: str) -> Optional[str]:
+        scope: Optional[TensorScope] = self
+        while scope is not None:
+            if name in scope.kinds:
+                return scope.kinds[name]
+            scope = scope.parent
+        return None
+
+    # -- querying ---------------------------------------------------------------------
+    def is_tensor(self, expr: cst.BaseExpression) -> bool:
+        return self.kind(expr) == TENSOR
+
+    def resolve(self, expr: cst.BaseExpression) -> Optional[str]:
+        return self.imports.resolve(expr, self.local)
+
+    def kind(self, expr: cst.BaseExpression) -> Optional[str]:  # noqa: C901 - a type switch
+        if isinstance(expr, cst.Name):
+            return self.lookup(expr.value)
+        if isinstance(expr, cst.Attribute):
+            base = expr.value
+            if isinstance(base, cst.Name) and base.value == "self" and self.owner is not None:
+                attr = expr.attr.value
+                if attr in self.owner.tensor_attrs:
+                    return TENSOR
+                if attr in self.owner.submodules:
+                    return MODULE
+                return None
+            base_kind = self.kind(base)
+            if base_kind == TENSOR and expr.attr.value in TENSOR_ATTRS:
+                return TENSOR
+            if base_kind == MODULE and expr.attr.value in ("weight", "bias"):
+                return TENSOR
+            return None
+        if isinstance(expr, cst.Call):
+            return self._call_kind(expr)
+        if isinstance(expr, cst.BinaryOperation):
+            if isinstance(expr.left, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+                return None  # "%f" % t is a string
+            if self.is_tensor(expr.left) or self.is_tensor(expr.right):
+                return TENSOR
+            return None
+        if isinstance(expr, cst.UnaryOperation):
+            if isinstance(expr.operator, cst.Not):
+                return None
+            return TENSOR if self.is_tensor(expr.expression) else None
+        if isinstance(expr, cst.Comparison):
+            for target in expr.comparisons:
+                if isinstance(target.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
+                    return None
+            operands = [expr.left] + [c.comparator for c in expr.comparisons]
+            return TENSOR if any(self.is_tensor(o) for o in operands) else None
+        if isinstance(expr, cst.Subscript):
+            base_kind = self.kind(expr.value)
+            if base_kind == TENSOR:
+                return TENSOR
+            if base_kind == TENSORS:
+                return TENSOR if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index) else None
+            if base_kind == MODULE:
+                return MODULE  # self.blocks[i]
+            return None
+        if isinstance(expr, cst.IfExp):
+            if self.is_tensor(expr.body) and self.is_tensor(expr.orelse):
+                return TENSOR
+            return None
+        if isinstance(expr, cst.Tuple):
+            if expr.elements and all(
+                not isinstance(e, cst.StarredElement) and self.is_tensor(e.value) for e in expr.elements
+            ):
+                return TENSORS
+            return None
+        return None
+
+    def _call_kind(self, call: cst.Call) -> Optional[str]:
+        func = call.func
+        qual = self.resolve(func)
+        if qual is not None:
+            if any(qual.startswith(ns) for ns in NOT_TENSOR_NAMESPACES) and not qual.startswith(
+                ("torch.nn.functional.",)
+            ):
+                if qual == "torch.nn.Parameter":
+                    return TENSOR
+                return None
+            if qual.startswith(TENSOR_NAMESPACES):
+                last = qual.rsplit(".", 1)[-1]
+                if last in NON_TENSOR_TORCH or last[:1].isupper() or last.startswith("_"):
+                    return None
+                if last in TENSORS_TORCH:
+                    return TENSORS
+                if last in DIM_PAIR and (len(call.args) >= 2 and call.args[1].keyword is None or _has_keyword(call, "dim")):
+                    return TENSORS
+                return TENSOR
+            return None
+        func_kind = self.kind(func)
+        if func_kind == MODULE:
+            attr = func.attr.value if isinstance(func, cst.Attribute) else None
+            return self._module_call_kind(attr)
+        if isinstance(func, cst.Attribute):
+            base_kind = self.kind(func.value)
+            method = func.attr.value
+            if base_kind == TENSOR:
+                if method in NON_TENSOR_METHODS:
+                    return None
+                if method in TENSORS_METHODS:
+                    return TENSORS
+                if method in DIM_PAIR and (call.args and call.args[0].keyword is None or _has_keyword(call, "dim")):
+                    return TENSORS
+                return TENSOR
+            return None
+        return None
+
+    def _module_call_kind(self, attr: Optional[str]) -> Optional[str]:
+        if attr is not None and self.owner is not None:
+            qual = self.owner.submodules.get(attr)
+            if qual in TUPLE_MODULES:
+                return TENSORS if qual != "torch.nn.ModuleList" else None
+        return TENSOR
+
+    def iter_element_kind(self, iterable: cst.BaseExpression) -> Optional[str]:
+        """The kind of the loop variable of ``for v in iterable``."""
+        kind = self.kind(iterable)
+        if kind == TENSOR or kind == TENSORS:
+            return TENSOR
+        if kind == MODULE:
+            return MODULE  # for block in self.blocks
+        if isinstance(iterable, cst.Call):
+            qual = self.resolve(iterable.func)
+            if qual in ("builtins.zip",):
+                return None
+            if isinstance(iterable.func, cst.Attribute) and iterable.func.attr.value in ("values", "children", "modules"):
+                if self.kind(iterable.func.value) == MODULE:
+                    return MODULE
+        return None
