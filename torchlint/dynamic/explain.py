@@ -97,6 +97,9 @@ _FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fun
 _REASON_END = ("\nUser code traceback:", "\nStack variable source attribution:")
 
 
+_EXPLANATION_NOISE = (" The branch condition involves a tensor computed as follows:",)
+
+
 def _split_reason(text: str) -> Tuple[str, List[str], str]:
     """Dynamo's break message -> (explanation, hints, context) from its indented sections."""
     explanation, hints, context = [], [], []
@@ -124,7 +127,10 @@ def _split_reason(text: str) -> Tuple[str, List[str], str]:
             continue
         if current is not None and line:
             current.append(line)
-    return " ".join(explanation), [" ".join(h) for h in hints if h], " ".join(context)
+    text = " ".join(explanation)
+    for noise in _EXPLANATION_NOISE:  # dynamo's internal trace of the condition, not for users
+        text = text.split(noise, 1)[0].strip()
+    return text, [" ".join(h) for h in hints if h], " ".join(context)
 
 
 def _in_dir(path: str, dirs: Iterable[str]) -> bool:

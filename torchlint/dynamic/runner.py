@@ -1,0 +1,341 @@
+"""Run declared targets in a reused worker process, with a timeout each; build the results.
+
+The parent never imports torch. One worker (:mod:`torchlint.dynamic.worker`) imports it once
+and serves every target in turn. A target that hangs is stopped at its timeout; one that
+crashes the process (``os._exit``, a segfault) is reported with the exit status and the last
+line the process wrote; either way the worker is started again for the next target.
+"""
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+from torchlint.findings import FileError, Finding, Recompile, TargetResult
+from torchlint.dynamic.targets import TargetSpec
+
+DEFAULT_TIMEOUT = 120.0
+STARTUP_TIMEOUT = 180.0
+_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+class WorkerError(RuntimeError):
+    """The worker died, hung or could not start; ``str()`` is one line."""
+
+
+def _signal_name(code: int) -> str:
+    try:
+        return signal.Signals(-code).name
+    except ValueError:
+        return f"signal {-code}"
+
+
+class Worker:
+    """One child process serving JSON requests. Use as a context manager or call close()."""
+
+    def __init__(self, env: Optional[Dict[str, str]] = None) -> None:
+        self.env = env
+        self.proc: Optional[subprocess.Popen] = None
+        self.torch_version: Optional[str] = None
+        self._reader = None
+        self._writer = None
+        self._buffer = b""
+        self._log = None
+        self._ready = False
+        self._log_mark = 0
+        self.starts = 0
+
+    # ----------------------------------------------------------------- life cycle
+    def start(self) -> "Worker":
+        """Start the process without waiting for torch to import (call early, overlap work)."""
+        if self.proc is not None and self.proc.poll() is None:
+            return self
+        to_child_r, to_child_w = os.pipe()
+        from_child_r, from_child_w = os.pipe()
+        self._log = tempfile.TemporaryFile(prefix="torchlint-worker-")
+        env = dict(os.environ if self.env is None else self.env)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
+        env.setdefault("PYTHONUNBUFFERED", "1")
+        code = ("import sys; from torchlint.dynamic.worker import main; "
+                "main(int(sys.argv[1]), int(sys.argv[2]))")
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-c", code, str(to_child_r), str(from_child_w)],
+                stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
+                pass_fds=(to_child_r, from_child_w), env=env, start_new_session=True,
+            )
+        finally:
+            os.close(to_child_r)
+            os.close(from_child_w)
+        self._writer = os.fdopen(to_child_w, "wb", buffering=0)
+        self._reader = from_child_r
+        self._buffer = b""
+        self._ready = False
+        self.starts += 1
+        return self
+
+    def wait_ready(self, timeout: float = STARTUP_TIMEOUT) -> None:
+        if self._ready:
+            return
+        self.start()
+        hello = self._receive(timeout, "starting the worker (importing torch)")
+        if not hello.get("ready"):
+            self.close()
+            raise WorkerError(f"the dynamic pass needs torch: {hello.get('error', 'it did not start')}")
+        self.torch_version = hello.get("torch_version")
+        self._ready = True
+
+    def close(self) -> None:
+        """Stop the process (politely if idle, else by killing its process group)."""
+        proc = self.proc
+        if proc is not None and proc.poll() is None:
+            try:
+                if self._ready:
+                    self._writer.write(b'{"quit": true}\n')
+                    proc.wait(timeout=2)
+            except (OSError, subprocess.TimeoutExpired, ValueError):
+                pass
+            if proc.poll() is None:
+                self._kill()
+        for handle in (self._writer, self._log):
+            try:
+                if handle is not None:
+                    handle.close()
+            except OSError:
+                pass
+        if self._reader is not None:
+            try:
+                os.close(self._reader)
+            except OSError:
+                pass
+        self.proc, self._writer, self._reader, self._log, self._ready = None, None, None, None, False
+
+    def _kill(self) -> None:
+        proc = self.proc
+        if proc is None:
+            return
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError, OSError):
+            try:
+                proc.kill()
+            except OSError:
+                pass
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def __enter__(self) -> "Worker":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # ----------------------------------------------------------------- protocol
+    def output_tail(self, limit: int = 4000) -> str:
+        """What the worker printed since the current request began (prints, warnings, a crash)."""
+        if self._log is None:
+            return ""
+        try:
+            self._log.flush()
+            size = os.fstat(self._log.fileno()).st_size
+            self._log.seek(max(self._log_mark, size - limit))
+            return self._log.read().decode("utf-8", "replace")
+        except (OSError, ValueError):
+            return ""
+
+    def _death_reason(self) -> str:
+        code = self.proc.wait(timeout=10) if self.proc else None
+        if code is None:
+            how = "the worker stopped answering"
+        elif code < 0:
+            how = f"the worker was killed by {_signal_name(code)}"
+        else:
+            how = f"the worker exited with status {code}"
+        lines = [l.strip() for l in self.output_tail().splitlines() if l.strip()]
+        fatal = [l for l in lines if l.startswith("Fatal Python error")]
+        last = fatal[-1] if fatal else (lines[-1] if lines else "")
+        return f"{how}" + (f" ({last[:200]})" if last else "")
+
+    def _receive(self, timeout: float, doing: str) -> Dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self._buffer:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self._kill()
+                raise WorkerError(f"timed out after {timeout:g} s {doing}")
+            ready, _, _ = select.select([self._reader], [], [], min(left, 1.0))
+            if not ready:
+                continue
+            chunk = os.read(self._reader, 1 << 16)
+            if not chunk:
+                reason = self._death_reason()
+                raise WorkerError(f"{reason} {doing}")
+            self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return json.loads(line.decode("utf-8"))
+
+    def request(self, payload: Dict[str, Any], timeout: float) -> Dict[str, Any]:
+        """Send one request and wait for its answer; on death or timeout the worker is stopped
+        (the next request starts a fresh one) and :class:`WorkerError` says why."""
+        self.wait_ready()
+        try:
+            self._log_mark = os.fstat(self._log.fileno()).st_size
+            self._writer.write((json.dumps(payload) + "\n").encode("utf-8"))
+            return self._receive(timeout, "while running the target")
+        except (WorkerError, BrokenPipeError, OSError) as e:
+            message = str(e) if isinstance(e, WorkerError) else f"{self._death_reason()} while running the target"
+            self.close()
+            raise WorkerError(message) from None
+
+
+# --------------------------------------------------------------------------- results
+
+def _relpath(path: Optional[str], cwd: str) -> Optional[str]:
+    if path is None:
+        return None
+    try:
+        rel = os.path.relpath(path, cwd)
+    except ValueError:
+        return path
+    return path if rel.startswith(os.pardir + os.sep) else rel
+
+
+_LINES: Dict[str, List[str]] = {}
+
+
+def _source_line(path: str, line: int) -> Optional[str]:
+    if path not in _LINES:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                _LINES[path] = handle.read().splitlines()
+        except OSError:
+            _LINES[path] = []
+    lines = _LINES[path]
+    return lines[line - 1] if 0 < line <= len(lines) else None
+
+
+def break_finding(site: Dict[str, Any], target: str, cwd: str) -> Finding:
+    """A dynamic finding for one break site; its suggestion is dynamo's hint (merge may
+    replace it with a rule's fix)."""
+    text = _source_line(site["path"], site["line"]) or ""
+    stripped = text.strip()
+    column = len(text) - len(text.lstrip()) + 1 if stripped else 1
+    end_column = len(text.rstrip()) + 1 if stripped else 1
+    reason = site.get("reason") or "graph break"
+    message = f"graph break: {reason}"
+    if site.get("frame_skipped"):
+        message += " (dynamo gave up the whole function and ran it eagerly)"
+    hints = [h for h in site.get("hints") or [] if h]
+    suggestion = hints[0] if hints else (site.get("explanation") or "move this out of the compiled region")
+    return Finding(
+        rule=None, name="graph-break", path=_relpath(site["path"], cwd), line=site["line"],
+        column=column, end_line=site["line"], end_column=end_column, message=message,
+        suggestion=suggestion, source="dynamic", gb_code=site.get("gb_code"), target=target,
+        severity="error", reason=reason, explanation=site.get("explanation") or None,
+        hints=hints, source_line=text or None,
+    )
+
+
+def result_from_answer(spec: TargetSpec, answer: Dict[str, Any], seconds: float, cwd: str
+                       ) -> Tuple[TargetResult, List[Finding]]:
+    result = TargetResult(target=spec.name, seconds=seconds)
+    if answer.get("error"):
+        result.error = answer["error"]
+        return result, []
+    result.graphs = int(answer.get("graphs", 0))
+    result.ops_per_graph = list(answer.get("ops_per_graph", []))
+    breaks = answer.get("breaks", [])
+    result.graph_breaks = len(breaks)
+    for event in answer.get("recompiles", []):
+        words = event["words"] + (f"; fix: {event['fix']}" if event.get("fix") else "")
+        result.recompile_reasons.append(Recompile(
+            target=spec.name, reason=words, path=_relpath(event.get("path"), cwd), line=event.get("line"),
+        ))
+    result.recompiles = len(result.recompile_reasons)
+    findings = [break_finding(b, spec.name, cwd) for b in breaks if b.get("path") and b.get("line")]
+    return result, findings
+
+
+def run_targets(
+    specs: Sequence[TargetSpec],
+    *,
+    cwd: Optional[str] = None,
+    timeout: Optional[float] = None,
+    train: bool = False,
+    user_files: Iterable[str] = (),
+    worker: Optional[Worker] = None,
+    progress: Any = None,
+) -> Tuple[List[TargetResult], List[Finding], List[FileError]]:
+    """Run every target in one reused worker; never raises for a target's own failure.
+
+    ``timeout``: seconds per target (a target's own ``timeout`` wins; default 120).
+    ``train``: forward + backward for every target (or per target via its spec).
+    ``user_files``: the linted files; a break is placed on the innermost frame inside them
+    (the target's own file always counts). ``worker``: an already started :class:`Worker` to
+    reuse (it is left running); by default one is started and stopped here. ``progress``: an
+    optional callable taking one line of text (for stderr).
+
+    Returns per-target results (in order), dynamic findings (one per distinct break site and
+    target; the same site from several targets is one finding naming them all) and errors
+    (targets that could not be loaded, raised, exited, crashed or timed out).
+    """
+    cwd = os.path.abspath(cwd or os.getcwd())
+    own = worker is None
+    worker = worker or Worker()
+    worker.start()
+    results: List[TargetResult] = []
+    findings: Dict[Tuple[str, int, Optional[str]], Finding] = {}
+    errors: List[FileError] = []
+    files = sorted({os.path.realpath(os.path.join(cwd, p)) for p in user_files})
+    try:
+        for number, spec in enumerate(specs):
+            limit = float(spec.timeout or timeout or DEFAULT_TIMEOUT)
+            payload = dict(spec.to_wire(), id=number, cwd=cwd, user_files=files)
+            payload["train"] = bool(spec.train or train)
+            if progress:
+                progress(f"dynamo: running {spec.name}")
+            try:
+                worker.wait_ready()
+            except WorkerError as e:  # no torch, or it cannot import: nothing can run
+                for rest in specs[number:]:
+                    results.append(TargetResult(target=rest.name, error=str(e)))
+                    errors.append(FileError(path=_relpath(rest.ref.path, cwd) or rest.ref.path,
+                                            message=f"target {rest.name!r}: {e}"))
+                break
+            started = time.monotonic()
+            try:
+                answer = worker.request(payload, limit)
+            except WorkerError as e:
+                answer = {"error": str(e)}
+            result, found = result_from_answer(spec, answer, time.monotonic() - started, cwd)
+            results.append(result)
+            if result.error:
+                message = result.error if result.error.startswith("target ") else f"target {spec.name!r}: {result.error}"
+                errors.append(FileError(path=_relpath(os.path.join(cwd, spec.ref.path), cwd) or spec.ref.path,
+                                        message=message))
+            for finding in found:
+                key = (finding.path, finding.line, finding.gb_code)
+                if key in findings:
+                    known = findings[key]
+                    names = known.target.split(", ") if known.target else []
+                    if finding.target not in names:
+                        known.target = ", ".join(names + [finding.target])
+                else:
+                    findings[key] = finding
+    finally:
+        if own:
+            worker.close()
+    return results, sorted(findings.values(), key=lambda f: f.sort_key), errors
+
+
+def torch_version_of(worker: Worker) -> Optional[str]:
+    """The worker's torch version (after it started), for ``Report.torch_version``."""
+    return worker.torch_version

@@ -1,0 +1,243 @@
+"""Declared targets: ``PATH:OBJ``, ``PATH:build(num_classes=10)``, ``--inputs-from PATH:FUNC``.
+
+Parsing (here, no torch, no import of the user's file) happens in the parent, so a typo is a
+usage error before any process starts. Loading happens only in the worker process
+(:func:`load_target`), because importing a user's model runs their code.
+
+A factory call's arguments must be Python literals; they are read with ``ast``, never
+evaluated.
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from torchlint.dynamic.specs import Spec, SpecError, parse_input, parse_input_set
+
+
+class TargetError(ValueError):
+    """A target that cannot be parsed or loaded; ``str()`` is one line naming the target."""
+
+    def __init__(self, target: str, problem: str) -> None:
+        self.target = target
+        self.problem = problem
+        super().__init__(f"target {target!r}: {problem}")
+
+
+_OBJECT = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*(?P<call>\(.*\))?$", re.S)
+
+
+@dataclass(frozen=True)
+class ObjectRef:
+    """``path:name`` or ``path:name(args)``: an object in a file, maybe called."""
+
+    text: str
+    path: str
+    name: str
+    called: bool = False
+    args: Tuple[Any, ...] = ()
+    kwargs: Tuple[Tuple[str, Any], ...] = ()
+
+    @property
+    def kwargs_dict(self) -> Dict[str, Any]:
+        return dict(self.kwargs)
+
+
+def parse_ref(text: str, what: str = "target") -> ObjectRef:
+    """Split ``PATH:OBJ[(literal args)]`` (the last ``:`` before a valid name is the split)."""
+    text = text.strip()
+    for i in range(len(text) - 1, 0, -1):
+        if text[i] != ":":
+            continue
+        path, obj = text[:i].strip(), text[i + 1:].strip()
+        match = _OBJECT.match(obj)
+        if not path or not match:
+            continue
+        args: Tuple[Any, ...] = ()
+        kwargs: Tuple[Tuple[str, Any], ...] = ()
+        call = match.group("call")
+        if call:
+            try:
+                node = ast.parse(f"f{call}", mode="eval").body
+            except SyntaxError:
+                raise TargetError(text, f"cannot parse the call {call!r}") from None
+            if not isinstance(node, ast.Call) or any(isinstance(a, ast.Starred) for a in node.args) \
+                    or any(k.arg is None for k in node.keywords):
+                raise TargetError(text, f"cannot parse the call {call!r}")
+            try:
+                args = tuple(ast.literal_eval(a) for a in node.args)
+                kwargs = tuple((k.arg, ast.literal_eval(k.value)) for k in node.keywords)
+            except ValueError:
+                raise TargetError(text, "factory arguments must be Python literals "
+                                        "(numbers, strings, tuples, lists, dicts, True/False/None)") from None
+        return ObjectRef(text, path, match.group("name"), bool(call), args, kwargs)
+    raise TargetError(text, f"expected PATH:NAME for the {what} (e.g. model.py:Net or model.py:build(num_classes=10))")
+
+
+@dataclass(frozen=True)
+class TargetSpec:
+    """One declared target with its sample inputs.
+
+    ``input_sets``: one list of argument specs per call; several calls run in turn without a
+    reset (recompilations are counted). ``inputs_from`` names a function returning the args.
+    """
+
+    ref: ObjectRef
+    input_sets: Tuple[Tuple[Spec, ...], ...] = ()
+    inputs_from: Optional[ObjectRef] = None
+    train: bool = False
+    timeout: Optional[float] = None
+    max_graph_breaks: Optional[int] = None
+    raw: Dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def name(self) -> str:
+        return self.ref.text
+
+    def to_wire(self) -> Dict[str, Any]:
+        """What the worker needs, as JSON-able data (specs travel as their text)."""
+        return {
+            "target": self.ref.text,
+            "input_sets": [[str(s) for s in call] for call in self.input_sets],
+            "inputs_from": self.inputs_from.text if self.inputs_from else None,
+            "train": self.train,
+        }
+
+
+def make_target(
+    target: str,
+    inputs: Sequence[str] = (),
+    input_sets: Sequence[str] = (),
+    inputs_from: Optional[str] = None,
+    *,
+    train: bool = False,
+    timeout: Optional[float] = None,
+    max_graph_breaks: Optional[int] = None,
+) -> TargetSpec:
+    """Validate a declaration (CLI options or one ``[[tool.torchlint.targets]]`` table).
+
+    ``inputs``: one spec per positional argument (``--input``, repeatable), one call.
+    ``input_sets``: ``;``-separated argument lists (``--input-set``, repeatable), one call each.
+    Both given: the ``inputs`` call runs first. Raises :class:`TargetError` / :class:`SpecError`.
+    """
+    ref = parse_ref(target)
+    calls: List[Tuple[Spec, ...]] = []
+    if inputs:
+        calls.append(tuple(parse_input(s) for s in inputs))
+    for text in input_sets:
+        calls.append(tuple(parse_input_set(text)))
+    source = parse_ref(inputs_from, "inputs-from function") if inputs_from else None
+    if timeout is not None and timeout <= 0:
+        raise TargetError(target, f"timeout must be positive, got {timeout}")
+    return TargetSpec(ref, tuple(calls), source, train, timeout, max_graph_breaks)
+
+
+def target_from_config(table: Dict[str, Any], *, base_dir: str = ".") -> TargetSpec:
+    """One ``[[tool.torchlint.targets]]`` table: keys ``target`` (required), ``inputs``,
+    ``input-sets``, ``inputs-from``, ``train``, ``timeout``, ``max-graph-breaks``.
+    Relative paths are taken from ``base_dir`` (the folder of pyproject.toml)."""
+    known = {"target", "inputs", "input", "input-sets", "input-set", "inputs-from", "train",
+             "timeout", "max-graph-breaks"}
+    name = str(table.get("target", "?"))
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise TargetError(name, f"unknown key {unknown[0]!r} in [[tool.torchlint.targets]]")
+    if "target" not in table:
+        raise TargetError("?", "a [[tool.torchlint.targets]] table needs a 'target' key")
+
+    def strings(key: str) -> List[str]:
+        value = table.get(key, table.get(key.rstrip("s"), []))
+        if isinstance(value, str):
+            return [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise TargetError(name, f"{key!r} must be a string or a list of strings")
+        return value
+
+    def rebase(text: Optional[str]) -> Optional[str]:
+        if text is None:
+            return None
+        ref = parse_ref(text)
+        if os.path.isabs(ref.path) or base_dir in ("", "."):
+            return text
+        return os.path.join(base_dir, ref.path) + text[len(ref.path):]
+
+    return make_target(
+        rebase(name), strings("inputs"), strings("input-sets"), rebase(table.get("inputs-from")),
+        train=bool(table.get("train", False)), timeout=table.get("timeout"),
+        max_graph_breaks=table.get("max-graph-breaks"),
+    )
+
+
+# --------------------------------------------------------------------------- worker side
+
+def _resolve(ref: ObjectRef, cwd: str) -> Tuple[Any, str]:
+    from torchlint.dynamic.explain import load_module_from_path
+
+    path = ref.path if os.path.isabs(ref.path) else os.path.join(cwd, ref.path)
+    if not os.path.isfile(path):
+        raise TargetError(ref.text, f"no such file: {ref.path}")
+    try:
+        module = load_module_from_path(path)
+    except SyntaxError as e:
+        raise TargetError(ref.text, f"cannot import {ref.path}: SyntaxError at line {e.lineno}: {e.msg}") from None
+    except Exception as e:
+        raise TargetError(ref.text, f"cannot import {ref.path}: {type(e).__name__}: {_one_line(e)}") from None
+    obj: Any = module
+    for part in ref.name.split("."):
+        if not hasattr(obj, part):
+            raise TargetError(ref.text, f"{ref.path} has no {ref.name!r}")
+        obj = getattr(obj, part)
+    return obj, os.path.realpath(path)
+
+
+def _one_line(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return text[0] if text else ""
+
+
+def load_target(ref: ObjectRef, cwd: str) -> Tuple[Any, str]:
+    """Import the file and build the callable: a module class is instantiated (with the call's
+    arguments, if any), a factory is called, a function or module instance is used as is."""
+    import torch
+
+    obj, path = _resolve(ref, cwd)
+    try:
+        if ref.called:
+            obj = obj(*ref.args, **ref.kwargs_dict)
+        elif inspect.isclass(obj):
+            if not issubclass(obj, torch.nn.Module):
+                raise TargetError(ref.text, f"{ref.name} is a class but not an nn.Module")
+            obj = obj()
+    except TargetError:
+        raise
+    except Exception as e:
+        raise TargetError(ref.text, f"building it raised {type(e).__name__}: {_one_line(e)}") from None
+    if not callable(obj):
+        raise TargetError(ref.text, f"{ref.name} is not callable")
+    return obj, path
+
+
+def load_inputs(ref: ObjectRef, cwd: str) -> Tuple[Tuple[Any, ...], Dict[str, Any]]:
+    """Call an ``inputs-from`` function: a tuple/list is the positional args, a dict the keyword
+    args, a ``(tuple, dict)`` pair both, anything else the single argument."""
+    func, _ = _resolve(ref, cwd)
+    try:
+        value = func(*ref.args, **ref.kwargs_dict)
+    except Exception as e:
+        raise TargetError(ref.text, f"raised {type(e).__name__}: {_one_line(e)}") from None
+    if isinstance(value, dict):
+        return (), value
+    if (isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], (tuple, list))
+            and isinstance(value[1], dict)):
+        return tuple(value[0]), dict(value[1])
+    if isinstance(value, (tuple, list)):
+        return tuple(value), {}
+    return (value,), {}
+
+
+__all__ = ["TargetError", "SpecError", "ObjectRef", "TargetSpec", "parse_ref", "make_target",
+           "target_from_config", "load_target", "load_inputs"]

@@ -1,0 +1,211 @@
+"""The CI gate: limits on graph breaks and recompilations, and a baseline to ratchet down.
+
+When a gate is set, it replaces "no unsuppressed finding" as the run's criterion: the run
+fails only when a count is over its limit or worse than the baseline, and each verdict is a
+line saying by how much (``graph breaks: 5 > limit 3 (+2)``). Improvements over the baseline
+become notes, so the baseline can be written again (ratcheted down).
+
+Baseline file (JSON, written atomically)::
+
+    {"version": 1, "torch_version": ..., "graph_breaks": int|null, "recompiles": int|null,
+     "targets": {name: {"graphs", "graph_breaks", "recompiles"}},
+     "findings": [{"fingerprint", "rule", "gb_code", "path", "line", "message"}]}
+
+Fingerprints (:meth:`Finding.fingerprint`) use the path, rule and the code on the line, not
+the line number, so they survive edits above the finding.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from torchlint.findings import Finding, Report
+
+BASELINE_VERSION = 1
+
+
+class GateError(ValueError):
+    """A baseline file that cannot be read; ``str()`` is one line naming the file."""
+
+
+@dataclass
+class Baseline:
+    graph_breaks: Optional[int] = None
+    recompiles: Optional[int] = None
+    targets: Dict[str, Dict[str, int]] = field(default_factory=dict)
+    findings: List[Dict[str, Any]] = field(default_factory=list)
+    torch_version: Optional[str] = None
+
+    def fingerprints(self) -> Counter:
+        return Counter(f["fingerprint"] for f in self.findings if "fingerprint" in f)
+
+
+def _line_text(finding: Finding) -> str:
+    if finding.source_line is not None:
+        return finding.source_line
+    try:
+        with open(finding.path, encoding="utf-8", errors="replace") as handle:
+            for number, text in enumerate(handle, 1):
+                if number == finding.line:
+                    return text.rstrip("\n")
+    except OSError:
+        pass
+    return ""
+
+
+def fingerprint(finding: Finding) -> str:
+    return finding.fingerprint(_line_text(finding))
+
+
+def baseline_of(report: Report) -> Dict[str, Any]:
+    return {
+        "version": BASELINE_VERSION,
+        "torch_version": report.torch_version,
+        "graph_breaks": report.graph_breaks,
+        "recompiles": report.recompiles,
+        "targets": {
+            t.target: {"graphs": t.graphs, "graph_breaks": t.graph_breaks, "recompiles": t.recompiles}
+            for t in report.targets if t.error is None
+        },
+        "findings": sorted(
+            ({"fingerprint": fingerprint(f), "rule": f.rule, "gb_code": f.gb_code, "path": f.path,
+              "line": f.line, "message": f.message} for f in report.findings),
+            key=lambda d: (d["path"], d["line"], d["fingerprint"]),
+        ),
+    }
+
+
+def write_baseline(report: Report, path: str) -> None:
+    """Write the report's counts and finding fingerprints to ``path`` atomically."""
+    data = json.dumps(baseline_of(report), indent=2, sort_keys=True) + "\n"
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".torchlint-baseline-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def load_baseline(path: str) -> Baseline:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except OSError as e:
+        raise GateError(f"baseline {path}: cannot read it ({e.strerror or e})") from None
+    except ValueError as e:
+        raise GateError(f"baseline {path}: not valid JSON ({e})") from None
+    if not isinstance(data, dict) or data.get("version") != BASELINE_VERSION:
+        raise GateError(f"baseline {path}: not a torchlint baseline (version {BASELINE_VERSION})")
+    return Baseline(
+        graph_breaks=data.get("graph_breaks"), recompiles=data.get("recompiles"),
+        targets=dict(data.get("targets") or {}), findings=list(data.get("findings") or []),
+        torch_version=data.get("torch_version"),
+    )
+
+
+def _over(what: str, value: Optional[int], limit: Optional[int], kind: str = "limit") -> Optional[str]:
+    if value is None or limit is None or value <= limit:
+        return None
+    return f"{what}: {value} > {kind} {limit} (+{value - limit})"
+
+
+def _describe(f: Finding) -> str:
+    code = f.rule or f.gb_code or f.name
+    return f"{f.path}:{f.line} {code} {f.message}"
+
+
+def compare(report: Report, baseline: Baseline) -> Tuple[List[str], List[str]]:
+    """(regressions, improvements) of the report against a baseline, one line each."""
+    regressions: List[str] = []
+    improvements: List[str] = []
+    if report.dynamic_ran:
+        pairs = [("graph breaks", report.graph_breaks, baseline.graph_breaks),
+                 ("recompiles", report.recompiles, baseline.recompiles)]
+        for t in report.targets:
+            old = baseline.targets.get(t.target)
+            if t.error is None and old is not None:
+                pairs.append((f"graph breaks in {t.target}", t.graph_breaks, old.get("graph_breaks")))
+                pairs.append((f"recompiles in {t.target}", t.recompiles, old.get("recompiles")))
+        for what, now, before in pairs:
+            line = _over(what, now, before, "baseline")
+            if line:
+                regressions.append(line)
+            elif now is not None and before is not None and now < before:
+                improvements.append(f"{what}: {now} < baseline {before} ({now - before})")
+    known = baseline.fingerprints()
+    seen: Counter = Counter()
+    for f in sorted(report.findings, key=lambda f: f.sort_key):
+        fp = fingerprint(f)
+        seen[fp] += 1
+        if seen[fp] > known.get(fp, 0):
+            regressions.append(f"new finding: {_describe(f)}")
+    gone = known - seen
+    for entry in baseline.findings:
+        fp = entry.get("fingerprint")
+        if gone.get(fp, 0) > 0:
+            gone[fp] -= 1
+            improvements.append(
+                f"fixed since baseline: {entry.get('path')}:{entry.get('line')} "
+                f"{entry.get('rule') or entry.get('gb_code') or ''} {entry.get('message', '')}".rstrip()
+            )
+    return regressions, improvements
+
+
+def gate_is_set(max_graph_breaks: Optional[int] = None, max_recompiles: Optional[int] = None,
+                per_target: Optional[Mapping[str, int]] = None, baseline: Optional[str] = None) -> bool:
+    return any(v is not None for v in (max_graph_breaks, max_recompiles, baseline)) or bool(per_target)
+
+
+def apply_gate(
+    report: Report,
+    *,
+    max_graph_breaks: Optional[int] = None,
+    max_recompiles: Optional[int] = None,
+    per_target: Optional[Mapping[str, int]] = None,
+    baseline: Optional[str] = None,
+) -> bool:
+    """Check the limits and the baseline; fill ``report.gate_failures`` / ``gate_notes``.
+
+    Returns True when the run passes. ``per_target``: target name -> its graph-break limit.
+    A limit on counts the dynamic pass did not produce (``--no-dynamic``) is noted, not failed.
+    Raises :class:`GateError` for an unreadable baseline (a usage error: exit 2).
+    """
+    failures: List[str] = []
+    notes: List[str] = []
+    counted = report.dynamic_ran
+    if (max_graph_breaks is not None or max_recompiles is not None or per_target) and not counted:
+        notes.append("graph-break and recompile limits not checked: the dynamic pass did not run")
+    if counted:
+        for line in (_over("graph breaks", report.graph_breaks, max_graph_breaks),
+                     _over("recompiles", report.recompiles, max_recompiles)):
+            if line:
+                failures.append(line)
+        for name, limit in (per_target or {}).items():
+            result = next((t for t in report.targets if t.target == name), None)
+            if result is None:
+                notes.append(f"graph-break limit for {name}: no such target ran")
+                continue
+            line = _over(f"graph breaks in {name}", result.graph_breaks, limit)
+            if line:
+                failures.append(line)
+    if baseline is not None:
+        regressions, improvements = compare(report, load_baseline(baseline))
+        failures.extend(regressions)
+        notes.extend(improvements)
+        if improvements and not regressions:
+            notes.append(f"better than the baseline: run `torchlint baseline` to update {baseline}")
+    report.gate_failures = failures
+    report.gate_notes = notes
+    return not failures

@@ -1,0 +1,97 @@
+"""Static + dynamic findings -> one list, each marked ``static``, ``dynamic`` or ``both``.
+
+A dynamic break confirms a static finding when both sit in the same file, the break's line
+lies within the finding's lines, and the break's GB code is one the finding's rule declares
+(a rule that declares none, or a break without a code, is compatible with anything).
+
+Independent of the rule registry: the caller passes ``gb_codes`` (rule code -> GB codes)
+and, optionally, ``suggestions`` (rule code -> the rule's fix in words).
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from typing import Dict, Iterable, List, Mapping, Optional
+
+from torchlint.findings import Finding
+
+
+def _norm(path: str) -> str:
+    return os.path.normcase(os.path.normpath(path))
+
+
+def _compatible(static: Finding, dynamic: Finding, gb_codes: Mapping[str, Iterable[str]]) -> bool:
+    if dynamic.gb_code is None or static.rule is None:
+        return True
+    codes = set(gb_codes.get(static.rule, ()) or ())
+    return not codes or dynamic.gb_code in codes
+
+
+def _covers(static: Finding, dynamic: Finding) -> bool:
+    end = max(static.end_line or static.line, static.line)
+    return static.line <= dynamic.line <= end
+
+
+def owner_of(gb_code: Optional[str], gb_codes: Mapping[str, Iterable[str]]) -> Optional[str]:
+    """The rule that declares ``gb_code`` (the lowest code if several do), or None."""
+    if not gb_code:
+        return None
+    owners = sorted(rule for rule, codes in gb_codes.items() if gb_code in set(codes or ()))
+    return owners[0] if owners else None
+
+
+def merge(
+    static: List[Finding],
+    dynamic: List[Finding],
+    gb_codes: Optional[Mapping[str, Iterable[str]]] = None,
+    suggestions: Optional[Mapping[str, str]] = None,
+    *,
+    assign_rule: bool = True,
+) -> List[Finding]:
+    """One list of findings, sorted, inputs untouched (copies are returned).
+
+    * matched static finding -> ``both``: its rule, message and suggestion kept ("potential
+      graph break" becomes "graph break"), dynamo's gb_code, target, reason, explanation and
+      hints added. One break may confirm several findings on its line (``print(x.item())``).
+    * unmatched static -> ``static`` (not reached by any target, or a false alarm).
+    * unmatched dynamic -> ``dynamic``; when a rule declares its GB code, the suggestion is that
+      rule's fix (``suggestions``) and, with ``assign_rule``, ``rule`` is set to that code so
+      ``--select/--ignore`` and suppression comments treat it like the rule's findings.
+    """
+    gb_codes = gb_codes or {}
+    suggestions = suggestions or {}
+    out: List[Finding] = []
+    by_file: Dict[str, List[Finding]] = {}
+    for finding in static:
+        copy = dataclasses.replace(finding, source="static", hints=list(finding.hints))
+        out.append(copy)
+        by_file.setdefault(_norm(finding.path), []).append(copy)
+    confirmed = set()
+    for brk in dynamic:
+        matches = [s for s in by_file.get(_norm(brk.path), [])
+                   if _covers(s, brk) and _compatible(s, brk, gb_codes)]
+        if matches:
+            for s in matches:
+                s.source = "both"
+                s.message = s.message.replace("potential graph break", "graph break").replace(
+                    "Potential graph break", "Graph break")
+                s.gb_code = s.gb_code or brk.gb_code
+                if brk.target and brk.target not in (s.target or "").split(", "):
+                    s.target = f"{s.target}, {brk.target}" if s.target else brk.target
+                s.reason = s.reason or brk.reason
+                s.explanation = s.explanation or brk.explanation
+                s.hints = s.hints or list(brk.hints)
+                if s.source_line is None:
+                    s.source_line = brk.source_line
+                confirmed.add(id(s))
+            continue
+        copy = dataclasses.replace(brk, source="dynamic", hints=list(brk.hints))
+        owner = owner_of(brk.gb_code, gb_codes)
+        if owner is not None:
+            if owner in suggestions and suggestions[owner]:
+                copy.suggestion = suggestions[owner]
+            if assign_rule and copy.rule is None:
+                copy.rule = owner
+        out.append(copy)
+    out.sort(key=lambda f: f.sort_key)
+    return out
