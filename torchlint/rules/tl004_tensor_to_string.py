@@ -21,7 +21,6 @@ class TensorToString(Rule):
         "in eager mode."
     )
     gb_codes = ("GB0059", "GB0569", "GB0005", "GB0007")
-    fix_applicability = "safe"
 
     def visit_Call(self, node: cst.Call) -> None:
         qual = self.resolve(node.func)

@@ -1,0 +1,1 @@
+"""The rule catalog: one page per rule. Shipped inside the package as torchlint.rule_pages."""

@@ -1,0 +1,99 @@
+"""One run of torchlint: static pass, dynamic pass, merge, suppression, gate -> a Report.
+
+This is the only place the two passes meet; the CLI and the Python API both call
+:func:`run_check`.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+from torchlint.config import Settings
+from torchlint.findings import FileError, Finding, Report
+from torchlint.static import suppression
+from torchlint.static.files import FileProblem, discover, read_source
+
+
+@dataclass
+class CheckOptions:
+    paths: Sequence[str] = (".",)
+    settings: Settings = field(default_factory=Settings)
+    static: bool = True
+    #: None: run the dynamic pass when targets are declared; False: never; True: required
+    dynamic: Optional[bool] = None
+    #: targets declared on the command line (dicts with the config's keys)
+    cli_targets: List[Dict[str, Any]] = field(default_factory=list)
+    train: bool = False
+    cwd: Optional[str] = None
+    progress: Optional[Callable[[str], None]] = None
+    jobs: Optional[int] = None
+    use_cache: bool = True
+
+
+class UsageError(Exception):
+    """A problem with how torchlint was called (exit code 2)."""
+
+
+def run_check(options: CheckOptions) -> Report:
+    cwd = os.path.abspath(options.cwd or os.getcwd())
+    settings = options.settings
+    report = Report()
+    files, missing = discover(options.paths, settings.exclude, cwd)
+    report.errors.extend(FileError(p, m) for p, m in missing)
+    report.files = len(files)
+
+    static_findings: List[Finding] = []
+    if options.static:
+        static_findings, errors = _static_pass(files, options, cwd)
+        report.errors.extend(errors)
+
+    dynamic_findings: List[Finding] = []
+    targets = options.cli_targets or settings.targets
+    if options.dynamic is not False and targets:
+        from torchlint.dynamic.dynamic_pass import run_dynamic  # imports no torch in this process
+
+        results, dynamic_findings, errors, version = run_dynamic(
+            targets, settings=settings, cwd=cwd, train=options.train, user_files=files,
+            progress=options.progress, cli=bool(options.cli_targets),
+        )
+        report.targets = results
+        report.errors.extend(errors)
+        report.torch_version = version
+        report.dynamic_ran = True
+
+    from torchlint.merge import merge
+    from torchlint.rules import rules_by_code
+
+    gb_map = {code: set(rule.gb_codes) for code, rule in rules_by_code().items()}
+    findings = merge(static_findings, dynamic_findings, gb_map) if report.dynamic_ran else static_findings
+    findings = [f for f in findings if _enabled(f, settings)]
+    report.findings = suppression.apply(findings, _lines_reader(cwd))
+    report.sort()
+    return report
+
+
+def _enabled(finding: Finding, settings: Settings) -> bool:
+    if finding.rule is None:
+        return True  # a break no rule predicted: always reported
+    ignored = settings.ignored_for(finding.path)
+    return not any(finding.rule.startswith(p) for p in ignored)
+
+
+def _static_pass(files: Sequence[str], options: CheckOptions, cwd: str):
+    from torchlint.rules import all_rules
+    from torchlint.static.run import run_static, select_rules
+
+    codes = options.settings.enabled_rules([r.code for r in all_rules()])
+    rule_classes = select_rules(codes)
+    return run_static(files, rule_classes)
+
+
+def _lines_reader(cwd: str) -> Callable[[str], Optional[List[str]]]:
+    def read(path: str) -> Optional[List[str]]:
+        try:
+            return read_source(os.path.join(cwd, path)).splitlines()
+        except FileProblem:
+            return None
+
+    return read

@@ -1,0 +1,207 @@
+"""The ``torchlint`` command: check, rule, rules, baseline.
+
+Reports go to stdout (or ``-o FILE``); progress and logs go to stderr. Exit codes: 0 the run
+meets its criterion, 1 it does not, 2 a usage, config or input error.
+"""
+from __future__ import annotations
+
+import io
+import os
+import sys
+import traceback
+from typing import List, Optional, Tuple
+
+import click
+
+from torchlint import __version__
+from torchlint.config import ConfigError, Settings, load_settings, override
+
+FORMAT_CHOICES = ["text", "json", "sarif", "github"]
+EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
+
+
+def _codes(value: Optional[str]) -> Optional[List[str]]:
+    if value is None:
+        return None
+    return [c.strip().upper() if c.strip() != "ALL" else "ALL" for c in value.split(",") if c.strip()]
+
+
+def _fail(message: str) -> "click.exceptions.Exit":
+    click.echo(f"torchlint: error: {message}", err=True)
+    return click.exceptions.Exit(EXIT_ERROR)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="torchlint")
+def main() -> None:
+    """Find what makes torch.compile slow: graph breaks, host syncs and recompilations.
+
+    \b
+    torchlint check model.py                     static pass (safe, never imports your code)
+    torchlint check model.py --target model.py:Net --input 'f32[8,3,224,224]'
+                                                 + dynamic pass: run dynamo on a declared target
+    torchlint rules                              list the rules
+    torchlint rule TL001                         explain one rule
+    """
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default="text", show_default=True,
+              help="Report format.")
+@click.option("--select", help="Comma-separated rule codes or prefixes to enable (e.g. TL0,TL101). Default: TL0 (graph breaks).")
+@click.option("--ignore", help="Comma-separated rule codes or prefixes to disable.")
+@click.option("--no-static", is_flag=True, help="Skip the static pass.")
+@click.option("--no-dynamic", is_flag=True, help="Skip the dynamic pass even when targets are declared.")
+@click.option("--target", "targets", multiple=True, metavar="PATH:OBJ",
+              help="Run dynamo on this target: a module class, a function, or a factory call "
+                   "(model.py:build(num_classes=10)). Repeatable.")
+@click.option("--input", "inputs", multiple=True, metavar="SPEC",
+              help="Sample input, one per positional argument: f32[8,3,224,224], i64[2,16]:0..1000, bool[4], 3.")
+@click.option("--input-set", "input_sets", multiple=True, metavar="SPECS",
+              help="One call's arguments separated by ';'. Repeat to run several calls in turn and count recompilations.")
+@click.option("--inputs-from", metavar="PATH:FUNC", help="A function returning the sample arguments.")
+@click.option("--train", is_flag=True, help="Run forward and backward instead of eval() + no_grad.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), help="Seconds per target (default 120).")
+@click.option("--max-graph-breaks", type=click.IntRange(min=0), help="Gate: fail when the dynamic graph-break count exceeds N.")
+@click.option("--max-recompiles", type=click.IntRange(min=0), help="Gate: fail when recompilations exceed N.")
+@click.option("--baseline", type=click.Path(), help="Gate: fail only on regressions against this baseline file.")
+@click.option("--config", "config_file", type=click.Path(), help="Read settings from this file instead of the nearest pyproject.toml.")
+@click.option("--statistics", is_flag=True, help="Show counts per rule.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2).")
+@click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report to FILE instead of stdout.")
+@click.option("-q", "--quiet", is_flag=True, help="Print only the summary (text format).")
+@click.option("-v", "--verbose", is_flag=True, help="Progress on stderr; tracebacks on internal errors.")
+def check(paths: Tuple[str, ...], fmt: str, select, ignore, no_static, no_dynamic, targets, inputs,
+          input_sets, inputs_from, train, timeout, max_graph_breaks, max_recompiles, baseline,
+          config_file, statistics, exit_zero, output_file, quiet, verbose) -> None:
+    """Check PATHS (files or folders, default: .) for what makes torch.compile slow.
+
+    The static pass flags graph-break patterns inside compiled regions (a module's forward,
+    @torch.compile functions, and what they call) without importing your code. Declared
+    targets (--target, or [[tool.torchlint.targets]] in pyproject.toml) also run through
+    torch._dynamo in a child process; the report then says which findings dynamo confirmed.
+    """
+    try:
+        settings = load_settings(config_file)
+        settings = override(settings, select=_codes(select), ignore=_codes(ignore),
+                            max_graph_breaks=max_graph_breaks, max_recompiles=max_recompiles,
+                            baseline=baseline, timeout=timeout)
+    except ConfigError as exc:
+        raise _fail(str(exc))
+    if no_static and (no_dynamic or not (targets or settings.targets)):
+        raise _fail("nothing to do: --no-static and no dynamic targets")
+    if (inputs or input_sets or inputs_from) and not targets:
+        raise _fail("--input, --input-set and --inputs-from need a --target")
+    cli_targets = [_cli_target(t, inputs, input_sets, inputs_from, train) for t in targets]
+
+    from torchlint.check import CheckOptions, run_check
+
+    progress = (lambda line: click.echo(line, err=True)) if verbose else None
+    options = CheckOptions(paths=paths or (".",), settings=settings, static=not no_static,
+                           dynamic=False if no_dynamic else None, cli_targets=cli_targets,
+                           train=train, progress=progress)
+    try:
+        report = run_check(options)
+        _apply_gate(report, settings)
+    except ConfigError as exc:
+        raise _fail(str(exc))
+    except Exception as exc:  # an internal error: say so in one line, traceback with -v
+        if verbose:
+            traceback.print_exc()
+        raise _fail(f"internal error: {type(exc).__name__}: {exc} (run with -v for the traceback)")
+
+    _emit(report, fmt, output_file, statistics=statistics, quiet=quiet, verbose=verbose)
+    sys.exit(_exit_code(report, settings, exit_zero))
+
+
+def _cli_target(target, inputs, input_sets, inputs_from, train) -> dict:
+    table = {"target": target}
+    if inputs:
+        table["input"] = list(inputs)
+    if input_sets:
+        table["input-sets"] = list(input_sets)
+    if inputs_from:
+        table["inputs-from"] = inputs_from
+    if train:
+        table["train"] = True
+    return table
+
+
+def _gate_set(settings: Settings) -> bool:
+    return (settings.max_graph_breaks is not None or settings.max_recompiles is not None
+            or settings.baseline is not None
+            or any("max-graph-breaks" in t or "max-recompiles" in t for t in settings.targets))
+
+
+def _apply_gate(report, settings: Settings) -> None:
+    if not _gate_set(settings):
+        return
+    from torchlint.gate import apply_gate
+
+    apply_gate(report, settings)
+
+
+def _exit_code(report, settings: Settings, exit_zero: bool) -> int:
+    if report.errors:
+        return EXIT_ERROR
+    if exit_zero:
+        return EXIT_OK
+    if _gate_set(settings):
+        return EXIT_FAIL if report.gate_failures else EXIT_OK
+    return EXIT_FAIL if report.findings else EXIT_OK
+
+
+def _emit(report, fmt: str, output_file: Optional[str], *, statistics: bool, quiet: bool, verbose: bool) -> None:
+    from torchlint.output import RenderOptions, render
+
+    color = output_file is None and fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    opts = RenderOptions(statistics=statistics, color=color, quiet=quiet, verbose=verbose)
+    if output_file is None:
+        render(report, fmt, sys.stdout, opts)
+        sys.stdout.flush()
+        return
+    from torchlint.atomic import write_text_atomic
+
+    buf = io.StringIO()
+    render(report, fmt, buf, opts)
+    try:
+        write_text_atomic(output_file, buf.getvalue())
+    except OSError as exc:
+        raise _fail(f"{output_file}: cannot write report: {exc.strerror or exc}")
+
+
+@main.command("rules")
+@click.option("--all", "show_all", is_flag=True, help="Also list rules not enabled by default.")
+def rules_cmd(show_all: bool) -> None:
+    """List the rules: code, name, what they catch."""
+    from torchlint.rules import all_rules
+
+    settings = Settings()
+    for rule in all_rules():
+        default = rule.code in settings.enabled_rules([rule.code])
+        if not default and not show_all:
+            continue
+        kind = "warning" if rule.severity == "warning" else "break"
+        fix = {"safe": "fix", "unsafe": "fix (unsafe)"}.get(rule.fix_applicability or "", "")
+        click.echo(f"{rule.code}  {rule.name:26s} {kind:8s} {fix:13s} {rule.summary}")
+
+
+@main.command("rule")
+@click.argument("code")
+def rule_cmd(code: str) -> None:
+    """Print the page of rule CODE (e.g. TL001): what it does, why, examples, fix."""
+    from torchlint.catalog import page
+    from torchlint.rules import rules_by_code
+
+    known = rules_by_code()
+    if code.upper() not in known:
+        raise _fail(f"unknown rule `{code}` (see `torchlint rules`)")
+    p = page(code)
+    if p is None:
+        raise _fail(f"rule {code.upper()} has no page")
+    click.echo(p.text.rstrip("\n"))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

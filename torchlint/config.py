@@ -1,0 +1,214 @@
+"""``[tool.torchlint]`` in pyproject.toml, validated, plus command-line overrides.
+
+Every key is checked for type and allowed values; an unknown key or a bad value raises
+:class:`ConfigError` with a message naming the file, the key and the expected form.
+"""
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+DEFAULT_SELECT = ("TL0",)  # graph breaks; TL1xx performance warnings are opt-in
+TARGET_KEYS = {
+    "target": str,
+    "input": list,
+    "inputs-from": str,
+    "input-sets": list,
+    "input-sets-from": str,
+    "timeout": (int, float),
+    "train": bool,
+    "max-graph-breaks": int,
+    "max-recompiles": int,
+    "name": str,
+}
+
+
+class ConfigError(Exception):
+    """A configuration problem, with a one-line message naming the key and the file."""
+
+
+@dataclass
+class Settings:
+    select: List[str] = field(default_factory=lambda: list(DEFAULT_SELECT))
+    ignore: List[str] = field(default_factory=list)
+    per_file_ignores: Dict[str, List[str]] = field(default_factory=dict)
+    exclude: List[str] = field(default_factory=list)
+    max_graph_breaks: Optional[int] = None
+    max_recompiles: Optional[int] = None
+    baseline: Optional[str] = None
+    targets: List[Dict[str, Any]] = field(default_factory=list)
+    timeout: float = 120.0
+    cache_dir: Optional[str] = None
+    jobs: Optional[int] = None
+    #: the folder relative paths in the config are resolved against
+    root: str = "."
+    #: the config file this came from, if any
+    source: Optional[str] = None
+
+    # -- rule selection ---------------------------------------------------------------
+    def enabled_rules(self, codes: Sequence[str]) -> List[str]:
+        return [c for c in codes if _selected(c, self.select) and not _selected(c, self.ignore, strict=True)]
+
+    def ignored_for(self, path: str) -> List[str]:
+        out: List[str] = []
+        for pattern, codes in self.per_file_ignores.items():
+            if match_path(path, pattern):
+                out.extend(codes)
+        return out
+
+    def fingerprint(self) -> str:
+        """What in the settings changes static results (for the cache key)."""
+        import json
+
+        return json.dumps([self.select, self.ignore, sorted(self.per_file_ignores.items())])
+
+
+def _selected(code: str, prefixes: Sequence[str], strict: bool = False) -> bool:
+    for p in prefixes:
+        if p == "ALL" or code.startswith(p):
+            return True
+    return False
+
+
+def match_path(path: str, pattern: str) -> bool:
+    """Glob match against the path, or any trailing part of it (``tests/*`` or ``*.py``)."""
+    path = path.replace(os.sep, "/")
+    if fnmatch.fnmatch(path, pattern):
+        return True
+    parts = path.split("/")
+    return any(fnmatch.fnmatch("/".join(parts[i:]), pattern) for i in range(1, len(parts))) or any(
+        fnmatch.fnmatch(part, pattern) for part in parts
+    )
+
+
+def find_config(start: Optional[str] = None) -> Optional[Path]:
+    """The nearest pyproject.toml with a ``[tool.torchlint]`` table, from ``start`` upward."""
+    cur = Path(start or os.getcwd()).resolve()
+    for folder in [cur, *cur.parents]:
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                data = tomllib.loads(candidate.read_text("utf-8"))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+                raise ConfigError(f"{candidate}: cannot read TOML: {exc}") from None
+            if "torchlint" in data.get("tool", {}):
+                return candidate
+    return None
+
+
+def load_settings(path: Optional[str] = None, start: Optional[str] = None) -> Settings:
+    """Settings from ``path`` (or the nearest pyproject.toml), defaults when there is none."""
+    file = Path(path) if path else find_config(start)
+    if file is None:
+        return Settings()
+    if not file.is_file():
+        raise ConfigError(f"{file}: config file not found")
+    try:
+        data = tomllib.loads(file.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{file}: cannot read: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{file}: invalid TOML: {exc}") from None
+    table = data.get("tool", {}).get("torchlint")
+    if table is None:
+        # A dedicated torchlint.toml may hold the keys at the top level.
+        table = data if file.name != "pyproject.toml" else {}
+    return parse_table(table, str(file))
+
+
+_KEYS = {
+    "select", "ignore", "per-file-ignores", "exclude", "max-graph-breaks", "max-recompiles",
+    "baseline", "targets", "timeout", "cache-dir", "jobs",
+}
+
+
+def parse_table(table: Dict[str, Any], source: str) -> Settings:
+    if not isinstance(table, dict):
+        raise ConfigError(f"{source}: [tool.torchlint] must be a table")
+    s = Settings(root=str(Path(source).resolve().parent), source=source)
+    for key, value in table.items():
+        where = f"{source}: [tool.torchlint] {key}"
+        if key not in _KEYS:
+            raise ConfigError(f"{source}: unknown key `{key}` in [tool.torchlint] (known: {', '.join(sorted(_KEYS))})")
+        if key in ("select", "ignore", "exclude"):
+            setattr(s, key, _codes(value, where) if key != "exclude" else _strings(value, where))
+        elif key == "per-file-ignores":
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where}: expected a table of glob = [codes], got {type(value).__name__}")
+            s.per_file_ignores = {k: _codes(v, f"{where}.{k}") for k, v in value.items()}
+        elif key in ("max-graph-breaks", "max-recompiles", "jobs"):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ConfigError(f"{where}: expected a non-negative integer, got {value!r}")
+            setattr(s, key.replace("-", "_"), value)
+        elif key == "timeout":
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
+                raise ConfigError(f"{where}: expected a positive number of seconds, got {value!r}")
+            s.timeout = float(value)
+        elif key in ("baseline", "cache-dir"):
+            if not isinstance(value, str) or not value:
+                raise ConfigError(f"{where}: expected a path string, got {value!r}")
+            setattr(s, key.replace("-", "_"), value)
+        elif key == "targets":
+            s.targets = _targets(value, where)
+    return s
+
+
+def _strings(value: Any, where: str) -> List[str]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where}: expected a list of strings, got {value!r}")
+    return list(value)
+
+
+def _codes(value: Any, where: str) -> List[str]:
+    codes = _strings(value, where)
+    for c in codes:
+        if c != "ALL" and not (c.upper().startswith("TL") and c[2:].isdigit() or c.upper() == "TL"):
+            raise ConfigError(f"{where}: `{c}` is not a rule code or prefix (expected e.g. TL001, TL0, ALL)")
+    return [c.upper() if c != "ALL" else c for c in codes]
+
+
+def _targets(value: Any, where: str) -> List[Dict[str, Any]]:
+    if not isinstance(value, list):
+        raise ConfigError(f"{where}: expected an array of tables ([[tool.torchlint.targets]])")
+    out = []
+    for i, t in enumerate(value):
+        here = f"{where}[{i}]"
+        if not isinstance(t, dict):
+            raise ConfigError(f"{here}: expected a table")
+        for k, v in t.items():
+            if k not in TARGET_KEYS:
+                raise ConfigError(f"{here}: unknown key `{k}` (known: {', '.join(sorted(TARGET_KEYS))})")
+            expected = TARGET_KEYS[k]
+            if not isinstance(v, expected) or (isinstance(v, bool) and expected is not bool):
+                raise ConfigError(f"{here}.{k}: expected {_type_name(expected)}, got {v!r}")
+            if expected is list and not all(isinstance(x, str) for x in v):
+                raise ConfigError(f"{here}.{k}: expected a list of input-spec strings, got {v!r}")
+        if "target" not in t:
+            raise ConfigError(f"{here}: missing required key `target` (e.g. target = \"model.py:Net\")")
+        out.append(dict(t))
+    return out
+
+
+def _type_name(t) -> str:
+    names = {str: "a string", list: "a list of strings", bool: "true or false", int: "an integer"}
+    if isinstance(t, tuple):
+        return "a number"
+    return names.get(t, t.__name__)
+
+
+def override(settings: Settings, **cli: Any) -> Settings:
+    """Command-line values win over the config file; ``None`` means not given."""
+    values = {k: v for k, v in cli.items() if v is not None}
+    return dataclasses.replace(settings, **values)
