@@ -92,11 +92,14 @@ class TargetSpec:
     train: bool = False
     timeout: Optional[float] = None
     max_graph_breaks: Optional[int] = None
-    raw: Dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    input_sets_from: Optional[ObjectRef] = None
+    max_recompiles: Optional[int] = None
+    label: Optional[str] = None
 
     @property
     def name(self) -> str:
-        return self.ref.text
+        """How reports name the target: its ``name`` key, else ``PATH:OBJ`` as declared."""
+        return self.label or self.ref.text
 
     def to_wire(self) -> Dict[str, Any]:
         """What the worker needs, as JSON-able data (specs travel as their text)."""
@@ -104,6 +107,7 @@ class TargetSpec:
             "target": self.ref.text,
             "input_sets": [[str(s) for s in call] for call in self.input_sets],
             "inputs_from": self.inputs_from.text if self.inputs_from else None,
+            "input_sets_from": self.input_sets_from.text if self.input_sets_from else None,
             "train": self.train,
         }
 
@@ -117,12 +121,17 @@ def make_target(
     train: bool = False,
     timeout: Optional[float] = None,
     max_graph_breaks: Optional[int] = None,
+    input_sets_from: Optional[str] = None,
+    max_recompiles: Optional[int] = None,
+    name: Optional[str] = None,
 ) -> TargetSpec:
     """Validate a declaration (CLI options or one ``[[tool.torchlint.targets]]`` table).
 
     ``inputs``: one spec per positional argument (``--input``, repeatable), one call.
     ``input_sets``: ``;``-separated argument lists (``--input-set``, repeatable), one call each.
-    Both given: the ``inputs`` call runs first. Raises :class:`TargetError` / :class:`SpecError`.
+    ``inputs_from``: ``PATH:FUNC`` returning one call's arguments; ``input_sets_from``:
+    ``PATH:FUNC`` returning a list of calls. Calls run in this order: inputs-from, inputs,
+    input-sets, input-sets-from. Raises :class:`TargetError` / :class:`SpecError`.
     """
     ref = parse_ref(target)
     calls: List[Tuple[Spec, ...]] = []
@@ -131,17 +140,21 @@ def make_target(
     for text in input_sets:
         calls.append(tuple(parse_input_set(text)))
     source = parse_ref(inputs_from, "inputs-from function") if inputs_from else None
+    sets_source = parse_ref(input_sets_from, "input-sets-from function") if input_sets_from else None
     if timeout is not None and timeout <= 0:
         raise TargetError(target, f"timeout must be positive, got {timeout}")
-    return TargetSpec(ref, tuple(calls), source, train, timeout, max_graph_breaks)
+    return TargetSpec(ref, tuple(calls), source, train, timeout, max_graph_breaks, sets_source,
+                      max_recompiles, name)
 
 
 def target_from_config(table: Dict[str, Any], *, base_dir: str = ".") -> TargetSpec:
-    """One ``[[tool.torchlint.targets]]`` table: keys ``target`` (required), ``inputs``,
-    ``input-sets``, ``inputs-from``, ``train``, ``timeout``, ``max-graph-breaks``.
-    Relative paths are taken from ``base_dir`` (the folder of pyproject.toml)."""
+    """One ``[[tool.torchlint.targets]]`` table (or a CLI declaration with the same keys):
+    ``target`` (required), ``input`` (list of specs, one call), ``input-sets`` (list of
+    ``;``-separated calls), ``inputs-from``, ``input-sets-from``, ``train``, ``timeout``,
+    ``max-graph-breaks``, ``max-recompiles``, ``name``. Relative paths are taken from
+    ``base_dir`` (the folder of pyproject.toml for config targets, the cwd for CLI ones)."""
     known = {"target", "inputs", "input", "input-sets", "input-set", "inputs-from", "train",
-             "timeout", "max-graph-breaks"}
+             "timeout", "max-graph-breaks", "input-sets-from", "max-recompiles", "name"}
     name = str(table.get("target", "?"))
     unknown = sorted(set(table) - known)
     if unknown:
@@ -149,8 +162,9 @@ def target_from_config(table: Dict[str, Any], *, base_dir: str = ".") -> TargetS
     if "target" not in table:
         raise TargetError("?", "a [[tool.torchlint.targets]] table needs a 'target' key")
 
-    def strings(key: str) -> List[str]:
-        value = table.get(key, table.get(key.rstrip("s"), []))
+    def strings(*keys: str) -> List[str]:
+        key = next((k for k in keys if k in table), keys[0])
+        value = table.get(key, [])
         if isinstance(value, str):
             return [value]
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -166,9 +180,11 @@ def target_from_config(table: Dict[str, Any], *, base_dir: str = ".") -> TargetS
         return os.path.join(base_dir, ref.path) + text[len(ref.path):]
 
     return make_target(
-        rebase(name), strings("inputs"), strings("input-sets"), rebase(table.get("inputs-from")),
+        rebase(name), strings("input", "inputs"), strings("input-sets", "input-set"),
+        rebase(table.get("inputs-from")),
         train=bool(table.get("train", False)), timeout=table.get("timeout"),
-        max_graph_breaks=table.get("max-graph-breaks"),
+        max_graph_breaks=table.get("max-graph-breaks"), max_recompiles=table.get("max-recompiles"),
+        input_sets_from=rebase(table.get("input-sets-from")), name=table.get("name") or name,
     )
 
 
@@ -199,14 +215,40 @@ def _one_line(e: BaseException) -> str:
     return text[0] if text else ""
 
 
+def _is_factory(func: Any, torch: Any) -> bool:
+    """A plain function that needs no argument, or is annotated to return a module, is a
+    factory (``model.py:build``): a forward always takes the sample inputs."""
+    if not inspect.isfunction(func):
+        return False
+    try:
+        sig = inspect.signature(func)
+    except (TypeError, ValueError):
+        return False
+    ret = sig.return_annotation
+    if inspect.isclass(ret) and issubclass(ret, torch.nn.Module):
+        return True
+    if isinstance(ret, str) and ret.split(".")[-1] in vars(inspect.getmodule(func) or object()):
+        target = getattr(inspect.getmodule(func), ret.split(".")[-1])
+        if inspect.isclass(target) and issubclass(target, torch.nn.Module):
+            return True
+    return not any(p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                   for p in sig.parameters.values())
+
+
 def load_target(ref: ObjectRef, cwd: str) -> Tuple[Any, str]:
     """Import the file and build the callable: a module class is instantiated (with the call's
-    arguments, if any), a factory is called, a function or module instance is used as is."""
+    arguments, if any); a factory call ``build(...)`` is called; a function that needs no
+    argument, or is annotated to return an ``nn.Module``, is taken as a factory and called
+    with none; other functions and module instances are used as they are."""
     import torch
 
     obj, path = _resolve(ref, cwd)
     try:
-        if ref.called:
+        if not ref.called and _is_factory(obj, torch):
+            obj = obj()
+            if not callable(obj):
+                raise TargetError(ref.text, f"{ref.name}() returned {type(obj).__name__}, not a module or function")
+        elif ref.called:
             obj = obj(*ref.args, **ref.kwargs_dict)
         elif inspect.isclass(obj):
             if not issubclass(obj, torch.nn.Module):
@@ -221,14 +263,32 @@ def load_target(ref: ObjectRef, cwd: str) -> Tuple[Any, str]:
     return obj, path
 
 
+def _call_source(ref: ObjectRef, cwd: str) -> Any:
+    func, _ = _resolve(ref, cwd)
+    try:
+        return func(*ref.args, **ref.kwargs_dict)
+    except Exception as e:
+        raise TargetError(ref.text, f"raised {type(e).__name__}: {_one_line(e)}") from None
+
+
 def load_inputs(ref: ObjectRef, cwd: str) -> Tuple[Tuple[Any, ...], Dict[str, Any]]:
     """Call an ``inputs-from`` function: a tuple/list is the positional args, a dict the keyword
     args, a ``(tuple, dict)`` pair both, anything else the single argument."""
-    func, _ = _resolve(ref, cwd)
+    return _as_call(_call_source(ref, cwd))
+
+
+def load_input_sets(ref: ObjectRef, cwd: str) -> List[Tuple[Tuple[Any, ...], Dict[str, Any]]]:
+    """Call an ``input-sets-from`` function: a list (or other iterable) of calls, each read
+    like an ``inputs-from`` result."""
+    value = _call_source(ref, cwd)
     try:
-        value = func(*ref.args, **ref.kwargs_dict)
-    except Exception as e:
-        raise TargetError(ref.text, f"raised {type(e).__name__}: {_one_line(e)}") from None
+        calls = list(value)
+    except TypeError:
+        raise TargetError(ref.text, f"must return a list of calls, got {type(value).__name__}") from None
+    return [_as_call(c) for c in calls]
+
+
+def _as_call(value: Any) -> Tuple[Tuple[Any, ...], Dict[str, Any]]:
     if isinstance(value, dict):
         return (), value
     if (isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], (tuple, list))
@@ -240,4 +300,4 @@ def load_inputs(ref: ObjectRef, cwd: str) -> Tuple[Tuple[Any, ...], Dict[str, An
 
 
 __all__ = ["TargetError", "SpecError", "ObjectRef", "TargetSpec", "parse_ref", "make_target",
-           "target_from_config", "load_target", "load_inputs"]
+           "target_from_config", "load_target", "load_inputs", "load_input_sets"]

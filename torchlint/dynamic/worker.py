@@ -4,7 +4,7 @@ Started by :mod:`torchlint.dynamic.runner` as ``python -c ... worker.main(rfd, w
 stdout and stderr pointing at a capture file, so nothing the user's model prints can garble
 the report. Requests and answers are JSON lines on two dedicated pipes (``rfd`` / ``wfd``).
 
-Request: ``{"id", "target", "input_sets": [[spec, ...], ...], "inputs_from", "train", "cwd",
+Request: ``{"id", "target", "input_sets": [[spec, ...], ...], "inputs_from", "input_sets_from", "train", "cwd",
 "user_files"}``. Answer: ``{"id", "error", "graphs", "ops_per_graph", "total_graphs",
 "explain_graph_breaks", "breaks": [...], "recompiles": [...], "path"}``.
 """
@@ -34,7 +34,7 @@ def handle(request: Dict[str, Any]) -> Dict[str, Any]:
 
     from torchlint.dynamic.explain import observe
     from torchlint.dynamic.specs import materialize, parse_input
-    from torchlint.dynamic.targets import TargetError, load_inputs, load_target, parse_ref
+    from torchlint.dynamic.targets import TargetError, load_input_sets, load_inputs, load_target, parse_ref
 
     answer: Dict[str, Any] = {"id": request.get("id"), "error": None}
     cwd = request.get("cwd") or os.getcwd()
@@ -53,8 +53,10 @@ def handle(request: Dict[str, Any]) -> Dict[str, Any]:
         if request.get("inputs_from"):
             source = parse_ref(request["inputs_from"], "inputs-from function")
             calls.insert(0, load_inputs(source, cwd))
+        if request.get("input_sets_from"):
+            calls.extend(load_input_sets(parse_ref(request["input_sets_from"], "input-sets-from function"), cwd))
         if not calls:
-            raise TargetError(ref.text, "no sample inputs: give --input, --input-set or --inputs-from")
+            raise TargetError(ref.text, "no sample inputs: give --input, --input-set, --inputs-from or input-sets-from")
         obs = observe(
             fn, [list(a) for a, _ in calls], kwarg_sets=[k for _, k in calls],
             user_files=user_files, train=bool(request.get("train")),
