@@ -14,16 +14,16 @@ from typing import List, Optional, Tuple
 import click
 
 from torchlint import __version__
-from torchlint.config import ConfigError, Settings, load_settings, override
+from torchlint.config import ConfigError, Settings, load_settings, override, parse_codes
 
 FORMAT_CHOICES = ["text", "json", "sarif", "github"]
 EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
 
 
-def _codes(value: Optional[str]) -> Optional[List[str]]:
+def _codes(value: Optional[str], option: str) -> Optional[List[str]]:
     if value is None:
         return None
-    return [c.strip().upper() if c.strip() != "ALL" else "ALL" for c in value.split(",") if c.strip()]
+    return parse_codes([c.strip() for c in value.split(",") if c.strip()], option)
 
 
 def _fail(message: str) -> "click.exceptions.Exit":
@@ -84,7 +84,7 @@ def check(paths: Tuple[str, ...], fmt: str, select, ignore, no_static, no_dynami
     """
     try:
         settings = load_settings(config_file)
-        settings = override(settings, select=_codes(select), ignore=_codes(ignore),
+        settings = override(settings, select=_codes(select, "--select"), ignore=_codes(ignore, "--ignore"),
                             max_graph_breaks=max_graph_breaks, max_recompiles=max_recompiles,
                             baseline=baseline, timeout=timeout)
     except ConfigError as exc:

@@ -141,11 +141,11 @@ def parse_table(table: Dict[str, Any], source: str) -> Settings:
         if key not in _KEYS:
             raise ConfigError(f"{source}: unknown key `{key}` in [tool.torchlint] (known: {', '.join(sorted(_KEYS))})")
         if key in ("select", "ignore", "exclude"):
-            setattr(s, key, _codes(value, where) if key != "exclude" else _strings(value, where))
+            setattr(s, key, parse_codes(value, where) if key != "exclude" else _strings(value, where))
         elif key == "per-file-ignores":
             if not isinstance(value, dict):
                 raise ConfigError(f"{where}: expected a table of glob = [codes], got {type(value).__name__}")
-            s.per_file_ignores = {k: _codes(v, f"{where}.{k}") for k, v in value.items()}
+            s.per_file_ignores = {k: parse_codes(v, f"{where}.{k}") for k, v in value.items()}
         elif key in ("max-graph-breaks", "max-recompiles", "jobs"):
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ConfigError(f"{where}: expected a non-negative integer, got {value!r}")
@@ -171,7 +171,7 @@ def _strings(value: Any, where: str) -> List[str]:
     return list(value)
 
 
-def _codes(value: Any, where: str) -> List[str]:
+def parse_codes(value: Any, where: str) -> List[str]:
     codes = _strings(value, where)
     for c in codes:
         if c != "ALL" and not (c.upper().startswith("TL") and c[2:].isdigit() or c.upper() == "TL"):

@@ -82,8 +82,7 @@ def render(report: Report, stream: TextIO, *, options) -> None:
         for r in t.recompile_reasons:
             where = f" at {r.path}:{r.line}" if r.path and r.line else ""
             console.print(f"  recompiled{where}: {escape(r.reason)}")
-    if options.statistics or not options.quiet:
-        _summary(console, report, options)
+    _summary(console, report, options)
     for line in report.gate_notes:
         console.print(f"[green]{escape(line)}[/]")
     for line in report.gate_failures:

@@ -1,6 +1,7 @@
 """The static pass over many files: read, pre-filter, parse once, lint, collect errors."""
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass, field
 from typing import List, Optional, Sequence, Type
@@ -25,8 +26,19 @@ class FileResult:
     lines: int = 0
 
 
-def parse_error_message(exc: Exception) -> str:
+def parse_error_message(exc: Exception, source: str = "") -> str:
     if isinstance(exc, cst.ParserSyntaxError):
+        # Python's own parser words syntax errors better and places them exactly.
+        try:
+            compile(source, "<file>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        except SyntaxError as err:
+            col = f", column {err.offset}" if err.offset else ""
+            return f"syntax error at line {err.lineno}{col}: {err.msg}"
+        except (ValueError, RecursionError, MemoryError):
+            pass
+        else:
+            return (f"syntax the parser does not support (line {exc.raw_line}, column "
+                    f"{exc.raw_column + 1}); torchlint parses Python 3.0-3.12 grammar")
         first = str(exc.message).strip().splitlines()[0] if exc.message else "invalid syntax"
         return f"syntax error at line {exc.raw_line}, column {exc.raw_column + 1}: {first}"
     if isinstance(exc, RecursionError):
@@ -42,7 +54,7 @@ def check_source(source: str, path: str, rule_classes: Sequence[Type[Rule]]) -> 
     try:
         module = cst.parse_module(source)
     except (cst.ParserSyntaxError, RecursionError, ValueError, MemoryError) as exc:
-        result.error = parse_error_message(exc)
+        result.error = parse_error_message(exc, source)
         return result
     try:
         result.findings = lint_module(module, path, rule_classes, source.splitlines())

@@ -1,0 +1,186 @@
+"""The `torchlint check` contract: output, exit codes, errors, options (static pass)."""
+from __future__ import annotations
+
+import json
+
+from conftest import FIXTURES, run_cli, run_json, run_subprocess, write
+
+MODEL = """
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        y = self.fc(x)
+        scale = y.abs().max().item()
+        return y / scale
+"""
+
+CLEAN = """
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        return torch.relu(x) * 2
+"""
+
+
+def test_text_report_shows_location_code_source_and_fix(project):
+    write(project, "model.py", MODEL)
+    result = run_cli(["check", "model.py"])
+    assert result.exit_code == 1
+    out = result.stdout
+    assert "model.py:12:17: TL001 tensor-item" in out
+    assert "scale = y.abs().max().item()" in out  # the source line
+    assert "^" * len("y.abs().max().item()") in out  # the span marked
+    assert "fix:" in out
+    assert "Found 1 potential graph break in 1 file (TL001 × 1)" in out
+
+
+def test_json_contract(project):
+    write(project, "model.py", MODEL)
+    code, report = run_json(["check", "model.py"])
+    assert code == 1
+    assert report["version"] == 1
+    assert report["torch_version"] is None
+    assert report["summary"] == {"files": 1, "findings": 1, "graph_breaks": None, "graphs": None,
+                                 "recompiles": None, "errors": 0}
+    (f,) = report["findings"]
+    assert {k: f[k] for k in ("rule", "name", "path", "line", "column", "end_line", "end_column",
+                              "source", "gb_code", "region", "target")} == {
+        "rule": "TL001", "name": "tensor-item", "path": "model.py", "line": 12, "column": 17,
+        "end_line": 12, "end_column": 37, "source": "static", "gb_code": None,
+        "region": "Net.forward", "target": None}
+    assert f["message"] and f["suggestion"]
+    assert report["errors"] == [] and report["targets"] == []
+
+
+def test_clean_file_exits_zero(project):
+    write(project, "model.py", CLEAN)
+    result = run_cli(["check", "model.py"])
+    assert result.exit_code == 0
+    assert "All clear" in result.stdout
+
+
+def test_default_path_is_cwd_and_walk_skips_venvs(project):
+    write(project, "pkg/model.py", MODEL)
+    write(project, ".venv/lib/site.py", MODEL)
+    write(project, "build/lib/model.py", MODEL)
+    write(project, "env/lib/python3.11/site-packages/x.py", MODEL)
+    code, report = run_json(["check"])
+    assert [f["path"] for f in report["findings"]] == ["pkg/model.py"]
+    assert report["summary"]["files"] == 1
+
+
+def test_syntax_error_in_one_file_does_not_stop_the_others(project):
+    write(project, "a_bad.py", "import torch\n\ndef broken(:\n    pass\n")
+    write(project, "b_model.py", MODEL)
+    code, report = run_json(["check", "."])
+    assert code == 2
+    assert [f["path"] for f in report["findings"]] == ["b_model.py"]
+    (err,) = report["errors"]
+    assert err["path"] == "a_bad.py"
+    assert err["message"].startswith("syntax error at line 3")
+    assert "\n" not in err["message"]
+
+
+def test_binary_and_undecodable_files_are_errors(project):
+    (project / "bin.py").write_bytes(b"\x00\x01\x02torch")
+    (project / "latin.py").write_bytes(b"import torch\nx = '\xe9'\n")
+    write(project, "model.py", MODEL)
+    code, report = run_json(["check"])
+    assert code == 2
+    errors = {e["path"]: e["message"] for e in report["errors"]}
+    assert "binary" in errors["bin.py"]
+    assert "cannot decode" in errors["latin.py"]
+    assert len(report["findings"]) == 1
+
+
+def test_missing_path_is_an_error(project):
+    code, report = run_json(["check", "nope.py"])
+    assert code == 2
+    assert report["errors"] == [{"path": "nope.py", "message": "no such file or directory"}]
+
+
+def test_select_ignore_and_exit_zero(project):
+    write(project, "model.py", MODEL)
+    assert run_cli(["check", "--ignore", "TL001"]).exit_code == 0
+    assert run_cli(["check", "--select", "TL005"]).exit_code == 0
+    assert run_cli(["check", "--select", "TL0"]).exit_code == 1
+    assert run_cli(["check", "--exit-zero"]).exit_code == 0
+
+
+def test_output_file_and_statistics(project):
+    write(project, "model.py", MODEL)
+    result = run_cli(["check", "--statistics", "-o", "report.txt"])
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    text = (project / "report.txt").read_text()
+    assert "    1  TL001   tensor-item" in text
+
+
+def test_quiet_prints_summary_only(project):
+    write(project, "model.py", MODEL)
+    out = run_cli(["check", "-q"]).stdout
+    assert "model.py:12" not in out
+    assert "Found 1 potential graph break" in out
+
+
+def test_inline_suppressions(project):
+    src = MODEL.replace("scale = y.abs().max().item()", "scale = y.abs().max().item()  # torchlint: ignore[TL001]")
+    write(project, "a.py", src)
+    write(project, "b.py", MODEL.replace(".item()", ".item()  # noqa: TL001"))
+    write(project, "c.py", MODEL.replace(".item()", ".item()  # torchlint: ignore"))
+    write(project, "d.py", MODEL.replace(".item()", ".item()  # torchlint: ignore[TL005]"))
+    code, report = run_json(["check"])
+    assert [f["path"] for f in report["findings"]] == ["d.py"]
+
+
+def test_usage_errors_exit_2(project):
+    write(project, "model.py", MODEL)
+    result = run_cli(["check", "--input", "f32[2]"])
+    assert result.exit_code == 2
+    assert "--input" in result.stderr
+    assert run_cli(["check", "--format", "xml"]).exit_code == 2
+
+
+def test_rule_and_rules_commands():
+    result = run_cli(["rules"])
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("TL001  tensor-item")
+    codes = [line.split()[0] for line in lines]
+    assert codes == sorted(codes) and len(codes) >= 11
+    page = run_cli(["rule", "TL001"])
+    assert page.exit_code == 0
+    assert "## What it does" in page.stdout and "## Use instead" in page.stdout
+    unknown = run_cli(["rule", "TL999"])
+    assert unknown.exit_code == 2
+
+
+def test_python_dash_m_works_the_same(tmp_path):
+    write(tmp_path, "model.py", MODEL)
+    proc = run_subprocess(["check", "model.py", "--format", "json"], cwd=tmp_path)
+    assert proc.returncode == 1
+    assert json.loads(proc.stdout)["findings"][0]["rule"] == "TL001"
+
+
+def test_help_explains_options():
+    out = run_cli(["check", "--help"]).stdout
+    for option in ("--format", "--select", "--target", "--input-set", "--max-graph-breaks",
+                   "--baseline", "--exit-zero"):
+        assert option in out
+
+
+def test_fixture_folder_static_report_is_stable():
+    """Two runs over the fixtures give byte-identical JSON (deterministic order)."""
+    a = run_cli(["check", str(FIXTURES), "--no-dynamic", "--format", "json"]).stdout
+    b = run_cli(["check", str(FIXTURES), "--no-dynamic", "--format", "json"]).stdout
+    assert a == b

@@ -1,0 +1,71 @@
+"""The example models in fixtures/: the static report each one must produce.
+
+Their real graph breaks, measured with dynamo on torch 2.13, are in
+fixtures/expected_breaks.json; the static pass must predict exactly those lines.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import FIXTURES, run_json
+
+EXPECTED = {
+    "cnn_item_branch.py": [(41, "TL001"), (67, "TL005")],
+    "transformer_block.py": [(40, "TL004"), (65, "TL007")],
+    "detection_head.py": [(63, "TL008"), (64, "TL008"), (65, "TL008"), (66, "TL008")],
+    "gather_loop.py": [(42, "TL006")],
+    "clean_model.py": [],
+    "train_script.py": [],
+    "seq_model_misc.py": [(53, "TL004"), (57, "TL003"), (61, "TL009"), (63, "TL009"), (65, "TL009"),
+                          (68, "TL009")],
+    "compiled_functions.py": [(28, "TL011"), (49, "TL011")],
+    "iterative_refine.py": [(52, "TL001"), (58, "TL009")],
+    "shape_recompile.py": [],
+}
+
+
+@pytest.fixture(scope="module")
+def report():
+    code, data = run_json(["check", str(FIXTURES), "--no-dynamic"])
+    assert code == 1
+    return data
+
+
+def by_file(report):
+    out = {name: [] for name in EXPECTED}
+    for f in report["findings"]:
+        out[f["path"].rsplit("/", 1)[-1]].append((f["line"], f["rule"]))
+    return out
+
+
+def test_every_fixture_has_an_expected_report():
+    shipped = {p.name for p in FIXTURES.glob("*.py")}
+    assert shipped == set(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_static_report_of_fixture(report, name):
+    assert by_file(report)[name] == EXPECTED[name]
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_static_lines_are_dynamos_break_lines(name):
+    """The expectation above is not invented: it is the set of lines dynamo breaks on."""
+    truth = json.loads((FIXTURES / "expected_breaks.json").read_text())[name]
+    assert sorted({b["line"] for b in truth["breaks"]}) == [line for line, _ in EXPECTED[name]]
+
+
+def test_training_loop_and_init_are_not_compiled_regions(report):
+    train = (FIXTURES / "train_script.py").read_text().splitlines()
+    # The script does call .item() and print, outside the compiled region.
+    assert any(".item()" in line for line in train) and any("print(" in line for line in train)
+    assert by_file(report)["train_script.py"] == []
+
+
+def test_regions_are_named(report):
+    regions = {(f["path"].rsplit("/", 1)[-1], f["line"]): f["region"] for f in report["findings"]}
+    assert regions[("cnn_item_branch.py", 41)].endswith(".forward") or "." in regions[("cnn_item_branch.py", 41)]
+    gather = [f for f in report["findings"] if f["path"].endswith("gather_loop.py")][0]
+    assert "called from" in gather["message"]
