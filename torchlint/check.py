@@ -51,7 +51,7 @@ def run_check(options: CheckOptions) -> Report:
     dynamic_findings: List[Finding] = []
     targets = options.cli_targets or settings.targets
     if options.dynamic is not False and targets:
-        from torchlint.dynamic.dynamic_pass import run_dynamic  # imports no torch in this process
+        from torchlint.dynamic.pass_ import run_dynamic  # imports no torch in this process
 
         results, dynamic_findings, errors, version = run_dynamic(
             targets, settings=settings, cwd=cwd, train=options.train, user_files=files,
