@@ -9,11 +9,13 @@ import importlib
 from dataclasses import dataclass
 from typing import TextIO
 
-from torchlint.findings import Report
+from torchlint.findings import Finding, Report
 
 FORMATS = {
     "text": "torchlint.output.text",
     "json": "torchlint.output.json_format",
+    "sarif": "torchlint.output.sarif",
+    "github": "torchlint.output.github",
 }
 
 
@@ -30,3 +32,17 @@ class RenderOptions:
 def render(report: Report, fmt: str, stream: TextIO, options: RenderOptions) -> None:
     module = importlib.import_module(FORMATS[fmt])
     module.render(report, stream, options=options)
+
+
+def display_code(finding: Finding) -> str:
+    """The code a finding is shown under: its rule, else dynamo's GB code, else ``dynamo``."""
+    return finding.rule or finding.gb_code or "dynamo"
+
+
+def message_with_fix(finding: Finding) -> str:
+    """One self-contained annotation text: the message, then the fix unless it already says it."""
+    message = finding.message.strip()
+    fix = (finding.suggestion or "").strip()
+    if fix and fix not in message:
+        message = f"{message}{'' if message.endswith('.') else '.'} Fix: {fix}"
+    return message
