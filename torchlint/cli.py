@@ -137,9 +137,16 @@ def _gate_set(settings: Settings) -> bool:
 def _apply_gate(report, settings: Settings) -> None:
     if not _gate_set(settings):
         return
-    from torchlint.gate import apply_gate
+    from torchlint.gate import GateError, apply_gate
 
-    apply_gate(report, settings)
+    per_target = {str(t.get("name") or t["target"]): t["max-graph-breaks"]
+                  for t in settings.targets if "max-graph-breaks" in t}
+    try:
+        apply_gate(report, max_graph_breaks=settings.max_graph_breaks,
+                   max_recompiles=settings.max_recompiles, per_target=per_target,
+                   baseline=settings.baseline)
+    except GateError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def _exit_code(report, settings: Settings, exit_zero: bool) -> int:
