@@ -20,7 +20,7 @@ class TensorToString(Rule):
         "Remove the call, or wrap it in `if not torch.compiler.is_compiling():` so it runs only "
         "in eager mode."
     )
-    gb_codes = ("GB0059", "GB0569", "GB0005", "GB0007")
+    gb_codes = ("GB0059", "GB0569", "GB0005", "GB0007", "GB0033")
 
     def visit_Call(self, node: cst.Call) -> None:
         qual = self.resolve(node.func)
