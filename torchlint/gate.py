@@ -175,31 +175,35 @@ def apply_gate(
     max_recompiles: Optional[int] = None,
     per_target: Optional[Mapping[str, int]] = None,
     baseline: Optional[str] = None,
+    per_target_recompiles: Optional[Mapping[str, int]] = None,
 ) -> bool:
     """Check the limits and the baseline; fill ``report.gate_failures`` / ``gate_notes``.
 
-    Returns True when the run passes. ``per_target``: target name -> its graph-break limit.
+    Returns True when the run passes. ``per_target``: target name -> its graph-break limit;
+    ``per_target_recompiles``: target name -> its recompile limit.
     A limit on counts the dynamic pass did not produce (``--no-dynamic``) is noted, not failed.
     Raises :class:`GateError` for an unreadable baseline (a usage error: exit 2).
     """
     failures: List[str] = []
     notes: List[str] = []
     counted = report.dynamic_ran
-    if (max_graph_breaks is not None or max_recompiles is not None or per_target) and not counted:
+    if (max_graph_breaks is not None or max_recompiles is not None or per_target
+            or per_target_recompiles) and not counted:
         notes.append("graph-break and recompile limits not checked: the dynamic pass did not run")
     if counted:
         for line in (_over("graph breaks", report.graph_breaks, max_graph_breaks),
                      _over("recompiles", report.recompiles, max_recompiles)):
             if line:
                 failures.append(line)
-        for name, limit in (per_target or {}).items():
-            result = next((t for t in report.targets if t.target == name), None)
-            if result is None:
-                notes.append(f"graph-break limit for {name}: no such target ran")
-                continue
-            line = _over(f"graph breaks in {name}", result.graph_breaks, limit)
-            if line:
-                failures.append(line)
+        for what, limits in (("graph breaks", per_target), ("recompiles", per_target_recompiles)):
+            for name, limit in (limits or {}).items():
+                result = next((t for t in report.targets if t.target == name), None)
+                if result is None:
+                    notes.append(f"{what} limit for {name}: no such target ran")
+                    continue
+                line = _over(f"{what} in {name}", getattr(result, what.replace(" ", "_")), limit)
+                if line:
+                    failures.append(line)
     if baseline is not None:
         regressions, improvements = compare(report, load_baseline(baseline))
         failures.extend(regressions)

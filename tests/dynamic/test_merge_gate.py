@@ -63,6 +63,8 @@ def test_limits_say_by_how_much():
     assert r.gate_failures == ["graph breaks: 5 > limit 3 (+2)"]
     assert apply_gate(r, per_target={"m.py:Net": 4}) is False
     assert r.gate_failures == ["graph breaks in m.py:Net: 5 > limit 4 (+1)"]
+    assert apply_gate(r, per_target_recompiles={"m.py:Net": 1}) is False
+    assert r.gate_failures == ["recompiles in m.py:Net: 2 > limit 1 (+1)"]
     assert apply_gate(r, max_graph_breaks=5, max_recompiles=2) is True and r.gate_failures == []
     off = Report(dynamic_ran=False)
     assert apply_gate(off, max_graph_breaks=0) is True and off.gate_notes
