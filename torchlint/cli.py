@@ -82,6 +82,20 @@ def check(paths: Tuple[str, ...], fmt: str, select, ignore, no_static, no_dynami
     targets (--target, or [[tool.torchlint.targets]] in pyproject.toml) also run through
     torch._dynamo in a child process; the report then says which findings dynamo confirmed.
     """
+    settings, report = _run(paths, select=select, ignore=ignore, no_static=no_static,
+                            no_dynamic=no_dynamic, targets=targets, inputs=inputs,
+                            input_sets=input_sets, inputs_from=inputs_from, train=train,
+                            timeout=timeout, max_graph_breaks=max_graph_breaks,
+                            max_recompiles=max_recompiles, baseline=baseline,
+                            config_file=config_file, verbose=verbose)
+    _emit(report, fmt, output_file, statistics=statistics, quiet=quiet, verbose=verbose)
+    sys.exit(_exit_code(report, settings, exit_zero))
+
+
+def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input_sets, inputs_from,
+         train, timeout, max_graph_breaks, max_recompiles, baseline, config_file, verbose,
+         gate: bool = True):
+    """Settings and the report of one run, shared by `check` and `baseline`."""
     try:
         settings = load_settings(config_file)
         settings = override(settings, select=_codes(select, "--select"), ignore=_codes(ignore, "--ignore"),
@@ -103,7 +117,8 @@ def check(paths: Tuple[str, ...], fmt: str, select, ignore, no_static, no_dynami
                            train=train, progress=progress)
     try:
         report = run_check(options)
-        _apply_gate(report, settings)
+        if gate:
+            _apply_gate(report, settings)
     except ConfigError as exc:
         raise _fail(str(exc))
     except Exception as exc:  # an internal error: say so in one line, traceback with -v
@@ -111,8 +126,7 @@ def check(paths: Tuple[str, ...], fmt: str, select, ignore, no_static, no_dynami
             traceback.print_exc()
         raise _fail(f"internal error: {type(exc).__name__}: {exc} (run with -v for the traceback)")
 
-    _emit(report, fmt, output_file, statistics=statistics, quiet=quiet, verbose=verbose)
-    sys.exit(_exit_code(report, settings, exit_zero))
+    return settings, report
 
 
 def _cli_target(target, inputs, input_sets, inputs_from, train) -> dict:
@@ -139,12 +153,13 @@ def _apply_gate(report, settings: Settings) -> None:
         return
     from torchlint.gate import GateError, apply_gate
 
-    per_target = {str(t.get("name") or t["target"]): t["max-graph-breaks"]
-                  for t in settings.targets if "max-graph-breaks" in t}
+    def limits(key: str) -> dict:
+        return {str(t.get("name") or t["target"]): t[key] for t in settings.targets if key in t}
+
     try:
         apply_gate(report, max_graph_breaks=settings.max_graph_breaks,
-                   max_recompiles=settings.max_recompiles, per_target=per_target,
-                   baseline=settings.baseline)
+                   max_recompiles=settings.max_recompiles, per_target=limits("max-graph-breaks"),
+                   per_target_recompiles=limits("max-recompiles"), baseline=settings.baseline)
     except GateError as exc:
         raise ConfigError(str(exc)) from None
 
@@ -176,6 +191,47 @@ def _emit(report, fmt: str, output_file: Optional[str], *, statistics: bool, qui
         write_text_atomic(output_file, buf.getvalue())
     except OSError as exc:
         raise _fail(f"{output_file}: cannot write report: {exc.strerror or exc}")
+
+
+_BASELINE_PARAMS = {"paths", "select", "ignore", "no_static", "no_dynamic", "targets", "inputs",
+                    "input_sets", "inputs_from", "train", "timeout", "config_file", "verbose"}
+
+
+@click.pass_context
+def _baseline(ctx: click.Context, output_file: Optional[str], **kwargs) -> None:
+    """Write a baseline of the current graph-break and recompile counts and findings.
+
+    Run it once on a main branch; later `torchlint check --baseline FILE` fails only on
+    regressions (more breaks or recompiles, new findings) and reports improvements so the
+    baseline can be ratcheted down. Takes the same paths, targets and config as `check`.
+    """
+    settings, report = _run(max_graph_breaks=None, max_recompiles=None, baseline=None, gate=False,
+                            **{k: kwargs.get(k) for k in _BASELINE_PARAMS})
+    if report.errors:
+        for e in report.errors:
+            click.echo(f"torchlint: error: {e.path}: {e.message}", err=True)
+        raise _fail("baseline not written: some files or targets could not be checked")
+    from torchlint.gate import write_baseline
+
+    path = output_file or settings.baseline or "torchlint-baseline.json"
+    try:
+        write_baseline(report, path)
+    except OSError as exc:
+        raise _fail(f"{path}: cannot write baseline: {exc.strerror or exc}")
+    breaks = report.graph_breaks
+    click.echo(f"wrote {path}: {len(report.findings)} findings"
+               + (f", {breaks} graph breaks, {report.recompiles} recompiles" if breaks is not None else ""),
+               err=True)
+
+
+main.add_command(click.Command(
+    "baseline", callback=_baseline, help=_baseline.__doc__,
+    params=[p for p in check.params if p.name in _BASELINE_PARAMS] + [
+        click.Option(["-o", "--output-file"], type=click.Path(dir_okay=False),
+                     help="Where to write the baseline (default: the config's `baseline`, else "
+                          "torchlint-baseline.json)."),
+    ],
+))
 
 
 @main.command("rules")

@@ -17,12 +17,11 @@ the line number, so they survive edits above the finding.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from torchlint.atomic import write_text_atomic
 from torchlint.findings import Finding, Report
 
 BASELINE_VERSION = 1
@@ -81,21 +80,7 @@ def baseline_of(report: Report) -> Dict[str, Any]:
 
 def write_baseline(report: Report, path: str) -> None:
     """Write the report's counts and finding fingerprints to ``path`` atomically."""
-    data = json.dumps(baseline_of(report), indent=2, sort_keys=True) + "\n"
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".torchlint-baseline-", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    write_text_atomic(path, json.dumps(baseline_of(report), indent=2, sort_keys=True) + "\n")
 
 
 def load_baseline(path: str) -> Baseline:
