@@ -4,6 +4,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchlint.rules.base import Rule
+from torchlint.static.regions import DISABLE_DECORATORS
 
 _BREAKS = {"torch._dynamo.graph_break", "torch._dynamo.skip_frame"}
 
@@ -33,3 +34,11 @@ class ExplicitGraphBreak(Rule):
             self.report(node, message=f"`{callee.name.value}` is decorated with "
                         "`@torch.compiler.disable`, so calling it here splits the graph; make it "
                         "traceable or call it outside the compiled region")
+        elif (  # `clip = torch.compiler.disable(_clip)` at module level, then `clip(x)`
+            isinstance(node.func, cst.Name)
+            and node.func.value not in (self.ctx.scope.local if self.ctx.scope else ())
+            and self.ctx.imports.bound_calls.get(node.func.value) in DISABLE_DECORATORS
+        ):
+            self.report(node, message=f"`{node.func.value}` is wrapped with `torch.compiler.disable`, "
+                        "so calling it here splits the graph; make it traceable or call it outside "
+                        "the compiled region")

@@ -1,0 +1,160 @@
+"""TL009 skipped-call, TL010 autograd-in-region, TL011 explicit-graph-break."""
+from rule_cases import Case, static_and_dynamo_tests
+
+D = {}
+
+CASES = {
+    # ---------------------------------------------------------------- TL009 skipped-call
+    "time_random_warnings_datetime": Case("""
+        import datetime
+        import random
+        import warnings
+        from time import perf_counter
+
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def forward(self, x):
+                t0 = perf_counter()  # error: TL009
+                if random.random() < 0.5:  # error: TL009
+                    x = x + 1
+                warnings.warn("slow path")  # error: TL009
+                self.stamp = datetime.datetime.now()  # error: TL009
+                torch.manual_seed(0)  # error: TL009
+                return x * 2, t0
+        """, D),
+    "logger_and_deepcopy": Case("""
+        import copy
+        import logging
+
+        from torch import nn
+
+        log = logging.getLogger(__name__)
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(16, 16)
+                self.cfg = {"scale": 2.0}
+
+            def forward(self, x):
+                log.info("forward")  # error: TL009
+                twin = copy.deepcopy(self.proj)  # error: TL009
+                cfg = copy.deepcopy(self.cfg)
+                return twin(x) * cfg["scale"]
+        """, D),
+    "traced_lookalikes": Case("""
+        import random
+        import time
+
+        import torch
+        from torch import nn
+
+        log_name = "net"
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.seed = random.random()
+                self.built = time.time()
+
+            def forward(self, x):
+                k = random.randint(1, 3)
+                noise = torch.rand(()) * torch.randn_like(x)
+                return x * k + noise
+
+        def train(model, data):
+            start = time.time()
+            for x in data:
+                model(x)
+            return time.time() - start
+        """, D),
+    # ---------------------------------------------------------------- TL010 autograd-in-region
+    "backward_and_grad_in_forward": Case("""
+        import torch
+        from torch import nn
+
+        class SelfTrain(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.net = nn.Linear(16, 1)
+
+            def forward(self, x):
+                with torch.enable_grad():
+                    loss = self.net(x).pow(2).mean()
+                    loss.backward()  # error: TL010
+                    (g,) = torch.autograd.grad(self.net(x).sum(), self.net.bias)  # error: TL010
+                return loss.detach(), g
+        """, D),
+    "autograd_outside_regions": Case("""
+        import torch
+        from torch import nn
+
+        class Square(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * x
+
+            @staticmethod
+            def backward(ctx, grad):
+                (x,) = ctx.saved_tensors
+                return 2 * x * grad
+
+        class Net(nn.Module):
+            def forward(self, x):
+                return Square.apply(x)
+
+        def step(model, x, opt):
+            loss = model(x).sum()
+            loss.backward()
+            opt.step()
+        """, D),
+    # ---------------------------------------------------------------- TL011 explicit-graph-break
+    "explicit_breaks_and_disabled_calls": Case("""
+        import torch
+        import torch._dynamo as dynamo
+        from torch import nn
+        from torch.compiler import disable
+
+        @disable
+        def check(h):
+            return torch.nan_to_num(h)
+
+        def _clip(h):
+            return h.clamp(-1, 1)
+
+        clip = torch.compiler.disable(_clip)
+
+        class Net(nn.Module):
+            @torch._dynamo.disable(recursive=False)
+            def debug(self, h):
+                return h * 1
+
+            def forward(self, x):
+                x = x + 1
+                dynamo.graph_break()  # error: TL011
+                x = check(x)  # error: TL011
+                x = self.debug(x)  # error: TL011
+                x = clip(x)  # error: TL011
+                return x * 2
+        """, D),
+    "disabled_function_called_outside": Case("""
+        import torch
+        from torch import nn
+
+        @torch.compiler.disable
+        def summarize(h):
+            print(h.mean().item())
+
+        class Net(nn.Module):
+            def forward(self, x):
+                return x * 2
+
+        def evaluate(model, x):
+            summarize(model(x))
+        """, D),
+}
+
+test_static, test_dynamo_agrees = static_and_dynamo_tests(CASES)

@@ -1,0 +1,207 @@
+"""TL001 tensor-item, TL002 tensor-to-python, TL003 tensor-tolist: real code and look-alikes."""
+from rule_cases import Case, findings, static_and_dynamo_tests
+
+from torchlint.rules import get_rule
+
+D = {}  # run through dynamo with the default input (one f32[8,16] per forward argument)
+
+CASES = {
+    # ---------------------------------------------------------------- TL001 tensor-item
+    "item_alias_T": Case("""
+        import torch as T
+
+        class Net(T.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = T.nn.Linear(16, 16)
+
+            def forward(self, x):
+                s = T.sigmoid(self.proj(x)).sum().item()  # error: TL001
+                return x * s
+        """, D),
+    "item_in_helper_method": Case("""
+        from torch import nn
+
+        class Net(nn.Module):
+            def _peak(self, h):
+                return h.abs().max().item()  # error: TL001
+
+            def forward(self, x):
+                return x / self._peak(x)
+        """, D),
+    "item_compiled_function_F": Case("""
+        import torch
+        import torch.nn.functional as F
+
+        def loss_value(logits, target):
+            return F.cross_entropy(logits, target).item()  # error: TL001
+
+        compiled = torch.compile(loss_value)
+        """, {"target": "loss_value", "inputs": "f32[4,8];i64[4]:0..8"}),
+    "item_outside_regions": Case("""
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.scale = torch.tensor(2.0).item()
+
+            def forward(self, x):
+                if not torch.compiler.is_compiling():
+                    self.last = x.mean().item()
+                return x * self.scale
+
+        def train(model, batches, opt):
+            for x, y in batches:
+                loss = (model(x) - y).pow(2).mean()
+                loss.backward()
+                opt.step()
+                print(loss.item())
+        """, D),
+    "item_in_disabled_helper": Case("""
+        import torch
+        from torch import nn
+
+        @torch.compiler.disable
+        def report(h):
+            return h.norm().item()
+
+        class Net(nn.Module):
+            def forward(self, x):
+                norm = report(x)  # error: TL011
+                return x * 2, norm
+        """, D),
+    "item_on_numpy_scalar": Case("""
+        import numpy as np
+        from torch import nn
+
+        class Net(nn.Module):
+            def forward(self, x):
+                n = np.int64(x.shape[0]).item()
+                return x * n
+        """),
+    "dict_items_is_not_item": Case("""
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.weights = {"a": 1.0, "b": 2.0}
+
+            def forward(self, x):
+                for _, w in self.weights.items():
+                    x = x * w
+                return x
+        """, D),
+    # ---------------------------------------------------------------- TL002 tensor-to-python
+    "float_int_bool_of_tensors": Case("""
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def forward(self, x):
+                mean = float(x.mean())  # error: TL002
+                top = int(torch.argmax(x))  # error: TL002
+                any_pos = bool((x > 0).any())  # error: TL002
+                return x * mean + top + any_pos
+        """, D),
+    "math_of_tensor": Case("""
+        import math
+        from torch import nn
+
+        class Net(nn.Module):
+            def forward(self, x):
+                std = math.sqrt(x.var())  # error: TL002
+                return x / std
+        """, D),
+    "range_and_arange_of_tensor_values": Case("""
+        import torch
+
+        @torch.compile
+        def pad_to_longest(x, lengths):
+            longest = torch.arange(lengths.max())  # error: TL002
+            for _ in range(lengths.sum()):  # error: TL002
+                x = x + 1
+            return x, longest
+        """),
+    "conversions_of_shapes_and_config": Case("""
+        import math
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self, scale=0.5):
+                super().__init__()
+                self.scale = scale
+                self.dim = 16
+
+            def forward(self, x, mask=None):
+                n = int(x.shape[0])
+                root = math.sqrt(x.shape[-1])
+                pos = torch.arange(x.shape[1])
+                for i in range(x.size(0)):
+                    x = x + i
+                y = x * float(self.scale) * int(self.dim) / root + n + pos
+                return y.masked_fill(y > 1e4, float("-inf"))
+        """, D),
+    "float_in_training_loop": Case("""
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def forward(self, x):
+                return x * 2
+
+        def evaluate(model, x):
+            return float(model(x).mean())
+
+        model = torch.compile(Net())
+        """),
+    # ---------------------------------------------------------------- TL003 tensor-tolist
+    "tolist_in_forward_and_helper": Case("""
+        import torch
+        from torch.nn import Module, Linear
+
+        class Decoder(Module):
+            def __init__(self):
+                super().__init__()
+                self.head = Linear(16, 5)
+
+            def ids(self, logits):
+                return logits.argmax(-1).tolist()  # error: TL003
+
+            def forward(self, x):
+                best = self.ids(self.head(x))
+                return torch.tensor(best)
+        """, D),
+    "tolist_lookalikes": Case("""
+        import numpy as np
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.sizes = torch.tensor([1, 2]).tolist()
+
+            def forward(self, x):
+                dims = list(x.shape)
+                table = np.arange(4).tolist()
+                return x * dims[0] * len(table)
+        """),
+}
+
+test_static, test_dynamo_agrees = static_and_dynamo_tests(CASES)
+
+
+def test_helper_finding_names_the_root_region():
+    (finding,) = findings(CASES["item_in_helper_method"].snippet)
+    assert finding.rule == "TL001"
+    assert "called from Net.forward" in finding.message
+    assert finding.region == "Net._peak"
+
+
+def test_single_rule_runs_alone():
+    found = findings(CASES["float_int_bool_of_tensors"].snippet, [get_rule("TL001")])
+    assert found == []

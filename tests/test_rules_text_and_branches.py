@@ -1,0 +1,168 @@
+"""TL004 tensor-to-string, TL005 data-dependent-branch, TL006 python-indexing-loop."""
+from rule_cases import Case, static_and_dynamo_tests
+
+D = {}
+
+CASES = {
+    # ---------------------------------------------------------------- TL004 tensor-to-string
+    "print_str_repr_percent": Case("""
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def forward(self, x):
+                h = torch.relu(x)
+                print("step")  # error: TL004
+                self.a = str(h.sum())  # error: TL004
+                self.b = repr(h)  # error: TL004
+                self.c = "%.3f" % h.mean()  # error: TL004
+                return h * 2
+        """, D),
+    "print_in_helper_function": Case("""
+        import torch as T
+
+        def log_stats(h):
+            print("mean", h.mean())  # error: TL004
+
+        @T.compile(fullgraph=False)
+        def step(x):
+            h = T.tanh(x)
+            log_stats(h)
+            return h
+        """),
+    "strings_of_shapes_and_guarded_print": Case("""
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self, name="net"):
+                super().__init__()
+                self.name = name
+                print("built", name)
+
+            def forward(self, x):
+                tag = str(x.shape) + str(self.name) + "%d rows" % x.shape[0]
+                self.label = f"sum {x.sum()}"
+                if not torch.compiler.is_compiling():
+                    print("eager only", x.norm())
+                return x * len(tag)
+        """, D),
+    # ---------------------------------------------------------------- TL005 data-dependent-branch
+    "if_while_ternary_on_tensors": Case("""
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.threshold = 0.5
+
+            def forward(self, x):
+                if x.sum() > 0:  # error: TL005
+                    x = x * 2
+                while x.norm() > 10:  # error: TL005
+                    x = x / 2
+                scale = 2.0 if x.max() > self.threshold else 1.0  # error: TL005
+                if not (x > 0).all() and self.training:  # error: TL005
+                    x = x.abs()
+                return x * scale
+        """, D),
+    "branch_in_submodule_called_from_forward": Case("""
+        import torch.nn as nn
+
+        class Gate(nn.Module):
+            def forward(self, h):
+                if h.mean() > 0:  # error: TL005
+                    return h
+                return -h
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.gate = Gate()
+
+            def forward(self, x):
+                return self.gate(x * 2)
+        """, D),
+    "branches_on_shapes_none_and_flags": Case("""
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self, use_bias=True):
+                super().__init__()
+                self.use_bias = use_bias
+                self.proj = nn.Linear(16, 16)
+
+            def forward(self, x, mask=None):
+                if x.shape[0] > 1:
+                    x = x * 2
+                if mask is None:
+                    mask = torch.ones_like(x, dtype=torch.bool)
+                if self.training and self.use_bias:
+                    x = x + 1
+                if x.dim() == 2 and x.dtype == torch.float32 and not x.requires_grad:
+                    x = self.proj(x)
+                if len(x) > 2 and isinstance(x, torch.Tensor):
+                    x = x - 1
+                return x.masked_fill(~mask, 0.0)
+        """, D),
+    "tensor_branch_in_training_loop": Case("""
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def forward(self, x):
+                return x * 2
+
+        def fit(model, data, opt):
+            best = None
+            for x in data:
+                loss = model(x).mean()
+                if best is None or loss < best:
+                    best = loss
+                while loss > 1:
+                    loss = loss / 2
+        """),
+    # ---------------------------------------------------------------- TL006 python-indexing-loop
+    "gather_by_loop": Case("""
+        import torch
+        from torch import nn
+
+        class Picker(nn.Module):
+            def forward(self, logits, labels):
+                out = []
+                for i in range(logits.shape[0]):
+                    out.append(logits[i, labels[i]])  # error: TL006
+                return torch.stack(out)
+        """, {"inputs": "f32[4,8];i64[4]:0..8"}),
+    "iterate_index_tensor": Case("""
+        import torch
+        from torch import nn
+
+        class Sum(nn.Module):
+            def forward(self, x, idx):
+                total = torch.zeros(x.shape[1])
+                for j in idx:
+                    total = total + x[j]  # error: TL006
+                return total
+        """, {"inputs": "f32[8,16];i64[4]:0..8"}),
+    "loops_with_python_indices": Case("""
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.blocks = nn.ModuleList([nn.Linear(16, 16) for _ in range(2)])
+
+            def forward(self, x):
+                rows = [x[i] * 2 for i in range(x.shape[0])]
+                cols = torch.stack([x[:, j] for j in range(3)])
+                for i, block in enumerate(self.blocks):
+                    x = block(x) + i
+                return x + torch.stack(rows) + cols.sum()
+        """, D),
+}
+
+test_static, test_dynamo_agrees = static_and_dynamo_tests(CASES)
