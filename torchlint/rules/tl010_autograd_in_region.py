@@ -18,7 +18,7 @@ class AutogradInRegion(Rule):
         "Compile the model or a loss function, and keep `loss.backward()` / "
         "`torch.autograd.grad` in the training loop, outside the compiled region."
     )
-    gb_codes = ("GB0123", "GB9186", "GB7054")
+    gb_codes = ("GB0123", "GB9186", "GB7054", "GB0007")
 
     def visit_Call(self, node: cst.Call) -> None:
         qual = self.resolve(node.func)
