@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import FIXTURES, run_cli, run_json, run_subprocess, write
+from support import FIXTURES, run_cli, run_json, run_subprocess, write
 
 MODEL = """
 import torch

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import run_cli, run_json, write
+from support import run_cli, run_json, write
 from torchlint.config import ConfigError, load_settings, parse_table
 
 MODEL = """

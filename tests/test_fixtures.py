@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from conftest import FIXTURES, run_json
+from support import FIXTURES, run_json
 
 EXPECTED = {
     "cnn_item_branch.py": [(41, "TL001"), (67, "TL005")],

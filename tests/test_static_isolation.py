@@ -7,7 +7,7 @@ import subprocess
 import sys
 import textwrap
 
-from conftest import FIXTURES, REPO, write
+from support import FIXTURES, REPO, write
 
 
 def test_static_check_does_not_import_torch():
