@@ -1,0 +1,69 @@
+"""Every call in ``torchlint/data/skipped_calls.json`` really breaks dynamo on the installed torch.
+
+TL009 reads that file, so an entry torch learns to trace must leave it. All examples run in
+one compiled function, one per line (dynamo resumes after each skipped call); an entry whose
+line did not break there is run again alone before the test gives its verdict.
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Dict, List, Set
+
+import pytest
+
+from torchlint.rules.tl009_skipped_call import skipped_calls
+
+pytest.importorskip("torch", reason="torch is not installed: skipped calls not checked against dynamo")
+
+CALLS = skipped_calls()["calls"]
+WITH_EXAMPLE = sorted(name for name, entry in CALLS.items() if entry.get("example"))
+
+
+def _module(names: List[str], extra: str = "") -> str:
+    imports = {CALLS[n]["imports"] for n in names if CALLS[n]["imports"]} | {"import torch"}
+    body = [f"    {CALLS[n]['example']}" for n in names] + ([f"    {extra}"] if extra else [])
+    return "\n".join(sorted(imports)) + "\n\n\ndef f(x):\n    x = x + 1\n" + "\n".join(body) + "\n    return x * 2\n"
+
+
+def _break_lines(code: str) -> Set[int]:
+    from torchlint.dynamic.explain import observe_source
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        obs, path = observe_source(code, "f", ["f32[4]"])
+    return obs.break_lines(path)
+
+
+_TOGETHER: Dict[str, bool] = {}
+
+
+def _breaks_together(name: str) -> bool:
+    if not _TOGETHER:
+        code = _module(WITH_EXAMPLE)
+        lines = _break_lines(code)
+        first = code.splitlines().index("    x = x + 1") + 2
+        for i, n in enumerate(WITH_EXAMPLE):
+            _TOGETHER[n] = first + i in lines
+    return _TOGETHER[name]
+
+
+@pytest.mark.dynamo
+@pytest.mark.parametrize("name", WITH_EXAMPLE)
+def test_skipped_call_breaks_dynamo(name):
+    if _breaks_together(name):
+        return
+    code = _module([name])
+    line = code.splitlines().index("    x = x + 1") + 2
+    assert line in _break_lines(code), f"{name} no longer breaks dynamo: remove it from skipped_calls.json"
+
+
+@pytest.mark.dynamo
+def test_random_randint_is_traced():
+    code = "import random\n\nimport torch\n\n\ndef f(x):\n    k = random.randint(1, 3)\n    return x * k\n"
+    assert _break_lines(code) == set()
+    assert "random.randint" not in CALLS
+
+
+def test_every_entry_is_a_dotted_name_with_imports():
+    for name, entry in CALLS.items():
+        assert "." in name and set(entry) >= {"example", "imports"}, name
