@@ -1,0 +1,41 @@
+"""Automatic fixes that remove graph breaks: one module per fix, registered by rule code.
+
+``--fix`` applies safe fixes (eager behaviour unchanged), ``--unsafe-fixes`` adds the ones
+that change behaviour or need review, ``--diff`` shows them without writing. Each module
+defines a :class:`~torchlint.fixes.base.Fixer` for one or more rule codes; the rule class
+says what to expect in its ``fix_applicability`` attribute. :mod:`torchlint.fixes.apply`
+plans and applies them.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from typing import Dict, Optional
+
+from torchlint.fixes.base import REGISTRY, Fixer
+
+__all__ = ["Fixer", "all_fixers", "fixer_for"]
+
+_NOT_FIXES = {"base", "apply"}
+_loaded = False
+
+
+def _load() -> None:
+    global _loaded
+    if _loaded:
+        return
+    for info in pkgutil.iter_modules(__path__):
+        if info.name not in _NOT_FIXES:
+            importlib.import_module(f"{__name__}.{info.name}")
+    _loaded = True
+
+
+def fixer_for(code: Optional[str]) -> Optional[Fixer]:
+    """The fixer of rule ``code``, or ``None`` when the rule has no automatic fix."""
+    _load()
+    return REGISTRY.get(code or "")
+
+
+def all_fixers() -> Dict[str, Fixer]:
+    _load()
+    return dict(REGISTRY)

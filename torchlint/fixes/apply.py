@@ -1,0 +1,368 @@
+"""Plan fixes while linting a file, apply the non-overlapping ones in one pass, repeat.
+
+One round: parse the text, run the fixable rules over it with every report also handed to
+its :class:`~torchlint.fixes.base.Fixer` (so a fix sees the scope the rule saw), keep the
+plans whose findings survive suppression comments and ``per-file-ignores``, pick plans whose
+edits do not overlap (in source order, like ruff), apply them with one libcst transformer,
+and check that the result still parses. Rounds repeat until nothing changes (a fix can
+expose another: ``if gate.item() > 0.5`` becomes ``if gate > 0.5``, which the
+``torch.where`` fix then takes), at most :data:`MAX_ROUNDS` times.
+
+The lint hot path is untouched: this runs only for ``--fix``/``--diff`` and to mark fixable
+findings in a report, and only on files whose findings have a fix.
+"""
+from __future__ import annotations
+
+import ast
+import os
+import re
+import tokenize
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Type
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from torchlint.atomic import write_text_atomic
+from torchlint.fixes import fixer_for
+from torchlint.fixes.base import REMOVE, SAFE, Applied, FixContext, FixOutcome, Plan
+from torchlint.findings import Finding, Fix
+from torchlint.rules.base import Rule
+from torchlint.static import suppression
+from torchlint.static.engine import lint_module
+from torchlint.static.files import FileProblem, decode_source
+
+MAX_ROUNDS = 6
+_CANDIDATE = re.compile(r"torch|Module|compile")
+Key = Tuple[str, int, int]  # (rule code, line, column) of a finding
+
+
+# -- planning ---------------------------------------------------------------------------------
+def _capturing(cls: Type[Rule], sink: List[Plan], fctx: FixContext) -> Type[Rule]:
+    """A subclass of ``cls`` that also asks the rule's fixer for a plan at each report."""
+    fixer = fixer_for(cls.code)
+
+    def report(self, node, message=None, suggestion=None, fix=None):
+        cls.report(self, node, message, suggestion, fix)
+        if fixer is not None and all(p.node is not node for p in sink):
+            plan = fixer.plan(node, self, fctx)
+            if plan is not None:
+                sink.append(plan)
+
+    return type(f"Fixing{cls.__name__}", (cls,), {"report": report})
+
+
+class Planned:
+    """A parsed file, the plans its findings allow, and where each plan's nodes sit."""
+
+    def __init__(self, module: cst.Module, ctx: FixContext, plans: List[Plan],
+                 keys: Dict[int, Key], spans: Dict[cst.CSTNode, CodeRange]) -> None:
+        self.module = module
+        self.ctx = ctx
+        self.plans = plans
+        self.keys = keys  # id(plan) -> the finding key it fixes
+        self.spans = spans
+
+
+def plan_source(
+    source: str,
+    path: str,
+    rule_classes: Sequence[Type[Rule]],
+    *,
+    unsafe: bool,
+    ignored: Iterable[str] = (),
+) -> Optional[Planned]:
+    """Plans for the fixable findings of ``source`` (``None`` when it does not parse)."""
+    classes = [c for c in rule_classes if fixer_for(c.code) is not None]
+    if not classes or not _CANDIDATE.search(source):
+        return None
+    try:
+        module = cst.parse_module(source)
+    except Exception:  # noqa: BLE001 - the check reports unparsable files; nothing to fix here
+        return None
+    ctx = FixContext(module, {c.code for c in classes})
+    sink: List[Plan] = []
+    lines = source.splitlines()
+    try:
+        findings = lint_module(module, path, [_capturing(c, sink, ctx) for c in classes], lines)
+    except RecursionError:
+        return None
+    if not sink:
+        return Planned(module, ctx, [], {}, {})
+    ignored = tuple(ignored)
+    table = suppression.parse(lines)
+    live: Set[Key] = {
+        (f.rule, f.line, f.column) for f in findings  # type: ignore[misc]
+        if not suppression.is_suppressed(f, table) and not any(f.rule.startswith(p) for p in ignored)
+    }
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    plans, keys = [], {}
+    for plan in sink:
+        pos = positions[plan.node]
+        key = (plan.code, pos.start.line, pos.start.column + 1)
+        if key in live and (unsafe or plan.applicability == SAFE):
+            plans.append(plan)
+            keys[id(plan)] = key
+    spans = {node: positions[node] for plan in plans for node in plan.edits}
+    return Planned(module, ctx, plans, keys, spans)
+
+
+# -- applying ---------------------------------------------------------------------------------
+def _overlaps(a: CodeRange, b: CodeRange) -> bool:
+    return (a.start.line, a.start.column) < (b.end.line, b.end.column) and (
+        b.start.line, b.start.column) < (a.end.line, a.end.column)
+
+
+def choose(planned: Planned) -> List[Plan]:
+    """Plans in source order whose edits touch none of an earlier chosen plan's nodes."""
+    chosen: List[Plan] = []
+    taken: List[CodeRange] = []
+    for plan in sorted(planned.plans, key=lambda p: planned.keys[id(p)][1:]):
+        spans = [planned.spans[n] for n in plan.edits]
+        if any(_overlaps(s, t) for s in spans for t in taken):
+            continue  # left for the next round
+        chosen.append(plan)
+        taken.extend(spans)
+    return chosen
+
+
+class _Apply(cst.CSTTransformer):
+    """Replace planned nodes; drop removed statements but keep their comment lines."""
+
+    def __init__(self, plans: Sequence[Plan], ctx: FixContext) -> None:
+        super().__init__()
+        self.edits = {node: fn for plan in plans for node, fn in plan.edits.items()}
+        self.import_torch = any(p.needs_torch for p in plans) and "torch" not in ctx.imports.aliases.values()
+        self.placeholders: Set[int] = set()
+
+    def on_leave(self, original_node, updated_node):
+        fn = self.edits.get(original_node)
+        if fn is not None:
+            result = fn(updated_node)
+            if result is REMOVE:
+                placeholder = cst.SimpleStatementLine([cst.Pass()], leading_lines=original_node.leading_lines)
+                self.placeholders.add(id(placeholder))
+                return placeholder
+            return result
+        if isinstance(updated_node, cst.IndentedBlock):
+            return self._drop_placeholders(updated_node, keep_one=True)
+        if isinstance(updated_node, cst.Module):
+            module = self._drop_placeholders(updated_node, keep_one=False)
+            return _add_import_torch(module) if self.import_torch else module
+        return updated_node
+
+    def _drop_placeholders(self, block, keep_one: bool):
+        if not any(id(s) in self.placeholders for s in block.body):
+            return block
+        body, pending = [], []
+        for stmt in block.body:
+            if id(stmt) in self.placeholders:
+                pending.extend(stmt.leading_lines)
+                continue
+            if pending:
+                stmt = stmt.with_changes(leading_lines=[*pending, *stmt.leading_lines])
+                pending = []
+            body.append(stmt)
+        if not body and keep_one:
+            body.append(cst.SimpleStatementLine([cst.Pass()], leading_lines=pending))
+        elif pending:
+            return block.with_changes(body=body, footer=[*pending, *block.footer])
+        return block.with_changes(body=body)
+
+
+def _is_import_line(stmt: cst.CSTNode) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and all(
+        isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body)
+
+
+def _add_import_torch(module: cst.Module) -> cst.Module:
+    """``import torch`` after the last top-level import (else after the docstring)."""
+    body = list(module.body)
+    at = 0
+    for i, stmt in enumerate(body):
+        if _is_import_line(stmt):
+            at = i + 1
+    if at == 0 and body and isinstance(body[0], cst.SimpleStatementLine) and isinstance(
+            body[0].body[0], cst.Expr) and isinstance(body[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
+        at = 1
+    line = cst.SimpleStatementLine([cst.Import([cst.ImportAlias(cst.Name("torch"))])])
+    body.insert(at, line)
+    return module.with_changes(body=body)
+
+
+def _parses(code: str, original: str) -> bool:
+    try:
+        cst.parse_module(code)
+    except Exception:  # noqa: BLE001
+        return False
+    try:
+        ast.parse(code)
+    except SyntaxError:
+        try:
+            ast.parse(original)
+        except SyntaxError:
+            return True  # newer syntax than this Python's: libcst's word is all we have
+        return False
+    except (ValueError, RecursionError, MemoryError):
+        return True
+    return True
+
+
+def apply_plans(planned: Planned, plans: Sequence[Plan]) -> Tuple[str, List[Plan]]:
+    """The new text with ``plans`` applied, and the plans that made it (bad ones dropped)."""
+    original = planned.module.code
+
+    def run(subset: Sequence[Plan]) -> str:
+        return planned.module.visit(_Apply(subset, planned.ctx)).code
+
+    code = run(plans)
+    if _parses(code, original):
+        return code, list(plans)
+    good: List[Plan] = []  # a fix produced invalid code: keep the others, one by one
+    for plan in plans:
+        trial = run(good + [plan])
+        if _parses(trial, original):
+            good.append(plan)
+    return (run(good) if good else original), good
+
+
+def fix_source(
+    source: str,
+    path: str,
+    rule_classes: Sequence[Type[Rule]],
+    *,
+    unsafe: bool,
+    ignored: Iterable[str] = (),
+) -> FixOutcome:
+    """Apply every allowed fix to ``source``, round after round, until nothing changes."""
+    outcome = FixOutcome(path=path, old=source, new=source)
+    ignored = tuple(ignored)
+    for _ in range(MAX_ROUNDS):
+        planned = plan_source(outcome.new, path, rule_classes, unsafe=unsafe, ignored=ignored)
+        if planned is None or not planned.plans:
+            break
+        code, used = apply_plans(planned, choose(planned))
+        if code == outcome.new:
+            break
+        for plan in used:
+            _, line, column = planned.keys[id(plan)]
+            outcome.applied.append(Applied(plan.code, line, column, plan.applicability, plan.description))
+        outcome.new = code
+    return outcome
+
+
+# -- files ------------------------------------------------------------------------------------
+def _read(path: str) -> Tuple[str, str]:
+    """The text and the encoding to write it back with (``utf-8-sig`` keeps a BOM)."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    text = decode_source(data)
+    try:
+        import io
+
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:
+        encoding = "utf-8"
+    return text, encoding
+
+
+def fix_files(
+    files: Sequence[str],
+    rule_classes: Sequence[Type[Rule]],
+    *,
+    unsafe: bool,
+    write: bool,
+    cwd: str,
+    ignored_for: Callable[[str], Iterable[str]] = lambda path: (),
+) -> List[FixOutcome]:
+    """Fix each file (paths relative to ``cwd``); write the changed ones when ``write``."""
+    outcomes = []
+    for path in files:
+        full = os.path.join(cwd, path)
+        try:
+            source, encoding = _read(full)
+        except (OSError, FileProblem):
+            continue  # the check reports files it cannot read
+        outcome = fix_source(source, path, rule_classes, unsafe=unsafe, ignored=ignored_for(path))
+        if outcome.changed and write:
+            try:
+                write_text_atomic(full, outcome.new, encoding=encoding)
+            except (OSError, UnicodeEncodeError) as exc:
+                outcome.error = f"cannot write the fixed file: {getattr(exc, 'strerror', None) or exc}"
+        outcomes.append(outcome)
+    return outcomes
+
+
+# -- marking findings in a report -------------------------------------------------------------
+def mark_fixable(
+    findings: Sequence[Finding],
+    rule_classes: Sequence[Type[Rule]],
+    *,
+    cwd: str,
+    fixable_codes: Optional[FrozenSet[str]] = None,
+) -> None:
+    """Set ``Finding.fix`` on each finding a fix can rewrite (safe and unsafe alike).
+
+    ``Fix.new_source`` is the file's text with that one fix applied. Only files that hold a
+    finding of a rule with a fixer are parsed again.
+    """
+    codes = fixable_codes if fixable_codes is not None else frozenset(c.code for c in rule_classes if fixer_for(c.code))
+    by_path: Dict[str, List[Finding]] = {}
+    for f in findings:
+        if f.rule in codes and f.source != "dynamic":
+            by_path.setdefault(f.path, []).append(f)
+    for path, file_findings in by_path.items():
+        try:
+            source, _ = _read(os.path.join(cwd, path))
+        except (OSError, FileProblem):
+            continue
+        planned = plan_source(source, path, rule_classes, unsafe=True)
+        if planned is None:
+            continue
+        by_key = {planned.keys[id(p)]: p for p in planned.plans}
+        for f in file_findings:
+            plan = by_key.get((f.rule, f.line, f.column))  # type: ignore[arg-type]
+            if plan is None:
+                continue
+            code, used = apply_plans(planned, [plan])
+            if used and code != source:
+                f.fix = Fix(applicability=plan.applicability, description=plan.description,  # type: ignore[arg-type]
+                            new_source=code)
+
+
+# -- what the CLI calls -----------------------------------------------------------------------
+def _selected_rules(settings) -> List[Type[Rule]]:
+    from torchlint.rules import all_rules
+    from torchlint.static.run import select_rules
+
+    return select_rules(settings.enabled_rules([r.code for r in all_rules()]))
+
+
+def fix_paths(paths: Sequence[str], settings, cwd: str, *, unsafe: bool, write: bool) -> List[FixOutcome]:
+    """``--fix`` / ``--diff``: fix every checked file under ``paths`` with the enabled rules."""
+    from torchlint.static.files import discover
+
+    files, _ = discover(paths, settings.exclude, cwd)  # missing paths: the check reports them
+    return fix_files(files, _selected_rules(settings), unsafe=unsafe, write=write, cwd=cwd,
+                     ignored_for=settings.ignored_for)
+
+
+def mark_report(report, settings, cwd: str, *, unsafe: bool) -> int:
+    """Mark the report's fixable findings; the number only ``--unsafe-fixes`` would fix."""
+    mark_fixable(report.findings, _selected_rules(settings), cwd=cwd)
+    if unsafe:
+        return 0
+    return sum(1 for f in report.findings if f.fix is not None and f.fix.applicability != SAFE)
+
+
+def unified_diff(outcome: FixOutcome) -> str:
+    """``--- a/path`` / ``+++ b/path`` hunks, as ``git diff`` prints them."""
+    import difflib
+
+    def lines(text: str) -> List[str]:
+        out = text.splitlines(True)
+        if out and not out[-1].endswith(("\n", "\r")):
+            out[-1] += "\n\\ No newline at end of file\n"
+        return out
+
+    return "".join(difflib.unified_diff(lines(outcome.old), lines(outcome.new),
+                                        f"a/{outcome.path}", f"b/{outcome.path}"))

@@ -1,0 +1,238 @@
+"""What a fix is: a :class:`Fixer` per rule code that turns one reported node into a :class:`Plan`.
+
+A plan is a set of node replacements (the original node of the parsed module -> a function
+of its updated copy), its applicability (``safe``: eager behaviour is unchanged; ``unsafe``:
+behaviour changes or needs review) and a description that says what changes. Fixers are
+planned while the rules walk the file, so they can ask the same questions the rule asked
+(``rule.is_tensor(expr)``) with the same scope; the edits are applied afterwards, in one
+transformer pass (:mod:`torchlint.fixes.apply`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, ClassVar, Dict, Iterable, Iterator, List, Optional, Set, Tuple, Type
+
+import libcst as cst
+
+from torchlint.rules.base import Rule
+from torchlint.static.names import ImportTable, dotted
+
+#: ``original node -> fn(updated node) -> replacement`` (a node, a FlattenSentinel, or REMOVE)
+Edits = Dict[cst.CSTNode, Callable[[cst.CSTNode], object]]
+
+REMOVE = object()  # an edit result: drop this statement (its comment lines stay)
+
+SAFE, UNSAFE = "safe", "unsafe"
+
+
+@dataclass
+class Plan:
+    """The edits that fix one finding."""
+
+    code: str
+    node: cst.CSTNode  # the node the rule reported (matched to the finding by position)
+    edits: Edits
+    applicability: str
+    description: str
+    needs_torch: bool = False  # the edits spell `torch.<...>`: make sure torch is imported
+
+
+class FixContext:
+    """What fixers know of the file besides the rule's scope: parents, imports, names."""
+
+    def __init__(self, module: cst.Module, enabled: Set[str]) -> None:
+        self.module = module
+        self.enabled = enabled  # rule codes whose fixes may run in this pass
+        self.imports = ImportTable.from_module(module)
+        self.parents: Dict[cst.CSTNode, cst.CSTNode] = {}
+        stack: List[cst.CSTNode] = [module]
+        while stack:
+            node = stack.pop()
+            for child in node.children:
+                self.parents[child] = node
+                stack.append(child)
+        torch_names = [local for local, full in self.imports.aliases.items() if full == "torch"]
+        self.torch = "torch" if "torch" in torch_names or not torch_names else sorted(torch_names)[0]
+
+    # -- tree navigation ------------------------------------------------------------------
+    def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        return self.parents.get(node)
+
+    def ancestors(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+        cur = self.parents.get(node)
+        while cur is not None:
+            yield cur
+            cur = self.parents.get(cur)
+
+    def statement_of(self, expr: cst.CSTNode) -> Optional[cst.SimpleStatementLine]:
+        """The one-statement line whose whole statement is (or directly holds) ``expr``."""
+        small = self.parent(expr)
+        line = self.parent(small) if small is not None else None
+        if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1:
+            return line
+        return None
+
+    def enclosing_function(self, node: cst.CSTNode) -> Optional[cst.FunctionDef]:
+        for anc in self.ancestors(node):
+            if isinstance(anc, cst.FunctionDef):
+                return anc
+        return None
+
+    def block_of(self, stmt: cst.CSTNode) -> Optional[Tuple[Tuple[cst.CSTNode, ...], int]]:
+        """The statement list holding ``stmt`` and its index there."""
+        parent = self.parent(stmt)
+        body = getattr(parent, "body", None)
+        if isinstance(body, (list, tuple)) and stmt in body:
+            return tuple(body), list(body).index(stmt)
+        return None
+
+    def fresh_name(self, scope: cst.CSTNode, base: str, taken: Iterable[str] = ()) -> str:
+        """``base`` (or ``base_1``, ...) not used as a name anywhere in ``scope``."""
+        used = set(taken) | names_in(scope)
+        name, n = base, 0
+        while name in used:
+            n += 1
+            name = f"{base}_{n}"
+        return name
+
+    # -- spelling -------------------------------------------------------------------------
+    def torch_expr(self, dotted_tail: str) -> cst.BaseExpression:
+        """``torch.<dotted_tail>`` spelled with the file's own name for torch."""
+        return cst.parse_expression(f"{self.torch}.{dotted_tail}")
+
+
+def names_in(node: cst.CSTNode) -> Set[str]:
+    """Every identifier used in ``node`` (names and attribute names)."""
+    out: Set[str] = set()
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, cst.Name):
+            out.add(cur.value)
+        stack.extend(cur.children)
+    return out
+
+
+def read_names(expr: cst.CSTNode) -> Set[str]:
+    """Names read in ``expr`` (not attribute names nor keyword names)."""
+    out: Set[str] = set()
+    stack = [expr]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, cst.Name):
+            out.add(cur.value)
+        elif isinstance(cur, cst.Attribute):
+            stack.append(cur.value)
+        elif isinstance(cur, cst.Arg):
+            stack.append(cur.value)
+        else:
+            stack.extend(cur.children)
+    return out
+
+
+def is_name(expr: cst.CSTNode, value: str) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == value
+
+
+def is_simple_ref(expr: cst.BaseExpression) -> bool:
+    """A name or an attribute chain (``x``, ``self.weight``): cheap and side-effect free to repeat."""
+    return dotted(expr) is not None
+
+
+def assigned_names(node: cst.CSTNode) -> Set[str]:
+    """Names bound anywhere under ``node`` by assignment, loops, ``with ... as`` or walrus."""
+    out: Set[str] = set()
+
+    def targets(t: cst.CSTNode) -> None:
+        if isinstance(t, cst.Name):
+            out.add(t.value)
+        elif isinstance(t, (cst.Tuple, cst.List)):
+            for el in t.elements:
+                targets(el.value)
+        elif isinstance(t, cst.StarredElement):
+            targets(t.value)
+
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, cst.Assign):
+            for t in cur.targets:
+                targets(t.target)
+        elif isinstance(cur, (cst.AugAssign, cst.AnnAssign, cst.NamedExpr)):
+            targets(cur.target)
+        elif isinstance(cur, (cst.For, cst.CompFor)):
+            targets(cur.target)
+        elif isinstance(cur, cst.AsName):
+            targets(cur.name)
+        stack.extend(cur.children)
+    return out
+
+
+def contains(node: cst.CSTNode, types: Tuple[type, ...], stop: Tuple[type, ...] = ()) -> bool:
+    """Whether ``node`` holds a node of ``types`` (not looking inside ``stop`` nodes)."""
+    stack = list(node.children)
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, types):
+            return True
+        if not isinstance(cur, stop):
+            stack.extend(cur.children)
+    return False
+
+
+def with_leading_lines(new: cst.CSTNode, old: cst.CSTNode) -> cst.CSTNode:
+    """``new`` carrying ``old``'s comment and blank lines above it."""
+    lines = getattr(old, "leading_lines", ())
+    return new.with_changes(leading_lines=lines) if lines else new
+
+
+class Fixer:
+    """Turns a finding's node into a :class:`Plan`, or ``None`` when the code is not of a form
+    this fix handles (the finding then stays, with its suggestion in words)."""
+
+    #: rule codes this fixer handles
+    codes: ClassVar[Tuple[str, ...]] = ()
+    #: the applicability of most of its plans (a plan may be stricter)
+    applicability: ClassVar[str] = UNSAFE
+
+    def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
+        raise NotImplementedError
+
+
+REGISTRY: Dict[str, Fixer] = {}
+
+
+def register(cls: Type[Fixer]) -> Type[Fixer]:
+    """Class decorator: make ``cls`` the fixer of its rule codes."""
+    instance = cls()
+    for code in cls.codes:
+        if code in REGISTRY:
+            raise RuntimeError(f"two fixers for {code}: {type(REGISTRY[code]).__name__} and {cls.__name__}")
+        REGISTRY[code] = instance
+    return cls
+
+
+@dataclass
+class Applied:
+    """One fix that was applied: the finding it fixed and what it did."""
+
+    code: str
+    line: int
+    column: int
+    applicability: str
+    description: str
+
+
+@dataclass
+class FixOutcome:
+    """What fixing one file's text gave."""
+
+    path: str
+    old: str
+    new: str
+    applied: List[Applied] = field(default_factory=list)
+    error: Optional[str] = None
+
+    @property
+    def changed(self) -> bool:
+        return self.new != self.old

@@ -1,0 +1,67 @@
+"""Drop ``.item()`` where its value only meets tensors in arithmetic (TL001).
+
+``x * s.item()`` -> ``x * s`` and ``x > t.item()`` -> ``x > t``: the one-element tensor stays
+on the device and in the graph. Also ``if t.item() > 0.5:`` when the ``if`` is of a form the
+``torch.where`` fix (TL005) takes: the test becomes a tensor condition, and the next round
+of fixes turns the ``if`` into ``torch.where``.
+
+Unsafe: the value is a tensor now, not a Python number. In arithmetic with tensors the values
+are the same, but type promotion follows the tensor (a float32 value is no longer widened to
+a Python float), a one-element tensor of shape ``(1,)`` broadcasts where a number would not,
+and code that needs a number (``range``, sizes, formatting) would break. Only direct
+operands of arithmetic or comparisons are fixed; ``s = t.item()`` used later is left alone.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from torchlint.fixes.base import UNSAFE, FixContext, Fixer, Plan, register
+from torchlint.fixes.where import branch_is_convertible
+from torchlint.rules.base import Rule
+
+_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
+_COMPARE = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
+
+
+@register
+class DropItem(Fixer):
+    codes = ("TL001",)
+    applicability = UNSAFE
+
+    def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and not node.args):
+            return None
+        receiver = node.func.value
+        if not rule.is_tensor(receiver):
+            return None
+        why = self._context(node, rule, ctx)
+        if why is None:
+            return None
+
+        def edit(updated: cst.Call):
+            value = updated.func.value
+            return value.with_changes(lpar=[*updated.lpar, *value.lpar], rpar=[*value.rpar, *updated.rpar])
+
+        return Plan(rule.code, node, {node: edit}, UNSAFE, description=(
+            "Drop `.item()` and keep the one-element tensor: the same values in arithmetic with tensors, "
+            "but a tensor, not a Python number (type promotion follows the tensor's dtype)" + why + "."))
+
+    def _context(self, node: cst.Call, rule: Rule, ctx: FixContext) -> Optional[str]:
+        parent = ctx.parent(node)
+        if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, _ARITHMETIC):
+            other = parent.right if parent.left is node else parent.left
+            return "" if rule.is_tensor(other) else None
+        comparison = ctx.parent(parent) if isinstance(parent, cst.ComparisonTarget) else parent
+        if not (isinstance(comparison, cst.Comparison) and len(comparison.comparisons) == 1
+                and isinstance(comparison.comparisons[0].operator, _COMPARE)):
+            return None
+        other = comparison.comparisons[0].comparator if comparison.left is node else comparison.left
+        if rule.is_tensor(other):
+            return ""
+        owner = ctx.parent(comparison)
+        if (isinstance(owner, cst.If) and owner.test is comparison and "TL005" in ctx.enabled
+                and branch_is_convertible(owner, rule, ctx)):
+            return "; the `if` it feeds becomes a tensor condition, which the TL005 fix turns into `torch.where`"
+        return None

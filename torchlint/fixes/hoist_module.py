@@ -1,0 +1,181 @@
+"""Build a module made in ``forward`` once, in ``__init__`` (TL007).
+
+    def forward(self, x):                    def __init__(self, ...):
+        proj = nn.Linear(self.dim, 10)   ->      ...
+        return proj(x)                           self.proj = nn.Linear(self.dim, 10)
+                                             def forward(self, x):
+                                                 proj = self.proj
+                                                 return proj(x)
+
+Only when every argument is a constant: literals, ``torch`` dtypes, ``self.<attr>`` set at the
+top level of ``__init__`` (and nowhere else), ``torch`` factories of constants (for
+``nn.Parameter(torch.zeros(4))``), and arithmetic of those; and not inside a loop, where each
+pass built a different module.
+
+Unsafe, on purpose: the weights are now drawn once, when the model is built, instead of on
+every call. To keep initialisation reproducible the new line goes at the end of ``__init__``,
+so every existing layer still draws the same random numbers in the same order; the new layer
+draws after them (and the forward pass no longer consumes the random generator). The module
+becomes part of the model: its parameters are trained and saved in the state dict (a
+checkpoint saved before the change lacks them: load it with ``strict=False``), and it follows
+the model's device and ``train()``/``eval()`` mode.
+"""
+from __future__ import annotations
+
+from typing import Optional, Set
+
+import libcst as cst
+
+from torchlint.fixes.base import UNSAFE, FixContext, Fixer, Plan, is_name, register
+from torchlint.rules.base import Rule
+
+_FACTORIES = frozenset({"zeros", "ones", "empty", "full", "eye", "rand", "randn", "arange", "linspace", "tensor"})
+_LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)
+_LOOPS = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.Lambda, cst.FunctionDef)
+
+
+def _self_attrs_assigned(fn: cst.FunctionDef, top_level_only: bool) -> Set[str]:
+    """``X`` of every ``self.X = ...`` in ``fn`` (only its top-level statements if asked)."""
+    self_name = fn.params.params[0].name.value if fn.params.params else "self"
+    out: Set[str] = set()
+    stack = list(fn.body.body) if top_level_only else [fn.body]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+            targets = [t.target for t in cur.targets] if isinstance(cur, cst.Assign) else [cur.target]
+            for t in targets:
+                if isinstance(t, cst.Attribute) and is_name(t.value, self_name):
+                    out.add(t.attr.value)
+        if isinstance(cur, cst.SimpleStatementLine) or not top_level_only:
+            stack.extend(cur.children)
+    return out
+
+
+class _Constants:
+    """Decides whether an argument has the same value in ``__init__`` as in ``forward``."""
+
+    def __init__(self, rule: Rule, owner: cst.ClassDef, init: Optional[cst.FunctionDef]) -> None:
+        self.rule = rule
+        methods = [m for m in owner.body.body if isinstance(m, cst.FunctionDef)]
+        self.init_attrs = _self_attrs_assigned(init, top_level_only=True) if init is not None else set()
+        self.changed_elsewhere = set().union(
+            *(_self_attrs_assigned(m, top_level_only=False) for m in methods if m is not init))
+
+    def __call__(self, e: cst.BaseExpression) -> bool:  # noqa: C901 - a type switch
+        if isinstance(e, _LITERALS):
+            return True
+        if isinstance(e, cst.Name):
+            return e.value in ("True", "False", "None")
+        if isinstance(e, cst.UnaryOperation):
+            return self(e.expression)
+        if isinstance(e, cst.BinaryOperation):
+            return self(e.left) and self(e.right)
+        if isinstance(e, (cst.Tuple, cst.List)):
+            return all(not isinstance(el, cst.StarredElement) and self(el.value) for el in e.elements)
+        if isinstance(e, cst.Attribute):
+            if is_name(e.value, "self"):
+                attr = e.attr.value
+                return attr in self.init_attrs and attr not in self.changed_elsewhere
+            qual = self.rule.resolve(e)
+            return qual is not None and qual.startswith("torch.") and qual.count(".") == 1  # torch.float16
+        if isinstance(e, cst.Call):
+            qual = self.rule.resolve(e.func) or ""
+            return (qual.startswith("torch.") and qual.rsplit(".", 1)[-1] in _FACTORIES
+                    and all(not a.star and self(a.value) for a in e.args))
+        return False
+
+
+@register
+class HoistModule(Fixer):
+    codes = ("TL007",)
+    applicability = UNSAFE
+
+    def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
+        region = rule.ctx.region
+        owner = region.owner if region is not None else None
+        if not isinstance(node, cst.Call) or owner is None:
+            return None
+        qual = rule.resolve(node.func)
+        cls = owner.node
+        method = ctx.enclosing_function(node)
+        if (qual is None or not qual.startswith("torch.nn.") or method is None or method not in cls.body.body
+                or method.name.value == "__init__" or not method.params.params
+                or not is_name(method.params.params[0].name, "self")):
+            return None
+        for anc in ctx.ancestors(node):
+            if anc is method:
+                break
+            if isinstance(anc, _LOOPS):
+                return None
+        init = owner.methods.get("__init__")
+        constant = _Constants(rule, cls, init)
+        if any(a.star or not constant(a.value) for a in node.args):
+            return None
+        if init is not None and (not init.params.params or not is_name(init.params.params[0].name, "self")
+                                 or any(isinstance(s, cst.SimpleStatementLine) and any(
+                                     isinstance(x, cst.Return) for x in s.body) for s in init.body.body)):
+            return None
+        attr = _fresh_member(cls, self._base_name(node, qual, ctx))
+        build = cst.SimpleStatementLine([cst.Assign(
+            [cst.AssignTarget(cst.Attribute(cst.Name("self"), cst.Name(attr)))], node)])
+        edits = {node: lambda updated: cst.Attribute(cst.Name("self"), cst.Name(attr), lpar=updated.lpar,
+                                                     rpar=updated.rpar)}
+        if init is not None:
+            edits[init] = lambda updated: updated.with_changes(
+                body=updated.body.with_changes(body=[*updated.body.body, build]))
+        else:
+            edits[cls] = lambda updated: _with_init(updated, build)
+        name = qual.replace("torch.nn.", "nn.")
+        return Plan(rule.code, node, edits, UNSAFE, description=(
+            f"Build `{name}(...)` once at the end of `__init__` as `self.{attr}` instead of on every call. "
+            "Its weights are drawn once, after every existing layer's (whose initialisation is unchanged), "
+            "and the forward pass no longer consumes the random generator; it becomes part of the model "
+            "(trained, saved in the state dict, moved with `.to()`, follows `train()`/`eval()`), so outputs "
+            "that relied on fresh weights per call change."))
+
+    @staticmethod
+    def _base_name(node: cst.Call, qual: str, ctx: FixContext) -> str:
+        assign = ctx.parent(node)
+        if isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name):
+            return assign.targets[0].target.value
+        last = qual.rsplit(".", 1)[-1]
+        return "".join(("_" + c.lower()) if c.isupper() and i else c.lower() for i, c in enumerate(last))
+
+
+def _fresh_member(cls: cst.ClassDef, base: str) -> str:
+    """``base`` (or ``base_1``, ...) that is no ``self.<attr>``, method or class attribute yet."""
+    taken: Set[str] = set()
+    stack = [cls.body]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, cst.Attribute) and is_name(cur.value, "self"):
+            taken.add(cur.attr.value)
+        elif isinstance(cur, (cst.FunctionDef, cst.ClassDef)):
+            taken.add(cur.name.value)
+        stack.extend(cur.children)
+    for stmt in cls.body.body:  # class attributes
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                for target in getattr(small, "targets", ()):
+                    if isinstance(target.target, cst.Name):
+                        taken.add(target.target.value)
+                if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                    taken.add(small.target.value)
+    name, n = base, 0
+    while name in taken:
+        n += 1
+        name = f"{base}_{n}"
+    return name
+
+
+def _with_init(cls: cst.ClassDef, build: cst.SimpleStatementLine) -> cst.ClassDef:
+    """The class with ``__init__(self, *args, **kwargs)`` that calls the base's and then builds."""
+    init = cst.parse_statement("def __init__(self, *args, **kwargs):\n    super().__init__(*args, **kwargs)\n")
+    init = init.with_changes(body=init.body.with_changes(body=[*init.body.body, build]))
+    body = list(cls.body.body)
+    at = next((i for i, s in enumerate(body) if isinstance(s, cst.FunctionDef)), len(body))
+    if at < len(body):
+        init = init.with_changes(leading_lines=body[at].leading_lines)
+    body.insert(at, init)
+    return cls.with_changes(body=cls.body.with_changes(body=body))
+

@@ -1,0 +1,253 @@
+"""Replace a data-dependent ``if`` of simple form with ``torch.where`` (TL005).
+
+Three forms:
+
+* assignments: ``if c: y = a`` / ``else: y = b`` (or no ``else``: ``y`` keeps its value)
+  -> ``y = torch.where(c, a, b)``; several names share one condition variable;
+* early return at the top of a function: ``if c: return a`` ... ``return b``
+  -> ``cond = c`` ... ``return torch.where(cond, a, b)``;
+* ternary: ``a if c else b`` -> ``torch.where(c, a, b)``.
+
+Unsafe: both sides are computed on every call (it costs time, and an error or side effect on
+the side not taken now happens), and the result follows ``torch.where``'s broadcasting and
+type promotion, which matches the branch's value whenever both sides have the same shape and
+dtype. Branches that assign a name they also read from another assignment, ``elif`` chains,
+and loops (``while``) are left alone.
+"""
+from __future__ import annotations
+
+from typing import Callable, List, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from torchlint.fixes.base import (
+    UNSAFE,
+    FixContext,
+    Fixer,
+    Plan,
+    assigned_names,
+    contains,
+    read_names,
+    register,
+    with_leading_lines,
+)
+from torchlint.rules.base import Rule
+
+IsTensor = Callable[[cst.BaseExpression], bool]
+
+_AUG = {
+    cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply,
+    cst.DivideAssign: cst.Divide, cst.FloorDivideAssign: cst.FloorDivide, cst.ModuloAssign: cst.Modulo,
+    cst.PowerAssign: cst.Power, cst.BitAndAssign: cst.BitAnd, cst.BitOrAssign: cst.BitOr,
+}
+_BOOL_METHODS = {"any", "all", "isnan", "isinf", "isfinite", "eq", "ne", "gt", "ge", "lt", "le",
+                 "logical_and", "logical_or", "logical_not", "logical_xor", "bool", "isclose"}
+_ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString)
+# Values torch.where cannot take, or that change meaning as a call argument.
+_NOT_VALUES = (cst.Tuple, cst.List, cst.Dict, cst.Set, cst.Yield, cst.Await, cst.NamedExpr, cst.Lambda,
+               cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.StarredElement)
+
+
+def paren(expr: cst.BaseExpression) -> cst.BaseExpression:
+    if isinstance(expr, _ATOMS) or expr.lpar:
+        return expr
+    return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def bool_test(test: cst.BaseExpression, is_tensor: IsTensor, ctx: FixContext) -> Optional[cst.BaseExpression]:
+    """``test`` as a boolean tensor expression (``not``/``and``/``or`` become logical ops)."""
+    if isinstance(test, cst.Comparison):
+        if len(test.comparisons) != 1 or isinstance(
+                test.comparisons[0].operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
+            return None
+        return test if is_tensor(test) else None
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = bool_test(test.expression, is_tensor, ctx)
+        return None if inner is None else cst.Call(ctx.torch_expr("logical_not"), [cst.Arg(inner)])
+    if isinstance(test, cst.BooleanOperation):
+        left = bool_test(test.left, is_tensor, ctx)
+        right = bool_test(test.right, is_tensor, ctx)
+        if left is None or right is None:
+            return None
+        op = "logical_and" if isinstance(test.operator, cst.And) else "logical_or"
+        return cst.Call(ctx.torch_expr(op), [cst.Arg(left), cst.Arg(right)])
+    if not is_tensor(test):
+        return None
+    if isinstance(test, cst.Call) and isinstance(test.func, cst.Attribute) and test.func.attr.value in _BOOL_METHODS:
+        return test
+    return cst.Call(cst.Attribute(paren(test), cst.Name("bool")))
+
+
+def _where(ctx: FixContext, cond: cst.BaseExpression, a: cst.BaseExpression, b: cst.BaseExpression) -> cst.Call:
+    strip = lambda e: e.with_changes(lpar=[], rpar=[]) if isinstance(e, _ATOMS) else e  # noqa: E731
+    return cst.Call(ctx.torch_expr("where"), [cst.Arg(strip(cond)), cst.Arg(strip(a)), cst.Arg(strip(b))])
+
+
+def _assign(name: str, value: cst.BaseExpression) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value)])
+
+
+def _branch(block: cst.BaseSuite) -> Optional[List[Tuple[str, cst.BaseExpression]]]:
+    """``[(name, value)]`` when a branch is only plain assignments to names, else None."""
+    if not isinstance(block, cst.IndentedBlock):
+        return None
+    out = []
+    for line in block.body:
+        if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
+            return None
+        stmt = line.body[0]
+        if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name):
+            name, value = stmt.targets[0].target.value, stmt.value
+        elif isinstance(stmt, cst.AugAssign) and isinstance(stmt.target, cst.Name) and type(stmt.operator) in _AUG:
+            name = stmt.target.value
+            value = cst.BinaryOperation(cst.Name(name), _AUG[type(stmt.operator)](), paren(stmt.value))
+        else:
+            return None
+        if isinstance(value, _NOT_VALUES):
+            return None
+        out.append((name, value))
+    return out
+
+
+def assignment_form(node: cst.If, rule: Rule, is_tensor: IsTensor):
+    """``[(name, if_value, else_value)]`` for an ``if`` that only assigns names, else None."""
+    if node.orelse is not None and not isinstance(node.orelse, cst.Else):
+        return None
+    body = _branch(node.body)
+    orelse = _branch(node.orelse.body) if node.orelse is not None else []
+    if not body or orelse is None:
+        return None
+    names: List[str] = []
+    for branch in (body, orelse):
+        seen = [n for n, _ in branch]
+        if len(seen) != len(set(seen)):
+            return None
+        names.extend(n for n in seen if n not in names)
+    # A value may read the name it replaces (its old value), no other name assigned here.
+    for name, value in body + orelse:
+        if read_names(value) & (set(names) - {name}):
+            return None
+    bound = rule.ctx.scope.local if rule.ctx.scope is not None else set()
+    out = []
+    for name in names:
+        a = dict(body).get(name)
+        b = dict(orelse).get(name)
+        if (a is None or b is None) and name not in bound:
+            return None  # `y` has no value to keep on the other side
+        a = a if a is not None else cst.Name(name)
+        b = b if b is not None else cst.Name(name)
+        if not (is_tensor(a) or is_tensor(b)):
+            return None
+        out.append((name, a, b))
+    return out
+
+
+def early_return_form(node: cst.If, ctx: FixContext, is_tensor: IsTensor):
+    """``(a, final_return, rest)`` for ``if c: return a`` at a function's top level whose rest
+    ends in its only other ``return b``; else None."""
+    if node.orelse is not None or not isinstance(node.body, cst.IndentedBlock) or len(node.body.body) != 1:
+        return None
+    line = node.body.body[0]
+    if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 and isinstance(line.body[0], cst.Return)):
+        return None
+    a = line.body[0].value
+    if a is None or isinstance(a, _NOT_VALUES) or not is_tensor(a):
+        return None
+    fn = ctx.enclosing_function(node)
+    if fn is None or not isinstance(fn.body, cst.IndentedBlock) or node not in fn.body.body:
+        return None
+    rest = list(fn.body.body)[list(fn.body.body).index(node) + 1:]
+    if not rest:
+        return None
+    last = rest[-1]
+    if not (isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1 and isinstance(last.body[0], cst.Return)):
+        return None
+    final = last.body[0]
+    if final.value is None or isinstance(final.value, _NOT_VALUES):
+        return None
+    nested = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+    for stmt in rest[:-1]:
+        if isinstance(stmt, nested) or contains(stmt, (cst.Return, cst.Yield, cst.Raise), stop=nested):
+            return None
+    if contains(final, (cst.Yield,), stop=nested):
+        return None
+    changed = set().union(*(assigned_names(s) for s in rest[:-1])) if rest[:-1] else set()
+    if read_names(a) & changed:
+        return None  # `a` would no longer mean the same at the end
+    return a, final, rest
+
+
+@register
+class WhereForBranch(Fixer):
+    codes = ("TL005",)
+    applicability = UNSAFE
+
+    def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
+        owner = ctx.parent(node)
+        if isinstance(owner, cst.IfExp) and owner.test is node:
+            return self._ternary(owner, node, rule, ctx)
+        if not isinstance(owner, cst.If) or owner.test is not node or isinstance(ctx.parent(owner), cst.If):
+            return None
+        cond = bool_test(node, rule.is_tensor, ctx)
+        if cond is None:
+            return None
+        assigns = assignment_form(owner, rule, rule.is_tensor)
+        if assigns is not None:
+            return self._assignments(owner, node, cond, assigns, rule, ctx)
+        early = early_return_form(owner, ctx, rule.is_tensor)
+        if early is not None:
+            return self._early_return(owner, node, cond, early, rule, ctx)
+        return None
+
+    def _ternary(self, owner: cst.IfExp, node, rule: Rule, ctx: FixContext) -> Optional[Plan]:
+        cond = bool_test(node, rule.is_tensor, ctx)
+        values = (owner.body, owner.orelse)
+        if cond is None or any(isinstance(v, _NOT_VALUES) for v in values) or not any(map(rule.is_tensor, values)):
+            return None
+
+        def edit(updated: cst.IfExp):
+            return _where(ctx, cond, updated.body, updated.orelse).with_changes(lpar=updated.lpar, rpar=updated.rpar)
+
+        return Plan(rule.code, node, {owner: edit}, UNSAFE, needs_torch=True, description=(
+            "Replace the conditional expression with `torch.where(cond, a, b)`: both sides are computed "
+            "on every call and picked element-wise (same values when both have the same shape and dtype)."))
+
+    def _assignments(self, owner: cst.If, node, cond, assigns, rule: Rule, ctx: FixContext) -> Plan:
+        fn = ctx.enclosing_function(owner) or ctx.module
+        if len(assigns) == 1:
+            name, a, b = assigns[0]
+            lines = [_assign(name, _where(ctx, cond, a, b))]
+        else:
+            flag = ctx.fresh_name(fn, "cond")
+            lines = [_assign(flag, cond)] + [
+                _assign(name, _where(ctx, cst.Name(flag), a, b)) for name, a, b in assigns]
+        lines[0] = with_leading_lines(lines[0], owner)
+        targets = ", ".join(f"`{n}`" for n, _, _ in assigns)
+        return Plan(rule.code, node, {owner: lambda updated: cst.FlattenSentinel(lines)}, UNSAFE,
+                    needs_torch=True, description=(
+                        f"Replace the `if` with `torch.where` for {targets}: both branches are computed on "
+                        "every call and picked element-wise (same values when both have the same shape "
+                        "and dtype; an error or side effect of the branch not taken now happens too)."))
+
+    def _early_return(self, owner: cst.If, node, cond, early, rule: Rule, ctx: FixContext) -> Plan:
+        a, final, _ = early
+        fn = ctx.enclosing_function(owner)
+        flag = ctx.fresh_name(fn, "take_early")
+        first = with_leading_lines(_assign(flag, cond), owner)
+        edits = {
+            owner: lambda updated: first,
+            final: lambda updated: updated.with_changes(value=_where(ctx, cst.Name(flag), a, updated.value)),
+        }
+        return Plan(rule.code, node, edits, UNSAFE, needs_torch=True, description=(
+            "Replace the early `return` with `torch.where` on the final result: the rest of the function "
+            "now runs on every call (time, and its side effects), and both results must have the same "
+            "shape and dtype for the values to match."))
+
+
+def branch_is_convertible(node: cst.If, rule: Rule, ctx: FixContext) -> bool:
+    """Whether this fix can take the ``if`` once its test is a tensor (used by the .item() fix)."""
+    if isinstance(ctx.parent(node), cst.If):
+        return False
+    any_tensor: IsTensor = lambda e: True  # noqa: E731 - the test is about to become one
+    forms: Sequence[object] = (assignment_form(node, rule, rule.is_tensor), early_return_form(node, ctx, rule.is_tensor))
+    return bool_test(node.test, any_tensor, ctx) is not None and any(f is not None for f in forms)
