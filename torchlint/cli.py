@@ -67,6 +67,9 @@ def main() -> None:
 @click.option("--max-recompiles", type=click.IntRange(min=0), help="Gate: fail when recompilations exceed N.")
 @click.option("--baseline", type=click.Path(), help="Gate: fail only on regressions against this baseline file.")
 @click.option("--config", "config_file", type=click.Path(), help="Read settings from this file instead of the nearest pyproject.toml.")
+@click.option("--fix", is_flag=True, help="Apply safe fixes (eager behaviour unchanged), then report what remains.")
+@click.option("--unsafe-fixes", is_flag=True, help="Also apply (with --fix or --diff) and show fixes that change behaviour or need review.")
+@click.option("--diff", is_flag=True, help="Print the fixes as unified diffs instead of writing them; exit 1 if there are any.")
 @click.option("--statistics", is_flag=True, help="Show counts per rule.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2).")
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report to FILE instead of stdout.")
@@ -74,7 +77,7 @@ def main() -> None:
 @click.option("-v", "--verbose", is_flag=True, help="Progress on stderr; tracebacks on internal errors.")
 def check(paths: Tuple[str, ...], fmt: str, select, ignore, no_static, no_dynamic, targets, inputs,
           input_sets, inputs_from, train, timeout, max_graph_breaks, max_recompiles, baseline,
-          config_file, statistics, exit_zero, output_file, quiet, verbose) -> None:
+          config_file, fix, unsafe_fixes, diff, statistics, exit_zero, output_file, quiet, verbose) -> None:
     """Check PATHS (files or folders, default: .) for what makes torch.compile slow.
 
     The static pass flags graph-break patterns inside compiled regions (a module's forward,
@@ -87,14 +90,18 @@ def check(paths: Tuple[str, ...], fmt: str, select, ignore, no_static, no_dynami
                             input_sets=input_sets, inputs_from=inputs_from, train=train,
                             timeout=timeout, max_graph_breaks=max_graph_breaks,
                             max_recompiles=max_recompiles, baseline=baseline,
-                            config_file=config_file, verbose=verbose)
-    _emit(report, fmt, output_file, statistics=statistics, quiet=quiet, verbose=verbose)
+                            config_file=config_file, verbose=verbose,
+                            fixes=dict(diff=diff, unsafe=unsafe_fixes, quiet=quiet, exit_zero=exit_zero)
+                            if fix or diff else None)
+    unsafe_fixable = 0 if no_static else _mark_fixes(report, settings, unsafe_fixes, verbose)
+    _emit(report, fmt, output_file, statistics=statistics, quiet=quiet, verbose=verbose,
+          unsafe_fixable=unsafe_fixable, unsafe_fixes=unsafe_fixes)
     sys.exit(_exit_code(report, settings, exit_zero))
 
 
 def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input_sets, inputs_from,
          train, timeout, max_graph_breaks, max_recompiles, baseline, config_file, verbose,
-         gate: bool = True):
+         gate: bool = True, fixes: Optional[dict] = None):
     """Settings and the report of one run, shared by `check` and `baseline`."""
     try:
         settings = load_settings(config_file)
@@ -108,15 +115,22 @@ def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input
     if (inputs or input_sets or inputs_from) and not targets:
         raise _fail("--input, --input-set and --inputs-from need a --target")
     cli_targets = [_cli_target(t, inputs, input_sets, inputs_from, train) for t in targets]
+    if fixes is not None and no_static:
+        raise _fail("--fix and --diff need the static pass (drop --no-static)")
+    fix_errors = _apply_fixes(settings, paths or (".",), verbose=verbose, **fixes) if fixes is not None else []
 
     from torchlint.check import CheckOptions, run_check
 
-    progress = (lambda line: click.echo(line, err=True)) if verbose else None
+    from torchlint.output.progress import close as close_progress, progress_for
+
+    params = click.get_current_context().params  # a bar only on a terminal, for a text report
+    progress = progress_for(params.get("fmt", "text"), verbose, quiet=params.get("quiet", False))
     options = CheckOptions(paths=paths or (".",), settings=settings, static=not no_static,
                            dynamic=False if no_dynamic else None, cli_targets=cli_targets,
                            train=train, progress=progress)
     try:
         report = run_check(options)
+        report.errors.extend(fix_errors)
         if gate:
             _apply_gate(report, settings)
     except ConfigError as exc:
@@ -125,8 +139,52 @@ def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input
         if verbose:
             traceback.print_exc()
         raise _fail(f"internal error: {type(exc).__name__}: {exc} (run with -v for the traceback)")
+    finally:
+        close_progress(progress)
 
     return settings, report
+
+
+def _apply_fixes(settings: Settings, paths, *, diff: bool, unsafe: bool, quiet: bool, exit_zero: bool,
+                 verbose: bool) -> list:
+    """--fix writes the fixed files (and returns those it could not write); --diff prints and exits."""
+    from torchlint.findings import FileError
+    from torchlint.fixes.apply import fix_paths, unified_diff
+
+    try:
+        outcomes = fix_paths(paths, settings, os.getcwd(), unsafe=unsafe, write=not diff)
+    except Exception as exc:  # an internal error: one line, traceback with -v
+        if verbose:
+            traceback.print_exc()
+        raise _fail(f"internal error while fixing: {type(exc).__name__}: {exc} (run with -v for the traceback)")
+    changed = [o for o in outcomes if o.changed]
+    n = sum(len(o.applied) for o in changed)
+    summary = f"{n} finding{'s' if n != 1 else ''} in {len(changed)} file{'s' if len(changed) != 1 else ''}"
+    if verbose:
+        for o in changed:
+            for a in o.applied:
+                click.echo(f"{o.path}:{a.line}:{a.column}: {a.code} {a.applicability} fix: {a.description}", err=True)
+    if diff:
+        for o in changed:
+            click.echo(unified_diff(o), nl=False)
+        if not quiet:
+            click.echo(f"Would fix {summary}.", err=True)
+        sys.exit(EXIT_FAIL if changed and not exit_zero else EXIT_OK)
+    if changed and not quiet:
+        click.echo(f"Fixed {summary}.", err=True)
+    return [FileError(o.path, o.error) for o in outcomes if o.error]
+
+
+def _mark_fixes(report, settings: Settings, unsafe: bool, verbose: bool) -> int:
+    """Mark fixable findings for the report; the number only --unsafe-fixes would fix."""
+    from torchlint.fixes.apply import mark_report
+
+    try:
+        return mark_report(report, settings, os.getcwd(), unsafe=unsafe)
+    except Exception:  # the marks are a hint: never lose the report over them
+        if verbose:
+            traceback.print_exc()
+        return 0
 
 
 def _cli_target(target, inputs, input_sets, inputs_from, train) -> dict:
@@ -174,11 +232,13 @@ def _exit_code(report, settings: Settings, exit_zero: bool) -> int:
     return EXIT_FAIL if report.findings else EXIT_OK
 
 
-def _emit(report, fmt: str, output_file: Optional[str], *, statistics: bool, quiet: bool, verbose: bool) -> None:
+def _emit(report, fmt: str, output_file: Optional[str], *, statistics: bool, quiet: bool, verbose: bool,
+          unsafe_fixable: int = 0, unsafe_fixes: bool = False) -> None:
     from torchlint.output import RenderOptions, render
 
     color = output_file is None and fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
-    opts = RenderOptions(statistics=statistics, color=color, quiet=quiet, verbose=verbose)
+    opts = RenderOptions(statistics=statistics, color=color, quiet=quiet, verbose=verbose,
+                         unsafe_fixable=unsafe_fixable, unsafe_fixes=unsafe_fixes)
     if output_file is None:
         render(report, fmt, sys.stdout, opts)
         sys.stdout.flush()
@@ -263,7 +323,13 @@ def rule_cmd(code: str) -> None:
     p = page(code)
     if p is None:
         raise _fail(f"rule {code.upper()} has no page")
-    click.echo(p.text.rstrip("\n"))
+    if not sys.stdout.isatty():  # pipes, files and tests get the Markdown source
+        click.echo(p.text.rstrip("\n"))
+        return
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    Console(soft_wrap=False).print(Markdown(p.text, code_theme="ansi_dark", hyperlinks=False))
 
 
 if __name__ == "__main__":  # pragma: no cover

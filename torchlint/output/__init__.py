@@ -27,6 +27,8 @@ class RenderOptions:
     verbose: bool = False
     #: number of findings an --unsafe-fixes run would additionally fix
     unsafe_fixable: int = 0
+    #: --unsafe-fixes was given: unsafe fixes count as fixable
+    unsafe_fixes: bool = False
 
 
 def render(report: Report, fmt: str, stream: TextIO, options: RenderOptions) -> None:

@@ -31,6 +31,11 @@ def _status(f: Finding, dynamic_ran: bool) -> str:
     return f"[{color}]{label}[/]"
 
 
+def _fixable(f: Finding, options) -> bool:
+    """Marked `[*]`: a safe fix, or any fix when --unsafe-fixes is on."""
+    return f.fix is not None and (f.fix.applicability == "safe" or getattr(options, "unsafe_fixes", False))
+
+
 def _code_frame(console: Console, f: Finding) -> None:
     if f.source_line is None:
         return
@@ -50,7 +55,7 @@ def render(report: Report, stream: TextIO, *, options) -> None:
     if not options.quiet:
         for f in report.findings:
             code = f.rule or f.gb_code or "dynamo"
-            fix = " [green]\\[*][/]" if f.fix is not None and f.fix.applicability == "safe" else ""
+            fix = " [green]\\[*][/]" if _fixable(f, options) else ""
             console.print(
                 f"[bold]{escape(f.path)}:{f.line}:{f.column}:[/] [bold red]{code}[/]{fix} "
                 f"{escape(f.name)} {escape(f.message)} ({_status(f, report.dynamic_ran)})"
@@ -109,9 +114,10 @@ def _summary(console: Console, report: Report, options) -> None:
                       f"file{'s' if report.files != 1 else ''} ({per_rule}).")
     else:
         console.print(f"All clear: no findings in {report.files} file{'s' if report.files != 1 else ''}.")
-    fixable = sum(1 for f in report.findings if f.fix is not None and f.fix.applicability == "safe")
+    fixable = sum(1 for f in report.findings if _fixable(f, options))
     if fixable:
-        console.print(f"[green]\\[*][/] {fixable} fixable with `--fix`.")
+        flags = "--fix --unsafe-fixes" if getattr(options, "unsafe_fixes", False) else "--fix"
+        console.print(f"[green]\\[*][/] {fixable} fixable with `{flags}`.")
     if options.unsafe_fixable:
         console.print(f"{options.unsafe_fixable} more fixable with `--fix --unsafe-fixes`.")
     if report.errors:

@@ -19,6 +19,7 @@ class TensorItem(Rule):
         "needed, set `torch._dynamo.config.capture_scalar_outputs = True`."
     )
     gb_codes = ("GB0124", "GB0033")
+    fix_applicability = "unsafe"
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func

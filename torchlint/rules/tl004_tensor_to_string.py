@@ -21,6 +21,7 @@ class TensorToString(Rule):
         "in eager mode."
     )
     gb_codes = ("GB0059", "GB0569", "GB0005", "GB0007", "GB0033")
+    fix_applicability = "safe"
 
     def visit_Call(self, node: cst.Call) -> None:
         qual = self.resolve(node.func)

@@ -19,6 +19,7 @@ class DataDependentBranch(Rule):
         "different computations use `torch.cond(pred, true_fn, false_fn, operands)`."
     )
     gb_codes = ("GB0170", "GB0035", "GB0033", "GB0124")
+    fix_applicability = "unsafe"
 
     def _tensor_test(self, test: cst.BaseExpression) -> bool:
         while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):

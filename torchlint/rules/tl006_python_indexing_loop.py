@@ -35,6 +35,7 @@ class PythonIndexingLoop(Rule):
         "or advanced indexing `x[torch.arange(x.shape[0]), idx]`."
     )
     gb_codes = ("GB0033", "GB0124")
+    fix_applicability = "unsafe"
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)

@@ -30,6 +30,7 @@ class ModuleInForward(Rule):
         "this also makes its weights trainable and saved in the state dict."
     )
     gb_codes = ("GB0264",)
+    fix_applicability = "unsafe"
 
     def visit_Call(self, node: cst.Call) -> None:
         qual = self.resolve(node.func)

@@ -28,6 +28,7 @@ class SkippedCall(Rule):
         "`if not torch.compiler.is_compiling():`."
     )
     gb_codes = ("GB0007", "GB0008", "GB0059", "GB0156", "GB0291", "GB4198", "GB6215", "GB4841")
+    fix_applicability = "safe"
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)

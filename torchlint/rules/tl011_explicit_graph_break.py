@@ -22,6 +22,7 @@ class ExplicitGraphBreak(Rule):
         "intended, suppress the finding with a comment saying why."
     )
     gb_codes = ("GB0025", "GB0098", "GB0099", "GB4297")
+    fix_applicability = "unsafe"
 
     def visit_Call(self, node: cst.Call) -> None:
         qual = self.resolve(node.func)
