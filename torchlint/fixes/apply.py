@@ -13,7 +13,6 @@ findings in a report, and only on files whose findings have a fix.
 """
 from __future__ import annotations
 
-import ast
 import os
 import re
 import tokenize
@@ -30,6 +29,7 @@ from torchlint.rules.base import Rule
 from torchlint.static import suppression
 from torchlint.static.engine import lint_module
 from torchlint.static.files import FileProblem, decode_source
+from torchlint.static.names import dotted
 
 MAX_ROUNDS = 6
 _CANDIDATE = re.compile(r"torch|Module|compile")
@@ -44,7 +44,10 @@ def _capturing(cls: Type[Rule], sink: List[Plan], fctx: FixContext) -> Type[Rule
     def report(self, node, message=None, suggestion=None, fix=None):
         cls.report(self, node, message, suggestion, fix)
         if fixer is not None and all(p.node is not node for p in sink):
-            plan = fixer.plan(node, self, fctx)
+            try:
+                plan = fixer.plan(node, self, fctx)
+            except Exception:  # noqa: BLE001 - a fixer's bug costs its fix, never the lint
+                plan = None
             if plan is not None:
                 sink.append(plan)
 
@@ -132,7 +135,9 @@ class _Apply(cst.CSTTransformer):
         super().__init__()
         self.edits = {node: fn for plan in plans for node, fn in plan.edits.items()}
         self.import_torch = any(p.needs_torch for p in plans) and "torch" not in ctx.imports.aliases.values()
-        self.placeholders: Set[int] = set()
+        self.placeholders: Dict[int, cst.CSTNode] = {}  # by id, kept alive so ids stay unique
+        self.ctx = ctx
+        ctx.new_guards.clear()
 
     def on_leave(self, original_node, updated_node):
         fn = self.edits.get(original_node)
@@ -140,27 +145,38 @@ class _Apply(cst.CSTTransformer):
             result = fn(updated_node)
             if result is REMOVE:
                 placeholder = cst.SimpleStatementLine([cst.Pass()], leading_lines=original_node.leading_lines)
-                self.placeholders.add(id(placeholder))
+                self.placeholders[id(placeholder)] = placeholder
                 return placeholder
             return result
         if isinstance(updated_node, cst.IndentedBlock):
-            return self._drop_placeholders(updated_node, keep_one=True)
+            return self._tidy(updated_node, keep_one=True)
         if isinstance(updated_node, cst.Module):
-            module = self._drop_placeholders(updated_node, keep_one=False)
+            module = self._tidy(updated_node, keep_one=False)
             return _add_import_torch(module) if self.import_torch else module
         return updated_node
 
-    def _drop_placeholders(self, block, keep_one: bool):
-        if not any(id(s) in self.placeholders for s in block.body):
+    def _removed(self, stmt: cst.CSTNode) -> bool:
+        return self.placeholders.get(id(stmt)) is stmt
+
+    def _tidy(self, block, keep_one: bool):
+        """Drop removed statements (their comment lines move down); merge adjacent new guards."""
+        is_guard = self.ctx.is_new_guard
+        if not any(self._removed(s) or is_guard(s) for s in block.body):
             return block
         body, pending = [], []
         for stmt in block.body:
-            if id(stmt) in self.placeholders:
+            if self._removed(stmt):
                 pending.extend(stmt.leading_lines)
                 continue
             if pending:
                 stmt = stmt.with_changes(leading_lines=[*pending, *stmt.leading_lines])
                 pending = []
+            if body and is_guard(body[-1]) and is_guard(stmt) and not stmt.leading_lines:
+                merged = body[-1].with_changes(body=body[-1].body.with_changes(
+                    body=[*body[-1].body.body, *stmt.body.body]))
+                self.ctx.new_guards[id(merged)] = merged
+                body[-1] = merged
+                continue
             body.append(stmt)
         if not body and keep_one:
             body.append(cst.SimpleStatementLine([cst.Pass()], leading_lines=pending))
@@ -175,12 +191,21 @@ def _is_import_line(stmt: cst.CSTNode) -> bool:
 
 
 def _add_import_torch(module: cst.Module) -> cst.Module:
-    """``import torch`` after the last top-level import (else after the docstring)."""
+    """``import torch`` before the first top-level torch import, else after the last import
+    (else after the docstring)."""
     body = list(module.body)
     at = 0
     for i, stmt in enumerate(body):
         if _is_import_line(stmt):
             at = i + 1
+            names = [s.module if isinstance(s, cst.ImportFrom) else s.names[0].name for s in stmt.body]
+            if any(n is not None and (dotted(n) or "").split(".")[0] == "torch" for n in names):
+                at = i
+                line = cst.SimpleStatementLine([cst.Import([cst.ImportAlias(cst.Name("torch"))])],
+                                               leading_lines=stmt.leading_lines)
+                body[i] = stmt.with_changes(leading_lines=())
+                body.insert(at, line)
+                return module.with_changes(body=body)
     if at == 0 and body and isinstance(body[0], cst.SimpleStatementLine) and isinstance(
             body[0].body[0], cst.Expr) and isinstance(body[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
         at = 1
@@ -189,40 +214,46 @@ def _add_import_torch(module: cst.Module) -> cst.Module:
     return module.with_changes(body=body)
 
 
+def _compiles(code: str) -> Optional[bool]:
+    """Whether Python compiles ``code`` (``None``: it cannot tell, e.g. too deeply nested)."""
+    try:
+        compile(code, "<torchlint-fix>", "exec", dont_inherit=True)
+    except SyntaxError:
+        return False
+    except (ValueError, RecursionError, MemoryError):
+        return None
+    return True
+
+
 def _parses(code: str, original: str) -> bool:
+    """``code`` parses with libcst and compiles, unless the original did not compile either
+    (newer syntax than this Python's: then libcst's word is all there is)."""
     try:
         cst.parse_module(code)
     except Exception:  # noqa: BLE001
         return False
-    try:
-        ast.parse(code)
-    except SyntaxError:
-        try:
-            ast.parse(original)
-        except SyntaxError:
-            return True  # newer syntax than this Python's: libcst's word is all we have
-        return False
-    except (ValueError, RecursionError, MemoryError):
-        return True
-    return True
+    return _compiles(code) is not False or _compiles(original) is False
 
 
 def apply_plans(planned: Planned, plans: Sequence[Plan]) -> Tuple[str, List[Plan]]:
     """The new text with ``plans`` applied, and the plans that made it (bad ones dropped)."""
     original = planned.module.code
 
-    def run(subset: Sequence[Plan]) -> str:
-        return planned.module.visit(_Apply(subset, planned.ctx)).code
+    def run(subset: Sequence[Plan]) -> Optional[str]:
+        try:
+            code = planned.module.visit(_Apply(subset, planned.ctx)).code
+        except Exception:  # noqa: BLE001 - a broken edit is dropped like one giving bad code
+            return None
+        return code if _parses(code, original) else None
 
     code = run(plans)
-    if _parses(code, original):
+    if code is not None:
         return code, list(plans)
     good: List[Plan] = []  # a fix produced invalid code: keep the others, one by one
     for plan in plans:
-        trial = run(good + [plan])
-        if _parses(trial, original):
+        if run(good + [plan]) is not None:
             good.append(plan)
-    return (run(good) if good else original), good
+    return (run(good) or original) if good else original, good
 
 
 def fix_source(

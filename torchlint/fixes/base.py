@@ -53,6 +53,11 @@ class FixContext:
                 stack.append(child)
         torch_names = [local for local, full in self.imports.aliases.items() if full == "torch"]
         self.torch = "torch" if "torch" in torch_names or not torch_names else sorted(torch_names)[0]
+        #: the `if not is_compiling():` guards made in this pass, by id (adjacent ones merge)
+        self.new_guards: Dict[int, cst.If] = {}
+
+    def is_new_guard(self, node: cst.CSTNode) -> bool:
+        return self.new_guards.get(id(node)) is node
 
     # -- tree navigation ------------------------------------------------------------------
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:

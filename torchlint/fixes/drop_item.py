@@ -46,7 +46,8 @@ class DropItem(Fixer):
 
         return Plan(rule.code, node, {node: edit}, UNSAFE, description=(
             "Drop `.item()` and keep the one-element tensor: the same values in arithmetic with tensors, "
-            "but a tensor, not a Python number (type promotion follows the tensor's dtype)" + why + "."))
+            "but a tensor, not a Python number (type promotion follows the tensor's dtype, and gradients "
+            "now flow through it where `.item()` cut them)" + why + "."))
 
     def _context(self, node: cst.Call, rule: Rule, ctx: FixContext) -> Optional[str]:
         parent = ctx.parent(node)

@@ -74,13 +74,29 @@ def vectorise(sub: cst.Subscript, var: str, count: cst.BaseExpression, ctx: FixC
         elif (isinstance(idx, cst.Subscript) and is_simple_ref(idx.value) and len(idx.slice) == 1
               and isinstance(idx.slice[0].slice, cst.Index) and is_name(idx.slice[0].slice.value, var)
               and var not in (dotted(idx.value) or "").split(".")):
-            new.append(cst.Subscript(idx.value, [cst.SubscriptElement(cst.Slice(lower=None, upper=count))]))
+            whole = (dotted(idx.value) or "") == _length_of(count)  # range(len(t)): t[:n] is t
+            new.append(idx.value if whole else cst.Subscript(
+                idx.value, [cst.SubscriptElement(cst.Slice(lower=None, upper=count))]))
             per_row += 1
         else:
             return None
     if not per_row:
         return None
     return cst.Subscript(base, [cst.SubscriptElement(cst.Index(e)) for e in new])
+
+
+def _length_of(count: cst.BaseExpression) -> Optional[str]:
+    """``t`` when ``count`` is ``len(t)``, ``t.shape[0]`` or ``t.size(0)``."""
+    if isinstance(count, cst.Call) and isinstance(count.func, cst.Name) and count.func.value == "len" and len(count.args) == 1:
+        return dotted(count.args[0].value)
+    if (isinstance(count, cst.Subscript) and isinstance(count.value, cst.Attribute) and count.value.attr.value == "shape"
+            and len(count.slice) == 1 and isinstance(count.slice[0].slice, cst.Index)
+            and isinstance(count.slice[0].slice.value, cst.Integer) and count.slice[0].slice.value.value == "0"):
+        return dotted(count.value.value)
+    if (isinstance(count, cst.Call) and isinstance(count.func, cst.Attribute) and count.func.attr.value == "size"
+            and len(count.args) == 1 and isinstance(count.args[0].value, cst.Integer) and count.args[0].value.value == "0"):
+        return dotted(count.func.value)
+    return None
 
 
 def range_count(rule: Rule, it: cst.BaseExpression) -> Optional[cst.BaseExpression]:

@@ -27,7 +27,9 @@ def guarded(stmt: cst.SimpleStatementLine, ctx: FixContext) -> cst.If:
     """``if not torch.compiler.is_compiling():`` around ``stmt``, which keeps its comment lines."""
     test = cst.UnaryOperation(operator=cst.Not(), expression=cst.Call(ctx.torch_expr("compiler.is_compiling")))
     inner = stmt.with_changes(leading_lines=())
-    return with_leading_lines(cst.If(test=test, body=cst.IndentedBlock([inner])), stmt)
+    guard = with_leading_lines(cst.If(test=test, body=cst.IndentedBlock([inner])), stmt)
+    ctx.new_guards[id(guard)] = guard
+    return guard
 
 
 def _the_statement(node: cst.CSTNode, ctx: FixContext) -> Optional[cst.SimpleStatementLine]:

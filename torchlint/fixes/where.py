@@ -79,7 +79,8 @@ def bool_test(test: cst.BaseExpression, is_tensor: IsTensor, ctx: FixContext) ->
 
 
 def _where(ctx: FixContext, cond: cst.BaseExpression, a: cst.BaseExpression, b: cst.BaseExpression) -> cst.Call:
-    strip = lambda e: e.with_changes(lpar=[], rpar=[]) if isinstance(e, _ATOMS) else e  # noqa: E731
+    keep = (cst.Tuple, cst.GeneratorExp, cst.NamedExpr, cst.Yield)  # need their parentheses as arguments
+    strip = lambda e: e if isinstance(e, keep) else e.with_changes(lpar=[], rpar=[])  # noqa: E731
     return cst.Call(ctx.torch_expr("where"), [cst.Arg(strip(cond)), cst.Arg(strip(a)), cst.Arg(strip(b))])
 
 
