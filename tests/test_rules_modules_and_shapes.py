@@ -114,6 +114,19 @@ CASES = {
                 rep = torch.repeat_interleave(x, counts, dim=0)  # error: TL008
                 return rep, hist
         """, {"inputs": "f32[8,16];i64[8]:0..3"}),
+    "masked_writes_and_column_masks": Case("""
+        import torch
+        from torch import nn
+
+        class Clean(nn.Module):
+            def forward(self, x):
+                x = x.clone()
+                x[x < 0] = 0.0
+                x[torch.isnan(x)] = 0.0
+                cols = x[:, x[0] > 0]  # error: TL008
+                x[x > 1] += 1.0  # error: TL008
+                return x, cols
+        """, D),
     "fixed_shape_lookalikes": Case("""
         import torch
         from torch import nn

@@ -107,6 +107,18 @@ CASES = {
                     x = x - 1
                 return x.masked_fill(~mask, 0.0)
         """, D),
+    "optional_flags_are_not_tensors": Case("""
+        import torch
+        from torch import nn
+
+        class Layer(nn.Module):
+            def forward(self, x, attn_mask=None, output_attentions=None, use_cache=False):
+                if attn_mask is not None:
+                    x = x + attn_mask
+                if output_attentions or use_cache:
+                    return x, x.softmax(-1)
+                return x
+        """),
     "tensor_branch_in_training_loop": Case("""
         import torch
         from torch import nn

@@ -1,7 +1,7 @@
 """TL008 dynamic-output-shape: ops whose output shape depends on tensor values."""
 from __future__ import annotations
 
-from typing import Dict, Optional
+from typing import Dict, Optional, Set
 
 import libcst as cst
 
@@ -35,6 +35,7 @@ class DynamicOutputShape(Rule):
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self.masks: Dict[tuple, bool] = {}
+        self.stores: Set[int] = set()
 
     def _scope_key(self, name: str) -> tuple:
         return (id(self.ctx.region), name)
@@ -59,15 +60,21 @@ class DynamicOutputShape(Rule):
                 return True
         return False
 
+    def visit_Assign(self, node: cst.Assign) -> None:
+        # `x[mask] = v` writes in place (index_put_) and keeps shapes; `x[mask] += v` reads too.
+        for target in node.targets:
+            if isinstance(target.target, cst.Subscript):
+                self.stores.add(id(target.target))
+
     def leave_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
             if isinstance(target.target, cst.Name):
                 self.masks[self._scope_key(target.target.value)] = self._is_mask(node.value)
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
-        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        if id(node) in self.stores or not self.is_tensor(node.value):
             return
-        if self.is_tensor(node.value) and self._is_mask(node.slice[0].slice.value):
+        if any(isinstance(el.slice, cst.Index) and self._is_mask(el.slice.value) for el in node.slice):
             self.report(node)
 
     def visit_Call(self, node: cst.Call) -> None:

@@ -89,11 +89,15 @@ class TensorScope:
         self.parent = parent
         self.kinds: Dict[str, Optional[str]] = {}
         self.local: Set[str] = set(parent.local) if parent is not None else set()
+        # Parameters taken for tensors only because their default is None (`mask=None`,
+        # but also `output_attentions=None`), until the body rebinds them.
+        self.guessed: Set[str] = set()
 
     # -- binding ----------------------------------------------------------------------
     def bind(self, name: str, kind: Optional[str]) -> None:
         self.kinds[name] = kind
         self.local.add(name)
+        self.guessed.discard(name)
 
     def bind_params(self, fn: cst.FunctionDef, tensor_params: Set[str], all_tensors: bool) -> None:
         params = fn.params
@@ -103,6 +107,8 @@ class TensorScope:
                 self.local.add(name)
                 continue
             self.bind(name, TENSOR if self._param_is_tensor(p, name, tensor_params, all_tensors) else None)
+            if p.annotation is None and isinstance(p.default, cst.Name) and p.default.value == "None":
+                self.guessed.add(name)
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 self.bind(star.name.value, None)
@@ -132,6 +138,15 @@ class TensorScope:
                 self.bind_target(inner, elem)
         elif isinstance(target, cst.StarredElement):
             self.bind_target(target.value, None)
+
+    def is_guessed(self, name: str) -> bool:
+        """Whether ``name`` is still a parameter whose tensor-ness rests on a ``None`` default."""
+        scope: Optional[TensorScope] = self
+        while scope is not None:
+            if name in scope.kinds:
+                return name in scope.guessed
+            scope = scope.parent
+        return False
 
     def lookup(self, name: str) -> Optional[str]:
         scope: Optional[TensorScope] = self
