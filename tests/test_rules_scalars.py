@@ -125,6 +125,15 @@ CASES = {
                 x = x + 1
             return x, longest
         """),
+    "slice_bounds_from_tensor_values": Case("""
+        from torch import nn
+
+        class Trim(nn.Module):
+            def forward(self, x, lengths):
+                half = x[:, : x.shape[1] // 2]
+                every_other = x[1:-1, ::2]
+                return x[:, : lengths.max()], half, every_other  # error: TL002
+        """, {"inputs": "f32[4,8];i64[4]:1..8"}),
     "conversions_of_shapes_and_config": Case("""
         import math
         import torch

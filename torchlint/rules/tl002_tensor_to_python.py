@@ -40,3 +40,18 @@ class TensorToPython(Rule):
                 message=f"`{qual}` with a size taken from a tensor's value splits the graph; "
                 "derive sizes from shapes (`x.shape[0]`), not from tensor data",
             )
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if not self.is_tensor(node.value):
+            return
+        for el in node.slice:
+            if isinstance(el.slice, cst.Slice) and any(
+                bound is not None and self.is_tensor(bound)
+                for bound in (el.slice.lower, el.slice.upper, el.slice.step)
+            ):
+                self.report(
+                    node,
+                    message="slicing with a bound taken from a tensor's value reads it on the host and "
+                    "splits the graph; slice with sizes from shapes, or mask instead of cutting",
+                )
+                return
