@@ -296,10 +296,15 @@ main.add_command(click.Command(
 
 @main.command("rules")
 @click.option("--all", "show_all", is_flag=True, help="Also list rules not enabled by default.")
-def rules_cmd(show_all: bool) -> None:
+@click.option("--verify", is_flag=True, help="Run each rule page's examples through the installed torch "
+              "and say which rules are live there (exit 1 if one is not).")
+def rules_cmd(show_all: bool, verify: bool) -> None:
     """List the rules: code, name, what they catch."""
     from torchlint.rules import all_rules
 
+    if verify:
+        _verify_rules(all_rules(), show_all)
+        return
     settings = Settings()
     for rule in all_rules():
         default = rule.code in settings.enabled_rules([rule.code])
@@ -308,6 +313,33 @@ def rules_cmd(show_all: bool) -> None:
         kind = "warning" if rule.severity == "warning" else "break"
         fix = {"safe": "fix", "unsafe": "fix (unsafe)"}.get(rule.fix_applicability or "", "")
         click.echo(f"{rule.code}  {rule.name:26s} {kind:8s} {fix:13s} {rule.summary}")
+
+
+def _verify_rules(rules, show_all: bool) -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is None:
+        raise _fail("--verify runs the rule pages through torch, which is not installed "
+                    "(pip install 'torchlint[dynamic]')")
+    from torchlint.catalog import page
+    from torchlint.verify import torch_version, verify_page
+
+    settings = Settings()
+    click.echo(f"torch {torch_version()}", err=True)
+    dead = 0
+    for rule in rules:
+        if not show_all and rule.code not in settings.enabled_rules([rule.code]):
+            continue
+        p = page(rule.code)
+        if rule.severity == "warning":
+            verdict = "performance warning: not a graph break, not checked"
+        elif p is None:
+            verdict, dead = "no page to verify", dead + 1
+        else:
+            result = verify_page(p)
+            verdict, dead = result.describe(), dead + (not result.live)
+        click.echo(f"{rule.code}  {rule.name:26s} {verdict}")
+    sys.exit(EXIT_FAIL if dead else EXIT_OK)
 
 
 @main.command("rule")

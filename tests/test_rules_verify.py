@@ -1,0 +1,62 @@
+"""`torchlint rules --verify`: per-rule verdicts from the pages' examples on the installed torch."""
+import importlib.util
+
+import pytest
+from click.testing import CliRunner
+
+from torchlint import verify
+from torchlint.catalog import Example, Page, pages
+from torchlint.cli import main
+
+
+def _page(bad: str, good: str) -> Page:
+    text = f"## Example\n```python\n{bad}```\n\n## Use instead\n```python\n{good}```\n"
+    return Page("TL999", "made-up", text, {"Example": f"```python\n{bad}```", "Use instead": f"```python\n{good}```"})
+
+
+def test_verdict_wording():
+    live = verify.Verdict("TL001", bad_lines={3}, gb_codes={"GB0124"}, marked={3})
+    assert live.live and live.describe().startswith("live: example breaks at line 3 (GB0124)")
+    dead = verify.Verdict("TL001", marked={3})
+    assert not dead.live and dead.describe().startswith("not live")
+    stray = verify.Verdict("TL001", bad_lines={3, 5}, marked={3})
+    assert not stray.live and "unmarked" in stray.describe()
+    leaky = verify.Verdict("TL001", bad_lines={3}, good_lines={4}, marked={3})
+    assert not leaky.live and "fix breaks" in leaky.describe()
+
+
+def test_cli_without_torch_is_a_usage_error(monkeypatch):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a))
+    result = CliRunner().invoke(main, ["rules", "--verify"])
+    assert result.exit_code == 2
+    assert "torch" in result.stderr and "not installed" in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_cli_prints_a_verdict_per_rule_and_fails_on_a_dead_one(monkeypatch):
+    monkeypatch.setattr(verify, "torch_version", lambda: "9.9")
+    seen = []
+
+    def fake(page):
+        seen.append(page.code)
+        return verify.Verdict(page.code, bad_lines=set() if page.code == "TL003" else {1}, marked={1})
+
+    monkeypatch.setattr(verify, "verify_page", fake)
+    result = CliRunner().invoke(main, ["rules", "--verify"])
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert any(line.startswith("TL001  tensor-item") and "live:" in line for line in lines)
+    assert any(line.startswith("TL003") and "not live" in line for line in lines)
+    assert seen and all(code in pages() for code in seen)
+
+
+@pytest.mark.dynamo
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed")
+def test_a_made_up_page_that_does_not_break_is_not_live():
+    code = "import torch\n\n\ndef f(x):\n    return x.item() * 0 + x  # error: TL001\n"
+    ok = "import torch\n\n\ndef f(x):\n    return x * 2\n"
+    page = _page(code.replace("x.item() * 0 + x", "x + 1"), ok)
+    verdict = verify.verify_page(page)
+    assert verdict.error is None and not verdict.live
+    assert isinstance(page.bad, Example) and page.bad.marked == {5: {"TL001"}}

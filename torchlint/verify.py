@@ -1,0 +1,92 @@
+"""Are the rules live on the installed torch? Run each rule page's examples through dynamo.
+
+A graph-break rule is *live* when dynamo breaks its page's bad example on marked lines and
+compiles the good example whole. ``torchlint rules --verify`` prints one verdict per rule;
+the test suite asserts the same for every page. Importing this module does not import torch;
+:func:`verify_page` does.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import warnings
+from dataclasses import dataclass, field
+from typing import Iterator, Optional, Set, Tuple
+
+from torchlint.catalog import Example, Page
+
+
+@contextlib.contextmanager
+def silenced() -> Iterator[None]:
+    """Mute what examples print and warn on purpose, and dynamo's own break logs (fd level)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    with open(os.devnull, "w") as null, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        os.dup2(null.fileno(), 1)
+        os.dup2(null.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            os.close(saved[0])
+            os.close(saved[1])
+
+
+@dataclass
+class Verdict:
+    code: str
+    bad_lines: Set[int] = field(default_factory=set)
+    good_lines: Set[int] = field(default_factory=set)
+    gb_codes: Set[str] = field(default_factory=set)
+    marked: Set[int] = field(default_factory=set)
+    error: Optional[str] = None
+
+    @property
+    def live(self) -> bool:
+        return (self.error is None and bool(self.bad_lines) and self.bad_lines <= self.marked
+                and not self.good_lines)
+
+    def describe(self) -> str:
+        if self.error is not None:
+            return f"error: {self.error}"
+        if not self.bad_lines:
+            return "not live: the bad example compiles without a break"
+        lines = ", ".join(map(str, sorted(self.bad_lines)))
+        codes = ", ".join(sorted(self.gb_codes))
+        if not self.bad_lines <= self.marked:
+            return f"check the page: dynamo breaks on unmarked lines ({lines})"
+        if self.good_lines:
+            return f"check the page: the fix breaks too (lines {', '.join(map(str, sorted(self.good_lines)))})"
+        return f"live: example breaks at line {lines} ({codes}); fix compiles whole"
+
+
+def _observe(example: Example) -> Tuple[Set[int], Set[str]]:
+    from torchlint.dynamic.explain import observe_source
+
+    with silenced():
+        obs, path = observe_source(example.code, example.target, example.inputs)
+    return obs.break_lines(path), {b.gb_code or b.reason for b in obs.breaks}
+
+
+def verify_page(page: Page) -> Verdict:
+    """Run one page's bad and good examples through dynamo on the installed torch."""
+    verdict = Verdict(page.code, marked=set(page.bad.marked))
+    try:
+        verdict.bad_lines, verdict.gb_codes = _observe(page.bad)
+        verdict.good_lines, _ = _observe(page.good)
+    except Exception as exc:  # an example that no longer runs on this torch
+        first = (str(exc).strip().splitlines() or [""])[0]
+        verdict.error = f"{type(exc).__name__}: {first}"[:160]
+    return verdict
+
+
+def torch_version() -> str:
+    import torch
+
+    return str(torch.__version__)
