@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from conftest import run_cli, run_json, write
+from support import run_cli, run_json, write
 from torchlint.findings import FileError, Finding, Report, TargetResult
 from torchlint.output import RenderOptions, render
 

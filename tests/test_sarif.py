@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, write
+from support import run_cli, write
 from torchlint.findings import FileError, Finding, Report
 from torchlint.output import RenderOptions, render
 from torchlint.rules import all_rules

@@ -1,6 +1,36 @@
-"""torchlint: find what makes torch.compile slow — graph breaks, host syncs, recompilations."""
+"""torchlint: find what makes torch.compile slow — graph breaks, host syncs, recompilations.
+
+Python API (imported on first use, so ``import torchlint`` stays cheap)::
+
+    torchlint.check(paths, ...) -> Report          # like `torchlint check PATHS`
+    torchlint.explain(model, *args, ...) -> Report  # dynamo on a live model, in this process
+
+See :mod:`torchlint.api`. ``torchlint.check`` is the module :mod:`torchlint.check` made
+callable, so ``from torchlint.check import run_check`` keeps working.
+"""
 from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+__all__ = ["__version__", "check", "explain", "Report", "Finding"]
+
+_LAZY = {
+    "explain": "torchlint.api",
+    "Report": "torchlint.findings",
+    "Finding": "torchlint.findings",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name == "check":
+        return importlib.import_module("torchlint.check")  # callable: see torchlint.api
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'torchlint' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

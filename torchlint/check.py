@@ -53,6 +53,8 @@ def run_check(options: CheckOptions) -> Report:
     if options.dynamic is not False and targets:
         from torchlint.dynamic.pass_ import run_dynamic  # imports no torch in this process
 
+        _stage(options.progress, "dynamo", len(targets))
+
         results, dynamic_findings, errors, version = run_dynamic(
             targets, settings=settings, cwd=cwd, train=options.train, user_files=files,
             progress=options.progress, cli=bool(options.cli_targets),
@@ -86,7 +88,26 @@ def _static_pass(files: Sequence[str], options: CheckOptions, cwd: str):
 
     codes = options.settings.enabled_rules([r.code for r in all_rules()])
     rule_classes = select_rules(codes)
-    return run_static(files, rule_classes)
+    advance = _stage(options.progress, "static", len(files))
+    if advance is None:
+        return run_static(files, rule_classes)
+    findings: List[Finding] = []
+    errors: List[FileError] = []
+    step = max(16, len(files) // 100)  # in chunks, so a bar on a terminal can move
+    for start in range(0, len(files), step):
+        chunk = files[start:start + step]
+        found, failed = run_static(chunk, rule_classes)
+        findings.extend(found)
+        errors.extend(failed)
+        advance(len(chunk))
+    return findings, errors
+
+
+def _stage(progress: Any, name: str, total: int) -> Optional[Callable[[int], None]]:
+    """``advance(n)`` of a counted step when ``progress`` is a bar
+    (:class:`torchlint.output.progress.ProgressBar`) that wants one, else None."""
+    stage = getattr(progress, "stage", None)
+    return stage(name, total) if stage is not None else None
 
 
 def _lines_reader(cwd: str) -> Callable[[str], Optional[List[str]]]:
@@ -97,3 +118,9 @@ def _lines_reader(cwd: str) -> Callable[[str], Optional[List[str]]]:
             return None
 
     return read
+
+
+# `torchlint.check(paths, ...)`, the Python API, calls this module (torchlint.api.check).
+from torchlint.api import make_callable  # noqa: E402
+
+make_callable(__name__)

@@ -1,0 +1,121 @@
+"""The Python API: torchlint.check(paths) and torchlint.explain(model, *args) return the
+report the CLI prints, with the same Finding objects; Report.to_json() is `--format json`."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+
+import pytest
+
+import torchlint
+from support import run_json, write
+from torchlint.findings import Finding, Report
+
+MODEL = """
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        y = self.fc(x)
+        peak = y.abs().max().item()
+        print("peak", peak)
+        return y / peak
+
+
+class Clean(nn.Module):
+    def forward(self, x):
+        return torch.relu(x) * 2
+
+
+def scale(x):
+    return x * x.shape[0]
+"""
+
+
+def test_check_returns_the_cli_report(project):
+    write(project, "model.py", MODEL)
+    report = torchlint.check("model.py")
+    assert isinstance(report, Report)
+    assert all(isinstance(f, Finding) for f in report.findings)
+    assert [(f.rule, f.line) for f in report.findings] == [("TL001", 12), ("TL004", 13)]
+    _, cli = run_json(["check", "model.py"])
+    assert json.loads(report.to_json()) == cli
+
+
+def test_check_options(project):
+    write(project, "pkg/model.py", MODEL)
+    assert [f.rule for f in torchlint.check(["pkg"], select=["TL004"]).findings] == ["TL004"]
+    assert [f.rule for f in torchlint.check(project / "pkg", ignore="TL004").findings] == ["TL001"]
+    missing = torchlint.check(["nope.py"])
+    assert missing.findings == [] and [e.path for e in missing.errors] == ["nope.py"]
+
+
+def test_check_is_still_the_module(tmp_path):
+    """`torchlint.check` is callable and still the module, whatever was imported first."""
+    write(tmp_path, "model.py", MODEL)
+    script = (
+        "import sys\n"
+        "import torchlint\n"
+        "assert 'torch' not in sys.modules and 'torchlint.check' not in sys.modules\n"
+        "{first}\n"
+        "from torchlint.check import CheckOptions, run_check\n"
+        "import torchlint.check as module\n"
+        "assert module is torchlint.check and module.run_check is run_check\n"
+        "print(len(torchlint.check('model.py').findings), 'torch' in sys.modules)\n"
+    )
+    for first in ("import torchlint.check", "torchlint.check", "from torchlint import check"):
+        out = subprocess.run([sys.executable, "-c", script.format(first=first)], cwd=tmp_path,
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.split() == ["2", "False"]  # static: torch never imported
+
+
+def _load(path):
+    spec = importlib.util.spec_from_file_location(f"api_model_{path.parent.name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def model_module(project):
+    pytest.importorskip("torch", reason="torchlint.explain needs torch")
+    return _load(write(project, "model.py", MODEL))
+
+
+def test_explain_reports_breaks_with_rules_and_fixes(model_module):
+    import torch
+
+    report = torchlint.explain(model_module.Net(), torch.randn(2, 8))
+    assert report.dynamic_ran and report.torch_version == torch.__version__
+    assert report.graph_breaks == 2
+    (target,) = report.targets
+    assert target.target == "model.py:Net" and target.graph_breaks == 2
+    item, printed = report.findings
+    assert (item.path, item.line, item.rule, item.source, item.gb_code) == ("model.py", 12, "TL001", "both", "GB0124")
+    assert item.reason and item.suggestion and item.source_line.strip() == "peak = y.abs().max().item()"
+    assert (printed.line, printed.rule, printed.source) == (13, "TL004", "both")
+    doc = json.loads(report.to_json())
+    assert doc["summary"]["graph_breaks"] == 2 and doc["targets"][0]["target"] == "model.py:Net"
+    assert [f["rule"] for f in doc["findings"]] == ["TL001", "TL004"]
+
+
+def test_explain_clean_model_and_recompiles(model_module):
+    import torch
+
+    clean = torchlint.explain(model_module.Clean(), torch.randn(2, 8))
+    assert clean.findings == [] and clean.graph_breaks == 0 and clean.targets[0].graphs == 1
+    shapes = torchlint.explain(model_module.scale, calls=[(torch.randn(2, 8),), (torch.randn(3, 8),)])
+    assert shapes.recompiles == 1 and shapes.graph_breaks == 0
+    (reason,) = shapes.targets[0].recompile_reasons
+    assert "changed from 2 to 3" in reason.reason
+    with pytest.raises(TypeError, match="not both"):
+        torchlint.explain(model_module.scale, torch.randn(2), calls=[(torch.randn(2),)])

@@ -1,0 +1,239 @@
+"""The Python API: ``torchlint.check(paths)`` and ``torchlint.explain(model, *args)``.
+
+Both return a :class:`~torchlint.findings.Report` holding the same :class:`Finding` objects
+the CLI prints (``report.to_json()`` is the CLI's ``--format json``)::
+
+    import torchlint
+
+    report = torchlint.check(["src/"])                      # the static pass, never imports torch
+    report = torchlint.check(["model.py"], targets=[{"target": "model.py:Net",
+                                                     "input": ["f32[8,16]"]}])  # + dynamo
+    report = torchlint.explain(Net(), torch.randn(8, 16))   # dynamo on a live model, in-process
+    for f in report.findings:
+        print(f.path, f.line, f.rule, f.message, f.suggestion)
+
+``torchlint.check`` is also the module :mod:`torchlint.check` (``run_check`` and
+``CheckOptions`` live there); calling the module calls :func:`check`.
+"""
+from __future__ import annotations
+
+import contextlib
+import inspect
+import logging
+import os
+import sys
+import time
+import types
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Union
+
+from torchlint.findings import Finding, Report
+
+PathArg = Union[str, "os.PathLike[str]"]
+
+
+def check(
+    paths: Union[PathArg, Iterable[PathArg]] = ".",
+    *,
+    select: Optional[Sequence[str]] = None,
+    ignore: Optional[Sequence[str]] = None,
+    config: Optional[PathArg] = None,
+    targets: Optional[Sequence[Union[str, Mapping[str, Any]]]] = None,
+    static: bool = True,
+    dynamic: Optional[bool] = None,
+    train: bool = False,
+    timeout: Optional[float] = None,
+    progress: bool = False,
+) -> Report:
+    """Check files or folders like ``torchlint check PATHS``; returns the report.
+
+    ``select`` / ``ignore``: rule codes or prefixes (``["TL0"]``). ``config``: a
+    pyproject.toml or torchlint.toml (default: the nearest pyproject.toml above the working directory).
+    ``targets``: dynamo targets, each a table with the keys of ``[[tool.torchlint.targets]]``
+    (``{"target": "model.py:Net", "input": ["f32[8,16]"]}``) or a ``"model.py:Net"`` string;
+    paths in them are relative to the working directory. Without ``targets``, those of the config run
+    unless ``dynamic=False``. ``static=False`` skips the static pass. ``progress``: a bar on
+    stderr when it is a terminal. Paths in the report are relative to the working directory.
+
+    Files or targets that cannot be checked are in ``report.errors``; an invalid config
+    raises :class:`torchlint.config.ConfigError`.
+    """
+    from torchlint.check import CheckOptions, run_check
+    from torchlint.config import load_settings, override
+
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    paths = [os.fspath(p) for p in paths] or ["."]
+    base = os.getcwd()
+    settings = load_settings(os.fspath(config) if config is not None else None, start=base)
+    settings = override(settings, select=_codes(select), ignore=_codes(ignore), timeout=timeout)
+    cli_targets = [{"target": t} if isinstance(t, str) else dict(t) for t in targets or ()]
+    bar = None
+    if progress:
+        from torchlint.output.progress import progress_for
+
+        bar = progress_for("text", verbose=False)
+    try:
+        report = run_check(CheckOptions(
+            paths=paths, settings=settings, static=static, dynamic=dynamic,
+            cli_targets=cli_targets, train=train, cwd=base, progress=bar,
+        ))
+    finally:
+        if bar is not None:
+            from torchlint.output.progress import close
+
+            close(bar)
+    if static:
+        _mark_fixes(report, settings)
+    return report
+
+
+def _mark_fixes(report: Report, settings: Any) -> None:
+    """Mark the findings an automatic fix could remove, as the CLI's report does."""
+    try:
+        from torchlint.fixes.apply import mark_report
+    except ImportError:
+        return
+    try:
+        mark_report(report, settings, os.getcwd(), unsafe=False)
+    except Exception:  # the marks are a hint, as in the CLI: never lose the report over them
+        pass
+
+
+def _codes(codes: Optional[Sequence[str]]) -> Optional[List[str]]:
+    if codes is None:
+        return None
+    if isinstance(codes, str):
+        codes = codes.split(",")
+    return [c.strip().upper() for c in codes if c.strip()]
+
+
+def explain(
+    model: Any,
+    *args: Any,
+    calls: Optional[Sequence[Sequence[Any]]] = None,
+    train: bool = False,
+    files: Optional[Iterable[PathArg]] = None,
+    **kwargs: Any,
+) -> Report:
+    """Run ``model(*args, **kwargs)`` through dynamo in this process; report every graph break.
+
+    ``model``: an ``nn.Module`` (run in ``eval()`` and ``no_grad`` unless ``train=True``:
+    then ``train()`` and a backward of its outputs) or a function. ``calls``: instead of
+    ``*args``, several argument tuples run in turn without a reset, to count recompilations.
+    ``files``: the files whose frames are yours (a break inside a library is placed on your
+    line that called it); default the file defining the model. Each break is one finding
+    (``source="dynamic"``, dynamo's ``reason``, ``explanation`` and ``hints``); when a rule
+    predicts it, the finding carries the rule's code and fix (``source="both"``).
+    ``report.graph_breaks`` and ``report.recompiles`` are the counts; ``report.targets[0]``
+    holds graphs and recompile reasons. Exceptions raised by the model propagate. Needs torch.
+    """
+    try:
+        import torch
+    except ImportError:
+        raise ImportError("torchlint.explain needs torch: pip install 'torchlint[dynamic]'") from None
+    from torchlint.dynamic.explain import observe
+
+    if calls is not None and args:
+        raise TypeError("explain() takes the arguments either positionally or as calls=[...], not both")
+    arg_sets = [tuple(c) for c in calls] if calls is not None else [args]
+    if not arg_sets:
+        raise ValueError("explain() needs at least one call")
+    base = os.getcwd()
+    if files:
+        user_files = {os.path.realpath(os.fspath(p)) for p in files}
+    else:
+        own = _defining_file(model)
+        user_files = {own} if own else None
+    name = _target_name(model, base)
+    started = time.monotonic()
+    try:
+        with _without_foreign_trace_handlers():
+            obs = observe(model, [list(a) for a in arg_sets], kwarg_sets=[dict(kwargs) for _ in arg_sets],
+                          user_files=user_files, train=train)
+    finally:
+        torch._dynamo.reset()  # leave no recording-backend caches behind in the user's process
+    answer = {
+        "graphs": obs.graphs, "ops_per_graph": obs.ops_per_graph,
+        "breaks": [b.to_dict() for b in obs.breaks],
+        "recompiles": [r.to_dict() for r in obs.recompiles],
+    }
+    from torchlint.dynamic.runner import result_from_answer
+
+    result, dynamic = result_from_answer(types.SimpleNamespace(name=name), answer,
+                                         time.monotonic() - started, base)
+    report = Report(targets=[result], torch_version=torch.__version__, dynamic_ran=True)
+    report.findings = _with_rules(dynamic)
+    report.files = len({f.path for f in report.findings}) or 1
+    report.sort()
+    return report
+
+
+@contextlib.contextmanager
+def _without_foreign_trace_handlers() -> Iterator[None]:
+    """pytest attaches its log capture to every non-propagating logger, torch's structured
+    trace log included; torch then builds every trace record (slow) and a failing test's
+    report fills with them. Detach the handlers that are not torch's while dynamo runs."""
+    log = logging.getLogger("torch.__trace")
+    foreign = [h for h in log.handlers if not type(h).__module__.startswith("torch")]
+    for handler in foreign:
+        log.removeHandler(handler)
+    try:
+        yield
+    finally:
+        for handler in foreign:
+            log.addHandler(handler)
+
+
+def _code_of(model: Any) -> Any:
+    """The function whose code runs when ``model`` is called: itself, or its class's forward."""
+    if inspect.isfunction(model) or inspect.ismethod(model):
+        return model
+    cls = type(model)
+    return getattr(cls, "forward", None) or getattr(cls, "__call__", None)
+
+
+def _defining_file(model: Any) -> Optional[str]:
+    code = getattr(inspect.unwrap(_code_of(model)), "__code__", None) if _code_of(model) else None
+    path = getattr(code, "co_filename", None)
+    return os.path.realpath(path) if path and not path.startswith("<") else None
+
+
+def _target_name(model: Any, cwd: str) -> str:
+    """``model.py:Net`` for a module of class Net defined in model.py, like a CLI target."""
+    obj = model if inspect.isfunction(model) or inspect.ismethod(model) else type(model)
+    qualname = getattr(obj, "__qualname__", None) or type(model).__name__
+    path = _defining_file(model)
+    if not path:
+        return qualname
+    rel = os.path.relpath(path, cwd)
+    return f"{path if rel.startswith(os.pardir) else rel}:{qualname}"
+
+
+def _with_rules(dynamic: List[Finding]) -> List[Finding]:
+    """Name each break after the rule that predicts it (its code, message and fix), by
+    running the static rules over the files the breaks are in (read, never imported)."""
+    from torchlint.config import Settings
+    from torchlint.merge import merge
+    from torchlint.rules import all_rules
+    from torchlint.static.run import run_static, select_rules
+
+    rules = all_rules()
+    files = sorted({f.path for f in dynamic})
+    codes = Settings().enabled_rules([r.code for r in rules])
+    static, _errors = run_static(files, select_rules(codes))  # same path strings as the breaks
+    gb_map: Dict[str, set] = {r.code: set(r.gb_codes) for r in rules}
+    suggestions = {r.code: r.suggestion for r in rules}
+    return [f for f in merge(static, dynamic, gb_map, suggestions) if f.source != "static"]
+
+
+class _CallableModule(types.ModuleType):
+    """:mod:`torchlint.check`, which ``torchlint.check(paths)`` also calls."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Report:
+        return check(*args, **kwargs)
+
+
+def make_callable(module_name: str) -> None:
+    """Let ``torchlint.check(...)`` call :func:`check` while ``torchlint.check`` stays the
+    module (``from torchlint.check import run_check``, ``import torchlint.check`` work)."""
+    sys.modules[module_name].__class__ = _CallableModule

@@ -1,0 +1,118 @@
+"""pytest plugin: make a test fail when a model gains a graph break or recompiles too often.
+
+Registered through the ``pytest11`` entry point, so installing torchlint is enough::
+
+    from torchlint.testing import assert_graph_breaks
+
+    def test_net_compiles_whole():
+        assert_graph_breaks(Net(), torch.randn(2, 16))            # max_breaks=0
+
+    @pytest.mark.torchlint(max_breaks=1, max_recompiles=0)
+    def test_decoder(torchlint_check):                            # limits from the marker
+        torchlint_check(Decoder(), torch.randn(2, 16))
+
+The model runs through dynamo in the test's own process (see :func:`torchlint.explain`), so
+it works under pytest-xdist too. Importing this module imports neither torch nor the rest
+of torchlint: the plugin costs nothing to test suites that do not use it.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence
+
+import pytest
+
+if TYPE_CHECKING:  # pragma: no cover
+    from torchlint.findings import Report
+
+__all__ = ["assert_graph_breaks", "failure_message"]
+
+MARKER = "torchlint"
+_OPTIONS = ("max_breaks", "max_recompiles", "calls", "train", "files")
+
+
+def assert_graph_breaks(
+    model: Any,
+    *args: Any,
+    max_breaks: int = 0,
+    max_recompiles: Optional[int] = None,
+    calls: Optional[Sequence[Sequence[Any]]] = None,
+    train: bool = False,
+    files: Optional[Sequence[str]] = None,
+    **kwargs: Any,
+) -> "Report":
+    """Run ``model(*args, **kwargs)`` through dynamo; fail if it breaks the graph more than
+    ``max_breaks`` times (distinct sites) or recompiles more than ``max_recompiles`` times.
+
+    ``calls``: several argument tuples run in turn (to count recompilations) instead of
+    ``*args``. ``train``: forward and backward. ``files``: the files whose lines breaks are
+    placed on (default: the model's own file). The :class:`AssertionError` lists each break
+    with file, line, dynamo's reason and the fix. Returns the report when within limits.
+    """
+    __tracebackhide__ = True
+    from torchlint.api import explain
+
+    report = explain(model, *args, calls=calls, train=train, files=files, **kwargs)
+    message = failure_message(report, max_breaks=max_breaks, max_recompiles=max_recompiles)
+    if message:
+        raise AssertionError(message)
+    return report
+
+
+def failure_message(report: "Report", *, max_breaks: int = 0, max_recompiles: Optional[int] = None) -> str:
+    """Why ``report`` is over its limits, one break or recompilation a line; "" when it is not."""
+    over: List[str] = []
+    breaks, recompiles = report.graph_breaks or 0, report.recompiles or 0
+    if breaks > max_breaks:
+        over.append(f"{breaks} graph break{'s' if breaks != 1 else ''} (max_breaks={max_breaks})")
+    if max_recompiles is not None and recompiles > max_recompiles:
+        over.append(f"{recompiles} recompile{'s' if recompiles != 1 else ''} (max_recompiles={max_recompiles})")
+    if not over:
+        return ""
+    target = report.targets[0].target if report.targets else "model"
+    lines = [f"torchlint: {target}: {' and '.join(over)}"]
+    if breaks > max_breaks:
+        for f in report.findings:
+            code = f.rule or f.gb_code or "dynamo"
+            lines.append(f"  {f.path}:{f.line}: {code} {f.reason or f.message}")
+            if f.source_line:
+                lines.append(f"      {f.source_line.strip()}")
+            if f.suggestion:
+                lines.append(f"      fix: {f.suggestion}")
+        unplaced = breaks - len({(f.path, f.line) for f in report.findings})
+        if unplaced > 0:
+            lines.append(f"  and {unplaced} break{'s' if unplaced != 1 else ''} dynamo counted without a "
+                         "location in your files")
+    if max_recompiles is not None and recompiles > max_recompiles:
+        for t in report.targets:
+            for r in t.recompile_reasons:
+                where = f"{r.path}:{r.line}: " if r.path and r.line else ""
+                lines.append(f"  {where}recompiled: {r.reason}")
+    return "\n".join(lines)
+
+
+def pytest_configure(config: Any) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{MARKER}(max_breaks=0, max_recompiles=None, train=False): limits for the "
+        "torchlint_check fixture (torchlint's graph-break check)",
+    )
+
+
+@pytest.fixture
+def torchlint_check(request: Any) -> Callable[..., "Report"]:
+    """``torchlint_check(model, *args, **kwargs)``: :func:`assert_graph_breaks` with the
+    limits of the test's ``@pytest.mark.torchlint(...)`` marker (arguments given to the call
+    win)."""
+    marker = request.node.get_closest_marker(MARKER)
+    defaults = dict(marker.kwargs) if marker else {}
+    unknown = set(defaults) - set(_OPTIONS)
+    if unknown:
+        raise pytest.UsageError(f"@pytest.mark.{MARKER}: unknown argument(s) {', '.join(sorted(unknown))}; "
+                                f"expected {', '.join(_OPTIONS)}")
+
+    def check(model: Any, *args: Any, **kwargs: Any) -> "Report":
+        __tracebackhide__ = True
+        options = {**defaults, **{k: kwargs.pop(k) for k in _OPTIONS if k in kwargs}}
+        return assert_graph_breaks(model, *args, **options, **kwargs)
+
+    return check
