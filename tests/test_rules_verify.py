@@ -60,3 +60,18 @@ def test_a_made_up_page_that_does_not_break_is_not_live():
     verdict = verify.verify_page(page)
     assert verdict.error is None and not verdict.live
     assert isinstance(page.bad, Example) and page.bad.marked == {5: {"TL001"}}
+
+
+@pytest.mark.parametrize("code", sorted(pages()))
+def test_fix_safety_section_matches_the_rules_fix(code):
+    from torchlint.rules import rules_by_code
+
+    rule = rules_by_code().get(code)
+    if rule is None:
+        pytest.skip(f"{code} has a page but no rule (test_rule_pages reports it)")
+    text = pages()[code].sections["Fix safety"]
+    if rule.fix_applicability is None:
+        assert "No automatic fix" in text
+    else:
+        flag = "--fix" if rule.fix_applicability == "safe" else "--unsafe-fixes"
+        assert flag in text and "No automatic fix" not in text
