@@ -100,6 +100,8 @@ def observed(code: str, which: str) -> Tuple[Set[int], Set[str]]:
 @pytest.mark.dynamo
 @pytest.mark.parametrize("code", CODES)
 def test_dynamo_breaks_on_the_bad_example_where_marked(code):
+    if RULES[code].severity == "warning":
+        pytest.skip(f"{code} is a performance warning, not a graph break (its page says so)")
     lines, _ = observed(code, "bad")
     marked = set(PAGES[code].bad.marked)
     assert lines, f"dynamo does not break on {code}'s example: the rule is not live on this torch"
