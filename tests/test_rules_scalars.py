@@ -154,6 +154,18 @@ CASES = {
                 y = x * float(self.scale) * int(self.dim) / root + n + pos
                 return y.masked_fill(y > 1e4, float("-inf"))
         """, D),
+    "python_numbers_passed_as_arguments": Case("""
+        import torch
+
+        def rollout(x, steps, k):
+            for _ in range(steps):
+                x = torch.tanh(x)
+            if steps > 2:
+                x = x * 2
+            return x[:, :k] * float(k)
+
+        fast_rollout = torch.compile(rollout)
+        """, {"target": "rollout", "inputs": "f32[8,16];3;4"}),
     "float_in_training_loop": Case("""
         import torch
         from torch import nn

@@ -24,6 +24,10 @@ class TensorToPython(Rule):
     )
     gb_codes = ("GB0124", "GB0033", "GB0059")
 
+    def _value(self, expr: cst.BaseExpression) -> bool:
+        """A tensor used for its value; a bare input parameter (`range(n)`) is likely a number."""
+        return self.ctx.scope is not None and self.ctx.scope.is_tensor_value(expr)
+
     def visit_Call(self, node: cst.Call) -> None:
         if not node.args or node.args[0].keyword is not None or node.args[0].star:
             return
@@ -32,9 +36,9 @@ class TensorToPython(Rule):
             return
         first = node.args[0].value
         if qual in _BUILTINS or (qual.startswith("math.") and qual.count(".") == 1):
-            if self.is_tensor(first):
+            if self._value(first):
                 self.report(node)
-        elif qual in _SIZE_FROM_TENSOR and self.is_tensor(first):
+        elif qual in _SIZE_FROM_TENSOR and self._value(first):
             self.report(
                 node,
                 message=f"`{qual}` with a size taken from a tensor's value splits the graph; "
@@ -46,7 +50,7 @@ class TensorToPython(Rule):
             return
         for el in node.slice:
             if isinstance(el.slice, cst.Slice) and any(
-                bound is not None and self.is_tensor(bound)
+                bound is not None and self._value(bound)
                 for bound in (el.slice.lower, el.slice.upper, el.slice.step)
             ):
                 self.report(

@@ -26,9 +26,8 @@ class DataDependentBranch(Rule):
             test = test.expression
         if isinstance(test, cst.BooleanOperation):
             return self._tensor_test(test.left) or self._tensor_test(test.right)
-        if isinstance(test, cst.Name) and self.ctx.scope is not None and self.ctx.scope.is_guessed(test.value):
-            return False  # `if output_attentions:` with `output_attentions=None`: a flag, not data
-        return self.is_tensor(test)
+        # `if output_attentions:` / `if n > 0:` on a bare input parameter: a flag, not data
+        return self.ctx.scope is not None and self.ctx.scope.is_tensor_value(test)
 
     def visit_If(self, node: cst.If) -> None:
         if self._tensor_test(node.test):

@@ -89,8 +89,10 @@ class TensorScope:
         self.parent = parent
         self.kinds: Dict[str, Optional[str]] = {}
         self.local: Set[str] = set(parent.local) if parent is not None else set()
-        # Parameters taken for tensors only because their default is None (`mask=None`,
-        # but also `output_attentions=None`), until the body rebinds them.
+        # Parameters taken for tensors by assumption, not evidence (no `Tensor` annotation, no
+        # caller seen passing a tensor): the inputs of a root region, and `name=None`
+        # parameters (`mask=None`, but also `output_attentions=None`). Used bare as a truth
+        # value or a size they are more often Python numbers and flags than data.
         self.guessed: Set[str] = set()
 
     # -- binding ----------------------------------------------------------------------
@@ -106,8 +108,9 @@ class TensorScope:
             if i == 0 and name in ("self", "cls") and self.owner is not None:
                 self.local.add(name)
                 continue
-            self.bind(name, TENSOR if self._param_is_tensor(p, name, tensor_params, all_tensors) else None)
-            if p.annotation is None and isinstance(p.default, cst.Name) and p.default.value == "None":
+            is_tensor = self._param_is_tensor(p, name, tensor_params, all_tensors)
+            self.bind(name, TENSOR if is_tensor else None)
+            if is_tensor and p.annotation is None and name not in tensor_params:
                 self.guessed.add(name)
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
@@ -140,7 +143,7 @@ class TensorScope:
             self.bind_target(target.value, None)
 
     def is_guessed(self, name: str) -> bool:
-        """Whether ``name`` is still a parameter whose tensor-ness rests on a ``None`` default."""
+        """Whether ``name`` is still a parameter taken for a tensor by assumption only."""
         scope: Optional[TensorScope] = self
         while scope is not None:
             if name in scope.kinds:
@@ -159,6 +162,19 @@ class TensorScope:
     # -- querying ---------------------------------------------------------------------
     def is_tensor(self, expr: cst.BaseExpression) -> bool:
         return self.kind(expr) == TENSOR
+
+    def is_tensor_value(self, expr: cst.BaseExpression) -> bool:
+        """A tensor whose *value* is used (a truth test, a size, a number): like
+        :meth:`is_tensor`, but a parameter taken for a tensor by assumption does not count when
+        it stands bare (``if flag:``, ``range(n)``, ``n > 0``), since there it is usually a
+        Python value; ``n.max()`` or ``x.sum() > 0`` still do."""
+        if isinstance(expr, cst.Name):
+            return not self.is_guessed(expr.value) and self.is_tensor(expr)
+        if isinstance(expr, cst.Comparison):
+            if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in expr.comparisons):
+                return False
+            return any(self.is_tensor_value(o) for o in [expr.left] + [c.comparator for c in expr.comparisons])
+        return self.is_tensor(expr)
 
     def resolve(self, expr: cst.BaseExpression) -> Optional[str]:
         return self.imports.resolve(expr, self.local)
