@@ -309,15 +309,16 @@ def test_removed_statements_keep_their_comment_lines_and_blocks_stay_valid():
     assert new.endswith("    if x.shape[0] > 1:\n        # bisecting\n        pass\n    return x\n")
 
 
-def test_marked_fix_holds_the_file_with_that_fix_applied(project):
+def test_marked_fix_holds_what_the_fix_run_would_write(project):
     write(project, "m.py", MIXED)
     from torchlint.static.engine import lint_source
 
     findings = lint_source((project / "m.py").read_text(), "m.py", all_rules())
     mark_fixable(findings, all_rules(), cwd=str(project))
     by_rule = {f.rule: f.fix for f in findings}
+    # a safe fix holds the text `--fix` writes; an unsafe one what `--fix --unsafe-fixes` writes
     assert "graph_break" in by_rule["TL004"].new_source and "is_compiling" in by_rule["TL004"].new_source
-    assert "graph_break" not in by_rule["TL011"].new_source and "is_compiling" not in by_rule["TL011"].new_source
+    assert "graph_break" not in by_rule["TL011"].new_source and "is_compiling" in by_rule["TL011"].new_source
 
 
 def test_plans_respect_noqa():
@@ -331,3 +332,24 @@ def test_rules_list_says_which_rules_have_fixes():
     line = {l.split()[0]: l for l in out.splitlines() if l.startswith("TL")}
     assert "fix (unsafe)" in line["TL005"] and " fix " in line["TL004"]
     assert "fix" not in line["TL008"].split("dynamic-output-shape")[1].split("`")[0]
+
+
+def test_every_rule_that_declares_a_fix_has_one():
+    for rule in all_rules():
+        if rule.fix_applicability is not None:
+            assert rule.fix_applicability in ("safe", "unsafe")
+            assert fixer_for(rule.code) is not None, f"{rule.code} declares a fix nobody implements"
+
+
+def test_host_sync_statements_are_guarded_once_the_rule_declares_the_fix(monkeypatch):
+    from torchlint.rules import get_rule
+
+    src = ("import torch\n\n\n@torch.compile\ndef step(x):\n    y = x * 2\n"
+           "    torch.cuda.synchronize()\n    return y\n")
+    rules = [get_rule("TL101")]
+    monkeypatch.setattr(get_rule("TL101"), "fix_applicability", None)
+    assert fix_source(src, "s.py", rules, unsafe=True).new == src  # the rule's switch is off
+    monkeypatch.setattr(get_rule("TL101"), "fix_applicability", "safe")
+    outcome = fix_source(src, "s.py", rules, unsafe=False)
+    assert "    if not torch.compiler.is_compiling():\n        torch.cuda.synchronize()\n" in outcome.new
+    assert [a.applicability for a in outcome.applied] == ["safe"]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import re
 import tokenize
-from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Type
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Type
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
@@ -37,6 +37,11 @@ Key = Tuple[str, int, int]  # (rule code, line, column) of a finding
 
 
 # -- planning ---------------------------------------------------------------------------------
+def fixable_rules(rule_classes: Sequence[Type[Rule]]) -> List[Type[Rule]]:
+    """The rules that declare a fix (``fix_applicability``) and have a fixer for it."""
+    return [c for c in rule_classes if c.fix_applicability and fixer_for(c.code) is not None]
+
+
 def _capturing(cls: Type[Rule], sink: List[Plan], fctx: FixContext) -> Type[Rule]:
     """A subclass of ``cls`` that also asks the rule's fixer for a plan at each report."""
     fixer = fixer_for(cls.code)
@@ -75,7 +80,7 @@ def plan_source(
     ignored: Iterable[str] = (),
 ) -> Optional[Planned]:
     """Plans for the fixable findings of ``source`` (``None`` when it does not parse)."""
-    classes = [c for c in rule_classes if fixer_for(c.code) is not None]
+    classes = fixable_rules(rule_classes)
     if not classes or not _CANDIDATE.search(source):
         return None
     try:
@@ -138,6 +143,13 @@ class _Apply(cst.CSTTransformer):
         self.placeholders: Dict[int, cst.CSTNode] = {}  # by id, kept alive so ids stay unique
         self.ctx = ctx
         ctx.new_guards.clear()
+        # Only the edited nodes and their ancestors need a visit; every other subtree is kept.
+        self.wanted: Set[cst.CSTNode] = set(self.edits)
+        for node in self.edits:
+            self.wanted.update(ctx.ancestors(node))
+
+    def on_visit(self, node) -> bool:
+        return node in self.wanted
 
     def on_leave(self, original_node, updated_node):
         fn = self.edits.get(original_node)
@@ -226,13 +238,18 @@ def _compiles(code: str) -> Optional[bool]:
 
 
 def _parses(code: str, original: str) -> bool:
-    """``code`` parses with libcst and compiles, unless the original did not compile either
-    (newer syntax than this Python's: then libcst's word is all there is)."""
+    """Python compiles ``code``; when it cannot tell, or did not compile the original either
+    (newer syntax than this Python's), libcst must parse it."""
+    verdict = _compiles(code)
+    if verdict is True:
+        return True
+    if verdict is False and _compiles(original) is not False:
+        return False
     try:
         cst.parse_module(code)
     except Exception:  # noqa: BLE001
         return False
-    return _compiles(code) is not False or _compiles(original) is False
+    return True
 
 
 def apply_plans(planned: Planned, plans: Sequence[Plan]) -> Tuple[str, List[Plan]]:
@@ -329,14 +346,15 @@ def mark_fixable(
     rule_classes: Sequence[Type[Rule]],
     *,
     cwd: str,
-    fixable_codes: Optional[FrozenSet[str]] = None,
 ) -> None:
     """Set ``Finding.fix`` on each finding a fix can rewrite (safe and unsafe alike).
 
-    ``Fix.new_source`` is the file's text with that one fix applied. Only files that hold a
-    finding of a rule with a fixer are parsed again.
+    Only files holding a finding of a rule with a fix are parsed again, once each.
+    ``Fix.new_source`` is the file's text after one pass of the fixes of that applicability
+    (safe ones for a safe fix; all for an unsafe one): what ``--fix`` would write, before any
+    follow-up round. The findings of one file share those two texts.
     """
-    codes = fixable_codes if fixable_codes is not None else frozenset(c.code for c in rule_classes if fixer_for(c.code))
+    codes = frozenset(c.code for c in fixable_rules(rule_classes))
     by_path: Dict[str, List[Finding]] = {}
     for f in findings:
         if f.rule in codes and f.source != "dynamic":
@@ -347,17 +365,25 @@ def mark_fixable(
         except (OSError, FileProblem):
             continue
         planned = plan_source(source, path, rule_classes, unsafe=True)
-        if planned is None:
+        if planned is None or not planned.plans:
             continue
+        texts: Dict[str, Tuple[str, List[Plan]]] = {}
+        safe = [p for p in planned.plans if p.applicability == SAFE]
+        for applicability, allowed in ((SAFE, safe), ("unsafe", planned.plans)):
+            if applicability != SAFE and len(allowed) == len(safe):
+                texts[applicability] = texts[SAFE]
+                continue
+            sub = Planned(planned.module, planned.ctx, allowed, planned.keys, planned.spans)
+            texts[applicability] = apply_plans(planned, choose(sub)) if allowed else (source, [])
         by_key = {planned.keys[id(p)]: p for p in planned.plans}
         for f in file_findings:
             plan = by_key.get((f.rule, f.line, f.column))  # type: ignore[arg-type]
             if plan is None:
                 continue
-            code, used = apply_plans(planned, [plan])
-            if used and code != source:
+            text, used = texts[SAFE if plan.applicability == SAFE else "unsafe"]
+            if text != source and used:
                 f.fix = Fix(applicability=plan.applicability, description=plan.description,  # type: ignore[arg-type]
-                            new_source=code)
+                            new_source=text)
 
 
 # -- what the CLI calls -----------------------------------------------------------------------

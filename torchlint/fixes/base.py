@@ -44,13 +44,7 @@ class FixContext:
         self.module = module
         self.enabled = enabled  # rule codes whose fixes may run in this pass
         self.imports = ImportTable.from_module(module)
-        self.parents: Dict[cst.CSTNode, cst.CSTNode] = {}
-        stack: List[cst.CSTNode] = [module]
-        while stack:
-            node = stack.pop()
-            for child in node.children:
-                self.parents[child] = node
-                stack.append(child)
+        self._parents: Optional[Dict[cst.CSTNode, cst.CSTNode]] = None
         torch_names = [local for local, full in self.imports.aliases.items() if full == "torch"]
         self.torch = "torch" if "torch" in torch_names or not torch_names else sorted(torch_names)[0]
         #: the `if not is_compiling():` guards made in this pass, by id (adjacent ones merge)
@@ -60,6 +54,15 @@ class FixContext:
         return self.new_guards.get(id(node)) is node
 
     # -- tree navigation ------------------------------------------------------------------
+    @property
+    def parents(self) -> Dict[cst.CSTNode, cst.CSTNode]:
+        """Each node's parent, computed with one walk the first time a fixer asks."""
+        if self._parents is None:
+            collector = _ParentCollector()
+            self.module.visit(collector)
+            self._parents = collector.parents
+        return self._parents
+
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         return self.parents.get(node)
 
@@ -104,6 +107,22 @@ class FixContext:
     def torch_expr(self, dotted_tail: str) -> cst.BaseExpression:
         """``torch.<dotted_tail>`` spelled with the file's own name for torch."""
         return cst.parse_expression(f"{self.torch}.{dotted_tail}")
+
+
+class _ParentCollector(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.parents: Dict[cst.CSTNode, cst.CSTNode] = {}
+        self.stack: List[cst.CSTNode] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if self.stack:
+            self.parents[node] = self.stack[-1]
+        self.stack.append(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self.stack.pop()
 
 
 def names_in(node: cst.CSTNode) -> Set[str]:

@@ -1,7 +1,7 @@
-"""Guard side-effect statements with ``if not torch.compiler.is_compiling():`` (TL004, TL009).
+"""Guard side-effect statements with ``if not torch.compiler.is_compiling():`` (TL004, TL009, TL101).
 
-``print(...)``, ``warnings.warn(...)``, ``logger.info(...)`` and other calls used as
-statements run only in eager mode once guarded; dynamo drops the block while tracing, so the
+``print(...)``, ``warnings.warn(...)``, ``logger.info(...)``, ``torch.cuda.synchronize()`` and
+other calls used as statements run only in eager mode once guarded; dynamo drops the block while tracing, so the
 graph is no longer split there. Safe: eager runs them exactly as before (a compiled run no
 longer prints or logs). Two kinds of statements make the fix unsafe because the compiled
 model then computes something else: calls that change random state (``torch.manual_seed``,
@@ -44,7 +44,7 @@ def _the_statement(node: cst.CSTNode, ctx: FixContext) -> Optional[cst.SimpleSta
 
 @register
 class GuardSideEffect(Fixer):
-    codes = ("TL004", "TL009")
+    codes = ("TL004", "TL009", "TL101")  # TL101: `torch.cuda.synchronize()` and other host syncs
     applicability = SAFE
 
     def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
