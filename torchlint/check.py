@@ -64,11 +64,15 @@ def run_check(options: CheckOptions) -> Report:
         report.torch_version = version
         report.dynamic_ran = True
 
-    from torchlint.merge import merge
-    from torchlint.rules import rules_by_code
+    findings = static_findings
+    if report.dynamic_ran:  # (the rules are imported only here: a cached run never loads libcst)
+        from torchlint.merge import merge
+        from torchlint.rules import rules_by_code
 
-    gb_map = {code: set(rule.gb_codes) for code, rule in rules_by_code().items()}
-    findings = merge(static_findings, dynamic_findings, gb_map) if report.dynamic_ran else static_findings
+        rules = rules_by_code()
+        gb_map = {code: set(rule.gb_codes) for code, rule in rules.items()}
+        fixes = {code: rule.suggestion for code, rule in rules.items()}
+        findings = merge(static_findings, dynamic_findings, gb_map, fixes)
     findings = [f for f in findings if _enabled(f, settings)]
     report.findings = suppression.apply(findings, _lines_reader(cwd))
     report.sort()
@@ -83,24 +87,11 @@ def _enabled(finding: Finding, settings: Settings) -> bool:
 
 
 def _static_pass(files: Sequence[str], options: CheckOptions, cwd: str):
-    from torchlint.rules import all_rules
-    from torchlint.static.run import run_static, select_rules
+    from torchlint.static.run import run_static_pass  # imports libcst only if a file needs parsing
 
-    codes = options.settings.enabled_rules([r.code for r in all_rules()])
-    rule_classes = select_rules(codes)
-    advance = _stage(options.progress, "static", len(files))
-    if advance is None:
-        return run_static(files, rule_classes)
-    findings: List[Finding] = []
-    errors: List[FileError] = []
-    step = max(16, len(files) // 100)  # in chunks, so a bar on a terminal can move
-    for start in range(0, len(files), step):
-        chunk = files[start:start + step]
-        found, failed = run_static(chunk, rule_classes)
-        findings.extend(found)
-        errors.extend(failed)
-        advance(len(chunk))
-    return findings, errors
+    advance = _stage(options.progress, "static", len(files))  # a bar on a terminal moves per file
+    return run_static_pass(files, options.settings, cwd=cwd, jobs=options.jobs,
+                           use_cache=options.use_cache, advance=advance)
 
 
 def _stage(progress: Any, name: str, total: int) -> Optional[Callable[[int], None]]:

@@ -3,7 +3,8 @@
 The walk covers compiled regions only (see :mod:`torchlint.static.regions`); code under
 ``if not torch.compiler.is_compiling():`` is skipped. While walking, the engine keeps the
 tensor-ness of local names up to date (:mod:`torchlint.static.tensors`) so rules can ask
-``ctx.is_tensor(expr)``. Positions are computed only when a file has something to report.
+``ctx.is_tensor(expr)``. The walk reads children straight from the nodes
+(:mod:`torchlint.static.tree`), and positions are computed for reported nodes only.
 """
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from collections import defaultdict
 from typing import Callable, Dict, List, Optional, Sequence, Type
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from torchlint.findings import Finding, Fix
 from torchlint.rules.base import Rule
@@ -25,6 +25,7 @@ from torchlint.static.regions import (
     resolve_callee,
 )
 from torchlint.static.tensors import TensorScope
+from torchlint.static.tree import TRIVIA_TYPES, positions, traverse
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
@@ -79,6 +80,13 @@ class _Walker(cst.CSTVisitor):
                     if isinstance(node_type, type):
                         table = self.visit_handlers if attr[0] == "v" else self.leave_handlers
                         table[node_type].append(getattr(rule, attr))
+        # Whitespace and punctuation subtrees are passed over unless a rule asks for them.
+        wanted = set(self.visit_handlers) | set(self.leave_handlers)
+        self.skip_trivia = not (wanted & TRIVIA_TYPES)
+
+    def walk(self, node: cst.CSTNode) -> None:
+        """Visit ``node`` and its subtree, as ``node.visit(self)`` would, without rebuilding it."""
+        traverse(node, self.on_visit, self.on_leave, self.skip_trivia)
 
     # The engine's own bookkeeping happens around the rules' handlers.
     def on_visit(self, node: cst.CSTNode) -> bool:
@@ -90,7 +98,7 @@ class _Walker(cst.CSTVisitor):
                 # `if not is_compiling():` runs only in eager; `if is_compiling():` only compiled.
                 live = node.body if guard else node.orelse
                 if live is not None:
-                    live.visit(self)
+                    self.walk(live)
                 return False
         if t is cst.FunctionDef or t is cst.Lambda:
             if t is cst.FunctionDef and ctx.index.is_disabled(node):
@@ -169,18 +177,18 @@ def lint_module(
         ctx.scope = TensorScope(imports, region.owner)
         all_tensors = region.is_root
         ctx.scope.bind_params(node, region.tensor_params, all_tensors=all_tensors)
-        node.body.visit(walker)
+        walker.walk(node.body)
     ctx.region = ctx.scope = None
     if not ctx._reports:
         return []
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    spans = positions(module, [item[1] for item in ctx._reports])
     if lines is None:
         lines = module.code.splitlines()
     findings = []
     seen = set()
     for rule, node, message, suggestion, fix, region in ctx._reports:
-        pos = positions[node]
-        key = (rule.code, pos.start.line, pos.start.column)
+        (line, column), (end_line, end_column) = spans[node]
+        key = (rule.code, line, column)
         if key in seen:
             continue
         seen.add(key)
@@ -191,10 +199,10 @@ def lint_module(
                 rule=rule.code,
                 name=rule.name,
                 path=path,
-                line=pos.start.line,
-                column=pos.start.column + 1,
-                end_line=pos.end.line,
-                end_column=pos.end.column + 1,
+                line=line,
+                column=column + 1,
+                end_line=end_line,
+                end_column=end_column + 1,
                 message=message,
                 suggestion=suggestion,
                 source="static",
@@ -202,7 +210,7 @@ def lint_module(
                 region=region.qualname,
                 severity=rule.severity,  # type: ignore[arg-type]
                 fix=fix,
-                source_line=lines[pos.start.line - 1] if 0 < pos.start.line <= len(lines) else None,
+                source_line=lines[line - 1] if 0 < line <= len(lines) else None,
             )
         )
     return findings

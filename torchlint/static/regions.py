@@ -14,6 +14,7 @@ from typing import Dict, Iterator, List, Optional, Set, Union
 import libcst as cst
 
 from torchlint.static.names import ImportTable
+from torchlint.static.tree import code_children
 
 FunctionNode = Union[cst.FunctionDef]
 
@@ -199,12 +200,13 @@ def _scan_init(init: cst.FunctionDef, info: ClassInfo, index: ModuleIndex) -> No
 
 
 def _walk(node) -> Iterator[cst.CSTNode]:
-    """All nodes under ``node`` (a node or a list of nodes), depth first, without a visitor."""
+    """All nodes under ``node`` (a node or a list of nodes) but whitespace and punctuation,
+    depth first, without a visitor."""
     stack = list(node) if isinstance(node, (list, tuple)) else [node]
     while stack:
         cur = stack.pop()
         yield cur
-        stack.extend(reversed(cur.children))
+        stack.extend(reversed(code_children(cur)))
 
 
 class _CompileCallScanner:
@@ -349,5 +351,5 @@ def callees(fn: cst.FunctionDef, owner: Optional[ClassInfo], index: ModuleIndex)
                     fwd = find_method(index, cls, "forward")
                     if fwd is not None:
                         out.append((fwd[1], f"{fwd[0].name}.forward", fwd[0]))
-        stack.extend(reversed(node.children))
+        stack.extend(reversed(code_children(node)))
     return out

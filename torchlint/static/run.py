@@ -1,21 +1,50 @@
-"""The static pass over many files: read, pre-filter, parse once, lint, collect errors."""
+"""The static pass over many files: read, pre-filter, cache, parse once, lint, in parallel.
+
+Per file: read it (a file that cannot be read or decoded is an error); skip it without
+parsing when it imports nothing a compiled region is made of (no ``torch``, no
+``lightning``); else take its result from the cache (:mod:`torchlint.static.cache`, keyed
+on the file's bytes, the settings and the engine) or parse and lint it. Files to parse go
+to a process pool when there are enough of them to pay for starting one, else they are
+checked in this process. Results come back in file order whatever the scheduling.
+
+libcst and the rules are imported only when some file has to be parsed, so a run that the
+cache answers (or one over files without torch) never loads them.
+"""
 from __future__ import annotations
 
 import ast
+import os
 import re
+import sys
+import threading
 from dataclasses import dataclass, field
-from typing import List, Optional, Sequence, Type
-
-import libcst as cst
+from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Tuple, Type
 
 from torchlint.findings import FileError, Finding
-from torchlint.rules import all_rules
-from torchlint.rules.base import Rule
-from torchlint.static.engine import lint_module
 from torchlint.static.files import FileProblem, read_source
 
-# A file can hold a compiled region only if it mentions one of these.
-_CANDIDATE = re.compile(r"torch|Module|compile")
+if TYPE_CHECKING:  # pragma: no cover
+    from torchlint.config import Settings
+    from torchlint.rules.base import Rule
+    from torchlint.static.cache import Cache
+
+#: Top-level packages a compiled region needs an import of: ``nn.Module`` subclasses,
+#: ``torch.compile`` and the Lightning module bases all resolve through one of them (the
+#: import table reads absolute imports only). A test keeps this in step with regions.py.
+REGION_PACKAGES = ("torch", "lightning", "pytorch_lightning")
+_PACKAGES = "|".join(REGION_PACKAGES)
+# `import a, torch.nn as nn` (also across backslash continuations) or `from torch... import`.
+# Loose on purpose: a mention in a docstring only costs a parse.
+_CANDIDATE = re.compile(
+    rf"\bimport\b(?:[^\n]*\\\r?\n)*[^\n]*\b(?:{_PACKAGES})\b"
+    rf"|\bfrom(?:[ \t\f]|\\\r?\n)+(?:{_PACKAGES})\b"
+)
+
+#: Below this many files to parse, or this many characters, a pool costs more than it saves.
+POOL_MIN_FILES = 8
+POOL_MIN_CHARS = 200_000
+
+Advance = Callable[[int], None]
 
 
 @dataclass
@@ -26,7 +55,14 @@ class FileResult:
     lines: int = 0
 
 
+def is_candidate(source: str) -> bool:
+    """Whether the file may hold a compiled region (else it is not parsed at all)."""
+    return _CANDIDATE.search(source) is not None
+
+
 def parse_error_message(exc: Exception, source: str = "") -> str:
+    import libcst as cst
+
     if isinstance(exc, cst.ParserSyntaxError):
         # Python's own parser words syntax errors better and places them exactly.
         try:
@@ -46,24 +82,22 @@ def parse_error_message(exc: Exception, source: str = "") -> str:
     return f"cannot parse: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}".rstrip(": ")
 
 
-def check_source(source: str, path: str, rule_classes: Sequence[Type[Rule]]) -> FileResult:
+def _line_count(source: str) -> int:
+    return source.count("\n") + 1
+
+
+def check_source(source: str, path: str, rule_classes: Sequence[Type["Rule"]]) -> FileResult:
     """Lint one file's text; parse problems become ``error``, never exceptions."""
-    result = FileResult(path=path, lines=source.count("\n") + 1)
-    if not rule_classes or not _CANDIDATE.search(source):
+    result = FileResult(path=path, lines=_line_count(source))
+    if not rule_classes or not is_candidate(source):
         return result
-    try:
-        module = cst.parse_module(source)
-    except (cst.ParserSyntaxError, RecursionError, ValueError, MemoryError) as exc:
-        result.error = parse_error_message(exc, source)
-        return result
-    try:
-        result.findings = lint_module(module, path, rule_classes, source.splitlines())
-    except RecursionError:
-        result.error = "code nested too deeply to analyse"
+    from torchlint.static.guard import guarded_lint
+
+    result.findings, result.error = guarded_lint(source, path, rule_classes)
     return result
 
 
-def check_file(path: str, rule_classes: Sequence[Type[Rule]]) -> FileResult:
+def check_file(path: str, rule_classes: Sequence[Type["Rule"]]) -> FileResult:
     try:
         source = read_source(path)
     except FileProblem as exc:
@@ -71,18 +105,180 @@ def check_file(path: str, rule_classes: Sequence[Type[Rule]]) -> FileResult:
     return check_source(source, path, rule_classes)
 
 
-def select_rules(enabled_codes: Sequence[str]) -> List[Type[Rule]]:
+def select_rules(enabled_codes: Sequence[str]) -> List[Type["Rule"]]:
+    from torchlint.rules import all_rules
+
     wanted = set(enabled_codes)
     return [r for r in all_rules() if r.code in wanted]
 
 
-def run_static(files: Sequence[str], rule_classes: Sequence[Type[Rule]]):
-    """Findings and errors for ``files``, in file order."""
+def default_jobs() -> int:
+    """The CPU cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def run_static(
+    files: Sequence[str],
+    rule_classes: Optional[Sequence[Type["Rule"]]] = None,
+    *,
+    settings: Optional["Settings"] = None,
+    jobs: Optional[int] = 1,
+    cache: Optional["Cache"] = None,
+    advance: Optional[Advance] = None,
+):
+    """Findings and errors for ``files``, in file order.
+
+    ``rule_classes`` defaults to the rules ``settings`` enable (resolved only if a file has
+    to be parsed). ``jobs``: processes to use (None or 0: one per core). ``cache``: where to
+    read and store per-file results. ``advance(n)`` is told as files are done.
+    """
+    tick = advance or (lambda n: None)
+    results: List[Optional[FileResult]] = [None] * len(files)
+    todo: List[Tuple[int, str, str, Optional[str]]] = []  # (index, path, source, cache key)
+    done = 0
+    for i, path in enumerate(files):
+        try:
+            source = read_source(path)
+        except FileProblem as exc:
+            results[i] = FileResult(path=path, error=str(exc))
+        else:
+            if not is_candidate(source):
+                results[i] = FileResult(path=path, lines=_line_count(source))
+            else:
+                key = cache.key(path, source) if cache is not None else None
+                hit = cache.get(key, path) if key is not None else None  # type: ignore[union-attr]
+                if hit is not None:
+                    results[i] = FileResult(path, hit[0], hit[1], hit[2])
+                else:
+                    todo.append((i, path, source, key))
+                    continue
+        done += 1
+        if done >= 64:
+            tick(done)
+            done = 0
+    tick(done)
+
+    if todo:
+        if rule_classes is None:
+            from torchlint.rules import all_rules
+
+            codes = (settings or _default_settings()).enabled_rules([r.code for r in all_rules()])
+            rule_classes = select_rules(codes)
+        for (i, path, source, key), res in zip(todo, _lint_all(todo, rule_classes, jobs, tick)):
+            results[i] = res
+            if cache is not None and key is not None:
+                cache.put(key, res.findings, res.error, res.lines)
+
     findings: List[Finding] = []
     errors: List[FileError] = []
-    for path in files:
-        res = check_file(path, rule_classes)
+    for res in results:
+        assert res is not None
         findings.extend(res.findings)
         if res.error:
-            errors.append(FileError(path, res.error))
+            errors.append(FileError(res.path, res.error))
     return findings, errors
+
+
+def run_static_pass(
+    files: Sequence[str],
+    settings: "Settings",
+    *,
+    cwd: str,
+    jobs: Optional[int] = None,
+    use_cache: bool = True,
+    advance: Optional[Advance] = None,
+):
+    """The static pass as ``torchlint check`` runs it: the rules the settings enable, with
+    the cache (``settings.cache_dir`` or ``.torchlint_cache``) unless ``use_cache`` is off,
+    on ``jobs`` processes (default ``settings.jobs``, else one per core)."""
+    cache = None
+    if use_cache:
+        from torchlint.static.cache import Cache, default_dir
+
+        cache = Cache(default_dir(settings, cwd), settings.select, settings.ignore)
+    return run_static(files, settings=settings, jobs=jobs if jobs is not None else settings.jobs,
+                      cache=cache, advance=advance)
+
+
+def _default_settings() -> "Settings":
+    from torchlint.config import Settings
+
+    return Settings()
+
+
+# -- linting the files that need it -----------------------------------------------------
+def _lint_all(todo, rule_classes, jobs: Optional[int], tick: Advance) -> List[FileResult]:
+    workers = min(jobs or default_jobs(), len(todo))
+    size = sum(len(item[2]) for item in todo)
+    if workers > 1 and len(todo) >= POOL_MIN_FILES and size >= POOL_MIN_CHARS and _picklable(rule_classes):
+        return _lint_in_pool(todo, rule_classes, workers, tick)
+    out = []
+    for _, path, source, _ in todo:
+        out.append(check_source(source, path, rule_classes))
+        tick(1)
+    return out
+
+
+def _picklable(rule_classes) -> bool:
+    import pickle
+
+    try:
+        pickle.dumps(list(rule_classes))
+        return True
+    except Exception:  # rules defined in a function (tests): run them here
+        return False
+
+
+_WORKER_RULES: Optional[Sequence[Type["Rule"]]] = None
+
+
+def _init_worker(rule_classes) -> None:
+    import signal
+
+    global _WORKER_RULES
+    _WORKER_RULES = rule_classes
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+
+
+def _lint_one(path: str, source: str) -> FileResult:
+    assert _WORKER_RULES is not None
+    return check_source(source, path, _WORKER_RULES)
+
+
+def _pool_context():
+    import multiprocessing
+
+    methods = multiprocessing.get_all_start_methods()
+    # fork is the cheapest start, but not safe once threads run (a progress bar has one).
+    if sys.platform.startswith("linux") and threading.active_count() == 1 and "fork" in methods:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+def _lint_in_pool(todo, rule_classes, workers: int, tick: Advance) -> List[FileResult]:
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
+    results: List[Optional[FileResult]] = [None] * len(todo)
+    # Largest files first, so no worker is left with a big one at the end.
+    order = sorted(range(len(todo)), key=lambda k: -len(todo[k][2]))
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(),
+                               initializer=_init_worker, initargs=(list(rule_classes),))
+    try:
+        futures = {pool.submit(_lint_one, todo[k][1], todo[k][2]): k for k in order}
+        for fut in as_completed(futures):
+            results[futures[fut]] = fut.result()
+            tick(1)
+    except BrokenProcessPool:
+        pass  # a worker died (out of memory, killed): finish the rest here
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    for k, res in enumerate(results):
+        if res is None:
+            _, path, source, _ = todo[k]
+            results[k] = check_source(source, path, rule_classes)
+            tick(1)
+    return results  # type: ignore[return-value]

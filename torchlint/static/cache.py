@@ -1,0 +1,228 @@
+"""The static pass's per-file cache: a re-run over an unchanged tree reads results from disk.
+
+An entry holds one file's static findings (or its parse error). Its key is a hash of the
+file's text and path, torchlint's version, the rule selection (``select``/``ignore``;
+``per-file-ignores`` are applied after the cache, so they are not part of it) and the
+*engine version*: a hash of the rule modules, the static engine and the data files they
+read, plus the libcst and Python versions. Change any of them and old entries are simply
+not found.
+
+Entries are JSON files under ``<cache-dir>/static-v1/``; each is written to a temporary
+file and renamed into place, so a reader never sees half an entry. A reader trusts nothing:
+an entry that is unreadable, of another format, keyed for something else, or not shaped
+like findings is ignored (and recomputed). ``torchlint clean`` removes the whole folder,
+and only a folder that carries torchlint's ``CACHEDIR.TAG``.
+
+This module must not import libcst (a warm run never does).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+from typing import Any, Dict, List, Optional, Tuple
+
+from torchlint import __version__
+from torchlint.findings import Finding
+
+FORMAT = 1
+DEFAULT_DIR = ".torchlint_cache"
+ENTRIES = f"static-v{FORMAT}"
+TAG_NAME = "CACHEDIR.TAG"
+TAG = (
+    "Signature: 8a477f597d28d172789f06886806bc55\n"
+    "# This file is a cache directory tag created by torchlint.\n"
+    "# For information about cache directory tags see https://bford.info/cachedir/\n"
+)
+
+# Finding fields kept in an entry (``fix`` is not: a run that needs fixes does not read the
+# cache, and a fresh result that carries one is not written), with the JSON types allowed.
+_STR, _INT, _OPT_STR = (str,), (int,), (str, type(None))
+_FIELDS: Dict[str, Tuple[type, ...]] = {
+    "rule": _OPT_STR, "name": _STR, "line": _INT, "column": _INT, "end_line": _INT,
+    "end_column": _INT, "message": _STR, "suggestion": _STR, "source": _STR, "gb_code": _OPT_STR,
+    "region": _OPT_STR, "target": _OPT_STR, "severity": _STR, "reason": _OPT_STR,
+    "explanation": _OPT_STR, "hints": (list,), "source_line": _OPT_STR,
+}
+_SOURCES = frozenset({"static", "dynamic", "both"})
+_SEVERITIES = frozenset({"error", "warning"})
+
+# What the static results depend on besides the file and the settings.
+_ENGINE_PARTS = (("rules", ".py"), ("static", ".py"), ("data", ".json"))
+
+
+def engine_version() -> str:
+    """A hash of the code and data that produce static findings."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    package = os.path.dirname(package)  # torchlint/
+    h = hashlib.sha256()
+    h.update(f"{__version__}\0{sys.version_info[0]}.{sys.version_info[1]}\0".encode())
+    for folder, suffix in _ENGINE_PARTS:
+        where = os.path.join(package, folder)
+        try:
+            names = sorted(n for n in os.listdir(where) if n.endswith(suffix))
+        except OSError:
+            continue
+        for name in names:
+            h.update(f"{folder}/{name}\0".encode())
+            try:
+                with open(os.path.join(where, name), "rb") as fh:
+                    h.update(fh.read())
+            except OSError:
+                h.update(b"?")
+    h.update(_libcst_version().encode())
+    return h.hexdigest()
+
+
+def _libcst_version() -> str:
+    """libcst's version string, read from its files (importing libcst costs too much here)."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("libcst")
+    except (ImportError, ValueError):
+        return "libcst?"
+    if spec is None or not spec.origin:
+        return "libcst?"
+    try:
+        with open(os.path.join(os.path.dirname(spec.origin), "_version.py"), encoding="utf-8") as fh:
+            return fh.read()
+    except OSError:
+        return spec.origin
+
+
+def settings_key(select, ignore) -> str:
+    return json.dumps([sorted(select), sorted(ignore)])
+
+
+def default_dir(settings, cwd: str) -> str:
+    """``cache-dir`` from the settings (relative to the config's folder), else
+    ``.torchlint_cache`` in the project root (the config's folder) or the working directory."""
+    root = settings.root if getattr(settings, "source", None) else cwd
+    if settings.cache_dir:
+        return os.path.normpath(os.path.join(root, os.path.expanduser(settings.cache_dir)))
+    return os.path.join(root, DEFAULT_DIR)
+
+
+class Cache:
+    """Per-file static results under ``folder``, for one engine version and rule selection."""
+
+    def __init__(self, folder: str, select, ignore, *, engine: Optional[str] = None) -> None:
+        self.folder = folder
+        self.entries = os.path.join(folder, ENTRIES)
+        namespace = json.dumps([FORMAT, engine or engine_version(), settings_key(select, ignore)])
+        self.namespace = hashlib.sha256(namespace.encode()).hexdigest()
+        self._ready = False
+        self.write_failed = False
+
+    # -- keys ---------------------------------------------------------------------------
+    def key(self, path: str, source: str) -> str:
+        h = hashlib.sha256(self.namespace.encode())
+        h.update(b"\0" + path.encode("utf-8", "surrogatepass") + b"\0")
+        h.update(source.encode("utf-8", "surrogatepass"))
+        return h.hexdigest()
+
+    def _file(self, key: str) -> str:
+        return os.path.join(self.entries, key[:2], key[2:] + ".json")
+
+    # -- reading ------------------------------------------------------------------------
+    def get(self, key: str, path: str) -> Optional[Tuple[List[Finding], Optional[str], int]]:
+        """(findings, error, lines) stored for ``key``, or None when absent or not trusted."""
+        try:
+            with open(self._file(key), "rb") as fh:
+                entry = json.loads(fh.read())
+        except (OSError, ValueError, RecursionError):
+            return None
+        try:
+            return _decode(entry, key, path)
+        except (TypeError, ValueError, KeyError, AttributeError):
+            return None
+
+    # -- writing ------------------------------------------------------------------------
+    def put(self, key: str, findings: List[Finding], error: Optional[str], lines: int) -> None:
+        """Store one file's result; a cache that cannot be written is quietly not used."""
+        if self.write_failed or any(f.fix is not None for f in findings):
+            return
+        entry = {"format": FORMAT, "key": key, "error": error, "lines": lines,
+                 "findings": [_encode(f) for f in findings]}
+        target = self._file(key)
+        try:
+            if not self._ready:
+                self._prepare()
+            folder = os.path.dirname(target)
+            os.makedirs(folder, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=folder)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    json.dump(entry, fh, separators=(",", ":"))
+                os.replace(tmp, target)
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
+        except OSError:
+            self.write_failed = True
+
+    def _prepare(self) -> None:
+        """Create the folder, tagged as a cache (backup tools skip it, `clean` recognises it)."""
+        os.makedirs(self.entries, exist_ok=True)
+        tag = os.path.join(self.folder, TAG_NAME)
+        if not os.path.exists(tag):
+            with open(tag, "w", encoding="utf-8") as fh:
+                fh.write(TAG)
+            with open(os.path.join(self.folder, ".gitignore"), "w", encoding="utf-8") as fh:
+                fh.write("# Created by torchlint.\n*\n")
+        self._ready = True
+
+
+def _encode(f: Finding) -> Dict[str, Any]:
+    return {name: getattr(f, name) for name in _FIELDS}
+
+
+def _decode(entry: Any, key: str, path: str) -> Tuple[List[Finding], Optional[str], int]:
+    if not isinstance(entry, dict) or entry.get("format") != FORMAT or entry.get("key") != key:
+        raise ValueError("foreign entry")
+    error, lines, raw = entry["error"], entry["lines"], entry["findings"]
+    if not isinstance(error, (str, type(None))) or not _is_int(lines) or not isinstance(raw, list):
+        raise ValueError("bad entry")
+    findings = []
+    for item in raw:
+        if not isinstance(item, dict) or set(item) != set(_FIELDS):
+            raise ValueError("bad finding")
+        for name, types in _FIELDS.items():
+            value = item[name]
+            if not isinstance(value, types) or (types is _INT and not _is_int(value)):
+                raise ValueError(f"bad {name}")
+        if (item["source"] not in _SOURCES or item["severity"] not in _SEVERITIES
+                or not all(isinstance(h, str) for h in item["hints"])):
+            raise ValueError("bad finding")
+        findings.append(Finding(path=path, **item))
+    return findings, error, lines
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_cache_dir(folder: str) -> bool:
+    try:
+        with open(os.path.join(folder, TAG_NAME), encoding="utf-8") as fh:
+            return fh.read(len(TAG)) == TAG
+    except OSError:
+        return False
+
+
+def clean(folder: str) -> bool:
+    """Remove the cache folder; False when there was none. Raises ``ValueError`` when the
+    folder exists but is not a torchlint cache (it is then left alone)."""
+    if not os.path.lexists(folder):
+        return False
+    if os.path.islink(folder) or not os.path.isdir(folder) or not is_cache_dir(folder):
+        raise ValueError(f"{folder}: not a torchlint cache folder (no torchlint {TAG_NAME}); left alone")
+    shutil.rmtree(folder)
+    return True

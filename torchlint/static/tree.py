@@ -1,0 +1,294 @@
+"""Fast traversal of libcst trees, in exactly the order libcst's own visitors use.
+
+libcst's ``node.children`` and ``node.visit(visitor)`` rebuild every node they pass (each
+``_visit_and_replace_children`` constructs and validates a fresh copy), which costs more
+than parsing the file. Here children are read straight from the node's fields, in the order
+each class's ``_visit_and_replace_children`` visits them. That order is read once per
+process from libcst's own source; a class whose order cannot be read (another libcst
+version) falls back to ``node.children``, and the first node of each class is checked
+against ``node.children``, so the result is always what libcst would give.
+"""
+from __future__ import annotations
+
+import os
+import re
+from contextlib import contextmanager
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+
+import libcst as cst
+from libcst._nodes.internal import CodegenState
+from libcst._nodes import expression as _expression
+from libcst._nodes import op as _op
+from libcst._nodes import whitespace as _whitespace
+
+_NEWLINE = re.compile(r"\r\n?|\n")
+_CLASS = re.compile(r"^class (\w+)\b", re.M)
+_METHOD = re.compile(r"^    def _visit_and_replace_children\(", re.M)
+_NEXT_DEF = re.compile(r"^    (?:def |@)", re.M)
+_VISIT = re.compile(
+    r"\bvisit_(required|optional|sentinel|sequence|iterable|body_sequence|body_iterable)\(\s*self,\s*\"(\w+)\""
+)
+
+# Class name -> (field, how libcst visits it) in visiting order, read from libcst's sources.
+_ORDER: Optional[Dict[str, Tuple[Tuple[str, str], ...]]] = None
+# Concrete node type -> (children, code_children) functions made for it.
+_GETTERS: Dict[type, Tuple[Callable, Callable]] = {}
+
+
+def _read_orders() -> Dict[str, Tuple[Tuple[str, str], ...]]:
+    import libcst._nodes as nodes_pkg
+
+    orders: Dict[str, Tuple[Tuple[str, str], ...]] = {}
+    folder = os.path.dirname(nodes_pkg.__file__)
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".py"):
+            continue
+        try:
+            with open(os.path.join(folder, name), encoding="utf-8") as fh:
+                text = fh.read()
+        except OSError:
+            continue
+        classes = [(m.start(), m.group(1)) for m in _CLASS.finditer(text)]
+        for m in _METHOD.finditer(text):
+            owner = None
+            for start, cls_name in classes:
+                if start > m.start():
+                    break
+                owner = cls_name
+            if owner is None:
+                continue
+            stop = len(text)
+            for pattern in (_NEXT_DEF, _CLASS):
+                nxt = pattern.search(text, m.end())
+                if nxt is not None:
+                    stop = min(stop, nxt.start())
+            kinds: Dict[str, str] = {}
+            for v in _VISIT.finditer(text, m.end(), stop):
+                kind = "sequence" if v.group(1) in ("sequence", "iterable", "body_sequence", "body_iterable") else v.group(1)
+                field_name = v.group(2)
+                kinds[field_name] = kind if kinds.get(field_name, kind) == kind else "mixed"
+            orders[owner] = tuple(kinds.items())
+    return orders
+
+
+def _make_getters(fields: Sequence[Tuple[str, str]]) -> Tuple[Callable, Callable]:
+    """Two functions of a node: its children, and its children that are not trivia."""
+    bodies = []
+    for code_only in (False, True):
+        lines = ["def get(n):", "    out = []"]
+        for name, kind in fields:
+            keep = "type(v) not in TRIVIA" if code_only else "True"
+            if kind == "required":
+                lines += [f"    v = n.{name}", f"    if {keep}: out.append(v)"]
+            elif kind == "optional":
+                lines += [f"    v = n.{name}", f"    if v is not None and {keep}: out.append(v)"]
+            elif kind == "sentinel":
+                lines += [f"    v = n.{name}", f"    if v is not DEFAULT and {keep}: out.append(v)"]
+            elif kind == "sequence":
+                if code_only:
+                    lines += [f"    for v in n.{name} or ():", "        if type(v) not in TRIVIA: out.append(v)"]
+                else:
+                    lines += [f"    v = n.{name}", "    if v: out.extend(v)"]
+            else:  # a node or a sequence of nodes
+                lines += [f"    v = n.{name}", "    for v in ((v,) if isinstance(v, CSTNode) else v or ()):",
+                          f"        if {keep}: out.append(v)"]
+        lines.append("    return out")
+        bodies.append("\n".join(lines))
+    made = []
+    for body in bodies:
+        scope = {"TRIVIA": TRIVIA_TYPES, "DEFAULT": cst.MaybeSentinel.DEFAULT, "CSTNode": cst.CSTNode}
+        exec(body, scope)  # noqa: S102 - code built above from field names only
+        made.append(scope["get"])
+    return made[0], made[1]
+
+
+def _slow_getters() -> Tuple[Callable, Callable]:
+    def code(node):
+        return [c for c in node.children if type(c) not in TRIVIA_TYPES]
+
+    return (lambda node: node.children), code
+
+
+def _getters_for(node_type: type, sample: cst.CSTNode) -> Tuple[Callable, Callable]:
+    global _ORDER
+    if _ORDER is None:
+        _ORDER = _read_orders()
+    getters = _slow_getters()
+    for klass in node_type.__mro__:
+        if "_visit_and_replace_children" in klass.__dict__:
+            fields = _ORDER.get(klass.__name__)
+            if fields is not None and all(f.isidentifier() for f, _ in fields):
+                made = _make_getters(fields)
+                # Check on this node that the fields hold all children, in libcst's order.
+                expected, got = sample.children, made[0](sample)
+                if len(got) == len(expected) and all(a is b for a, b in zip(got, expected)):
+                    getters = made
+            break
+    _GETTERS[node_type] = getters
+    return getters
+
+
+def children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
+    """``node.children`` (same nodes, same order), without rebuilding the node."""
+    try:
+        return _GETTERS[type(node)][0](node)
+    except KeyError:
+        return _getters_for(type(node), node)[0](node)
+
+
+def code_children(node: cst.CSTNode) -> List[cst.CSTNode]:
+    """``children(node)`` less whitespace, comments and punctuation (:data:`TRIVIA_TYPES`)."""
+    try:
+        return _GETTERS[type(node)][1](node)
+    except KeyError:
+        return _getters_for(type(node), node)[1](node)
+
+
+def walk(node) -> Iterator[cst.CSTNode]:
+    """Every node under ``node`` (a node or a list of nodes), depth first, in source order."""
+    stack = list(reversed(node)) if isinstance(node, (list, tuple)) else [node]
+    while stack:
+        cur = stack.pop()
+        yield cur
+        stack.extend(reversed(children(cur)))
+
+
+# Nodes that hold only whitespace, comments and punctuation: they can be skipped by a walk
+# that has nothing to do on them.
+TRIVIA_TYPES = frozenset(
+    [
+        obj
+        for module in (_op, _whitespace)
+        for obj in vars(module).values()
+        if isinstance(obj, type) and issubclass(obj, cst.CSTNode) and obj.__module__ == module.__name__
+    ]
+    + [
+        _expression.LeftParen, _expression.RightParen, _expression.LeftSquareBracket,
+        _expression.RightSquareBracket, _expression.LeftCurlyBrace, _expression.RightCurlyBrace,
+    ]
+)
+
+
+def traverse(
+    root: cst.CSTNode,
+    on_visit: Callable[[cst.CSTNode], bool],
+    on_leave: Callable[[cst.CSTNode], None],
+    skip_trivia: bool = False,
+) -> None:
+    """Call ``on_visit``/``on_leave`` on every node as ``root.visit(visitor)`` would.
+
+    Children are visited only when ``on_visit`` returns true. With ``skip_trivia``, nodes of
+    :data:`TRIVIA_TYPES` below ``root`` are passed over without a call: use it only when
+    neither callback does anything on them.
+    """
+    kids = code_children if skip_trivia else children
+    if not on_visit(root):
+        on_leave(root)
+        return
+    stack: List[Tuple[cst.CSTNode, Iterator[cst.CSTNode]]] = [(root, iter(kids(root)))]
+    while stack:
+        node, pending = stack[-1]
+        child = next(pending, None)
+        if child is None:
+            stack.pop()
+            on_leave(node)
+        elif on_visit(child):
+            stack.append((child, iter(kids(child))))
+        else:
+            on_leave(child)
+
+
+# -- positions of a few nodes ------------------------------------------------------------
+Span = Tuple[Tuple[int, int], Tuple[int, int]]  # ((line, column), (end_line, end_column))
+
+
+class _AllFound(Exception):
+    pass
+
+
+class _PositionState(CodegenState):
+    """Generates the module's code, keeping track of line and column, and records the
+    syntactic range of the wanted nodes only (and of the nodes inside them, which a wanted
+    node may take its start or end from). Stops as soon as every wanted node is done."""
+
+    def __init__(self, module: cst.Module, wanted: Set[cst.CSTNode]) -> None:
+        super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
+        self.wanted = wanted
+        self.left = len(wanted)
+        self.line = 1
+        self.column = 0
+        self.depth = 0
+        self.starts: List[Tuple[int, int]] = []
+        self.spans: Dict[cst.CSTNode, Span] = {}
+
+    def add_token(self, value: str) -> None:
+        self.tokens.append(value)
+        if "\r" in value:
+            parts = _NEWLINE.split(value)
+            if len(parts) > 1:
+                self.line += len(parts) - 1
+                self.column = len(parts[-1])
+            else:
+                self.column += len(value)
+            return
+        newlines = value.count("\n")
+        if newlines:
+            self.line += newlines
+            self.column = len(value) - value.rfind("\n") - 1
+        else:
+            self.column += len(value)
+
+    def add_indent_tokens(self) -> None:
+        for token in self.indent_tokens:
+            self.add_token(token)
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        if self.depth or node in self.wanted:
+            self.depth += 1
+            self.starts.append((self.line, self.column))
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        if not self.depth:
+            return
+        self.depth -= 1
+        start = self.starts.pop()
+        if node not in self.spans:  # a syntactic range recorded inside wins
+            self.spans[node] = (start, (self.line, self.column))
+        if node in self.wanted:
+            self.left -= 1
+            if not self.left:
+                raise _AllFound
+
+    @contextmanager
+    def record_syntactic_position(
+        self,
+        node: cst.CSTNode,
+        *,
+        start_node: Optional[cst.CSTNode] = None,
+        end_node: Optional[cst.CSTNode] = None,
+    ) -> Iterator[None]:
+        if not self.depth:
+            yield
+            return
+        start = (self.line, self.column)
+        yield
+        end = (self.line, self.column)
+        if start_node is not None:
+            start = self.spans[start_node][0]
+        if end_node is not None:
+            end = self.spans[end_node][1]
+        self.spans[node] = (start, end)
+
+
+def positions(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> Dict[cst.CSTNode, Span]:
+    """The syntactic range of each of ``nodes`` (as libcst's ``PositionProvider`` gives it:
+    1-based lines, 0-based columns), computed without metadata for the rest of the tree."""
+    wanted = set(nodes)
+    if not wanted:
+        return {}
+    state = _PositionState(module, wanted)
+    try:
+        module._codegen(state)
+    except _AllFound:
+        pass
+    return {node: state.spans[node] for node in wanted if node in state.spans}
