@@ -10,6 +10,7 @@ import sys
 import pytest
 
 import torchlint
+from readme_snippets import snippet
 from support import run_json, write
 from torchlint.findings import Finding, Report
 
@@ -119,3 +120,32 @@ def test_explain_clean_model_and_recompiles(model_module):
     assert "changed from 2 to 3" in reason.reason
     with pytest.raises(TypeError, match="not both"):
         torchlint.explain(model_module.scale, torch.randn(2), calls=[(torch.randn(2),)])
+
+
+ENCODER = """
+import torch
+from torch import nn
+
+
+class Encoder(nn.Module):
+    def forward(self, x):
+        y = torch.relu(x)
+        print("encoded", y.shape)
+        return y
+"""
+
+
+def test_readme_api_snippet(project, monkeypatch, capsys):
+    pytest.importorskip("torch", reason="the README's API snippet runs torchlint.explain")
+    write(project, "src/model.py", MODEL)
+    write(project, "mymodels.py", ENCODER)
+    monkeypatch.syspath_prepend(str(project))
+    monkeypatch.delitem(sys.modules, "mymodels", raising=False)
+    exec(compile(snippet("api"), "README.md", "exec"), {"__name__": "__readme__"})
+    sys.modules.pop("mymodels", None)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("src/model.py:12: TL001 `.item()` copies a tensor to Python")
+    assert out[1].startswith("src/model.py:13: TL004 ")
+    assert "encoded torch.Size([2, 8])" in out  # the model ran for real
+    assert out[-2] == "1 [(8, 'TL004', 'both')]"
+    assert out[-1] == "{"

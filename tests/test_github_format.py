@@ -3,7 +3,12 @@ Actions requires (`%`, CR, LF in data; also `:` and `,` in properties)."""
 from __future__ import annotations
 
 import io
+import json
+import shlex
 
+import pytest
+
+from readme_snippets import snippet
 from support import run_cli, run_json, write
 from torchlint.findings import FileError, Finding, Report, TargetResult
 from torchlint.output import RenderOptions, render
@@ -71,3 +76,38 @@ def test_escaping_warnings_errors_targets_and_gate():
         "::notice title=torchlint dynamo::m.py:Net: 2 graphs, 1 graph break, 0 recompiles",
         "::error title=torchlint gate::graph breaks: 1 > limit 0 (+1)",
     ]
+
+
+def _workflow_commands():
+    yaml = pytest.importorskip("yaml", reason="PyYAML is not installed (it comes with pre-commit)")
+    workflow = yaml.safe_load(snippet("github-workflow"))
+    return {job: [step["run"] for step in spec["steps"] if str(step.get("run", "")).startswith("torchlint ")]
+            for job, spec in workflow["jobs"].items()}
+
+
+def test_readme_workflow_static_job(project):
+    commands = _workflow_commands()["static"]
+    assert commands == ["torchlint check --no-dynamic --format github .",
+                        "torchlint check --no-dynamic --format sarif --exit-zero -o torchlint.sarif ."]
+    write(project, "model.py", MODEL)
+    annotations, sarif = (run_cli(shlex.split(c)[1:]) for c in commands)
+    assert annotations.exit_code == 1  # the job fails, the pull request shows the annotations
+    assert [line.split("::")[1] for line in annotations.stdout.splitlines()] == [
+        "error file=model.py,line=7,col=13,endLine=7,endColumn=27,title=TL001 tensor-item",
+        "error file=model.py,line=8,col=9,endLine=8,endColumn=17,title=TL004 tensor-to-string",
+    ]
+    assert sarif.exit_code == 0  # --exit-zero: the upload step always gets its file
+    results = json.loads((project / "torchlint.sarif").read_text("utf-8"))["runs"][0]["results"]
+    assert [r["ruleId"] for r in results] == ["TL001", "TL004"]
+
+
+def test_readme_workflow_dynamic_gate(project):
+    pytest.importorskip("torch", reason="the dynamic job runs dynamo: torch is not installed")
+    (command,) = _workflow_commands()["dynamic"]
+    write(project, "model.py", MODEL)
+    write(project, "pyproject.toml", '[[tool.torchlint.targets]]\ntarget = "model.py:Net"\ninput = ["f32[2,8]"]\n')
+    result = run_cli(shlex.split(command)[1:])
+    lines = result.stdout.splitlines()
+    assert result.exit_code == 1, result.stdout + result.stderr
+    assert "::notice title=torchlint dynamo::model.py:Net: 2 graphs, 2 graph breaks, 0 recompiles" in lines
+    assert lines[-1] == "::error title=torchlint gate::graph breaks: 2 > limit 0 (+2)"

@@ -1,5 +1,5 @@
 """The pytest plugin, as users run it: a real pytest in a subprocess on a sample test file,
-serially and under pytest-xdist; a passing check and failing ones with their messages."""
+serially and under pytest-xdist: the README snippet, one test passing, one failing with its message."""
 from __future__ import annotations
 
 import os
@@ -10,23 +10,18 @@ import textwrap
 
 import pytest
 
+from readme_snippets import snippet
+
 pytest.importorskip("torch", reason="the pytest plugin runs models through dynamo: torch is not installed")
 
-MODEL = '''
+# The models the README's snippet imports: Encoder breaks once (its test must fail, with the
+# break in the message), Decoder breaks once (its marker allows one: the test must pass).
+MODELS = '''
 import torch
 from torch import nn
 
 
-class Clean(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(8, 8)
-
-    def forward(self, x):
-        return torch.relu(self.fc(x))
-
-
-class Scaled(nn.Module):
+class Encoder(nn.Module):
     def __init__(self):
         super().__init__()
         self.fc = nn.Linear(8, 8)
@@ -35,41 +30,20 @@ class Scaled(nn.Module):
         y = self.fc(x)
         peak = y.abs().max().item()
         return y / peak
-'''
-
-# The README's pytest snippet, as a user would paste it (see README "## Integrations").
-TESTS = '''
-import pytest
-import torch
-
-from model import Clean, Scaled
-from torchlint.testing import assert_graph_breaks
 
 
-def test_clean_model_compiles_whole():
-    assert_graph_breaks(Clean(), torch.randn(2, 8))
-
-
-def test_scaled_model_has_no_graph_break():
-    assert_graph_breaks(Scaled(), torch.randn(2, 8))
-
-
-@pytest.mark.torchlint(max_breaks=1)
-def test_one_known_break_is_accepted(torchlint_check):
-    torchlint_check(Scaled(), torch.randn(2, 8))
-
-
-@pytest.mark.torchlint(max_breaks=0)
-def test_marker_limit_fails(torchlint_check):
-    torchlint_check(Scaled(), torch.randn(2, 8))
+class Decoder(nn.Module):
+    def forward(self, x):
+        print("decoding", x.shape)
+        return torch.tanh(x)
 '''
 
 
 @pytest.fixture(scope="module")
 def sample(tmp_path_factory):
     root = tmp_path_factory.mktemp("plugin")
-    (root / "model.py").write_text(textwrap.dedent(MODEL).lstrip(), encoding="utf-8")
-    (root / "test_models.py").write_text(textwrap.dedent(TESTS).lstrip(), encoding="utf-8")
+    (root / "mymodels.py").write_text(textwrap.dedent(MODELS).lstrip(), encoding="utf-8")
+    (root / "test_models.py").write_text(snippet("pytest"), encoding="utf-8")
     return root
 
 
@@ -85,12 +59,11 @@ def run_pytest(root, *extra):
 def check_outcome(result):
     out = result.stdout + result.stderr
     assert result.returncode == 1, out
-    assert re.search(r"\b2 failed, 2 passed\b", out), out
-    failed = set(re.findall(r"FAILED test_models.py::(\w+)", out))
-    assert failed == {"test_scaled_model_has_no_graph_break", "test_marker_limit_fails"}, out
+    assert re.search(r"\b1 failed, 1 passed\b", out), out
+    assert re.findall(r"FAILED test_models.py::(\w+)", out) == ["test_encoder_compiles_whole"], out
     # the message: target, count and limit, then each break with file, line, reason and fix
-    assert "torchlint: model.py:Scaled: 1 graph break (max_breaks=0)" in out, out
-    assert re.search(r"model\.py:21: TL001 Unsupported Tensor\.item\(\) call", out), out
+    assert "torchlint: mymodels.py:Encoder: 1 graph break (max_breaks=0)" in out, out
+    assert re.search(r"mymodels\.py:12: TL001 Unsupported Tensor\.item\(\) call", out), out
     assert "peak = y.abs().max().item()" in out, out
     assert "fix: Keep the value as a 0-d tensor" in out, out
 
