@@ -63,14 +63,14 @@ def bool_test(test: cst.BaseExpression, is_tensor: IsTensor, ctx: FixContext) ->
         return test if is_tensor(test) else None
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         inner = bool_test(test.expression, is_tensor, ctx)
-        return None if inner is None else cst.Call(ctx.torch_expr("logical_not"), [cst.Arg(inner)])
+        return None if inner is None else _call(ctx, "logical_not", inner)
     if isinstance(test, cst.BooleanOperation):
         left = bool_test(test.left, is_tensor, ctx)
         right = bool_test(test.right, is_tensor, ctx)
         if left is None or right is None:
             return None
         op = "logical_and" if isinstance(test.operator, cst.And) else "logical_or"
-        return cst.Call(ctx.torch_expr(op), [cst.Arg(left), cst.Arg(right)])
+        return _call(ctx, op, left, right)
     if not is_tensor(test):
         return None
     if isinstance(test, cst.Call) and isinstance(test.func, cst.Attribute) and test.func.attr.value in _BOOL_METHODS:
@@ -78,10 +78,15 @@ def bool_test(test: cst.BaseExpression, is_tensor: IsTensor, ctx: FixContext) ->
     return cst.Call(cst.Attribute(paren(test), cst.Name("bool")))
 
 
+def _call(ctx: FixContext, name: str, *args: cst.BaseExpression) -> cst.Call:
+    """``torch.<name>(args)``; arguments lose parentheses they no longer need."""
+    keep = (cst.Tuple, cst.GeneratorExp, cst.NamedExpr, cst.Yield)  # need theirs as arguments
+    bare = [a if isinstance(a, keep) else a.with_changes(lpar=[], rpar=[]) for a in args]
+    return cst.Call(ctx.torch_expr(name), [cst.Arg(a) for a in bare])
+
+
 def _where(ctx: FixContext, cond: cst.BaseExpression, a: cst.BaseExpression, b: cst.BaseExpression) -> cst.Call:
-    keep = (cst.Tuple, cst.GeneratorExp, cst.NamedExpr, cst.Yield)  # need their parentheses as arguments
-    strip = lambda e: e if isinstance(e, keep) else e.with_changes(lpar=[], rpar=[])  # noqa: E731
-    return cst.Call(ctx.torch_expr("where"), [cst.Arg(strip(cond)), cst.Arg(strip(a)), cst.Arg(strip(b))])
+    return _call(ctx, "where", cond, a, b)
 
 
 def _assign(name: str, value: cst.BaseExpression) -> cst.SimpleStatementLine:
