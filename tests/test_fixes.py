@@ -353,3 +353,33 @@ def test_host_sync_statements_are_guarded_once_the_rule_declares_the_fix(monkeyp
     outcome = fix_source(src, "s.py", rules, unsafe=False)
     assert "    if not torch.compiler.is_compiling():\n        torch.cuda.synchronize()\n" in outcome.new
     assert [a.applicability for a in outcome.applied] == ["safe"]
+
+
+def test_hoist_declines_when_init_may_return_early_or_the_size_changes_after_init():
+    src = '''
+import torch.nn as nn
+
+
+class B(nn.Module):
+    def __init__(self, d=4):
+        super().__init__()
+        if d > 8:
+            return
+
+    def forward(self, x):
+        return nn.Linear(4, 4)(x)
+
+
+class C(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = 3
+
+    def forward(self, x):
+        self.w = 4
+        return nn.Linear(self.w, 4)(x)
+'''
+    from torchlint.static.engine import lint_source
+
+    assert [f.rule for f in lint_source(src, "m.py", all_rules())] == ["TL007", "TL007"]
+    assert _fix(src).new == src

@@ -26,7 +26,7 @@ from typing import Optional, Set
 
 import libcst as cst
 
-from torchlint.fixes.base import UNSAFE, FixContext, Fixer, Plan, is_name, register
+from torchlint.fixes.base import UNSAFE, FixContext, Fixer, Plan, contains, is_name, register
 from torchlint.rules.base import Rule
 
 _FACTORIES = frozenset({"zeros", "ones", "empty", "full", "eye", "rand", "randn", "arange", "linspace", "tensor"})
@@ -112,9 +112,8 @@ class HoistModule(Fixer):
         if any(a.star or not constant(a.value) for a in node.args):
             return None
         if init is not None and (not init.params.params or not is_name(init.params.params[0].name, "self")
-                                 or any(isinstance(s, cst.SimpleStatementLine) and any(
-                                     isinstance(x, cst.Return) for x in s.body) for s in init.body.body)):
-            return None
+                                 or contains(init.body, (cst.Return,), stop=(cst.FunctionDef, cst.Lambda))):
+            return None  # a line appended to __init__ would not run on every path
         attr = _fresh_member(cls, self._base_name(node, qual, ctx))
         build = cst.SimpleStatementLine([cst.Assign(
             [cst.AssignTarget(cst.Attribute(cst.Name("self"), cst.Name(attr)))], node)])
