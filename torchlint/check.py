@@ -29,6 +29,8 @@ class CheckOptions:
     progress: Optional[Callable[[str], None]] = None
     jobs: Optional[int] = None
     use_cache: bool = True
+    #: set ``Finding.fix`` on fixable static findings (done per file, in parallel, cached)
+    mark_fixes: bool = False
 
 
 class UsageError(Exception):
@@ -91,7 +93,7 @@ def _static_pass(files: Sequence[str], options: CheckOptions, cwd: str):
 
     advance = _stage(options.progress, "static", len(files))  # a bar on a terminal moves per file
     return run_static_pass(files, options.settings, cwd=cwd, jobs=options.jobs,
-                           use_cache=options.use_cache, advance=advance)
+                           use_cache=options.use_cache, advance=advance, mark_fixes=options.mark_fixes)
 
 
 def _stage(progress: Any, name: str, total: int) -> Optional[Callable[[int], None]]:

@@ -45,6 +45,12 @@ def main() -> None:
     """
 
 
+def _remember(ctx: click.Context, param: click.Parameter, value):
+    """Keep an option's value for :func:`_run` without widening every command's signature."""
+    ctx.meta[f"torchlint.{param.name}"] = value
+    return value
+
+
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default="text", show_default=True,
@@ -70,6 +76,12 @@ def main() -> None:
 @click.option("--fix", is_flag=True, help="Apply safe fixes (eager behaviour unchanged), then report what remains.")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply (with --fix or --diff) and show fixes that change behaviour or need review.")
 @click.option("--diff", is_flag=True, help="Print the fixes as unified diffs instead of writing them; exit 1 if there are any.")
+@click.option("-j", "--jobs", type=click.IntRange(min=0), expose_value=False, callback=_remember,
+              help="Processes for the static pass (default: one per core; 0: the same).")
+@click.option("--no-cache", is_flag=True, expose_value=False, callback=_remember,
+              help="Neither read nor write the static pass's per-file cache.")
+@click.option("--cache-dir", type=click.Path(file_okay=False), expose_value=False, callback=_remember,
+              help="Where the cache lives (default: .torchlint_cache in the project root).")
 @click.option("--statistics", is_flag=True, help="Show counts per rule.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2).")
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report to FILE instead of stdout.")
@@ -108,6 +120,10 @@ def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input
         settings = override(settings, select=_codes(select, "--select"), ignore=_codes(ignore, "--ignore"),
                             max_graph_breaks=max_graph_breaks, max_recompiles=max_recompiles,
                             baseline=baseline, timeout=timeout)
+        meta = click.get_current_context().meta  # --jobs / --cache-dir win over the config
+        cache_dir = meta.get("torchlint.cache_dir")
+        settings = override(settings, jobs=meta.get("torchlint.jobs"),
+                            cache_dir=os.path.abspath(cache_dir) if cache_dir else None)
     except ConfigError as exc:
         raise _fail(str(exc))
     if no_static and (no_dynamic or not (targets or settings.targets)):
@@ -127,7 +143,10 @@ def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input
     progress = progress_for(params.get("fmt", "text"), verbose, quiet=params.get("quiet", False))
     options = CheckOptions(paths=paths or (".",), settings=settings, static=not no_static,
                            dynamic=False if no_dynamic else None, cli_targets=cli_targets,
-                           train=train, progress=progress)
+                           train=train, progress=progress,
+                           # --fix/--diff rewrite files and want fixes: they never read the cache
+                           use_cache=not (meta.get("torchlint.no_cache") or fixes is not None),
+                           mark_fixes=True)  # per file, in the pass, cached with the findings
     try:
         report = run_check(options)
         report.errors.extend(fix_errors)
@@ -176,15 +195,11 @@ def _apply_fixes(settings: Settings, paths, *, diff: bool, unsafe: bool, quiet: 
 
 
 def _mark_fixes(report, settings: Settings, unsafe: bool, verbose: bool) -> int:
-    """Mark fixable findings for the report; the number only --unsafe-fixes would fix."""
-    from torchlint.fixes.apply import mark_report
-
-    try:
-        return mark_report(report, settings, os.getcwd(), unsafe=unsafe)
-    except Exception:  # the marks are a hint: never lose the report over them
-        if verbose:
-            traceback.print_exc()
+    """The number of findings only --unsafe-fixes would fix. The static pass has marked the
+    fixable findings already (``CheckOptions.mark_fixes``: per file, cached)."""
+    if unsafe:
         return 0
+    return sum(1 for f in report.findings if f.fix is not None and f.fix.applicability != "safe")
 
 
 def _cli_target(target, inputs, input_sets, inputs_from, train) -> dict:
@@ -292,6 +307,28 @@ main.add_command(click.Command(
                           "torchlint-baseline.json)."),
     ],
 ))
+
+
+@main.command("clean")
+@click.option("--cache-dir", type=click.Path(file_okay=False),
+              help="The cache folder to remove (default: the config's `cache-dir`, else .torchlint_cache).")
+@click.option("--config", "config_file", type=click.Path(), help="Read settings from this file instead of the nearest pyproject.toml.")
+def clean_cmd(cache_dir: Optional[str], config_file: Optional[str]) -> None:
+    """Remove the static pass's cache (only a folder torchlint made: it carries its CACHEDIR.TAG)."""
+    from torchlint.static.cache import clean, default_dir
+
+    try:
+        settings = load_settings(config_file)
+    except ConfigError as exc:
+        raise _fail(str(exc))
+    folder = os.path.abspath(cache_dir) if cache_dir else default_dir(settings, os.getcwd())
+    try:
+        removed = clean(folder)
+    except ValueError as exc:
+        raise _fail(str(exc))
+    except OSError as exc:
+        raise _fail(f"{folder}: cannot remove: {exc.strerror or exc}")
+    click.echo(f"removed {folder}" if removed else f"no cache at {folder}", err=True)
 
 
 @main.command("rules")

@@ -1,11 +1,12 @@
 """The static pass's per-file cache: a re-run over an unchanged tree reads results from disk.
 
-An entry holds one file's static findings (or its parse error). Its key is a hash of the
-file's text and path, torchlint's version, the rule selection (``select``/``ignore``;
-``per-file-ignores`` are applied after the cache, so they are not part of it) and the
-*engine version*: a hash of the rule modules, the static engine and the data files they
-read, plus the libcst and Python versions. Change any of them and old entries are simply
-not found.
+An entry holds one file's static findings (or its parse error), with their fixes when the
+run marked them (each as the one edit it makes, rebuilt against the file's text on reading).
+Its key is a hash of the file's text and path, torchlint's version, the rule selection
+(``select``/``ignore``; ``per-file-ignores`` are applied after the cache, so they are not
+part of it) and the *engine version*: a hash of the rule modules, the static engine, the
+fixes and the data files they read, plus the libcst and Python versions. Change any of
+them and old entries are simply not found.
 
 Entries are JSON files under ``<cache-dir>/static-v1/``; each is written to a temporary
 file and renamed into place, so a reader never sees half an entry. A reader trusts nothing:
@@ -26,7 +27,7 @@ import tempfile
 from typing import Any, Dict, List, Optional, Tuple
 
 from torchlint import __version__
-from torchlint.findings import Finding
+from torchlint.findings import Finding, Fix
 
 FORMAT = 1
 DEFAULT_DIR = ".torchlint_cache"
@@ -38,8 +39,8 @@ TAG = (
     "# For information about cache directory tags see https://bford.info/cachedir/\n"
 )
 
-# Finding fields kept in an entry (``fix`` is not: a run that needs fixes does not read the
-# cache, and a fresh result that carries one is not written), with the JSON types allowed.
+# Finding fields kept in an entry, with the JSON types allowed. A finding's ``fix`` is kept
+# as the one edit it makes to the file (rebuilt against the file's text when read).
 _STR, _INT, _OPT_STR = (str,), (int,), (str, type(None))
 _FIELDS: Dict[str, Tuple[type, ...]] = {
     "rule": _OPT_STR, "name": _STR, "line": _INT, "column": _INT, "end_line": _INT,
@@ -51,7 +52,7 @@ _SOURCES = frozenset({"static", "dynamic", "both"})
 _SEVERITIES = frozenset({"error", "warning"})
 
 # What the static results depend on besides the file and the settings.
-_ENGINE_PARTS = (("rules", ".py"), ("static", ".py"), ("data", ".json"))
+_ENGINE_PARTS = (("rules", ".py"), ("static", ".py"), ("fixes", ".py"), ("data", ".json"))
 
 
 def engine_version() -> str:
@@ -129,25 +130,32 @@ class Cache:
         return os.path.join(self.entries, key[:2], key[2:] + ".json")
 
     # -- reading ------------------------------------------------------------------------
-    def get(self, key: str, path: str) -> Optional[Tuple[List[Finding], Optional[str], int]]:
-        """(findings, error, lines) stored for ``key``, or None when absent or not trusted."""
+    def get(self, key: str, path: str, source: str, fixes: bool = False
+            ) -> Optional[Tuple[List[Finding], Optional[str], int]]:
+        """(findings, error, lines) stored for ``key``, or None when absent or not trusted.
+
+        ``source`` is the file's text (the key's), from which stored fixes are rebuilt;
+        ``fixes``: the caller wants findings marked with their fixes (an entry stored
+        without the marks does not do then)."""
         try:
             with open(self._file(key), "rb") as fh:
                 entry = json.loads(fh.read())
         except (OSError, ValueError, RecursionError):
             return None
         try:
-            return _decode(entry, key, path)
+            return _decode(entry, key, path, source, fixes)
         except (TypeError, ValueError, KeyError, AttributeError):
             return None
 
     # -- writing ------------------------------------------------------------------------
-    def put(self, key: str, findings: List[Finding], error: Optional[str], lines: int) -> None:
-        """Store one file's result; a cache that cannot be written is quietly not used."""
-        if self.write_failed or any(f.fix is not None for f in findings):
+    def put(self, key: str, source: str, findings: List[Finding], error: Optional[str], lines: int,
+            fixes: bool = False) -> None:
+        """Store one file's result (``fixes``: its findings were marked with their fixes).
+        A cache that cannot be written is quietly not used."""
+        if self.write_failed:
             return
-        entry = {"format": FORMAT, "key": key, "error": error, "lines": lines,
-                 "findings": [_encode(f) for f in findings]}
+        entry = {"format": FORMAT, "key": key, "error": error, "lines": lines, "fixes": fixes,
+                 "findings": [_encode(f, source) for f in findings]}
         target = self._file(key)
         try:
             if not self._ready:
@@ -180,19 +188,45 @@ class Cache:
         self._ready = True
 
 
-def _encode(f: Finding) -> Dict[str, Any]:
-    return {name: getattr(f, name) for name in _FIELDS}
+def _encode(f: Finding, source: str) -> Dict[str, Any]:
+    item: Dict[str, Any] = {name: getattr(f, name) for name in _FIELDS}
+    if f.fix is not None:
+        item["fix"] = [f.fix.applicability, f.fix.description, *_edit(source, f.fix.new_source)]
+    return item
 
 
-def _decode(entry: Any, key: str, path: str) -> Tuple[List[Finding], Optional[str], int]:
+def _edit(old: str, new: str) -> Tuple[int, int, str]:
+    """(start, tail, text): ``new == old[:start] + text + old[len(old) - tail:]``."""
+    limit = min(len(old), len(new))
+    lo, hi = 0, limit  # longest common prefix, by halving (slices compare at C speed)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if old[lo:mid] == new[lo:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    start = lo
+    lo, hi = 0, limit - start  # longest common suffix of what is left
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if old[len(old) - mid:len(old) - lo] == new[len(new) - mid:len(new) - lo]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return start, lo, new[start:len(new) - lo]
+
+
+def _decode(entry: Any, key: str, path: str, source: str, fixes: bool
+            ) -> Tuple[List[Finding], Optional[str], int]:
     if not isinstance(entry, dict) or entry.get("format") != FORMAT or entry.get("key") != key:
         raise ValueError("foreign entry")
-    error, lines, raw = entry["error"], entry["lines"], entry["findings"]
-    if not isinstance(error, (str, type(None))) or not _is_int(lines) or not isinstance(raw, list):
+    error, lines, raw, marked = entry["error"], entry["lines"], entry["findings"], entry["fixes"]
+    if (not isinstance(error, (str, type(None))) or not _is_int(lines) or not isinstance(raw, list)
+            or not isinstance(marked, bool) or (fixes and not marked)):
         raise ValueError("bad entry")
     findings = []
     for item in raw:
-        if not isinstance(item, dict) or set(item) != set(_FIELDS):
+        if not isinstance(item, dict) or not set(_FIELDS) <= set(item) <= set(_FIELDS) | {"fix"}:
             raise ValueError("bad finding")
         for name, types in _FIELDS.items():
             value = item[name]
@@ -201,8 +235,21 @@ def _decode(entry: Any, key: str, path: str) -> Tuple[List[Finding], Optional[st
         if (item["source"] not in _SOURCES or item["severity"] not in _SEVERITIES
                 or not all(isinstance(h, str) for h in item["hints"])):
             raise ValueError("bad finding")
-        findings.append(Finding(path=path, **item))
+        fix = item.pop("fix", None)
+        finding = Finding(path=path, **item)
+        if fix is not None:
+            finding.fix = _decode_fix(fix, source)
+        findings.append(finding)
     return findings, error, lines
+
+
+def _decode_fix(raw: Any, source: str) -> Fix:
+    applicability, description, start, tail, text = raw
+    if (applicability not in ("safe", "unsafe") or not isinstance(description, str) or not _is_int(start)
+            or not _is_int(tail) or not isinstance(text, str) or start < 0 or tail < 0
+            or start + tail > len(source)):
+        raise ValueError("bad fix")
+    return Fix(applicability, description, source[:start] + text + source[len(source) - tail:])
 
 
 def _is_int(value: Any) -> bool:

@@ -97,6 +97,19 @@ def check_source(source: str, path: str, rule_classes: Sequence[Type["Rule"]]) -
     return result
 
 
+def _mark_fixes(result: FileResult, rule_classes: Sequence[Type["Rule"]]) -> None:
+    """Attach each fixable finding's :class:`~torchlint.findings.Fix` (the fixes' own marking)."""
+    if not result.findings:
+        return
+    from torchlint.fixes.apply import mark_fixable
+
+    try:
+        mark_fixable(result.findings, rule_classes, cwd=os.getcwd())
+    except Exception:  # noqa: BLE001 - the marks are a hint: never lose the findings over them
+        for f in result.findings:
+            f.fix = None
+
+
 def check_file(path: str, rule_classes: Sequence[Type["Rule"]]) -> FileResult:
     try:
         source = read_source(path)
@@ -128,12 +141,14 @@ def run_static(
     jobs: Optional[int] = 1,
     cache: Optional["Cache"] = None,
     advance: Optional[Advance] = None,
+    mark_fixes: bool = False,
 ):
     """Findings and errors for ``files``, in file order.
 
     ``rule_classes`` defaults to the rules ``settings`` enable (resolved only if a file has
     to be parsed). ``jobs``: processes to use (None or 0: one per core). ``cache``: where to
     read and store per-file results. ``advance(n)`` is told as files are done.
+    ``mark_fixes``: set ``Finding.fix`` on fixable findings (cached with them).
     """
     tick = advance or (lambda n: None)
     results: List[Optional[FileResult]] = [None] * len(files)
@@ -149,7 +164,7 @@ def run_static(
                 results[i] = FileResult(path=path, lines=_line_count(source))
             else:
                 key = cache.key(path, source) if cache is not None else None
-                hit = cache.get(key, path) if key is not None else None  # type: ignore[union-attr]
+                hit = cache.get(key, path, source, mark_fixes) if key is not None else None  # type: ignore[union-attr]
                 if hit is not None:
                     results[i] = FileResult(path, hit[0], hit[1], hit[2])
                 else:
@@ -167,10 +182,10 @@ def run_static(
 
             codes = (settings or _default_settings()).enabled_rules([r.code for r in all_rules()])
             rule_classes = select_rules(codes)
-        for (i, path, source, key), res in zip(todo, _lint_all(todo, rule_classes, jobs, tick)):
+        for (i, path, source, key), res in zip(todo, _lint_all(todo, rule_classes, jobs, tick, mark_fixes)):
             results[i] = res
             if cache is not None and key is not None:
-                cache.put(key, res.findings, res.error, res.lines)
+                cache.put(key, source, res.findings, res.error, res.lines, mark_fixes)
 
     findings: List[Finding] = []
     errors: List[FileError] = []
@@ -190,6 +205,7 @@ def run_static_pass(
     jobs: Optional[int] = None,
     use_cache: bool = True,
     advance: Optional[Advance] = None,
+    mark_fixes: bool = False,
 ):
     """The static pass as ``torchlint check`` runs it: the rules the settings enable, with
     the cache (``settings.cache_dir`` or ``.torchlint_cache``) unless ``use_cache`` is off,
@@ -200,7 +216,7 @@ def run_static_pass(
 
         cache = Cache(default_dir(settings, cwd), settings.select, settings.ignore)
     return run_static(files, settings=settings, jobs=jobs if jobs is not None else settings.jobs,
-                      cache=cache, advance=advance)
+                      cache=cache, advance=advance, mark_fixes=mark_fixes)
 
 
 def _default_settings() -> "Settings":
@@ -210,14 +226,21 @@ def _default_settings() -> "Settings":
 
 
 # -- linting the files that need it -----------------------------------------------------
-def _lint_all(todo, rule_classes, jobs: Optional[int], tick: Advance) -> List[FileResult]:
+def _lint(path: str, source: str, rule_classes, mark_fixes: bool) -> FileResult:
+    result = check_source(source, path, rule_classes)
+    if mark_fixes:
+        _mark_fixes(result, rule_classes)
+    return result
+
+
+def _lint_all(todo, rule_classes, jobs: Optional[int], tick: Advance, mark_fixes: bool) -> List[FileResult]:
     workers = min(jobs or default_jobs(), len(todo))
     size = sum(len(item[2]) for item in todo)
     if workers > 1 and len(todo) >= POOL_MIN_FILES and size >= POOL_MIN_CHARS and _picklable(rule_classes):
-        return _lint_in_pool(todo, rule_classes, workers, tick)
+        return _lint_in_pool(todo, rule_classes, workers, tick, mark_fixes)
     out = []
     for _, path, source, _ in todo:
-        out.append(check_source(source, path, rule_classes))
+        out.append(_lint(path, source, rule_classes, mark_fixes))
         tick(1)
     return out
 
@@ -232,20 +255,20 @@ def _picklable(rule_classes) -> bool:
         return False
 
 
-_WORKER_RULES: Optional[Sequence[Type["Rule"]]] = None
+_WORKER: Optional[Tuple[Sequence[Type["Rule"]], bool]] = None
 
 
-def _init_worker(rule_classes) -> None:
+def _init_worker(rule_classes, mark_fixes: bool) -> None:
     import signal
 
-    global _WORKER_RULES
-    _WORKER_RULES = rule_classes
+    global _WORKER
+    _WORKER = (rule_classes, mark_fixes)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
 
 
 def _lint_one(path: str, source: str) -> FileResult:
-    assert _WORKER_RULES is not None
-    return check_source(source, path, _WORKER_RULES)
+    assert _WORKER is not None
+    return _lint(path, source, *_WORKER)
 
 
 def _pool_context():
@@ -258,7 +281,7 @@ def _pool_context():
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
-def _lint_in_pool(todo, rule_classes, workers: int, tick: Advance) -> List[FileResult]:
+def _lint_in_pool(todo, rule_classes, workers: int, tick: Advance, mark_fixes: bool) -> List[FileResult]:
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
@@ -266,7 +289,7 @@ def _lint_in_pool(todo, rule_classes, workers: int, tick: Advance) -> List[FileR
     # Largest files first, so no worker is left with a big one at the end.
     order = sorted(range(len(todo)), key=lambda k: -len(todo[k][2]))
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(),
-                               initializer=_init_worker, initargs=(list(rule_classes),))
+                               initializer=_init_worker, initargs=(list(rule_classes), mark_fixes))
     try:
         futures = {pool.submit(_lint_one, todo[k][1], todo[k][2]): k for k in order}
         for fut in as_completed(futures):
@@ -279,6 +302,6 @@ def _lint_in_pool(todo, rule_classes, workers: int, tick: Advance) -> List[FileR
     for k, res in enumerate(results):
         if res is None:
             _, path, source, _ = todo[k]
-            results[k] = check_source(source, path, rule_classes)
+            results[k] = _lint(path, source, rule_classes, mark_fixes)
             tick(1)
     return results  # type: ignore[return-value]
