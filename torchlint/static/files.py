@@ -1,8 +1,11 @@
 """Find the Python files to check, and read them into text with one-line errors."""
 from __future__ import annotations
 
+import errno
 import io
 import os
+import re
+import stat
 import tokenize
 from pathlib import Path
 from typing import Iterable, List, Sequence, Tuple, Union
@@ -44,22 +47,30 @@ def discover(paths: Sequence[str], exclude: Sequence[str], cwd: str) -> Tuple[Li
         files.append(rel)
 
     for raw in paths:
-        if os.path.islink(raw) and not os.path.exists(raw):
-            problems.append((display_path(raw, cwd), "broken symbolic link"))
-        elif os.path.isdir(raw):
-            for f in _walk(raw, exclude, cwd):
+        if os.path.isdir(raw):
+            for f in _walk(raw, exclude, cwd, problems):
                 add(f)
         elif os.path.exists(raw):
             add(raw)
         else:
-            problems.append((display_path(raw, cwd), "no such file or directory"))
+            try:
+                os.stat(raw)
+            except OSError as exc:
+                problems.append((display_path(raw, cwd), _open_problem(raw, exc)))
+            else:  # pragma: no cover - appeared meanwhile
+                add(raw)
     files.sort()
     return files, problems
 
 
-def _walk(root: str, exclude: Sequence[str], cwd: str) -> Iterable[str]:
+def _walk(root: str, exclude: Sequence[str], cwd: str, problems: List[Tuple[str, str]]) -> Iterable[str]:
     visited = set()
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
+
+    def unreadable(exc: OSError) -> None:
+        where = display_path(exc.filename or root, cwd)
+        problems.append((where, f"cannot list folder: {_open_problem(exc.filename or root, exc)}"))
+
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=True, onerror=unreadable):
         real = os.path.realpath(dirpath)
         if real in visited:  # a symlink loop
             dirnames[:] = []
@@ -75,18 +86,69 @@ def _walk(root: str, exclude: Sequence[str], cwd: str) -> Iterable[str]:
                 yield os.path.join(dirpath, name)
 
 
+#: bigger files are reported, not read: the parser's time grows with size and cannot be stopped
+MAX_FILE_BYTES = 8 * 1024 * 1024
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def source_lines(text: str) -> List[str]:
+    """``text`` split into lines as Python numbers them: only ``\\n``, ``\\r\\n`` and ``\\r``
+    end a line (``str.splitlines`` also splits at form feeds and U+2028, which would shift
+    every line number after them)."""
+    lines = _LINE_BREAK.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 def read_source(path: str) -> str:
     """The file's text, decoded as Python would; raises :class:`FileProblem` with a reason."""
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except IsADirectoryError:
-        raise FileProblem("is a directory") from None
-    except PermissionError:
-        raise FileProblem("permission denied") from None
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise FileProblem(_open_problem(path, exc)) from None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise FileProblem("is a directory")
+        if not stat.S_ISREG(info.st_mode):  # a FIFO would block, /dev/zero never end
+            raise FileProblem(f"not a regular file ({_kind(info.st_mode)}), not Python source")
+        if info.st_size > MAX_FILE_BYTES:
+            raise FileProblem(f"file is {info.st_size / 2**20:.1f} MiB; torchlint checks files up to "
+                              f"{MAX_FILE_BYTES // 2**20} MiB")
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise FileProblem(f"cannot read: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
     return decode_source(data)
+
+
+def _open_problem(path: str, exc: OSError) -> str:
+    if exc.errno == errno.ELOOP:
+        return "symbolic link loop"
+    if isinstance(exc, FileNotFoundError) and os.path.islink(path):
+        try:
+            return f"broken symbolic link (to {os.readlink(path)})"
+        except OSError:
+            return "broken symbolic link"
+    if isinstance(exc, FileNotFoundError):
+        return "no such file or directory"
+    if isinstance(exc, PermissionError):
+        return "permission denied"
+    if isinstance(exc, IsADirectoryError):
+        return "is a directory"
+    return f"cannot read: {exc.strerror or exc}"
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "a special file"
 
 
 def decode_source(data: bytes) -> str:
@@ -99,10 +161,12 @@ def decode_source(data: bytes) -> str:
     try:
         text = data.decode(encoding)
     except (UnicodeDecodeError, LookupError) as exc:
-        reason = exc.reason if isinstance(exc, UnicodeDecodeError) else str(exc)
-        pos = getattr(exc, "start", None)
-        where = f" at byte {pos}" if pos is not None else ""
-        raise FileProblem(f"cannot decode as {encoding}{where}: {reason}") from None
+        if isinstance(exc, UnicodeDecodeError):
+            line = data.count(b"\n", 0, exc.start) + 1
+            hint = "; declare it with a `# -*- coding: ... -*-` line" if encoding == "utf-8" else ""
+            raise FileProblem(f"cannot decode line {line} as {encoding} (byte {exc.start}: "
+                              f"{exc.reason}){hint}") from None
+        raise FileProblem(f"cannot decode as {encoding}: {exc}") from None
     if text.startswith("\ufeff"):
         text = text[1:]
     return text

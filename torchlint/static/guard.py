@@ -1,0 +1,240 @@
+"""Run one file's static work so that no input can crash, hang or overflow the stack.
+
+Deeply nested code makes libcst's parser and the rule visitors recurse once per level, and
+a pathological file can take minutes. :func:`run_limited` runs the work in a fresh thread
+with a large stack and a raised recursion limit, and stops it at a time limit by raising
+:class:`TimeLimitExceeded` inside that thread (no signals, so it works in any thread and
+in worker processes). :func:`too_deep` asks CPython's own parser, which refuses nesting
+safely, whether a file is deeper than the analysis can follow.
+"""
+from __future__ import annotations
+
+import ast
+import ctypes
+import sys
+import threading
+import traceback
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, Tuple, Type
+
+if TYPE_CHECKING:  # pragma: no cover
+    from torchlint.findings import Finding
+    from torchlint.rules.base import Rule
+
+#: seconds one file may take (read, parse, lint) before it is reported and skipped
+FILE_TIME_LIMIT = 60.0
+#: the worker thread's stack: room for the parser and visitors on ~3,000-deep trees
+STACK_SIZE = 512 * 1024 * 1024
+#: Python frames allowed in that thread (the visitors use a few frames per tree level)
+RECURSION_LIMIT = 40_000
+#: how long to wait for a stopped thread to unwind before giving up on it
+_GRACE = 2.0
+#: deeper syntax trees are reported, not parsed (libcst's time grows with depth squared)
+MAX_DEPTH = 1500
+#: CPython's tokenizer refuses deeper bracket nesting ("too many nested parentheses")
+MAX_BRACKET_DEPTH = 200
+#: print the traceback of an internal error to stderr (``torchlint check -v`` / ``--debug``)
+SHOW_TRACEBACKS = False
+
+
+class TimeLimitExceeded(BaseException):
+    """Raised inside the worker thread at its deadline (a BaseException so that no
+    ``except Exception`` in the analysis swallows it)."""
+
+
+_lock = threading.Lock()
+_active = 0
+_saved_limit = 0
+
+
+def _raise_limit() -> None:
+    global _active, _saved_limit
+    with _lock:
+        if _active == 0:
+            _saved_limit = sys.getrecursionlimit()
+            if _saved_limit < RECURSION_LIMIT:
+                sys.setrecursionlimit(RECURSION_LIMIT)
+        _active += 1
+
+
+def _restore_limit() -> None:
+    global _active
+    with _lock:
+        _active -= 1
+        if _active == 0 and sys.getrecursionlimit() == max(_saved_limit, RECURSION_LIMIT):
+            sys.setrecursionlimit(_saved_limit)
+
+
+def _start(target: Callable[[], None]) -> threading.Thread:
+    with _lock:  # threading.stack_size is process-wide: set it, start, put it back
+        old = threading.stack_size()
+        try:
+            threading.stack_size(STACK_SIZE)
+        except (ValueError, RuntimeError):  # platform refuses: the default stack then
+            pass
+        try:
+            thread = threading.Thread(target=target, name="torchlint-static", daemon=True)
+            thread.start()
+        finally:
+            threading.stack_size(old)
+    return thread
+
+
+def _interrupt(thread: threading.Thread) -> None:
+    if thread.ident is not None:
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident),
+                                                   ctypes.py_object(TimeLimitExceeded))
+
+
+def run_limited(fn: Callable[..., Any], *args: Any, time_limit: Optional[float] = FILE_TIME_LIMIT) -> Any:
+    """``fn(*args)`` in a big-stack thread; its result, or its exception re-raised here.
+
+    Raises :class:`TimeLimitExceeded` when it runs past ``time_limit`` seconds (``None``:
+    no limit). Native code (the parser) cannot be interrupted; the thread then stops at its
+    next Python instruction, and is left to finish on its own (it is a daemon).
+    """
+    box: List[Tuple[str, Any]] = []
+
+    def body() -> None:
+        try:
+            try:
+                box.append(("ok", fn(*args)))
+            except BaseException as exc:  # handed to the caller below
+                box.append(("error", exc))
+        except BaseException:  # a late TimeLimitExceeded between the lines above
+            pass
+
+    _raise_limit()
+    try:
+        thread = _start(body)
+        thread.join(time_limit)
+        if thread.is_alive():
+            _interrupt(thread)
+            thread.join(_GRACE)
+        if not box or (box[0][0] == "error" and isinstance(box[0][1], TimeLimitExceeded)):
+            raise TimeLimitExceeded(time_limit)
+    finally:
+        _restore_limit()
+    kind, value = box[0]
+    if kind == "error":
+        raise value
+    return value
+
+
+def guarded_lint(source: str, path: str, rule_classes: Sequence[Type["Rule"]],
+                 time_limit: Optional[float] = FILE_TIME_LIMIT) -> Tuple[List["Finding"], Optional[str]]:
+    """Parse and lint one file's text: (findings, None), or ([], a one-line error) when it
+    is too deep, does not parse, takes too long or trips a bug in torchlint. Never raises."""
+    import libcst as cst
+
+    from torchlint.static.engine import lint_module
+    from torchlint.static.files import source_lines
+    from torchlint.static.run import parse_error_message
+
+    reason = too_deep(source)
+    if reason:
+        return [], reason
+
+    def work() -> List["Finding"]:
+        try:
+            module = cst.parse_module(source)
+        except (cst.ParserSyntaxError, RecursionError, ValueError, MemoryError) as exc:
+            raise _ParseFailed(parse_error_message(exc, source)) from None
+        return lint_module(module, path, rule_classes, source_lines(source))
+
+    try:
+        return run_limited(work, time_limit=time_limit), None
+    except _ParseFailed as exc:
+        return [], str(exc)
+    except TimeLimitExceeded:
+        return [], f"analysis stopped after {time_limit:g} s (the file is too large or too complex); not checked"
+    except RecursionError:
+        return [], "code nested too deeply to analyse"
+    except MemoryError:
+        return [], "out of memory while analysing the file"
+    except Exception as exc:  # a bug in torchlint: one line, the run goes on
+        if SHOW_TRACEBACKS:
+            traceback.print_exc()
+        text = str(exc).strip().splitlines()
+        detail = f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+        hint = "" if SHOW_TRACEBACKS else "; run with -v for the traceback"
+        return [], f"internal error in torchlint while checking this file ({detail}){hint}"
+
+
+class _ParseFailed(Exception):
+    """The parser refused the file; ``str()`` is the one-line reason."""
+
+
+def too_deep(source: str) -> Optional[str]:
+    """A one-line reason not to hand ``source`` to libcst, else None.
+
+    libcst's parser recurses once per nesting level, in native code that neither a time
+    limit nor a recursion limit can stop, and its time grows with the square of the depth.
+    CPython's parser refuses deep nesting safely, so ask it first: too deep for CPython (it
+    could not run the file either), or deeper than :data:`MAX_DEPTH`, is an error. Other
+    syntax errors are left to libcst (CPython may be older than the file's syntax).
+    """
+    try:
+        tree = compile(source, "<file>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as err:
+        if "too many nested" in (err.msg or "") or "too many statically nested" in (err.msg or ""):
+            return f"syntax error at line {err.lineno}: {err.msg}"
+        # CPython stopped at an earlier error (perhaps newer syntax than it knows), before
+        # any deep nesting further on: count brackets as its tokenizer would, and refuse
+        # lines long enough to hide a chain deeper than MAX_DEPTH.
+        if _bracket_depth(source) > MAX_BRACKET_DEPTH:
+            return f"brackets nested more than {MAX_BRACKET_DEPTH} deep; Python cannot parse it"
+        number, length = _longest_line(source)
+        if length > 4 * MAX_DEPTH:
+            return (f"line {number} is {length} characters long and this Python cannot parse the "
+                    f"file ({err.msg}, line {err.lineno}); not checked")
+        return None
+    except (RecursionError, MemoryError):
+        return "code nested too deeply for Python's parser (it cannot run either)"
+    except ValueError:  # e.g. NUL bytes: the parser that follows reports them
+        return None
+    depth, line = _deepest(tree)
+    if depth > MAX_DEPTH:
+        return f"code nested {depth} levels deep at line {line}; torchlint analyses up to {MAX_DEPTH}"
+    return None
+
+
+def _deepest(tree: ast.AST) -> Tuple[int, int]:
+    """(depth, line) of the deepest node, without recursion."""
+    best, line = 0, 0
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > best:
+            best, line = depth, getattr(node, "lineno", line)
+        depth += 1
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, ast.AST):
+                stack.append((value, depth))
+            elif type(value) is list:
+                stack.extend((v, depth) for v in value if isinstance(v, ast.AST))
+    return best, line
+
+
+def _longest_line(source: str) -> Tuple[int, int]:
+    """(1-based number, length) of the longest line."""
+    lines = source.splitlines() or [""]
+    number = max(range(len(lines)), key=lambda i: len(lines[i]))
+    return number + 1, len(lines[number])
+
+
+_OPEN = {ord("("): 1, ord("["): 1, ord("{"): 1, ord(")"): -1, ord("]"): -1, ord("}"): -1}
+
+
+def _bracket_depth(source: str) -> int:
+    """The deepest bracket nesting, counting brackets in strings and comments too (an
+    over-estimate only when those are unbalanced by hundreds)."""
+    if source.count("(") + source.count("[") + source.count("{") <= MAX_BRACKET_DEPTH:
+        return 0
+    depth = deepest = 0
+    for ch in source:
+        step = _OPEN.get(ord(ch))
+        if step:
+            depth = max(0, depth + step)
+            deepest = max(deepest, depth)
+    return deepest
