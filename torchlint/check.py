@@ -12,7 +12,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 from torchlint.config import Settings
 from torchlint.findings import FileError, Finding, Report
 from torchlint.static import suppression
-from torchlint.static.files import FileProblem, discover, read_source
+from torchlint.static.files import FileProblem, discover, read_source, source_lines
 
 
 @dataclass
@@ -106,7 +106,7 @@ def _stage(progress: Any, name: str, total: int) -> Optional[Callable[[int], Non
 def _lines_reader(cwd: str) -> Callable[[str], Optional[List[str]]]:
     def read(path: str) -> Optional[List[str]]:
         try:
-            return read_source(os.path.join(cwd, path)).splitlines()
+            return source_lines(read_source(os.path.join(cwd, path)))
         except FileProblem:
             return None
 
