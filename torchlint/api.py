@@ -76,27 +76,14 @@ def check(
         report = run_check(CheckOptions(
             paths=paths, settings=settings, static=static, dynamic=dynamic,
             cli_targets=cli_targets, train=train, cwd=base, progress=bar,
+            mark_fixes=True,  # as the CLI: fixable findings carry their Fix
         ))
     finally:
         if bar is not None:
             from torchlint.output.progress import close
 
             close(bar)
-    if static:
-        _mark_fixes(report, settings)
     return report
-
-
-def _mark_fixes(report: Report, settings: Any) -> None:
-    """Mark the findings an automatic fix could remove, as the CLI's report does."""
-    try:
-        from torchlint.fixes.apply import mark_report
-    except ImportError:
-        return
-    try:
-        mark_report(report, settings, os.getcwd(), unsafe=False)
-    except Exception:  # the marks are a hint, as in the CLI: never lose the report over them
-        pass
 
 
 def _codes(codes: Optional[Sequence[str]]) -> Optional[List[str]]:
