@@ -1,0 +1,1 @@
+"""Data files the static pass ships (read with importlib.resources, never imports torch)."""
