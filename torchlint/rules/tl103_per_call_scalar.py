@@ -1,14 +1,15 @@
-"""TL103 per-call-scalar: a compiled function's ``int``/``float`` parameter used in tensor
-arithmetic. A performance warning, not a graph break: each new value recompiles, and once
-dynamo makes it dynamic each new value still records a new CUDA graph under
-``reduce-overhead``.
+"""TL103 per-call-scalar: a compiled function's ``int`` parameter used in tensor arithmetic.
+A performance warning, not a graph break: the second value recompiles, and under
+``reduce-overhead`` every new value records a new CUDA graph (measured on an H200 with torch
+2.11: three values, three recordings).
 
 The definition, kept narrow on purpose: a parameter of a compiled *root* (a module's
 ``forward``, a ``@torch.compile`` function, a function passed to ``torch.compile``) that is
-annotated ``int`` or ``float`` (``Optional[...]`` excluded), has no default value (a default
-marks configuration, not per-call data), is never reassigned in the function, and appears as
-an operand of an arithmetic operator whose other operand is a tensor (``x * scale``,
-``t / step``). It is reported once, at the parameter.
+annotated ``int`` (``Optional[...]`` excluded), has no default value (a default marks
+configuration, not per-call data), is never reassigned in the function, and appears as an
+operand of an arithmetic operator whose other operand is a tensor (``x * step``). It is
+reported once, at the parameter. ``float`` parameters are left alone: dynamo makes a float
+dynamic after one recompile and CUDA graphs are then not recorded again per value.
 """
 from __future__ import annotations
 
@@ -18,13 +19,13 @@ import libcst as cst
 
 from torchlint.rules.base import Rule
 
-_NUMBER_ANNOTATIONS = {"int", "float", "builtins.int", "builtins.float"}
+_NUMBER_ANNOTATIONS = {"int", "builtins.int"}
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo,
                cst.Power)
 
 
 def _number_params(fn: cst.FunctionDef) -> Dict[str, cst.Param]:
-    """``int``/``float``-annotated parameters without a default."""
+    """``int``-annotated parameters without a default."""
     out: Dict[str, cst.Param] = {}
     params = fn.params
     for p in list(params.posonly_params) + list(params.params) + list(params.kwonly_params):
@@ -64,16 +65,16 @@ class _Assigned(cst.CSTVisitor):
 class PerCallScalar(Rule):
     code = "TL103"
     name = "per-call-scalar"
-    summary = "an `int`/`float` parameter of a compiled function used in tensor arithmetic (warning)"
+    summary = "an `int` parameter of a compiled function used in tensor arithmetic (warning)"
     message = (
-        "not a graph break, but `{name}: {ann}` is a Python number used in tensor math: dynamo "
-        "specialises on its value, so each new value recompiles, and under "
-        "`mode=\"reduce-overhead\"` records a new CUDA graph; pass it as a 0-d tensor"
+        "not a graph break, but `{name}: {ann}` is a Python int used in tensor math: a second "
+        "value recompiles, and under `mode=\"reduce-overhead\"` every new value records another "
+        "CUDA graph; pass values that change per call as a 0-d tensor"
     )
     suggestion = (
-        "Pass values that change between calls (a step, a timestep, a scale) as 0-d tensors on "
-        "the model's device (`torch.tensor(step, device=x.device)` built outside the compiled "
-        "call); keep Python numbers for values that are fixed for the whole run."
+        "Pass values that change between calls (a step counter, a timestep, an offset) as 0-d "
+        "tensors on the model's device (`torch.tensor(step, device=x.device)`, built outside the "
+        "compiled call); keep Python ints for values fixed for the whole run."
     )
     severity = "warning"
 
