@@ -68,13 +68,14 @@ def run_check(options: CheckOptions) -> Report:
 
     findings = static_findings
     if report.dynamic_ran:  # (the rules are imported only here: a cached run never loads libcst)
-        from torchlint.merge import merge
+        from torchlint.dynamic.cudagraphs import merge_passes
         from torchlint.rules import rules_by_code
 
         rules = rules_by_code()
         gb_map = {code: set(rule.gb_codes) for code, rule in rules.items()}
         fixes = {code: rule.suggestion for code, rule in rules.items()}
-        findings = merge(static_findings, dynamic_findings, gb_map, fixes)
+        # graph breaks confirm graph-break rules; CUDA-graph findings confirm TL1xx warnings
+        findings = merge_passes(static_findings, dynamic_findings, gb_map, fixes)
     findings = [f for f in findings if _enabled(f, settings)]
     report.findings = suppression.apply(findings, _lines_reader(cwd))
     report.sort()

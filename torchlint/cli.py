@@ -14,7 +14,7 @@ from typing import List, Optional, Tuple
 import click
 
 from torchlint import __version__
-from torchlint.config import ConfigError, Settings, load_settings, override, parse_codes
+from torchlint.config import ConfigError, Settings, load_settings, override, parse_codes, parse_size
 
 FORMAT_CHOICES = ["text", "json", "sarif", "github"]
 EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
@@ -69,8 +69,18 @@ def _remember(ctx: click.Context, param: click.Parameter, value):
 @click.option("--inputs-from", metavar="PATH:FUNC", help="A function returning the sample arguments.")
 @click.option("--train", is_flag=True, help="Run forward and backward instead of eval() + no_grad.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), help="Seconds per target (default 120).")
+@click.option("--max-memory", metavar="SIZE", expose_value=False, callback=_remember,
+              help="Memory each target may allocate, e.g. 8G or 512M, or none (default: half of RAM). "
+                   "A target over it is reported as out of memory; not applied on CUDA.")
 @click.option("--max-graph-breaks", type=click.IntRange(min=0), help="Gate: fail when the dynamic graph-break count exceeds N.")
 @click.option("--max-recompiles", type=click.IntRange(min=0), help="Gate: fail when recompilations exceed N.")
+@click.option("--mode", type=click.Choice(["default", "reduce-overhead"]),
+              help="reduce-overhead: also compile targets the way torch.compile(mode=\"reduce-overhead\") "
+                   "does and report CUDA-graph skips and re-recordings (needs a CUDA GPU).")
+@click.option("--device", type=click.Choice(["cpu", "cuda"]),
+              help="Move targets and their inputs to this device first (reduce-overhead implies cuda).")
+@click.option("--max-cudagraph-skips", type=click.IntRange(min=0),
+              help="Gate: fail when more than N graphs run without a CUDA graph (with --mode reduce-overhead).")
 @click.option("--baseline", type=click.Path(), help="Gate: fail only on regressions against this baseline file.")
 @click.option("--config", "config_file", type=click.Path(), help="Read settings from this file instead of the nearest pyproject.toml.")
 @click.option("--fix", is_flag=True, help="Apply safe fixes (eager behaviour unchanged), then report what remains.")
@@ -86,10 +96,12 @@ def _remember(ctx: click.Context, param: click.Parameter, value):
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2).")
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report to FILE instead of stdout.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only the summary (text format).")
-@click.option("-v", "--verbose", is_flag=True, help="Progress on stderr; tracebacks on internal errors.")
+@click.option("-v", "--verbose", "--debug", is_flag=True,
+              help="Progress on stderr; tracebacks on internal errors (--debug is the same).")
 def check(paths: Tuple[str, ...], fmt: str, select, ignore, no_static, no_dynamic, targets, inputs,
-          input_sets, inputs_from, train, timeout, max_graph_breaks, max_recompiles, baseline,
-          config_file, fix, unsafe_fixes, diff, statistics, exit_zero, output_file, quiet, verbose) -> None:
+          input_sets, inputs_from, train, timeout, max_graph_breaks, max_recompiles, mode, device,
+          max_cudagraph_skips, baseline, config_file, fix, unsafe_fixes, diff, statistics, exit_zero,
+          output_file, quiet, verbose) -> None:
     """Check PATHS (files or folders, default: .) for what makes torch.compile slow.
 
     The static pass flags graph-break patterns inside compiled regions (a module's forward,
@@ -102,7 +114,8 @@ def check(paths: Tuple[str, ...], fmt: str, select, ignore, no_static, no_dynami
                             input_sets=input_sets, inputs_from=inputs_from, train=train,
                             timeout=timeout, max_graph_breaks=max_graph_breaks,
                             max_recompiles=max_recompiles, baseline=baseline,
-                            config_file=config_file, verbose=verbose,
+                            config_file=config_file, verbose=verbose, mode=mode, device=device,
+                            max_cudagraph_skips=max_cudagraph_skips,
                             fixes=dict(diff=diff, unsafe=unsafe_fixes, quiet=quiet, exit_zero=exit_zero)
                             if fix or diff else None)
     unsafe_fixable = 0 if no_static else _mark_fixes(report, settings, unsafe_fixes, verbose)
@@ -113,19 +126,29 @@ def check(paths: Tuple[str, ...], fmt: str, select, ignore, no_static, no_dynami
 
 def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input_sets, inputs_from,
          train, timeout, max_graph_breaks, max_recompiles, baseline, config_file, verbose,
-         gate: bool = True, fixes: Optional[dict] = None):
+         gate: bool = True, fixes: Optional[dict] = None, mode=None, device=None,
+         max_cudagraph_skips=None):
     """Settings and the report of one run, shared by `check` and `baseline`."""
     try:
         settings = load_settings(config_file)
         settings = override(settings, select=_codes(select, "--select"), ignore=_codes(ignore, "--ignore"),
                             max_graph_breaks=max_graph_breaks, max_recompiles=max_recompiles,
-                            baseline=baseline, timeout=timeout)
+                            baseline=baseline, timeout=timeout, mode=mode, device=device,
+                            max_cudagraph_skips=max_cudagraph_skips)
         meta = click.get_current_context().meta  # --jobs / --cache-dir win over the config
         cache_dir = meta.get("torchlint.cache_dir")
+        memory = meta.get("torchlint.max_memory")
+        settings = override(settings, max_memory=parse_size(memory, "--max-memory") if memory else None)
         settings = override(settings, jobs=meta.get("torchlint.jobs"),
                             cache_dir=os.path.abspath(cache_dir) if cache_dir else None)
+        if mode or device:
+            from torchlint.config import check_run_options
+
+            check_run_options(settings, "--mode/--device")
     except ConfigError as exc:
         raise _fail(str(exc))
+    if (mode or device) and not (targets or settings.targets):
+        raise _fail("--mode and --device apply to dynamic targets: give a --target (or [[tool.torchlint.targets]])")
     if no_static and (no_dynamic or not (targets or settings.targets)):
         raise _fail("nothing to do: --no-static and no dynamic targets")
     if (inputs or input_sets or inputs_from) and not targets:
@@ -139,6 +162,9 @@ def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input
 
     from torchlint.output.progress import close as close_progress, progress_for
 
+    from torchlint.static import guard
+
+    guard.SHOW_TRACEBACKS = bool(verbose)  # a file that trips a bug: its traceback with -v
     params = click.get_current_context().params  # a bar only on a terminal, for a text report
     progress = progress_for(params.get("fmt", "text"), verbose, quiet=params.get("quiet", False))
     options = CheckOptions(paths=paths or (".",), settings=settings, static=not no_static,
@@ -217,7 +243,7 @@ def _cli_target(target, inputs, input_sets, inputs_from, train) -> dict:
 
 def _gate_set(settings: Settings) -> bool:
     return (settings.max_graph_breaks is not None or settings.max_recompiles is not None
-            or settings.baseline is not None
+            or settings.baseline is not None or settings.max_cudagraph_skips is not None
             or any("max-graph-breaks" in t or "max-recompiles" in t for t in settings.targets))
 
 
@@ -232,7 +258,8 @@ def _apply_gate(report, settings: Settings) -> None:
     try:
         apply_gate(report, max_graph_breaks=settings.max_graph_breaks,
                    max_recompiles=settings.max_recompiles, per_target=limits("max-graph-breaks"),
-                   per_target_recompiles=limits("max-recompiles"), baseline=settings.baseline)
+                   per_target_recompiles=limits("max-recompiles"), baseline=settings.baseline,
+                   max_cudagraph_skips=settings.max_cudagraph_skips)
     except GateError as exc:
         raise ConfigError(str(exc)) from None
 
@@ -269,7 +296,8 @@ def _emit(report, fmt: str, output_file: Optional[str], *, statistics: bool, qui
 
 
 _BASELINE_PARAMS = {"paths", "select", "ignore", "no_static", "no_dynamic", "targets", "inputs",
-                    "input_sets", "inputs_from", "train", "timeout", "config_file", "verbose"}
+                    "input_sets", "inputs_from", "train", "timeout", "config_file", "verbose", "max_memory",
+                    "mode", "device"}
 
 
 @click.pass_context

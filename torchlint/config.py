@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,8 @@ TARGET_KEYS = {
     "max-graph-breaks": int,
     "max-recompiles": int,
     "name": str,
+    "mode": str,
+    "device": str,
 }
 
 
@@ -45,11 +48,17 @@ class Settings:
     exclude: List[str] = field(default_factory=list)
     max_graph_breaks: Optional[int] = None
     max_recompiles: Optional[int] = None
+    #: ``reduce-overhead`` adds the CUDA-graph check; ``device`` moves targets and inputs
+    mode: Optional[str] = None
+    device: Optional[str] = None
+    max_cudagraph_skips: Optional[int] = None
     baseline: Optional[str] = None
     targets: List[Dict[str, Any]] = field(default_factory=list)
     timeout: float = 120.0
     cache_dir: Optional[str] = None
     jobs: Optional[int] = None
+    #: bytes a dynamic target may allocate (None: half the machine's memory; 0: no limit)
+    max_memory: Optional[int] = None
     #: the folder relative paths in the config are resolved against
     root: str = "."
     #: the config file this came from, if any
@@ -128,7 +137,7 @@ def load_settings(path: Optional[str] = None, start: Optional[str] = None) -> Se
 
 _KEYS = {
     "select", "ignore", "per-file-ignores", "exclude", "max-graph-breaks", "max-recompiles",
-    "baseline", "targets", "timeout", "cache-dir", "jobs",
+    "baseline", "targets", "timeout", "cache-dir", "jobs", "max-memory", "mode", "device", "max-cudagraph-skips",
 }
 
 
@@ -146,7 +155,7 @@ def parse_table(table: Dict[str, Any], source: str) -> Settings:
             if not isinstance(value, dict):
                 raise ConfigError(f"{where}: expected a table of glob = [codes], got {type(value).__name__}")
             s.per_file_ignores = {k: parse_codes(v, f"{where}.{k}") for k, v in value.items()}
-        elif key in ("max-graph-breaks", "max-recompiles", "jobs"):
+        elif key in ("max-graph-breaks", "max-recompiles", "max-cudagraph-skips", "jobs"):
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ConfigError(f"{where}: expected a non-negative integer, got {value!r}")
             setattr(s, key.replace("-", "_"), value)
@@ -158,9 +167,47 @@ def parse_table(table: Dict[str, Any], source: str) -> Settings:
             if not isinstance(value, str) or not value:
                 raise ConfigError(f"{where}: expected a path string, got {value!r}")
             setattr(s, key.replace("-", "_"), value)
+        elif key == "max-memory":
+            s.max_memory = parse_size(value, where)
         elif key == "targets":
             s.targets = _targets(value, where)
+        elif key in ("mode", "device"):
+            if not isinstance(value, str):
+                raise ConfigError(f"{where}: expected a string, got {value!r}")
+            setattr(s, key, value)
+    check_run_options(s, f"{source}: [tool.torchlint]")
+    for i, t in enumerate(s.targets):
+        check_run_options(t, f"{source}: [tool.torchlint] targets[{i}]", s)
     return s
+
+
+def check_run_options(values: Any, where: str, defaults: Optional[Settings] = None) -> None:
+    """``mode``/``device`` of settings (or of a target table, falling back to ``defaults``)
+    are known values and not reduce-overhead on the CPU; raises :class:`ConfigError`."""
+    from torchlint.dynamic.cudagraphs import check_mode
+
+    get = values.get if isinstance(values, dict) else lambda k: getattr(values, k, None)
+    mode = get("mode") or (defaults.mode if defaults is not None else None)
+    device = get("device") or (defaults.device if defaults is not None else None)
+    check_mode(mode, device, where)
+
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?\s*$", re.I)
+
+
+def parse_size(value: Any, where: str) -> int:
+    """``"8G"``, ``"512MiB"``, ``"1.5GB"`` (powers of 1024) -> bytes; ``"none"`` or 0 -> 0 (no limit)."""
+    if isinstance(value, str) and value.strip().lower() in ("none", "unlimited", "0"):
+        return 0
+    if isinstance(value, int) and not isinstance(value, bool) and value == 0:
+        return 0
+    match = _SIZE.match(value) if isinstance(value, str) else None
+    if not match:
+        raise ConfigError(f"{where}: expected a size such as \"8G\" or \"512M\" (or \"none\"), got {value!r}")
+    size = int(float(match.group(1)) * 1024 ** " KMGT".index(match.group(2).upper() or " "))
+    if size < 1 << 20:
+        raise ConfigError(f"{where}: {value!r} is too small for a model (a size such as \"8G\" or \"512M\")")
+    return size
 
 
 def _strings(value: Any, where: str) -> List[str]:

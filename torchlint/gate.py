@@ -161,11 +161,14 @@ def apply_gate(
     per_target: Optional[Mapping[str, int]] = None,
     baseline: Optional[str] = None,
     per_target_recompiles: Optional[Mapping[str, int]] = None,
+    max_cudagraph_skips: Optional[int] = None,
 ) -> bool:
     """Check the limits and the baseline; fill ``report.gate_failures`` / ``gate_notes``.
 
     Returns True when the run passes. ``per_target``: target name -> its graph-break limit;
-    ``per_target_recompiles``: target name -> its recompile limit.
+    ``per_target_recompiles``: target name -> its recompile limit. ``max_cudagraph_skips``: a
+    limit on the graphs run without a CUDA graph, over the targets run with
+    ``mode="reduce-overhead"``.
     A limit on counts the dynamic pass did not produce (``--no-dynamic``) is noted, not failed.
     Raises :class:`GateError` for an unreadable baseline (a usage error: exit 2).
     """
@@ -189,6 +192,14 @@ def apply_gate(
                 line = _over(f"{what} in {name}", getattr(result, what.replace(" ", "_")), limit)
                 if line:
                     failures.append(line)
+    if max_cudagraph_skips is not None:
+        measured = [t.cudagraph_skips for t in report.targets if t.cudagraph_skips is not None]
+        if not measured:
+            notes.append("CUDA-graph skip limit not checked: no target ran with --mode reduce-overhead")
+        else:
+            line = _over("CUDA-graph skips", sum(measured), max_cudagraph_skips)
+            if line:
+                failures.append(line)
     if baseline is not None:
         regressions, improvements = compare(report, load_baseline(baseline))
         failures.extend(regressions)

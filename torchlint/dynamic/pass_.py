@@ -2,7 +2,7 @@
 
 Target declarations arrive as dicts with the config's keys (``target``, ``input``,
 ``input-sets``, ``inputs-from``, ``input-sets-from``, ``timeout``, ``train``,
-``max-graph-breaks``, ``max-recompiles``, ``name``), from ``[[tool.torchlint.targets]]``
+``max-graph-breaks``, ``max-recompiles``, ``name``, ``mode``, ``device``), from ``[[tool.torchlint.targets]]``
 (paths relative to the config's folder) or from the command line (relative to the cwd).
 """
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+from torchlint.dynamic.cudagraphs import require_cuda, with_run_options
 from torchlint.dynamic.runner import Worker, run_targets
 from torchlint.dynamic.specs import SpecError
 from torchlint.dynamic.targets import TargetError, TargetSpec, target_from_config
@@ -61,20 +62,23 @@ def run_dynamic(
     """Run the declared targets; returns (results, dynamic findings, errors, torch version).
 
     ``settings``: a :class:`torchlint.config.Settings` (uses ``root`` for config-relative
-    paths and ``timeout`` as the per-target default). ``cli``: the targets came from the
+    paths, ``timeout`` as the per-target default and ``mode``/``device`` for targets that set
+    none). ``cli``: the targets came from the
     command line, so their paths are relative to ``cwd``.
     """
     global _WORKER
     cwd = os.path.abspath(cwd or os.getcwd())
     base = cwd if cli or settings is None else os.path.abspath(getattr(settings, "root", cwd) or cwd)
-    specs, bad_results, errors = parse_targets(targets, base)
+    mode, device = getattr(settings, "mode", None), getattr(settings, "device", None)
+    specs, bad_results, errors = parse_targets([with_run_options(t, mode, device) for t in targets], base)
     timeout = getattr(settings, "timeout", None)
     worker = _WORKER or Worker()
     _WORKER = None
     try:
+        require_cuda(worker, specs)  # no GPU for --device cuda: one line, exit 2
         results, findings, run_errors = run_targets(
             specs, cwd=cwd, timeout=timeout, train=train, user_files=user_files,
-            worker=worker, progress=progress,
+            worker=worker, progress=progress, max_memory=getattr(settings, "max_memory", None),
         ) if specs else ([], [], [])
         version = worker.torch_version
     finally:

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import signal
 import subprocess
 import sys
-import tempfile
+import threading
 import time
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -25,8 +26,73 @@ STARTUP_TIMEOUT = 180.0
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+#: what the worker printed that is kept, per request, to explain a crash
+OUTPUT_TAIL_BYTES = 64 * 1024
+
+
 class WorkerError(RuntimeError):
     """The worker died, hung or could not start; ``str()`` is one line."""
+
+
+def default_max_memory() -> int:
+    """Bytes a target may allocate when ``--max-memory`` is not given: half the machine's
+    memory (0, no limit, where its size cannot be read)."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return 0
+    return max(total // 2, 0)
+
+
+def format_size(size: int) -> str:
+    for unit, shift in (("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if size >= 1 << shift:
+            return f"{size / (1 << shift):.3g} {unit}"
+    return f"{size} B"
+
+
+class _OutputTail:
+    """Drains the worker's stdout+stderr pipe on a thread and keeps only the last bytes, so a
+    target printing megabytes neither blocks on a full pipe nor fills a disk."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._tail = bytearray()
+        self._lock = threading.Lock()
+        self.total = 0
+        self._thread = threading.Thread(target=self._drain, name="torchlint-worker-output", daemon=True)
+        self._thread.start()
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self._fd, 1 << 16)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                break
+            with self._lock:
+                self.total += len(chunk)
+                self._tail += chunk
+                if len(self._tail) > 2 * OUTPUT_TAIL_BYTES:
+                    del self._tail[:-OUTPUT_TAIL_BYTES]
+        try:
+            os.close(self._fd)
+        except OSError:
+            pass
+
+    def since(self, mark: int, limit: int = 4000) -> str:
+        """Up to ``limit`` of the last characters written after ``total`` was ``mark``."""
+        with self._lock:
+            keep = min(limit, self.total - mark, len(self._tail))
+            data = bytes(self._tail[len(self._tail) - keep:]) if keep > 0 else b""
+        return data.decode("utf-8", "replace")
+
+    def wait_closed(self, timeout: float) -> None:
+        self._thread.join(timeout)
+
+
+_EXCEPTION_LINE = re.compile(r"^(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b(?::|$)")
 
 
 def _signal_name(code: int) -> str:
@@ -43,10 +109,12 @@ class Worker:
         self.env = env
         self.proc: Optional[subprocess.Popen] = None
         self.torch_version: Optional[str] = None
+        #: whether the worker's torch sees a CUDA GPU (known once it is ready)
+        self.cuda = False
         self._reader = None
         self._writer = None
         self._buffer = b""
-        self._log = None
+        self._output: Optional[_OutputTail] = None
         self._ready = False
         self._log_mark = 0
         self.starts = 0
@@ -58,21 +126,28 @@ class Worker:
             return self
         to_child_r, to_child_w = os.pipe()
         from_child_r, from_child_w = os.pipe()
-        self._log = tempfile.TemporaryFile(prefix="torchlint-worker-")
+        output_r, output_w = os.pipe()
         env = dict(os.environ if self.env is None else self.env)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
         env.setdefault("PYTHONUNBUFFERED", "1")
+        # Fewer malloc arenas: the address space (what --max-memory limits) then tracks use.
+        env.setdefault("MALLOC_ARENA_MAX", "2")
         code = ("import sys; from torchlint.dynamic.worker import main; "
                 "main(int(sys.argv[1]), int(sys.argv[2]))")
         try:
             self.proc = subprocess.Popen(
                 [sys.executable, "-c", code, str(to_child_r), str(from_child_w)],
-                stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL, stdout=output_w, stderr=output_w,
                 pass_fds=(to_child_r, from_child_w), env=env, start_new_session=True,
             )
+        except BaseException:
+            os.close(output_r)
+            raise
         finally:
             os.close(to_child_r)
             os.close(from_child_w)
+            os.close(output_w)
+        self._output = _OutputTail(output_r)
         self._writer = os.fdopen(to_child_w, "wb", buffering=0)
         self._reader = from_child_r
         self._buffer = b""
@@ -89,6 +164,7 @@ class Worker:
             self.close()
             raise WorkerError(f"the dynamic pass needs torch: {hello.get('error', 'it did not start')}")
         self.torch_version = hello.get("torch_version")
+        self.cuda = bool(hello.get("cuda"))
         self._ready = True
 
     def close(self) -> None:
@@ -103,18 +179,19 @@ class Worker:
                 pass
             if proc.poll() is None:
                 self._kill()
-        for handle in (self._writer, self._log):
-            try:
-                if handle is not None:
-                    handle.close()
-            except OSError:
-                pass
+        try:
+            if self._writer is not None:
+                self._writer.close()
+        except OSError:
+            pass
+        if self._output is not None:
+            self._output.wait_closed(2)
         if self._reader is not None:
             try:
                 os.close(self._reader)
             except OSError:
                 pass
-        self.proc, self._writer, self._reader, self._log, self._ready = None, None, None, None, False
+        self.proc, self._writer, self._reader, self._output, self._ready = None, None, None, None, False
 
     def _kill(self) -> None:
         proc = self.proc
@@ -141,27 +218,27 @@ class Worker:
     # ----------------------------------------------------------------- protocol
     def output_tail(self, limit: int = 4000) -> str:
         """What the worker printed since the current request began (prints, warnings, a crash)."""
-        if self._log is None:
-            return ""
-        try:
-            self._log.flush()
-            size = os.fstat(self._log.fileno()).st_size
-            self._log.seek(max(self._log_mark, size - limit))
-            return self._log.read().decode("utf-8", "replace")
-        except (OSError, ValueError):
-            return ""
+        return self._output.since(self._log_mark, limit) if self._output is not None else ""
 
     def _death_reason(self) -> str:
-        code = self.proc.wait(timeout=10) if self.proc else None
+        try:
+            code = self.proc.wait(timeout=10) if self.proc else None
+        except subprocess.TimeoutExpired:
+            code = None
         if code is None:
             how = "the worker stopped answering"
         elif code < 0:
             how = f"the worker was killed by {_signal_name(code)}"
         else:
-            how = f"the worker exited with status {code}"
+            how = f"the worker process exited with status {code} (the target or code it called ended it)"
+        if self._output is not None:
+            self._output.wait_closed(1)  # let the drain thread read the last words
         lines = [l.strip() for l in self.output_tail().splitlines() if l.strip()]
+        # Only a line that explains the death: a fatal error, or an exception's last line
+        # (not whatever warning happened to be printed last).
         fatal = [l for l in lines if l.startswith("Fatal Python error")]
-        last = fatal[-1] if fatal else (lines[-1] if lines else "")
+        errors = [l for l in lines if _EXCEPTION_LINE.match(l)]
+        last = (fatal or errors or [""])[-1]
         return f"{how}" + (f" ({last[:200]})" if last else "")
 
     def _receive(self, timeout: float, doing: str) -> Dict[str, Any]:
@@ -187,7 +264,7 @@ class Worker:
         (the next request starts a fresh one) and :class:`WorkerError` says why."""
         self.wait_ready()
         try:
-            self._log_mark = os.fstat(self._log.fileno()).st_size
+            self._log_mark = self._output.total if self._output is not None else 0
             self._writer.write((json.dumps(payload) + "\n").encode("utf-8"))
             return self._receive(timeout, "while running the target")
         except (WorkerError, BrokenPipeError, OSError) as e:
@@ -261,6 +338,11 @@ def result_from_answer(spec: TargetSpec, answer: Dict[str, Any], seconds: float,
         ))
     result.recompiles = len(result.recompile_reasons)
     findings = [break_finding(b, spec.name, cwd) for b in breaks if b.get("path") and b.get("line")]
+    if answer.get("cudagraphs") is not None:
+        from torchlint.dynamic.cudagraphs import findings_of
+
+        result.cudagraph_skips, more = findings_of(answer["cudagraphs"], spec.name, cwd)
+        findings.extend(more)
     return result, findings
 
 
@@ -273,6 +355,7 @@ def run_targets(
     user_files: Iterable[str] = (),
     worker: Optional[Worker] = None,
     progress: Any = None,
+    max_memory: Optional[int] = None,
 ) -> Tuple[List[TargetResult], List[Finding], List[FileError]]:
     """Run every target in one reused worker; never raises for a target's own failure.
 
@@ -281,7 +364,9 @@ def run_targets(
     ``user_files``: the linted files; a break is placed on the innermost frame inside them
     (the target's own file always counts). ``worker``: an already started :class:`Worker` to
     reuse (it is left running); by default one is started and stopped here. ``progress``: an
-    optional callable taking one line of text (for stderr).
+    optional callable taking one line of text (for stderr). ``max_memory``: bytes each target
+    may allocate in the worker (its address space beyond what torch already holds; None:
+    :func:`default_max_memory`, 0: no limit); a target over it is reported as out of memory.
 
     Returns per-target results (in order), dynamic findings (one per distinct break site and
     target; the same site from several targets is one finding naming them all) and errors
@@ -292,14 +377,16 @@ def run_targets(
     worker = worker or Worker()
     worker.start()
     results: List[TargetResult] = []
-    findings: Dict[Tuple[str, int, Optional[str]], Finding] = {}
+    findings: Dict[Tuple[str, int, Optional[str], str], Finding] = {}
     errors: List[FileError] = []
     files = sorted({os.path.realpath(os.path.join(cwd, p)) for p in user_files})
+    memory = default_max_memory() if max_memory is None else max_memory
     try:
         for number, spec in enumerate(specs):
             limit = float(spec.timeout or timeout or DEFAULT_TIMEOUT)
             payload = dict(spec.to_wire(), id=number, cwd=cwd, user_files=files)
             payload["train"] = bool(spec.train or train)
+            payload["max_memory"] = memory
             if progress:
                 progress(f"dynamo: running {spec.name}")
             try:
@@ -314,7 +401,9 @@ def run_targets(
             try:
                 answer = worker.request(payload, limit)
             except WorkerError as e:
-                answer = {"error": str(e)}
+                answer = {"error": _with_memory_hint(str(e), memory)}
+            if answer.get("recycle"):  # after running out of memory: a fresh process next
+                worker.close()
             result, found = result_from_answer(spec, answer, time.monotonic() - started, cwd)
             results.append(result)
             if result.error:
@@ -322,7 +411,7 @@ def run_targets(
                 errors.append(FileError(path=_relpath(os.path.join(cwd, spec.ref.path), cwd) or spec.ref.path,
                                         message=message))
             for finding in found:
-                key = (finding.path, finding.line, finding.gb_code)
+                key = (finding.path, finding.line, finding.gb_code, finding.name)
                 if key in findings:
                     known = findings[key]
                     names = known.target.split(", ") if known.target else []
@@ -334,6 +423,15 @@ def run_targets(
         if own:
             worker.close()
     return results, sorted(findings.values(), key=lambda f: f.sort_key), errors
+
+
+def _with_memory_hint(message: str, memory: int) -> str:
+    """A process killed outright (not by our timeout) was most likely the kernel's
+    out-of-memory killer."""
+    if "killed by SIGKILL" in message:
+        limit = f"; --max-memory is {format_size(memory)}" if memory else ""
+        return f"{message}; the system probably ran out of memory{limit}"
+    return message
 
 
 def torch_version_of(worker: Worker) -> Optional[str]:

@@ -95,6 +95,10 @@ class TargetSpec:
     input_sets_from: Optional[ObjectRef] = None
     max_recompiles: Optional[int] = None
     label: Optional[str] = None
+    #: ``reduce-overhead`` also measures CUDA graphs (:mod:`torchlint.dynamic.cudagraphs`)
+    mode: Optional[str] = None
+    #: move the target and its inputs here before running (``cuda`` for reduce-overhead)
+    device: Optional[str] = None
 
     @property
     def name(self) -> str:
@@ -109,6 +113,8 @@ class TargetSpec:
             "inputs_from": self.inputs_from.text if self.inputs_from else None,
             "input_sets_from": self.input_sets_from.text if self.input_sets_from else None,
             "train": self.train,
+            "mode": self.mode,
+            "device": self.device,
         }
 
 
@@ -124,6 +130,8 @@ def make_target(
     input_sets_from: Optional[str] = None,
     max_recompiles: Optional[int] = None,
     name: Optional[str] = None,
+    mode: Optional[str] = None,
+    device: Optional[str] = None,
 ) -> TargetSpec:
     """Validate a declaration (CLI options or one ``[[tool.torchlint.targets]]`` table).
 
@@ -143,18 +151,25 @@ def make_target(
     sets_source = parse_ref(input_sets_from, "input-sets-from function") if input_sets_from else None
     if timeout is not None and timeout <= 0:
         raise TargetError(target, f"timeout must be positive, got {timeout}")
+    from torchlint.config import ConfigError
+    from torchlint.dynamic.cudagraphs import check_mode
+
+    try:
+        check_mode(mode, device, "run")
+    except ConfigError as e:
+        raise TargetError(target, str(e).split(": ", 1)[1]) from None
     return TargetSpec(ref, tuple(calls), source, train, timeout, max_graph_breaks, sets_source,
-                      max_recompiles, name)
+                      max_recompiles, name, mode, device)
 
 
 def target_from_config(table: Dict[str, Any], *, base_dir: str = ".") -> TargetSpec:
     """One ``[[tool.torchlint.targets]]`` table (or a CLI declaration with the same keys):
     ``target`` (required), ``input`` (list of specs, one call), ``input-sets`` (list of
     ``;``-separated calls), ``inputs-from``, ``input-sets-from``, ``train``, ``timeout``,
-    ``max-graph-breaks``, ``max-recompiles``, ``name``. Relative paths are taken from
+    ``max-graph-breaks``, ``max-recompiles``, ``name``, ``mode``, ``device``. Relative paths are taken from
     ``base_dir`` (the folder of pyproject.toml for config targets, the cwd for CLI ones)."""
     known = {"target", "inputs", "input", "input-sets", "input-set", "inputs-from", "train",
-             "timeout", "max-graph-breaks", "input-sets-from", "max-recompiles", "name"}
+             "timeout", "max-graph-breaks", "input-sets-from", "max-recompiles", "name", "mode", "device"}
     name = str(table.get("target", "?"))
     unknown = sorted(set(table) - known)
     if unknown:
@@ -185,6 +200,7 @@ def target_from_config(table: Dict[str, Any], *, base_dir: str = ".") -> TargetS
         train=bool(table.get("train", False)), timeout=table.get("timeout"),
         max_graph_breaks=table.get("max-graph-breaks"), max_recompiles=table.get("max-recompiles"),
         input_sets_from=rebase(table.get("input-sets-from")), name=table.get("name") or name,
+        mode=table.get("mode"), device=table.get("device"),
     )
 
 

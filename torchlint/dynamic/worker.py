@@ -5,16 +5,18 @@ stdout and stderr pointing at a capture file, so nothing the user's model prints
 the report. Requests and answers are JSON lines on two dedicated pipes (``rfd`` / ``wfd``).
 
 Request: ``{"id", "target", "input_sets": [[spec, ...], ...], "inputs_from", "input_sets_from", "train", "cwd",
-"user_files"}``. Answer: ``{"id", "error", "graphs", "ops_per_graph", "total_graphs",
-"explain_graph_breaks", "breaks": [...], "recompiles": [...], "path"}``.
+"user_files", "mode", "device"}``. Answer: ``{"id", "error", "graphs", "ops_per_graph", "total_graphs",
+"explain_graph_breaks", "breaks": [...], "recompiles": [...], "path"}``, plus ``"cudagraphs"``
+(:func:`torchlint.dynamic.cudagraphs.observe_cudagraphs`) for ``mode == "reduce-overhead"``.
 """
 from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import traceback
-from typing import Any, Dict
+from typing import Any, Dict, Optional, Tuple
 
 
 def _one_line(e: BaseException) -> str:
@@ -28,10 +30,123 @@ def _user_line(e: BaseException, user_files: set) -> str:
     return f" (at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno})" if frames else ""
 
 
+_OUT_OF_MEMORY = re.compile(r"MemoryError|can't allocate memory|Cannot allocate memory|out of memory", re.I)
+_ALLOCATE = re.compile(r"tried to allocate (\d+) bytes")
+_UNLIMITED_AS: Optional[Tuple[int, int]] = None
+
+
+def _limit_memory(request: Dict[str, Any]) -> int:
+    """Cap the address space at its size now plus ``max_memory`` bytes (the target's share;
+    torch's own is already mapped). Returns the share applied, 0 when none: no limit asked,
+    no ``resource`` module or ``/proc``, or CUDA (whose driver maps huge virtual ranges)."""
+    global _UNLIMITED_AS
+    share = int(request.get("max_memory") or 0)
+    if share <= 0 or str(request.get("device") or "").startswith("cuda"):
+        return 0
+    try:
+        import resource
+
+        import torch
+
+        if torch.cuda.is_initialized():
+            return 0
+        with open("/proc/self/statm") as fh:
+            mapped = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if _UNLIMITED_AS is None:
+            _UNLIMITED_AS = (soft, hard)
+        cap = mapped + share
+        if hard != resource.RLIM_INFINITY:
+            cap = min(cap, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    except (ImportError, OSError, ValueError, AttributeError):
+        return 0
+    return share
+
+
+def _lift_memory_limit() -> None:
+    if _UNLIMITED_AS is not None:
+        import resource
+
+        try:
+            resource.setrlimit(resource.RLIMIT_AS, _UNLIMITED_AS)
+        except (OSError, ValueError):
+            pass
+
+
+def _out_of_memory(answer: Dict[str, Any], share: int) -> None:
+    """Say so plainly when the target ran out of memory, and ask for a fresh worker (the
+    old one may hold on to what it allocated)."""
+    error = answer.get("error") or ""
+    if not _OUT_OF_MEMORY.search(error):
+        return
+    from torchlint.dynamic.runner import format_size
+
+    where = re.search(r" \(at [^()]+:\d+\)$", error)
+    wanted = _ALLOCATE.search(error)
+    detail = f"tried to allocate {format_size(int(wanted.group(1)))}" if wanted else "MemoryError"
+    limit = f" (over --max-memory {format_size(share)})" if share else ""
+    prefix = error.split(": ", 1)[0] + ": " if error.startswith("target ") else ""
+    answer["error"] = f"{prefix}ran out of memory{limit}: {detail}{where.group(0) if where else ''}"
+    answer["recycle"] = True
+
+
+class _ProcessState:
+    """What a target may change that the next one must not see: the working directory,
+    ``sys.path``, ``sys.argv``, the environment, ``sys.stdout``/``stderr`` and the modules
+    it imported from its own folders."""
+
+    def __init__(self) -> None:
+        self.cwd = os.getcwd()
+        self.path = list(sys.path)
+        self.argv = list(sys.argv)
+        self.environ = dict(os.environ)
+        self.modules = set(sys.modules)
+        self.installed = tuple({os.path.realpath(p) for p in (
+            sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.dirname(__file__)),
+            *[q for q in sys.path if q.endswith(("site-packages", "dist-packages"))])})
+
+    def restore(self) -> None:
+        try:
+            os.chdir(self.cwd)
+        except OSError:
+            pass
+        sys.path[:] = self.path
+        sys.argv[:] = self.argv
+        if dict(os.environ) != self.environ:
+            os.environ.clear()
+            os.environ.update(self.environ)
+        for name, fd in (("stdout", 1), ("stderr", 2)):
+            stream = getattr(sys, name)
+            if stream is None or getattr(stream, "closed", True) or stream is not getattr(sys, f"__{name}__"):
+                original = getattr(sys, f"__{name}__")
+                if original is None or original.closed:
+                    original = open(fd, "w", encoding="utf-8", errors="replace", closefd=False, buffering=1)
+                    setattr(sys, f"__{name}__", original)
+                setattr(sys, name, original)
+        for name in set(sys.modules) - self.modules:
+            file = getattr(sys.modules.get(name), "__file__", None)
+            if file and not os.path.realpath(file).startswith(self.installed):
+                sys.modules.pop(name, None)
+
+
 def handle(request: Dict[str, Any]) -> Dict[str, Any]:
-    """Run one target; every failure becomes a one-line ``error``."""
+    """Run one target under the memory limit; every failure becomes a one-line ``error``."""
+    share = _limit_memory(request)
+    try:
+        answer = _handle(request)
+    except MemoryError:
+        answer = {"id": request.get("id"), "error": "raised MemoryError"}
+    finally:
+        _lift_memory_limit()
+    _out_of_memory(answer, share)
+    return answer
+
+
+def _handle(request: Dict[str, Any]) -> Dict[str, Any]:
     import torch
 
+    from torchlint.dynamic.cudagraphs import observe_cudagraphs, prepare
     from torchlint.dynamic.explain import observe
     from torchlint.dynamic.specs import materialize, parse_input
     from torchlint.dynamic.targets import TargetError, load_input_sets, load_inputs, load_target, parse_ref
@@ -57,10 +172,13 @@ def handle(request: Dict[str, Any]) -> Dict[str, Any]:
             calls.extend(load_input_sets(parse_ref(request["input_sets_from"], "input-sets-from function"), cwd))
         if not calls:
             raise TargetError(ref.text, "no sample inputs: give --input, --input-set, --inputs-from or input-sets-from")
+        fn, calls = prepare(fn, calls, request.get("device"), request.get("mode"))
         obs = observe(
             fn, [list(a) for a, _ in calls], kwarg_sets=[k for _, k in calls],
             user_files=user_files, train=bool(request.get("train")),
         )
+        if request.get("mode") == "reduce-overhead":
+            answer["cudagraphs"] = observe_cudagraphs(fn, calls, user_files=user_files)
     except TargetError as e:
         answer["error"] = str(e)
         return answer
@@ -97,10 +215,12 @@ def main(rfd: int, wfd: int) -> None:
         # Pay dynamo's one-off start-up cost now, not in the first target's time.
         observe(lambda x: x + 1, [(torch.ones(2),)], user_files=())
 
-        send({"ready": True, "torch_version": torch.__version__, "pid": os.getpid()})
+        send({"ready": True, "torch_version": torch.__version__, "pid": os.getpid(),
+              "cuda": torch.cuda.is_available()})
     except BaseException as e:  # torch missing or broken: say so, then stop
         send({"ready": False, "error": _one_line(e)})
         return
+    state = _ProcessState()
     for line in reader:
         if not line.strip():
             continue
@@ -111,8 +231,12 @@ def main(rfd: int, wfd: int) -> None:
             answer = handle(request)
         except BaseException as e:  # keep the protocol alive whatever the target did
             answer = {"id": request.get("id"), "error": f"raised {_one_line(e)}"}
-        sys.stdout.flush()
-        sys.stderr.flush()
+        state.restore()
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
         send(answer)
 
 

@@ -1,0 +1,594 @@
+"""CUDA graphs: what stops ``torch.compile(mode="reduce-overhead")`` from replaying them.
+
+``reduce-overhead`` records each compiled graph once as a CUDA graph and replays it, which
+removes launch overhead. Inductor quietly runs a graph without one ("skipping cudagraphs due
+to ...": a CPU tensor or a host copy in the graph, a mutated input, ...) and records a new
+one for every new input shape or value of a dynamic number. Neither is a graph break, and
+inductor says so only in its logs. This module makes both visible:
+
+* in the worker (imports torch): :func:`prepare` moves a target and its inputs to the
+  device, :func:`observe_cudagraphs` compiles it with ``mode="reduce-overhead"``, runs each
+  input set a few times and returns the skips (with the user line each points at) and the
+  recordings per input set, as JSON-able data;
+* in the parent (no torch): :func:`check_mode` validates ``--mode``/``--device``,
+  :func:`require_cuda` turns "no GPU" into a one-line usage error, :func:`findings_of` turns
+  the worker's data into findings (source ``dynamic``, severity ``warning``, names
+  ``cudagraph-skip``: a graph run without a CUDA graph; ``cudagraph-split``: part of a graph
+  run outside CUDA graphs, cutting it or running CPU kernels each call; ``cudagraph-rerecord``)
+  and :func:`merge_passes` merges them with the static TL1xx warnings, apart from the graph
+  breaks.
+
+How a finding gets its line: the compile goes through a thin wrapper around inductor's own
+``reduce-overhead`` backend that keeps dynamo's graph (its nodes carry the user's stack
+traces) and the log records inductor writes while compiling it (its ``cudagraphs`` log names
+the nodes it leaves out of CUDA graphs, with their stack traces). A "cpu device" skip is
+placed on the nodes that *make* a CPU tensor in a graph that also holds CUDA tensors (the
+``.cpu()`` line); other skips on the innermost user frame of inductor's "Found from" trace;
+failing both, on the target's ``def`` line. Re-recordings point at the target's ``def``.
+"""
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import inspect
+import logging
+import os
+import re
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+
+from torchlint.config import ConfigError
+from torchlint.findings import Finding
+
+MODES = ("default", "reduce-overhead")
+DEVICES = ("cpu", "cuda")
+#: calls of each input set: the first warms up, the second records, the rest replay
+CALLS_PER_SET = 3
+SKIP_NAME = "cudagraph-skip"
+SPLIT_NAME = "cudagraph-split"
+RERECORD_NAME = "cudagraph-rerecord"
+CUDAGRAPH_NAMES = frozenset({SKIP_NAME, SPLIT_NAME, RERECORD_NAME})
+
+_SKIP_TEXT = "skipping cudagraphs due to"
+_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
+
+
+class DeviceUnavailable(ConfigError):
+    """``--device cuda`` / ``--mode reduce-overhead`` where the worker's torch sees no GPU."""
+
+
+# --------------------------------------------------------------------------- parent side
+
+def check_mode(mode: Optional[str], device: Optional[str], where: str) -> None:
+    """Raise :class:`ConfigError` for an unknown mode/device or reduce-overhead on the CPU."""
+    if mode is not None and mode not in MODES:
+        raise ConfigError(f"{where}: mode must be one of {', '.join(MODES)}, got {mode!r}")
+    if device is not None and device not in DEVICES:
+        raise ConfigError(f"{where}: device must be one of {', '.join(DEVICES)}, got {device!r}")
+    if mode == "reduce-overhead" and device == "cpu":
+        raise ConfigError(f"{where}: mode reduce-overhead captures CUDA graphs, which inductor uses "
+                          "only on CUDA devices; use device cuda (or mode default on the CPU)")
+
+
+def device_of(mode: Optional[str], device: Optional[str]) -> Optional[str]:
+    """The device a target runs on: as given, else ``cuda`` for reduce-overhead, else as loaded."""
+    return device or ("cuda" if mode == "reduce-overhead" else None)
+
+
+def with_run_options(table: Dict[str, Any], mode: Optional[str], device: Optional[str]) -> Dict[str, Any]:
+    """A target table with the run's ``mode``/``device`` filled in where it has none."""
+    out = dict(table)
+    if mode is not None:
+        out.setdefault("mode", mode)
+    if device is not None:
+        out.setdefault("device", device)
+    return out
+
+
+def require_cuda(worker: Any, specs: Sequence[Any]) -> None:
+    """Fail fast, in one line, when a spec needs CUDA and the worker's torch has none.
+
+    A worker that cannot start at all is left to the runner, which reports it per target.
+    """
+    wanting = [s for s in specs if device_of(s.mode, s.device) == "cuda"]
+    if not wanting:
+        return
+    from torchlint.dynamic.runner import WorkerError
+
+    try:
+        worker.wait_ready()
+    except WorkerError:
+        return
+    if getattr(worker, "cuda", False):
+        return
+    spec = wanting[0]
+    what = "--mode reduce-overhead" if spec.mode == "reduce-overhead" else "--device cuda"
+    raise DeviceUnavailable(
+        f"{what} needs a CUDA GPU, and torch {worker.torch_version or '?'} sees none here "
+        f"(target {spec.name!r}); inductor does not use CUDA graphs on the CPU, so there is "
+        "nothing to measure: run it on a machine with a GPU"
+    )
+
+
+_SUGGESTIONS = (
+    ("cpu device", "Keep every tensor of the compiled region on the GPU: return device tensors "
+                   "and copy them to the host after the call (TL101), create tensors with "
+                   "`device=x.device` or as buffers (TL102)."),
+    ("multiple devices", "Keep the whole compiled region on one GPU."),
+    ("mutated inputs", "Do not modify inputs in place inside the region (`x.add_(1)`, "
+                       "`x[...] = v`): return a new tensor, or copy into a buffer of the module."),
+    ("incompatible op", "Move the op that CUDA graphs cannot capture out of the compiled region."),
+    ("dynamic shape", "Pad inputs to a few fixed sizes so each size is captured once."),
+)
+_GENERIC_SUGGESTION = ("Inductor ran this graph without a CUDA graph; remove the cause it names, "
+                       "or compile without mode=\"reduce-overhead\" if it cannot be avoided.")
+_RERECORD_SUGGESTION = (
+    "Each new input shape, and each new value of a Python number, records and keeps another CUDA "
+    "graph: pad or bucket inputs to a few fixed sizes so each records once, and pass per-call "
+    "numbers as 0-d tensors (TL103)."
+)
+
+
+def _suggestion(reason: str) -> str:
+    return next((text for key, text in _SUGGESTIONS if key in reason), _GENERIC_SUGGESTION)
+
+
+def _finding(name: str, path: str, line: int, message: str, suggestion: str, target: str,
+             reason: Optional[str], cwd: str) -> Finding:
+    from torchlint.dynamic.runner import _relpath, _source_line
+
+    text = _source_line(path, line) or ""
+    stripped = text.strip()
+    column = len(text) - len(text.lstrip()) + 1 if stripped else 1
+    return Finding(
+        rule=None, name=name, path=_relpath(path, cwd) or path, line=line, column=column,
+        end_line=line, end_column=len(text.rstrip()) + 1 if stripped else 1, message=message,
+        suggestion=suggestion, source="dynamic", gb_code=None, target=target, severity="warning",
+        reason=reason, source_line=text or None,
+    )
+
+
+def findings_of(data: Mapping[str, Any], target: str, cwd: str) -> Tuple[int, List[Finding]]:
+    """(CUDA-graph skips, findings) from the worker's ``cudagraphs`` answer.
+
+    The count is what ``--max-cudagraph-skips`` limits: graphs run without a CUDA graph plus
+    graphs cut into several CUDA graphs.
+    """
+    findings: List[Finding] = []
+    for split in data.get("splits", []):
+        pieces = int(split.get("pieces") or 1)
+        what = (f"the CUDA graph is cut in {pieces}: each call replays {pieces} CUDA graphs with "
+                f"{split['reason']} between them" if pieces >= 2 else
+                f"{split['reason']} run outside the CUDA graph, eagerly, on every call")
+        for site in split.get("sites") or []:
+            findings.append(_finding(
+                SPLIT_NAME, site["path"], site["line"],
+                f"not a graph break, but under mode=\"reduce-overhead\" {what}"
+                + (f"; this line {site['why']}" if site.get("why") else ""),
+                _suggestion("cpu device"), target, None, cwd))
+    for skip in data.get("skips", []):
+        reason = skip["reason"]
+        sites = skip.get("sites") or []
+        for site in sites:
+            findings.append(_finding(
+                SKIP_NAME, site["path"], site["line"],
+                f"not a graph break, but under mode=\"reduce-overhead\" inductor runs this graph "
+                f"without a CUDA graph because of {reason}"
+                + (f"; this line {site['why']}" if site.get("why") else ""),
+                _suggestion(reason), target, skip.get("message"), cwd))
+    rerecords = int(data.get("rerecordings", 0))
+    if rerecords and data.get("path") and data.get("line"):
+        per_set = data.get("per_set") or []
+        shapes = data.get("shapes") or []
+        detail = ", ".join(
+            f"input set {i + 1} {shapes[i] if i < len(shapes) else ''}".rstrip() + f": {n}"
+            for i, n in enumerate(per_set) if n
+        )
+        findings.append(_finding(
+            RERECORD_NAME, data["path"], int(data["line"]),
+            f"not a graph break, but under mode=\"reduce-overhead\" the CUDA graph was re-recorded "
+            f"{rerecords} time{'s' if rerecords != 1 else ''} across {len(per_set)} input sets "
+            f"(recordings per set: {detail})",
+            _RERECORD_SUGGESTION, target, None, cwd))
+    return len(data.get("skips", [])) + len(data.get("splits", [])), findings
+
+
+def merge_passes(static: List[Finding], dynamic: List[Finding], gb_codes: Mapping[str, Iterable[str]],
+                 suggestions: Mapping[str, str]) -> List[Finding]:
+    """Graph breaks merge with the graph-break rules; CUDA-graph findings with the warnings.
+
+    A CUDA-graph skip on a ``.cpu()`` line confirms that line's TL101 warning (``both``) and
+    never a TL0xx finding; a graph break never confirms a TL1xx warning.
+    """
+    from torchlint.merge import merge
+
+    cuda = CUDAGRAPH_NAMES
+    warnings = [f for f in static if f.severity == "warning"]
+    errors = [f for f in static if f.severity != "warning"]
+    breaks = [f for f in dynamic if f.name not in cuda]
+    skips = [f for f in dynamic if f.name in cuda]
+    merged = merge(errors, breaks, gb_codes, suggestions)
+    merged += merge(warnings, skips, {}, {}, assign_rule=False) if skips else warnings
+    return sorted(merged, key=lambda f: f.sort_key)
+
+
+# --------------------------------------------------------------------------- worker side
+
+def _move(value: Any, device: str) -> Any:
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return value.to(device)
+    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+        return type(value)(_move(v, device) for v in value)
+    if isinstance(value, dict):
+        return {k: _move(v, device) for k, v in value.items()}
+    return value
+
+
+def prepare(fn: Any, calls: List[Tuple[Sequence[Any], Dict[str, Any]]], device: Optional[str],
+            mode: Optional[str] = None) -> Tuple[Any, List[Tuple[List[Any], Dict[str, Any]]]]:
+    """The target and its calls on ``device_of(mode, device)`` (unchanged when that is None)."""
+    import torch
+
+    device = device_of(mode, device)
+    if device is None:
+        return fn, [(list(a), dict(k)) for a, k in calls]
+    if device == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError("CUDA is not available to torch in the worker")
+    if isinstance(fn, torch.nn.Module):
+        fn = fn.to(device)
+    return fn, [(list(_move(list(a), device)), _move(dict(k), device)) for a, k in calls]
+
+
+@dataclasses.dataclass
+class _Graph:
+    """One graph dynamo handed to inductor: where it makes CPU tensors, what inductor logged."""
+
+    cpu_sites: List[Dict[str, Any]]
+    #: indices [start, end) of the log messages written while inductor compiled it
+    span: Tuple[int, int] = (0, 0)
+    #: inductor's count of graph partitions made while compiling it (0: not partitioned)
+    partitions: int = 0
+
+
+class _ListHandler(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.messages: List[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            self.messages.append(record.getMessage())
+        except Exception:  # a malformed record must not stop the run
+            pass
+
+
+@contextlib.contextmanager
+def _capture_inductor_logs():
+    """Every record of inductor's ``cudagraphs`` and ``perf_hints`` artifacts (where a skip is
+    logged, depending on the torch version) and of the cudagraph modules, printing none."""
+    import importlib
+
+    import torch
+
+    for name in ("torch._inductor.cudagraph_utils", "torch._inductor.cudagraph_trees",
+                 "torch._inductor.output_code", "torch._inductor.compile_fx", "torch._inductor.graph"):
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
+    wanted = {}
+    known = getattr(getattr(torch._logging, "_internal", None), "log_registry", None)
+    for artifact in ("cudagraphs", "perf_hints"):
+        if known is None or artifact in getattr(known, "artifact_names", {artifact}):
+            wanted[artifact] = True
+    with contextlib.suppress(Exception):
+        torch._logging.set_logs(**wanted)
+    handler = _ListHandler()
+    suffixes = tuple(f"__{a}" for a in wanted)
+    names = [n for n in list(logging.root.manager.loggerDict)
+             if n.startswith("torch._inductor") and (n.endswith(suffixes) or ".cudagraph" in n)]
+    saved = []
+    for name in names:
+        logger = logging.getLogger(name)
+        saved.append((logger, logger.level, logger.propagate, list(logger.handlers), logger.disabled))
+        logger.setLevel(logging.DEBUG)
+        logger.handlers = [handler]
+        logger.propagate = False
+        logger.disabled = False
+    try:
+        yield handler
+    finally:
+        for logger, level, propagate, handlers, disabled in saved:
+            logger.setLevel(level)
+            logger.propagate = propagate
+            logger.handlers = handlers
+            logger.disabled = disabled
+        if not os.environ.get("TORCH_LOGS"):
+            with contextlib.suppress(Exception):
+                torch._logging.set_logs()
+
+
+@contextlib.contextmanager
+def _count_recordings():
+    """Count CUDA-graph recordings (cudagraph trees' ``record_function``) while active."""
+    box = {"count": 0}
+    try:
+        from torch._inductor.cudagraph_trees import CUDAGraphTreeManager
+    except ImportError:
+        yield box
+        return
+    original = CUDAGraphTreeManager.record_function
+
+    def counting(self: Any, *args: Any, **kwargs: Any) -> Any:
+        box["count"] += 1
+        return original(self, *args, **kwargs)
+
+    CUDAGraphTreeManager.record_function = counting
+    try:
+        yield box
+    finally:
+        CUDAGraphTreeManager.record_function = original
+
+
+def _user_frame(trace: Optional[str], user_files: Set[str]) -> Optional[Tuple[str, int]]:
+    """The innermost ``File "...", line N`` of a stack trace that is in the user's files."""
+    frames = [(m.group("file"), int(m.group("line"))) for m in _FRAME.finditer(trace or "")]
+    mine = [(os.path.realpath(f), n) for f, n in frames if os.path.realpath(f) in user_files]
+    return mine[-1] if mine else None
+
+
+def _cpu_sites(gm: Any, user_files: Set[str]) -> List[Dict[str, Any]]:
+    """Nodes that make a CPU tensor from no CPU tensor, in a graph that holds CUDA tensors."""
+    import torch
+
+    def device(node: Any) -> Optional[str]:
+        value = node.meta.get("example_value", node.meta.get("val"))
+        return value.device.type if isinstance(value, torch.Tensor) else None
+
+    nodes = list(gm.graph.nodes)
+    if not any(device(n) == "cuda" for n in nodes):
+        return []
+    sites = []
+    for node in nodes:
+        if node.op not in ("call_function", "call_method") or device(node) != "cpu":
+            continue
+        if any(device(i) == "cpu" for i in node.all_input_nodes):
+            continue  # computed from a CPU tensor: the site that made that one is reported
+        frame = _user_frame(node.meta.get("stack_trace"), user_files)
+        if frame is not None:
+            made = "copies a tensor to the host" if any(device(i) == "cuda" for i in node.all_input_nodes) \
+                else "creates a CPU tensor"
+            sites.append({"path": frame[0], "line": frame[1], "why": made})
+    return sites
+
+
+def _inductor_reduce_overhead() -> Optional[Any]:
+    """The backend ``torch.compile(mode="reduce-overhead")`` itself builds, or None."""
+    import torch
+
+    wrapper = getattr(torch, "_TorchCompileInductorWrapper", None)
+    if wrapper is None:
+        return None
+    try:
+        return wrapper("reduce-overhead", None, None)
+    except TypeError:
+        return None
+
+
+class _Inspecting:
+    """Inductor's reduce-overhead backend, keeping each graph's CPU sites and log records."""
+
+    def __init__(self, inner: Any, handler: _ListHandler, user_files: Set[str]) -> None:
+        self.inner = inner
+        self.handler = handler
+        self.user_files = user_files
+        self.graphs: List[_Graph] = []
+
+    def __call__(self, gm: Any, example_inputs: Any) -> Any:
+        graph = _Graph(cpu_sites=_cpu_sites(gm, self.user_files))
+        self.graphs.append(graph)
+        start = len(self.handler.messages)
+        before = _partition_count()
+        try:
+            return self.inner(gm, example_inputs)
+        finally:
+            graph.span = (start, len(self.handler.messages))
+            graph.partitions = _partition_count() - before
+
+    def __getattr__(self, name: str) -> Any:  # get_compiler_config, reset, compiler_name...
+        return getattr(self.inner, name)
+
+
+def _partition_count() -> int:
+    from torch._dynamo.utils import counters
+
+    return int(counters["inductor"].get("cudagraph_partitions", 0))
+
+
+def _reason(message: str) -> str:
+    text = message
+    while _SKIP_TEXT in text:  # inductor sometimes says it twice
+        text = text.split(_SKIP_TEXT, 1)[1]
+    text = re.split(r"\.\s*Found from|\n", text.strip(), maxsplit=1)[0]
+    return text.strip().rstrip(".") or "an unnamed reason"
+
+
+def _def_site(fn: Any) -> Optional[Tuple[str, int]]:
+    import torch
+
+    target = type(fn).forward if isinstance(fn, torch.nn.Module) else fn
+    target = inspect.unwrap(target)
+    try:
+        return os.path.realpath(inspect.getsourcefile(target) or ""), inspect.getsourcelines(target)[1]
+    except (TypeError, OSError):
+        return None
+
+
+def _shape_text(args: Sequence[Any], kwargs: Mapping[str, Any]) -> str:
+    import torch
+
+    parts = []
+    for value in list(args) + list(kwargs.values()):
+        if isinstance(value, torch.Tensor):
+            parts.append("x".join(str(d) for d in value.shape) or "scalar")
+        elif isinstance(value, (int, float, bool)):
+            parts.append(repr(value))
+    return "(" + ", ".join(parts) + ")"
+
+
+def observe_cudagraphs(
+    fn: Any,
+    calls: Sequence[Tuple[Sequence[Any], Mapping[str, Any]]],
+    *,
+    user_files: Iterable[str],
+    calls_per_set: int = CALLS_PER_SET,
+    debug: bool = False,
+) -> Dict[str, Any]:
+    """Compile ``fn`` with ``mode="reduce-overhead"`` and run each call ``calls_per_set`` times.
+
+    ``fn`` and the calls' tensors must already be on the GPU (:func:`prepare`). Runs in
+    ``eval()`` + ``no_grad``. Returns JSON-able data: ``skips`` (one per skipped graph:
+    ``reason``, ``message``, ``sites`` with path/line), ``skip_counter`` (inductor's own count),
+    ``recordings``, ``per_set`` (new recordings per input set), ``rerecordings`` (those made by
+    input sets after the first), ``shapes``, and the target's ``path``/``line``; ``splits``
+    (graphs inductor cut into several CUDA graphs around work it cannot capture: ``reason``,
+    ``pieces``, ``sites``) and ``partitions`` (inductor's partition count per graph).
+    ``debug`` adds inductor's raw partition log and counters.
+    """
+    import torch
+    from torch._dynamo.utils import counters
+
+    files = {os.path.realpath(p) for p in user_files}
+    if isinstance(fn, torch.nn.Module):
+        fn.eval()
+    torch._dynamo.reset()
+    counters.clear()
+    site = _def_site(fn)
+    with _capture_inductor_logs() as handler, _count_recordings() as recorded, torch.no_grad():
+        inner = _inductor_reduce_overhead()
+        backend = _Inspecting(inner, handler, files) if inner is not None else None
+        compiled = (torch.compile(fn, backend=backend) if backend is not None
+                    else torch.compile(fn, mode="reduce-overhead"))
+        per_set = []
+        for args, kwargs in calls:
+            before = recorded["count"]
+            for _ in range(calls_per_set):
+                torch.compiler.cudagraph_mark_step_begin()
+                compiled(*args, **kwargs)
+            torch.cuda.synchronize()
+            per_set.append(recorded["count"] - before)
+        messages = list(handler.messages)
+    graphs = backend.graphs if backend is not None else []
+    skips = _skips(graphs, messages, files, site)
+    splits = _splits(graphs, messages, files)
+    torch._dynamo.reset()
+    data = {
+        "skips": skips,
+        "splits": splits,
+        "partitions": [g.partitions for g in graphs],
+        "skip_counter": int(counters["inductor"].get("cudagraph_skips", 0)),
+        "recordings": recorded["count"],
+        "per_set": per_set,
+        "rerecordings": sum(per_set[1:]),
+        "shapes": [_shape_text(a, k) for a, k in calls],
+        "path": site[0] if site else None,
+        "line": site[1] if site else None,
+    }
+    if debug:
+        data["log"] = [m for m in messages if "artition" in m or "reason=" in m or _FRAME.search(m)]
+        data["counters"] = {k: dict(v) for k, v in counters.items()}
+    return data
+
+
+def _skips(graphs: Sequence[_Graph], messages: Sequence[str], files: Set[str],
+           site: Optional[Tuple[str, int]]) -> List[Dict[str, Any]]:
+    """One entry per skipped graph, each with the user lines it points at."""
+    out: List[Dict[str, Any]] = []
+    seen: Set[Tuple[int, str]] = set()
+    owner: Dict[int, _Graph] = {}
+    for graph in graphs:
+        for index in range(*graph.span):
+            owner[index] = graph
+    for index, message in enumerate(messages):
+        graph = owner.get(index)
+        if _SKIP_TEXT not in message:
+            continue
+        reason = _reason(message)
+        key = (id(graph) if graph is not None else -1, reason)
+        if key in seen:
+            continue
+        seen.add(key)
+        sites: List[Dict[str, Any]] = []
+        if graph is not None and "cpu device" in reason:
+            sites = list(graph.cpu_sites)
+        if not sites:
+            frame = _user_frame(message, files)
+            if frame is not None:
+                sites = [{"path": frame[0], "line": frame[1], "why": None}]
+        if not sites and site is not None:
+            sites = [{"path": site[0], "line": site[1], "why": None}]
+        unique = {(s["path"], s["line"]): s for s in sites}
+        out.append({"reason": reason, "message": message.strip().splitlines()[0],
+                    "sites": list(unique.values())})
+    return out
+
+
+_CREATED = re.compile(r"Created (?P<total>\d+) graph partitions: (?P<cuda>\d+) cudagraphable")
+_NODE_REASON = re.compile(r"^\s*\S+: reason=(?P<reason>[^,]+)(?:, ir=(?P<ir>\w+))?")
+
+
+def _splits(graphs: Sequence[_Graph], messages: Sequence[str], files: Set[str]) -> List[Dict[str, Any]]:
+    """Graphs where inductor left work outside CUDA graphs that costs something, with its lines.
+
+    With graph partitions (on by default in the torch 2.11 and 2.13 measured here) inductor
+    runs what it cannot capture (device copies, CPU kernels) outside CUDA graphs and captures
+    the GPU work around it, reordering to keep the pieces few. Reported: graphs left in two or
+    more CUDA-graph pieces (a host round trip), and graphs with CPU kernels run eagerly on
+    every call (``torch.randn(...)`` on the CPU). Not reported: a lone copy to the host that
+    inductor moved to the end (it costs the wait, not a CUDA graph), and constants
+    (``torch.zeros``, ``torch.arange``, ``torch.tensor(0.5)``) that inductor builds on the GPU.
+    Sites are the user lines of the nodes inductor logs as left out; where this torch logs no
+    partitions, a cut graph falls back to the nodes that make CPU tensors in dynamo's graph.
+    """
+    out: List[Dict[str, Any]] = []
+    for graph in graphs:
+        pieces: Optional[int] = None
+        kinds: List[str] = []
+        cpu_work = False
+        sites: Dict[Tuple[str, int], Dict[str, Any]] = {}
+        node: Optional[Tuple[str, str]] = None
+        frames: List[str] = []
+
+        def close() -> None:
+            if node is not None:
+                frame = _user_frame("\n".join(frames), files)
+                if frame is not None:
+                    why = "copies between host and GPU" if node[1] == "DeviceCopy" else "runs on the CPU"
+                    sites.setdefault(frame, {"path": frame[0], "line": frame[1], "why": why})
+
+        for message in messages[graph.span[0]:graph.span[1]]:
+            created = _CREATED.search(message)
+            found = _NODE_REASON.match(message)
+            if created:
+                pieces = int(created.group("cuda"))
+            if found:
+                close()
+                node, frames = (found.group("reason").strip(), found.group("ir") or ""), []
+                kind = "device copies" if node[1] == "DeviceCopy" else node[0].replace("cpu ops", "CPU kernels")
+                if kind not in kinds:
+                    kinds.append(kind)
+                cpu_work = cpu_work or node[1] != "DeviceCopy"
+            elif node is not None and _FRAME.search(message):
+                frames.append(message)
+        close()
+        if pieces is None and graph.partitions > 2:
+            # No partition log on this torch: GPU pieces alternate with host pieces.
+            pieces = (graph.partitions + 1) // 2
+        cut = pieces is not None and pieces >= 2
+        if not (cut or (cpu_work and sites)):
+            continue
+        located = list(sites.values()) or [dict(s) for s in graph.cpu_sites]
+        if not located:
+            continue
+        out.append({"reason": " and ".join(kinds) or "host work", "pieces": pieces or 1,
+                    "sites": located})
+    return out
