@@ -321,3 +321,14 @@ def test_traverse_visits_like_libcsts_visitor():
         tree.traverse(module, on_visit, lambda node: events_fast.append(("leave", node)))
         assert len(events_fast) == len(events_lib)
         assert all(a[0] == b[0] and a[1] is b[1] for a, b in zip(events_fast, events_lib))
+
+
+def test_parsing_unvalidated_gives_the_same_tree_and_switches_back():
+    source = (FIXTURES / "transformer_block.py").read_text(encoding="utf-8")
+    with tree.unvalidated():
+        with tree.unvalidated():  # nests
+            fast = cst.parse_module(source)
+        assert fast.code == source
+    assert fast.deep_equals(cst.parse_module(source))
+    with pytest.raises(cst.CSTValidationError):  # validation is back on
+        cst.SimpleWhitespace("not whitespace")

@@ -92,8 +92,10 @@ def check_source(source: str, path: str, rule_classes: Sequence[Type["Rule"]]) -
     if not rule_classes or not is_candidate(source):
         return result
     from torchlint.static.guard import guarded_lint
+    from torchlint.static.tree import unvalidated
 
-    result.findings, result.error = guarded_lint(source, path, rule_classes)
+    with unvalidated():  # the parser's nodes need no re-checking
+        result.findings, result.error = guarded_lint(source, path, rule_classes)
     return result
 
 

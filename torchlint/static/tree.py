@@ -12,11 +12,16 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from contextlib import contextmanager
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
+from libcst._nodes.base import CSTNode
 from libcst._nodes.internal import CodegenState
+
+if TYPE_CHECKING:  # pragma: no cover
+    from libcst.metadata import CodeRange
 from libcst._nodes import expression as _expression
 from libcst._nodes import op as _op
 from libcst._nodes import whitespace as _whitespace
@@ -292,3 +297,45 @@ def positions(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> Dict[cst.CSTN
     except _AllFound:
         pass
     return {node: state.spans[node] for node in wanted if node in state.spans}
+
+
+def code_ranges(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> Dict[cst.CSTNode, "CodeRange"]:
+    """:func:`positions` as libcst ``CodeRange`` objects: a drop-in for
+    ``MetadataWrapper(module).resolve(PositionProvider)`` when only ``nodes`` are needed."""
+    from libcst.metadata import CodePosition, CodeRange
+
+    return {node: CodeRange(CodePosition(*start), CodePosition(*end))
+            for node, (start, end) in positions(module, nodes).items()}
+
+
+# -- parsing without per-node validation -------------------------------------------------
+_validation_lock = threading.Lock()
+_validation_off = 0
+_post_init = CSTNode.__post_init__
+
+
+def _no_validation(self) -> None:
+    pass
+
+
+@contextmanager
+def unvalidated() -> Iterator[None]:
+    """While inside, libcst nodes are built without their ``_validate()`` check.
+
+    The parser's nodes are valid by construction, and the check (regular expressions over
+    every whitespace node, among others) is an eighth of the parse. The switch is
+    process-wide: use it only around parsing and linting, never around code that builds
+    new nodes from user input.
+    """
+    global _validation_off
+    with _validation_lock:
+        if _validation_off == 0:
+            CSTNode.__post_init__ = _no_validation  # type: ignore[method-assign]
+        _validation_off += 1
+    try:
+        yield
+    finally:
+        with _validation_lock:
+            _validation_off -= 1
+            if _validation_off == 0:
+                CSTNode.__post_init__ = _post_init  # type: ignore[method-assign]
