@@ -6,8 +6,10 @@ import tempfile
 
 
 def write_text_atomic(path: str, text: str, encoding: str = "utf-8") -> None:
-    """Write to a temporary file in the same folder, flush it to disk, then rename over ``path``."""
-    folder = os.path.dirname(os.path.abspath(path))
+    """Write to a temporary file in the same folder, flush it to disk, then rename over ``path``
+    (over the file a symbolic link points to, so the link stays a link)."""
+    path = os.path.realpath(path)
+    folder = os.path.dirname(path)
     fd, tmp = tempfile.mkstemp(prefix=".torchlint-", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "w", encoding=encoding, newline="") as fh:

@@ -28,7 +28,8 @@ from torchlint.findings import Finding, Fix
 from torchlint.rules.base import Rule
 from torchlint.static import suppression
 from torchlint.static.engine import lint_module
-from torchlint.static.files import FileProblem, decode_source
+from torchlint.static.files import FileProblem, decode_source, source_lines
+from torchlint.static.guard import too_deep
 from torchlint.static.names import dotted
 
 MAX_ROUNDS = 6
@@ -81,15 +82,15 @@ def plan_source(
 ) -> Optional[Planned]:
     """Plans for the fixable findings of ``source`` (``None`` when it does not parse)."""
     classes = fixable_rules(rule_classes)
-    if not classes or not _CANDIDATE.search(source):
-        return None
+    if not classes or not _CANDIDATE.search(source) or too_deep(source):
+        return None  # too deep: libcst would overflow the stack (the check reports the file)
     try:
         module = cst.parse_module(source)
     except Exception:  # noqa: BLE001 - the check reports unparsable files; nothing to fix here
         return None
     ctx = FixContext(module, {c.code for c in classes})
     sink: List[Plan] = []
-    lines = source.splitlines()
+    lines = source_lines(source)  # numbered as Python does, so suppressions line up
     try:
         findings = lint_module(module, path, [_capturing(c, sink, ctx) for c in classes], lines)
     except RecursionError:

@@ -85,7 +85,7 @@ def _interrupt(thread: threading.Thread) -> None:
                                                    ctypes.py_object(TimeLimitExceeded))
 
 
-def run_limited(fn: Callable[..., Any], *args: Any, time_limit: Optional[float] = FILE_TIME_LIMIT) -> Any:
+def run_limited(fn: Callable[..., Any], *args: Any, time_limit: Optional[float] = None) -> Any:
     """``fn(*args)`` in a big-stack thread; its result, or its exception re-raised here.
 
     Raises :class:`TimeLimitExceeded` when it runs past ``time_limit`` seconds (``None``:
@@ -121,9 +121,11 @@ def run_limited(fn: Callable[..., Any], *args: Any, time_limit: Optional[float] 
 
 
 def guarded_lint(source: str, path: str, rule_classes: Sequence[Type["Rule"]],
-                 time_limit: Optional[float] = FILE_TIME_LIMIT) -> Tuple[List["Finding"], Optional[str]]:
+                 time_limit: Optional[float] = None) -> Tuple[List["Finding"], Optional[str]]:
     """Parse and lint one file's text: (findings, None), or ([], a one-line error) when it
-    is too deep, does not parse, takes too long or trips a bug in torchlint. Never raises."""
+    is too deep, does not parse, takes longer than ``time_limit`` (default
+    :data:`FILE_TIME_LIMIT`) or trips a bug in torchlint. Never raises."""
+    time_limit = FILE_TIME_LIMIT if time_limit is None else time_limit
     import libcst as cst
 
     from torchlint.static.engine import lint_module
