@@ -200,7 +200,7 @@ def test_host_round_trip_is_reported_at_the_cpu_line(fixture_report):
     line = _line_of(CG / "host_copy.py", ".cpu().clamp(")
     assert [(f["name"], Path(f["path"]).name, f["line"]) for f in found] == [
         ("cudagraph-split", "host_copy.py", line)], found
-    assert found[0]["severity"] == "warning" and "CUDA graph cut in 2" in found[0]["message"]
+    assert found[0]["severity"] == "warning" and "the CUDA graph is cut in 2" in found[0]["message"]
     assert code == 1  # findings remain and no gate is set
 
 
