@@ -332,3 +332,17 @@ def test_parsing_unvalidated_gives_the_same_tree_and_switches_back():
     assert fast.deep_equals(cst.parse_module(source))
     with pytest.raises(cst.CSTValidationError):  # validation is back on
         cst.SimpleWhitespace("not whitespace")
+
+
+def test_a_time_limit_is_not_remembered(project, monkeypatch):
+    from torchlint.static import guard
+
+    write(project, "m.py", MODEL)
+    monkeypatch.setattr(guard, "guarded_lint",
+                        lambda *a, **k: ([], "analysis stopped after 60 s (the file is too large or too complex); not checked"))
+    assert run_cli(["check", ".", "--no-dynamic"]).exit_code == 2
+    assert not entries(project / ".torchlint_cache")
+    monkeypatch.undo()
+    monkeypatch.chdir(project)
+    assert run_cli(["check", ".", "--no-dynamic"]).exit_code == 1  # checked this time, and kept
+    assert len(entries(project / ".torchlint_cache")) == 1

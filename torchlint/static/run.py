@@ -186,7 +186,7 @@ def run_static(
             rule_classes = select_rules(codes)
         for (i, path, source, key), res in zip(todo, _lint_all(todo, rule_classes, jobs, tick, mark_fixes)):
             results[i] = res
-            if cache is not None and key is not None:
+            if cache is not None and key is not None and not _transient(res.error):
                 cache.put(key, source, res.findings, res.error, res.lines, mark_fixes)
 
     findings: List[Finding] = []
@@ -197,6 +197,11 @@ def run_static(
         if res.error:
             errors.append(FileError(res.path, res.error))
     return findings, errors
+
+
+def _transient(error: Optional[str]) -> bool:
+    """An error that says more about this run (time, memory) than about the file: not cached."""
+    return error is not None and error.startswith(("analysis stopped after", "out of memory"))
 
 
 def run_static_pass(

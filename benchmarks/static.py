@@ -1,0 +1,302 @@
+"""Speed of the static pass at repository scale, against TorchFix and ruff.
+
+Downloads (``pip download --no-deps``) the pinned wheels of timm and transformers, unpacks
+``timm/models`` and ``transformers/models`` into a temporary folder and times, with several
+repetitions and the median of each figure:
+
+* torchlint cold (an empty cache folder), warm (nothing changed) and after one changed file,
+  always ``--no-dynamic``;
+* TorchFix and ``ruff check --select ALL --no-cache``, installed into a temporary venv.
+
+Each run is a child process: wall seconds, CPU seconds (user + system of the whole process
+tree, from ``wait4``), the largest single process (``ru_maxrss``) and the peak of the whole
+tree's memory (the sum of each process's proportional set size, sampled from /proc every
+20 ms). Ratios are CPU seconds against
+TorchFix on the same folder in the same run. ``--cores 2`` pins every tool to two cores
+(torchlint then uses two processes)::
+
+    python benchmarks/static.py                      # timm and transformers, 3 repetitions
+    python benchmarks/static.py --cores 2 --only timm --reps 5
+    python benchmarks/static.py --torchfix-on transformers   # ~30 min of TorchFix
+
+``--wheels DIR`` reads the wheels from DIR (``pip download --no-index --find-links``) for a
+machine without network; ``--no-peers`` skips TorchFix and ruff.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+PINS = {"timm": "1.0.31", "transformers": "4.57.6"}
+PEERS = {"torchfix": "0.7.0", "ruff": "0.17.6"}
+CORPORA = {"timm": "timm/models", "transformers": "transformers/models"}
+# The file edited for the one-changed-file figure (a typical model file).
+EDITED = {"timm": "timm/models/resnet.py", "transformers": "transformers/models/llama/modeling_llama.py"}
+MB = 1024 * 1024
+
+
+# -- measuring one run -------------------------------------------------------------------
+@dataclass
+class Run:
+    wall: float
+    cpu: float
+    max_rss: int  # bytes, largest single process
+    tree_rss: int  # bytes, peak of the process tree's summed PSS (sampled)
+    code: int
+    stdout: bytes = b""
+
+
+def _children(pid: int) -> List[int]:
+    out: List[int] = []
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children") as fh:
+                out.extend(int(c) for c in fh.read().split())
+    except OSError:
+        pass
+    return out
+
+
+def _memory(pid: int) -> int:
+    """The process's proportional set size (shared pages split among their users, so a
+    forked pool is not counted twice), else its resident set size."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as fh:
+            for line in fh:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, IndexError, ValueError):
+        pass
+    try:
+        with open(f"/proc/{pid}/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def _tree_rss(root: int) -> int:
+    total, stack, seen = 0, [root], set()
+    while stack:
+        pid = stack.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        total += _memory(pid)
+        stack.extend(_children(pid))
+    return total
+
+
+def measure(cmd: Sequence[str], cwd: str, cores: Optional[List[int]], env=None) -> Run:
+    def pin():
+        if cores:
+            os.sched_setaffinity(0, cores)
+
+    start = time.perf_counter()
+    proc = subprocess.Popen(list(cmd), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            preexec_fn=pin, env=env)
+    peak = [0]
+    stop = threading.Event()
+
+    def sample():
+        while not stop.is_set():
+            peak[0] = max(peak[0], _tree_rss(proc.pid))
+            stop.wait(0.02)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    out = proc.stdout.read()  # type: ignore[union-attr]
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    stop.set()
+    sampler.join()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, peak[0], proc.returncode, out)
+
+
+@dataclass
+class Row:
+    tool: str
+    corpus: str
+    runs: List[Run] = field(default_factory=list)
+
+    def median(self, attr: str) -> float:
+        return statistics.median(getattr(r, attr) for r in self.runs)
+
+
+# -- setting up --------------------------------------------------------------------------
+def pip(python: str, *args: str) -> None:
+    subprocess.run([python, "-m", "pip", "--disable-pip-version-check", "-q", *args], check=True)
+
+
+def fetch_corpora(work: Path, wheels: Optional[Path], only: Sequence[str]) -> Dict[str, Path]:
+    folder = work / "wheels"
+    folder.mkdir(exist_ok=True)
+    specs = [f"{name}=={PINS[name]}" for name in only]
+    where = ["--no-index", "--find-links", str(wheels)] if wheels else []
+    pip(sys.executable, "download", "--no-deps", *where, "-d", str(folder), *specs)
+    src = work / "src"
+    out = {}
+    for name in only:
+        (wheel,) = folder.glob(f"{name}-{PINS[name]}-*.whl")
+        prefix = CORPORA[name] + "/"
+        with zipfile.ZipFile(wheel) as zf:
+            zf.extractall(src, [m for m in zf.namelist() if m.startswith(prefix)])
+        out[name] = src / CORPORA[name]
+    return out
+
+
+def make_peers(work: Path, wheels: Optional[Path]) -> Path:
+    venv = work / "peers"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    where = ["--no-index", "--find-links", str(wheels)] if wheels else []
+    pip(str(venv / "bin" / "python"), "install", *where, *(f"{n}=={v}" for n, v in PEERS.items()))
+    return venv / "bin"
+
+
+def count(folder: Path):
+    files = sorted(folder.rglob("*.py"))
+    return len(files), sum(p.read_bytes().count(b"\n") for p in files)
+
+
+# -- the runs ----------------------------------------------------------------------------
+def snapshot(work: Path) -> Dict[str, str]:
+    """The environment to run a copy of torchlint taken now: edits to the working tree
+    during the benchmark (which would rightly invalidate the cache) do not reach it."""
+    import torchlint
+
+    shutil.copytree(Path(torchlint.__file__).parent, work / "snapshot" / "torchlint",
+                    ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True)
+    return dict(os.environ, PYTHONPATH=str(work / "snapshot"))
+
+
+def torchlint_cmd(target: Path, cache: Path, extra=()) -> List[str]:
+    return [sys.executable, "-m", "torchlint", "check", str(target), "--no-dynamic", "--format", "json",
+            "--exit-zero", "--cache-dir", str(cache), *extra]
+
+
+def bench_torchlint(name: str, target: Path, work: Path, reps: int, cores, rows: List[Row], log, env,
+                    cross_check: bool) -> None:
+    cwd = str(target.parents[1])
+    cold, warm, changed = Row("torchlint cold", name), Row("torchlint warm", name), Row("torchlint 1 changed file", name)
+    reference = None
+    for rep in range(reps):
+        cache = work / f"cache-{name}-{rep}"
+        shutil.rmtree(cache, ignore_errors=True)
+        run = measure(torchlint_cmd(target, cache), cwd, cores, env)
+        cold.runs.append(run)
+        reference = reference or run.stdout
+        if json.loads(run.stdout) != json.loads(reference):
+            raise SystemExit(f"{name}: cold runs disagree")
+        log(f"  torchlint cold   #{rep + 1}: {run.wall:6.2f} s wall, {run.cpu:6.2f} s CPU")
+    cache = work / f"cache-{name}-0"
+    for rep in range(reps):
+        run = measure(torchlint_cmd(target, cache), cwd, cores, env)
+        warm.runs.append(run)
+        if json.loads(run.stdout) != json.loads(reference):
+            raise SystemExit(f"{name}: the warm run's findings differ from the cold run's")
+        log(f"  torchlint warm   #{rep + 1}: {run.wall:6.2f} s wall, {run.cpu:6.2f} s CPU")
+    edited = target.parents[1] / EDITED[name]
+    original = edited.read_bytes()
+    try:
+        for rep in range(reps):
+            edited.write_bytes(original + f"\n# benchmark edit {rep} {time.time()}\n".encode())
+            run = measure(torchlint_cmd(target, cache), cwd, cores, env)
+            changed.runs.append(run)
+            log(f"  torchlint 1 file #{rep + 1}: {run.wall:6.2f} s wall, {run.cpu:6.2f} s CPU")
+    finally:
+        edited.write_bytes(original)
+    if cross_check:
+        check = measure(torchlint_cmd(target, cache, ["--no-cache", "--jobs", "1"]), cwd, cores, env)
+        if json.loads(check.stdout) != json.loads(reference):
+            raise SystemExit(f"{name}: one process and several disagree")
+        log(f"  torchlint --jobs 1 --no-cache: same findings ({check.wall:.2f} s wall)")
+    rows += [cold, warm, changed]
+
+
+def bench_peer(tool: str, cmd: List[str], name: str, target: Path, reps: int, cores, rows, log) -> None:
+    row = Row(tool, name)
+    for rep in range(reps):
+        run = measure(cmd, str(target.parents[1]), cores)
+        row.runs.append(run)
+        log(f"  {tool:16s} #{rep + 1}: {run.wall:6.2f} s wall, {run.cpu:6.2f} s CPU")
+    rows.append(row)
+
+
+def table(rows: List[Row], sizes) -> str:
+    lines = ["| tool | folder | files | lines | wall s | CPU s | lines/CPU-s | largest process MB | process tree MB (PSS) | CPU vs TorchFix |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    torchfix = {r.corpus: r.median("cpu") for r in rows if r.tool == "TorchFix"}
+    for r in rows:
+        files, nlines = sizes[r.corpus]
+        cpu = r.median("cpu")
+        ratio = f"{torchfix[r.corpus] / cpu:.1f}x faster" if r.corpus in torchfix and r.tool != "TorchFix" else ""
+        lines.append(f"| {r.tool} | {CORPORA[r.corpus]} | {files} | {nlines:,} | {r.median('wall'):.2f} | "
+                     f"{cpu:.2f} | {nlines / max(cpu, 1e-9):,.0f} | {r.median('max_rss') / MB:.0f} | "
+                     f"{r.median('tree_rss') / MB:.0f} | {ratio} |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--only", choices=sorted(CORPORA), action="append", help="Only this corpus (repeatable).")
+    ap.add_argument("--reps", type=int, default=3, help="Repetitions of each torchlint and ruff figure (median).")
+    ap.add_argument("--torchfix-reps", type=int, default=3, help="Repetitions of TorchFix (slow).")
+    ap.add_argument("--torchfix-on", choices=sorted(CORPORA), action="append",
+                    help="Corpora to run TorchFix on (default: timm; on transformers it takes ~30 min).")
+    ap.add_argument("--cores", type=int, help="Pin every tool to this many cores.")
+    ap.add_argument("--no-peers", action="store_true", help="Skip TorchFix and ruff.")
+    ap.add_argument("--cross-check", action="store_true",
+                    help="Also check that one process (--jobs 1, no cache) finds exactly the same.")
+    ap.add_argument("--wheels", type=Path, help="Read wheels from this folder instead of the index.")
+    ap.add_argument("--workdir", type=Path, help="Work here (kept) instead of a temporary folder.")
+    args = ap.parse_args(argv)
+
+    only = args.only or sorted(CORPORA)
+    cores = sorted(os.sched_getaffinity(0))[: args.cores] if args.cores else None
+    work = args.workdir or Path(tempfile.mkdtemp(prefix="torchlint-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+
+    def log(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    try:
+        corpora = fetch_corpora(work, args.wheels, only)
+        sizes = {name: count(path) for name, path in corpora.items()}
+        peers = None if args.no_peers else make_peers(work, args.wheels)
+        env = snapshot(work)
+        rows: List[Row] = []
+        for name, target in corpora.items():
+            log(f"{CORPORA[name]}: {sizes[name][0]} files, {sizes[name][1]:,} lines")
+            bench_torchlint(name, target, work, args.reps, cores, rows, log, env, args.cross_check)
+            if peers is not None:
+                if name in (args.torchfix_on or ["timm"]):
+                    bench_peer("TorchFix", [str(peers / "torchfix"), str(target)], name, target,
+                               args.torchfix_reps, cores, rows, log)
+                bench_peer("ruff --select ALL", [str(peers / "ruff"), "check", "--select", "ALL", "--no-cache",
+                                                 "--exit-zero", "--quiet", str(target)],
+                           name, target, args.reps, cores, rows, log)
+        cpus = len(cores) if cores else len(os.sched_getaffinity(0))
+        print(f"\ntorchlint static pass, {cpus} cores, median of {args.reps} "
+              f"(TorchFix {args.torchfix_reps}); timm {PINS['timm']}, transformers {PINS['transformers']}, "
+              f"TorchFix {PEERS['torchfix']}, ruff {PEERS['ruff']}, Python {sys.version.split()[0]}\n")
+        print(table(rows, sizes))
+    finally:
+        if args.workdir is None:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
