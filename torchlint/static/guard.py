@@ -14,6 +14,7 @@ import ctypes
 import sys
 import threading
 import traceback
+import warnings
 from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, Tuple, Type
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -176,7 +177,9 @@ def too_deep(source: str) -> Optional[str]:
     syntax errors are left to libcst (CPython may be older than the file's syntax).
     """
     try:
-        tree = compile(source, "<file>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        with warnings.catch_warnings():  # "invalid escape sequence" & co. are not ours to print
+            warnings.simplefilter("ignore")
+            tree = compile(source, "<file>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
     except SyntaxError as err:
         if "too many nested" in (err.msg or "") or "too many statically nested" in (err.msg or ""):
             return f"syntax error at line {err.lineno}: {err.msg}"

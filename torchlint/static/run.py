@@ -17,6 +17,7 @@ import os
 import re
 import sys
 import threading
+import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Tuple, Type
 
@@ -66,7 +67,9 @@ def parse_error_message(exc: Exception, source: str = "") -> str:
     if isinstance(exc, cst.ParserSyntaxError):
         # Python's own parser words syntax errors better and places them exactly.
         try:
-            compile(source, "<file>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+            with warnings.catch_warnings():  # the user's warnings are not ours to print
+                warnings.simplefilter("ignore")
+                compile(source, "<file>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
         except SyntaxError as err:
             col = f", column {err.offset}" if err.offset else ""
             return f"syntax error at line {err.lineno}{col}: {err.msg}"
