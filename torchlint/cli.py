@@ -203,8 +203,12 @@ def _apply_fixes(settings: Settings, paths, *, diff: bool, unsafe: bool, quiet: 
             traceback.print_exc()
         raise _fail(f"internal error while fixing: {type(exc).__name__}: {exc} (run with -v for the traceback)")
     changed = [o for o in outcomes if o.changed]
-    n = sum(len(o.applied) for o in changed)
-    summary = f"{n} finding{'s' if n != 1 else ''} in {len(changed)} file{'s' if len(changed) != 1 else ''}"
+
+    def count(done) -> str:
+        n = sum(len(o.applied) for o in done)
+        return f"{n} finding{'s' if n != 1 else ''} in {len(done)} file{'s' if len(done) != 1 else ''}"
+
+    summary = count(changed)
     if verbose:
         for o in changed:
             for a in o.applied:
@@ -215,8 +219,9 @@ def _apply_fixes(settings: Settings, paths, *, diff: bool, unsafe: bool, quiet: 
         if not quiet:
             click.echo(f"Would fix {summary}.", err=True)
         sys.exit(EXIT_FAIL if changed and not exit_zero else EXIT_OK)
-    if changed and not quiet:
-        click.echo(f"Fixed {summary}.", err=True)
+    written = [o for o in changed if not o.error]  # a file not written is an error, not fixed
+    if written and not quiet:
+        click.echo(f"Fixed {count(written)}.", err=True)
     return [FileError(o.path, o.error) for o in outcomes if o.error]
 
 
@@ -296,7 +301,7 @@ def _emit(report, fmt: str, output_file: Optional[str], *, statistics: bool, qui
 
 
 _BASELINE_PARAMS = {"paths", "select", "ignore", "no_static", "no_dynamic", "targets", "inputs",
-                    "input_sets", "inputs_from", "train", "timeout", "config_file", "verbose", "max_memory",
+                    "input_sets", "inputs_from", "train", "timeout", "config_file", "verbose",
                     "mode", "device"}
 
 
@@ -329,7 +334,7 @@ def _baseline(ctx: click.Context, output_file: Optional[str], **kwargs) -> None:
 
 main.add_command(click.Command(
     "baseline", callback=_baseline, help=_baseline.__doc__,
-    params=[p for p in check.params if p.name in _BASELINE_PARAMS] + [
+    params=[p for p in check.params if p.name in _BASELINE_PARAMS or p.name == "max_memory"] + [
         click.Option(["-o", "--output-file"], type=click.Path(dir_okay=False),
                      help="Where to write the baseline (default: the config's `baseline`, else "
                           "torchlint-baseline.json)."),
