@@ -539,7 +539,7 @@ _NODE_REASON = re.compile(r"^\s*\S+: reason=(?P<reason>[^,]+)(?:, ir=(?P<ir>\w+)
 def _splits(graphs: Sequence[_Graph], messages: Sequence[str], files: Set[str]) -> List[Dict[str, Any]]:
     """Graphs where inductor left work outside CUDA graphs that costs something, with its lines.
 
-    With graph partitions (on by default in the torch 2.11 and 2.13 measured here) inductor
+    With graph partitions (on by default: measured on torch 2.11, read in 2.13's config) inductor
     runs what it cannot capture (device copies, CPU kernels) outside CUDA graphs and captures
     the GPU work around it, reordering to keep the pieces few. Reported: graphs left in two or
     more CUDA-graph pieces (a host round trip), and graphs with CPU kernels run eagerly on
