@@ -1,4 +1,4 @@
-"""Guard side-effect statements with ``if not torch.compiler.is_compiling():`` (TL004, TL009, TL101).
+"""Guard side-effect statements with ``if not torch.compiler.is_compiling():`` (TL004, TL009).
 
 ``print(...)``, ``warnings.warn(...)``, ``logger.info(...)``, ``torch.cuda.synchronize()`` and
 other calls used as statements run only in eager mode once guarded; dynamo drops the block while tracing, so the
@@ -44,7 +44,7 @@ def _the_statement(node: cst.CSTNode, ctx: FixContext) -> Optional[cst.SimpleSta
 
 @register
 class GuardSideEffect(Fixer):
-    codes = ("TL004", "TL009", "TL101")  # TL101: `torch.cuda.synchronize()` and other host syncs
+    codes = ("TL004", "TL009")
     applicability = SAFE
 
     def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
