@@ -184,3 +184,11 @@ def test_fixture_folder_static_report_is_stable():
     a = run_cli(["check", str(FIXTURES), "--no-dynamic", "--format", "json"]).stdout
     b = run_cli(["check", str(FIXTURES), "--no-dynamic", "--format", "json"]).stdout
     assert a == b
+
+
+def test_summary_counts_breaks_and_warnings_apart(project):
+    write(project, "model.py", MODEL.replace("y = self.fc(x)", "y = self.fc(x).cpu()"))
+    out = run_cli(["check", "--select", "ALL", "-q"]).stdout
+    assert "Found 1 potential graph break and 1 performance warning in 1 file (TL001 × 1, TL101 × 1)." in out
+    out = run_cli(["check", "--select", "TL1", "-q"]).stdout
+    assert "Found 1 performance warning in 1 file (TL101 × 1)." in out

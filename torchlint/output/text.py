@@ -82,7 +82,10 @@ def render(report: Report, stream: TextIO, *, options) -> None:
         console.print(
             f"[bold]{escape(t.target)}[/]: {t.graphs} graph{'s' if t.graphs != 1 else ''}, "
             f"{t.graph_breaks} graph break{'s' if t.graph_breaks != 1 else ''}, "
-            f"{t.recompiles} recompile{'s' if t.recompiles != 1 else ''} ({t.seconds:.1f} s)"
+            f"{t.recompiles} recompile{'s' if t.recompiles != 1 else ''}"
+            + (f", {t.cudagraph_skips} CUDA-graph skip{'s' if t.cudagraph_skips != 1 else ''}"
+               if t.cudagraph_skips is not None else "")
+            + f" ({t.seconds:.1f} s)"
         )
         for r in t.recompile_reasons:
             where = f" at {r.path}:{r.line}" if r.path and r.line else ""
@@ -110,7 +113,11 @@ def _summary(console: Console, report: Report, options) -> None:
         )
     elif n:
         per_rule = ", ".join(f"{code} × {k}" for (code, _), k in sorted(counts.items()))
-        console.print(f"Found {n} potential graph break{'s' if n != 1 else ''} in {report.files} "
+        warnings = sum(1 for f in report.findings if f.severity == "warning")
+        parts = [f"{n - warnings} potential graph break{'s' if n - warnings != 1 else ''}"] if n > warnings else []
+        if warnings:
+            parts.append(f"{warnings} performance warning{'s' if warnings != 1 else ''}")
+        console.print(f"Found {' and '.join(parts)} in {report.files} "
                       f"file{'s' if report.files != 1 else ''} ({per_rule}).")
     else:
         console.print(f"All clear: no findings in {report.files} file{'s' if report.files != 1 else ''}.")
