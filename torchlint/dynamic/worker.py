@@ -93,8 +93,9 @@ def _out_of_memory(answer: Dict[str, Any], share: int) -> None:
 
 class _ProcessState:
     """What a target may change that the next one must not see: the working directory,
-    ``sys.path``, ``sys.argv``, the environment, ``sys.stdout``/``stderr`` and the modules
-    it imported from its own folders."""
+    ``sys.path``, ``sys.argv``, the environment, ``sys.stdout``/``stderr``, and the modules
+    it imported through folders it put on ``sys.path`` (its own folder: the next target's
+    ``layers.py`` must not be this one's). Installed packages stay imported."""
 
     def __init__(self) -> None:
         self.cwd = os.getcwd()
@@ -102,15 +103,19 @@ class _ProcessState:
         self.argv = list(sys.argv)
         self.environ = dict(os.environ)
         self.modules = set(sys.modules)
-        self.installed = tuple({os.path.realpath(p) for p in (
-            sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.dirname(__file__)),
-            *[q for q in sys.path if q.endswith(("site-packages", "dist-packages"))])})
 
     def restore(self) -> None:
         try:
             os.chdir(self.cwd)
         except OSError:
             pass
+        added = tuple(os.path.join(os.path.realpath(p), "") for p in sys.path
+                      if isinstance(p, str) and p and p not in self.path)
+        if added:
+            for name in set(sys.modules) - self.modules:
+                file = getattr(sys.modules.get(name), "__file__", None)
+                if isinstance(file, str) and os.path.realpath(file).startswith(added):
+                    sys.modules.pop(name, None)
         sys.path[:] = self.path
         sys.argv[:] = self.argv
         if dict(os.environ) != self.environ:
@@ -124,10 +129,6 @@ class _ProcessState:
                     original = open(fd, "w", encoding="utf-8", errors="replace", closefd=False, buffering=1)
                     setattr(sys, f"__{name}__", original)
                 setattr(sys, name, original)
-        for name in set(sys.modules) - self.modules:
-            file = getattr(sys.modules.get(name), "__file__", None)
-            if file and not os.path.realpath(file).startswith(self.installed):
-                sys.modules.pop(name, None)
 
 
 def handle(request: Dict[str, Any]) -> Dict[str, Any]:
