@@ -168,6 +168,22 @@ def test_permission_error_becomes_one_line(project, monkeypatch):
         read_source(str(target))
 
 
+def test_unlistable_folder_is_one_line(project, monkeypatch):
+    from torchlint.static.files import discover
+
+    write(project, "pkg/model.py", HEAD + NET)
+    real_walk = os.walk
+
+    def walk(top, **kwargs):  # root lists anything, so refuse the way the kernel would
+        kwargs["onerror"](PermissionError(13, "Permission denied", os.path.join(top, "private")))
+        yield from real_walk(top, **kwargs)
+
+    monkeypatch.setattr("torchlint.static.files.os.walk", walk)
+    files, problems = discover(["pkg"], [], str(project))
+    assert files == [os.path.join("pkg", "model.py")]
+    assert problems == [(os.path.join("pkg", "private"), "cannot list folder: permission denied")]
+
+
 def test_huge_file_is_not_read(project, monkeypatch):
     monkeypatch.setattr("torchlint.static.files.MAX_FILE_BYTES", 1024)
     write(project, "big.py", HEAD + "# " + "x" * 2000 + "\n" + NET)
@@ -451,6 +467,11 @@ def closes_stdout(x):
     return x + 1
 
 
+def uses_layers(x):
+    import layers  # this folder's layers.py; other/net.py must get its own
+    return x + layers.VALUE
+
+
 def fine(x):
     return torch.relu(x) * 2
 '''
@@ -463,12 +484,17 @@ def test_hostile_targets_are_each_reported_and_the_rest_still_run(tmp_path):
     write(tmp_path, "import_raises.py", "raise ImportError('no such backend')\n")
     write(tmp_path, "reads_relative.py", "open('data.txt').read()\ndef f(x):\n    return x + 1\n")
     write(tmp_path, "data.txt", "data\n")
+    write(tmp_path, "layers.py", "VALUE = 1\n")
+    write(tmp_path, "other/layers.py", "VALUE = 100\n")
+    write(tmp_path, "other/net.py", "def f(x):\n    import layers\n    assert layers.VALUE == 100, layers.__file__\n"
+                                    "    return x + layers.VALUE\n")
     names = ["InitRaises", "ForwardRaises", "exits", "hard_exit", "floods", "segfault", "wanders",
-             "spins", "hog", "closes_stdout", "fine"]
+             "spins", "hog", "closes_stdout", "uses_layers", "fine"]
     args = ["check", "--no-static", "--format", "json", "--timeout", "5", "--max-memory", "512M",
             "--input", "f32[2]", "--target", "import_raises.py:f", "--target", "reads_relative.py:f"]
     for name in names:
         args += ["--target", f"hostile.py:{name}"]
+    args += ["--target", "other/net.py:f"]
     started = time.monotonic()
     proc = subprocess.run([sys.executable, "-m", "torchlint", *args], cwd=tmp_path, capture_output=True,
                           text=True, timeout=400)
@@ -488,8 +514,10 @@ def test_hostile_targets_are_each_reported_and_the_rest_still_run(tmp_path):
     }
     for name, words in expected.items():
         assert words in (got[name] or ""), (name, got[name])
-    for name in ("floods", "wanders", "fine"):  # output floods and a chdir harm nothing
+    for name in ("floods", "wanders", "uses_layers", "fine"):  # floods, a chdir: no harm
         assert got[name] is None, (name, got[name])
+    other = next(t for t in report["targets"] if t["target"] == "other/net.py:f")
+    assert other["error"] is None  # its own layers.py, not the one imported before
     import_error = next(t["error"] for t in report["targets"] if t["target"] == "import_raises.py:f")
     assert "cannot import" in import_error and "ImportError: no such backend" in import_error
     relative = next(t for t in report["targets"] if t["target"] == "reads_relative.py:f")
