@@ -477,6 +477,27 @@ def fine(x):
 '''
 
 
+@pytest.mark.parametrize("raised, said", [
+    ("raised MemoryError (at m.py:3)", "ran out of memory (over --max-memory 1 GiB): MemoryError (at m.py:3)"),
+    ("raised RuntimeError: DefaultCPUAllocator: can't allocate memory: you tried to allocate "
+     "1099511627776 bytes. Error code 12 (at m.py:4)",
+     "ran out of memory (over --max-memory 1 GiB): tried to allocate 1 TiB (at m.py:4)"),
+    ("raised OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB (at m.py:5)",
+     "ran out of GPU memory (over --max-memory 1 GiB): tried to allocate 2.00 GiB (at m.py:5)"),
+    ("target 'm.py:Net': building it raised MemoryError: ",
+     "target 'm.py:Net': ran out of memory (over --max-memory 1 GiB): MemoryError"),
+])
+def test_out_of_memory_is_said_plainly_and_recycles_the_worker(raised, said):
+    from torchlint.dynamic.worker import _out_of_memory
+
+    answer = {"error": raised}
+    _out_of_memory(answer, 1 << 30)
+    assert answer == {"error": said, "recycle": True}
+    other = {"error": "raised ValueError: bad shape"}
+    _out_of_memory(other, 1 << 30)
+    assert other == {"error": "raised ValueError: bad shape"}
+
+
 @pytest.mark.dynamo
 def test_hostile_targets_are_each_reported_and_the_rest_still_run(tmp_path):
     pytest.importorskip("torch")

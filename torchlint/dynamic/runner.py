@@ -2,8 +2,10 @@
 
 The parent never imports torch. One worker (:mod:`torchlint.dynamic.worker`) imports it once
 and serves every target in turn. A target that hangs is stopped at its timeout; one that
-crashes the process (``os._exit``, a segfault) is reported with the exit status and the last
-line the process wrote; either way the worker is started again for the next target.
+crashes the process (``os._exit``, a segfault) is reported with the exit status and the error
+line the process wrote last; one that runs out of memory (``max_memory``) is reported as such;
+in each case the worker is started again for the next target. What the worker prints is
+drained by a thread and only its tail kept, so floods of output neither block nor pile up.
 """
 from __future__ import annotations
 

@@ -1,13 +1,17 @@
 """The worker process: imports torch once, then runs targets one request at a time.
 
 Started by :mod:`torchlint.dynamic.runner` as ``python -c ... worker.main(rfd, wfd)`` with its
-stdout and stderr pointing at a capture file, so nothing the user's model prints can garble
-the report. Requests and answers are JSON lines on two dedicated pipes (``rfd`` / ``wfd``).
+stdout and stderr on a pipe the parent drains (keeping only the tail), so nothing the user's
+model prints can garble the report or block. Requests and answers are JSON lines on two
+dedicated pipes (``rfd`` / ``wfd``). Each target runs under a memory limit (``max_memory``
+bytes of address space beyond the worker's own), and what it changed in the process (working
+directory, ``sys.path``, environment, streams, its own modules) is put back before the next.
 
 Request: ``{"id", "target", "input_sets": [[spec, ...], ...], "inputs_from", "input_sets_from", "train", "cwd",
-"user_files", "mode", "device"}``. Answer: ``{"id", "error", "graphs", "ops_per_graph", "total_graphs",
-"explain_graph_breaks", "breaks": [...], "recompiles": [...], "path"}``, plus ``"cudagraphs"``
-(:func:`torchlint.dynamic.cudagraphs.observe_cudagraphs`) for ``mode == "reduce-overhead"``.
+"user_files", "mode", "device", "max_memory"}``. Answer: ``{"id", "error", "graphs", "ops_per_graph",
+"total_graphs", "explain_graph_breaks", "breaks": [...], "recompiles": [...], "path"}``, plus
+``"cudagraphs"`` (:func:`torchlint.dynamic.cudagraphs.observe_cudagraphs`) for ``mode ==
+"reduce-overhead"`` and ``"recycle": true`` when the worker should be replaced (out of memory).
 """
 from __future__ import annotations
 
@@ -31,7 +35,7 @@ def _user_line(e: BaseException, user_files: set) -> str:
 
 
 _OUT_OF_MEMORY = re.compile(r"MemoryError|can't allocate memory|Cannot allocate memory|out of memory", re.I)
-_ALLOCATE = re.compile(r"tried to allocate (\d+) bytes")
+_ALLOCATE = re.compile(r"tried to allocate (?:(\d+) bytes|([\d.]+ ?[KMGT]iB))", re.I)
 _UNLIMITED_AS: Optional[Tuple[int, int]] = None
 
 
@@ -84,10 +88,14 @@ def _out_of_memory(answer: Dict[str, Any], share: int) -> None:
 
     where = re.search(r" \(at [^()]+:\d+\)$", error)
     wanted = _ALLOCATE.search(error)
-    detail = f"tried to allocate {format_size(int(wanted.group(1)))}" if wanted else "MemoryError"
+    if wanted:
+        detail = f"tried to allocate {format_size(int(wanted.group(1))) if wanted.group(1) else wanted.group(2)}"
+    else:
+        detail = "MemoryError" if "MemoryError" in error else error.split(": ", 1)[-1][:200]
     limit = f" (over --max-memory {format_size(share)})" if share else ""
     prefix = error.split(": ", 1)[0] + ": " if error.startswith("target ") else ""
-    answer["error"] = f"{prefix}ran out of memory{limit}: {detail}{where.group(0) if where else ''}"
+    kind = "GPU memory" if "CUDA" in error else "memory"
+    answer["error"] = f"{prefix}ran out of {kind}{limit}: {detail}{where.group(0) if where else ''}"
     answer["recycle"] = True
 
 
