@@ -265,6 +265,19 @@ def test_time_limit_stops_a_file_that_never_ends(project, monkeypatch):
     assert [f["path"] for f in report["findings"]] == ["fine.py"]
 
 
+def test_without_a_big_stack_deep_code_is_one_line(monkeypatch):
+    """Where no big-stack thread can start (a tight ``ulimit -v``), files are linted in the
+    caller's thread at the usual recursion limit: deep ones become one line, not a crash."""
+    from torchlint.static.run import check_source
+
+    monkeypatch.setattr(guard, "STACK_SIZE", 1)  # threading refuses it
+    assert check_source(HEAD + NET, "ok.py", fuzz.rules()).findings[0].line == 5
+    deep = check_source(HEAD + "@torch.compile\ndef f(x):\n    return (" + "x + " * 1000 + "x).item()\n",
+                        "deep.py", fuzz.rules())
+    assert deep.findings == [] and deep.error == "code nested too deeply to analyse"
+    assert sys.getrecursionlimit() < guard.RECURSION_LIMIT
+
+
 def test_static_mode_executes_nothing(project):
     victim = project / "victim.txt"
     victim.write_text("still here")

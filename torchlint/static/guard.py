@@ -65,19 +65,20 @@ def _restore_limit() -> None:
             sys.setrecursionlimit(_saved_limit)
 
 
-def _start(target: Callable[[], None]) -> threading.Thread:
+def _start(target: Callable[[], None]) -> Optional[threading.Thread]:
+    """``target`` started on a big-stack thread, or None where none can be had (a tight
+    ``ulimit -v``, a platform that refuses the size)."""
     with _lock:  # threading.stack_size is process-wide: set it, start, put it back
         old = threading.stack_size()
         try:
             threading.stack_size(STACK_SIZE)
-        except (ValueError, RuntimeError):  # platform refuses: the default stack then
-            pass
-        try:
             thread = threading.Thread(target=target, name="torchlint-static", daemon=True)
             thread.start()
+            return thread
+        except (ValueError, RuntimeError, MemoryError):
+            return None
         finally:
             threading.stack_size(old)
-    return thread
 
 
 def _interrupt(thread: threading.Thread) -> None:
@@ -105,16 +106,20 @@ def run_limited(fn: Callable[..., Any], *args: Any, time_limit: Optional[float] 
             pass
 
     _raise_limit()
-    try:
-        thread = _start(body)
-        thread.join(time_limit)
-        if thread.is_alive():
-            _interrupt(thread)
-            thread.join(_GRACE)
-        if not box or (box[0][0] == "error" and isinstance(box[0][1], TimeLimitExceeded)):
-            raise TimeLimitExceeded(time_limit)
-    finally:
+    thread = _start(body)
+    if thread is None:  # no big stack to be had: run here, at the usual recursion limit
         _restore_limit()
+        body()
+    else:
+        try:
+            thread.join(time_limit)
+            if thread.is_alive():
+                _interrupt(thread)
+                thread.join(_GRACE)
+        finally:
+            _restore_limit()
+    if not box or (box[0][0] == "error" and isinstance(box[0][1], TimeLimitExceeded)):
+        raise TimeLimitExceeded(time_limit)
     kind, value = box[0]
     if kind == "error":
         raise value
