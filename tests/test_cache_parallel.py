@@ -346,3 +346,14 @@ def test_a_time_limit_is_not_remembered(project, monkeypatch):
     monkeypatch.chdir(project)
     assert run_cli(["check", ".", "--no-dynamic"]).exit_code == 1  # checked this time, and kept
     assert len(entries(project / ".torchlint_cache")) == 1
+
+
+def test_the_fast_pre_filter_agrees_with_its_regular_expression():
+    import random
+
+    rng = random.Random(5)
+    parts = ["import", "from", " ", "\t", "\\\n", "\\\r\n", "\n", "\r\n", "torch", "lightning",
+             "pytorch_lightning", "torchvision", "x", ",", ".", "#", "_torch", "as ", "nn"]
+    for _ in range(20000):
+        source = "".join(rng.choice(parts) for _ in range(rng.randint(1, 8)))
+        assert run.is_candidate(source) == (run._CANDIDATE.search(source) is not None), repr(source)

@@ -57,8 +57,34 @@ class FileResult:
 
 
 def is_candidate(source: str) -> bool:
-    """Whether the file may hold a compiled region (else it is not parsed at all)."""
-    return _CANDIDATE.search(source) is not None
+    """Whether the file may hold a compiled region (else it is not parsed at all).
+
+    The same answer as ``_CANDIDATE.search(source)``, found faster: only the (logical)
+    lines around each mention of a package are searched.
+    """
+    for needle in ("torch", "lightning"):
+        at = source.find(needle)
+        checked = -1  # end of the last line searched
+        while at >= 0:
+            if at >= checked:
+                start = _logical_line_start(source, at)
+                end = source.find("\n", at)
+                checked = len(source) if end < 0 else end
+                if _CANDIDATE.search(source, start, checked) is not None:
+                    return True
+            at = source.find(needle, at + len(needle))
+    return False
+
+
+def _logical_line_start(source: str, at: int) -> int:
+    """Where the line holding ``at`` starts, following backslash continuations back."""
+    start = source.rfind("\n", 0, at) + 1
+    while start > 1:
+        before = source[max(0, start - 3):start - 1]  # what precedes the newline
+        if not before.endswith("\\") and not before.endswith("\\\r"):
+            break
+        start = source.rfind("\n", 0, start - 1) + 1
+    return start
 
 
 def parse_error_message(exc: Exception, source: str = "") -> str:
