@@ -71,7 +71,7 @@ def _remember(ctx: click.Context, param: click.Parameter, value):
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), help="Seconds per target (default 120).")
 @click.option("--max-memory", metavar="SIZE", expose_value=False, callback=_remember,
               help="Memory each target may allocate, e.g. 8G or 512M, or none (default: half of RAM). "
-                   "A target over it is reported as out of memory; not applied on CUDA.")
+                   "A target over it is reported as out of memory (GPU memory is not counted).")
 @click.option("--max-graph-breaks", type=click.IntRange(min=0), help="Gate: fail when the dynamic graph-break count exceeds N.")
 @click.option("--max-recompiles", type=click.IntRange(min=0), help="Gate: fail when recompilations exceed N.")
 @click.option("--mode", type=click.Choice(["default", "reduce-overhead"]),

@@ -132,7 +132,7 @@ class Worker:
         env = dict(os.environ if self.env is None else self.env)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
         env.setdefault("PYTHONUNBUFFERED", "1")
-        # Fewer malloc arenas: the address space (what --max-memory limits) then tracks use.
+        # Fewer malloc arenas: less memory held per thread beyond what is in use.
         env.setdefault("MALLOC_ARENA_MAX", "2")
         code = ("import sys; from torchlint.dynamic.worker import main; "
                 "main(int(sys.argv[1]), int(sys.argv[2]))")
@@ -367,7 +367,7 @@ def run_targets(
     (the target's own file always counts). ``worker``: an already started :class:`Worker` to
     reuse (it is left running); by default one is started and stopped here. ``progress``: an
     optional callable taking one line of text (for stderr). ``max_memory``: bytes each target
-    may allocate in the worker (its address space beyond what torch already holds; None:
+    may allocate in the worker (data beyond what the worker already holds; None:
     :func:`default_max_memory`, 0: no limit); a target over it is reported as out of memory.
 
     Returns per-target results (in order), dynamic findings (one per distinct break site and

@@ -4,7 +4,7 @@ Started by :mod:`torchlint.dynamic.runner` as ``python -c ... worker.main(rfd, w
 stdout and stderr on a pipe the parent drains (keeping only the tail), so nothing the user's
 model prints can garble the report or block. Requests and answers are JSON lines on two
 dedicated pipes (``rfd`` / ``wfd``). Each target runs under a memory limit (``max_memory``
-bytes of address space beyond the worker's own), and what it changed in the process (working
+bytes of data beyond the worker's own), and what it changed in the process (working
 directory, ``sys.path``, environment, streams, its own modules) is put back before the next.
 
 Request: ``{"id", "target", "input_sets": [[spec, ...], ...], "inputs_from", "input_sets_from", "train", "cwd",
@@ -36,44 +36,44 @@ def _user_line(e: BaseException, user_files: set) -> str:
 
 _OUT_OF_MEMORY = re.compile(r"MemoryError|can't allocate memory|Cannot allocate memory|out of memory", re.I)
 _ALLOCATE = re.compile(r"tried to allocate (?:(\d+) bytes|([\d.]+ ?[KMGT]iB))", re.I)
-_UNLIMITED_AS: Optional[Tuple[int, int]] = None
+_UNLIMITED: Optional[Tuple[int, int]] = None
 
 
 def _limit_memory(request: Dict[str, Any]) -> int:
-    """Cap the address space at its size now plus ``max_memory`` bytes (the target's share;
-    torch's own is already mapped). Returns the share applied, 0 when none: no limit asked,
-    no ``resource`` module or ``/proc``, or CUDA (whose driver maps huge virtual ranges)."""
-    global _UNLIMITED_AS
+    """Cap the data segment (heap and private writable mappings: what ``malloc``, tensors and
+    Python objects take) at its size now plus ``max_memory`` bytes, the target's share.
+    Returns the share applied, 0 when none (no limit asked, no ``resource`` or ``/proc``).
+
+    ``RLIMIT_DATA``, not ``RLIMIT_AS``: the CUDA driver reserves huge address ranges that it
+    never writes, and fails to start under an address-space limit; GPU memory is not counted.
+    """
+    global _UNLIMITED
     share = int(request.get("max_memory") or 0)
-    if share <= 0 or str(request.get("device") or "").startswith("cuda"):
+    if share <= 0:
         return 0
     try:
         import resource
 
-        import torch
-
-        if torch.cuda.is_initialized():
-            return 0
-        with open("/proc/self/statm") as fh:
-            mapped = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-        if _UNLIMITED_AS is None:
-            _UNLIMITED_AS = (soft, hard)
-        cap = mapped + share
+        with open("/proc/self/status") as fh:
+            data = int(re.search(r"^VmData:\s+(\d+) kB", fh.read(), re.M).group(1)) * 1024
+        soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+        if _UNLIMITED is None:
+            _UNLIMITED = (soft, hard)
+        cap = data + share
         if hard != resource.RLIM_INFINITY:
             cap = min(cap, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+        resource.setrlimit(resource.RLIMIT_DATA, (cap, hard))
     except (ImportError, OSError, ValueError, AttributeError):
         return 0
     return share
 
 
 def _lift_memory_limit() -> None:
-    if _UNLIMITED_AS is not None:
+    if _UNLIMITED is not None:
         import resource
 
         try:
-            resource.setrlimit(resource.RLIMIT_AS, _UNLIMITED_AS)
+            resource.setrlimit(resource.RLIMIT_DATA, _UNLIMITED)
         except (OSError, ValueError):
             pass
 
