@@ -132,8 +132,6 @@ class Worker:
         env = dict(os.environ if self.env is None else self.env)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
         env.setdefault("PYTHONUNBUFFERED", "1")
-        # Fewer malloc arenas: less memory held per thread beyond what is in use.
-        env.setdefault("MALLOC_ARENA_MAX", "2")
         code = ("import sys; from torchlint.dynamic.worker import main; "
                 "main(int(sys.argv[1]), int(sys.argv[2]))")
         try:
