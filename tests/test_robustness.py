@@ -14,7 +14,6 @@ import os
 import re
 import subprocess
 import sys
-import textwrap
 import time
 import warnings
 from pathlib import Path
