@@ -46,8 +46,9 @@ def run_check(options: CheckOptions) -> Report:
     report.files = len(files)
 
     static_findings: List[Finding] = []
+    texts: Dict[str, str] = {}  # path -> text, of the files with static findings
     if options.static:
-        static_findings, errors = _static_pass(files, options, cwd)
+        static_findings, errors = _static_pass(files, options, cwd, texts)
         report.errors.extend(errors)
 
     dynamic_findings: List[Finding] = []
@@ -77,7 +78,7 @@ def run_check(options: CheckOptions) -> Report:
         # graph breaks confirm graph-break rules; CUDA-graph findings confirm TL1xx warnings
         findings = merge_passes(static_findings, dynamic_findings, gb_map, fixes)
     findings = [f for f in findings if _enabled(f, settings)]
-    report.findings = suppression.apply(findings, _lines_reader(cwd))
+    report.findings = suppression.apply(findings, _lines_reader(cwd, texts))
     report.sort()
     return report
 
@@ -89,12 +90,13 @@ def _enabled(finding: Finding, settings: Settings) -> bool:
     return not any(finding.rule.startswith(p) for p in ignored)
 
 
-def _static_pass(files: Sequence[str], options: CheckOptions, cwd: str):
+def _static_pass(files: Sequence[str], options: CheckOptions, cwd: str, texts: Dict[str, str]):
     from torchlint.static.run import run_static_pass  # imports libcst only if a file needs parsing
 
     advance = _stage(options.progress, "static", len(files))  # a bar on a terminal moves per file
     return run_static_pass(files, options.settings, cwd=cwd, jobs=options.jobs,
-                           use_cache=options.use_cache, advance=advance, mark_fixes=options.mark_fixes)
+                           use_cache=options.use_cache, advance=advance, mark_fixes=options.mark_fixes,
+                           texts=texts)
 
 
 def _stage(progress: Any, name: str, total: int) -> Optional[Callable[[int], None]]:
@@ -104,8 +106,10 @@ def _stage(progress: Any, name: str, total: int) -> Optional[Callable[[int], Non
     return stage(name, total) if stage is not None else None
 
 
-def _lines_reader(cwd: str) -> Callable[[str], Optional[List[str]]]:
+def _lines_reader(cwd: str, texts: Dict[str, str]) -> Callable[[str], Optional[List[str]]]:
     def read(path: str) -> Optional[List[str]]:
+        if path in texts:  # the text the static pass checked: no second read
+            return source_lines(texts[path])
         try:
             return source_lines(read_source(os.path.join(cwd, path)))
         except FileProblem:

@@ -19,7 +19,7 @@ import sys
 import threading
 import warnings
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Tuple, Type
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple, Type
 
 from torchlint.findings import FileError, Finding
 from torchlint.static.files import FileProblem, read_source
@@ -173,13 +173,15 @@ def run_static(
     cache: Optional["Cache"] = None,
     advance: Optional[Advance] = None,
     mark_fixes: bool = False,
+    texts: Optional[Dict[str, str]] = None,
 ):
     """Findings and errors for ``files``, in file order.
 
     ``rule_classes`` defaults to the rules ``settings`` enable (resolved only if a file has
     to be parsed). ``jobs``: processes to use (None or 0: one per core). ``cache``: where to
     read and store per-file results. ``advance(n)`` is told as files are done.
-    ``mark_fixes``: set ``Finding.fix`` on fixable findings (cached with them).
+    ``mark_fixes``: set ``Finding.fix`` on fixable findings (cached with them). ``texts``
+    receives the text of each file with findings (for suppression comments).
     """
     tick = advance or (lambda n: None)
     results: List[Optional[FileResult]] = [None] * len(files)
@@ -198,6 +200,8 @@ def run_static(
                 hit = cache.get(key, path, source, mark_fixes) if key is not None else None  # type: ignore[union-attr]
                 if hit is not None:
                     results[i] = FileResult(path, hit[0], hit[1], hit[2])
+                    if hit[0] and texts is not None:
+                        texts[path] = source
                 else:
                     todo.append((i, path, source, key))
                     continue
@@ -215,6 +219,8 @@ def run_static(
             rule_classes = select_rules(codes)
         for (i, path, source, key), res in zip(todo, _lint_all(todo, rule_classes, jobs, tick, mark_fixes)):
             results[i] = res
+            if res.findings and texts is not None:
+                texts[path] = source
             if cache is not None and key is not None and not _transient(res.error):
                 cache.put(key, source, res.findings, res.error, res.lines, mark_fixes)
 
@@ -242,6 +248,7 @@ def run_static_pass(
     use_cache: bool = True,
     advance: Optional[Advance] = None,
     mark_fixes: bool = False,
+    texts: Optional[Dict[str, str]] = None,
 ):
     """The static pass as ``torchlint check`` runs it: the rules the settings enable, with
     the cache (``settings.cache_dir`` or ``.torchlint_cache``) unless ``use_cache`` is off,
@@ -252,7 +259,7 @@ def run_static_pass(
 
         cache = Cache(default_dir(settings, cwd), settings.select, settings.ignore)
     return run_static(files, settings=settings, jobs=jobs if jobs is not None else settings.jobs,
-                      cache=cache, advance=advance, mark_fixes=mark_fixes)
+                      cache=cache, advance=advance, mark_fixes=mark_fixes, texts=texts)
 
 
 def _default_settings() -> "Settings":
