@@ -357,3 +357,11 @@ def test_the_fast_pre_filter_agrees_with_its_regular_expression():
     for _ in range(20000):
         source = "".join(rng.choice(parts) for _ in range(rng.randint(1, 8)))
         assert run.is_candidate(source) == (run._CANDIDATE.search(source) is not None), repr(source)
+
+
+def test_suppression_comments_still_count_on_a_warm_run(project):
+    write(project, "m.py", MODEL.replace("s = x.sum().item()", "s = x.sum().item()  # NoQA: TL001")
+          .replace('print("step", s)', 'print("step", s)  # TorchLint: ignore'))
+    for _ in range(2):  # cold, then warm
+        found, _ = report()
+        assert {f["rule"] for f in found} == {"TL005"}

@@ -6,6 +6,7 @@ This is the only place the two passes meet; the CLI and the Python API both call
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
@@ -13,6 +14,9 @@ from torchlint.config import Settings
 from torchlint.findings import FileError, Finding, Report
 from torchlint.static import suppression
 from torchlint.static.files import FileProblem, discover, read_source, source_lines
+
+# Every comment torchlint.static.suppression honours holds one of these words (any case).
+_MAY_SUPPRESS = re.compile(r"noqa|torchlint", re.IGNORECASE)
 
 
 @dataclass
@@ -108,12 +112,14 @@ def _stage(progress: Any, name: str, total: int) -> Optional[Callable[[int], Non
 
 def _lines_reader(cwd: str, texts: Dict[str, str]) -> Callable[[str], Optional[List[str]]]:
     def read(path: str) -> Optional[List[str]]:
-        if path in texts:  # the text the static pass checked: no second read
-            return source_lines(texts[path])
-        try:
-            return source_lines(read_source(os.path.join(cwd, path)))
-        except FileProblem:
-            return None
+        text = texts.get(path)  # the text the static pass checked: no second read
+        if text is None:
+            try:
+                text = read_source(os.path.join(cwd, path))
+            except FileProblem:
+                return None
+        # Every suppression comment says `noqa` or `torchlint`: without either, skip the split.
+        return source_lines(text) if _MAY_SUPPRESS.search(text) else []
 
     return read
 
