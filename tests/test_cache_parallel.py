@@ -365,3 +365,15 @@ def test_suppression_comments_still_count_on_a_warm_run(project):
     for _ in range(2):  # cold, then warm
         found, _ = report()
         assert {f["rule"] for f in found} == {"TL005"}
+
+
+def test_the_pool_works_when_it_cannot_fork(corpus, pool_always, monkeypatch):
+    """With threads running (a progress bar on a terminal) the pool starts by forkserver."""
+    import multiprocessing
+
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no forkserver start method on this platform")
+    fresh = report("--no-cache", "--jobs", "1")
+    monkeypatch.setattr(run, "_pool_context", lambda: multiprocessing.get_context("forkserver"))
+    assert report("--no-cache", "--jobs", "2") == fresh
+    assert pool_always
