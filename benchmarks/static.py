@@ -98,14 +98,11 @@ def _tree_rss(root: int) -> int:
     return total
 
 
-def measure(cmd: Sequence[str], cwd: str, cores: Optional[List[int]], env=None) -> Run:
-    def pin():
-        if cores:
-            os.sched_setaffinity(0, cores)
-
+def measure(cmd: Sequence[str], cwd: str, env=None) -> Run:
+    """One run of ``cmd``. (No ``preexec_fn``: a plain fork would make the child's peak RSS
+    include this process's pages; the cores are pinned on this process and inherited.)"""
     start = time.perf_counter()
-    proc = subprocess.Popen(list(cmd), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            preexec_fn=pin, env=env)
+    proc = subprocess.Popen(list(cmd), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
     peak = [0]
     stop = threading.Event()
 
@@ -143,9 +140,10 @@ def pip(python: str, *args: str) -> None:
 def fetch_corpora(work: Path, wheels: Optional[Path], only: Sequence[str]) -> Dict[str, Path]:
     folder = work / "wheels"
     folder.mkdir(exist_ok=True)
-    specs = [f"{name}=={PINS[name]}" for name in only]
+    specs = [f"{name}=={PINS[name]}" for name in only if not list(folder.glob(f"{name}-{PINS[name]}-*.whl"))]
     where = ["--no-index", "--find-links", str(wheels)] if wheels else []
-    pip(sys.executable, "download", "--no-deps", *where, "-d", str(folder), *specs)
+    if specs:  # (a kept --workdir has them already)
+        pip(sys.executable, "download", "--no-deps", *where, "-d", str(folder), *specs)
     src = work / "src"
     out = {}
     for name in only:
@@ -178,7 +176,8 @@ def snapshot(work: Path) -> Dict[str, str]:
 
     shutil.copytree(Path(torchlint.__file__).parent, work / "snapshot" / "torchlint",
                     ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True)
-    return dict(os.environ, PYTHONPATH=str(work / "snapshot"))
+    path = os.pathsep.join(p for p in (str(work / "snapshot"), os.environ.get("PYTHONPATH")) if p)
+    return dict(os.environ, PYTHONPATH=path)
 
 
 def torchlint_cmd(target: Path, cache: Path, extra=()) -> List[str]:
@@ -186,7 +185,7 @@ def torchlint_cmd(target: Path, cache: Path, extra=()) -> List[str]:
             "--exit-zero", "--cache-dir", str(cache), *extra]
 
 
-def bench_torchlint(name: str, target: Path, work: Path, reps: int, cores, rows: List[Row], log, env,
+def bench_torchlint(name: str, target: Path, work: Path, reps: int, rows: List[Row], log, env,
                     cross_check: bool) -> None:
     cwd = str(target.parents[1])
     cold, warm, changed = Row("torchlint cold", name), Row("torchlint warm", name), Row("torchlint 1 changed file", name)
@@ -194,7 +193,7 @@ def bench_torchlint(name: str, target: Path, work: Path, reps: int, cores, rows:
     for rep in range(reps):
         cache = work / f"cache-{name}-{rep}"
         shutil.rmtree(cache, ignore_errors=True)
-        run = measure(torchlint_cmd(target, cache), cwd, cores, env)
+        run = measure(torchlint_cmd(target, cache), cwd, env)
         cold.runs.append(run)
         reference = reference or run.stdout
         if json.loads(run.stdout) != json.loads(reference):
@@ -202,7 +201,7 @@ def bench_torchlint(name: str, target: Path, work: Path, reps: int, cores, rows:
         log(f"  torchlint cold   #{rep + 1}: {run.wall:6.2f} s wall, {run.cpu:6.2f} s CPU")
     cache = work / f"cache-{name}-0"
     for rep in range(reps):
-        run = measure(torchlint_cmd(target, cache), cwd, cores, env)
+        run = measure(torchlint_cmd(target, cache), cwd, env)
         warm.runs.append(run)
         if json.loads(run.stdout) != json.loads(reference):
             raise SystemExit(f"{name}: the warm run's findings differ from the cold run's")
@@ -212,23 +211,23 @@ def bench_torchlint(name: str, target: Path, work: Path, reps: int, cores, rows:
     try:
         for rep in range(reps):
             edited.write_bytes(original + f"\n# benchmark edit {rep} {time.time()}\n".encode())
-            run = measure(torchlint_cmd(target, cache), cwd, cores, env)
+            run = measure(torchlint_cmd(target, cache), cwd, env)
             changed.runs.append(run)
             log(f"  torchlint 1 file #{rep + 1}: {run.wall:6.2f} s wall, {run.cpu:6.2f} s CPU")
     finally:
         edited.write_bytes(original)
     if cross_check:
-        check = measure(torchlint_cmd(target, cache, ["--no-cache", "--jobs", "1"]), cwd, cores, env)
+        check = measure(torchlint_cmd(target, cache, ["--no-cache", "--jobs", "1"]), cwd, env)
         if json.loads(check.stdout) != json.loads(reference):
             raise SystemExit(f"{name}: one process and several disagree")
         log(f"  torchlint --jobs 1 --no-cache: same findings ({check.wall:.2f} s wall)")
     rows += [cold, warm, changed]
 
 
-def bench_peer(tool: str, cmd: List[str], name: str, target: Path, reps: int, cores, rows, log) -> None:
+def bench_peer(tool: str, cmd: List[str], name: str, target: Path, reps: int, rows, log) -> None:
     row = Row(tool, name)
     for rep in range(reps):
-        run = measure(cmd, str(target.parents[1]), cores)
+        run = measure(cmd, str(target.parents[1]))
         row.runs.append(run)
         log(f"  {tool:16s} #{rep + 1}: {run.wall:6.2f} s wall, {run.cpu:6.2f} s CPU")
     rows.append(row)
@@ -265,6 +264,8 @@ def main(argv=None) -> int:
 
     only = args.only or sorted(CORPORA)
     cores = sorted(os.sched_getaffinity(0))[: args.cores] if args.cores else None
+    if cores:
+        os.sched_setaffinity(0, cores)  # every tool runs as a child and inherits it
     work = args.workdir or Path(tempfile.mkdtemp(prefix="torchlint-bench-"))
     work.mkdir(parents=True, exist_ok=True)
 
@@ -279,14 +280,14 @@ def main(argv=None) -> int:
         rows: List[Row] = []
         for name, target in corpora.items():
             log(f"{CORPORA[name]}: {sizes[name][0]} files, {sizes[name][1]:,} lines")
-            bench_torchlint(name, target, work, args.reps, cores, rows, log, env, args.cross_check)
+            bench_torchlint(name, target, work, args.reps, rows, log, env, args.cross_check)
             if peers is not None:
                 if name in (args.torchfix_on or ["timm"]):
                     bench_peer("TorchFix", [str(peers / "torchfix"), str(target)], name, target,
-                               args.torchfix_reps, cores, rows, log)
+                               args.torchfix_reps, rows, log)
                 bench_peer("ruff --select ALL", [str(peers / "ruff"), "check", "--select", "ALL", "--no-cache",
                                                  "--exit-zero", "--quiet", str(target)],
-                           name, target, args.reps, cores, rows, log)
+                           name, target, args.reps, rows, log)
         cpus = len(cores) if cores else len(os.sched_getaffinity(0))
         print(f"\ntorchlint static pass, {cpus} cores, median of {args.reps} "
               f"(TorchFix {args.torchfix_reps}); timm {PINS['timm']}, transformers {PINS['transformers']}, "
