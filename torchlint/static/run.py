@@ -13,13 +13,15 @@ cache answers (or one over files without torch) never loads them.
 from __future__ import annotations
 
 import ast
+import gc
 import os
 import re
 import sys
 import threading
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple, Type
+from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Type
 
 from torchlint.findings import FileError, Finding
 from torchlint.static.files import FileProblem, read_source
@@ -270,10 +272,28 @@ def _default_settings() -> "Settings":
 
 # -- linting the files that need it -----------------------------------------------------
 def _lint(path: str, source: str, rule_classes, mark_fixes: bool) -> FileResult:
-    result = check_source(source, path, rule_classes)
-    if mark_fixes:
-        _mark_fixes(result, rule_classes)
+    with _gc_paused():
+        result = check_source(source, path, rule_classes)
+        if mark_fixes:
+            _mark_fixes(result, rule_classes)
     return result
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection while one file is parsed and linted.
+
+    A parse builds hundreds of thousands of nodes, and each full collection on the way
+    walks all of them again (a tenth of the time); the trees hold no cycles, so they are
+    freed as usual, and whatever cycles the file left are collected once it is done.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _lint_all(todo, rule_classes, jobs: Optional[int], tick: Advance, mark_fixes: bool) -> List[FileResult]:
