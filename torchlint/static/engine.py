@@ -15,6 +15,7 @@ import libcst as cst
 
 from torchlint.findings import Finding, Fix
 from torchlint.rules.base import Rule
+from torchlint.static.files import source_lines
 from torchlint.static.names import ImportTable
 from torchlint.static.regions import (
     ModuleIndex,
@@ -183,7 +184,7 @@ def lint_module(
         return []
     spans = positions(module, [item[1] for item in ctx._reports])
     if lines is None:
-        lines = module.code.splitlines()
+        lines = source_lines(module.code)
     findings = []
     seen = set()
     for rule, node, message, suggestion, fix, region in ctx._reports:
@@ -219,4 +220,4 @@ def lint_module(
 def lint_source(source: str, path: str, rule_classes: Sequence[Type[Rule]]) -> List[Finding]:
     """Parse ``source`` and lint it. Raises ``libcst.ParserSyntaxError`` on bad syntax."""
     module = cst.parse_module(source)
-    return lint_module(module, path, rule_classes, source.splitlines())
+    return lint_module(module, path, rule_classes, source_lines(source))
