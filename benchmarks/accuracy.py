@@ -3,7 +3,7 @@
 Sources: every file in ``fixtures/`` (its dynamic target and sample inputs come from
 ``fixtures/pyproject.toml``) and the bad and good example of every rule page. For each source
 the static pass runs with every default rule, and the same code runs through dynamo on the
-installed torch (the oracle of :mod:`torchlint.dynamic.explain`: explain + the graph_breaks
+installed torch (the oracle of :mod:`torchlint.dynamic.observe`: explain + the graph_breaks
 log + counters). A static line is a true positive when dynamo breaks on that line.
 
 The peer is a plain regex search for the same patterns without torchlint's compiled-region
@@ -32,7 +32,7 @@ from typing import Dict, List, Optional, Set
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
-from torchlint.catalog import pages  # noqa: E402
+from torchlint.pages import pages  # noqa: E402
 from torchlint.config import Settings  # noqa: E402
 from torchlint.rules import all_rules  # noqa: E402
 from torchlint.static.engine import lint_source  # noqa: E402
@@ -147,7 +147,7 @@ def fixture_targets() -> Dict[str, object]:
 
 def measure_fixture(source: Source, spec) -> Set[int]:
     """Dynamo's break lines in the fixture, running its declared target on its sample inputs."""
-    from torchlint.dynamic.explain import observe
+    from torchlint.dynamic.observe import observe
     from torchlint.dynamic.specs import materialize
 
     from torchlint.dynamic.targets import load_input_sets, load_inputs, load_target
@@ -176,7 +176,7 @@ def measure(sources: List[Source]) -> None:
             s.breaks = {b["line"] for b in entry["breaks"]}
             s.measured = "expected_breaks.json"
         return
-    from torchlint.dynamic.explain import observe_source
+    from torchlint.dynamic.observe import observe_source
 
     specs = fixture_targets()
     for s in sources:

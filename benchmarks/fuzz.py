@@ -161,7 +161,7 @@ def rules():
 
 def violation(data: bytes, path: str = "fuzzed.py") -> Optional[str]:
     """Why the static pass mishandled ``data`` (as a file's bytes), or None when it held."""
-    from torchlint.static.files import FileProblem, decode_source, source_lines
+    from torchlint.files import FileProblem, decode_source, source_lines
     from torchlint.static.run import check_source
 
     try:

@@ -63,7 +63,7 @@ def assert_flags_marked(snippet: str) -> List[Finding]:
 
 def dynamo_breaks(snippet: str, target: Optional[str] = None, inputs=None) -> Dict[int, str]:
     """Line -> GB code (or reason) of every break dynamo records running the snippet."""
-    from torchlint.dynamic.explain import observe_source
+    from torchlint.dynamic.observe import observe_source
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

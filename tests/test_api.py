@@ -59,20 +59,20 @@ def test_check_options(project):
     assert missing.findings == [] and [e.path for e in missing.errors] == ["nope.py"]
 
 
-def test_check_is_still_the_module(tmp_path):
-    """`torchlint.check` is callable and still the module, whatever was imported first."""
+def test_check_is_the_api_function_and_imports_no_torch(tmp_path):
+    """`torchlint.check` is :func:`torchlint.api.check`, however it is reached, and the static
+    pass it runs imports neither torch nor the pipeline before it is called."""
     write(tmp_path, "model.py", MODEL)
     script = (
         "import sys\n"
         "import torchlint\n"
-        "assert 'torch' not in sys.modules and 'torchlint.check' not in sys.modules\n"
+        "assert 'torch' not in sys.modules and 'torchlint.pipeline' not in sys.modules\n"
         "{first}\n"
-        "from torchlint.check import CheckOptions, run_check\n"
-        "import torchlint.check as module\n"
-        "assert module is torchlint.check and module.run_check is run_check\n"
-        "print(len(torchlint.check('model.py').findings), 'torch' in sys.modules)\n"
+        "import torchlint.api\n"
+        "assert check is torchlint.check is torchlint.api.check\n"
+        "print(len(check('model.py').findings), 'torch' in sys.modules)\n"
     )
-    for first in ("import torchlint.check", "torchlint.check", "from torchlint import check"):
+    for first in ("check = torchlint.check", "from torchlint import check"):
         out = subprocess.run([sys.executable, "-c", script.format(first=first)], cwd=tmp_path,
                              capture_output=True, text=True, timeout=60)
         assert out.returncode == 0, out.stderr

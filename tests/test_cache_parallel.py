@@ -19,7 +19,8 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from support import FIXTURES, REPO, run_cli, write
 from torchlint.static import cache as cache_mod
-from torchlint.static import regions, run, tree
+from torchlint.analysis import regions, tree
+from torchlint.static import run
 
 MODEL = """
 import torch
@@ -267,7 +268,7 @@ def test_every_fixture_with_findings_passes_the_pre_filter():
 # -- the fast walk is libcst's walk ------------------------------------------------------
 def _fixture_modules():
     sources = [p.read_text(encoding="utf-8") for p in sorted(FIXTURES.rglob("*.py"))]
-    sources.append((REPO / "torchlint" / "static" / "regions.py").read_text(encoding="utf-8"))
+    sources.append((REPO / "torchlint" / "analysis" / "regions.py").read_text(encoding="utf-8"))
     sources.append("x = (  # c\n  a if b else c)\n@d\nclass K(B, metaclass=M):\n\tdef f(self, *a, k=1, **kw) -> 'T':\n"
                    "\t\treturn [i async for i in y if i] or {k: v for k, v in z} or f'{a!r:>{w}}'\n")
     for source in sources:
@@ -335,7 +336,7 @@ def test_parsing_unvalidated_gives_the_same_tree_and_switches_back():
 
 
 def test_a_time_limit_is_not_remembered(project, monkeypatch):
-    from torchlint.static import guard
+    from torchlint.static import limits as guard
 
     write(project, "m.py", MODEL)
     monkeypatch.setattr(guard, "guarded_lint",

@@ -308,7 +308,7 @@ def _observe_snippet(tmp_path, name):
     import torch
 
     from torchlint.dynamic.cudagraphs import observe_cudagraphs, prepare
-    from torchlint.dynamic.explain import load_module_from_path, observe
+    from torchlint.dynamic.observe import load_module_from_path, observe
     from torchlint.dynamic.specs import materialize, parse_input_set
 
     body, sets, _, patch = SNIPPETS[name]

@@ -99,7 +99,7 @@ def test_fix_descriptions_say_what_changes():
 
 # -- numerics: the fixed model computes the same --------------------------------------------
 def _load(path: Path):
-    from torchlint.dynamic.explain import load_module_from_path
+    from torchlint.dynamic.observe import load_module_from_path
 
     return load_module_from_path(str(path))
 
@@ -166,7 +166,7 @@ def test_fixed_code_computes_the_same_outputs_and_gradients(name):
 @pytest.mark.parametrize("name", RUNNABLE)
 def test_dynamo_no_longer_breaks_on_the_fixed_code(name):
     torch = pytest.importorskip("torch", reason="torch is needed to run dynamo")
-    from torchlint.dynamic.explain import observe
+    from torchlint.dynamic.observe import observe
 
     lines = {}
     for half in ("in", "out"):

@@ -4,8 +4,8 @@ import textwrap
 import libcst as cst
 import pytest
 
-from torchlint.static.names import ImportTable
-from torchlint.static.regions import build_index, find_regions
+from torchlint.analysis.names import ImportTable
+from torchlint.analysis.regions import build_index, find_regions
 
 
 def regions(code: str) -> dict:

@@ -22,8 +22,8 @@ import pytest
 
 from support import REPO, run_cli, run_json, write
 from torchlint.config import _KEYS, TARGET_KEYS, ConfigError, load_settings
-from torchlint.static import guard
-from torchlint.static.files import FileProblem, read_source, source_lines
+from torchlint.static import limits as guard
+from torchlint.files import FileProblem, read_source, source_lines
 
 HEAD = "import torch\nfrom torch import nn\n"
 NET = "class Net(nn.Module):\n    def forward(self, x):\n        return x.item()\n"
@@ -162,13 +162,13 @@ def test_permission_error_becomes_one_line(project, monkeypatch):
     def refuse(path, *args, **kwargs):
         raise PermissionError(13, "Permission denied", path)
 
-    monkeypatch.setattr("torchlint.static.files.os.open", refuse)
+    monkeypatch.setattr("torchlint.files.os.open", refuse)
     with pytest.raises(FileProblem, match="^permission denied$"):
         read_source(str(target))
 
 
 def test_unlistable_folder_is_one_line(project, monkeypatch):
-    from torchlint.static.files import discover
+    from torchlint.files import discover
 
     write(project, "pkg/model.py", HEAD + NET)
     real_walk = os.walk
@@ -177,14 +177,14 @@ def test_unlistable_folder_is_one_line(project, monkeypatch):
         kwargs["onerror"](PermissionError(13, "Permission denied", os.path.join(top, "private")))
         yield from real_walk(top, **kwargs)
 
-    monkeypatch.setattr("torchlint.static.files.os.walk", walk)
+    monkeypatch.setattr("torchlint.files.os.walk", walk)
     files, problems = discover(["pkg"], [], str(project))
     assert files == [os.path.join("pkg", "model.py")]
     assert problems == [(os.path.join("pkg", "private"), "cannot list folder: permission denied")]
 
 
 def test_huge_file_is_not_read(project, monkeypatch):
-    monkeypatch.setattr("torchlint.static.files.MAX_FILE_BYTES", 1024)
+    monkeypatch.setattr("torchlint.files.MAX_FILE_BYTES", 1024)
     write(project, "big.py", HEAD + "# " + "x" * 2000 + "\n" + NET)
     write(project, "small.py", HEAD + NET)
     code, report = run_json(["check", ".", "--no-cache"])
@@ -407,7 +407,7 @@ def test_ctrl_c_mid_write_and_symlinks(tmp_path, monkeypatch):
 def test_every_write_goes_through_the_atomic_writer():
     """No module opens a user's file for writing by itself (the cache writes its own
     temporary files and renames them; the snippet runner writes into a fresh temp dir)."""
-    allowed = {"atomic.py", "static/cache.py", "dynamic/explain.py",
+    allowed = {"atomic.py", "static/cache.py", "dynamic/observe.py",
                "dynamic/worker.py", "verify.py"}  # reopens stdout; writes to os.devnull
     pattern = re.compile(r"(?<![\w.])open\([^)]*['\"][wax]b?\+?['\"]|\.write_text\(|\.write_bytes\(")
     offenders = []

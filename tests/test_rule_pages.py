@@ -18,7 +18,7 @@ from typing import Dict, Set, Tuple
 
 import pytest
 
-from torchlint.catalog import SECTIONS, Example, pages
+from torchlint.pages import SECTIONS, Example, pages
 from torchlint.rules import all_rules, rules_by_code
 from torchlint.static.engine import lint_source
 
@@ -87,7 +87,7 @@ def observed(code: str, which: str) -> Tuple[Set[int], Set[str]]:
     """(break lines, GB codes) of one page block on the installed torch, computed once."""
     key = (code, which)
     if key not in _OBSERVED:
-        from torchlint.dynamic.explain import observe_source
+        from torchlint.dynamic.observe import observe_source
 
         example = PAGES[code].bad if which == "bad" else PAGES[code].good
         obs, path = observe_source(example.code, example.target, example.inputs)

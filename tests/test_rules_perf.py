@@ -197,7 +197,7 @@ def test_cli_reports_warnings_only_when_selected(project):
 # --------------------------------------------------------------------------- dynamo
 
 def _observe(snippet: str, arg_sets):
-    from torchlint.dynamic.explain import observe_source
+    from torchlint.dynamic.observe import observe_source
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

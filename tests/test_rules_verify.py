@@ -5,7 +5,7 @@ import pytest
 from click.testing import CliRunner
 
 from torchlint import verify
-from torchlint.catalog import Example, Page, pages
+from torchlint.pages import Example, Page, pages
 from torchlint.cli import main
 
 

@@ -26,7 +26,7 @@ def _module(names: List[str], extra: str = "") -> str:
 
 
 def _break_lines(code: str) -> Set[int]:
-    from torchlint.dynamic.explain import observe_source
+    from torchlint.dynamic.observe import observe_source
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from torchlint.findings import Finding
-from torchlint.static import suppression
+from torchlint import suppression
 
 
 def finding(line, rule="TL001", end_line=None):

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from support import run_cli
-from torchlint.catalog import page
+from torchlint.pages import page
 from torchlint.output.progress import MIN_FILES, ProgressBar, progress_for
 
 MODEL = "import torch\n\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x.sum().item()\n"

@@ -5,8 +5,7 @@ Python API (imported on first use, so ``import torchlint`` stays cheap)::
     torchlint.check(paths, ...) -> Report          # like `torchlint check PATHS`
     torchlint.explain(model, *args, ...) -> Report  # dynamo on a live model, in this process
 
-See :mod:`torchlint.api`. ``torchlint.check`` is the module :mod:`torchlint.check` made
-callable, so ``from torchlint.check import run_check`` keeps working.
+See :mod:`torchlint.api`.
 """
 from __future__ import annotations
 
@@ -18,6 +17,7 @@ __version__ = "0.1.0"
 __all__ = ["__version__", "check", "explain", "Report", "Finding"]
 
 _LAZY = {
+    "check": "torchlint.api",
     "explain": "torchlint.api",
     "Report": "torchlint.findings",
     "Finding": "torchlint.findings",
@@ -25,8 +25,6 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
-    if name == "check":
-        return importlib.import_module("torchlint.check")  # callable: see torchlint.api
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'torchlint' has no attribute {name!r}")

@@ -12,8 +12,8 @@ the CLI prints (``report.to_json()`` is the CLI's ``--format json``)::
     for f in report.findings:
         print(f.path, f.line, f.rule, f.message, f.suggestion)
 
-``torchlint.check`` is also the module :mod:`torchlint.check` (``run_check`` and
-``CheckOptions`` live there); calling the module calls :func:`check`.
+The run itself (static pass, dynamic pass, merge, suppression) is
+:func:`torchlint.pipeline.run_check`; :func:`check` only turns keywords into its options.
 """
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def check(
     Files or targets that cannot be checked are in ``report.errors``; an invalid config
     raises :class:`torchlint.config.ConfigError`.
     """
-    from torchlint.check import CheckOptions, run_check
+    from torchlint.pipeline import CheckOptions, run_check
     from torchlint.config import load_settings, override
 
     if isinstance(paths, (str, os.PathLike)):
@@ -118,7 +118,7 @@ def explain(
         import torch
     except ImportError:
         raise ImportError("torchlint.explain needs torch: pip install 'torchlint[dynamic]'") from None
-    from torchlint.dynamic.explain import observe
+    from torchlint.dynamic.observe import observe
 
     if calls is not None and args:
         raise TypeError("explain() takes the arguments either positionally or as calls=[...], not both")
@@ -144,7 +144,7 @@ def explain(
         "breaks": [b.to_dict() for b in obs.breaks],
         "recompiles": [r.to_dict() for r in obs.recompiles],
     }
-    from torchlint.dynamic.runner import result_from_answer
+    from torchlint.dynamic.process import result_from_answer
 
     result, dynamic = result_from_answer(types.SimpleNamespace(name=name), answer,
                                          time.monotonic() - started, base)
@@ -211,16 +211,3 @@ def _with_rules(dynamic: List[Finding]) -> List[Finding]:
     gb_map: Dict[str, set] = {r.code: set(r.gb_codes) for r in rules}
     suggestions = {r.code: r.suggestion for r in rules}
     return [f for f in merge(static, dynamic, gb_map, suggestions) if f.source != "static"]
-
-
-class _CallableModule(types.ModuleType):
-    """:mod:`torchlint.check`, which ``torchlint.check(paths)`` also calls."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Report:
-        return check(*args, **kwargs)
-
-
-def make_callable(module_name: str) -> None:
-    """Let ``torchlint.check(...)`` call :func:`check` while ``torchlint.check`` stays the
-    module (``from torchlint.check import run_check``, ``import torchlint.check`` work)."""
-    sys.modules[module_name].__class__ = _CallableModule

@@ -158,11 +158,11 @@ def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input
         raise _fail("--fix and --diff need the static pass (drop --no-static)")
     fix_errors = _apply_fixes(settings, paths or (".",), verbose=verbose, **fixes) if fixes is not None else []
 
-    from torchlint.check import CheckOptions, run_check
+    from torchlint.pipeline import CheckOptions, run_check
 
     from torchlint.output.progress import close as close_progress, progress_for
 
-    from torchlint.static import guard
+    from torchlint.static import limits as guard
 
     guard.SHOW_TRACEBACKS = bool(verbose)  # a file that trips a bug: its traceback with -v
     params = click.get_current_context().params  # a bar only on a terminal, for a text report
@@ -391,7 +391,7 @@ def _verify_rules(rules, show_all: bool) -> None:
     if importlib.util.find_spec("torch") is None:
         raise _fail("--verify runs the rule pages through torch, which is not installed "
                     "(pip install 'torchlint[dynamic]')")
-    from torchlint.catalog import page
+    from torchlint.pages import page
     from torchlint.verify import torch_version, verify_page
 
     settings = Settings()
@@ -416,7 +416,7 @@ def _verify_rules(rules, show_all: bool) -> None:
 @click.argument("code")
 def rule_cmd(code: str) -> None:
     """Print the page of rule CODE (e.g. TL001): what it does, why, examples, fix."""
-    from torchlint.catalog import page
+    from torchlint.pages import page
     from torchlint.rules import rules_by_code
 
     known = rules_by_code()

@@ -14,7 +14,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Iterator, Optional, Set, Tuple
 
-from torchlint.catalog import Example, Page
+from torchlint.pages import Example, Page
 
 
 @contextlib.contextmanager
@@ -67,7 +67,7 @@ class Verdict:
 
 
 def _observe(example: Example) -> Tuple[Set[int], Set[str]]:
-    from torchlint.dynamic.explain import observe_source
+    from torchlint.dynamic.observe import observe_source
 
     with silenced():
         obs, path = observe_source(example.code, example.target, example.inputs)

@@ -14,7 +14,7 @@ def models_dir():
 def worker():
     """One worker process shared by every runner test (torch imported once)."""
     pytest.importorskip("torch")
-    from torchlint.dynamic.runner import Worker
+    from torchlint.dynamic.process import Worker
 
     w = Worker()
     w.start()

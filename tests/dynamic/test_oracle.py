@@ -11,7 +11,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from torchlint.dynamic.explain import break_lines_of_source, observe, observe_source  # noqa: E402
+from torchlint.dynamic.observe import break_lines_of_source, observe, observe_source  # noqa: E402
 
 HEADER = "import torch, time, random, warnings, logging, copy\nimport torch.nn as nn\nlog = logging.getLogger('t')\n"
 

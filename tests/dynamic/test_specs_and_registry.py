@@ -1,7 +1,7 @@
 """Input specs, target references and the GB registry: no torch needed for parsing."""
 import pytest
 
-from torchlint.dynamic.registry import GraphBreakRegistry, load_registry, registry_path
+from torchlint.dynamic.gb_registry import GraphBreakRegistry, load_registry, registry_path
 from torchlint.dynamic.specs import ScalarSpec, SpecError, TensorSpec, TupleSpec, parse_input, parse_input_set
 from torchlint.dynamic.targets import TargetError, make_target, parse_ref, target_from_config
 
@@ -86,7 +86,7 @@ def test_package_import_does_not_import_torch():
     import subprocess
     import sys
 
-    code = ("import sys, torchlint.dynamic, torchlint.dynamic.runner, torchlint.dynamic.pass_, "
+    code = ("import sys, torchlint.dynamic, torchlint.dynamic.process, torchlint.dynamic.run, "
             "torchlint.merge, torchlint.gate; print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -5,8 +5,8 @@ themselves (``explain``, ``worker``), and only the worker process and tests load
 
 Entry points (imported lazily):
 
-* :func:`torchlint.dynamic.runner.run_targets` - the CLI's door: targets in a reused worker.
-* :func:`torchlint.dynamic.explain.break_lines_of_source` - a snippet's break lines, for tests.
+* :func:`torchlint.dynamic.process.run_targets` - the CLI's door: targets in a reused worker.
+* :func:`torchlint.dynamic.observe.break_lines_of_source` - a snippet's break lines, for tests.
 """
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from typing import Any
 __all__ = ["run_targets", "break_lines_of_source", "observe_source", "TargetError", "SpecError"]
 
 _LAZY = {
-    "run_targets": "torchlint.dynamic.runner",
-    "break_lines_of_source": "torchlint.dynamic.explain",
-    "observe_source": "torchlint.dynamic.explain",
+    "run_targets": "torchlint.dynamic.process",
+    "break_lines_of_source": "torchlint.dynamic.observe",
+    "observe_source": "torchlint.dynamic.observe",
     "TargetError": "torchlint.dynamic.targets",
     "SpecError": "torchlint.dynamic.specs",
 }

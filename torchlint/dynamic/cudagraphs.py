@@ -92,7 +92,7 @@ def require_cuda(worker: Any, specs: Sequence[Any]) -> None:
     wanting = [s for s in specs if device_of(s.mode, s.device) == "cuda"]
     if not wanting:
         return
-    from torchlint.dynamic.runner import WorkerError
+    from torchlint.dynamic.process import WorkerError
 
     try:
         worker.wait_ready()
@@ -134,7 +134,7 @@ def _suggestion(reason: str) -> str:
 
 def _finding(name: str, path: str, line: int, message: str, suggestion: str, target: str,
              reason: Optional[str], cwd: str) -> Finding:
-    from torchlint.dynamic.runner import _relpath, _source_line
+    from torchlint.dynamic.process import _relpath, _source_line
 
     text = _source_line(path, line) or ""
     stripped = text.strip()

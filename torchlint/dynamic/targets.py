@@ -207,7 +207,7 @@ def target_from_config(table: Dict[str, Any], *, base_dir: str = ".") -> TargetS
 # --------------------------------------------------------------------------- worker side
 
 def _resolve(ref: ObjectRef, cwd: str) -> Tuple[Any, str]:
-    from torchlint.dynamic.explain import load_module_from_path
+    from torchlint.dynamic.observe import load_module_from_path
 
     path = ref.path if os.path.isabs(ref.path) else os.path.join(cwd, ref.path)
     if not os.path.isfile(path):

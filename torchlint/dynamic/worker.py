@@ -1,6 +1,6 @@
 """The worker process: imports torch once, then runs targets one request at a time.
 
-Started by :mod:`torchlint.dynamic.runner` as ``python -c ... worker.main(rfd, wfd)`` with its
+Started by :mod:`torchlint.dynamic.process` as ``python -c ... worker.main(rfd, wfd)`` with its
 stdout and stderr on a pipe the parent drains (keeping only the tail), so nothing the user's
 model prints can garble the report or block. Requests and answers are JSON lines on two
 dedicated pipes (``rfd`` / ``wfd``). Each target runs under a memory limit (``max_memory``
@@ -84,7 +84,7 @@ def _out_of_memory(answer: Dict[str, Any], share: int) -> None:
     error = answer.get("error") or ""
     if not _OUT_OF_MEMORY.search(error):
         return
-    from torchlint.dynamic.runner import format_size
+    from torchlint.dynamic.process import format_size
 
     where = re.search(r" \(at [^()]+:\d+\)$", error)
     wanted = _ALLOCATE.search(error)
@@ -156,7 +156,7 @@ def _handle(request: Dict[str, Any]) -> Dict[str, Any]:
     import torch
 
     from torchlint.dynamic.cudagraphs import observe_cudagraphs, prepare
-    from torchlint.dynamic.explain import observe
+    from torchlint.dynamic.observe import observe
     from torchlint.dynamic.specs import materialize, parse_input
     from torchlint.dynamic.targets import TargetError, load_input_sets, load_inputs, load_target, parse_ref
 
@@ -219,7 +219,7 @@ def main(rfd: int, wfd: int) -> None:
     try:
         import torch
 
-        from torchlint.dynamic.explain import observe
+        from torchlint.dynamic.observe import observe
 
         # Pay dynamo's one-off start-up cost now, not in the first target's time.
         observe(lambda x: x + 1, [(torch.ones(2),)], user_files=())

@@ -26,11 +26,11 @@ from torchlint.fixes import fixer_for
 from torchlint.fixes.base import REMOVE, SAFE, Applied, FixContext, FixOutcome, Plan
 from torchlint.findings import Finding, Fix
 from torchlint.rules.base import Rule
-from torchlint.static import suppression
+from torchlint import suppression
 from torchlint.static.engine import lint_module
-from torchlint.static.files import FileProblem, decode_source, source_lines
-from torchlint.static.guard import too_deep
-from torchlint.static.names import dotted
+from torchlint.files import FileProblem, decode_source, source_lines
+from torchlint.static.limits import too_deep
+from torchlint.analysis.names import dotted
 
 MAX_ROUNDS = 6
 _CANDIDATE = re.compile(r"torch|Module|compile")
@@ -397,7 +397,7 @@ def _selected_rules(settings) -> List[Type[Rule]]:
 
 def fix_paths(paths: Sequence[str], settings, cwd: str, *, unsafe: bool, write: bool) -> List[FixOutcome]:
     """``--fix`` / ``--diff``: fix every checked file under ``paths`` with the enabled rules."""
-    from torchlint.static.files import discover
+    from torchlint.files import discover
 
     files, _ = discover(paths, settings.exclude, cwd)  # missing paths: the check reports them
     return fix_files(files, _selected_rules(settings), unsafe=unsafe, write=write, cwd=cwd,

@@ -15,7 +15,7 @@ from typing import Callable, ClassVar, Dict, Iterable, Iterator, List, Optional,
 import libcst as cst
 
 from torchlint.rules.base import Rule
-from torchlint.static.names import ImportTable, dotted
+from torchlint.analysis.names import ImportTable, dotted
 
 #: ``original node -> fn(updated node) -> replacement`` (a node, a FlattenSentinel, or REMOVE)
 Edits = Dict[cst.CSTNode, Callable[[cst.CSTNode], object]]

@@ -36,7 +36,7 @@ from torchlint.fixes.base import (
     with_leading_lines,
 )
 from torchlint.rules.base import Rule
-from torchlint.static.names import dotted
+from torchlint.analysis.names import dotted
 
 _RANGE = "builtins.range"
 _STACK = "torch.stack"

@@ -13,7 +13,7 @@ from torchlint.findings import Finding, Report
 
 FORMATS = {
     "text": "torchlint.output.text",
-    "json": "torchlint.output.json_format",
+    "json": "torchlint.output.json",
     "sarif": "torchlint.output.sarif",
     "github": "torchlint.output.github",
 }

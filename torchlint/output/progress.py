@@ -1,6 +1,6 @@
 """Progress on stderr: a rich progress bar for long runs on a terminal, plain lines for -v.
 
-:func:`torchlint.check.run_check` receives ``CheckOptions.progress``: a callable taking one
+:func:`torchlint.pipeline.run_check` receives ``CheckOptions.progress``: a callable taking one
 line of text (the dynamic runner calls it as each target starts). A :class:`ProgressBar`
 is such a callable that also has :meth:`ProgressBar.stage`, which ``run_check`` uses to show
 how far the static pass (files) and the dynamic pass (targets) have come.

@@ -44,7 +44,7 @@ def _information_uri() -> Optional[str]:
 
 
 def _rule_descriptors() -> List[Dict[str, Any]]:
-    from torchlint.catalog import pages
+    from torchlint.pages import pages
     from torchlint.rules import all_rules
 
     catalog = pages()

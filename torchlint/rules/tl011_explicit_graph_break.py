@@ -4,7 +4,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchlint.rules.base import Rule
-from torchlint.static.regions import DISABLE_DECORATORS
+from torchlint.analysis.regions import DISABLE_DECORATORS
 
 _BREAKS = {"torch._dynamo.graph_break", "torch._dynamo.skip_frame"}
 

@@ -52,25 +52,19 @@ _SOURCES = frozenset({"static", "dynamic", "both"})
 _SEVERITIES = frozenset({"error", "warning"})
 
 # What the static results depend on besides the file and the settings.
-_ENGINE_PARTS = (("rules", ".py"), ("static", ".py"), ("fixes", ".py"), ("data", ".json"))
-
-
 def engine_version() -> str:
-    """A hash of the code and data that produce static findings."""
-    package = os.path.dirname(os.path.abspath(__file__))
-    package = os.path.dirname(package)  # torchlint/
+    """A hash of the code and data that produce static findings: every module and data file
+    of the package (a moved or renamed module is covered as well as an edited one)."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # torchlint/
     h = hashlib.sha256()
     h.update(f"{__version__}\0{sys.version_info[0]}.{sys.version_info[1]}\0".encode())
-    for folder, suffix in _ENGINE_PARTS:
-        where = os.path.join(package, folder)
-        try:
-            names = sorted(n for n in os.listdir(where) if n.endswith(suffix))
-        except OSError:
-            continue
-        for name in names:
-            h.update(f"{folder}/{name}\0".encode())
+    for folder, dirs, names in sorted(os.walk(package)):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        rel = os.path.relpath(folder, package)
+        for name in sorted(n for n in names if n.endswith((".py", ".json"))):
+            h.update(f"{rel}/{name}\0".encode())
             try:
-                with open(os.path.join(where, name), "rb") as fh:
+                with open(os.path.join(folder, name), "rb") as fh:
                     h.update(fh.read())
             except OSError:
                 h.update(b"?")

@@ -1,10 +1,10 @@
 """Parse a file once, find its compiled regions, and run every enabled rule in one walk.
 
-The walk covers compiled regions only (see :mod:`torchlint.static.regions`); code under
+The walk covers compiled regions only (see :mod:`torchlint.analysis.regions`); code under
 ``if not torch.compiler.is_compiling():`` is skipped. While walking, the engine keeps the
-tensor-ness of local names up to date (:mod:`torchlint.static.tensors`) so rules can ask
+tensor-ness of local names up to date (:mod:`torchlint.analysis.tensors`) so rules can ask
 ``ctx.is_tensor(expr)``. The walk reads children straight from the nodes
-(:mod:`torchlint.static.tree`), and positions are computed for reported nodes only.
+(:mod:`torchlint.analysis.tree`), and positions are computed for reported nodes only.
 """
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ import libcst as cst
 
 from torchlint.findings import Finding, Fix
 from torchlint.rules.base import Rule
-from torchlint.static.files import source_lines
-from torchlint.static.names import ImportTable
-from torchlint.static.regions import (
+from torchlint.files import source_lines
+from torchlint.analysis.names import ImportTable
+from torchlint.analysis.regions import (
     ModuleIndex,
     Region,
     build_index,
@@ -25,8 +25,8 @@ from torchlint.static.regions import (
     is_compiling_guard,
     resolve_callee,
 )
-from torchlint.static.tensors import TensorScope
-from torchlint.static.tree import TRIVIA_TYPES, positions, traverse
+from torchlint.analysis.tensors import TensorScope
+from torchlint.analysis.tree import TRIVIA_TYPES, positions, traverse
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Type
 
 from torchlint.findings import FileError, Finding
-from torchlint.static.files import FileProblem, read_source
+from torchlint.files import FileProblem, read_source
 
 if TYPE_CHECKING:  # pragma: no cover
     from torchlint.config import Settings
@@ -122,8 +122,8 @@ def check_source(source: str, path: str, rule_classes: Sequence[Type["Rule"]]) -
     result = FileResult(path=path, lines=_line_count(source))
     if not rule_classes or not is_candidate(source):
         return result
-    from torchlint.static.guard import guarded_lint
-    from torchlint.static.tree import unvalidated
+    from torchlint.static.limits import guarded_lint
+    from torchlint.analysis.tree import unvalidated
 
     with unvalidated():  # the parser's nodes need no re-checking
         result.findings, result.error = guarded_lint(source, path, rule_classes)

@@ -11,12 +11,12 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from torchlint.config import Settings
 from torchlint.findings import FileError, Finding, Report
-from torchlint.static import suppression
-from torchlint.static.files import FileProblem, discover, read_source, source_lines
+from torchlint import suppression
+from torchlint.files import FileProblem, discover, read_source, source_lines
 
 
 def _may_suppress(text: str) -> bool:
-    """Whether ``text`` can hold a comment torchlint.static.suppression honours: each says
+    """Whether ``text`` can hold a comment torchlint.suppression honours: each says
     `noqa` or `torchlint`, in any case (``lower()`` + ``in`` beats a case-blind search)."""
     low = text.lower()
     return "noqa" in low or "torchlint" in low
@@ -61,7 +61,7 @@ def run_check(options: CheckOptions) -> Report:
     dynamic_findings: List[Finding] = []
     targets = options.cli_targets or settings.targets
     if options.dynamic is not False and targets:
-        from torchlint.dynamic.pass_ import run_dynamic  # imports no torch in this process
+        from torchlint.dynamic.run import run_dynamic  # imports no torch in this process
 
         _stage(options.progress, "dynamo", len(targets))
 
@@ -126,8 +126,3 @@ def _lines_reader(cwd: str, texts: Dict[str, str]) -> Callable[[str], Optional[L
 
     return read
 
-
-# `torchlint.check(paths, ...)`, the Python API, calls this module (torchlint.api.check).
-from torchlint.api import make_callable  # noqa: E402
-
-make_callable(__name__)

@@ -1,4 +1,4 @@
-"""The dynamic pass as :func:`torchlint.check.run_check` calls it. Imports no torch here.
+"""The dynamic pass as :func:`torchlint.pipeline.run_check` calls it. Imports no torch here.
 
 Target declarations arrive as dicts with the config's keys (``target``, ``input``,
 ``input-sets``, ``inputs-from``, ``input-sets-from``, ``timeout``, ``train``,
@@ -11,7 +11,7 @@ import os
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from torchlint.dynamic.cudagraphs import require_cuda, with_run_options
-from torchlint.dynamic.runner import Worker, run_targets
+from torchlint.dynamic.process import Worker, run_targets
 from torchlint.dynamic.specs import SpecError
 from torchlint.dynamic.targets import TargetError, TargetSpec, target_from_config
 from torchlint.findings import FileError, Finding, TargetResult

@@ -135,7 +135,7 @@ def guarded_lint(source: str, path: str, rule_classes: Sequence[Type["Rule"]],
     import libcst as cst
 
     from torchlint.static.engine import lint_module
-    from torchlint.static.files import source_lines
+    from torchlint.files import source_lines
     from torchlint.static.run import parse_error_message
 
     reason = too_deep(source)

@@ -13,8 +13,8 @@ from typing import Dict, Iterator, List, Optional, Set, Union
 
 import libcst as cst
 
-from torchlint.static.names import ImportTable
-from torchlint.static.tree import code_children
+from torchlint.analysis.names import ImportTable
+from torchlint.analysis.tree import code_children
 
 FunctionNode = Union[cst.FunctionDef]
 

@@ -11,8 +11,8 @@ from typing import Dict, Optional, Set
 
 import libcst as cst
 
-from torchlint.static.names import ImportTable
-from torchlint.static.regions import ClassInfo
+from torchlint.analysis.names import ImportTable
+from torchlint.analysis.regions import ClassInfo
 
 TENSOR = "tensor"
 TENSORS = "tensors"

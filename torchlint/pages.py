@@ -1,7 +1,7 @@
-"""The rule pages (``rules/TLnnn-name.md``): find them, split them into sections and examples.
+"""The rule pages (``docs/rules/TLnnn-name.md``): find them, split them into sections and examples.
 
 Pages ship inside the package as ``torchlint.rule_pages`` (pyproject maps the repository's
-``rules/`` folder there), so ``torchlint rule TL001`` works from a wheel too.
+``docs/rules/`` folder there), so ``torchlint rule TL001`` works from a wheel too.
 """
 from __future__ import annotations
 

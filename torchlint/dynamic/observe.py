@@ -33,7 +33,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequ
 import torch
 
 from torchlint.dynamic.recompiles import RecompileEvent, parse_recompile_message
-from torchlint.dynamic.registry import GraphBreakRegistry, load_registry
+from torchlint.dynamic.gb_registry import GraphBreakRegistry, load_registry
 
 _TORCH_DIR = os.path.dirname(os.path.realpath(torch.__file__))
 _STDLIB_DIRS = {os.path.realpath(sysconfig.get_paths()[k]) for k in ("stdlib", "platstdlib")}
