@@ -25,6 +25,6 @@ class Untouched(nn.Module):
         out = torch.zeros(4)
         for i in range(4):
             out[i] = x[i, idx[i]]  # stores, not a stack
-        extra = nn.Linear(x.shape[-1], 4)  # sizes from the input
+        extra = nn.Linear(idx.shape[-1], 4)  # a size from an input no layer pins
         log = lambda: print(h)  # noqa: E731 - not a statement
         return extra(h) + out, steps, time.perf_counter() - start, log
