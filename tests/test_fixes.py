@@ -388,3 +388,173 @@ class C(nn.Module):
 
     assert [f.rule for f in lint_source(src, "m.py", all_rules())] == ["TL007", "TL007"]
     assert _fix(src).new == src
+
+
+# -- a model not in the repo: a `.tolist()` row pick and a print ------------------------------
+HELD_OUT = '''
+import torch
+import torch.nn as nn
+
+
+class RowPicker(nn.Module):
+    def __init__(self, dim: int = 16) -> None:
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
+        h = self.proj(x)
+        print("h", h.shape)
+        cols = idx.tolist()
+        out = torch.stack([h[i, c] for i, c in enumerate(cols)])
+        return out.tanh()
+'''
+
+
+@pytest.mark.dynamo
+def test_held_out_row_pick_model_goes_from_two_breaks_to_none(project):
+    torch = pytest.importorskip("torch", reason="torch is needed to run dynamo")
+    from torchlint.dynamic.observe import observe
+
+    path = write(project, "picker.py", HELD_OUT)
+    result = run_cli(["check", "picker.py", "--fix", "--unsafe-fixes"])
+    assert result.exit_code == 0, result.stdout
+    fixed = path.read_text()
+    assert ".tolist()" not in fixed and "is_compiling()" in fixed
+    again = run_cli(["check", "picker.py", "--fix", "--unsafe-fixes"])
+    assert path.read_text() == fixed and "Fixed" not in again.stderr
+    original = write(project, "original.py", HELD_OUT)
+
+    x, idx = torch.randn(6, 16), torch.tensor([3, 0, 15, 3, 7, 1])
+    results = {}
+    for name, file in (("in", original), ("out", path)):
+        mod = _load(file)
+        torch.manual_seed(0)
+        model = mod.RowPicker()
+        xs = x.clone().requires_grad_(True)
+        out = model(xs, idx)
+        out.sum().backward()
+        grads = [xs.grad] + [p.grad for p in model.parameters()]
+        torch.manual_seed(0)
+        obs = observe(mod.RowPicker(), [(x, idx)], user_files={str(file)})
+        results[name] = (out.detach(), grads, obs.graph_breaks)
+    (o0, g0, b0), (o1, g1, b1) = results["in"], results["out"]
+    assert (b0, b1) == (2, 0)
+    torch.testing.assert_close(o0, o1, rtol=0, atol=0)
+    for a, b in zip(g0, g1):
+        torch.testing.assert_close(a, b, rtol=1e-6, atol=1e-7)
+
+
+# -- cases each new fix must decline (the rewrite would change results) -----------------------
+def _declines(src: str, code: str) -> None:
+    """``code`` still reports on ``src`` and no fix changes it."""
+    from torchlint.static.engine import lint_source
+
+    assert code in [f.rule for f in lint_source(src, "m.py", all_rules())]
+    assert _fix(src).new == src
+
+
+TOLIST_MUTATED = '''
+import torch
+
+
+@torch.compile
+def pick(h, idx):
+    cols = idx.tolist()
+    idx.add_(1)
+    return torch.stack([h[i, c] for i, c in enumerate(cols)])
+'''
+
+
+def test_tolist_pick_declines_when_the_index_changes_in_between_or_the_list_is_kept():
+    torch = pytest.importorskip("torch")
+    _declines(TOLIST_MUTATED, "TL003")
+    # the rewrite would read the changed tensor: proof that it would differ
+    h, idx = torch.randn(3, 4), torch.tensor([0, 1, 2])
+    cols = idx.tolist()
+    idx2 = idx.clone().add_(1)
+    before = torch.stack([h[i, c] for i, c in enumerate(cols)])
+    after = h[torch.arange(idx2.shape[0]), idx2]
+    assert not torch.equal(before, after)
+    kept = TOLIST_MUTATED.replace("    idx.add_(1)\n", "").replace(
+        "return torch.stack([h[i, c] for i, c in enumerate(cols)])",
+        "return torch.stack([h[i, c] for i, c in enumerate(cols)]), cols")
+    _declines(kept, "TL003")  # the list is returned: it must stay
+    filtered = TOLIST_MUTATED.replace("    idx.add_(1)\n", "").replace(
+        "enumerate(cols)])", "enumerate(cols) if c > 0])")
+    _declines(filtered, "TL003")  # a filter drops rows: no one-op form keeps their count
+
+
+MASK_INT = '''
+import torch
+
+
+@torch.compile
+def pick(scores, boxes, flags):
+    keep = (scores > 0.5) & flags
+    return scores[keep], boxes[keep]
+'''
+
+
+def test_mask_positions_decline_for_an_integer_mask_and_for_a_store():
+    torch = pytest.importorskip("torch")
+    src = MASK_INT.replace("keep = (scores > 0.5) & flags", "keep = scores > 0.5")
+    assert "nonzero(as_tuple=True)" in _fix(src).new  # the boolean form is fixed
+    # `flags` may be an integer tensor: then `keep` is one too, `x[keep]` gathers rows 0/1 and
+    # the positions would pick something else
+    _declines(MASK_INT, "TL008")
+    scores, flags = torch.tensor([0.9, 0.1, 0.7]), torch.tensor([1, 1, 0])
+    keep = (scores > 0.5) & flags
+    assert not torch.equal(scores[keep], scores[keep.nonzero(as_tuple=True)])
+    stored = src.replace("return scores[keep], boxes[keep]", "boxes[keep] = 0\n    return scores[keep], boxes")
+    _declines(stored, "TL008")  # only one pick left besides a store: nothing to share
+
+
+TIMING_KEPT = '''
+import time
+
+import torch
+
+
+@torch.compile
+def step(x):
+    t0 = time.perf_counter()
+    y = x * 2
+    return y, time.perf_counter() - t0
+'''
+
+
+def test_timing_guard_declines_when_the_time_is_returned_and_is_safe_only_for_logging():
+    _declines(TIMING_KEPT, "TL009")  # guarded, `t0` would be missing when the value is returned
+    before, _ = _pair("guard_timing")
+    outcome = _fix(before, unsafe=False)
+    assert [(a.line, a.applicability) for a in outcome.applied] == [(21, "safe")]
+    assert "        self._record(time.time() - start)\n" in outcome.new  # the unsafe one stays
+    text = " ".join(a.description for a in _fix(before).applied)
+    assert "no longer call `self._record`" in text and "only logged" in text
+
+
+HOIST_REBOUND = '''
+import torch
+import torch.nn as nn
+
+
+class Head(nn.Module):
+    def __init__(self, dim: int = 8) -> None:
+        super().__init__()
+        self.norm = nn.LayerNorm(dim)
+        self.wide = nn.Linear(dim, 2 * dim)
+
+    def forward(self, x):
+        h = self.norm(x)
+        x = self.wide(h)
+        out = nn.Linear(x.shape[-1], 4)
+        return out(x)
+'''
+
+
+def test_hoist_declines_when_the_input_is_rebound_after_the_layer_that_pins_its_size():
+    _declines(HOIST_REBOUND, "TL007")  # `x` is 2 * dim wide by then, not dim
+    unconditional = HOIST_REBOUND.replace("        x = self.wide(h)\n", "")
+    assert "self.out = nn.Linear(dim, 4)" in _fix(unconditional).new
+    conditional = unconditional.replace("        h = self.norm(x)\n", "        h = self.norm(x) if x.ndim > 1 else x\n")
+    _declines(conditional, "TL007")  # the LayerNorm may not have run

@@ -1,4 +1,14 @@
-"""Share one ``nonzero`` between the boolean-mask picks of the same mask (TL008).
+"""Boolean-mask picks without a data-dependent shape (TL008): reduced ones, and shared positions.
+
+A pick that is only reduced, ``x[mask].sum()`` / ``x[mask].mean()``, becomes
+``torch.where(mask, x, 0).sum()`` / ``(torch.where(mask, x, 0).sum() / mask.sum())``: no
+data-dependent shape at all, so no break. Unsafe: it assumes ``mask`` has ``x``'s shape (a
+mask over leading dimensions only broadcasts differently in ``torch.where``), the sum is taken
+in another order (equal up to float rounding), an integer ``x`` now gives a float mean where
+``.mean()`` raised, and an all-``False`` mask gives ``0`` for the sum and ``nan`` for the mean
+(0/0), as ``x[mask]`` did.
+
+Otherwise several picks with one mask share one ``nonzero``:
 
     keep = scores > thr                          keep = scores > thr
     kept_scores = scores[keep]             ->    keep_idx = keep.nonzero(as_tuple=True)
@@ -110,15 +120,14 @@ class SharedMaskPositions(Fixer):
         fn = ctx.enclosing_function(node)
         if mask is None or fn is None:
             return None
+        reduced = self._reduction(node, mask, fn, rule, ctx)
+        if reduced is not None:
+            return reduced
+        if not _bound_to_bool(mask, fn, rule, ctx):
+            return None
         uses = name_nodes(fn.body, [mask])
         binds = [u for u in uses if isinstance(ctx.parent(u), cst.AssignTarget)]
-        if len(binds) != 1 or any(p.name.value == mask for p in fn.params.params):
-            return None
         assign_line = ctx.parent(ctx.parent(ctx.parent(binds[0])))
-        assign = ctx.parent(ctx.parent(binds[0]))
-        if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1
-                and isinstance(assign_line, cst.SimpleStatementLine) and is_bool_tensor(assign.value, rule)):
-            return None
         found = ctx.block_of(assign_line)
         if found is None:
             return None
@@ -157,6 +166,34 @@ class SharedMaskPositions(Fixer):
         edits[first] = lambda updated: cst.FlattenSentinel([positions, updated.with_changes(leading_lines=())])
         return Plan(rule.code, node, edits, UNSAFE, _DESCRIPTION.format(mask=mask, idx=idx), needs_torch=True)
 
+    def _reduction(self, node: cst.CSTNode, mask: str, fn: cst.FunctionDef, rule: Rule,
+                   ctx: FixContext) -> Optional[Plan]:
+        """``x[mask].sum()`` / ``x[mask].mean()`` -> ``torch.where`` forms of fixed shape."""
+        attr = ctx.parent(node)
+        call = ctx.parent(attr) if isinstance(attr, cst.Attribute) else None
+        if not (isinstance(node, cst.Subscript) and isinstance(call, cst.Call) and call.func is attr
+                and not call.args and attr.attr.value in ("sum", "mean") and _bound_to_bool(mask, fn, rule, ctx)):
+            return None
+        how = attr.attr.value
+
+        def edit(updated: cst.Call) -> cst.BaseExpression:
+            x = updated.func.value.value  # type: ignore[attr-defined]
+            where = cst.Call(ctx.torch_expr("where"), [cst.Arg(cst.Name(mask)), cst.Arg(x.with_changes(
+                lpar=[], rpar=[])), cst.Arg(cst.Integer("0"))])
+            total = cst.Call(cst.Attribute(where, cst.Name("sum")))
+            if how == "sum":
+                return total.with_changes(lpar=updated.lpar, rpar=updated.rpar)
+            count = cst.Call(cst.Attribute(cst.Name(mask), cst.Name("sum")))
+            return cst.BinaryOperation(total, cst.Divide(), count, lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+        return Plan(rule.code, node, {call: edit}, UNSAFE, needs_torch=True, description=(
+            f"Reduce over the mask instead of picking with it: `x[{mask}].{how}()` -> "
+            + ("`torch.where(mask, x, 0).sum()`" if how == "sum" else "`(torch.where(mask, x, 0).sum() / mask.sum())`")
+            + f"; no data-dependent shape, so no graph break. Assumes `{mask}` has `x`'s shape; the sum is "
+            "taken in another order (equal up to float rounding); an all-False mask gives "
+            + ("0, as before." if how == "sum" else "nan (0/0), as before, and an integer `x` a float mean "
+               "where `.mean()` raised.")))
+
     @staticmethod
     def _mask_of(node: cst.CSTNode) -> Optional[str]:
         if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
@@ -168,6 +205,16 @@ class SharedMaskPositions(Fixer):
             if len(node.args) == 1 and node.args[0].keyword is None and isinstance(node.args[0].value, cst.Name):
                 return node.args[0].value.value
         return None
+
+
+def _bound_to_bool(mask: str, fn: cst.FunctionDef, rule: Rule, ctx: FixContext) -> bool:
+    """``mask`` is bound once in ``fn``, by a plain ``mask = <boolean tensor expression>`` line."""
+    binds = [u for u in name_nodes(fn.body, [mask]) if isinstance(ctx.parent(u), cst.AssignTarget)]
+    if len(binds) != 1 or any(p.name.value == mask for p in fn.params.params):
+        return False
+    assign = ctx.parent(ctx.parent(binds[0]))
+    return (isinstance(assign, cst.Assign) and len(assign.targets) == 1
+            and isinstance(ctx.parent(assign), cst.SimpleStatementLine) and is_bool_tensor(assign.value, rule))
 
 
 def _between(node: cst.CSTNode, top: cst.CSTNode, ctx: FixContext):
