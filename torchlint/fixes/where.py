@@ -6,7 +6,9 @@ Three forms:
   -> ``y = torch.where(c, a, b)``; several names share one condition variable;
 * early return at the top of a function: ``if c: return a`` ... ``return b``
   -> ``cond = c`` ... ``return torch.where(cond, a, b)``;
-* ternary: ``a if c else b`` -> ``torch.where(c, a, b)``.
+* ternary: ``a if c else b`` -> ``torch.where(c, a, b)``;
+* a value check, ``if c: raise E("msg")`` -> ``torch._assert_async(...)``
+  (:mod:`torchlint.fixes.value_check`).
 
 Unsafe: both sides are computed on every call (it costs time, and an error or side effect on
 the side not taken now happens), and the result follows ``torch.where``'s broadcasting and
@@ -31,6 +33,7 @@ from torchlint.fixes.base import (
     register,
     with_leading_lines,
 )
+from torchlint.fixes.value_check import value_check_plan
 from torchlint.rules.base import Rule
 
 IsTensor = Callable[[cst.BaseExpression], bool]
@@ -83,6 +86,14 @@ def _call(ctx: FixContext, name: str, *args: cst.BaseExpression) -> cst.Call:
     keep = (cst.Tuple, cst.GeneratorExp, cst.NamedExpr, cst.Yield)  # need theirs as arguments
     bare = [a if isinstance(a, keep) else a.with_changes(lpar=[], rpar=[]) for a in args]
     return cst.Call(ctx.torch_expr(name), [cst.Arg(a) for a in bare])
+
+
+def _negated(ctx: FixContext, cond: cst.BaseExpression) -> cst.BaseExpression:
+    """``torch.logical_not(cond)``, or ``c`` when ``cond`` is ``torch.logical_not(c)``."""
+    if (isinstance(cond, cst.Call) and isinstance(cond.func, cst.Attribute) and cond.func.attr.value == "logical_not"
+            and len(cond.args) == 1 and cst.Module([]).code_for_node(cond.func) == f"{ctx.torch}.logical_not"):
+        return cond.args[0].value
+    return _call(ctx, "logical_not", cond)
 
 
 def _where(ctx: FixContext, cond: cst.BaseExpression, a: cst.BaseExpression, b: cst.BaseExpression) -> cst.Call:
@@ -203,7 +214,7 @@ class WhereForBranch(Fixer):
         early = early_return_form(owner, ctx, rule.is_tensor)
         if early is not None:
             return self._early_return(owner, node, cond, early, rule, ctx)
-        return None
+        return value_check_plan(owner, node, cond, rule, ctx, lambda c: _negated(ctx, c))
 
     def _ternary(self, owner: cst.IfExp, node, rule: Rule, ctx: FixContext) -> Optional[Plan]:
         cond = bool_test(node, rule.is_tensor, ctx)
