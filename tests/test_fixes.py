@@ -597,3 +597,22 @@ def test_value_check_still_raises_in_eager_with_the_message():
     fixed = _load(FIXES / "value_check.out.py").build()
     with pytest.raises(RuntimeError, match="input out of range"):
         fixed(torch.full((2, 4), 1e5))
+
+
+def test_loop_exit_declines_an_in_place_update_and_a_body_value_read_after_the_loop(tmp_path):
+    torch = pytest.importorskip("torch")
+    before, after = _pair("loop_exit")
+    in_place = before.replace("steps = steps + 1", "steps += 1")
+    fixed = _fix(in_place).new
+    assert "stopped" not in fixed and "break" in fixed  # `.item()` may go, the loop stays
+    # the rewrite would save `steps` and then `+=` changes the saved tensor too: a wrong count
+    (tmp_path / "orig.py").write_text(in_place)
+    (tmp_path / "rewritten.py").write_text(after.replace("steps = steps + 1", "steps += 1"))
+    x = torch.randn(4, 6)
+    counts = []
+    for name in ("orig.py", "rewritten.py"):
+        torch.manual_seed(0)
+        counts.append(_load(tmp_path / name).build()(x)[1].item())
+    assert counts[0] < 30 and counts[1] == 30
+    read_after = before.replace("return z * 2, steps", "return z * 2, steps, delta")
+    assert "stopped" not in _fix(read_after).new  # `delta` after the loop: its last value differs

@@ -8,7 +8,9 @@ Three forms:
   -> ``cond = c`` ... ``return torch.where(cond, a, b)``;
 * ternary: ``a if c else b`` -> ``torch.where(c, a, b)``;
 * a value check, ``if c: raise E("msg")`` -> ``torch._assert_async(...)``
-  (:mod:`torchlint.fixes.value_check`).
+  (:mod:`torchlint.fixes.value_check`);
+* a loop's early exit, ``if c: break`` ending its body -> a stop flag that freezes the state
+  with ``torch.where`` (:mod:`torchlint.fixes.loop_exit`).
 
 Unsafe: both sides are computed on every call (it costs time, and an error or side effect on
 the side not taken now happens), and the result follows ``torch.where``'s broadcasting and
@@ -33,6 +35,7 @@ from torchlint.fixes.base import (
     register,
     with_leading_lines,
 )
+from torchlint.fixes.loop_exit import loop_exit_form, loop_exit_plan
 from torchlint.fixes.value_check import value_check_plan
 from torchlint.rules.base import Rule
 
@@ -214,7 +217,8 @@ class WhereForBranch(Fixer):
         early = early_return_form(owner, ctx, rule.is_tensor)
         if early is not None:
             return self._early_return(owner, node, cond, early, rule, ctx)
-        return value_check_plan(owner, node, cond, rule, ctx, lambda c: _negated(ctx, c))
+        return (value_check_plan(owner, node, cond, rule, ctx, lambda c: _negated(ctx, c))
+                or loop_exit_plan(owner, node, cond, rule, ctx))
 
     def _ternary(self, owner: cst.IfExp, node, rule: Rule, ctx: FixContext) -> Optional[Plan]:
         cond = bool_test(node, rule.is_tensor, ctx)
@@ -266,5 +270,6 @@ def branch_is_convertible(node: cst.If, rule: Rule, ctx: FixContext) -> bool:
     if isinstance(ctx.parent(node), cst.If):
         return False
     any_tensor: IsTensor = lambda e: True  # noqa: E731 - the test is about to become one
-    forms: Sequence[object] = (assignment_form(node, rule, rule.is_tensor), early_return_form(node, ctx, rule.is_tensor))
+    forms: Sequence[object] = (assignment_form(node, rule, rule.is_tensor), early_return_form(node, ctx, rule.is_tensor),
+                               loop_exit_form(node, rule, ctx))
     return bool_test(node.test, any_tensor, ctx) is not None and any(f is not None for f in forms)
