@@ -88,7 +88,7 @@ def test_guard_uses_the_files_own_name_for_torch():
     assert new.count("import") == 1
 
 
-def test_where_leaves_elif_chains_and_loops_alone():
+def test_where_leaves_a_chain_with_a_returning_arm_and_loops_alone():
     before, after = _pair("nofix")
     assert before == after
 
@@ -616,3 +616,10 @@ def test_loop_exit_declines_an_in_place_update_and_a_body_value_read_after_the_l
     assert counts[0] < 30 and counts[1] == 30
     read_after = before.replace("return z * 2, steps", "return z * 2, steps, delta")
     assert "stopped" not in _fix(read_after).new  # `delta` after the loop: its last value differs
+
+
+def test_where_chain_declines_an_arm_that_reads_a_name_it_just_assigned():
+    before, _ = _pair("where_chain")
+    reads = before.replace("            scale = level * 10\n", "            scale = h.abs().mean()\n")
+    # in the arm `h` is already the new value; one `torch.where` per name would read the old one
+    _declines(reads, "TL005")

@@ -22,6 +22,8 @@ class Untouched(nn.Module):
             h = h + 1
         elif h.mean() < -1:
             h = h - 1
+        else:
+            return h  # an arm that returns: not a pick between two values
         out = torch.zeros(4)
         for i in range(4):
             out[i] = x[i, idx[i]]  # stores, not a stack

@@ -15,8 +15,9 @@ Three forms:
 Unsafe: both sides are computed on every call (it costs time, and an error or side effect on
 the side not taken now happens), and the result follows ``torch.where``'s broadcasting and
 type promotion, which matches the branch's value whenever both sides have the same shape and
-dtype. Branches that assign a name they also read from another assignment, ``elif`` chains,
-and loops (``while``) are left alone.
+dtype. ``if``/``elif``/``else`` chains whose arms only assign names become nested
+``torch.where``, the first true condition first. Branches that assign a name they also read
+from another assignment, and ``while`` loops, are left alone.
 """
 from __future__ import annotations
 
@@ -162,6 +163,47 @@ def assignment_form(node: cst.If, rule: Rule, is_tensor: IsTensor):
     return out
 
 
+def chain_form(node: cst.If, rule: Rule, is_tensor: IsTensor):
+    """``(tests, [(name, [value per arm..., else value])])`` for an ``if``/``elif`` chain (at least
+    one ``elif``) whose arms only assign names, else None."""
+    tests, arms = [node.test], [node.body]
+    cur = node.orelse
+    while isinstance(cur, cst.If):
+        tests.append(cur.test)
+        arms.append(cur.body)
+        cur = cur.orelse
+    if len(tests) < 2:
+        return None
+    arms.append(cur.body if isinstance(cur, cst.Else) else None)
+    branches = [_branch(a) if a is not None else [] for a in arms]
+    if any(b is None for b in branches) or not any(branches):
+        return None
+    names: List[str] = []
+    for branch in branches:
+        seen = [n for n, _ in branch]
+        if len(seen) != len(set(seen)):
+            return None
+        names.extend(n for n in seen if n not in names)
+    for branch in branches:
+        for name, value in branch:
+            if read_names(value) & (set(names) - {name}):
+                return None
+    for test in tests[1:]:
+        if read_names(test) & set(names):
+            return None  # the original read it after no arm ran; computed first, the same
+    bound = rule.ctx.scope.local if rule.ctx.scope is not None else set()
+    out = []
+    for name in names:
+        values = [dict(b).get(name) for b in branches]
+        if any(v is None for v in values) and name not in bound:
+            return None
+        values = [v if v is not None else cst.Name(name) for v in values]
+        if not any(is_tensor(v) for v in values):
+            return None
+        out.append((name, values))
+    return tests, out
+
+
 def early_return_form(node: cst.If, ctx: FixContext, is_tensor: IsTensor):
     """``(a, final_return, rest)`` for ``if c: return a`` at a function's top level whose rest
     ends in its only other ``return b``; else None."""
@@ -214,6 +256,9 @@ class WhereForBranch(Fixer):
         assigns = assignment_form(owner, rule, rule.is_tensor)
         if assigns is not None:
             return self._assignments(owner, node, cond, assigns, rule, ctx)
+        chain = chain_form(owner, rule, rule.is_tensor)
+        if chain is not None:
+            return self._chain(owner, node, chain, rule, ctx)
         early = early_return_form(owner, ctx, rule.is_tensor)
         if early is not None:
             return self._early_return(owner, node, cond, early, rule, ctx)
@@ -249,6 +294,38 @@ class WhereForBranch(Fixer):
                         f"Replace the `if` with `torch.where` for {targets}: both branches are computed on "
                         "every call and picked element-wise (same values when both have the same shape "
                         "and dtype; an error or side effect of the branch not taken now happens too)."))
+
+    def _chain(self, owner: cst.If, node, chain, rule: Rule, ctx: FixContext) -> Optional[Plan]:
+        tests, assigns = chain
+        conds = [bool_test(t, rule.is_tensor, ctx) for t in tests]
+        if any(c is None for c in conds):
+            return None
+        fn = ctx.enclosing_function(owner) or ctx.module
+        lines = []
+        if len(assigns) > 1:
+            flags, taken = [], set()
+            for c in conds:
+                flag = ctx.fresh_name(fn, "cond", taken)
+                taken.add(flag)
+                flags.append(flag)
+                lines.append(_assign(flag, c))
+            conds = [cst.Name(f) for f in flags]
+
+        def nested(values):
+            out = values[-1]
+            for c, v in zip(reversed(conds), reversed(values[:-1])):
+                out = _where(ctx, c, v, out)
+            return out
+
+        lines += [_assign(name, nested(values)) for name, values in assigns]
+        lines[0] = with_leading_lines(lines[0], owner)
+        targets = ", ".join(f"`{n}`" for n, _ in assigns)
+        return Plan(rule.code, node, {owner: lambda updated: cst.FlattenSentinel(lines)}, UNSAFE,
+                    needs_torch=True, description=(
+                        f"Replace the `if`/`elif` chain with nested `torch.where` for {targets}: every arm and "
+                        "every condition is computed on each call and the values picked element-wise, first "
+                        "true condition first (same values when the arms have the same shape and dtype; an "
+                        "error or side effect of an arm or a condition not reached now happens too)."))
 
     def _early_return(self, owner: cst.If, node, cond, early, rule: Rule, ctx: FixContext) -> Plan:
         a, final, _ = early
