@@ -17,7 +17,12 @@ class Picker(nn.Module):
         picked = torch.stack([h[r] for r in order], dim=0)
         ids = idx.tolist()
         nested = torch.stack([h[i][ids[i]] for i in range(len(ids))])
-        return out, picked, nested
+        chosen = rows.tolist()
+        acc = []
+        for k, r in enumerate(chosen):
+            acc.append(h[r, k])
+        looped = torch.stack(acc)
+        return out, picked, nested, looped
 
 
 def build():

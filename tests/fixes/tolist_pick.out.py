@@ -14,7 +14,8 @@ class Picker(nn.Module):
         out = h[torch.arange(idx.shape[0], device=h.device), idx]
         picked = h[rows]
         nested = h[torch.arange(idx.shape[0], device=h.device), idx]
-        return out, picked, nested
+        looped = h[rows, torch.arange(rows.shape[0], device=h.device)]
+        return out, picked, nested, looped
 
 
 def build():

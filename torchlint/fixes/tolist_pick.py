@@ -6,7 +6,8 @@
 
 The forms taken: ``for i, c in enumerate(cols)``, ``for c in cols`` and
 ``for i in range(len(cols))`` (with ``cols[i]``), the element ``h[i, c]`` or ``h[i][c]`` (any
-mix of the counter, the list's value and integer literals), inside ``torch.stack(..., dim=0)``. The ``cols = idx.tolist()`` line goes too,
+mix of the counter, the list's value and integer literals), inside ``torch.stack(..., dim=0)``,
+or appended in a ``for`` loop to a list made empty just before it and stacked once after. The ``cols = idx.tolist()`` line goes too,
 so the list must be read nowhere else, and ``idx`` must not be read between the two lines
 (an in-place change there would give the list and the tensor different values).
 
@@ -34,8 +35,9 @@ from torchlint.fixes.base import (
     name_nodes,
     read_names,
     register,
+    with_leading_lines,
 )
-from torchlint.fixes.gather import _index_values, _stack_of
+from torchlint.fixes.gather import _index_values, _stack_of, init_and_use as _init_and_use
 from torchlint.rules.base import Rule
 
 _ENUMERATE = "builtins.enumerate"
@@ -43,16 +45,10 @@ _RANGE = "builtins.range"
 _LEN = "builtins.len"
 
 
-
-
-def _loop_roles(comp: cst.BaseComp, cols: str, rule: Rule) -> Optional[Dict[str, str]]:
-    """``{name: "row" | "value"}`` for the comprehension's loop over the list ``cols``.
+def _loop_roles(target: cst.BaseExpression, it: cst.BaseExpression, cols: str, rule: Rule) -> Optional[Dict[str, str]]:
+    """``{name: "row" | "value"}`` for ``for <target> in <it>`` over the list ``cols``.
 
     ``row``: the counter 0, 1, ...; ``value``: the list's element at that counter."""
-    loop = comp.for_in
-    if loop.inner_for_in is not None or loop.ifs or loop.asynchronous:
-        return None
-    it, target = loop.iter, loop.target
     if is_name(it, cols) and isinstance(target, cst.Name):
         return {target.value: "value"}
     if not isinstance(it, cst.Call) or any(a.star or a.keyword for a in it.args):
@@ -142,27 +138,73 @@ class TolistRowPick(Fixer):
             return None
         siblings, at = found
         uses = [u for u in name_nodes(fn.body, [cols]) if u is not assign.targets[0].target]
-        comp = next((a for a in ctx.ancestors(uses[0]) if isinstance(a, (cst.ListComp, cst.GeneratorExp))),
+        loop = next((a for a in ctx.ancestors(uses[0]) if isinstance(a, (cst.ListComp, cst.GeneratorExp, cst.For))),
                     None) if uses else None
-        if comp is None or any(comp not in set(ctx.ancestors(u)) for u in uses):
-            return None  # the list is read (or bound) outside the comprehension too
-        use_line = next((a for a in ctx.ancestors(comp) if a in siblings), None)
+        if loop is None or any(loop not in set(ctx.ancestors(u)) for u in uses):
+            return None  # the list is read (or bound) outside the loop too
+        use_line = loop if loop in siblings else next((a for a in ctx.ancestors(loop) if a in siblings), None)
         if use_line is None or siblings.index(use_line) <= at:
             return None
-        if any(idx.value in read_names(s) or idx.value in assigned_names(s) for s in siblings[at + 1:siblings.index(use_line)]):
+        if any(idx.value in read_names(s) or idx.value in assigned_names(s)
+               for s in siblings[at + 1:siblings.index(use_line)]):
             return None  # `idx` may change between the list and its use
-        roles = _loop_roles(comp, cols, rule)
-        parts = _index_values(comp.elt) if isinstance(comp.elt, cst.Subscript) else None
+        if isinstance(loop, cst.For):
+            edits = self._loop(loop, cols, idx, rule, ctx)
+        else:
+            edits = self._comprehension(loop, cols, idx, rule, ctx)
+        if edits is None:
+            return None
+        edits[line] = lambda updated: REMOVE
+        return Plan(rule.code, node, edits, UNSAFE, _DESCRIPTION.format(idx=idx.value), needs_torch=True)
+
+    @staticmethod
+    def _element(elt: cst.BaseExpression, target, it, cols: str, idx: cst.Name, rule: Rule, ctx: FixContext):
+        roles = _loop_roles(target, it, cols, rule)
+        parts = _index_values(elt) if isinstance(elt, cst.Subscript) else None
         if roles is None or parts is None or not rule.is_tensor(parts[-1]):
+            return None
+        return picked(elt, roles, cols, idx, ctx)
+
+    def _comprehension(self, comp: cst.BaseComp, cols: str, idx: cst.Name, rule: Rule, ctx: FixContext):
+        """``torch.stack([h[i, c] for i, c in enumerate(cols)])``."""
+        loop = comp.for_in
+        if loop.inner_for_in is not None or loop.ifs or loop.asynchronous:
             return None
         arg = ctx.parent(comp)
         call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
         if call is None or _stack_of(call, rule) is not comp:
             return None
-        new = picked(comp.elt, roles, cols, idx, ctx)
+        new = self._element(comp.elt, loop.target, loop.iter, cols, idx, rule, ctx)
         if new is None:
             return None
-        edits = {line: lambda updated: REMOVE,
-                 call: lambda updated: new.with_changes(lpar=updated.lpar, rpar=updated.rpar)}
-        return Plan(rule.code, node, edits, UNSAFE, _DESCRIPTION.format(idx=idx.value), needs_torch=True)
+        return {call: lambda updated: new.with_changes(lpar=updated.lpar, rpar=updated.rpar)}
+
+    def _loop(self, loop: cst.For, cols: str, idx: cst.Name, rule: Rule, ctx: FixContext):
+        """``out = []`` / ``for i, c in enumerate(cols): out.append(h[i, c])`` / ``torch.stack(out)``."""
+        if loop.orelse is not None or loop.asynchronous is not None or not isinstance(loop.body, cst.IndentedBlock):
+            return None
+        body = loop.body.body
+        small = body[0].body[0] if len(body) == 1 and isinstance(body[0], cst.SimpleStatementLine) \
+            and len(body[0].body) == 1 else None
+        append = small.value if isinstance(small, cst.Expr) else None
+        if not (isinstance(append, cst.Call) and len(append.args) == 1 and isinstance(append.func, cst.Attribute)
+                and append.func.attr.value == "append" and isinstance(append.func.value, cst.Name)
+                and not append.args[0].keyword and not append.args[0].star):
+            return None
+        acc = append.func.value.value
+        new = self._element(append.args[0].value, loop.target, loop.iter, cols, idx, rule, ctx)
+        found = _init_and_use(loop, acc, ctx, rule) if new is not None else None
+        if found is None:
+            return None
+        init, use, use_line = found
+        siblings, at = ctx.block_of(loop)  # type: ignore[misc]
+        if assigned_names(loop.target) & set().union(*(read_names(s) for s in siblings[at + 1:])):
+            return None  # a loop variable is read after the loop
+        if at + 1 < len(siblings) and siblings[at + 1] is use_line:
+            return {init: lambda updated: REMOVE, loop: lambda updated: REMOVE,
+                    use: lambda updated: new.with_changes(lpar=updated.lpar, rpar=updated.rpar)}
+        assign = with_leading_lines(
+            cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(acc))], new)]), loop)
+        return {init: lambda updated: REMOVE, loop: lambda updated: assign,
+                use: lambda updated: cst.Name(acc, lpar=updated.lpar, rpar=updated.rpar)}
 
