@@ -623,3 +623,20 @@ def test_where_chain_declines_an_arm_that_reads_a_name_it_just_assigned():
     reads = before.replace("            scale = level * 10\n", "            scale = h.abs().mean()\n")
     # in the arm `h` is already the new value; one `torch.where` per name would read the old one
     _declines(reads, "TL005")
+
+
+def test_item_as_an_index_is_kept_outside_a_row_pick():
+    torch = pytest.importorskip("torch")
+    src = '''
+import torch
+
+
+@torch.compile
+def first_row(h, idx):
+    sel = idx[:1]
+    return h[sel.item()] * 2
+'''
+    _declines(src, "TL001")
+    # `sel` has shape (1,): as a tensor index it keeps that dimension, `.item()` does not
+    h, idx = torch.randn(3, 2), torch.tensor([1, 0])
+    assert h[idx[:1].item()].shape != h[idx[:1]].shape
