@@ -640,3 +640,24 @@ def first_row(h, idx):
     # `sel` has shape (1,): as a tensor index it keeps that dimension, `.item()` does not
     h, idx = torch.randn(3, 2), torch.tensor([1, 0])
     assert h[idx[:1].item()].shape != h[idx[:1]].shape
+
+
+def test_module_pick_declines_arguments_that_would_run_once_per_submodule(tmp_path):
+    torch = pytest.importorskip("torch")
+    before, after = _pair("module_pick")
+    noisy = before.replace("y = self.experts[best](x)", "y = self.experts[best](x + torch.randn_like(x))")
+    _declines(noisy, "TL001")
+    # the stacked form would draw noise once per expert: the chosen one sees other numbers
+    (tmp_path / "orig.py").write_text(noisy)
+    (tmp_path / "rewritten.py").write_text(after.replace(
+        "module(x) for module", "module(x + torch.randn_like(x)) for module"))
+    x = torch.randn(4, 8)
+    outs = []
+    for name in ("orig.py", "rewritten.py"):
+        torch.manual_seed(0)
+        model = _load(tmp_path / name).build()
+        torch.manual_seed(1)
+        outs.append(model(x))
+    assert not torch.allclose(outs[0], outs[1])
+    twice = before.replace("return torch.relu(y)", "return best + torch.relu(y)")
+    _declines(twice, "TL001")  # the index is used as a number too

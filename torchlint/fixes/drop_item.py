@@ -11,7 +11,8 @@ a Python float), a one-element tensor of shape ``(1,)`` broadcasts where a numbe
 and code that needs a number (``range``, sizes, formatting) would break. Only direct
 operands of arithmetic or comparisons are fixed, and indices in the element of a
 ``torch.stack([...])`` comprehension (``h[i, idx[i].item()]``), which the TL006 fix then turns
-into one indexing op; ``s = t.item()`` used later is left alone.
+into one indexing op; ``s = t.item()`` used later is left alone, but for a submodule picked by
+``k = t.argmax().item()`` (:mod:`torchlint.fixes.module_pick`).
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from typing import Optional
 import libcst as cst
 
 from torchlint.fixes.base import UNSAFE, FixContext, Fixer, Plan, register
+from torchlint.fixes.module_pick import module_pick_plan
 from torchlint.fixes.where import branch_is_convertible
 from torchlint.rules.base import Rule
 
@@ -56,7 +58,7 @@ class DropItem(Fixer):
             return None
         why = self._context(node, rule, ctx)
         if why is None:
-            return None
+            return module_pick_plan(node, rule, ctx)
 
         def edit(updated: cst.Call):
             value = updated.func.value
