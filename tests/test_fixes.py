@@ -661,3 +661,23 @@ def test_module_pick_declines_arguments_that_would_run_once_per_submodule(tmp_pa
     assert not torch.allclose(outs[0], outs[1])
     twice = before.replace("return torch.relu(y)", "return best + torch.relu(y)")
     _declines(twice, "TL001")  # the index is used as a number too
+
+
+def test_timing_guard_is_unsafe_when_a_guarded_value_calls_something_else():
+    src = '''
+import time
+
+import torch
+
+
+@torch.compile
+def step(x, counter):
+    t0 = time.perf_counter()
+    y = x * 2
+    dt = time.perf_counter() - t0 + counter.bump()
+    print(dt)
+    return y
+'''
+    outcome = _fix(src, unsafe=False)
+    assert "\n    t0 = time.perf_counter()\n" in outcome.new  # not guarded by a safe fix
+    assert [a.applicability for a in _fix(src).applied if a.code == "TL009"] == ["unsafe"]

@@ -145,12 +145,13 @@ def _is_logging(call: cst.Call, rule: Rule) -> bool:
 
 
 def _calls_of(group: List[cst.SimpleStatementLine]) -> List[cst.Call]:
-    """The calls the guarded statements make (clock reads aside), outermost first."""
-    out = []
-    for stmt in group:
-        value = stmt.body[0].value  # type: ignore[attr-defined]
-        if isinstance(value, cst.Call):
-            out.append(value)
+    """Every call the guarded statements make, nested ones included."""
+    out, stack = [], list(group)
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, cst.Call):
+            out.append(cur)
+        stack.extend(cur.children)
     return out
 
 
