@@ -681,3 +681,18 @@ def step(x, counter):
     outcome = _fix(src, unsafe=False)
     assert "\n    t0 = time.perf_counter()\n" in outcome.new  # not guarded by a safe fix
     assert [a.applicability for a in _fix(src).applied if a.code == "TL009"] == ["unsafe"]
+
+
+def test_where_never_takes_none_as_a_value():
+    src = '''
+import torch
+
+
+@torch.compile
+def f(x, flag: torch.Tensor):
+    weights = x * 2
+    if flag.any():
+        weights = None
+    return x, weights
+'''
+    _declines(src, "TL005")  # `torch.where(c, None, w)` raises: there is no tensor to pick

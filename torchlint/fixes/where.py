@@ -55,6 +55,12 @@ _NOT_VALUES = (cst.Tuple, cst.List, cst.Dict, cst.Set, cst.Yield, cst.Await, cst
                cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.StarredElement)
 
 
+
+def _not_value(expr: cst.BaseExpression) -> bool:
+    """``torch.where`` cannot take it (``None``, a tuple, a lambda...) or it means something else
+    as a call argument (a starred value, a generator)."""
+    return isinstance(expr, _NOT_VALUES) or (isinstance(expr, cst.Name) and expr.value in ("None", "True", "False"))
+
 def paren(expr: cst.BaseExpression) -> cst.BaseExpression:
     if isinstance(expr, _ATOMS) or expr.lpar:
         return expr
@@ -124,7 +130,7 @@ def _branch(block: cst.BaseSuite) -> Optional[List[Tuple[str, cst.BaseExpression
             value = cst.BinaryOperation(cst.Name(name), _AUG[type(stmt.operator)](), paren(stmt.value))
         else:
             return None
-        if isinstance(value, _NOT_VALUES):
+        if _not_value(value):
             return None
         out.append((name, value))
     return out
@@ -213,7 +219,7 @@ def early_return_form(node: cst.If, ctx: FixContext, is_tensor: IsTensor):
     if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 and isinstance(line.body[0], cst.Return)):
         return None
     a = line.body[0].value
-    if a is None or isinstance(a, _NOT_VALUES) or not is_tensor(a):
+    if a is None or _not_value(a) or not is_tensor(a):
         return None
     fn = ctx.enclosing_function(node)
     if fn is None or not isinstance(fn.body, cst.IndentedBlock) or node not in fn.body.body:
@@ -225,7 +231,7 @@ def early_return_form(node: cst.If, ctx: FixContext, is_tensor: IsTensor):
     if not (isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1 and isinstance(last.body[0], cst.Return)):
         return None
     final = last.body[0]
-    if final.value is None or isinstance(final.value, _NOT_VALUES):
+    if final.value is None or _not_value(final.value):
         return None
     nested = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
     for stmt in rest[:-1]:
@@ -268,7 +274,7 @@ class WhereForBranch(Fixer):
     def _ternary(self, owner: cst.IfExp, node, rule: Rule, ctx: FixContext) -> Optional[Plan]:
         cond = bool_test(node, rule.is_tensor, ctx)
         values = (owner.body, owner.orelse)
-        if cond is None or any(isinstance(v, _NOT_VALUES) for v in values) or not any(map(rule.is_tensor, values)):
+        if cond is None or any(_not_value(v) for v in values) or not any(map(rule.is_tensor, values)):
             return None
 
         def edit(updated: cst.IfExp):
