@@ -646,11 +646,13 @@ def test_module_pick_declines_arguments_that_would_run_once_per_submodule(tmp_pa
     torch = pytest.importorskip("torch")
     before, after = _pair("module_pick")
     noisy = before.replace("y = self.experts[best](x)", "y = self.experts[best](x + torch.randn_like(x))")
-    _declines(noisy, "TL001")
+    fixed = _fix(noisy).new
+    assert "best = scores.argmax().item()\n        y = self.experts[best](x + torch.randn_like(x))" in fixed
     # the stacked form would draw noise once per expert: the chosen one sees other numbers
     (tmp_path / "orig.py").write_text(noisy)
     (tmp_path / "rewritten.py").write_text(after.replace(
-        "module(x) for module", "module(x + torch.randn_like(x)) for module"))
+        "module(x) for module in self.experts]).index_select(0, scores.argmax()",
+        "module(x + torch.randn_like(x)) for module in self.experts]).index_select(0, scores.argmax()"))
     x = torch.randn(4, 8)
     outs = []
     for name in ("orig.py", "rewritten.py"):
@@ -660,7 +662,9 @@ def test_module_pick_declines_arguments_that_would_run_once_per_submodule(tmp_pa
         outs.append(model(x))
     assert not torch.allclose(outs[0], outs[1])
     twice = before.replace("return torch.relu(y)", "return best + torch.relu(y)")
-    _declines(twice, "TL001")  # the index is used as a number too
+    assert "best = scores.argmax().item()" in _fix(twice).new  # the index is used as a number too
+    keyed = before.replace("key=lambda i: scores[i])", "key=lambda i: scores[i] * torch.rand(()))")
+    assert "worst = min(" in _fix(keyed).new  # a key that is not one score per index
 
 
 def test_timing_guard_is_unsafe_when_a_guarded_value_calls_something_else():

@@ -1,4 +1,4 @@
-"""A router that runs the one expert its gate scores highest."""
+"""A router that runs the experts its gate scores highest and lowest."""
 import torch
 from torch import nn
 
@@ -13,7 +13,9 @@ class Router(nn.Module):
         scores = self.gate(x).mean(0)
         best = scores.argmax().item()
         y = self.experts[best](x)
-        return torch.relu(y) + scores.softmax(-1).max()
+        worst = min(range(len(self.experts)), key=lambda i: scores[i])
+        w = self.experts[worst](x)
+        return torch.relu(y) + 0.5 * w + scores.softmax(-1).max()
 
 
 def build():

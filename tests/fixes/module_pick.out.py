@@ -1,4 +1,4 @@
-"""A router that runs the one expert its gate scores highest."""
+"""A router that runs the experts its gate scores highest and lowest."""
 import torch
 from torch import nn
 
@@ -12,7 +12,8 @@ class Router(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         scores = self.gate(x).mean(0)
         y = torch.stack([module(x) for module in self.experts]).index_select(0, scores.argmax().view(1))[0]
-        return torch.relu(y) + scores.softmax(-1).max()
+        w = torch.stack([module(x) for module in self.experts]).index_select(0, scores[:len(self.experts)].argmin().view(1))[0]
+        return torch.relu(y) + 0.5 * w + scores.softmax(-1).max()
 
 
 def build():

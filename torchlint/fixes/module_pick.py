@@ -3,6 +3,10 @@
     best = scores.argmax().item()           ->    y = torch.stack([m(x) for m in self.experts]).index_select(
     y = self.experts[best](x)                         0, scores.argmax().view(1))[0]
 
+Also ``k = max(range(len(self.experts)), key=lambda i: scores[i])`` (``min`` likewise), with
+``scores[:len(self.experts)].argmax()`` as the choice (the first maximal index, as ``max``
+returns; a ``nan`` score is the maximum for ``argmax``, while ``max`` skipped it).
+
 The choice stays a tensor: each submodule of the ``nn.ModuleList`` runs on the same inputs
 and the output of the one ``argmax`` names is taken (``argmax``/``argmin`` return the first
 extreme index, the one ``.item()`` gave). Same values and the same gradients for the chosen
@@ -14,7 +18,8 @@ Unsafe: every submodule runs (time; state they update, BatchNorm's running stati
 training, changes), the outputs must have one shape to be stacked, and the submodules not
 chosen now get zero gradients instead of none (an optimizer's weight decay then moves them).
 
-Used by the ``.item()`` fixer (:mod:`torchlint.fixes.drop_item`), which owns TL001.
+Used by the ``.item()`` fixer (:mod:`torchlint.fixes.drop_item`), which owns TL001, and the
+``max(..., key=...)`` form by the ``torch.where`` fixer (:mod:`torchlint.fixes.where`), TL005.
 """
 from __future__ import annotations
 
@@ -52,6 +57,46 @@ def module_pick_plan(node: cst.Call, rule: Rule, ctx: FixContext) -> Optional[Pl
     if not (isinstance(pick, cst.Call) and isinstance(pick.func, cst.Attribute) and pick.func.attr.value in _PICKS
             and not pick.args and rule.is_tensor(pick.func.value)):
         return None
+    return _pick_plan(node, pick, rule, ctx, "")
+
+
+def keyed_pick_plan(node: cst.Call, rule: Rule, ctx: FixContext) -> Optional[Plan]:
+    """The plan for ``k = max(range(len(self.mods)), key=lambda i: scores[i])`` ... ``self.mods[k](x)``:
+    the same, with ``scores[:len(self.mods)].argmax()`` (``min``: ``argmin``)."""
+    qual = rule.resolve(node.func)
+    if qual not in ("builtins.max", "builtins.min") or len(node.args) != 2:
+        return None
+    it, key = node.args
+    if it.keyword is not None or it.star or key.keyword is None or key.keyword.value != "key":
+        return None
+    lam = key.value
+    if not (isinstance(lam, cst.Lambda) and len(lam.params.params) == 1 and not lam.params.posonly_params
+            and not isinstance(lam.params.star_arg, (cst.Param, cst.ParamStar))
+            and not lam.params.kwonly_params and lam.params.star_kwarg is None):
+        return None
+    var = lam.params.params[0].name.value
+    body = lam.body
+    if not (isinstance(body, cst.Subscript) and len(body.slice) == 1 and isinstance(body.slice[0].slice, cst.Index)
+            and is_name(body.slice[0].slice.value, var) and isinstance(body.value, (cst.Name, cst.Attribute))
+            and var not in read_names(body.value) and rule.is_tensor(body.value)):
+        return None
+    rng = it.value
+    if not (isinstance(rng, cst.Call) and rule.resolve(rng.func) == "builtins.range" and len(rng.args) == 1
+            and not rng.args[0].keyword and not rng.args[0].star):
+        return None
+    n = rng.args[0].value
+    if not (isinstance(n, cst.Call) and rule.resolve(n.func) == "builtins.len" and len(n.args) == 1):
+        return None
+    modules = n.args[0].value
+    if not (isinstance(modules, cst.Attribute) and is_name(modules.value, "self")):
+        return None
+    method = "argmax" if qual == "builtins.max" else "argmin"
+    pick = cst.Call(cst.Attribute(cst.Subscript(body.value, [cst.SubscriptElement(cst.Slice(lower=None, upper=n))]),
+                                  cst.Name(method)))
+    return _pick_plan(node, pick, rule, ctx, modules.attr.value)
+
+
+def _pick_plan(node: cst.Call, pick: cst.Call, rule: Rule, ctx: FixContext, only: str) -> Optional[Plan]:
     line = ctx.statement_of(node)
     assign = line.body[0] if line is not None else None
     if not (isinstance(assign, cst.Assign) and assign.value is node and len(assign.targets) == 1
@@ -71,7 +116,7 @@ def module_pick_plan(node: cst.Call, rule: Rule, ctx: FixContext) -> Optional[Pl
     call = ctx.parent(sub) if isinstance(sub, cst.Subscript) else None
     if not (isinstance(sub, cst.Subscript) and len(sub.slice) == 1 and isinstance(call, cst.Call) and call.func is sub
             and isinstance(sub.value, cst.Attribute) and is_name(sub.value.value, "self")
-            and sub.value.attr.value in _module_list_attrs(rule)):
+            and sub.value.attr.value in _module_list_attrs(rule) and (not only or sub.value.attr.value == only)):
         return None
     if any(a.star or a.keyword is not None or not isinstance(a.value, cst.Name) for a in call.args):
         return None  # each submodule must read the same values: plain names only
