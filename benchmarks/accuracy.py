@@ -150,7 +150,7 @@ def measure_fixture(source: Source, spec) -> Set[int]:
     from torchlint.dynamic.observe import observe
     from torchlint.dynamic.specs import materialize
 
-    from torchlint.dynamic.targets import load_input_sets, load_inputs, load_target
+    from torchlint.dynamic.load import load_input_sets, load_inputs, load_target
 
     obj, path = load_target(spec.ref, FIXTURES)
     calls = []

@@ -5,7 +5,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from torchlint.dynamic.process import run_targets  # noqa: E402
+from torchlint.dynamic.run import run_targets  # noqa: E402
 from torchlint.dynamic.targets import make_target  # noqa: E402
 
 pytestmark = pytest.mark.dynamo
@@ -13,7 +13,7 @@ pytestmark = pytest.mark.dynamo
 
 def explain_in_process(models_dir, name, spec):
     """explain() on the same model and inputs the worker builds (same seeds)."""
-    from torchlint.dynamic.observe import load_module_from_path
+    from torchlint.dynamic.load import load_module_from_path
     from torchlint.dynamic.specs import materialize, parse_input
 
     torch.manual_seed(0)
