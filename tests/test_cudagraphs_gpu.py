@@ -311,7 +311,8 @@ def _observe_snippet(tmp_path, name):
     from torchlint.dynamic.cudagraphs import observe_cudagraphs, prepare
     from torchlint.dynamic.load import load_module_from_path
     from torchlint.dynamic.observe import observe
-    from torchlint.dynamic.specs import materialize, parse_input_set
+    from torchlint.dynamic.load import materialize
+    from torchlint.dynamic.specs import parse_input_set
 
     body, sets, _, patch = SNIPPETS[name]
     path = tmp_path / f"{name}.py"

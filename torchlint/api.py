@@ -21,7 +21,6 @@ import contextlib
 import inspect
 import logging
 import os
-import sys
 import time
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Union
 

@@ -79,7 +79,7 @@ def test_registry_missing_file(tmp_path):
     reg = GraphBreakRegistry({"GB9999": [{"Gb_type": "A thing", "Explanation": "_explanation",
                                           "Hints": ["hint one"]},
                                          {"Gb_type": "A thing", "Explanation": "Because.", "Hints": []}]})
-    assert reg.lookup("A thing").explanation == "Because." and reg.code_of("A thing") == "GB9999"
+    assert reg.lookup("A thing").explanation == "Because." and reg.lookup("A thing").code == "GB9999"
 
 
 def test_package_import_does_not_import_torch():

@@ -14,6 +14,7 @@ import sys
 import uuid
 from typing import Any, Dict, List, Optional, Tuple
 
+from torchlint.dynamic.specs import FLOATING, ScalarSpec, Spec, TupleSpec
 from torchlint.dynamic.targets import ObjectRef, TargetError
 
 
@@ -143,3 +144,31 @@ def _as_call(value: Any) -> Tuple[Tuple[Any, ...], Dict[str, Any]]:
     if isinstance(value, (tuple, list)):
         return tuple(value), {}
     return (value,), {}
+
+
+def materialize(spec: Spec, seed: int = 0) -> Any:
+    """Build the Python value for a spec (imports torch). Deterministic for one seed."""
+    import torch
+
+    gen = torch.Generator().manual_seed(seed)
+
+    def build(s: Spec) -> Any:
+        if isinstance(s, ScalarSpec):
+            return s.value
+        if isinstance(s, TupleSpec):
+            return tuple(build(i) for i in s.items)
+        dtype = getattr(torch, s.dtype)
+        if s.dtype == "bool":
+            value = torch.randint(0, 2, s.shape, generator=gen).bool()
+        elif s.dtype in FLOATING:
+            if s.low is None:
+                value = torch.randn(s.shape, generator=gen, dtype=torch.float32)
+            else:
+                value = torch.rand(s.shape, generator=gen) * (s.high - s.low) + s.low
+            value = value.to(dtype)
+        else:
+            low, high = (0, 10) if s.low is None else (int(s.low), int(s.high))
+            value = torch.randint(low, high, s.shape, generator=gen, dtype=torch.int64).to(dtype)
+        return value.to(s.device) if s.device != "cpu" else value
+
+    return build(spec)

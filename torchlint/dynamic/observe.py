@@ -31,7 +31,7 @@ import torch
 
 from torchlint.dynamic.answer import Answer
 from torchlint.dynamic.gb_registry import GraphBreakRegistry, load_registry
-from torchlint.dynamic.load import load_module_from_path
+from torchlint.dynamic.load import load_module_from_path, materialize
 from torchlint.dynamic.logs import capture_logs
 from torchlint.dynamic.recompiles import RecompileEvent, parse_recompile_message
 
@@ -55,7 +55,6 @@ class BreakSite:
     hints: List[str] = field(default_factory=list)
     frame_skipped: bool = False    # dynamo gave up the whole frame and ran it eagerly
     seen_by: Set[str] = field(default_factory=set)  # "explain", "log", "counters"
-    stack: List[Frame] = field(default_factory=list)
 
     @property
     def key(self) -> Tuple[Optional[str], Optional[int]]:
@@ -185,7 +184,7 @@ class _BreakCollector:
         explanation, hints, _context = _split_reason(text)
         site = self.sites.get(frame)
         if site is None:
-            site = BreakSite(path=frame[0], line=frame[1], stack=list(frames))
+            site = BreakSite(path=frame[0], line=frame[1])
             self.sites[frame] = site
         site.seen_by.add(witness)
         site.frame_skipped = site.frame_skipped or skipped
@@ -373,7 +372,7 @@ def pick_target(module: Any, target: Optional[str] = None) -> Any:
 
 def default_args(fn: Any, spec: str = "f32[8,16]") -> List[Any]:
     """One tensor of ``spec`` per required positional parameter of ``fn`` (or its forward)."""
-    from torchlint.dynamic.specs import materialize, parse_input
+    from torchlint.dynamic.specs import parse_input
 
     call = fn.forward if isinstance(fn, torch.nn.Module) else fn
     params = [p for p in inspect.signature(call).parameters.values()
@@ -393,7 +392,7 @@ def observe_source(
 
     See :func:`break_lines_of_source` for the arguments.
     """
-    from torchlint.dynamic.specs import materialize, parse_input, parse_input_set
+    from torchlint.dynamic.specs import parse_input, parse_input_set
 
     def build(items: Sequence[Any]) -> List[Any]:
         if isinstance(items, str):

@@ -160,7 +160,8 @@ def _handle(request: Dict[str, Any]) -> Answer:
     from torchlint.dynamic.cudagraphs import observe_cudagraphs, prepare
     from torchlint.dynamic.load import load_input_sets, load_inputs, load_target
     from torchlint.dynamic.observe import observe
-    from torchlint.dynamic.specs import materialize, parse_input
+    from torchlint.dynamic.load import materialize
+    from torchlint.dynamic.specs import parse_input
     from torchlint.dynamic.targets import TargetError, parse_ref
 
     number = request.get("id")
