@@ -2,11 +2,11 @@
 
 The parent never imports torch. One worker (:mod:`torchlint.dynamic.worker`) imports it once
 and serves every target in turn (:func:`torchlint.dynamic.run.run_targets` sends them). A
-request that outlives its timeout is stopped; one that
-crashes the process (``os._exit``, a segfault) is reported with the exit status and the error
-line the process wrote last; one that runs out of memory (``max_memory``) is reported as such;
-in each case the worker is started again for the next target. What the worker prints is
-drained by a thread and only its tail kept, so floods of output neither block nor pile up.
+request that outlives its timeout is stopped; one that crashes the process (``os._exit``, a
+segfault) is reported with the exit status and the error line the process wrote last; one
+that runs out of memory (``max_memory``) is reported as such; in each case the worker is
+started again for the next target. What the worker prints is drained by a thread and only
+its tail kept, so floods of output neither block nor pile up.
 """
 from __future__ import annotations
 
