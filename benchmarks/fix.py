@@ -85,7 +85,8 @@ def _run(target: str, table: dict, folder: Path, hoisted_from=None):
     import random
 
     import torch
-    from torchlint.dynamic.targets import load_input_sets, load_inputs, load_target, parse_ref
+    from torchlint.dynamic.load import load_input_sets, load_inputs, load_target
+    from torchlint.dynamic.targets import parse_ref
 
     torch.manual_seed(0)
     model, _ = load_target(parse_ref(target), str(folder))

@@ -252,8 +252,9 @@ class WhereForBranch(Fixer):
     applicability = UNSAFE
 
     def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
-        if isinstance(node, cst.Call):  # `max(range(len(self.mods)), key=lambda i: scores[i])`
-            return keyed_pick_plan(node, rule, ctx)
+        if isinstance(node, cst.Call) and rule.resolve(node.func) in ("builtins.max", "builtins.min",
+                                                                       "builtins.sorted"):
+            return keyed_pick_plan(node, rule, ctx)  # `max(range(len(self.mods)), key=lambda i: scores[i])`
         owner = ctx.parent(node)
         if isinstance(owner, cst.IfExp) and owner.test is node:
             return self._ternary(owner, node, rule, ctx)
