@@ -16,7 +16,7 @@ import click
 from torchlint import __version__
 from torchlint.config import ConfigError, Settings, load_settings, override, parse_codes, parse_size
 
-FORMAT_CHOICES = ["text", "json", "sarif", "github"]
+FORMAT_CHOICES = ["text", "json", "sarif", "github", "html"]
 EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
 
 

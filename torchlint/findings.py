@@ -163,6 +163,8 @@ class TargetResult:
     ops_per_graph: List[int] = field(default_factory=list)
     recompile_reasons: List[Recompile] = field(default_factory=list)
     cudagraph_skips: Optional[int] = None
+    #: per graph, the user lines its operations came from: ``[{"path", "lines"}]``
+    graph_lines: List[List[Dict[str, Any]]] = field(default_factory=list)
 
     def to_dict(self) -> Dict[str, Any]:
         d = {
@@ -177,6 +179,8 @@ class TargetResult:
         }
         if self.cudagraph_skips is not None:
             d["cudagraph_skips"] = self.cudagraph_skips
+        if self.graph_lines:
+            d["graph_lines"] = [[dict(g) for g in graph] for graph in self.graph_lines]
         return d
 
 

@@ -30,6 +30,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequ
 import torch
 
 from torchlint.dynamic.answer import Answer
+from torchlint.dynamic.cudagraphs import user_frame
 from torchlint.dynamic.gb_registry import GraphBreakRegistry, load_registry
 from torchlint.dynamic.load import load_module_from_path, materialize
 from torchlint.dynamic.logs import capture_logs
@@ -78,6 +79,8 @@ class Observation:
     breaks: List[BreakSite] = field(default_factory=list)
     recompiles: List[RecompileEvent] = field(default_factory=list)
     explain_graph_breaks: int = 0        # what explain() alone would say (graphs - 1 or 0)
+    #: per graph of the first call, the user lines its nodes came from: [{"path", "lines"}]
+    graph_lines: List[List[Dict[str, Any]]] = field(default_factory=list)
 
     @property
     def graph_breaks(self) -> int:
@@ -89,7 +92,8 @@ class Observation:
         return Answer(graphs=self.graphs, ops_per_graph=list(self.ops_per_graph),
                       total_graphs=self.total_graphs, explain_graph_breaks=self.explain_graph_breaks,
                       breaks=[b.to_dict() for b in self.breaks],
-                      recompiles=[r.to_dict() for r in self.recompiles], **more)
+                      recompiles=[r.to_dict() for r in self.recompiles],
+                      graph_lines=[list(g) for g in self.graph_lines], **more)
 
     def break_lines(self, path: Optional[str] = None) -> Set[int]:
         real = os.path.realpath(path) if path else None
@@ -322,6 +326,7 @@ def observe(
                 obs.ops_per_graph = [
                     sum(1 for n in g.graph.nodes if n.op == "call_function") for g in graphs
                 ]
+                obs.graph_lines = [_graph_user_lines(g, collector.user_files or set()) for g in graphs]
     obs.total_graphs = len(graphs)
     obs.explain_graph_breaks = max(obs.graphs - 1, 0)
     for gm in graphs:
@@ -335,6 +340,16 @@ def observe(
     for record in logs.of("recompiles"):
         obs.recompiles.extend(parse_recompile_message(record.getMessage()))
     return obs
+
+
+def _graph_user_lines(gm: Any, user_files: Set[str]) -> List[Dict[str, Any]]:
+    """The user lines (innermost user frame of each node's stack trace) one FX graph holds."""
+    by_path: Dict[str, Set[int]] = {}
+    for node in gm.graph.nodes:
+        frame = user_frame(node.meta.get("stack_trace") or getattr(node, "stack_trace", None), user_files)
+        if frame is not None:
+            by_path.setdefault(frame[0], set()).add(frame[1])
+    return [{"path": path, "lines": sorted(lines)} for path, lines in sorted(by_path.items())]
 
 
 def _defining_files(fn: Any) -> Set[str]:

@@ -16,6 +16,7 @@ FORMATS = {
     "json": "torchlint.output.json",
     "sarif": "torchlint.output.sarif",
     "github": "torchlint.output.github",
+    "html": "torchlint.output.html",
 }
 
 
