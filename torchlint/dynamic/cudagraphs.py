@@ -99,10 +99,15 @@ def _count_recordings():
         CUDAGraphTreeManager.record_function = original
 
 
+def user_frames(trace: Optional[str], user_files: Set[str]) -> List[Tuple[str, int]]:
+    """Every ``File "...", line N`` of a stack trace that is in the user's files, outermost first."""
+    frames = [(m.group("file"), int(m.group("line"))) for m in _FRAME.finditer(trace or "")]
+    return [(os.path.realpath(f), n) for f, n in frames if os.path.realpath(f) in user_files]
+
+
 def user_frame(trace: Optional[str], user_files: Set[str]) -> Optional[Tuple[str, int]]:
     """The innermost ``File "...", line N`` of a stack trace that is in the user's files."""
-    frames = [(m.group("file"), int(m.group("line"))) for m in _FRAME.finditer(trace or "")]
-    mine = [(os.path.realpath(f), n) for f, n in frames if os.path.realpath(f) in user_files]
+    mine = user_frames(trace, user_files)
     return mine[-1] if mine else None
 
 

@@ -30,7 +30,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequ
 import torch
 
 from torchlint.dynamic.answer import Answer
-from torchlint.dynamic.cudagraphs import user_frame
+from torchlint.dynamic.cudagraphs import user_frames
 from torchlint.dynamic.gb_registry import GraphBreakRegistry, load_registry
 from torchlint.dynamic.load import load_module_from_path, materialize
 from torchlint.dynamic.logs import capture_logs
@@ -343,12 +343,12 @@ def observe(
 
 
 def _graph_user_lines(gm: Any, user_files: Set[str]) -> List[Dict[str, Any]]:
-    """The user lines (innermost user frame of each node's stack trace) one FX graph holds."""
+    """The user lines one FX graph holds: every user frame of each node's stack trace (the line
+    of the op and the lines of the user calls that led to it)."""
     by_path: Dict[str, Set[int]] = {}
     for node in gm.graph.nodes:
-        frame = user_frame(node.meta.get("stack_trace") or getattr(node, "stack_trace", None), user_files)
-        if frame is not None:
-            by_path.setdefault(frame[0], set()).add(frame[1])
+        for path, line in user_frames(node.meta.get("stack_trace") or getattr(node, "stack_trace", None), user_files):
+            by_path.setdefault(path, set()).add(line)
     return [{"path": path, "lines": sorted(lines)} for path, lines in sorted(by_path.items())]
 
 

@@ -45,7 +45,7 @@ def _wanted_lines(report: Report) -> Dict[str, Set[int]]:
                 spans[f.path].append(f.line)
         for path, lines in spans.items():
             if lines:
-                wanted.setdefault(path, set()).update(range(max(1, min(lines) - 1), max(lines) + 2))
+                wanted.setdefault(path, set()).update(range(max(1, min(lines) - 3), max(lines) + 2))
     return wanted
 
 

@@ -114,13 +114,15 @@ ts.forEach(function(t,ti){
     var m=byPath[path],nums=Object.keys(m).map(Number),bl=brks.filter(function(f){return f.path===path;});
     bl.forEach(function(f){nums.push(f.line);});var lo=Math.min.apply(null,nums),hi=Math.max.apply(null,nums);
     var pre=el("div",{"class":"src"});box.appendChild(el("div",{"class":"legend muted",text:path}));box.appendChild(pre);
-    var last=-1;
-    for(var n=lo;n<=hi;n++){var text=src(path,n);if(text===undefined)continue;
-      var gs=m[n],row;
+    var keep={};nums.forEach(function(k){for(var d=-3;d<=1;d++)keep[k+d]=1;});
+    var last=-1,gap=0;
+    for(var n=lo-3;n<=hi+1;n++){var text=src(path,n);if(text===undefined||!keep[n]){if(n>=lo)gap++;continue;}
+      if(gap&&pre.childNodes.length)pre.appendChild(el("div",{"class":"row gap"},[el("span",{"class":"n",text:"\u22ee"}),el("span",{"class":"t muted",text:gap+" line"+(gap===1?"":"s")+" not compiled here"})]));
+      gap=0;var gs=m[n],row;
       if(gs){last=gs[gs.length-1];row=el("div",{"class":"row","data-graph":String(gs[0]),style:"background:var(--g"+(gs[0]%8)+")"},
         [el("span",{"class":"n",text:String(n)}),el("span",{"class":"g",text:gs.map(function(x){return "g"+(x+1);}).join(",")}),el("span",{"class":"t",text:text})]);}
-      else{var blank=!text.trim()||/^\s*#/.test(text);
-        row=el("div",{"class":"row"+(blank||last<0?"":" eager")},[el("span",{"class":"n",text:String(n)}),el("span",{"class":"g",text:""}),el("span",{"class":"t",text:text})]);}
+      else{var plain=!text.trim()||/^\s*(#|def |async def |class |@|["'])/.test(text);
+        row=el("div",{"class":"row"+(plain||last<0?"":" eager")},[el("span",{"class":"n",text:String(n)}),el("span",{"class":"g",text:""}),el("span",{"class":"t",text:text})]);}
       pre.appendChild(row);
       bl.filter(function(f){return f.line===n;}).forEach(function(f){
         pre.appendChild(el("div",{"class":"break"},[el("b",{text:"graph break"}),": "+(f.reason||f.message)+" ",gbLink(f.gb_code)," ",
@@ -158,7 +160,7 @@ function diffView(text){var pre=el("div",{"class":"src diff"});text.split("\n").
   pre.appendChild(el("div",{"class":l[0]==="+"&&l.slice(0,3)!=="+++"?"add":(l[0]==="-"&&l.slice(0,3)!=="---"?"del":""),text:l}));});return pre;}
 R.findings.forEach(function(f,i){
   var box=files[f.path];if(!box){box=files[f.path]=el("div",{"class":"file","data-path":f.path},[el("h3",{text:f.path})]);list.appendChild(box);}
-  var rule=el("button",{"class":"rule",type:"button",text:code(f)});
+  var rule=el("button",{"class":"rule",type:"button",id:"rule-"+i,title:"show the rule page",text:code(f)});
   var div=el("div",{"class":"finding",id:"finding-"+i,"data-rule":code(f),"data-source":f.source,"data-severity":f.severity},[
     el("div",{"class":"head"},[rule,el("span",{text:f.path+":"+f.line+":"+f.column}),el("span",{"class":"tag "+f.severity,text:f.severity}),
       el("span",{"class":"tag",text:f.source}),f.gb_code?gbLink(f.gb_code):null,f.target?el("span",{"class":"muted",text:"target: "+f.target}):null]),
@@ -190,14 +192,18 @@ selRule.addEventListener("change",function(){state.rule=selRule.value;state.card
 selSource.addEventListener("change",function(){state.source=selSource.value;state.card="";sync();apply();});
 selSev.addEventListener("change",function(){state.severity=selSev.value;state.card="";sync();apply();});
 apply();
+void document.body.offsetHeight;  // lay the page out before taking the time
 document.body.setAttribute("data-render-ms",String(Math.round(performance.now())));
 // #click=ID,ID... replays clicks after the page is drawn (for scripted screenshots and checks);
 // #select=ID:VALUE picks an option the same way a user does.
 var h=decodeURIComponent(location.hash.slice(1));
 h.split("&").forEach(function(part){var kv=part.split("=");if(kv.length<2)return;var t0=performance.now();
   if(kv[0]==="click")kv[1].split(",").forEach(function(id){var e=document.getElementById(id);if(e)e.click();});
-  if(kv[0]==="select"){var p=kv[1].split(":"),e=document.getElementById(p[0]);if(e){e.value=p.slice(1).join(":");e.dispatchEvent(new Event("change"));}}
+  if(kv[0]==="select"){var p=kv[1].split(":"),e=document.getElementById(p[0]);if(e){e.value=p.slice(1).join(":");e.dispatchEvent(new Event("input"));e.dispatchEvent(new Event("change"));}}
+  if(kv[0]==="section")Array.prototype.forEach.call(main.children,function(c){
+    if(c.tagName==="SECTION"&&c.id!==kv[1])c.classList.add("hidden");});
   if(kv[0]==="scroll"){var e2=document.getElementById(kv[1]);if(e2)e2.scrollIntoView();}
+  void document.body.offsetHeight;
   document.body.setAttribute("data-action-ms",String(Math.round((performance.now()-t0)*10)/10));});
 document.body.setAttribute("data-ready","1");
 })();
