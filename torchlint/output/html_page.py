@@ -118,7 +118,7 @@ ts.forEach(function(t,ti){
     var last=-1,gap=0;
     for(var n=lo-3;n<=hi+1;n++){var text=src(path,n);if(text===undefined||!keep[n]){if(n>=lo)gap++;continue;}
       if(gap&&pre.childNodes.length)pre.appendChild(el("div",{"class":"row gap"},[el("span",{"class":"n",text:"\u22ee"}),el("span",{"class":"t muted",text:gap+" line"+(gap===1?"":"s")+" not compiled here"})]));
-      gap=0;var gs=m[n],row;
+      if(gap)last=-1;gap=0;var gs=m[n],row;
       if(gs){last=gs[gs.length-1];row=el("div",{"class":"row","data-graph":String(gs[0]),style:"background:var(--g"+(gs[0]%8)+")"},
         [el("span",{"class":"n",text:String(n)}),el("span",{"class":"g",text:gs.map(function(x){return "g"+(x+1);}).join(",")}),el("span",{"class":"t",text:text})]);}
       else{var plain=!text.trim()||/^\s*(#|def |async def |class |@|["'])/.test(text);
