@@ -185,17 +185,17 @@ def test_cache_key_covers_engine_settings_and_content(tmp_path):
     assert a.key("m.py", "x") not in others and len(set(others)) == len(others)
 
 
-def test_stored_fixes_come_back_with_the_same_new_text(tmp_path):
-    from torchlint.findings import Finding, Fix
+def test_stored_fixes_come_back_with_the_same_edits(tmp_path):
+    from torchlint.findings import Edit, Finding, Fix
 
     source = "import torch\nx = 1\ny = 2\n"
-    for new in ("import torch\nx = 1\ny = 3\n", "x = 1\ny = 2\n", source + "z = 3\n", "", "import torch\n"):
+    for edits in ((Edit(3, 5, 3, 6, "3"),), (Edit(1, 1, 2, 1, ""), Edit(4, 1, 4, 1, "z = 3\n")), ()):
         c = cache_mod.Cache(str(tmp_path), ["TL0"], [], engine="e")
-        f = Finding("TL001", "tensor-item", "m.py", 2, 1, 2, 6, "msg", "fix", fix=Fix("safe", "d", new),
+        f = Finding("TL001", "tensor-item", "m.py", 2, 1, 2, 6, "msg", "fix", fix=Fix("safe", "d", edits),
                     source_line="x = 1")
         key = c.key("m.py", source)
-        c.put(key, source, [f], None, 3, True)
-        (back,), error, lines = c.get(key, "m.py", source, True)
+        c.put(key, [f], None, 3, True)
+        (back,), error, lines = c.get(key, "m.py", True)
         assert back == f and back.fix == f.fix and back.source_line == "x = 1"
 
 

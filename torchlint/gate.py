@@ -148,11 +148,6 @@ def compare(report: Report, baseline: Baseline) -> Tuple[List[str], List[str]]:
     return regressions, improvements
 
 
-def gate_is_set(max_graph_breaks: Optional[int] = None, max_recompiles: Optional[int] = None,
-                per_target: Optional[Mapping[str, int]] = None, baseline: Optional[str] = None) -> bool:
-    return any(v is not None for v in (max_graph_breaks, max_recompiles, baseline)) or bool(per_target)
-
-
 def apply_gate(
     report: Report,
     *,

@@ -16,7 +16,7 @@ from torchlint.fixes.base import REGISTRY, Fixer
 
 __all__ = ["Fixer", "all_fixers", "fixer_for"]
 
-_NOT_FIXES = {"base", "apply"}
+_NOT_FIXES = {"base", "apply", "run"}
 _loaded = False
 
 

@@ -16,6 +16,7 @@ import libcst as cst
 
 from torchlint.rules.base import Rule
 from torchlint.analysis.names import ImportTable, dotted
+from torchlint.analysis.tree import children
 
 #: ``original node -> fn(updated node) -> replacement`` (a node, a FlattenSentinel, or REMOVE)
 Edits = Dict[cst.CSTNode, Callable[[cst.CSTNode], object]]
@@ -58,9 +59,15 @@ class FixContext:
     def parents(self) -> Dict[cst.CSTNode, cst.CSTNode]:
         """Each node's parent, computed with one walk the first time a fixer asks."""
         if self._parents is None:
-            collector = _ParentCollector()
-            self.module.visit(collector)
-            self._parents = collector.parents
+            parents: Dict[cst.CSTNode, cst.CSTNode] = {}
+            stack = [self.module]
+            while stack:  # depth first, in source order, as a visitor goes
+                node = stack.pop()
+                kids = children(node)
+                for child in kids:
+                    parents[child] = node
+                stack.extend(reversed(kids))
+            self._parents = parents
         return self._parents
 
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
@@ -107,22 +114,6 @@ class FixContext:
     def torch_expr(self, dotted_tail: str) -> cst.BaseExpression:
         """``torch.<dotted_tail>`` spelled with the file's own name for torch."""
         return cst.parse_expression(f"{self.torch}.{dotted_tail}")
-
-
-class _ParentCollector(cst.CSTVisitor):
-    def __init__(self) -> None:
-        super().__init__()
-        self.parents: Dict[cst.CSTNode, cst.CSTNode] = {}
-        self.stack: List[cst.CSTNode] = []
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if self.stack:
-            self.parents[node] = self.stack[-1]
-        self.stack.append(node)
-        return True
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        self.stack.pop()
 
 
 def names_in(node: cst.CSTNode) -> Set[str]:

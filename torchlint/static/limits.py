@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, Tuple
 if TYPE_CHECKING:  # pragma: no cover
     from torchlint.findings import Finding
     from torchlint.rules.base import Rule
+    from torchlint.static.engine import FixPlanner
 
 #: seconds one file may take (read, parse, lint) before it is reported and skipped
 FILE_TIME_LIMIT = 60.0
@@ -127,16 +128,17 @@ def run_limited(fn: Callable[..., Any], *args: Any, time_limit: Optional[float] 
 
 
 def guarded_lint(source: str, path: str, rule_classes: Sequence[Type["Rule"]],
-                 time_limit: Optional[float] = None) -> Tuple[List["Finding"], Optional[str]]:
-    """Parse and lint one file's text: (findings, None), or ([], a one-line error) when it
-    is too deep, does not parse, takes longer than ``time_limit`` (default
-    :data:`FILE_TIME_LIMIT`) or trips a bug in torchlint. Never raises."""
+                 time_limit: Optional[float] = None, *, fixes: Optional["FixPlanner"] = None,
+                 ) -> Tuple[List["Finding"], Optional[str]]:
+    """Parse and lint one file's text (``fixes``: marking fixable findings, inside the same
+    limits): (findings, None), or ([], a one-line error) when it is too deep, does not
+    parse, takes longer than ``time_limit`` (default :data:`FILE_TIME_LIMIT`) or trips a
+    bug in torchlint. Never raises."""
     time_limit = FILE_TIME_LIMIT if time_limit is None else time_limit
     import libcst as cst
 
     from torchlint.static.engine import lint_module
     from torchlint.files import source_lines
-    from torchlint.static.run import parse_error_message
 
     reason = too_deep(source)
     if reason:
@@ -147,7 +149,7 @@ def guarded_lint(source: str, path: str, rule_classes: Sequence[Type["Rule"]],
             module = cst.parse_module(source)
         except (cst.ParserSyntaxError, RecursionError, ValueError, MemoryError) as exc:
             raise _ParseFailed(parse_error_message(exc, source)) from None
-        return lint_module(module, path, rule_classes, source_lines(source))
+        return lint_module(module, path, rule_classes, source_lines(source), fixes=fixes, source=source)
 
     try:
         return run_limited(work, time_limit=time_limit), None
@@ -170,6 +172,30 @@ def guarded_lint(source: str, path: str, rule_classes: Sequence[Type["Rule"]],
 
 class _ParseFailed(Exception):
     """The parser refused the file; ``str()`` is the one-line reason."""
+
+
+def parse_error_message(exc: Exception, source: str = "") -> str:
+    import libcst as cst
+
+    if isinstance(exc, cst.ParserSyntaxError):
+        # Python's own parser words syntax errors better and places them exactly.
+        try:
+            with warnings.catch_warnings():  # the user's warnings are not ours to print
+                warnings.simplefilter("ignore")
+                compile(source, "<file>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        except SyntaxError as err:
+            col = f", column {err.offset}" if err.offset else ""
+            return f"syntax error at line {err.lineno}{col}: {err.msg}"
+        except (ValueError, RecursionError, MemoryError):
+            pass
+        else:
+            return (f"syntax the parser does not support (line {exc.raw_line}, column "
+                    f"{exc.raw_column + 1}); torchlint parses Python 3.0-3.12 grammar")
+        first = str(exc.message).strip().splitlines()[0] if exc.message else "invalid syntax"
+        return f"syntax error at line {exc.raw_line}, column {exc.raw_column + 1}: {first}"
+    if isinstance(exc, RecursionError):
+        return "expression nested too deeply for the parser"
+    return f"cannot parse: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}".rstrip(": ")
 
 
 def too_deep(source: str) -> Optional[str]:
