@@ -293,7 +293,7 @@ def compare(rows: List[Row], rev: str) -> List[str]:
         ratio = new.median("cpu") / old.median("cpu")
         same = {r.findings for r in old.runs} == {r.findings for r in new.runs} and len({r.findings for r in new.runs}) == 1
         lines.append(f"{CORPORA[old.corpus]}: cold CPU {new.median('cpu'):.2f} s vs {old.median('cpu'):.2f} s at {rev} "
-                     f"= {ratio:.3f} ({(1 - ratio) * 100:+.1f}% less CPU); wall {new.median('wall'):.2f} s vs "
+                     f"= {ratio:.3f} ({(1 - ratio) * 100:.1f}% less CPU); wall {new.median('wall'):.2f} s vs "
                      f"{old.median('wall'):.2f} s")
         lines.append(f"{'  same findings' if same else 'DIFFERENT findings'}: json without timings sha256 "
                      f"{new.runs[0].findings[:16]} (new) {old.runs[0].findings[:16]} ({rev})")

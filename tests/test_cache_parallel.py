@@ -185,6 +185,33 @@ def test_cache_key_covers_engine_settings_and_content(tmp_path):
     assert a.key("m.py", "x") not in others and len(set(others)) == len(others)
 
 
+def test_an_edited_rule_module_misses_the_cache(tmp_path):
+    """The engine hash covers every module of the package: edit one rule in a copy of
+    torchlint and the next run recomputes (and finds what the edited rule now says)."""
+    import torchlint
+
+    shutil.copytree(Path(torchlint.__file__).parent, tmp_path / "copy" / "torchlint",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "m.py").write_text("import torch\n\n@torch.compile\ndef f(x):\n    return x.item()\n")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path / "copy"))
+
+    def run():
+        out = subprocess.run([sys.executable, "-m", "torchlint", "check", ".", "--no-dynamic", "--format", "json",
+                              "--exit-zero", "--cache-dir", str(tmp_path / "cache")],
+                             cwd=project, env=env, capture_output=True, text=True, check=True).stdout
+        return [f["message"] for f in json.loads(out)["findings"]], entries(tmp_path / "cache")
+
+    before, stored = run()
+    assert run() == (before, stored)  # unchanged: answered from the cache
+    rule = tmp_path / "copy" / "torchlint" / "rules" / "tl001_tensor_item.py"
+    rule.write_text(rule.read_text() + '\nTensorItem.message = "edited message"\n')
+    after, now = run()
+    assert after == ["edited message"] and before != after
+    assert len(now) == 2 * len(stored)  # a new entry beside the old one: a miss
+
+
 def test_stored_fixes_come_back_with_the_same_edits(tmp_path):
     from torchlint.findings import Edit, Finding, Fix
 

@@ -46,14 +46,9 @@ class Baseline:
 def _line_text(finding: Finding) -> str:
     if finding.source_line is not None:
         return finding.source_line
-    try:
-        with open(finding.path, encoding="utf-8", errors="replace") as handle:
-            for number, text in enumerate(handle, 1):
-                if number == finding.line:
-                    return text.rstrip("\n")
-    except OSError:
-        pass
-    return ""
+    from torchlint.files import read_line
+
+    return read_line(finding.path, finding.line) or ""
 
 
 def fingerprint(finding: Finding) -> str:

@@ -68,6 +68,9 @@ class Planning(FileFixes):
         fixer = fixer_for(rule.code)
         if fixer is None:
             return
+        region = getattr(rule.ctx, "region", None)
+        if region is not None:
+            self.ctx.focus(region.node)
         try:
             with validated():  # the nodes a fixer builds are checked as libcst checks them
                 plan = fixer.plan(node, rule, self.ctx)

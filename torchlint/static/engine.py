@@ -20,7 +20,7 @@ import libcst as cst
 
 from torchlint.findings import Finding, Fix
 from torchlint.rules.base import FileContext, Rule
-from torchlint.files import source_lines
+from torchlint.files import line_at, source_lines
 from torchlint.analysis.names import ImportTable
 from torchlint.analysis.regions import build_index, find_regions, is_compiling_guard
 from torchlint.analysis.tensors import TensorScope
@@ -192,7 +192,8 @@ def lint_module(
         lines = source_lines(module.code if source is None else source)
     findings = []
     seen = set()
-    for rule, node, message, suggestion, region in ctx.reports:
+    reports, ctx.reports = ctx.reports, []  # they hold the rules, which hold ctx: no cycle outlives the walk
+    for rule, node, message, suggestion, region in reports:
         (line, column), (end_line, end_column) = spans[node]
         key = (rule.code, line, column)
         if key in seen:
@@ -216,7 +217,7 @@ def lint_module(
                 region=region.qualname,
                 severity=rule.severity,  # type: ignore[arg-type]
                 fix=fix_at.get(key),
-                source_line=lines[line - 1] if 0 < line <= len(lines) else None,
+                source_line=line_at(lines, line),
             )
         )
     return findings

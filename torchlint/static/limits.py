@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import ctypes
+import re
 import sys
 import threading
 import traceback
@@ -228,20 +229,40 @@ def too_deep(source: str) -> Optional[str]:
         return "code nested too deeply for Python's parser (it cannot run either)"
     except ValueError:  # e.g. NUL bytes: the parser that follows reports them
         return None
-    depth, line = _deepest(tree)
+    depth, line = _deepest(tree, source)
     if depth > MAX_DEPTH:
         return f"code nested {depth} levels deep at line {line}; torchlint analyses up to {MAX_DEPTH}"
     return None
 
 
-def _deepest(tree: ast.AST) -> Tuple[int, int]:
-    """(depth, line) of the deepest node, without recursion."""
+_LINE_END = re.compile(r"\r\n?|\n")  # where Python's lines end (so AST line numbers index them)
+
+
+def _deepest(tree: ast.AST, source: str = "") -> Tuple[int, int]:
+    """(depth, line) of the deepest node, without recursion, when that is deeper than
+    :data:`MAX_DEPTH` (else a depth no deeper than it).
+
+    A node cannot hold more levels below it than its text has characters (each level takes
+    at least one, the last adds a context leaf): its subtree is not walked when even that
+    many more would stay within the limit. So most statements are not walked into."""
+    starts = [0] + [m.end() for m in _LINE_END.finditer(source)] if source else None
     best, line = 0, 0
     stack = [(tree, 1)]
     while stack:
         node, depth = stack.pop()
         if depth > best:
             best, line = depth, getattr(node, "lineno", line)
+        end = getattr(node, "end_lineno", None)
+        if end is not None:
+            # an over-estimate of the node's characters (columns count UTF-8 bytes)
+            if end == node.lineno:
+                size = node.end_col_offset - node.col_offset
+            elif starts is not None and end <= len(starts):
+                size = starts[end - 1] - starts[node.lineno - 1] + node.end_col_offset
+            else:
+                size = MAX_DEPTH
+            if depth + 2 * size + 4 <= MAX_DEPTH:
+                continue
         depth += 1
         for name in node._fields:
             value = getattr(node, name, None)
