@@ -36,7 +36,7 @@ from torchlint.pages import pages  # noqa: E402
 from torchlint.config import Settings  # noqa: E402
 from torchlint.rules import all_rules  # noqa: E402
 from torchlint.static.engine import lint_source  # noqa: E402
-from torchlint.static.run import select_rules  # noqa: E402
+from torchlint.rules import enabled_rules  # noqa: E402
 from torchlint.verify import silenced  # noqa: E402
 
 FIXTURES = os.path.join(REPO, "fixtures")
@@ -147,10 +147,8 @@ def fixture_targets() -> Dict[str, object]:
 
 def measure_fixture(source: Source, spec) -> Set[int]:
     """Dynamo's break lines in the fixture, running its declared target on its sample inputs."""
+    from torchlint.dynamic.load import load_input_sets, load_inputs, load_target, materialize
     from torchlint.dynamic.observe import observe
-    from torchlint.dynamic.specs import materialize
-
-    from torchlint.dynamic.targets import load_input_sets, load_inputs, load_target
 
     obj, path = load_target(spec.ref, FIXTURES)
     calls = []
@@ -201,7 +199,7 @@ def fmt(score: Score) -> str:
 
 def main(argv: List[str]) -> int:
     verbose = "-v" in argv
-    rules = select_rules(Settings().enabled_rules([r.code for r in all_rules()]))
+    rules = enabled_rules(Settings())
     sources = fixture_sources() + (page_sources() if HAS_TORCH else [])
     if "--with-tests" in argv and HAS_TORCH:
         sources += test_case_sources()
