@@ -34,7 +34,6 @@ sys.path.insert(0, REPO)
 
 from torchlint.pages import pages  # noqa: E402
 from torchlint.config import Settings  # noqa: E402
-from torchlint.rules import all_rules  # noqa: E402
 from torchlint.static.engine import lint_source  # noqa: E402
 from torchlint.rules import enabled_rules  # noqa: E402
 from torchlint.verify import silenced  # noqa: E402

@@ -29,12 +29,12 @@ from torchlint.rules.base import Rule
 from torchlint import suppression
 from torchlint.static.engine import FileFixes, FixPlanner, lint_module
 from torchlint.files import source_lines
-from torchlint.static.limits import too_deep
+from torchlint.static.limits import parse, too_deep
+from torchlint.static.run import is_candidate
 from torchlint.analysis.names import dotted
 from torchlint.analysis.tree import Span, children, code_ranges, validated
 
 MAX_ROUNDS = 6
-_CANDIDATE = re.compile(r"torch|Module|compile")
 Key = Tuple[str, int, int]  # (rule code, line, column) of a finding
 
 
@@ -111,10 +111,10 @@ def plan_source(
 ) -> Optional[Planned]:
     """Plans for the fixable findings of ``source`` (``None`` when it does not parse)."""
     classes = fixable_rules(rule_classes)
-    if not classes or not _CANDIDATE.search(source) or too_deep(source):
+    if not classes or not is_candidate(source) or too_deep(source):
         return None  # too deep: libcst would overflow the stack (the check reports the file)
     try:
-        module = cst.parse_module(source)
+        module = parse(source)
     except Exception:  # noqa: BLE001 - the check reports unparsable files; nothing to fix here
         return None
     planning = Planning(module, {c.code for c in classes})

@@ -136,8 +136,6 @@ def guarded_lint(source: str, path: str, rule_classes: Sequence[Type["Rule"]],
     parse, takes longer than ``time_limit`` (default :data:`FILE_TIME_LIMIT`) or trips a
     bug in torchlint. Never raises."""
     time_limit = FILE_TIME_LIMIT if time_limit is None else time_limit
-    import libcst as cst
-
     from torchlint.static.engine import lint_module
     from torchlint.files import source_lines
 
@@ -146,15 +144,11 @@ def guarded_lint(source: str, path: str, rule_classes: Sequence[Type["Rule"]],
         return [], reason
 
     def work() -> List["Finding"]:
-        try:
-            module = cst.parse_module(source)
-        except (cst.ParserSyntaxError, RecursionError, ValueError, MemoryError) as exc:
-            raise _ParseFailed(parse_error_message(exc, source)) from None
-        return lint_module(module, path, rule_classes, source_lines(source), fixes=fixes, source=source)
+        return lint_module(parse(source), path, rule_classes, source_lines(source), fixes=fixes, source=source)
 
     try:
         return run_limited(work, time_limit=time_limit), None
-    except _ParseFailed as exc:
+    except ParseFailed as exc:
         return [], str(exc)
     except TimeLimitExceeded:
         return [], f"analysis stopped after {time_limit:g} s (the file is too large or too complex); not checked"
@@ -171,8 +165,19 @@ def guarded_lint(source: str, path: str, rule_classes: Sequence[Type["Rule"]],
         return [], f"internal error in torchlint while checking this file ({detail}){hint}"
 
 
-class _ParseFailed(Exception):
+class ParseFailed(Exception):
     """The parser refused the file; ``str()`` is the one-line reason."""
+
+
+def parse(source: str):
+    """libcst's tree of ``source`` (checked with :func:`too_deep` first), or
+    :class:`ParseFailed` saying why not in one line: the one parse of lint and fix alike."""
+    import libcst as cst
+
+    try:
+        return cst.parse_module(source)
+    except (cst.ParserSyntaxError, RecursionError, ValueError, MemoryError) as exc:
+        raise ParseFailed(parse_error_message(exc, source)) from None
 
 
 def parse_error_message(exc: Exception, source: str = "") -> str:
