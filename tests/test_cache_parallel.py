@@ -327,6 +327,21 @@ def test_positions_are_libcsts_positions():
         assert tree.positions(module, some) == {n: got[n] for n in some}
 
 
+def test_whole_text_spans_are_libcsts_whitespace_inclusive_positions():
+    from libcst.metadata import WhitespaceInclusivePositionProvider
+
+    for module in _fixture_modules():
+        nodes = list(tree.walk(module))
+        statements = [n for n in nodes if isinstance(n, (cst.SimpleStatementLine, cst.BaseCompoundStatement))]
+        expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(WhitespaceInclusivePositionProvider)
+        some = nodes[len(nodes) // 3: len(nodes) // 3 + 2]
+        spans, whole = tree.spans_of(module, some, statements)
+        assert spans == tree.positions(module, some)
+        for node in statements:
+            r = expected[node]
+            assert whole[node] == ((r.start.line, r.start.column), (r.end.line, r.end.column)), type(node).__name__
+
+
 def test_traverse_visits_like_libcsts_visitor():
     events_lib, events_fast = [], []
 
