@@ -4,7 +4,8 @@
 ``benchmarks/heldout/lookalike/*.py`` are programs that look like breaks and are not (dtype
 tests, sizes from shapes, flags, config attributes, ``is None``, lengths, ``torch.Size``).
 Each file's first line names the dynamo target and inputs
-(``# dynamo: target=Net inputs=f32[4,8];i64[4]``). The break lines are measured here, now,
+(``# dynamo: target=Net inputs=f32[4,8];i64[4]``, ``train=1`` to run it in train mode with a
+backward, as a training step would). The break lines are measured here, now,
 with dynamo on the installed torch (the oracle of :mod:`torchlint.dynamic.observe`); the
 static pass runs with every default graph-break rule. A static line is a true positive when
 dynamo breaks on it.
@@ -31,7 +32,7 @@ from torchlint.static.engine import lint_source  # noqa: E402
 from torchlint.verify import silenced  # noqa: E402
 
 HERE = os.path.join(REPO, "benchmarks", "heldout")
-_HEADER = re.compile(r"#\s*dynamo:\s*target=(\S+)\s+inputs=(\S*)")
+_HEADER = re.compile(r"#\s*dynamo:\s*target=(\S+)\s+inputs=(\S*)(\s+train=1)?")
 
 
 def measure(code: str) -> Set[int]:
@@ -40,10 +41,10 @@ def measure(code: str) -> Set[int]:
     m = _HEADER.match(code)
     if m is None:
         raise ValueError("first line must be `# dynamo: target=... inputs=...`")
-    target, inputs = m.group(1), m.group(2)
+    target, inputs, train = m.group(1), m.group(2), m.group(3) is not None
     with warnings.catch_warnings(), silenced():
         warnings.simplefilter("ignore")
-        obs, path = observe_source(code, target, inputs.split(";") if inputs else [])
+        obs, path = observe_source(code, target, inputs.split(";") if inputs else [], train=train)
     return obs.break_lines(path)
 
 

@@ -63,6 +63,14 @@ CASES = {
                 x = x * 0.5
             return x + steps.float()
         """, {"target": "f", "inputs": ["f32[4]", "i64[]:2..3"]}),
+    "tensor_assertion": Case("""
+        import torch
+
+        @torch.compile
+        def f(x):
+            torch._check_tensor_all_with(ValueError, (x > -1e9).all(), lambda: "overflow")  # error: TL002
+            return x + 1
+        """, FN),
     "lookalike_numpy_constants_and_random_scale": Case("""
         import random
 
@@ -257,15 +265,23 @@ CASES = {
             y.requires_grad = True  # error: TL014
             return y + 1
         """, FN),
-    "lookalike_requires_grad_on_local": Case("""
+    "requires_grad_on_local_with_grad_on": Case("""
+        import torch
+
+        @torch.compile
+        def f(x):
+            y = torch.zeros_like(x)
+            y.requires_grad_(True)  # error: TL014
+            return (y * 2).sum() + x.sum()
+        """, {"target": "f", "inputs": ["f32[4,8]"], "train": True}),
+    "lookalike_requires_grad_read": Case("""
         import torch
 
         @torch.compile
         def f(x):
             y = x.detach().clone()
-            y.requires_grad_(True)
-            return y * 2, x.requires_grad
-        """, FN),
+            return y * 2 if x.requires_grad else y
+        """, {"target": "f", "inputs": ["f32[4,8]"], "train": True}),
     # ---------------------------------------------------------------- TL015 sorting
     "sorted_by_tensor_key": Case("""
         import torch

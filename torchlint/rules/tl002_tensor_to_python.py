@@ -14,6 +14,8 @@ from torchlint.rules.base import Rule
 _BUILTINS = {"builtins.float", "builtins.int", "builtins.bool", "builtins.complex", "builtins.range"}
 _SIZE_FROM_TENSOR = {"torch.arange", "torch.zeros", "torch.ones", "torch.empty", "torch.full",
                      "torch.randn", "torch.rand", "torch.linspace"}
+# Runtime assertions on a tensor condition: dynamo reads the condition on the host.
+_TENSOR_CHECKS = {"torch._check_tensor_all", "torch._check_tensor_all_with"}
 # Tensor methods whose arguments are sizes or offsets.
 _SIZE_METHODS = {"narrow", "view", "reshape", "expand", "repeat", "new_zeros", "new_ones", "new_empty"}
 
@@ -62,7 +64,10 @@ class TensorToPython(Rule):
                         self.report(node, message=self._HOST_MESSAGE)
                         return
             return
-        if qual in _BUILTINS or (qual.startswith("math.") and qual.count(".") == 1):
+        if qual in _TENSOR_CHECKS:
+            self.report(node, message=f"`{qual}` reads its tensor condition on the host and splits the "
+                        "graph; check it outside the compiled region, or drop the check in compiled code")
+        elif qual in _BUILTINS or (qual.startswith("math.") and qual.count(".") == 1):
             if self._value(first):
                 self.report(node, message=self._message(first, self.message))
         elif qual in _SIZE_FROM_TENSOR and self._value(first):

@@ -59,12 +59,22 @@ class SkippedCall(Rule):
         self.logger_methods = set(data["logger_methods"])
         self.deepcopy = set(data["deepcopy"])
         self.copies = set(data["copy_tensor"])
+        self.containers: set = set()
         self.numpy_unsupported = {f"numpy.{name}" for name in data["numpy_unsupported"]["names"]}
         self.loggers = {name for name, qual in ctx.imports.bound_calls.items() if _is_logger_factory(qual)}
         self.loggers |= _module_loggers(ctx.module)
 
+    def leave_Assign(self, node: cst.Assign) -> None:
+        # state = {"h": h, "c": c}: remember containers of tensors for a later deepcopy
+        if isinstance(node.value, (cst.List, cst.Tuple, cst.Dict, cst.Set)) and self._holds_tensors(node.value):
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    self.containers.add((id(self.ctx.region), target.target.value))
+
     def _holds_tensors(self, arg: cst.BaseExpression) -> bool:
         if self.ctx.kind(arg) in ("tensor", "tensors", "module") or (isinstance(arg, cst.Name) and arg.value == "self"):
+            return True
+        if isinstance(arg, cst.Name) and (id(self.ctx.region), arg.value) in self.containers:
             return True
         if isinstance(arg, (cst.List, cst.Tuple, cst.Set)):
             return any(not isinstance(e, cst.StarredElement) and self._holds_tensors(e.value) for e in arg.elements)

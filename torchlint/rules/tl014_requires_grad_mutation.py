@@ -23,7 +23,7 @@ class RequiresGradMutation(Rule):
         "Set `requires_grad` when the model is built (or in the training loop, outside the "
         "compiled function); inside the region use `t.detach()` or `torch.no_grad()`."
     )
-    gb_codes = ("GB0206", "GB0125")
+    gb_codes = ("GB0206", "GB0125", "GB8985")
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
@@ -70,5 +70,7 @@ class RequiresGradMutation(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value == "requires_grad_":
-            if self._input_or_parameter(func.value):
+            # Any tensor: under no_grad a local one is traced, but with gradients on (training)
+            # dynamo breaks on every `requires_grad_()` call.
+            if self.is_tensor(func.value) or self._input_or_parameter(func.value):
                 self.report(node)

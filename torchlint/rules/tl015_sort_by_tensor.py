@@ -13,6 +13,23 @@ _REDUCTIONS = frozenset({"sum", "mean", "norm", "max", "min", "amax", "amin", "i
 _TENSOR_LISTS = frozenset({"builtins.list", "builtins.tuple"})
 
 
+def _name(expr: cst.BaseExpression):
+    return expr.value if isinstance(expr, cst.Name) else None
+
+
+def _root_name(expr: cst.BaseExpression):
+    """``row`` of ``row``, ``row.sum()``, ``row.abs().max()``, ``row * 2``, ``row[0]``."""
+    while True:
+        if isinstance(expr, cst.Call):
+            expr = expr.func
+        elif isinstance(expr, (cst.Attribute, cst.Subscript)):
+            expr = expr.value
+        elif isinstance(expr, cst.BinaryOperation):
+            expr = expr.left
+        else:
+            return _name(expr)
+
+
 class SortByTensor(Rule):
     code = "TL015"
     name = "sort-by-tensor"
@@ -47,6 +64,14 @@ class SortByTensor(Rule):
             return self._tensor_items(expr.args[0].value)
         if isinstance(expr, cst.Name):
             return self.lists.get(self._key(expr.value), False)
+        if isinstance(expr, cst.ListComp) and expr.for_in.inner_for_in is None:
+            # [row.sum() for row in x] / [e(x) for e in self.experts]
+            scope = self.ctx.scope
+            element = scope.iter_element_kind(expr.for_in.iter) if scope is not None else None
+            target = expr.for_in.target
+            if element == "module":
+                return isinstance(expr.elt, cst.Call) and _root_name(expr.elt.func) == _name(target)
+            return element == "tensor" and _root_name(expr.elt) == _name(target) is not None
         return False
 
     def _tensor_key(self, call: cst.Call) -> bool:
@@ -68,6 +93,8 @@ class SortByTensor(Rule):
                         return True
                 if self.is_tensor(body):
                     return True
+                if isinstance(body, cst.Subscript) and self._tensor_items(body.value):
+                    return True  # key=lambda i: scores[i], scores a list of tensors
         return False
 
     def leave_Assign(self, node: cst.Assign) -> None:

@@ -9,7 +9,8 @@ from torch import nn
 class Probe(nn.Module):
     def forward(self, x):
         y = x.detach().clone()
-        y.requires_grad_(True)
+        if x.requires_grad:
+            y = y * 1.0
         jitter = random.uniform(0.9, 1.1)
         if importlib.util.find_spec("numpy") is not None:
             y = y + 1
