@@ -289,3 +289,19 @@ def test_graph_lines_say_which_user_lines_landed_in_which_graph():
     assert first == {path: [5, 9, 10]}  # helper's line and the call that led to it
     assert second == {path: [12, 13]}
     assert obs.answer().graph_lines == obs.graph_lines
+
+
+def test_fix_diffs_make_the_same_edits_as_the_fixer(tmp_path, monkeypatch):
+    from torchlint.api import check
+    from torchlint.fixes.apply import apply_edits
+    from torchlint.output.html import _edited, extras
+
+    (tmp_path / "m.py").write_text(EVIL, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    report = check(["m.py"], dynamic=False)
+    fixed = [f for f in report.findings if f.fix is not None and f.fix.edits]
+    assert fixed
+    for f in fixed:
+        assert _edited(EVIL, f.fix.edits) == apply_edits(EVIL, f.fix.edits) != EVIL
+    diffs = extras(report)["diffs"]
+    assert set(diffs) == {str(i) for i, f in enumerate(report.findings) if f.fix is not None and f.fix.edits}

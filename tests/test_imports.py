@@ -33,7 +33,7 @@ ALLOWED: Dict[str, Set[str]] = {
     "rules": {"analysis", "data"},
     "static": {"analysis", "rules", "files", "findings", "config"},
     "fixes": {"analysis", "rules", "static", "files", "findings", "suppression", "atomic"},
-    "output": {"findings", "pages", "rules"},
+    "output": {"findings", "pages", "rules", "files"},
 }
 
 

@@ -13,6 +13,7 @@ import base64
 import difflib
 import hashlib
 import json
+import re
 from typing import Any, Dict, List, Set, TextIO
 
 from torchlint import pages
@@ -60,6 +61,21 @@ def _sources(report: Report) -> Dict[str, Dict[str, str]]:
     return out
 
 
+def _edited(text: str, edits) -> str:
+    """``text`` with one fix's edits made (1-based lines and columns, end exclusive)."""
+    starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
+
+    def offset(line: int, column: int) -> int:
+        return len(text) if line > len(starts) else min(starts[line - 1] + column - 1, len(text))
+
+    out, at = [], 0
+    for e in sorted(edits, key=lambda e: (e.line, e.column)):
+        lo, hi = offset(e.line, e.column), offset(e.end_line, e.end_column)
+        out += [text[at:lo], e.replacement]
+        at = max(at, hi)
+    return "".join(out) + text[at:]
+
+
 def _diffs(report: Report) -> Dict[str, str]:
     """finding index -> the fix as a unified diff (where the finding has a fix)."""
     out: Dict[str, str] = {}
@@ -70,7 +86,7 @@ def _diffs(report: Report) -> Dict[str, str]:
             old = read_source(f.path)
         except (FileProblem, OSError):
             continue
-        diff = difflib.unified_diff(old.splitlines(keepends=True), f.fix.new_source.splitlines(keepends=True),
+        diff = difflib.unified_diff(old.splitlines(keepends=True), _edited(old, f.fix.edits).splitlines(keepends=True),
                                     f"a/{f.path}", f"b/{f.path}", n=2)
         out[str(i)] = "".join(diff)
     return out
