@@ -58,14 +58,16 @@ def check(
     raises :class:`torchlint.config.ConfigError`.
     """
     from torchlint.pipeline import CheckOptions, run_check
-    from torchlint.config import load_settings, override
+    from torchlint.config import config_start, load_settings, override
 
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     paths = [os.fspath(p) for p in paths] or ["."]
     base = os.getcwd()
-    settings = load_settings(os.fspath(config) if config is not None else None, start=base)
-    settings = override(settings, select=_codes(select), ignore=_codes(ignore), timeout=timeout)
+    settings = load_settings(os.fspath(config) if config is not None else None,
+                             start=config_start(paths, base))
+    settings = override(settings, select=_codes(select, "select"), ignore=_codes(ignore, "ignore"),
+                        timeout=timeout)
     cli_targets = [{"target": t} if isinstance(t, str) else dict(t) for t in targets or ()]
     bar = None
     if progress:
@@ -86,12 +88,16 @@ def check(
     return report
 
 
-def _codes(codes: Optional[Sequence[str]]) -> Optional[List[str]]:
+def _codes(codes: Optional[Sequence[str]], option: str) -> Optional[List[str]]:
+    """Codes or prefixes, validated: one that is not a code or matches no rule raises
+    :class:`torchlint.config.ConfigError` naming the argument."""
+    from torchlint.config import parse_codes
+
     if codes is None:
         return None
     if isinstance(codes, str):
         codes = codes.split(",")
-    return [c.strip().upper() for c in codes if c.strip()]
+    return parse_codes([c.strip() for c in codes if c.strip()], f"torchlint.check({option}=...)")
 
 
 def explain(

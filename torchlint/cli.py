@@ -14,7 +14,8 @@ from typing import List, Optional, Tuple
 import click
 
 from torchlint import __version__
-from torchlint.config import ConfigError, Settings, load_settings, override, parse_codes, parse_size
+from torchlint.config import (ConfigError, Settings, config_start, load_settings, override, parse_codes,
+                              parse_size, select_override)
 
 FORMAT_CHOICES = ["text", "json", "sarif", "github"]
 EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
@@ -27,7 +28,8 @@ def _codes(value: Optional[str], option: str) -> Optional[List[str]]:
 
 
 def _fail(message: str) -> "click.exceptions.Exit":
-    click.echo(f"torchlint: error: {message}", err=True)
+    for line in message.splitlines() or [""]:  # a config with several problems: one line each
+        click.echo(f"torchlint: error: {line}", err=True)
     return click.exceptions.Exit(EXIT_ERROR)
 
 
@@ -57,6 +59,10 @@ def _remember(ctx: click.Context, param: click.Parameter, value):
               help="Report format.")
 @click.option("--select", help="Comma-separated rule codes or prefixes to enable (e.g. TL0,TL101). Default: TL0 (graph breaks).")
 @click.option("--ignore", help="Comma-separated rule codes or prefixes to disable.")
+@click.option("--extend-select", metavar="CODES", expose_value=False, callback=_remember,
+              help="Rule codes or prefixes to enable on top of the selected ones (e.g. TL101).")
+@click.option("--extend-ignore", metavar="CODES", expose_value=False, callback=_remember,
+              help="Rule codes or prefixes to disable on top of the ignored ones.")
 @click.option("--no-static", is_flag=True, help="Skip the static pass.")
 @click.option("--no-dynamic", is_flag=True, help="Skip the dynamic pass even when targets are declared.")
 @click.option("--target", "targets", multiple=True, metavar="PATH:OBJ",
@@ -130,12 +136,15 @@ def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input
          max_cudagraph_skips=None):
     """Settings and the report of one run, shared by `check` and `baseline`."""
     try:
-        settings = load_settings(config_file)
-        settings = override(settings, select=_codes(select, "--select"), ignore=_codes(ignore, "--ignore"),
-                            max_graph_breaks=max_graph_breaks, max_recompiles=max_recompiles,
+        meta = click.get_current_context().meta  # --jobs / --cache-dir win over the config
+        settings = load_settings(config_file, start=config_start(paths))
+        settings = select_override(
+            settings, select=_codes(select, "--select"), ignore=_codes(ignore, "--ignore"),
+            extend_select=_codes(meta.get("torchlint.extend_select"), "--extend-select"),
+            extend_ignore=_codes(meta.get("torchlint.extend_ignore"), "--extend-ignore"))
+        settings = override(settings, max_graph_breaks=max_graph_breaks, max_recompiles=max_recompiles,
                             baseline=baseline, timeout=timeout, mode=mode, device=device,
                             max_cudagraph_skips=max_cudagraph_skips)
-        meta = click.get_current_context().meta  # --jobs / --cache-dir win over the config
         cache_dir = meta.get("torchlint.cache_dir")
         memory = meta.get("torchlint.max_memory")
         settings = override(settings, max_memory=parse_size(memory, "--max-memory") if memory else None)
@@ -334,7 +343,8 @@ def _baseline(ctx: click.Context, output_file: Optional[str], **kwargs) -> None:
 
 main.add_command(click.Command(
     "baseline", callback=_baseline, help=_baseline.__doc__,
-    params=[p for p in check.params if p.name in _BASELINE_PARAMS or p.name == "max_memory"] + [
+    params=[p for p in check.params if p.name in _BASELINE_PARAMS
+            or p.name in ("max_memory", "extend_select", "extend_ignore")] + [
         click.Option(["-o", "--output-file"], type=click.Path(dir_okay=False),
                      help="Where to write the baseline (default: the config's `baseline`, else "
                           "torchlint-baseline.json)."),
