@@ -124,6 +124,9 @@ def check(paths: Tuple[str, ...], fmt: str, select, ignore, no_static, no_dynami
                             max_cudagraph_skips=max_cudagraph_skips,
                             fixes=dict(diff=diff, unsafe=unsafe_fixes, quiet=quiet, exit_zero=exit_zero)
                             if fix or diff else None)
+    if report.files == 0 and not no_static and not report.errors:
+        # as ruff: a warning, not an error (a hook over a commit without Python files passes)
+        click.echo("torchlint: warning: No Python files found under the given path(s)", err=True)
     unsafe_fixable = 0 if no_static else _mark_fixes(report, settings, unsafe_fixes, verbose)
     _emit(report, fmt, output_file, statistics=statistics, quiet=quiet, verbose=verbose,
           unsafe_fixable=unsafe_fixable, unsafe_fixes=unsafe_fixes)
@@ -425,16 +428,18 @@ def _verify_rules(rules, show_all: bool) -> None:
 @main.command("rule")
 @click.argument("code")
 def rule_cmd(code: str) -> None:
-    """Print the page of rule CODE (e.g. TL001): what it does, why, examples, fix."""
+    """Print the page of rule CODE or NAME (TL001 or tensor-item): what it does, why, examples, fix."""
     from torchlint.pages import page
     from torchlint.rules import rules_by_code
 
     known = rules_by_code()
-    if code.upper() not in known:
-        raise _fail(f"unknown rule `{code}` (see `torchlint rules`)")
+    by_name = {rule.name: c for c, rule in known.items()}
+    asked, code = code, by_name.get(code.lower(), code).upper()
+    if code not in known:
+        raise _fail(f"unknown rule `{asked}` (see `torchlint rules`)")
     p = page(code)
     if p is None:
-        raise _fail(f"rule {code.upper()} has no page")
+        raise _fail(f"rule {code} has no page")
     if not sys.stdout.isatty():  # pipes, files and tests get the Markdown source
         click.echo(p.text.rstrip("\n"))
         return

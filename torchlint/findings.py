@@ -185,6 +185,11 @@ class Report:
         self.errors.sort(key=lambda e: (e.path, e.message))
 
     @property
+    def files_with_findings(self) -> int:
+        """How many files hold at least one finding (``files`` counts the files checked)."""
+        return len({f.path for f in self.findings})
+
+    @property
     def graph_breaks(self) -> Optional[int]:
         return sum(t.graph_breaks for t in self.targets) if self.dynamic_ran else None
 
@@ -204,6 +209,7 @@ class Report:
             "graphs": self.graphs,
             "recompiles": self.recompiles,
             "errors": len(self.errors),
+            "files_with_findings": self.files_with_findings,
         }
 
     def to_dict(self) -> Dict[str, Any]:
