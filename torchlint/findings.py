@@ -9,7 +9,7 @@ import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Literal, Optional
+from typing import Any, Dict, List, Literal, Optional, Set
 
 Source = Literal["static", "dynamic", "both"]
 Severity = Literal["error", "warning"]
@@ -149,6 +149,9 @@ class TargetResult:
     ops_per_graph: List[int] = field(default_factory=list)
     recompile_reasons: List[Recompile] = field(default_factory=list)
     cudagraph_skips: Optional[int] = None
+    #: path -> lines dynamo traced into a graph (not in JSON): a static finding there ran
+    #: without a break; one elsewhere was not reached
+    traced: Dict[str, Set[int]] = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> Dict[str, Any]:
         d = {
@@ -176,6 +179,7 @@ class Report:
     targets: List[TargetResult] = field(default_factory=list)
     torch_version: Optional[str] = None
     dynamic_ran: bool = False
+    static_ran: bool = True
     # Lines of gate verdicts ("graph breaks 5 > limit 3 (+2)"), set by the gate.
     gate_failures: List[str] = field(default_factory=list)
     gate_notes: List[str] = field(default_factory=list)
@@ -183,6 +187,16 @@ class Report:
     def sort(self) -> None:
         self.findings.sort(key=lambda f: f.sort_key)
         self.errors.sort(key=lambda e: (e.path, e.message))
+
+    def traced(self, finding: Finding) -> bool:
+        """Whether some target traced one of the finding's lines into a graph (ran it without
+        breaking there); False when no target reached them or the dynamic pass did not run."""
+        lines = range(finding.line, max(finding.line, finding.end_line) + 1)
+        for t in self.targets:
+            seen = t.traced.get(finding.path)
+            if seen and any(n in seen for n in lines):
+                return True
+        return False
 
     @property
     def files_with_findings(self) -> int:

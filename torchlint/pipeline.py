@@ -51,6 +51,7 @@ def run_check(options: CheckOptions) -> Report:
     files, missing = discover(options.paths, settings.exclude, cwd)
     report.errors.extend(FileError(p, m) for p, m in missing)
     report.files = len(files)
+    report.static_ran = options.static
 
     static_findings: List[Finding] = []
     texts: Dict[str, str] = {}  # path -> text, of the files with static findings

@@ -337,6 +337,8 @@ def result_from_answer(spec: TargetSpec, answer: Dict[str, Any], seconds: float,
             target=spec.name, reason=words, path=_relpath(event.get("path"), cwd), line=event.get("line"),
         ))
     result.recompiles = len(result.recompile_reasons)
+    for path, line in answer.get("traced", []):
+        result.traced.setdefault(_relpath(path, cwd), set()).add(int(line))
     findings = [break_finding(b, spec.name, cwd) for b in breaks if b.get("path") and b.get("line")]
     if answer.get("cudagraphs") is not None:
         from torchlint.dynamic.cudagraphs import findings_of

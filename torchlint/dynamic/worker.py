@@ -204,6 +204,7 @@ def _handle(request: Dict[str, Any]) -> Dict[str, Any]:
         explain_graph_breaks=obs.explain_graph_breaks,
         breaks=[b.to_dict() for b in obs.breaks],
         recompiles=[r.to_dict() for r in obs.recompiles],
+        traced=sorted(obs.traced),
     )
     return answer
 

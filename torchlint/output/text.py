@@ -22,12 +22,14 @@ _STATUS = {
 }
 
 
-def _status(f: Finding, dynamic_ran: bool) -> str:
+def _status(f: Finding, report: Report) -> str:
     if f.severity == "warning":
         return "[cyan]performance warning, not a graph break[/]"
     label, color = _STATUS[f.source]
-    if f.source == "static" and dynamic_ran and f.target is None:
-        label = "potential graph break, not confirmed by dynamo"
+    if f.source == "static" and report.dynamic_ran and f.target is None:
+        # "not confirmed" only where a target ran the line without breaking; else not reached
+        label = ("potential graph break, not confirmed by dynamo (ran without breaking)"
+                 if report.traced(f) else "potential graph break, not reached by dynamo")
     return f"[{color}]{label}[/]"
 
 
@@ -63,7 +65,7 @@ def render(report: Report, stream: TextIO, *, options) -> None:
             fix = " [green]\\[*][/]" if _fixable(f, options) else ""
             console.print(
                 f"[bold]{escape(f.path)}:{f.line}:{f.column}:[/] [bold red]{code}[/]{fix} "
-                f"{escape(f.name)} {escape(f.message)} ({_status(f, report.dynamic_ran)})"
+                f"{escape(f.name)} {escape(f.message)} ({_status(f, report)})"
             )
             _code_frame(console, f)
             if f.source == "dynamic":
@@ -133,9 +135,11 @@ def _summary(console: Console, report: Report, options) -> None:
     n = len(report.findings)
     if report.dynamic_ran:
         by = Counter(f.source for f in report.findings)
+        ran = sum(1 for f in report.findings if f.source == "static" and report.traced(f))
         console.print(
             f"Found {n} finding{'s' if n != 1 else ''} in {_files(report)}: "
-            f"{by['both']} confirmed by dynamo, {by['static']} not confirmed, {by['dynamic']} found only by dynamo; "
+            f"{by['both']} confirmed by dynamo, {ran} not confirmed (ran without breaking), "
+            f"{by['static'] - ran} not reached by dynamo, {by['dynamic']} found only by dynamo; "
             f"{report.graph_breaks} graph break{'s' if report.graph_breaks != 1 else ''} in {len(report.targets)} "
             f"target{'s' if len(report.targets) != 1 else ''}."
         )
