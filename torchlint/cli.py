@@ -124,6 +124,8 @@ def check(paths: Tuple[str, ...], fmt: str, select, ignore, no_static, no_dynami
                             max_cudagraph_skips=max_cudagraph_skips,
                             fixes=dict(diff=diff, unsafe=unsafe_fixes, quiet=quiet, exit_zero=exit_zero)
                             if fix or diff else None)
+    if fix and not diff:
+        _fix_unused_suppressions(report, quiet)
     if report.files == 0 and not no_static and not report.errors:
         # as ruff: a warning, not an error (a hook over a commit without Python files passes)
         click.echo("torchlint: warning: No Python files found under the given path(s)", err=True)
@@ -235,6 +237,38 @@ def _apply_fixes(settings: Settings, paths, *, diff: bool, unsafe: bool, quiet: 
     if written and not quiet:
         click.echo(f"Fixed {count(written)}.", err=True)
     return [FileError(o.path, o.error) for o in outcomes if o.error]
+
+
+def _fix_unused_suppressions(report, quiet: bool) -> None:
+    """--fix: take the unused suppressions (TL900, found after the merge) out of their
+    comments, one atomic write per file; the fixed findings leave the report."""
+    fixable = [f for f in report.findings if f.rule == "TL900" and f.fix is not None]
+    if not fixable:
+        return
+    from torchlint.atomic import write_text_atomic
+    from torchlint.files import FileProblem, read_source
+    from torchlint.findings import FileError
+    from torchlint.rules.tl900_unused_suppression import fixed_texts
+
+    def read(path: str) -> Optional[str]:
+        try:
+            return read_source(path)
+        except FileProblem:
+            return None
+
+    written = set()
+    for path, text in fixed_texts(fixable, read).items():
+        try:
+            write_text_atomic(path, text)
+        except OSError as exc:
+            report.errors.append(FileError(path, f"cannot write the fixed file: {exc.strerror or exc}"))
+            continue
+        written.add(path)
+    done = [f for f in fixable if f.path in written]
+    report.findings = [f for f in report.findings if not (f.rule == "TL900" and f.path in written)]
+    if done and not quiet:
+        click.echo(f"Fixed {len(done)} unused suppression{'s' if len(done) != 1 else ''} in {len(written)} "
+                   f"file{'s' if len(written) != 1 else ''}.", err=True)
 
 
 def _mark_fixes(report, settings: Settings, unsafe: bool, verbose: bool) -> int:
@@ -415,7 +449,8 @@ def _verify_rules(rules, show_all: bool) -> None:
             continue
         p = page(rule.code)
         if rule.severity == "warning":
-            verdict = "performance warning: not a graph break, not checked"
+            verdict = ("performance warning: not a graph break, not checked" if rule.code.startswith("TL1")
+                       else "not a graph break (about suppression comments), not checked")
         elif p is None:
             verdict, dead = "no page to verify", dead + 1
         else:

@@ -86,9 +86,37 @@ def run_check(options: CheckOptions) -> Report:
         # graph breaks confirm graph-break rules; CUDA-graph findings confirm TL1xx warnings
         findings = merge_passes(static_findings, dynamic_findings, gb_map, fixes)
     findings = [f for f in findings if _enabled(f, settings)]
-    report.findings = suppression.apply(findings, _lines_reader(cwd, texts))
+    report.findings, usage = suppression.apply_tracking(findings, _lines_reader(cwd, texts))
+    if settings.enabled_rules([UNUSED_SUPPRESSION]):  # opt-in, as ruff's RUF100
+        report.findings.extend(_unused_suppressions(report, files, usage, options, cwd, texts))
     report.sort()
     return report
+
+
+UNUSED_SUPPRESSION = "TL900"
+
+
+def _unused_suppressions(report: Report, files: Sequence[str], usage, options: CheckOptions, cwd: str,
+                         texts: Dict[str, str]) -> List[Finding]:
+    """TL900 findings (silenced by per-file-ignores and by comments that name TL900)."""
+    from torchlint.rules.tl900_unused_suppression import unused_suppressions
+
+    settings = options.settings
+
+    def read(path: str) -> Optional[str]:
+        if path in texts:
+            return texts[path]
+        try:
+            return read_source(os.path.join(cwd, path))
+        except FileProblem:
+            return None
+
+    def enabled(code: str, path: str) -> bool:
+        return bool(settings.enabled_rules([code])) and not any(
+            code.startswith(p) for p in settings.ignored_for(path))
+
+    found = unused_suppressions(report, files, usage, read, static_ran=options.static, enabled=enabled)
+    return [f for f in found if _enabled(f, settings)]
 
 
 def _enabled(finding: Finding, settings: Settings) -> bool:

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from torchlint.findings import Finding, Report
+from torchlint.output import kind_of
 
 _STATUS = {
     "static": ("potential graph break", "yellow"),
@@ -23,7 +24,10 @@ _STATUS = {
 
 
 def _status(f: Finding, report: Report) -> str:
-    if f.severity == "warning":
+    kind = kind_of(f)
+    if kind == "suppression":
+        return "[cyan]not a graph break[/]"
+    if kind == "performance":
         return "[cyan]performance warning, not a graph break[/]"
     label, color = _STATUS[f.source]
     if f.source == "static" and report.dynamic_ran and f.target is None:
@@ -145,11 +149,12 @@ def _summary(console: Console, report: Report, options) -> None:
         )
     elif n:
         per_rule = ", ".join(f"{code} × {k}" for (code, _), k in sorted(counts.items()))
-        warnings = sum(1 for f in report.findings if f.severity == "warning")
-        parts = [f"{n - warnings} potential graph break{'s' if n - warnings != 1 else ''}"] if n > warnings else []
-        if warnings:
-            parts.append(f"{warnings} performance warning{'s' if warnings != 1 else ''}")
-        console.print(f"Found {' and '.join(parts)} in {_files(report)} ({per_rule}).")
+        kinds = Counter(kind_of(f) for f in report.findings)
+        parts = [f"{k} {words}{'s' if k != 1 else ''}" for k, words in (
+            (kinds["break"], "potential graph break"), (kinds["performance"], "performance warning"),
+            (kinds["suppression"], "unused suppression")) if k]
+        found = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
+        console.print(f"Found {found} in {_files(report)} ({per_rule}).")
     else:
         console.print(f"All clear: no findings in {report.files} file{'s' if report.files != 1 else ''}.")
     fixable = sum(1 for f in report.findings if _fixable(f, options))
