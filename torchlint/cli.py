@@ -98,6 +98,9 @@ def _remember(ctx: click.Context, param: click.Parameter, value):
               help="Neither read nor write the static pass's per-file cache.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), expose_value=False, callback=_remember,
               help="Where the cache lives (default: .torchlint_cache in the project root).")
+@click.option("--add-noqa", is_flag=True, expose_value=False, callback=_remember,
+              help="Add `# torchlint: ignore[CODE]` to every line with a finding (to adopt torchlint "
+                   "on an existing codebase), then exit 0.")
 @click.option("--statistics", is_flag=True, help="Show counts per rule.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2).")
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report to FILE instead of stdout.")
@@ -115,6 +118,9 @@ def check(paths: Tuple[str, ...], fmt: str, select, ignore, no_static, no_dynami
     targets (--target, or [[tool.torchlint.targets]] in pyproject.toml) also run through
     torch._dynamo in a child process; the report then says which findings dynamo confirmed.
     """
+    add_noqa = click.get_current_context().meta.get("torchlint.add_noqa")
+    if add_noqa and (fix or diff):
+        raise _fail("--add-noqa cannot be combined with --fix or --diff")
     settings, report = _run(paths, select=select, ignore=ignore, no_static=no_static,
                             no_dynamic=no_dynamic, targets=targets, inputs=inputs,
                             input_sets=input_sets, inputs_from=inputs_from, train=train,
@@ -124,6 +130,8 @@ def check(paths: Tuple[str, ...], fmt: str, select, ignore, no_static, no_dynami
                             max_cudagraph_skips=max_cudagraph_skips,
                             fixes=dict(diff=diff, unsafe=unsafe_fixes, quiet=quiet, exit_zero=exit_zero)
                             if fix or diff else None)
+    if add_noqa:
+        sys.exit(_add_noqa(report))
     if fix and not diff:
         _fix_unused_suppressions(report, quiet)
     if report.files == 0 and not no_static and not report.errors:
@@ -237,6 +245,46 @@ def _apply_fixes(settings: Settings, paths, *, diff: bool, unsafe: bool, quiet: 
     if written and not quiet:
         click.echo(f"Fixed {count(written)}.", err=True)
     return [FileError(o.path, o.error) for o in outcomes if o.error]
+
+
+def _add_noqa(report) -> int:
+    """--add-noqa: a suppression comment for every finding left (not TL900's), one atomic
+    write per file; says how many were added. Exit 0, or 2 when a file could not be checked
+    or written."""
+    from torchlint.atomic import write_text_atomic
+    from torchlint.files import FileProblem, read_source
+    from torchlint.suppression import add_comments
+
+    by_path: dict = {}
+    for f in report.findings:
+        if f.rule != "TL900":
+            by_path.setdefault(f.path, []).append(f)
+    added = files = skipped = 0
+    failed = bool(report.errors)
+    for e in report.errors:
+        click.echo(f"torchlint: error: {e.path}: {e.message}", err=True)
+    for path, found in sorted(by_path.items()):
+        try:
+            text = read_source(path)
+        except FileProblem as exc:
+            click.echo(f"torchlint: error: {path}: {exc}", err=True)
+            failed = True
+            continue
+        new, n, missed = add_comments(text, found)
+        skipped += missed
+        if n:
+            try:
+                write_text_atomic(path, new)
+            except OSError as exc:
+                click.echo(f"torchlint: error: {path}: cannot write: {exc.strerror or exc}", err=True)
+                failed = True
+                continue
+            added, files = added + n, files + 1
+    click.echo(f"Added {added} suppression comment{'s' if added != 1 else ''}"
+               + (f" in {files} file{'s' if files != 1 else ''}" if added else "") + "."
+               + (f" {skipped} finding{'s' if skipped != 1 else ''} left: no line of it can take a comment."
+                  if skipped else ""), err=True)
+    return EXIT_ERROR if failed else EXIT_OK
 
 
 def _fix_unused_suppressions(report, quiet: bool) -> None:

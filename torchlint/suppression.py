@@ -143,3 +143,70 @@ def apply_tracking(findings: List[Finding], lines_of: Callable[[str], Optional[L
 def apply(findings: List[Finding], lines_of: Callable[[str], Optional[List[str]]]) -> List[Finding]:
     """Drop suppressed findings; ``lines_of(path)`` gives a file's lines (None if unreadable)."""
     return apply_tracking(findings, lines_of)[0]
+
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)?")
+
+
+def split_lines(text: str) -> List[Tuple[str, str]]:
+    """(content, line ending) of each line, numbered as :func:`torchlint.files.source_lines`."""
+    out = []
+    for m in _LINE.finditer(text):
+        chunk = m.group(0)
+        if chunk:
+            content = chunk.rstrip("\r\n")
+            out.append((content, chunk[len(content):]))
+    return out
+
+
+def _comment_lines(text: str) -> Optional[Set[int]]:
+    """Lines whose end may take a comment: they end a logical line or an implicitly continued
+    one (not inside a multi-line string, not after a backslash). None if it cannot tokenize."""
+    import io
+    import tokenize
+
+    out: Set[int] = set()
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type in (tokenize.NEWLINE, tokenize.NL, tokenize.COMMENT):
+                out.add(tok.start[0])
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return None
+    return out
+
+
+def add_comments(text: str, findings: Iterable[Finding]) -> Tuple[str, int, int]:
+    """``text`` with ``# torchlint: ignore[CODE]`` added for each finding (its rule, else its
+    GB code) on the first of its lines that can take a comment: into the line's
+    ``# torchlint: ignore[...]`` when it has one, else at the end (other comments kept).
+    Returns (new text, codes added, findings no line could take)."""
+    allowed = _comment_lines(text)
+    lines = split_lines(text)
+    wanted: Dict[int, List[str]] = {}
+    skipped = 0
+    for f in findings:
+        code = f.rule or f.gb_code
+        span = range(f.line, max(f.line, f.end_line) + 1)
+        line = next((n for n in span if allowed is not None and n in allowed and n <= len(lines)), None)
+        if code is None or line is None:
+            skipped += 1
+            continue
+        codes = wanted.setdefault(line, [])
+        if code not in codes:
+            codes.append(code)
+    added = 0
+    for number, codes in wanted.items():
+        content, end = lines[number - 1]
+        existing = next((m for m in _TORCHLINT.finditer(content) if m.group("codes") is not None), None)
+        if existing is not None:
+            have = list(_codes(existing.group("codes"))[1])
+            new = [c for c in codes if c not in have]
+            if new:
+                comment = f"# torchlint: ignore[{', '.join(have + new)}]"
+                content = content[:existing.start()] + comment + content[existing.end():]
+        else:
+            new = codes
+            content = f"{content.rstrip()}  # torchlint: ignore[{', '.join(codes)}]"
+        added += len(new)
+        lines[number - 1] = (content, end)
+    return "".join(c + e for c, e in lines), added, skipped

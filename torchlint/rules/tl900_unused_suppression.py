@@ -23,7 +23,7 @@ from torchlint.findings import Finding, Fix, Report
 from torchlint.files import source_lines
 from torchlint.rules.base import Rule
 from torchlint import suppression
-from torchlint.suppression import ALL, FILE, IGNORE, NOQA, Directive, Table
+from torchlint.suppression import ALL, FILE, IGNORE, NOQA, Directive, Table, split_lines
 
 _RULE_CODE = re.compile(r"^TL\d{3}$")
 _GB_CODE = re.compile(r"^GB\d{4}$")
@@ -50,25 +50,10 @@ def _render(d: Directive, keep: Sequence[str], original: str) -> str:
     return f"# noqa: {codes}"
 
 
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)?")
-
-
-def _split(text: str) -> List[Tuple[str, str]]:
-    """(content, line ending) of each line, numbered as :func:`torchlint.files.source_lines`."""
-    out = []
-    for m in _LINE.finditer(text):
-        chunk = m.group(0)
-        if not chunk:
-            continue
-        content = chunk.rstrip("\r\n")
-        out.append((content, chunk[len(content):]))
-    return out
-
-
 def without(text: str, removals: Dict[Directive, Set[str]]) -> str:
     """``text`` with the codes ``removals[d]`` (``{"*"}``: the whole comment) taken out of each
     comment ``d``."""
-    lines = _split(text)
+    lines = split_lines(text)
     drop: Set[int] = set()
     for d, codes in sorted(removals.items(), key=lambda kv: (kv[0].line, -kv[0].start)):
         content, end = lines[d.line - 1]
