@@ -229,3 +229,25 @@ def test_summary_counts_breaks_and_warnings_apart(project):
     assert "Found 1 potential graph break and 1 performance warning in 1 file (TL001 × 1, TL101 × 1)." in out
     out = run_cli(["check", "--select", "TL1", "-q"]).stdout
     assert "Found 1 performance warning in 1 file (TL101 × 1)." in out
+
+
+def test_stdin_filename_checks_stdin_under_that_name_with_its_config(project):
+    write(project, "sub/pyproject.toml", '[tool.torchlint]\nignore = ["TL004"]\n')
+    source = MODEL.lstrip("\n").replace("        y = self.fc(x)\n", "        y = self.fc(x)\n        print(y)\n")
+    from click.testing import CliRunner
+    from torchlint.cli import main
+
+    def run(args):
+        return CliRunner().invoke(main, args, input=source, catch_exceptions=False)
+
+    result = run(["check", "--stdin-filename", "sub/pkg/model.py", "-", "--format", "json"])
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    assert [(f["path"], f["rule"], f["line"]) for f in report["findings"]] == [("sub/pkg/model.py", "TL001", 13)]
+    assert not (project / "sub" / "pkg").exists()  # nothing is read from, or written to, that path
+    result = run(["check", "-"])  # no name: reported as `-`, the working directory's config
+    assert result.exit_code == 1
+    assert "-:12:9: TL004" in result.stdout and "-:13:17: TL001" in result.stdout
+    assert run(["check", "--stdin-filename", "m.py", "model.py"]).exit_code == 2
+    assert run(["check", "-", "--fix"]).exit_code == 2
+    assert run(["check", "-", "--no-static"]).exit_code == 2

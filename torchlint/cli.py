@@ -98,6 +98,9 @@ def _remember(ctx: click.Context, param: click.Parameter, value):
               help="Neither read nor write the static pass's per-file cache.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), expose_value=False, callback=_remember,
               help="Where the cache lives (default: .torchlint_cache in the project root).")
+@click.option("--stdin-filename", metavar="PATH", expose_value=False, callback=_remember,
+              help="With `-` as the path: read the source from stdin and report it as PATH (static "
+                   "pass only; the config is the one PATH would use).")
 @click.option("--add-noqa", is_flag=True, expose_value=False, callback=_remember,
               help="Add `# torchlint: ignore[CODE]` to every line with a finding (to adopt torchlint "
                    "on an existing codebase), then exit 0.")
@@ -150,7 +153,13 @@ def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input
     """Settings and the report of one run, shared by `check` and `baseline`."""
     try:
         meta = click.get_current_context().meta  # --jobs / --cache-dir win over the config
-        settings = load_settings(config_file, start=config_start(paths))
+        stdin_name = meta.get("torchlint.stdin_filename")
+        use_stdin = tuple(paths) == ("-",) or (stdin_name is not None and not paths)
+        if stdin_name is not None and not use_stdin:
+            raise ConfigError("--stdin-filename names the source read from stdin: give `-` as the only path")
+        if use_stdin and (fixes is not None or meta.get("torchlint.add_noqa")):
+            raise ConfigError("--fix, --diff and --add-noqa rewrite files: not with a source read from stdin")
+        settings = load_settings(config_file, start=config_start([stdin_name] if stdin_name else paths))
         settings = select_override(
             settings, select=_codes(select, "--select"), ignore=_codes(ignore, "--ignore"),
             extend_select=_codes(meta.get("torchlint.extend_select"), "--extend-select"),
@@ -171,6 +180,8 @@ def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input
         raise _fail(str(exc))
     if (mode or device) and not (targets or settings.targets):
         raise _fail("--mode and --device apply to dynamic targets: give a --target (or [[tool.torchlint.targets]])")
+    if use_stdin and no_static:
+        raise _fail("a source read from stdin is checked by the static pass: drop --no-static")
     if no_static and (no_dynamic or not (targets or settings.targets)):
         raise _fail("nothing to do: --no-static and no dynamic targets")
     if (inputs or input_sets or inputs_from) and not targets:
@@ -189,7 +200,8 @@ def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input
     guard.SHOW_TRACEBACKS = bool(verbose)  # a file that trips a bug: its traceback with -v
     params = click.get_current_context().params  # a bar only on a terminal, for a text report
     progress = progress_for(params.get("fmt", "text"), verbose, quiet=params.get("quiet", False))
-    options = CheckOptions(paths=paths or (".",), settings=settings, static=not no_static,
+    stdin = (stdin_name or "-", sys.stdin.read()) if use_stdin else None
+    options = CheckOptions(paths=paths or (".",), settings=settings, static=not no_static, stdin=stdin,
                            dynamic=False if no_dynamic else None, cli_targets=cli_targets,
                            train=train, progress=progress,
                            # --fix/--diff rewrite files and want fixes: they never read the cache

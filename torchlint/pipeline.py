@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from torchlint.config import Settings
 from torchlint.findings import FileError, Finding, Report
 from torchlint import suppression
-from torchlint.files import FileProblem, discover, read_source, source_lines
+from torchlint.files import FileProblem, discover, display_path, read_source, source_lines
 
 
 def _may_suppress(text: str) -> bool:
@@ -38,6 +38,8 @@ class CheckOptions:
     use_cache: bool = True
     #: set ``Finding.fix`` on fixable static findings (done per file, in parallel, cached)
     mark_fixes: bool = False
+    #: (name, text): check this text, read from stdin, as the file ``name`` (static pass only)
+    stdin: Optional[Tuple[str, str]] = None
 
 
 class UsageError(Exception):
@@ -48,20 +50,27 @@ def run_check(options: CheckOptions) -> Report:
     cwd = os.path.abspath(options.cwd or os.getcwd())
     settings = options.settings
     report = Report()
-    files, missing = discover(options.paths, settings.exclude, cwd)
+    texts: Dict[str, str] = {}  # path -> text, of the files with static findings
+    if options.stdin is not None:
+        files, missing = [display_path(options.stdin[0], cwd)], []
+        texts[files[0]] = options.stdin[1]
+    else:
+        files, missing = discover(options.paths, settings.exclude, cwd)
     report.errors.extend(FileError(p, m) for p, m in missing)
     report.files = len(files)
     report.static_ran = options.static
 
     static_findings: List[Finding] = []
-    texts: Dict[str, str] = {}  # path -> text, of the files with static findings
-    if options.static:
+    if options.static and options.stdin is not None:
+        static_findings, errors = _stdin_pass(files[0], options.stdin[1], settings)
+        report.errors.extend(errors)
+    elif options.static:
         static_findings, errors = _static_pass(files, options, cwd, texts)
         report.errors.extend(errors)
 
     dynamic_findings: List[Finding] = []
     targets = options.cli_targets or settings.targets
-    if options.dynamic is not False and targets:
+    if options.dynamic is not False and targets and options.stdin is None:
         from torchlint.dynamic.run import run_dynamic  # imports no torch in this process
 
         _stage(options.progress, "dynamo", len(targets))
@@ -133,6 +142,15 @@ def _static_pass(files: Sequence[str], options: CheckOptions, cwd: str, texts: D
     return run_static_pass(files, options.settings, cwd=cwd, jobs=options.jobs,
                            use_cache=options.use_cache, advance=advance, mark_fixes=options.mark_fixes,
                            texts=texts)
+
+
+def _stdin_pass(path: str, text: str, settings: Settings):
+    """The static pass over text that is not on disk (``--stdin-filename``): no cache."""
+    from torchlint.rules import all_rules
+    from torchlint.static.run import check_source, select_rules
+
+    result = check_source(text, path, select_rules(settings.enabled_rules([r.code for r in all_rules()])))
+    return result.findings, [FileError(path, result.error)] if result.error else []
 
 
 def _stage(progress: Any, name: str, total: int) -> Optional[Callable[[int], None]]:
