@@ -231,10 +231,17 @@ class Report:
             "version": JSON_VERSION,
             "torch_version": self.torch_version,
             "summary": self.summary(),
-            "findings": [f.to_dict() for f in self.findings],
+            "findings": [self._finding_dict(f) for f in self.findings],
             "targets": [t.to_dict() for t in self.targets],
             "errors": [e.to_dict() for e in self.errors],
         }
+
+    def _finding_dict(self, finding: Finding) -> Dict[str, Any]:
+        d = finding.to_dict()
+        if self.dynamic_ran and finding.source == "static" and finding.severity == "error":
+            # what dynamo did with a line it did not confirm: ran it without breaking, or never
+            d["dynamo"] = "ran_without_breaking" if self.traced(finding) else "not_reached"
+        return d
 
     def to_json(self, indent: Optional[int] = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent)

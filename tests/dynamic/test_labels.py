@@ -43,3 +43,7 @@ def test_ran_without_breaking_and_not_reached_are_told_apart(project):
             "1 not reached by dynamo, 0 found only by dynamo; 0 graph breaks in 1 target.") in out
     report = json.loads(run_cli(args + ["--format", "json"]).stdout)
     assert [t["graph_breaks"] for t in report["targets"]] == [0]
+    assert [(f["line"], f["dynamo"]) for f in report["findings"]] == [(9, "ran_without_breaking"),
+                                                                    (15, "not_reached")]
+    static_only = json.loads(run_cli(args + ["--format", "json", "--no-dynamic"]).stdout)
+    assert all("dynamo" not in f for f in static_only["findings"])
