@@ -46,8 +46,9 @@ def check(
 ) -> Report:
     """Check files or folders like ``torchlint check PATHS``; returns the report.
 
-    ``select`` / ``ignore``: rule codes or prefixes (``["TL0"]``). ``config``: a
-    pyproject.toml or torchlint.toml (default: the nearest pyproject.toml above the working directory).
+    ``select`` / ``ignore``: rule codes or prefixes (``["TL0"]``), validated as on the command
+    line. ``config``: a pyproject.toml or torchlint.toml (default: the nearest pyproject.toml
+    with a ``[tool.torchlint]`` table above the checked paths, else above the working directory).
     ``targets``: dynamo targets, each a table with the keys of ``[[tool.torchlint.targets]]``
     (``{"target": "model.py:Net", "input": ["f32[8,16]"]}``) or a ``"model.py:Net"`` string;
     paths in them are relative to the working directory. Without ``targets``, those of the config run

@@ -38,6 +38,8 @@ class UnusedSuppression(Rule):
     fix_applicability = "safe"
     severity = "warning"
     gb_codes = ()
+    #: its fix is not a libcst Fixer: :func:`without` edits the comments after the merge
+    fixes_comments = True
 
 
 def _render(d: Directive, keep: Sequence[str], original: str) -> str:
