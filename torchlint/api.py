@@ -57,7 +57,7 @@ def check(
     raises :class:`torchlint.config.ConfigError`.
     """
     from torchlint.pipeline import CheckOptions, run_check
-    from torchlint.config import config_start, load_settings, override
+    from torchlint.config import codes_option, config_start, load_settings, override
 
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
@@ -65,7 +65,7 @@ def check(
     base = os.getcwd()
     settings = load_settings(os.fspath(config) if config is not None else None,
                              start=config_start(paths, base))
-    settings = override(settings, select=_codes(select, "select"), ignore=_codes(ignore, "ignore"),
+    settings = override(settings, select=codes_option(select, "select"), ignore=codes_option(ignore, "ignore"),
                         timeout=timeout)
     cli_targets = [{"target": t} if isinstance(t, str) else dict(t) for t in targets or ()]
     bar = None
@@ -85,18 +85,6 @@ def check(
 
             close(bar)
     return report
-
-
-def _codes(codes: Optional[Sequence[str]], option: str) -> Optional[List[str]]:
-    """Codes or prefixes, validated: one that is not a code or matches no rule raises
-    :class:`torchlint.config.ConfigError` naming the argument."""
-    from torchlint.config import parse_codes
-
-    if codes is None:
-        return None
-    if isinstance(codes, str):
-        codes = codes.split(",")
-    return parse_codes([c.strip() for c in codes if c.strip()], f"torchlint.check({option}=...)")
 
 
 def explain(
@@ -200,13 +188,12 @@ def _with_rules(dynamic: List[Finding]) -> List[Finding]:
     running the static rules over the files the breaks are in (read, never imported)."""
     from torchlint.config import Settings
     from torchlint.merge import merge
-    from torchlint.rules import all_rules
-    from torchlint.static.run import run_static, select_rules
+    from torchlint.rules import all_rules, enabled_rules
+    from torchlint.static.run import run_static
 
     rules = all_rules()
     files = sorted({f.path for f in dynamic})
-    codes = Settings().enabled_rules([r.code for r in rules])
-    static, _errors = run_static(files, select_rules(codes))  # same path strings as the breaks
+    static, _errors = run_static(files, enabled_rules(Settings()))  # same path strings as the breaks
     gb_map: Dict[str, set] = {r.code: set(r.gb_codes) for r in rules}
     suggestions = {r.code: r.suggestion for r in rules}
     return [f for f in merge(static, dynamic, gb_map, suggestions) if f.source != "static"]

@@ -9,22 +9,16 @@ import io
 import os
 import sys
 import traceback
-from typing import List, Optional, Tuple
+from typing import Optional, Tuple
 
 import click
 
 from torchlint import __version__
-from torchlint.config import (ConfigError, Settings, config_start, load_settings, override, parse_codes,
+from torchlint.config import (ConfigError, Settings, codes_option, config_start, load_settings, override,
                               parse_size, select_override)
 
 FORMAT_CHOICES = ["text", "json", "sarif", "github"]
 EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
-
-
-def _codes(value: Optional[str], option: str) -> Optional[List[str]]:
-    if value is None:
-        return None
-    return parse_codes([c.strip() for c in value.split(",") if c.strip()], option)
 
 
 def _fail(message: str) -> "click.exceptions.Exit":
@@ -161,9 +155,9 @@ def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input
             raise ConfigError("--fix, --diff and --add-noqa rewrite files: not with a source read from stdin")
         settings = load_settings(config_file, start=config_start([stdin_name] if stdin_name else paths))
         settings = select_override(
-            settings, select=_codes(select, "--select"), ignore=_codes(ignore, "--ignore"),
-            extend_select=_codes(meta.get("torchlint.extend_select"), "--extend-select"),
-            extend_ignore=_codes(meta.get("torchlint.extend_ignore"), "--extend-ignore"))
+            settings, select=codes_option(select, "--select"), ignore=codes_option(ignore, "--ignore"),
+            extend_select=codes_option(meta.get("torchlint.extend_select"), "--extend-select"),
+            extend_ignore=codes_option(meta.get("torchlint.extend_ignore"), "--extend-ignore"))
         settings = override(settings, max_graph_breaks=max_graph_breaks, max_recompiles=max_recompiles,
                             baseline=baseline, timeout=timeout, mode=mode, device=device,
                             max_cudagraph_skips=max_cudagraph_skips)
@@ -228,7 +222,7 @@ def _apply_fixes(settings: Settings, paths, *, diff: bool, unsafe: bool, quiet: 
                  verbose: bool) -> list:
     """--fix writes the fixed files (and returns those it could not write); --diff prints and exits."""
     from torchlint.findings import FileError
-    from torchlint.fixes.apply import fix_paths, unified_diff
+    from torchlint.fixes.run import fix_paths, unified_diff
 
     try:
         outcomes = fix_paths(paths, settings, os.getcwd(), unsafe=unsafe, write=not diff)

@@ -101,12 +101,6 @@ class Settings:
                 out.extend(codes)
         return out
 
-    def fingerprint(self) -> str:
-        """What in the settings changes static results (for the cache key)."""
-        import json
-
-        return json.dumps([self.selected, self.ignored, sorted(self.per_file_ignores.items())])
-
 
 def _selected(code: str, prefixes: Sequence[str]) -> bool:
     for p in prefixes:
@@ -316,6 +310,19 @@ def _strings(value: Any, where: str) -> List[str]:
     return list(value)
 
 
+def codes_option(value: Any, where: str) -> Optional[List[str]]:
+    """Rule codes given as an option (``--select``, ``select=``): ``None``, a comma-separated
+    string or a list of strings, checked as :func:`parse_codes` checks the config's."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = value.split(",")
+    if isinstance(value, (list, tuple, set, frozenset)):
+        value = [c.strip() if isinstance(c, str) else c for c in value]
+        value = [c for c in value if c != ""]
+    return parse_codes(value, where)
+
+
 def parse_codes(value: Any, where: str) -> List[str]:
     """Rule codes or prefixes (``TL001``, ``TL0``, ``ALL``), upper-cased; one that is not a
     code, or that matches no rule (``TL5``, ``TL04``), is an error naming ``where``."""
@@ -323,13 +330,13 @@ def parse_codes(value: Any, where: str) -> List[str]:
     problems = []
     known = rule_codes()
     for c in codes:
-        if c != "ALL" and not (c.upper().startswith("TL") and c[2:].isdigit() or c.upper() == "TL"):
+        if c.upper() != "ALL" and not (c.upper().startswith("TL") and c[2:].isdigit() or c.upper() == "TL"):
             problems.append(f"{where}: `{c}` is not a rule code or prefix (expected e.g. TL001, TL0, ALL)")
-        elif c != "ALL" and not any(k.startswith(c.upper()) for k in known):
+        elif c.upper() != "ALL" and not any(k.startswith(c.upper()) for k in known):
             problems.append(f"{where}: `{c}` matches no rule (see `torchlint rules --all`)")
     if problems:
         raise ConfigError.of(problems)
-    return [c.upper() if c != "ALL" else c for c in codes]
+    return [c.upper() for c in codes]
 
 
 def rule_codes() -> List[str]:

@@ -42,10 +42,6 @@ class CheckOptions:
     stdin: Optional[Tuple[str, str]] = None
 
 
-class UsageError(Exception):
-    """A problem with how torchlint was called (exit code 2)."""
-
-
 def run_check(options: CheckOptions) -> Report:
     cwd = os.path.abspath(options.cwd or os.getcwd())
     settings = options.settings
@@ -140,16 +136,23 @@ def _static_pass(files: Sequence[str], options: CheckOptions, cwd: str, texts: D
 
     advance = _stage(options.progress, "static", len(files))  # a bar on a terminal moves per file
     return run_static_pass(files, options.settings, cwd=cwd, jobs=options.jobs,
-                           use_cache=options.use_cache, advance=advance, mark_fixes=options.mark_fixes,
-                           texts=texts)
+                           use_cache=options.use_cache, advance=advance,
+                           fixes=_fix_marker if options.mark_fixes else None, texts=texts)
+
+
+def _fix_marker():
+    """What marks fixable findings in the static pass (imported only when a file is parsed)."""
+    from torchlint.fixes.run import Marker
+
+    return Marker()
 
 
 def _stdin_pass(path: str, text: str, settings: Settings):
     """The static pass over text that is not on disk (``--stdin-filename``): no cache."""
-    from torchlint.rules import all_rules
-    from torchlint.static.run import check_source, select_rules
+    from torchlint.rules import enabled_rules
+    from torchlint.static.run import check_source
 
-    result = check_source(text, path, select_rules(settings.enabled_rules([r.code for r in all_rules()])))
+    result = check_source(text, path, enabled_rules(settings))
     return result.findings, [FileError(path, result.error)] if result.error else []
 
 

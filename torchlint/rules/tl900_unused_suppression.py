@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
-from torchlint.findings import Finding, Fix, Report
+from torchlint.findings import Edit, Finding, Fix, Report
 from torchlint.files import source_lines
 from torchlint.rules.base import Rule
 from torchlint import suppression
@@ -154,10 +154,21 @@ def unused_suppressions(
                 column=d.start + 1, end_line=d.line, end_column=d.end + 1,
                 message=f"unused suppression: {why}", suggestion=UnusedSuppression.suggestion,
                 severity="warning",
-                fix=Fix("safe", "remove the unused suppression", without(text, {d: codes})),
+                fix=Fix("safe", "remove the unused suppression", (_edit(text, d, codes),)),
                 source_line=source_lines(text)[d.line - 1],
             ))
     return out
+
+
+def _edit(text: str, d: Directive, codes: Set[str]) -> Edit:
+    """The fix of one comment as an edit of its line (the whole line, ending included, when
+    the comment goes and nothing else was on it); :func:`without` applies them."""
+    lines = split_lines(text)
+    content, ending = lines[d.line - 1]
+    new = split_lines(without(content + ending, {Directive(1, d.start, d.end, d.kind, d.codes, d.written): codes}))
+    if not new and d.line < len(lines):
+        return Edit(d.line, 1, d.line + 1, 1, "")
+    return Edit(d.line, 1, d.line, len(content) + 1, new[0][0] if new else "")
 
 
 def fixed_texts(findings: Iterable[Finding], read: Callable[[str], Optional[str]]) -> Dict[str, str]:
