@@ -112,7 +112,7 @@ def test_bad_code_on_the_command_line(project):
 
 
 @pytest.mark.parametrize("option, value", [("--select", "TL5"), ("--ignore", "TL04"),
-                                           ("--extend-select", "TL2"), ("--extend-ignore", "TL013")])
+                                           ("--extend-select", "TL2"), ("--extend-ignore", "TL099")])
 def test_a_code_that_matches_no_rule_is_an_error_naming_the_option(project, option, value):
     write(project, "model.py", MODEL)
     result = run_cli(["check", option, f"TL001,{value}"])
