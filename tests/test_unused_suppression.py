@@ -87,7 +87,7 @@ def test_fix_removes_the_unused_codes_keeping_other_comments_and_is_idempotent(p
 
 def test_without_removes_codes_comments_and_lone_comment_lines():
     from torchlint import suppression
-    from torchlint.rules.tl900_unused_suppression import without
+    from torchlint.unused_suppression import without
 
     text = "a = 1  # noqa: TL001, TL002\r\n# torchlint: ignore[TL003]\r\nb = 2  # torchlint: ignore # why\r\n"
     table = suppression.parse(text.splitlines())

@@ -302,7 +302,7 @@ def _fix_unused_suppressions(report, quiet: bool) -> None:
     from torchlint.atomic import write_text_atomic
     from torchlint.files import FileProblem, read_source
     from torchlint.findings import FileError
-    from torchlint.rules.tl900_unused_suppression import fixed_texts
+    from torchlint.unused_suppression import fixed_texts
 
     def read(path: str) -> Optional[str]:
         try:

@@ -104,7 +104,7 @@ UNUSED_SUPPRESSION = "TL900"
 def _unused_suppressions(report: Report, files: Sequence[str], usage, options: CheckOptions, cwd: str,
                          texts: Dict[str, str]) -> List[Finding]:
     """TL900 findings (silenced by per-file-ignores and by comments that name TL900)."""
-    from torchlint.rules.tl900_unused_suppression import unused_suppressions
+    from torchlint.unused_suppression import unused_suppressions
 
     settings = options.settings
 
