@@ -9,7 +9,7 @@ import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Literal, Optional, Tuple
+from typing import Any, Dict, List, Literal, Optional, Set, Tuple
 
 Source = Literal["static", "dynamic", "both"]
 Severity = Literal["error", "warning"]
@@ -169,6 +169,9 @@ class TargetResult:
     ops_per_graph: List[int] = field(default_factory=list)
     recompile_reasons: List[Recompile] = field(default_factory=list)
     cudagraph_skips: Optional[int] = None
+    #: path -> lines dynamo traced into a graph (not in JSON): a static finding there ran
+    #: without a break; one elsewhere was not reached
+    traced: Dict[str, Set[int]] = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> Dict[str, Any]:
         d = {
@@ -196,6 +199,7 @@ class Report:
     targets: List[TargetResult] = field(default_factory=list)
     torch_version: Optional[str] = None
     dynamic_ran: bool = False
+    static_ran: bool = True
     # Lines of gate verdicts ("graph breaks 5 > limit 3 (+2)"), set by the gate.
     gate_failures: List[str] = field(default_factory=list)
     gate_notes: List[str] = field(default_factory=list)
@@ -203,6 +207,21 @@ class Report:
     def sort(self) -> None:
         self.findings.sort(key=lambda f: f.sort_key)
         self.errors.sort(key=lambda e: (e.path, e.message))
+
+    def traced(self, finding: Finding) -> bool:
+        """Whether some target traced one of the finding's lines into a graph (ran it without
+        breaking there); False when no target reached them or the dynamic pass did not run."""
+        lines = range(finding.line, max(finding.line, finding.end_line) + 1)
+        for t in self.targets:
+            seen = t.traced.get(finding.path)
+            if seen and any(n in seen for n in lines):
+                return True
+        return False
+
+    @property
+    def files_with_findings(self) -> int:
+        """How many files hold at least one finding (``files`` counts the files checked)."""
+        return len({f.path for f in self.findings})
 
     @property
     def graph_breaks(self) -> Optional[int]:
@@ -224,6 +243,7 @@ class Report:
             "graphs": self.graphs,
             "recompiles": self.recompiles,
             "errors": len(self.errors),
+            "files_with_findings": self.files_with_findings,
         }
 
     def to_dict(self) -> Dict[str, Any]:
@@ -231,10 +251,17 @@ class Report:
             "version": JSON_VERSION,
             "torch_version": self.torch_version,
             "summary": self.summary(),
-            "findings": [f.to_dict() for f in self.findings],
+            "findings": [self._finding_dict(f) for f in self.findings],
             "targets": [t.to_dict() for t in self.targets],
             "errors": [e.to_dict() for e in self.errors],
         }
+
+    def _finding_dict(self, finding: Finding) -> Dict[str, Any]:
+        d = finding.to_dict()
+        if self.dynamic_ran and finding.source == "static" and finding.severity == "error":
+            # what dynamo did with a line it did not confirm: ran it without breaking, or never
+            d["dynamo"] = "ran_without_breaking" if self.traced(finding) else "not_reached"
+        return d
 
     def to_json(self, indent: Optional[int] = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent)

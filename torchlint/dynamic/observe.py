@@ -78,6 +78,7 @@ class Observation:
     breaks: List[BreakSite] = field(default_factory=list)
     recompiles: List[RecompileEvent] = field(default_factory=list)
     explain_graph_breaks: int = 0        # what explain() alone would say (graphs - 1 or 0)
+    traced: Set[Frame] = field(default_factory=set)  # user lines in the graphs: code dynamo traced
 
     @property
     def graph_breaks(self) -> int:
@@ -89,7 +90,8 @@ class Observation:
         return Answer(graphs=self.graphs, ops_per_graph=list(self.ops_per_graph),
                       total_graphs=self.total_graphs, explain_graph_breaks=self.explain_graph_breaks,
                       breaks=[b.to_dict() for b in self.breaks],
-                      recompiles=[r.to_dict() for r in self.recompiles], **more)
+                      recompiles=[r.to_dict() for r in self.recompiles],
+                      traced=[list(frame) for frame in sorted(self.traced)], **more)
 
     def break_lines(self, path: Optional[str] = None) -> Set[int]:
         real = os.path.realpath(path) if path else None
@@ -331,10 +333,25 @@ def observe(
     for record in logs.of("graph_breaks"):
         collector.add_log_record(record)
     collector.add_counters(dict(counters.get("graph_break", {})))
+    obs.traced = traced_lines(graphs, collector.user_files)
     obs.breaks = sorted(collector.sites.values(), key=lambda s: (s.path or "~", s.line or 0))
     for record in logs.of("recompiles"):
         obs.recompiles.extend(parse_recompile_message(record.getMessage()))
     return obs
+
+
+def traced_lines(graphs: Sequence[Any], files: Optional[Set[str]]) -> Set[Frame]:
+    """(file, line) of every frame in the graphs' node stack traces, in ``files`` (all when
+    None): the lines dynamo traced into a graph, so a rule's line among them ran without a break."""
+    out: Set[Frame] = set()
+    for gm in graphs:
+        for node in gm.graph.nodes:
+            trace = node.meta.get("stack_trace")
+            for m in _FRAME.finditer(trace or ""):
+                path = os.path.realpath(m.group("file"))
+                if files is None or path in files:
+                    out.add((path, int(m.group("line"))))
+    return out
 
 
 def _defining_files(fn: Any) -> Set[str]:

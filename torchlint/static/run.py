@@ -213,7 +213,7 @@ def run_static_pass(
     if use_cache:
         from torchlint.static.cache import Cache, default_dir
 
-        cache = Cache(default_dir(settings, cwd), settings.select, settings.ignore)
+        cache = Cache(default_dir(settings, cwd), settings.selected, settings.ignored)
     return run_static(files, settings=settings, jobs=jobs if jobs is not None else settings.jobs,
                       cache=cache, advance=advance, fixes=fixes, texts=texts)
 
