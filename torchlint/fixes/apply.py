@@ -389,10 +389,9 @@ def mark_fixable(
 
 # -- what the CLI calls -----------------------------------------------------------------------
 def _selected_rules(settings) -> List[Type[Rule]]:
-    from torchlint.rules import all_rules
-    from torchlint.static.run import select_rules
+    from torchlint.static.run import rules_for
 
-    return select_rules(settings.enabled_rules([r.code for r in all_rules()]))
+    return rules_for(settings)
 
 
 def fix_paths(paths: Sequence[str], settings, cwd: str, *, unsafe: bool, write: bool) -> List[FixOutcome]:

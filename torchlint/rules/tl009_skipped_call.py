@@ -7,12 +7,14 @@ from importlib import resources
 
 import libcst as cst
 
+from torchlint import matrix
 from torchlint.rules.base import Rule
 
 
 @lru_cache(maxsize=1)
 def skipped_calls() -> dict:
-    """The data file of calls the installed torch does not trace (verified by the tests)."""
+    """The data file of calls dynamo does not trace (verified by the tests on the installed
+    torch; which of them break on each measured torch version is in the matrix)."""
     text = resources.files("torchlint").joinpath("data/skipped_calls.json").read_text("utf-8")
     return json.loads(text)
 
@@ -34,6 +36,10 @@ class SkippedCall(Rule):
         super().__init__(ctx)
         data = skipped_calls()
         self.calls = data["calls"]
+        version = matrix.active_version()  # the torch the static pass reports for, if set
+        breaking = matrix.skipped_calls(version) if version else None
+        if breaking is not None:
+            self.calls = {name: entry for name, entry in self.calls.items() if name in breaking}
         self.logger_methods = set(data["logger_methods"])
         self.deepcopy = set(data["deepcopy"])
         self.loggers = {

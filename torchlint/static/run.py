@@ -158,6 +158,17 @@ def select_rules(enabled_codes: Sequence[str]) -> List[Type["Rule"]]:
     return [r for r in all_rules() if r.code in wanted]
 
 
+def rules_for(settings: "Settings", torch_version: Optional[str] = None) -> List[Type["Rule"]]:
+    """The rules ``settings`` enable, less those dead on the torch version reported for
+    (``torch_version``, default the settings'): their pattern compiles whole there."""
+    from torchlint.matrix import dead_rules
+    from torchlint.rules import all_rules
+
+    version = torch_version or settings.static_torch_version()
+    dead = dead_rules(version) if version else set()
+    return select_rules([c for c in settings.enabled_rules([r.code for r in all_rules()]) if c not in dead])
+
+
 def default_jobs() -> int:
     """The CPU cores this process may run on."""
     try:
@@ -176,6 +187,7 @@ def run_static(
     advance: Optional[Advance] = None,
     mark_fixes: bool = False,
     texts: Optional[Dict[str, str]] = None,
+    torch_version: Optional[str] = None,
 ):
     """Findings and errors for ``files``, in file order.
 
@@ -184,7 +196,12 @@ def run_static(
     read and store per-file results. ``advance(n)`` is told as files are done.
     ``mark_fixes``: set ``Finding.fix`` on fixable findings (cached with them). ``texts``
     receives the text of each file with findings (for suppression comments).
+    ``torch_version``: report what breaks on that measured torch version (default: what
+    ``settings`` say, when given): rules dead there are not run, TL009 keeps the calls that
+    still break there (see :mod:`torchlint.matrix`).
     """
+    if torch_version is None and settings is not None:
+        torch_version = settings.static_torch_version()
     tick = advance or (lambda n: None)
     results: List[Optional[FileResult]] = [None] * len(files)
     todo: List[Tuple[int, str, str, Optional[str]]] = []  # (index, path, source, cache key)
@@ -215,11 +232,9 @@ def run_static(
 
     if todo:
         if rule_classes is None:
-            from torchlint.rules import all_rules
-
-            codes = (settings or _default_settings()).enabled_rules([r.code for r in all_rules()])
-            rule_classes = select_rules(codes)
-        for (i, path, source, key), res in zip(todo, _lint_all(todo, rule_classes, jobs, tick, mark_fixes)):
+            rule_classes = rules_for(settings or _default_settings(), torch_version)
+        for (i, path, source, key), res in zip(todo, _lint_all(todo, rule_classes, jobs, tick, mark_fixes,
+                                                               torch_version)):
             results[i] = res
             if res.findings and texts is not None:
                 texts[path] = source
@@ -259,7 +274,8 @@ def run_static_pass(
     if use_cache:
         from torchlint.static.cache import Cache, default_dir
 
-        cache = Cache(default_dir(settings, cwd), settings.select, settings.ignore)
+        cache = Cache(default_dir(settings, cwd), settings.select, settings.ignore,
+                      torch_version=settings.static_torch_version())
     return run_static(files, settings=settings, jobs=jobs if jobs is not None else settings.jobs,
                       cache=cache, advance=advance, mark_fixes=mark_fixes, texts=texts)
 
@@ -296,16 +312,24 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _lint_all(todo, rule_classes, jobs: Optional[int], tick: Advance, mark_fixes: bool) -> List[FileResult]:
+def _lint_all(todo, rule_classes, jobs: Optional[int], tick: Advance, mark_fixes: bool,
+              torch_version: Optional[str] = None) -> List[FileResult]:
+    from torchlint import matrix
+
     workers = min(jobs or default_jobs(), len(todo))
     size = sum(len(item[2]) for item in todo)
-    if workers > 1 and len(todo) >= POOL_MIN_FILES and size >= POOL_MIN_CHARS and _picklable(rule_classes):
-        return _lint_in_pool(todo, rule_classes, workers, tick, mark_fixes)
-    out = []
-    for _, path, source, _ in todo:
-        out.append(_lint(path, source, rule_classes, mark_fixes))
-        tick(1)
-    return out
+    before = matrix.active_version()
+    matrix.use_version(torch_version)  # what TL009 reads; pool workers are told in _init_worker
+    try:
+        if workers > 1 and len(todo) >= POOL_MIN_FILES and size >= POOL_MIN_CHARS and _picklable(rule_classes):
+            return _lint_in_pool(todo, rule_classes, workers, tick, mark_fixes, torch_version)
+        out = []
+        for _, path, source, _ in todo:
+            out.append(_lint(path, source, rule_classes, mark_fixes))
+            tick(1)
+        return out
+    finally:
+        matrix.use_version(before)
 
 
 def _picklable(rule_classes) -> bool:
@@ -321,11 +345,14 @@ def _picklable(rule_classes) -> bool:
 _WORKER: Optional[Tuple[Sequence[Type["Rule"]], bool]] = None
 
 
-def _init_worker(rule_classes, mark_fixes: bool) -> None:
+def _init_worker(rule_classes, mark_fixes: bool, torch_version: Optional[str] = None) -> None:
     import signal
+
+    from torchlint.matrix import use_version
 
     global _WORKER
     _WORKER = (rule_classes, mark_fixes)
+    use_version(torch_version)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
 
 
@@ -344,7 +371,8 @@ def _pool_context():
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
-def _lint_in_pool(todo, rule_classes, workers: int, tick: Advance, mark_fixes: bool) -> List[FileResult]:
+def _lint_in_pool(todo, rule_classes, workers: int, tick: Advance, mark_fixes: bool,
+                  torch_version: Optional[str] = None) -> List[FileResult]:
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
@@ -352,7 +380,7 @@ def _lint_in_pool(todo, rule_classes, workers: int, tick: Advance, mark_fixes: b
     # Largest files first, so no worker is left with a big one at the end.
     order = sorted(range(len(todo)), key=lambda k: -len(todo[k][2]))
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(),
-                               initializer=_init_worker, initargs=(list(rule_classes), mark_fixes))
+                               initializer=_init_worker, initargs=(list(rule_classes), mark_fixes, torch_version))
     try:
         futures = {pool.submit(_lint_one, todo[k][1], todo[k][2]): k for k in order}
         for fut in as_completed(futures):
