@@ -471,8 +471,6 @@ def table(matrix: Dict[str, Any], notes: Dict[str, str], results: Dict[str, Dict
     if not versions:
         return "\n".join(f"torch {v}: {n}" for v, n in notes.items()) or "nothing measured"
     cols = [f"torch {matrix['versions'][v]['torch']}" for v in versions]
-    width = max(14, *(len(c) for c in cols)) + 2
-    out = ["rule".ljust(30) + "".join(c.ljust(width) for c in cols)]
     codes = sorted({c for v in versions for c in matrix["versions"][v]["rules"]})
 
     def cell(v: str, code: str) -> str:
@@ -480,7 +478,7 @@ def table(matrix: Dict[str, Any], notes: Dict[str, str], results: Dict[str, Dict
         if e is None:
             return "-"
         if e["status"] == "changed":
-            return f"changed {'/'.join(e.get('was', []))}->{'/'.join(e['gb_codes'])}"
+            return f"changed {'/'.join(e['gb_codes'])}"
         if e["status"] == "live":
             return f"live {'/'.join(e['gb_codes'])}"
         return e["status"]
@@ -488,6 +486,8 @@ def table(matrix: Dict[str, Any], notes: Dict[str, str], results: Dict[str, Dict
     from torchlint.rules import rules_by_code
 
     rules = rules_by_code()
+    width = max(22, *(len(c) for c in cols), *(len(cell(v, c)) for v in versions for c in codes)) + 2
+    out = ["rule".ljust(30) + "".join(c.ljust(width) for c in cols)]
     for code in codes:
         name = rules[code].name if code in rules else "?"
         out.append(f"{code} {name}"[:29].ljust(30) + "".join(cell(v, code).ljust(width) for v in versions))
@@ -521,7 +521,8 @@ def table(matrix: Dict[str, Any], notes: Dict[str, str], results: Dict[str, Dict
     out.append("")
     for parser in ("log_records", "gb_registry", "recompile_reasons", "cudagraph_messages"):
         out.append(f"parser {parser}"[:29].ljust(30) + "".join(
-            (matrix["versions"][v]["parsers"].get(parser, "-")[:width - 2]).ljust(width) for v in versions))
+            (matrix["versions"][v]["parsers"].get(parser, "-")[:width - 2].replace(" (no GPU here)", " (no GPU)")).ljust(width)
+            for v in versions))
     tests = []
     for v in versions:
         t = matrix["versions"][v].get("tests") or {}
@@ -566,7 +567,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.pages:
         from torchlint.matrix import write_breaks_on_lines
 
-        say(f"'Breaks on' lines updated in {write_breaks_on_lines()} rule pages")
+        pages = write_breaks_on_lines(folder=os.path.join(REPO, "docs", "rules"))
+        say(f"'Breaks on' lines updated in {pages} rule pages")
         return 0
     os.makedirs(args.venvs, exist_ok=True)
     results: Dict[str, Dict[str, Any]] = {}
@@ -607,7 +609,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         from torchlint.matrix import write_breaks_on_lines
 
         write_text_atomic(MATRIX, json.dumps(matrix, indent=1, sort_keys=False) + "\n")
-        changed = write_breaks_on_lines(matrix)
+        changed = write_breaks_on_lines(matrix, os.path.join(REPO, "docs", "rules"))
         say(f"wrote {os.path.relpath(MATRIX, REPO)}; 'Breaks on' lines updated in {changed} rule pages")
     ok = all(f["graph_breaks"] == f["direct"] and f["same_lines"] for r in results.values()
              for f in r["fixtures"].values())

@@ -124,7 +124,7 @@ def test_breaks_on_line_words():
         "2.14": {"rules": {"TL001": {"status": "changed", "gb_codes": ["GB0125"]}}},
     }}
     line = matrix.breaks_on_line("TL001", data)
-    assert line.startswith("Breaks on: torch 2.13 yes, 2.14 yes (GB0125), 2.15 no ")
+    assert line.startswith("Breaks on: torch 2.13 yes, 2.14 yes (GB0125), 2.15 no. ")
     assert matrix.breaks_on_line("TL101", data).startswith("Breaks on: never")
     assert "2.14 not measured" in matrix.breaks_on_line("TL999", data)
 

@@ -121,7 +121,8 @@ def active_version() -> Optional[str]:
 # --------------------------------------------------------------------------- rule pages
 
 def breaks_on_line(code: str, matrix: Optional[Dict[str, Any]] = None) -> str:
-    """The page line, e.g. ``Breaks on: torch 2.13 yes, 2.14 yes, 2.15 no (measured ...).``"""
+    """The page line, e.g. ``Breaks on: torch 2.13 yes, 2.14 yes, 2.15 no. Measured ...``
+    (a GB code in parentheses where dynamo names the break differently from the oldest version)."""
     data = matrix if matrix is not None else load()
     measured = sorted(data["versions"], key=_key)
     cells = []
@@ -138,8 +139,8 @@ def breaks_on_line(code: str, matrix: Optional[Dict[str, Any]] = None) -> str:
             cells.append(f"{v} no")
         else:
             cells.append(f"{v} {entry['status']}")
-    return (f"{BREAKS_ON} torch {', '.join(cells)} (the example below, measured by "
-            "`benchmarks/torch_matrix.py`).")
+    return (f"{BREAKS_ON} torch {', '.join(cells)}. Measured on the example below by "
+            "`benchmarks/torch_matrix.py`.")
 
 
 def page_with_line(text: str, line: str) -> str:

@@ -29,7 +29,8 @@ class SkippedCall(Rule):
         "torch equivalent (`torch.rand` for `random.random`), or guard it with "
         "`if not torch.compiler.is_compiling():`."
     )
-    gb_codes = ("GB0007", "GB0008", "GB0059", "GB0156", "GB0291", "GB4198", "GB6215", "GB4841")
+    gb_codes = ("GB0007", "GB0008", "GB0059", "GB0156", "GB0291", "GB4198", "GB6215", "GB4841",
+                "GB9193")  # GB9193: time.* from torch 2.15 on
     fix_applicability = "safe"
 
     def __init__(self, ctx) -> None:
