@@ -127,8 +127,9 @@ import json, logging, os, re, sys, warnings
 warnings.simplefilter("ignore")
 import torch
 from torchlint.config import load_settings
-from torchlint.dynamic.specs import materialize, parse_input
-from torchlint.dynamic.targets import load_input_sets, load_inputs, load_target, parse_ref
+from torchlint.dynamic.load import load_input_sets, load_inputs, load_target, materialize
+from torchlint.dynamic.specs import parse_input
+from torchlint.dynamic.targets import parse_ref
 
 root = os.path.realpath(sys.argv[1])
 os.chdir(root)
