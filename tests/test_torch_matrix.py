@@ -44,13 +44,17 @@ def installed_key():
 
 # --------------------------------------------------------------------------- the data
 
-def test_the_matrix_covers_three_versions_and_every_rule():
+def test_the_matrix_covers_three_versions_and_every_rule_on_the_ci_version():
+    """A new rule must be measured at least on the version CI runs (its page then says "not
+    measured" for the others until the whole matrix is run again)."""
     assert len(VERSIONS) >= 3, VERSIONS
+    ci = installed_key() or VERSIONS[0]
+    measured = set(DATA["versions"][ci]["rules"])
+    assert measured >= set(RULES), (
+        f"torch {ci}: rules {sorted(set(RULES) - measured)} not measured; run "
+        f"`python benchmarks/torch_matrix.py` (`--versions 2.13.0` for the CI version alone)")
     for v in VERSIONS:
-        measured = set(DATA["versions"][v]["rules"])
-        assert measured == set(RULES), (
-            f"torch {v}: rules {sorted(set(RULES) - measured)} not measured; run "
-            f"`python benchmarks/torch_matrix.py` (or `--versions` for one version)")
+        assert set(DATA["versions"][v]["rules"]) <= set(RULES), f"torch {v}: rules that no longer exist"
 
 
 def test_statuses_are_known_and_warnings_are_not_breaks():

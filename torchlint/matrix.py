@@ -131,8 +131,7 @@ def breaks_on_line(code: str, matrix: Optional[Dict[str, Any]] = None) -> str:
         if entry is None:
             cells.append(f"{v} not measured")
         elif entry["status"] == "warning":
-            return (f"{BREAKS_ON} never (a performance warning, not a graph break; "
-                    f"measured on torch {', '.join(measured)}).")
+            return f"{BREAKS_ON} never (a performance warning, not a graph break)."
         elif entry["status"] in ("live", "changed"):
             cells.append(f"{v} yes" + (f" ({', '.join(entry['gb_codes'])})" if entry["status"] == "changed" else ""))
         elif entry["status"] == "dead":
