@@ -18,7 +18,8 @@ reused on later runs. In it the script runs:
 * the version-dependent parsers: the GB registry (every code seen resolves), the recompile
   reasons (each record parsed into words), the CUDA-graph messages (no GPU here: the messages
   and hooks ``torchlint/dynamic/cudagraphs.py`` reads must exist in that torch's source);
-* ``pytest -m dynamo`` (the tests that run code through dynamo).
+* ``pytest -m dynamo`` (the tests that run code through dynamo), once every version is
+  measured and the new matrix written, since some tests read it.
 
 It prints one table and writes ``torchlint/data/torch_matrix.json`` (``--no-write`` to skip)
 and the "Breaks on" line of every rule page (``docs/rules/*.md``). A version whose
@@ -316,7 +317,7 @@ def _json_of(proc: subprocess.CompletedProcess, what: str) -> Any:
         raise RuntimeError(f"{what} gave no JSON (exit {proc.returncode}): {tail[:200]}") from None
 
 
-def probe(fixture_dirs: List[str], tests: bool) -> Dict[str, Any]:
+def probe(fixture_dirs: List[str]) -> Dict[str, Any]:
     """Everything measured on the torch of the running interpreter (called inside a venv)."""
     import importlib.metadata
     import importlib.util
@@ -390,30 +391,32 @@ def probe(fixture_dirs: List[str], tests: bool) -> Dict[str, Any]:
     result["parsers"]["cudagraph_messages"] = (
         "source-checked (no GPU here)" if not absent else f"not supported: {', '.join(absent)} not in this torch")
 
-    if tests:
-        t0 = time.time()
-        with tempfile.TemporaryDirectory() as tmp:
-            xml = os.path.join(tmp, "junit.xml")
-            proc = _run([python, "-m", "pytest", "-q", "-m", "dynamo", "-p", "no:cacheprovider",
-                         f"--junitxml={xml}", "-W", "ignore"], REPO, timeout=3600)
-            counts = {"passed": 0, "failed": 0, "skipped": 0}
-            failed: List[str] = []
-            if os.path.exists(xml):
-                for case in ET.parse(xml).getroot().iter("testcase"):
-                    if case.find("failure") is not None or case.find("error") is not None:
-                        counts["failed"] += 1
-                        failed.append(f"{case.get('classname')}::{case.get('name')}")
-                    elif case.find("skipped") is not None:
-                        counts["skipped"] += 1
-                    else:
-                        counts["passed"] += 1
-            else:
-                counts["error"] = (proc.stdout.strip().splitlines() or ["pytest did not run"])[-1]
-            counts["failures"] = failed
-            result["tests"] = counts
-        say(f"  pytest -m dynamo: {time.time() - t0:.0f}s")
     result["seconds"] = round(time.time() - start, 1)
     return result
+
+
+def run_dynamo_tests() -> Dict[str, Any]:
+    """``pytest -m dynamo`` on the torch of the running interpreter: passed/failed/skipped."""
+    python = sys.executable
+    with tempfile.TemporaryDirectory() as tmp:
+        xml = os.path.join(tmp, "junit.xml")
+        proc = _run([python, "-m", "pytest", "-q", "-m", "dynamo", "-p", "no:cacheprovider",
+                     f"--junitxml={xml}", "-W", "ignore"], REPO, timeout=3600)
+        counts: Dict[str, Any] = {"passed": 0, "failed": 0, "skipped": 0}
+        failed: List[str] = []
+        if os.path.exists(xml):
+            for case in ET.parse(xml).getroot().iter("testcase"):
+                if case.find("failure") is not None or case.find("error") is not None:
+                    counts["failed"] += 1
+                    failed.append(f"{case.get('classname')}::{case.get('name')}")
+                elif case.find("skipped") is not None:
+                    counts["skipped"] += 1
+                else:
+                    counts["passed"] += 1
+        else:
+            counts["error"] = (proc.stdout.strip().splitlines() or ["pytest did not run"])[-1]
+        counts["failures"] = failed
+    return counts
 
 
 # --------------------------------------------------------------------------- matrix and table
@@ -555,14 +558,15 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--reuse", action="store_true",
                     help="take each version's last measurement (kept beside its venv) instead of measuring")
     ap.add_argument("--probe", metavar="OUT", help=argparse.SUPPRESS)
+    ap.add_argument("--probe-tests", metavar="OUT", help=argparse.SUPPRESS)
     ap.add_argument("--pages", action="store_true",
                     help="only write the rule pages' 'Breaks on' lines from the committed matrix")
     args = ap.parse_args(argv)
     fixture_dirs = [os.path.join(REPO, "fixtures")] + [os.path.abspath(d) for d in args.fixtures]
 
-    if args.probe:  # inside one version's environment
-        data = probe(fixture_dirs, tests=not args.no_tests)
-        with open(args.probe, "w", encoding="utf-8") as fh:
+    if args.probe or args.probe_tests:  # inside one version's environment
+        data = probe(fixture_dirs) if args.probe else run_dynamo_tests()
+        with open(args.probe or args.probe_tests, "w", encoding="utf-8") as fh:
             json.dump(data, fh)
         return 0
 
@@ -575,6 +579,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 0
     os.makedirs(args.venvs, exist_ok=True)
     results: Dict[str, Dict[str, Any]] = {}
+    pythons: Dict[str, str] = {}
     notes: Dict[str, str] = {}
     for version in [v.strip() for v in args.versions.split(",") if v.strip()]:
         t0 = time.time()
@@ -590,9 +595,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             say(f"torch {version}: {notes[version]}")
             continue
         say(f"torch {version}: environment {note} ({time.time() - t0:.0f}s); measuring...")
+        pythons[version] = python
         cmd = [python, os.path.abspath(__file__), "--probe", out] + sum((["--fixtures", d] for d in args.fixtures), [])
-        if args.no_tests:
-            cmd.append("--no-tests")
         proc = subprocess.run(cmd, cwd=REPO)
         if proc.returncode or not os.path.exists(out):
             notes[version] = f"skipped: the probe failed (exit {proc.returncode})"
@@ -605,15 +609,33 @@ def main(argv: Optional[List[str]] = None) -> int:
     if os.path.exists(MATRIX):
         with open(MATRIX, encoding="utf-8") as fh:
             old = json.load(fh)
-    matrix = build_matrix(results, old)
-    print(table(matrix, notes, results))
-    if not args.no_write and results:
+
+    def write(matrix: Dict[str, Any]) -> None:
         from torchlint.atomic import write_text_atomic
         from torchlint.matrix import write_breaks_on_lines
 
         write_text_atomic(MATRIX, json.dumps(matrix, indent=1, sort_keys=False) + "\n")
         changed = write_breaks_on_lines(matrix, os.path.join(REPO, "docs", "rules"))
         say(f"wrote {os.path.relpath(MATRIX, REPO)}; 'Breaks on' lines updated in {changed} rule pages")
+
+    matrix = build_matrix(results, old)
+    if not args.no_write and results:
+        write(matrix)  # first: the tests read the matrix (which calls break on their torch, ...)
+    if not args.no_tests:
+        for version, python in pythons.items():
+            t0 = time.time()
+            out = os.path.join(args.venvs, f"{version}.tests.json")
+            proc = subprocess.run([python, os.path.abspath(__file__), "--probe-tests", out], cwd=REPO)
+            if proc.returncode == 0 and os.path.exists(out):
+                with open(out, encoding="utf-8") as fh:
+                    results[version]["tests"] = json.load(fh)
+                with open(os.path.join(args.venvs, f"{version}.result.json"), "w", encoding="utf-8") as fh:
+                    json.dump(results[version], fh)
+            say(f"torch {version}: pytest -m dynamo in {time.time() - t0:.0f}s")
+        matrix = build_matrix(results, old)
+        if not args.no_write and results:
+            write(matrix)
+    print(table(matrix, notes, results))
     ok = all(f["graph_breaks"] == f["direct"] and f["same_lines"] for r in results.values()
              for f in r["fixtures"].values())
     return 0 if ok else 1
