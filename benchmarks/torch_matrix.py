@@ -219,7 +219,7 @@ print(json.dumps(out))
 
 SKIPPED = r'''
 """Which entries of skipped_calls.json break dynamo on this torch, and dynamo's trace rule of each."""
-import importlib, json, os, sys, tempfile, warnings
+import importlib, json, logging, os, sys, tempfile, warnings
 warnings.simplefilter("ignore")
 import torch
 from torchlint.dynamic.observe import observe_source
@@ -273,7 +273,7 @@ for name, ok in zip(names, together):
 for name in sorted(set(calls) - set(names)):  # no runnable example here (input(), a GPU call)
     result[name] = {"breaks": None, "trace_rule": rule_of(name)}
 logger = broken([], [f"logging.getLogger('torchlint_probe').{m}(" + ("logging.INFO, " if m == "log" else "") + "'x')"
-                     for m in data["logger_methods"] if m != "exception"])
+                     for m in data["logger_methods"] if m != "exception" and hasattr(logging.Logger, m)])
 deep = broken([], ["copy.deepcopy(x)"])
 print(json.dumps({"calls": result, "logger_methods": all(logger), "deepcopy": all(deep)}))
 '''
@@ -502,9 +502,10 @@ def table(matrix: Dict[str, Any], notes: Dict[str, str], results: Dict[str, Dict
     out.append("skipped calls that break".ljust(30) + "".join(
         f"{len(matrix['versions'][v]['skipped_calls'])}/{len(skipped_all)}".ljust(width) for v in versions))
     for name in skipped_all:
-        rows = [name in matrix["versions"][v]["skipped_calls"] for v in versions]
-        if not all(rows):
-            out.append(f"  {name}"[:29].ljust(30) + "".join(("breaks" if r else "traced").ljust(width) for r in rows))
+        rows = ["-" if name not in matrix["versions"][v]["trace_rules"] else
+                "breaks" if name in matrix["versions"][v]["skipped_calls"] else "traced" for v in versions]
+        if "traced" in rows:
+            out.append(f"  {name}"[:29].ljust(30) + "".join(r.ljust(width) for r in rows))
     out.append("")
     fixtures = sorted({k for v in versions for k in matrix["versions"][v]["fixtures"]})
     out.append("fixture graph breaks (torchlint = dynamo)")

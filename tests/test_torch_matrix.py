@@ -69,7 +69,7 @@ def test_skipped_call_tables_name_only_known_calls():
     for v in VERSIONS:
         listed = set(DATA["versions"][v]["skipped_calls"])
         assert listed <= calls, f"torch {v}: {sorted(listed - calls)} are not in skipped_calls.json"
-        assert set(DATA["versions"][v]["trace_rules"]) == calls
+        assert set(DATA["versions"][v]["trace_rules"]) <= calls  # calls added later: not measured there
 
 
 def test_fixture_breaks_equal_dynamos_on_every_version():
@@ -174,8 +174,10 @@ def _rules_found(tmp_path, *extra):
 @pytest.mark.parametrize("version", VERSIONS)
 def test_torch_version_reports_exactly_the_rules_live_there(page_project, version):
     found, _ = _rules_found(page_project, "--torch-version", version)
-    live = {c for c, e in DATA["versions"][version]["rules"].items() if e["status"] in ("live", "changed")}
-    assert found == live
+    rules = DATA["versions"][version]["rules"]
+    live = {c for c, e in rules.items() if e["status"] in ("live", "changed")}
+    unmeasured = {c for c in RULES if c not in rules and RULES[c].severity != "warning"}  # kept, not dropped
+    assert found == live | unmeasured
 
 
 def test_a_rule_dead_on_a_version_is_not_reported_there_and_nothing_else_changes(page_project, monkeypatch):

@@ -108,6 +108,13 @@ def skipped_calls(version: str) -> Optional[Set[str]]:
     return set(entry["skipped_calls"]) if entry and "skipped_calls" in entry else None
 
 
+def traced_calls(version: str) -> Set[str]:
+    """The calls of ``skipped_calls.json`` measured on that version and found traced there
+    (a call added since that version was measured is not among them)."""
+    entry = load()["versions"].get(version) or {}
+    return set(entry.get("trace_rules", {})) - set(entry.get("skipped_calls", []))
+
+
 def use_version(version: Optional[str]) -> None:
     """Make the static pass of this process report for ``version`` (a matrix key or None)."""
     global _ACTIVE

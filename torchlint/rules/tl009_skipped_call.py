@@ -59,9 +59,9 @@ class SkippedCall(Rule):
         data = skipped_calls()
         self.calls = data["calls"]
         version = matrix.active_version()  # the torch the static pass reports for, if set
-        breaking = matrix.skipped_calls(version) if version else None
-        if breaking is not None:
-            self.calls = {name: entry for name, entry in self.calls.items() if name in breaking}
+        traced = matrix.traced_calls(version) if version else set()
+        if traced:
+            self.calls = {name: entry for name, entry in self.calls.items() if name not in traced}
         self.logger_methods = set(data["logger_methods"])
         self.deepcopy = set(data["deepcopy"])
         self.copies = set(data["copy_tensor"])
