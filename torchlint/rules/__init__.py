@@ -4,7 +4,8 @@
 author reads. ``tlNNN_<name>.py`` holds one rule (its page is ``docs/rules/TLNNN-<name>.md``).
 :func:`enabled_rules` is the one rule selection the check, the fixes and the API share.
 
-May import: :mod:`torchlint.analysis` and ``torchlint.data``. Never the engine, the
+May import: :mod:`torchlint.analysis`, ``torchlint.data`` and :mod:`torchlint.matrix` (what
+breaks on which torch). Never the engine, the
 fixes, the output or the dynamic pass.
 """
 from __future__ import annotations
