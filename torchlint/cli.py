@@ -98,6 +98,9 @@ def _remember(ctx: click.Context, param: click.Parameter, value):
 @click.option("--add-noqa", is_flag=True, expose_value=False, callback=_remember,
               help="Add `# torchlint: ignore[CODE]` to every line with a finding (to adopt torchlint "
                    "on an existing codebase), then exit 0.")
+@click.option("--torch-version", metavar="X.Y", expose_value=False, callback=_remember,
+              help="Report what breaks on this torch version (static pass; torch need not be installed). "
+                   "Default: the installed torch's, else the newest verified one.")
 @click.option("--statistics", is_flag=True, help="Show counts per rule.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2).")
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report to FILE instead of stdout.")
@@ -166,6 +169,11 @@ def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input
         settings = override(settings, max_memory=parse_size(memory, "--max-memory") if memory else None)
         settings = override(settings, jobs=meta.get("torchlint.jobs"),
                             cache_dir=os.path.abspath(cache_dir) if cache_dir else None)
+        if meta.get("torchlint.torch_version") is not None:
+            from torchlint.config import check_torch_version
+
+            settings = override(settings, torch_version=check_torch_version(
+                meta["torchlint.torch_version"], "--torch-version"))
         if mode or device:
             from torchlint.config import check_run_options
 
@@ -204,6 +212,11 @@ def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input
     try:
         report = run_check(options)
         report.errors.extend(fix_errors)
+        if report.dynamic_ran:  # a torch whose messages were not verified: say so, one line each
+            from torchlint.matrix import support_notes
+
+            for note in support_notes(report.torch_version):
+                click.echo(f"torchlint: warning: {note}", err=True)
         if gate:
             _apply_gate(report, settings)
     except ConfigError as exc:
@@ -435,7 +448,7 @@ def _baseline(ctx: click.Context, output_file: Optional[str], **kwargs) -> None:
 main.add_command(click.Command(
     "baseline", callback=_baseline, help=_baseline.__doc__,
     params=[p for p in check.params if p.name in _BASELINE_PARAMS
-            or p.name in ("max_memory", "extend_select", "extend_ignore")] + [
+            or p.name in ("max_memory", "extend_select", "extend_ignore", "torch_version")] + [
         click.Option(["-o", "--output-file"], type=click.Path(dir_okay=False),
                      help="Where to write the baseline (default: the config's `baseline`, else "
                           "torchlint-baseline.json)."),
@@ -469,12 +482,14 @@ def clean_cmd(cache_dir: Optional[str], config_file: Optional[str]) -> None:
 @click.option("--all", "show_all", is_flag=True, help="Also list rules not enabled by default.")
 @click.option("--verify", is_flag=True, help="Run each rule page's examples through the installed torch "
               "and say which rules are live there (exit 1 if one is not).")
-def rules_cmd(show_all: bool, verify: bool) -> None:
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="With --verify: one line per rule, or one JSON object (torch version, a verdict per rule).")
+def rules_cmd(show_all: bool, verify: bool, fmt: str) -> None:
     """List the rules: code, name, what they catch."""
     from torchlint.rules import all_rules
 
     if verify:
-        _verify_rules(all_rules(), show_all)
+        _verify_rules(all_rules(), show_all, fmt)
         return
     settings = Settings()
     for rule in all_rules():
@@ -486,7 +501,7 @@ def rules_cmd(show_all: bool, verify: bool) -> None:
         click.echo(f"{rule.code}  {rule.name:26s} {kind:8s} {fix:13s} {rule.summary}")
 
 
-def _verify_rules(rules, show_all: bool) -> None:
+def _verify_rules(rules, show_all: bool, fmt: str = "text") -> None:
     import importlib.util
 
     if importlib.util.find_spec("torch") is None:
@@ -496,21 +511,34 @@ def _verify_rules(rules, show_all: bool) -> None:
     from torchlint.verify import torch_version, verify_page
 
     settings = Settings()
-    click.echo(f"torch {torch_version()}", err=True)
+    version = torch_version()
+    click.echo(f"torch {version}", err=True)
     dead = 0
+    entries = []
     for rule in rules:
         if not show_all and rule.code not in settings.enabled_rules([rule.code]):
             continue
         p = page(rule.code)
+        entry = {"rule": rule.code, "name": rule.name}
         if rule.severity == "warning":
             verdict = ("performance warning: not a graph break, not checked" if rule.code.startswith("TL1")
                        else "not a graph break (about suppression comments), not checked")
+            entry["status"] = "warning" if rule.code.startswith("TL1") else "not-a-break"
         elif p is None:
             verdict, dead = "no page to verify", dead + 1
+            entry["status"] = "no-page"
         else:
             result = verify_page(p)
             verdict, dead = result.describe(), dead + (not result.live)
-        click.echo(f"{rule.code}  {rule.name:26s} {verdict}")
+            entry.update(result.to_dict())
+        entry["verdict"] = verdict
+        entries.append(entry)
+        if fmt == "text":
+            click.echo(f"{rule.code}  {rule.name:26s} {verdict}")
+    if fmt == "json":
+        import json
+
+        click.echo(json.dumps({"torch_version": version, "rules": entries}, indent=2))
     sys.exit(EXIT_FAIL if dead else EXIT_OK)
 
 

@@ -74,6 +74,9 @@ class Settings:
     jobs: Optional[int] = None
     #: bytes a dynamic target may allocate (None: half the machine's memory; 0: no limit)
     max_memory: Optional[int] = None
+    #: the torch version the static pass reports for (``torch-version``); None: the installed
+    #: torch's, else the newest measured (see :mod:`torchlint.matrix`)
+    torch_version: Optional[str] = None
     #: the folder relative paths in the config are resolved against
     root: str = "."
     #: the config file this came from, if any
@@ -100,6 +103,15 @@ class Settings:
             if match_path(path, pattern):
                 out.extend(codes)
         return out
+
+    def static_torch_version(self) -> Optional[str]:
+        """The measured torch version (``"2.15"``) whose breaks the static pass reports."""
+        from torchlint.matrix import resolve
+
+        try:
+            return resolve(self.torch_version)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
 
 
 def _selected(code: str, prefixes: Sequence[str]) -> bool:
@@ -179,6 +191,7 @@ _KEYS = {
     "select", "ignore", "extend-select", "extend-ignore", "per-file-ignores", "exclude",
     "max-graph-breaks", "max-recompiles", "baseline", "targets", "timeout", "cache-dir", "jobs",
     "max-memory", "mode", "device", "max-cudagraph-skips",
+    "torch-version",
 }
 
 
@@ -246,6 +259,8 @@ def _parse_key(s: Settings, key: str, value: Any, source: str) -> None:
         s.max_memory = parse_size(value, where)
     elif key == "targets":
         s.targets = _targets(value, where)
+    elif key == "torch-version":
+        s.torch_version = check_torch_version(value, where)
     elif key in ("mode", "device"):
         if not isinstance(value, str):
             raise ConfigError(f"{where}: expected a string, got {value!r}")
@@ -274,6 +289,19 @@ def check_run_options(values: Any, where: str, defaults: Optional[Settings] = No
     mode = get("mode") or (defaults.mode if defaults is not None else None)
     device = get("device") or (defaults.device if defaults is not None else None)
     check_mode(mode, device, where)
+
+
+def check_torch_version(value: Any, where: str) -> str:
+    """A ``torch-version`` value: a string naming a version of the measured matrix."""
+    from torchlint.matrix import resolve
+
+    if not isinstance(value, str):
+        raise ConfigError(f"{where}: expected a version string such as \"2.15\" (quoted), got {value!r}")
+    try:
+        resolve(value, where)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    return value
 
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?\s*$", re.I)

@@ -4,7 +4,7 @@ An entry holds one file's static findings (or its parse error), with their fixes
 run marked them (each as its text edits: line and column spans and the new text).
 Its key is a hash of the file's text and path, torchlint's version, the rule selection
 (``select``/``ignore``; ``per-file-ignores`` are applied after the cache, so they are not
-part of it) and the *engine version*: a hash of the rule modules, the static engine, the
+part of it), the torch version it reports for (``torch-version``) and the *engine version*: a hash of the rule modules, the static engine, the
 fixes and the data files they read, plus the libcst and Python versions. Change any of
 them and old entries are simply not found.
 
@@ -105,10 +105,12 @@ def default_dir(settings, cwd: str) -> str:
 class Cache:
     """Per-file static results under ``folder``, for one engine version and rule selection."""
 
-    def __init__(self, folder: str, select, ignore, *, engine: Optional[str] = None) -> None:
+    def __init__(self, folder: str, select, ignore, *, engine: Optional[str] = None,
+                 torch_version: Optional[str] = None) -> None:
         self.folder = folder
         self.entries = os.path.join(folder, ENTRIES)
-        namespace = json.dumps([FORMAT, engine or engine_version(), settings_key(select, ignore)])
+        # torch_version: the version the static pass reports for (what breaks differs by version)
+        namespace = json.dumps([FORMAT, engine or engine_version(), settings_key(select, ignore), torch_version])
         self.namespace = hashlib.sha256(namespace.encode()).hexdigest()
         self._ready = False
         self.write_failed = False

@@ -129,6 +129,7 @@ def run_static(
     advance: Optional[Advance] = None,
     fixes: Optional[Planner] = None,
     texts: Optional[Dict[str, str]] = None,
+    torch_version: Optional[str] = None,
 ):
     """Findings and errors for ``files``, in file order.
 
@@ -137,8 +138,13 @@ def run_static(
     read and store per-file results. ``advance(n)`` is told as files are done.
     ``fixes``: set ``Finding.fix`` on fixable findings, in the same walk (cached with
     them). ``texts`` receives the text of each file with findings (for suppression comments).
+    ``torch_version``: report what breaks on that measured torch version (default: what
+    ``settings`` say, when given): rules dead there are not run, TL009 keeps the calls that
+    still break there (see :mod:`torchlint.matrix`).
     """
     mark_fixes = fixes is not None
+    if torch_version is None and settings is not None:
+        torch_version = settings.static_torch_version()
     tick = advance or (lambda n: None)
     results: List[Optional[FileResult]] = [None] * len(files)
     todo: List[Tuple[int, str, str, Optional[str]]] = []  # (index, path, source, cache key)
@@ -171,9 +177,10 @@ def run_static(
         if rule_classes is None:
             from torchlint.rules import enabled_rules
 
-            rule_classes = enabled_rules(settings or _default_settings())
+            rule_classes = enabled_rules(settings or _default_settings(), torch_version)
         planner = fixes() if fixes is not None else None
-        for (i, path, source, key), res in zip(todo, _lint_all(todo, rule_classes, jobs, tick, planner)):
+        for (i, path, source, key), res in zip(todo, _lint_all(todo, rule_classes, jobs, tick, planner,
+                                                               torch_version)):
             results[i] = res
             if res.findings and texts is not None:
                 texts[path] = source
@@ -213,7 +220,8 @@ def run_static_pass(
     if use_cache:
         from torchlint.static.cache import Cache, default_dir
 
-        cache = Cache(default_dir(settings, cwd), settings.selected, settings.ignored)
+        cache = Cache(default_dir(settings, cwd), settings.selected, settings.ignored,
+                      torch_version=settings.static_torch_version())
     return run_static(files, settings=settings, jobs=jobs if jobs is not None else settings.jobs,
                       cache=cache, advance=advance, fixes=fixes, texts=texts)
 
@@ -247,16 +255,24 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _lint_all(todo, rule_classes, jobs: Optional[int], tick: Advance, fixes) -> List[FileResult]:
+def _lint_all(todo, rule_classes, jobs: Optional[int], tick: Advance, fixes,
+              torch_version: Optional[str] = None) -> List[FileResult]:
+    from torchlint import matrix
+
     workers = min(jobs or default_jobs(), len(todo))
     size = sum(len(item[2]) for item in todo)
-    if workers > 1 and len(todo) >= POOL_MIN_FILES and size >= POOL_MIN_CHARS and _picklable(rule_classes):
-        return _lint_in_pool(todo, rule_classes, workers, tick, fixes)
-    out = []
-    for _, path, source, _ in todo:
-        out.append(_lint(path, source, rule_classes, fixes))
-        tick(1)
-    return out
+    before = matrix.active_version()
+    matrix.use_version(torch_version)  # what TL009 reads; pool workers are told in _init_worker
+    try:
+        if workers > 1 and len(todo) >= POOL_MIN_FILES and size >= POOL_MIN_CHARS and _picklable(rule_classes):
+            return _lint_in_pool(todo, rule_classes, workers, tick, fixes, torch_version)
+        out = []
+        for _, path, source, _ in todo:
+            out.append(_lint(path, source, rule_classes, fixes))
+            tick(1)
+        return out
+    finally:
+        matrix.use_version(before)
 
 
 def _picklable(rule_classes) -> bool:
@@ -272,11 +288,14 @@ def _picklable(rule_classes) -> bool:
 _WORKER: Optional[Tuple[Sequence[Type["Rule"]], Optional["FixPlanner"]]] = None
 
 
-def _init_worker(rule_classes, fixes) -> None:
+def _init_worker(rule_classes, fixes, torch_version: Optional[str] = None) -> None:
     import signal
+
+    from torchlint.matrix import use_version
 
     global _WORKER
     _WORKER = (rule_classes, fixes)
+    use_version(torch_version)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
 
 
@@ -295,7 +314,8 @@ def _pool_context():
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
-def _lint_in_pool(todo, rule_classes, workers: int, tick: Advance, fixes) -> List[FileResult]:
+def _lint_in_pool(todo, rule_classes, workers: int, tick: Advance, fixes,
+                  torch_version: Optional[str] = None) -> List[FileResult]:
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
@@ -303,7 +323,7 @@ def _lint_in_pool(todo, rule_classes, workers: int, tick: Advance, fixes) -> Lis
     # Largest files first, so no worker is left with a big one at the end.
     order = sorted(range(len(todo)), key=lambda k: -len(todo[k][2]))
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(),
-                               initializer=_init_worker, initargs=(list(rule_classes), fixes))
+                               initializer=_init_worker, initargs=(list(rule_classes), fixes, torch_version))
     try:
         futures = {pool.submit(_lint_one, todo[k][1], todo[k][2]): k for k in order}
         for fut in as_completed(futures):
