@@ -124,6 +124,70 @@ def check(paths: Tuple[str, ...], fmt: str, select, ignore, no_static, no_dynami
     sys.exit(_exit_code(report, settings, exit_zero))
 
 
+@main.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.argument("program", nargs=-1, type=click.UNPROCESSED, required=True)
+@click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default="text", show_default=True,
+              help="Report format (the program's own output goes to stdout too: use -o for json/sarif).")
+@click.option("--select", help="Comma-separated rule codes or prefixes to enable.")
+@click.option("--ignore", help="Comma-separated rule codes or prefixes to disable.")
+@click.option("--path", "paths", multiple=True, type=click.Path(),
+              help="The project's files for the static pass and for placing breaks (default: .). Repeatable.")
+@click.option("--no-static", is_flag=True, help="Skip the static pass over the project's files.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
+              help="Stop the program (and every process it started) after S seconds (default: no limit).")
+@click.option("--max-graph-breaks", type=click.IntRange(min=0), help="Gate: fail when distinct graph breaks exceed N.")
+@click.option("--max-recompiles", type=click.IntRange(min=0), help="Gate: fail when recompilations exceed N.")
+@click.option("--baseline", type=click.Path(), help="Gate: fail only on regressions against this baseline file.")
+@click.option("--config", "config_file", type=click.Path(), help="Read settings from this file instead of the nearest pyproject.toml.")
+@click.option("--records", "records_dir", type=click.Path(file_okay=False),
+              help="Keep the observer's per-process records (JSON lines) in this folder.")
+@click.option("--statistics", is_flag=True, help="Show counts per rule.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2).")
+@click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report to FILE instead of stdout.")
+@click.option("-q", "--quiet", is_flag=True, help="Print only the summary (text format).")
+@click.option("-v", "--verbose", "--debug", is_flag=True, help="Tracebacks on internal errors.")
+def run(program, fmt, select, ignore, paths, no_static, timeout, max_graph_breaks, max_recompiles, baseline,
+        config_file, records_dir, statistics, exit_zero, output_file, quiet, verbose) -> None:
+    """Run PROGRAM unchanged and report what torch.compile did to it.
+
+    \b
+    torchlint run train.py --epochs 1            a script, with its arguments
+    torchlint run -m pytest tests/               a module
+    torchlint run --timeout 600 -- torchrun --nproc-per-node 2 train.py
+    \b
+    Every frame dynamo compiles, in every process of the program (torchrun ranks, pytest-xdist
+    workers; not DataLoader workers), with the program's own compile settings: graph breaks
+    (GB code, reason, hints, hit count, the line in your project and the library line it broke
+    on), recompilations (the guard that failed), recompile-limit hits, compile time per frame and
+    the compile caches. Merged with the static pass over the project's files; the gates decide
+    the exit code. A program that fails (non-zero exit, signal, --timeout) is exit 2.
+    """
+    from torchlint.dynamic.program import watch
+
+    try:
+        settings = load_settings(config_file)
+        settings = override(settings, select=_codes(select, "--select"), ignore=_codes(ignore, "--ignore"),
+                            max_graph_breaks=max_graph_breaks, max_recompiles=max_recompiles, baseline=baseline)
+    except ConfigError as exc:
+        raise _fail(str(exc))
+    try:
+        report, _ = watch(program, settings=settings, paths=paths or (".",), static=not no_static,
+                          timeout=timeout, records_dir=records_dir)
+        _apply_gate(report, settings)
+    except ConfigError as exc:
+        raise _fail(str(exc))
+    except ValueError as exc:
+        raise _fail(str(exc))
+    except Exception as exc:  # an internal error: one line, traceback with -v
+        if verbose:
+            traceback.print_exc()
+        raise _fail(f"internal error: {type(exc).__name__}: {exc} (run with -v for the traceback)")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    _emit(report, fmt, output_file, statistics=statistics, quiet=quiet, verbose=verbose)
+    sys.exit(_exit_code(report, settings, exit_zero))
+
+
 def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input_sets, inputs_from,
          train, timeout, max_graph_breaks, max_recompiles, baseline, config_file, verbose,
          gate: bool = True, fixes: Optional[dict] = None, mode=None, device=None,

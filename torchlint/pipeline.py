@@ -38,6 +38,9 @@ class CheckOptions:
     use_cache: bool = True
     #: set ``Finding.fix`` on fixable static findings (done per file, in parallel, cached)
     mark_fixes: bool = False
+    #: `torchlint run`: the dynamic half already observed, as a function of the discovered
+    #: files returning (results, findings, errors, torch version); replaces the targets
+    observed: Optional[Callable[[List[str]], Any]] = None
 
 
 class UsageError(Exception):
@@ -60,12 +63,13 @@ def run_check(options: CheckOptions) -> Report:
 
     dynamic_findings: List[Finding] = []
     targets = options.cli_targets or settings.targets
-    if options.dynamic is not False and targets:
+    observed = options.observed
+    if observed is not None or (options.dynamic is not False and targets):
         from torchlint.dynamic.run import run_dynamic  # imports no torch in this process
 
-        _stage(options.progress, "dynamo", len(targets))
-
-        results, dynamic_findings, errors, version = run_dynamic(
+        if observed is None:
+            _stage(options.progress, "dynamo", len(targets))
+        results, dynamic_findings, errors, version = observed(files) if observed is not None else run_dynamic(
             targets, settings=settings, cwd=cwd, train=options.train, user_files=files,
             progress=options.progress, cli=bool(options.cli_targets),
         )
