@@ -288,8 +288,9 @@ def test_pytest_plugin_merges_xdist_workers(tmp_path):
 def test_run_pytest_module(tmp_path):
     for name, text in PYTEST_FILES.items():
         write(tmp_path, name, text)
-    sites, recompiles = plain_run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], tmp_path)
-    done, report = torchlint_run(["--no-static", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], tmp_path)
+    args = ["-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", "tests"]  # -s: TORCH_LOGS reaches stderr
+    sites, recompiles = plain_run([sys.executable, *args], tmp_path)
+    done, report = torchlint_run(["--no-static", *args], tmp_path)
     assert reported_sites(report) == {shown(f, n, tmp_path) for f, n in sites}
     assert report["summary"]["recompiles"] == recompiles == 2
 
