@@ -92,6 +92,9 @@ def _remember(ctx: click.Context, param: click.Parameter, value):
               help="Neither read nor write the static pass's per-file cache.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), expose_value=False, callback=_remember,
               help="Where the cache lives (default: .torchlint_cache in the project root).")
+@click.option("--shard", metavar="K/N", expose_value=False, callback=_remember,
+              help="Run only every N-th declared target, starting with the K-th (a CI matrix job); "
+                   "combine the shards' JSON reports with `torchlint merge`.")
 @click.option("--statistics", is_flag=True, help="Show counts per rule.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2).")
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report to FILE instead of stdout.")
@@ -188,6 +191,38 @@ def run(program, fmt, select, ignore, paths, no_static, timeout, max_graph_break
     sys.exit(_exit_code(report, settings, exit_zero))
 
 
+@main.command("merge")
+@click.argument("reports", nargs=-1, required=True, type=click.Path())
+@click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default="text", show_default=True,
+              help="Report format.")
+@click.option("--max-graph-breaks", type=click.IntRange(min=0), help="Gate: fail when the graph-break count exceeds N.")
+@click.option("--max-recompiles", type=click.IntRange(min=0), help="Gate: fail when recompilations exceed N.")
+@click.option("--baseline", type=click.Path(), help="Gate: fail only on regressions against this baseline file.")
+@click.option("--config", "config_file", type=click.Path(), help="Read the gates from this file instead of the nearest pyproject.toml.")
+@click.option("--statistics", is_flag=True, help="Show counts per rule.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2).")
+@click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report to FILE instead of stdout.")
+@click.option("-q", "--quiet", is_flag=True, help="Print only the summary (text format).")
+def merge_cmd(reports, fmt, max_graph_breaks, max_recompiles, baseline, config_file, statistics, exit_zero,
+              output_file, quiet) -> None:
+    """Combine JSON reports (e.g. the shards of `torchlint check --shard K/N`) into one.
+
+    The same finding from several reports is listed once, naming every target that saw it;
+    the gates and the exit code then apply to the combined report, as for one run.
+    """
+    from torchlint.reports import ReportError, combine, load_report
+
+    try:
+        settings = override(load_settings(config_file), max_graph_breaks=max_graph_breaks,
+                            max_recompiles=max_recompiles, baseline=baseline)
+        report = combine([load_report(p) for p in reports])
+        _apply_gate(report, settings)
+    except (ConfigError, ReportError) as exc:
+        raise _fail(str(exc))
+    _emit(report, fmt, output_file, statistics=statistics, quiet=quiet, verbose=False)
+    sys.exit(_exit_code(report, settings, exit_zero))
+
+
 def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input_sets, inputs_from,
          train, timeout, max_graph_breaks, max_recompiles, baseline, config_file, verbose,
          gate: bool = True, fixes: Optional[dict] = None, mode=None, device=None,
@@ -218,6 +253,14 @@ def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input
     if (inputs or input_sets or inputs_from) and not targets:
         raise _fail("--input, --input-set and --inputs-from need a --target")
     cli_targets = [_cli_target(t, inputs, input_sets, inputs_from, train) for t in targets]
+    shard = None
+    if meta.get("torchlint.shard"):
+        from torchlint.reports import parse_shard
+
+        try:
+            shard = parse_shard(meta["torchlint.shard"])
+        except ValueError as exc:
+            raise _fail(str(exc))
     if fixes is not None and no_static:
         raise _fail("--fix and --diff need the static pass (drop --no-static)")
     fix_errors = _apply_fixes(settings, paths or (".",), verbose=verbose, **fixes) if fixes is not None else []
@@ -236,7 +279,8 @@ def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input
                            train=train, progress=progress,
                            # --fix/--diff rewrite files and want fixes: they never read the cache
                            use_cache=not (meta.get("torchlint.no_cache") or fixes is not None),
-                           mark_fixes=True)  # per file, in the pass, cached with the findings
+                           mark_fixes=True,  # per file, in the pass, cached with the findings
+                           shard=shard)
     try:
         report = run_check(options)
         report.errors.extend(fix_errors)

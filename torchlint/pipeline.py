@@ -41,6 +41,8 @@ class CheckOptions:
     #: `torchlint run`: the dynamic half already observed, as a function of the discovered
     #: files returning (results, findings, errors, torch version); replaces the targets
     observed: Optional[Callable[[List[str]], Any]] = None
+    #: (K, N): run only every N-th declared target, starting with the K-th (CI matrix shards)
+    shard: Optional[Any] = None
 
 
 class UsageError(Exception):
@@ -63,6 +65,10 @@ def run_check(options: CheckOptions) -> Report:
 
     dynamic_findings: List[Finding] = []
     targets = options.cli_targets or settings.targets
+    if options.shard is not None:
+        from torchlint.reports import shard
+
+        targets = shard(targets, *options.shard)
     observed = options.observed
     if observed is not None or (options.dynamic is not False and targets):
         from torchlint.dynamic.run import run_dynamic  # imports no torch in this process
