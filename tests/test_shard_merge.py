@@ -82,3 +82,19 @@ def test_bad_shard_is_a_usage_error(project, text):
     write(project, "m.py", "x = 1\n")
     result = run_cli(["check", "--shard", text, "m.py"], cwd=project)
     assert result.exit_code == 2 and "--shard" in result.stderr
+
+
+def test_readme_matrix_workflow_shards_cover_every_target():
+    yaml = pytest.importorskip("yaml")
+    from readme_snippets import snippet
+
+    jobs = yaml.safe_load(snippet("github-matrix"))["jobs"]
+    shards = jobs["shard"]["strategy"]["matrix"]["shard"]
+    runs = [s["run"] for s in jobs["shard"]["steps"] if "run" in s]
+    assert any(r.startswith("torchlint check --shard ${{ matrix.shard }}/%d " % len(shards)) for r in runs)
+    (merge,) = [s["run"] for s in jobs["gate"]["steps"] if str(s.get("run", "")).startswith("torchlint merge")]
+    assert merge.split()[2:2 + len(shards)] == [f"shard-{k}.json" for k in shards]
+    from torchlint.reports import shard
+
+    targets = list(range(10))
+    assert sorted(t for k in shards for t in shard(targets, k, len(shards))) == targets
