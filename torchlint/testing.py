@@ -120,6 +120,7 @@ def pytest_addoption(parser: Any) -> None:
 def _start_watching(config: Any) -> None:
     import os
     import tempfile
+    import time
 
     from torchlint.dynamic import watch
 
@@ -129,6 +130,7 @@ def _start_watching(config: Any) -> None:
     known = watch.records()
     directory = known.directory if known is not None else tempfile.mkdtemp(prefix="torchlint_pytest_")
     config._torchlint_records = (directory, known is None)
+    config._torchlint_started = time.monotonic()
     os.environ[watch.ENV_DIR] = directory  # inherited by the xdist workers started after this
     watch.install(directory)
 
@@ -154,6 +156,7 @@ def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
 
 def _session_report(config: Any, directory: str) -> "Report":
     import os
+    import time
 
     from torchlint.config import ConfigError, load_settings
     from torchlint.dynamic.program import Places, observed, read_records
@@ -166,6 +169,7 @@ def _session_report(config: Any, directory: str) -> "Report":
 
     def dynamic_half(files):
         result, findings, errors = observed(processes, places, name="pytest session", run=None)
+        result.seconds = time.monotonic() - getattr(config, "_torchlint_started", time.monotonic())
         version = next((p.header["torch_version"] for p in processes if p.header.get("torch_version")), None)
         return [result], findings, errors, version
 

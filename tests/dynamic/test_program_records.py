@@ -110,3 +110,19 @@ def test_command_forms():
     assert command_of(["train.py", "--epochs", "1"]) == [sys.executable, "train.py", "--epochs", "1"]
     assert command_of(["-m", "pytest", "tests"]) == [sys.executable, "-m", "pytest", "tests"]
     assert command_of(["torchrun", "--nproc-per-node", "2", "t.py"])[0] == "torchrun"
+
+
+def test_cudagraph_skips_and_rerecordings_become_warnings(tmp_path):
+    root, _ = project(tmp_path)
+    train = os.path.join(root, "train.py")
+    skip = {"kind": "cudagraph", "event": "log", "stack": [[train, 3]],
+            "message": f'skipping cudagraphs due to mutated inputs (1 instances). Found from : \n'
+                       f'   File "{train}", line 4, in forward\n    loss = model(x)\n'}
+    record = {"kind": "cudagraph", "event": "record", "function": "7", "stack": [[train, 4]]}
+    result, findings, _ = observed([ProcessRecords({"pid": 1}, [skip, skip, record, record, record])],
+                                   Places([root], root), name="p", run=None)
+    by_name = {f.name: f for f in findings}
+    assert result.cudagraph_skips == 1
+    assert by_name["cudagraph-skip"].line == 4 and "mutated inputs" in by_name["cudagraph-skip"].message
+    assert by_name["cudagraph-skip"].severity == "warning" and by_name["cudagraph-skip"].hits == 2
+    assert by_name["cudagraph-rerecord"].hits == 2 and "re-recorded 2 times" in by_name["cudagraph-rerecord"].message

@@ -302,22 +302,26 @@ def _on_convert_frame_warning(out: _Records, record: logging.LogRecord) -> None:
 
 class _BreakRecorder:
     """Turns each ``graph_breaks`` record into a ``break`` line, with the parsing the
-    dynamic pass uses for its own runs (:mod:`torchlint.dynamic.observe`)."""
+    dynamic pass uses for its own runs (:mod:`torchlint.dynamic.observe`); the registry is
+    read on the first break, so processes that never break never read it."""
 
     def __init__(self, out: _Records) -> None:
-        from torchlint.dynamic.gb_registry import load_registry
-        from torchlint.dynamic.observe import _BreakCollector
-
-        out_ref = out
-
-        class Collector(_BreakCollector):
-            def add(self, frames, text, witness, *, skipped=False, gb_type=None, dynamo_loc=None):
-                out_ref.write(_break_record(self.registry, frames, text, skipped, gb_type, dynamo_loc))
-                return None
-
-        self.collector = Collector(None, load_registry())
+        self.out = out
+        self.collector: Any = None
 
     def on_record(self, record: logging.LogRecord) -> None:
+        if self.collector is None:
+            from torchlint.dynamic.gb_registry import load_registry
+            from torchlint.dynamic.observe import _BreakCollector
+
+            out = self.out
+
+            class Collector(_BreakCollector):
+                def add(self, frames, text, witness, *, skipped=False, gb_type=None, dynamo_loc=None):
+                    out.write(_break_record(self.registry, frames, text, skipped, gb_type, dynamo_loc))
+                    return None
+
+            self.collector = Collector(None, load_registry())
         self.collector.add_log_record(record)
 
 
