@@ -193,14 +193,13 @@ def run_program(command: Sequence[str], records_dir: str, *, cwd: Optional[str] 
         proc = subprocess.Popen(list(command), cwd=cwd, env=watch_env(records_dir),
                                 stdout=out_w, stderr=err_w)
     except OSError as e:
-        for fd in (out_r, out_w, err_r, err_w):
+        for fd in (out_r, err_r):
             os.close(fd)
         run.start_error = f"cannot start `{command[0]}`: {e.strerror or e}"
         return run
     finally:
-        if "proc" in locals():
-            os.close(out_w)
-            os.close(err_w)
+        os.close(out_w)
+        os.close(err_w)
     tail, lock = bytearray(), threading.Lock()
     tees = [_Tee(out_r, sys.stdout, tail, lock), _Tee(err_r, sys.stderr, tail, lock)]
     # Ctrl-C reaches the program (same process group); we wait for it to finish and report.
@@ -458,7 +457,7 @@ def observed(processes: Sequence[ProcessRecords], places: Places, *, name: str, 
     if skips is not None:
         result.cudagraph_skips = skips
     result.details = _details(frames_compiled, cache, cache_dirs, places, processes, unplaced, cache_gone)
-    if run is not None and run.failed:
+    if run is not None and run.failed and run.tail.strip():
         result.details.append("last lines of its output:")
         result.details.extend(f"| {line}" for line in run.tail_lines())
     result.program = {
@@ -522,9 +521,6 @@ def _break_finding(entry: _Break, places: Places, target: str, world: int, ranks
         severity="error", reason=reason, explanation=r.get("explanation") or None, hints=hints,
         hits=entry.hits, library=f"{places.show(entry.library[0])}:{entry.library[1]}" if entry.library else None,
         ranks=sorted(entry.ranks) if world > 1 else None)
-
-
-_LIMIT_HEAD = ("torch._dynamo hit config.", )
 
 
 def _add_limit(limits: Dict[Tuple[str, int], Dict[str, Any]], r: Dict[str, Any], places: Places) -> None:
@@ -733,6 +729,8 @@ def watch(args: Sequence[str], *, settings: Any, cwd: Optional[str] = None, path
         version = next((p.header["torch_version"] for p in processes if p.header.get("torch_version")), None)
         return [result], findings, errors, version
 
-    options = CheckOptions(paths=paths, settings=settings, static=static, observed=dynamic_half, cwd=cwd,
+    # a program that did not even start: say so at once, no static pass over the folder
+    options = CheckOptions(paths=paths, settings=settings, static=static and run.start_error is None,
+                           observed=dynamic_half, cwd=cwd,
                            progress=progress, use_cache=use_cache)
     return run_check(options), run
