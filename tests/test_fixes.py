@@ -99,7 +99,7 @@ def test_fix_descriptions_say_what_changes():
 
 # -- numerics: the fixed model computes the same --------------------------------------------
 def _load(path: Path):
-    from torchlint.dynamic.observe import load_module_from_path
+    from torchlint.dynamic.load import load_module_from_path
 
     return load_module_from_path(str(path))
 
