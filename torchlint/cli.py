@@ -165,7 +165,7 @@ def run(program, fmt, select, ignore, paths, no_static, timeout, max_graph_break
     the compile caches. Merged with the static pass over the project's files; the gates decide
     the exit code. A program that fails (non-zero exit, signal, --timeout) is exit 2.
     """
-    from torchlint.dynamic.program import watch
+    from torchlint.watching import watch
 
     try:
         settings = load_settings(config_file)

@@ -78,11 +78,12 @@ def combine(reports: Sequence[Report]) -> Report:
     out.findings = list(findings.values())
     out.targets = list(targets.values())
     out.errors = list(errors.values())
+    from torchlint.dynamic.results import SourceLines
+
+    lines = SourceLines()
     for f in out.findings:  # the code frame, where the file is here
         if f.source_line is None and os.path.isfile(f.path):
-            from torchlint.dynamic.process import _source_line
-
-            f.source_line = _source_line(f.path, f.line)
+            f.source_line = lines.line(f.path, f.line)
     out.sort()
     return out
 

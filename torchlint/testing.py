@@ -159,25 +159,18 @@ def _session_report(config: Any, directory: str) -> "Report":
     import time
 
     from torchlint.config import ConfigError, load_settings
-    from torchlint.dynamic.program import Places, observed, read_records
+    from torchlint.dynamic.program import Places, read_records
     from torchlint.gate import apply_gate
-    from torchlint.pipeline import CheckOptions, run_check
+    from torchlint.watching import report_of
 
     root = str(config.rootpath)
-    processes = read_records(directory)
-    places = Places([root], os.getcwd())
-
-    def dynamic_half(files):
-        result, findings, errors = observed(processes, places, name="pytest session", run=None)
-        result.seconds = time.monotonic() - getattr(config, "_torchlint_started", time.monotonic())
-        version = next((p.header["torch_version"] for p in processes if p.header.get("torch_version")), None)
-        return [result], findings, errors, version
-
     try:
         settings = load_settings(None)
     except ConfigError as e:
         raise pytest.UsageError(f"torchlint: {e}") from None
-    report = run_check(CheckOptions(paths=[root], settings=settings, static=False, observed=dynamic_half))
+    report = report_of(read_records(directory), Places([root], os.getcwd()), name="pytest session", run=None,
+                       settings=settings, paths=[root], cwd=os.getcwd(), static=False)
+    report.targets[0].seconds = time.monotonic() - getattr(config, "_torchlint_started", time.monotonic())
     apply_gate(report, max_graph_breaks=config.getoption("torchlint_max_graph_breaks"),
                max_recompiles=config.getoption("torchlint_max_recompiles"),
                baseline=config.getoption("torchlint_baseline"))

@@ -13,9 +13,10 @@ import torchlint
 PACKAGE = os.path.dirname(os.path.abspath(torchlint.__file__))
 PARENT = {"torchlint.dynamic.run", "torchlint.dynamic.process", "torchlint.dynamic.results",
           "torchlint.dynamic.targets", "torchlint.dynamic.specs", "torchlint.dynamic.answer",
-          "torchlint.dynamic.gb_registry", "torchlint.dynamic.recompiles"}
+          "torchlint.dynamic.gb_registry", "torchlint.dynamic.recompiles", "torchlint.dynamic.program"}
 CHILD = {"torchlint.dynamic.worker", "torchlint.dynamic.load", "torchlint.dynamic.observe",
-         "torchlint.dynamic.cudagraphs", "torchlint.dynamic.logs"}
+         "torchlint.dynamic.cudagraphs", "torchlint.dynamic.logs", "torchlint.dynamic.watch",
+         "torchlint.dynamic.bootstrap.sitecustomize"}
 
 
 def _modules() -> Dict[str, str]:

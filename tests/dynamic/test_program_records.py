@@ -106,6 +106,12 @@ def test_failed_program_is_one_line():
     assert ProgramRun(command=["x"], returncode=0).describe() == ""
 
 
+def test_the_records_folder_has_one_name_on_both_sides():
+    from torchlint.dynamic import program, watch
+
+    assert program.ENV_DIR == watch.ENV_DIR
+
+
 def test_command_forms():
     assert command_of(["train.py", "--epochs", "1"]) == [sys.executable, "train.py", "--epochs", "1"]
     assert command_of(["-m", "pytest", "tests"]) == [sys.executable, "-m", "pytest", "tests"]
@@ -115,9 +121,8 @@ def test_command_forms():
 def test_cudagraph_skips_and_rerecordings_become_warnings(tmp_path):
     root, _ = project(tmp_path)
     train = os.path.join(root, "train.py")
-    skip = {"kind": "cudagraph", "event": "log", "stack": [[train, 3]],
-            "message": f'skipping cudagraphs due to mutated inputs (1 instances). Found from : \n'
-                       f'   File "{train}", line 4, in forward\n    loss = model(x)\n'}
+    skip = {"kind": "cudagraph", "event": "skip", "stack": [[train, 3]], "reason": "mutated inputs (1 instances)",
+            "frames": [[train, 4]]}
     record = {"kind": "cudagraph", "event": "record", "function": "7", "stack": [[train, 4]]}
     result, findings, _ = observed([ProcessRecords({"pid": 1}, [skip, skip, record, record, record])],
                                    Places([root], root), name="p", run=None)

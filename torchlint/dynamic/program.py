@@ -34,6 +34,9 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from torchlint.findings import FileError, Finding, Recompile, TargetResult
 
+#: names the records folder to the observer (the same name as ``torchlint.dynamic.watch.ENV_DIR``;
+#: the parent side does not import the child side)
+ENV_DIR = "TORCHLINT_WATCH_DIR"
 BOOTSTRAP_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bootstrap")
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _TORCHLINT_DIR = os.path.join(_PACKAGE_ROOT, "torchlint")
@@ -171,8 +174,6 @@ def _kill_tree(proc: subprocess.Popen) -> None:
 
 def watch_env(records_dir: str, base: Optional[Dict[str, str]] = None) -> Dict[str, str]:
     """The program's environment: its own, with the bootstrap first on PYTHONPATH."""
-    from torchlint.dynamic.watch import ENV_DIR
-
     env = dict(os.environ if base is None else base)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (BOOTSTRAP_DIR, _PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
     env[ENV_DIR] = records_dir
@@ -484,10 +485,15 @@ def _where(places: Places, path: Optional[str], line: Optional[int], site: Optio
     return text
 
 
-def _source_line(path: str, line: int) -> str:
-    from torchlint.dynamic.process import _source_line as read
+_LINES: List[Any] = []
 
-    return read(path, line) or ""
+
+def _source_line(path: str, line: int) -> str:
+    from torchlint.dynamic.results import SourceLines
+
+    if not _LINES:
+        _LINES.append(SourceLines())
+    return _LINES[0].line(path, line) or ""
 
 
 def _located(name: str, rule: Optional[str], site: Frame, places: Places, message: str, suggestion: str,
@@ -544,8 +550,14 @@ def _add_limit(limits: Dict[Tuple[str, int], Dict[str, Any]], r: Dict[str, Any],
     entry["hits"] += 1
 
 
-def _limit_finding(limit: Dict[str, Any], places: Places, target: str) -> Finding:
+def _code_of(gb_type: str) -> Optional[str]:
     from torchlint.dynamic.gb_registry import load_registry
+
+    entry = load_registry().lookup(gb_type)
+    return entry.code if entry else None
+
+
+def _limit_finding(limit: Dict[str, Any], places: Places, target: str) -> Finding:
     from torchlint.dynamic.recompiles import describe_guard
 
     func_where = ""
@@ -561,7 +573,7 @@ def _limit_finding(limit: Dict[str, Any], places: Places, target: str) -> Findin
         "recompile-limit", None, limit["site"], places, message,
         fix or f"stop the recompilations (see the recompile reasons), or raise "
                f"`torch._dynamo.config.{limit['limit']}` if they are expected", target,
-        gb_code=load_registry().code_of("Dynamo recompile limit exceeded"), severity="error",
+        gb_code=_code_of("Dynamo recompile limit exceeded"), severity="error",
         reason="Dynamo recompile limit exceeded", hits=limit["hits"])
 
 
@@ -660,17 +672,17 @@ def _cudagraph_findings(events: Sequence[Tuple[ProcessRecords, Dict[str, Any]]],
     compiled function recorded again), as the warnings ``--mode reduce-overhead`` reports."""
     if not events:
         return None, []
-    from torchlint.dynamic.cudagraphs import RERECORD_NAME, SKIP_NAME, _FRAME, _RERECORD_SUGGESTION, _SKIP_TEXT, _reason, _suggestion
+    from torchlint.dynamic.results import RERECORD_NAME, SKIP_NAME, _RERECORD_SUGGESTION, _suggestion
 
     findings: List[Finding] = []
     skips: Dict[Tuple[Frame, str], int] = {}
     recordings: Dict[Tuple[str, str], List[Dict[str, Any]]] = defaultdict(list)
     for proc, r in events:
-        if r.get("event") == "log" and _SKIP_TEXT in (r.get("message") or ""):
-            frames = [(m.group("file"), int(m.group("line"))) for m in _FRAME.finditer(r["message"])]
+        if r.get("event") == "skip":
+            frames = [(f, int(n)) for f, n in r.get("frames") or []]
             site, _ = places.place(frames or [(f, int(n)) for f, n in r.get("stack") or []])
             if site is not None:
-                key = (site, _reason(r["message"]))
+                key = (site, r.get("reason") or "an unnamed reason")
                 skips[key] = skips.get(key, 0) + 1
         elif r.get("event") == "record":
             recordings[(proc.label, r.get("function") or "")].append(r)
@@ -692,45 +704,3 @@ def _cudagraph_findings(events: Sequence[Tuple[ProcessRecords, Dict[str, Any]]],
             f"not a graph break, but under mode=\"reduce-overhead\" the CUDA graph called here was re-recorded "
             f"{n} time{'s' if n != 1 else ''}", _RERECORD_SUGGESTION, target, severity="warning", hits=n))
     return len(skips), findings
-
-
-# --------------------------------------------------------------------------- one run
-
-def watch(args: Sequence[str], *, settings: Any, cwd: Optional[str] = None, paths: Sequence[str] = (".",),
-          static: bool = True, timeout: Optional[float] = None, records_dir: Optional[str] = None,
-          progress: Any = None, use_cache: bool = True) -> Tuple[Any, ProgramRun]:
-    """Run the program, then the static pass over ``paths``; one merged, suppressed Report.
-
-    ``records_dir``: keep the per-process records there (default: a temporary folder,
-    removed afterwards). Raises ValueError for an empty command.
-    """
-    import shutil
-    import tempfile
-
-    from torchlint.pipeline import CheckOptions, run_check
-
-    cwd = os.path.abspath(cwd or os.getcwd())
-    command = command_of(args)
-    own = records_dir is None
-    directory = os.path.abspath(records_dir) if records_dir else tempfile.mkdtemp(prefix="torchlint_run_")
-    try:
-        run = run_program(command, directory, cwd=cwd, timeout=timeout)
-        processes = read_records(directory)
-    finally:
-        if own:
-            shutil.rmtree(directory, ignore_errors=True)
-    roots = [cwd] + [os.path.dirname(os.path.abspath(os.path.join(cwd, a))) for a in command[1:2]
-                     if a.endswith((".py", ".pyw")) and os.path.isfile(os.path.join(cwd, a))]
-    places = Places(roots, cwd)
-    name = display_command(command)
-
-    def dynamic_half(files: List[str]):
-        result, findings, errors = observed(processes, places, name=name, run=run)
-        version = next((p.header["torch_version"] for p in processes if p.header.get("torch_version")), None)
-        return [result], findings, errors, version
-
-    # a program that did not even start: say so at once, no static pass over the folder
-    options = CheckOptions(paths=paths, settings=settings, static=static and run.start_error is None,
-                           observed=dynamic_half, cwd=cwd,
-                           progress=progress, use_cache=use_cache)
-    return run_check(options), run

@@ -461,10 +461,15 @@ def _hook_inductor_logs(out: _Records) -> None:
 
 
 def _on_cudagraph_log(out: _Records, record: logging.LogRecord) -> None:
+    import re
+
+    from torchlint.dynamic.cudagraphs import _SKIP_TEXT, _reason
+
     message = record.getMessage()
-    if "skipping cudagraphs due to" in message or "graph partitions" in message:
-        out.write({"kind": "cudagraph", "event": "log", "message": message[:4000],
-                   "compile_id": _compile_id(), "stack": _live_stack()})
+    if _SKIP_TEXT in message:
+        frames = [[m.group(1), int(m.group(2))] for m in re.finditer(r'File "([^"]+)", line (\d+)', message)]
+        out.write({"kind": "cudagraph", "event": "skip", "reason": _reason(message), "frames": frames,
+                   "message": message.splitlines()[0][:500], "compile_id": _compile_id(), "stack": _live_stack()})
 
 
 def _hook_cudagraph_trees(out: _Records, module: Any) -> None:
