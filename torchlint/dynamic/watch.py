@@ -362,6 +362,8 @@ def _hook_metrics(out: _Records) -> None:
 
     import torch._dynamo.utils as utils
 
+    if not isinstance(getattr(utils, "_compilation_metrics", None), collections.deque):
+        return  # an older torch: no compile times, the rest still recorded
     counters = utils.counters
     last: Dict[str, int] = {}
     state = {"cache_dir": False}
