@@ -20,6 +20,21 @@ if TYPE_CHECKING:  # pragma: no cover
 
 REGISTRY: Dict[str, Type["Rule"]] = {}
 
+# Class decorators that replace the class's `forward` at run time with an implementation the
+# config picks (transformers' `@use_experts_implementation` swaps a per-expert Python loop for
+# batched kernels by default): the code written in the class is not what is compiled, so
+# nothing in it is reported.
+DISPATCHED_CLASS_DECORATORS = frozenset({"use_experts_implementation"})
+
+
+def _dispatched(owner) -> bool:
+    for dec in getattr(getattr(owner, "node", None), "decorators", ()):
+        target = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
+        name = target.attr.value if isinstance(target, cst.Attribute) else getattr(target, "value", None)
+        if name in DISPATCHED_CLASS_DECORATORS:
+            return True
+    return False
+
 
 class Rule:
     code: ClassVar[str]
@@ -56,6 +71,9 @@ class Rule:
         suggestion: Optional[str] = None,
         fix: Optional["Fix"] = None,
     ) -> None:
+        region = getattr(self.ctx, "region", None)
+        if region is not None and region.owner is not None and _dispatched(region.owner):
+            return
         self.ctx.report(self, node, message or self.message, suggestion or self.suggestion, fix)
 
     # Helpers most rules need.
