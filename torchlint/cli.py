@@ -9,21 +9,15 @@ import io
 import os
 import sys
 import traceback
-from typing import List, Optional, Tuple
+from typing import Optional, Tuple
 
 import click
 
 from torchlint import __version__
-from torchlint.config import ConfigError, Settings, load_settings, override, parse_codes, parse_size
+from torchlint.config import ConfigError, Settings, codes_option, load_settings, override, parse_size
 
 FORMAT_CHOICES = ["text", "json", "sarif", "github"]
 EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
-
-
-def _codes(value: Optional[str], option: str) -> Optional[List[str]]:
-    if value is None:
-        return None
-    return parse_codes([c.strip() for c in value.split(",") if c.strip()], option)
 
 
 def _fail(message: str) -> "click.exceptions.Exit":
@@ -134,7 +128,8 @@ def check(paths: Tuple[str, ...], fmt: str, select, ignore, no_static, no_dynami
 @click.option("--select", help="Comma-separated rule codes or prefixes to enable.")
 @click.option("--ignore", help="Comma-separated rule codes or prefixes to disable.")
 @click.option("--path", "paths", multiple=True, type=click.Path(),
-              help="The project's files for the static pass and for placing breaks (default: .). Repeatable.")
+              help="The project's files for the static pass (default: .). Repeatable. Breaks are placed "
+                   "on the innermost frame under the working folder or the script's folder.")
 @click.option("--no-static", is_flag=True, help="Skip the static pass over the project's files.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
               help="Stop the program (and every process it started) after S seconds (default: no limit).")
@@ -230,7 +225,7 @@ def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input
     """Settings and the report of one run, shared by `check` and `baseline`."""
     try:
         settings = load_settings(config_file)
-        settings = override(settings, select=_codes(select, "--select"), ignore=_codes(ignore, "--ignore"),
+        settings = override(settings, select=codes_option(select, "--select"), ignore=codes_option(ignore, "--ignore"),
                             max_graph_breaks=max_graph_breaks, max_recompiles=max_recompiles,
                             baseline=baseline, timeout=timeout, mode=mode, device=device,
                             max_cudagraph_skips=max_cudagraph_skips)
@@ -302,7 +297,7 @@ def _apply_fixes(settings: Settings, paths, *, diff: bool, unsafe: bool, quiet: 
                  verbose: bool) -> list:
     """--fix writes the fixed files (and returns those it could not write); --diff prints and exits."""
     from torchlint.findings import FileError
-    from torchlint.fixes.apply import fix_paths, unified_diff
+    from torchlint.fixes.run import fix_paths, unified_diff
 
     try:
         outcomes = fix_paths(paths, settings, os.getcwd(), unsafe=unsafe, write=not diff)
