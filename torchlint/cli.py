@@ -164,7 +164,7 @@ def run(program, fmt, select, ignore, paths, no_static, timeout, max_graph_break
 
     try:
         settings = load_settings(config_file)
-        settings = override(settings, select=_codes(select, "--select"), ignore=_codes(ignore, "--ignore"),
+        settings = override(settings, select=codes_option(select, "--select"), ignore=codes_option(ignore, "--ignore"),
                             max_graph_breaks=max_graph_breaks, max_recompiles=max_recompiles, baseline=baseline)
     except ConfigError as exc:
         raise _fail(str(exc))
