@@ -101,6 +101,9 @@ def _remember(ctx: click.Context, param: click.Parameter, value):
 @click.option("--torch-version", metavar="X.Y", expose_value=False, callback=_remember,
               help="Report what breaks on this torch version (static pass; torch need not be installed). "
                    "Default: the installed torch's, else the newest verified one.")
+@click.option("--shard", metavar="K/N", expose_value=False, callback=_remember,
+              help="Run only every N-th declared target, starting with the K-th (a CI matrix job); "
+                   "combine the shards' JSON reports with `torchlint merge`.")
 @click.option("--statistics", is_flag=True, help="Show counts per rule.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2).")
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report to FILE instead of stdout.")
@@ -140,6 +143,103 @@ def check(paths: Tuple[str, ...], fmt: str, select, ignore, no_static, no_dynami
     unsafe_fixable = 0 if no_static else _mark_fixes(report, settings, unsafe_fixes, verbose)
     _emit(report, fmt, output_file, statistics=statistics, quiet=quiet, verbose=verbose,
           unsafe_fixable=unsafe_fixable, unsafe_fixes=unsafe_fixes)
+    sys.exit(_exit_code(report, settings, exit_zero))
+
+
+@main.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.argument("program", nargs=-1, type=click.UNPROCESSED, required=True)
+@click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default="text", show_default=True,
+              help="Report format (the program's own output goes to stdout too: use -o for json/sarif).")
+@click.option("--select", help="Comma-separated rule codes or prefixes to enable.")
+@click.option("--ignore", help="Comma-separated rule codes or prefixes to disable.")
+@click.option("--path", "paths", multiple=True, type=click.Path(),
+              help="The project's files for the static pass (default: .). Repeatable. Breaks are placed "
+                   "on the innermost frame under the working folder or the script's folder.")
+@click.option("--no-static", is_flag=True, help="Skip the static pass over the project's files.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
+              help="Stop the program (and every process it started) after S seconds (default: no limit).")
+@click.option("--max-graph-breaks", type=click.IntRange(min=0), help="Gate: fail when distinct graph breaks exceed N.")
+@click.option("--max-recompiles", type=click.IntRange(min=0), help="Gate: fail when recompilations exceed N.")
+@click.option("--baseline", type=click.Path(), help="Gate: fail only on regressions against this baseline file.")
+@click.option("--config", "config_file", type=click.Path(), help="Read settings from this file instead of the nearest pyproject.toml.")
+@click.option("--records", "records_dir", type=click.Path(file_okay=False),
+              help="Keep the observer's per-process records (JSON lines) in this folder.")
+@click.option("--statistics", is_flag=True, help="Show counts per rule.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2).")
+@click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report to FILE instead of stdout.")
+@click.option("-q", "--quiet", is_flag=True, help="Print only the summary (text format).")
+@click.option("-v", "--verbose", "--debug", is_flag=True, help="Tracebacks on internal errors.")
+def run(program, fmt, select, ignore, paths, no_static, timeout, max_graph_breaks, max_recompiles, baseline,
+        config_file, records_dir, statistics, exit_zero, output_file, quiet, verbose) -> None:
+    """Run PROGRAM unchanged and report what torch.compile did to it.
+
+    \b
+    torchlint run train.py --epochs 1            a script, with its arguments
+    torchlint run -m pytest tests/               a module
+    torchlint run --timeout 600 -- torchrun --nproc-per-node 2 train.py
+    \b
+    Every frame dynamo compiles, in every process of the program (torchrun ranks, pytest-xdist
+    workers; not DataLoader workers), with the program's own compile settings: graph breaks
+    (GB code, reason, hints, hit count, the line in your project and the library line it broke
+    on), recompilations (the guard that failed), recompile-limit hits, compile time per frame and
+    the compile caches. Merged with the static pass over the project's files; the gates decide
+    the exit code. A program that fails (non-zero exit, signal, --timeout) is exit 2.
+    """
+    from torchlint.watching import watch
+
+    try:
+        settings = load_settings(config_file)
+        settings = override(settings, select=codes_option(select, "--select"), ignore=codes_option(ignore, "--ignore"),
+                            max_graph_breaks=max_graph_breaks, max_recompiles=max_recompiles, baseline=baseline)
+    except ConfigError as exc:
+        raise _fail(str(exc))
+    try:
+        report, _ = watch(program, settings=settings, paths=paths or (".",), static=not no_static,
+                          timeout=timeout, records_dir=records_dir)
+        _apply_gate(report, settings)
+    except ConfigError as exc:
+        raise _fail(str(exc))
+    except ValueError as exc:
+        raise _fail(str(exc))
+    except Exception as exc:  # an internal error: one line, traceback with -v
+        if verbose:
+            traceback.print_exc()
+        raise _fail(f"internal error: {type(exc).__name__}: {exc} (run with -v for the traceback)")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    _emit(report, fmt, output_file, statistics=statistics, quiet=quiet, verbose=verbose)
+    sys.exit(_exit_code(report, settings, exit_zero))
+
+
+@main.command("merge")
+@click.argument("reports", nargs=-1, required=True, type=click.Path())
+@click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default="text", show_default=True,
+              help="Report format.")
+@click.option("--max-graph-breaks", type=click.IntRange(min=0), help="Gate: fail when the graph-break count exceeds N.")
+@click.option("--max-recompiles", type=click.IntRange(min=0), help="Gate: fail when recompilations exceed N.")
+@click.option("--baseline", type=click.Path(), help="Gate: fail only on regressions against this baseline file.")
+@click.option("--config", "config_file", type=click.Path(), help="Read the gates from this file instead of the nearest pyproject.toml.")
+@click.option("--statistics", is_flag=True, help="Show counts per rule.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2).")
+@click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report to FILE instead of stdout.")
+@click.option("-q", "--quiet", is_flag=True, help="Print only the summary (text format).")
+def merge_cmd(reports, fmt, max_graph_breaks, max_recompiles, baseline, config_file, statistics, exit_zero,
+              output_file, quiet) -> None:
+    """Combine JSON reports (e.g. the shards of `torchlint check --shard K/N`) into one.
+
+    The same finding from several reports is listed once, naming every target that saw it;
+    the gates and the exit code then apply to the combined report, as for one run.
+    """
+    from torchlint.reports import ReportError, combine, load_report
+
+    try:
+        settings = override(load_settings(config_file), max_graph_breaks=max_graph_breaks,
+                            max_recompiles=max_recompiles, baseline=baseline)
+        report = combine([load_report(p) for p in reports])
+        _apply_gate(report, settings)
+    except (ConfigError, ReportError) as exc:
+        raise _fail(str(exc))
+    _emit(report, fmt, output_file, statistics=statistics, quiet=quiet, verbose=False)
     sys.exit(_exit_code(report, settings, exit_zero))
 
 
@@ -189,6 +289,14 @@ def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input
     if (inputs or input_sets or inputs_from) and not targets:
         raise _fail("--input, --input-set and --inputs-from need a --target")
     cli_targets = [_cli_target(t, inputs, input_sets, inputs_from, train) for t in targets]
+    shard = None
+    if meta.get("torchlint.shard"):
+        from torchlint.reports import parse_shard
+
+        try:
+            shard = parse_shard(meta["torchlint.shard"])
+        except ValueError as exc:
+            raise _fail(str(exc))
     if fixes is not None and no_static:
         raise _fail("--fix and --diff need the static pass (drop --no-static)")
     fix_errors = _apply_fixes(settings, paths or (".",), verbose=verbose, **fixes) if fixes is not None else []
@@ -208,7 +316,8 @@ def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input
                            train=train, progress=progress,
                            # --fix/--diff rewrite files and want fixes: they never read the cache
                            use_cache=not (meta.get("torchlint.no_cache") or fixes is not None),
-                           mark_fixes=True)  # per file, in the pass, cached with the findings
+                           mark_fixes=True,  # per file, in the pass, cached with the findings
+                           shard=shard)
     try:
         report = run_check(options)
         report.errors.extend(fix_errors)

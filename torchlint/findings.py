@@ -73,6 +73,10 @@ class Finding:
     reason: Optional[str] = None
     explanation: Optional[str] = None
     hints: List[str] = field(default_factory=list)
+    # `torchlint run`: times dynamo met it, the library line it broke on, the ranks that saw it.
+    hits: Optional[int] = None
+    library: Optional[str] = None
+    ranks: Optional[List[int]] = None
     # Not serialised in JSON: an automatic fix and the source line, for text output.
     fix: Optional[Fix] = field(default=None, compare=False, repr=False)
     source_line: Optional[str] = field(default=None, compare=False, repr=False)
@@ -122,6 +126,9 @@ class Finding:
             d["reason"] = self.reason
             d["explanation"] = self.explanation
             d["hints"] = list(self.hints)
+        for key in ("hits", "library", "ranks"):
+            if getattr(self, key) is not None:
+                d[key] = getattr(self, key)
         if self.fix is not None:
             d["fix"] = {"applicability": self.fix.applicability, "description": self.fix.description}
         return d
@@ -172,6 +179,9 @@ class TargetResult:
     #: path -> lines dynamo traced into a graph (not in JSON): a static finding there ran
     #: without a break; one elsewhere was not reached
     traced: Dict[str, Set[int]] = field(default_factory=dict, repr=False)
+    #: `torchlint run`: lines for people (compile time per frame, caches, output tail) and data
+    details: List[str] = field(default_factory=list)
+    program: Optional[Dict[str, Any]] = None
 
     def to_dict(self) -> Dict[str, Any]:
         d = {
@@ -186,7 +196,18 @@ class TargetResult:
         }
         if self.cudagraph_skips is not None:
             d["cudagraph_skips"] = self.cudagraph_skips
+        if self.details:
+            d["details"] = list(self.details)
+        if self.program is not None:
+            d["program"] = self.program
         return d
+
+    @classmethod
+    def from_dict(cls, d: Dict[str, Any]) -> "TargetResult":
+        names = {f.name for f in dataclasses.fields(cls)}
+        out = cls(**{k: v for k, v in d.items() if k in names and k != "recompile_reasons"})
+        out.recompile_reasons = [Recompile(**r) for r in d.get("recompile_reasons") or []]
+        return out
 
 
 @dataclass

@@ -40,6 +40,11 @@ class CheckOptions:
     mark_fixes: bool = False
     #: (name, text): check this text, read from stdin, as the file ``name`` (static pass only)
     stdin: Optional[Tuple[str, str]] = None
+    #: `torchlint run`: the dynamic half already observed, as a function of the discovered
+    #: files returning (results, findings, errors, torch version); replaces the targets
+    observed: Optional[Callable[[List[str]], Any]] = None
+    #: (K, N): run only every N-th declared target, starting with the K-th (CI matrix shards)
+    shard: Optional[Any] = None
 
 
 def run_check(options: CheckOptions) -> Report:
@@ -66,12 +71,17 @@ def run_check(options: CheckOptions) -> Report:
 
     dynamic_findings: List[Finding] = []
     targets = options.cli_targets or settings.targets
-    if options.dynamic is not False and targets and options.stdin is None:
+    if options.shard is not None:
+        from torchlint.reports import shard
+
+        targets = shard(targets, *options.shard)
+    observed = options.observed
+    if observed is not None or (options.dynamic is not False and targets and options.stdin is None):
         from torchlint.dynamic.run import run_dynamic  # imports no torch in this process
 
-        _stage(options.progress, "dynamo", len(targets))
-
-        results, dynamic_findings, errors, version = run_dynamic(
+        if observed is None:
+            _stage(options.progress, "dynamo", len(targets))
+        results, dynamic_findings, errors, version = observed(files) if observed is not None else run_dynamic(
             targets, settings=settings, cwd=cwd, train=options.train, user_files=files,
             progress=options.progress, cli=bool(options.cli_targets),
         )

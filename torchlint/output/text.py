@@ -86,18 +86,20 @@ def render(report: Report, stream: TextIO, *, options) -> None:
     for t in report.targets:
         if t.error:
             console.print(f"[bold]{escape(t.target)}[/]: [red]failed[/]: {escape(t.error)}")
-            continue
-        console.print(
-            f"[bold]{escape(t.target)}[/]: {t.graphs} graph{'s' if t.graphs != 1 else ''}, "
-            f"{t.graph_breaks} graph break{'s' if t.graph_breaks != 1 else ''}, "
-            f"{t.recompiles} recompile{'s' if t.recompiles != 1 else ''}"
-            + (f", {t.cudagraph_skips} CUDA-graph skip{'s' if t.cudagraph_skips != 1 else ''}"
-               if t.cudagraph_skips is not None else "")
-            + f" ({t.seconds:.1f} s)"
-        )
+        if not t.error or t.program is not None:  # a watched program that failed: what it recorded
+            console.print(
+                f"[bold]{escape(t.target)}[/]: {t.graphs} graph{'s' if t.graphs != 1 else ''}, "
+                f"{t.graph_breaks} graph break{'s' if t.graph_breaks != 1 else ''}, "
+                f"{t.recompiles} recompile{'s' if t.recompiles != 1 else ''}"
+                + (f", {t.cudagraph_skips} CUDA-graph skip{'s' if t.cudagraph_skips != 1 else ''}"
+                   if t.cudagraph_skips is not None else "")
+                + f" ({t.seconds:.1f} s)"
+            )
         for r in t.recompile_reasons:
             where = f" at {r.path}:{r.line}" if r.path and r.line else ""
             console.print(f"  recompiled{where}: {escape(r.reason)}")
+        for line in t.details:
+            console.print(f"  {escape(line)}", style="yellow" if line.startswith("warning:") else None)
     _summary(console, report, options)
     _gate(console, report)
 
