@@ -59,6 +59,12 @@ class Settings:
     jobs: Optional[int] = None
     #: bytes a dynamic target may allocate (None: half the machine's memory; 0: no limit)
     max_memory: Optional[int] = None
+    #: decide compiled regions over the whole project (bases, calls, loggers across files)
+    project: bool = True
+    #: also read installed third-party packages the checked files import
+    follow_imports: bool = False
+    #: source roots for module names (relative to ``root``; default the root and ``src``)
+    src: List[str] = field(default_factory=list)
     #: the folder relative paths in the config are resolved against
     root: str = "."
     #: the config file this came from, if any
@@ -138,6 +144,7 @@ def load_settings(path: Optional[str] = None, start: Optional[str] = None) -> Se
 _KEYS = {
     "select", "ignore", "per-file-ignores", "exclude", "max-graph-breaks", "max-recompiles",
     "baseline", "targets", "timeout", "cache-dir", "jobs", "max-memory", "mode", "device", "max-cudagraph-skips",
+    "project", "follow-imports", "src",
 }
 
 
@@ -167,6 +174,12 @@ def parse_table(table: Dict[str, Any], source: str) -> Settings:
             if not isinstance(value, str) or not value:
                 raise ConfigError(f"{where}: expected a path string, got {value!r}")
             setattr(s, key.replace("-", "_"), value)
+        elif key in ("project", "follow-imports"):
+            if not isinstance(value, bool):
+                raise ConfigError(f"{where}: expected true or false, got {value!r}")
+            setattr(s, key.replace("-", "_"), value)
+        elif key == "src":
+            s.src = _strings(value, where)
         elif key == "max-memory":
             s.max_memory = parse_size(value, where)
         elif key == "targets":

@@ -163,11 +163,15 @@ def lint_module(
     path: str,
     rule_classes: Sequence[Type[Rule]],
     lines: Optional[List[str]] = None,
+    project: Optional[dict] = None,
 ) -> List[Finding]:
-    """Findings of the given rules in one parsed module."""
+    """Findings of the given rules in one parsed module (``project``: the file's facts from
+    the project-wide analysis, :meth:`torchlint.analysis.project.Project.facts`)."""
     imports = ImportTable.from_module(module)
+    if project:
+        imports.apply_project(project)
     index = build_index(module, imports)
-    regions = find_regions(index)
+    regions = find_regions(index, project)
     if not regions or not rule_classes:
         return []
     ctx = FileContext(path, module, index, regions)
@@ -176,7 +180,7 @@ def lint_module(
     for node, region in list(regions.items()):
         ctx.region = region
         ctx.scope = TensorScope(imports, region.owner)
-        all_tensors = region.is_root
+        all_tensors = region.is_root or region.cross_file
         ctx.scope.bind_params(node, region.tensor_params, all_tensors=all_tensors)
         walker.walk(node.body)
     ctx.region = ctx.scope = None

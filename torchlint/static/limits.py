@@ -127,7 +127,8 @@ def run_limited(fn: Callable[..., Any], *args: Any, time_limit: Optional[float] 
 
 
 def guarded_lint(source: str, path: str, rule_classes: Sequence[Type["Rule"]],
-                 time_limit: Optional[float] = None) -> Tuple[List["Finding"], Optional[str]]:
+                 time_limit: Optional[float] = None, facts: Optional[dict] = None,
+                 ) -> Tuple[List["Finding"], Optional[str]]:
     """Parse and lint one file's text: (findings, None), or ([], a one-line error) when it
     is too deep, does not parse, takes longer than ``time_limit`` (default
     :data:`FILE_TIME_LIMIT`) or trips a bug in torchlint. Never raises."""
@@ -147,7 +148,7 @@ def guarded_lint(source: str, path: str, rule_classes: Sequence[Type["Rule"]],
             module = cst.parse_module(source)
         except (cst.ParserSyntaxError, RecursionError, ValueError, MemoryError) as exc:
             raise _ParseFailed(parse_error_message(exc, source)) from None
-        return lint_module(module, path, rule_classes, source_lines(source))
+        return lint_module(module, path, rule_classes, source_lines(source), project=facts)
 
     try:
         return run_limited(work, time_limit=time_limit), None

@@ -117,16 +117,18 @@ def _line_count(source: str) -> int:
     return source.count("\n") + 1
 
 
-def check_source(source: str, path: str, rule_classes: Sequence[Type["Rule"]]) -> FileResult:
-    """Lint one file's text; parse problems become ``error``, never exceptions."""
+def check_source(source: str, path: str, rule_classes: Sequence[Type["Rule"]],
+                 facts: Optional[dict] = None) -> FileResult:
+    """Lint one file's text; parse problems become ``error``, never exceptions. ``facts``: what
+    the project-wide analysis says about the file (:func:`project_facts`)."""
     result = FileResult(path=path, lines=_line_count(source))
-    if not rule_classes or not is_candidate(source):
+    if not rule_classes or not (is_candidate(source) or (facts and (facts.get("roots") or facts.get("reached")))):
         return result
     from torchlint.static.limits import guarded_lint
     from torchlint.analysis.tree import unvalidated
 
     with unvalidated():  # the parser's nodes need no re-checking
-        result.findings, result.error = guarded_lint(source, path, rule_classes)
+        result.findings, result.error = guarded_lint(source, path, rule_classes, facts=facts)
     return result
 
 
@@ -176,6 +178,7 @@ def run_static(
     advance: Optional[Advance] = None,
     mark_fixes: bool = False,
     texts: Optional[Dict[str, str]] = None,
+    project: Optional[bool] = None,
 ):
     """Findings and errors for ``files``, in file order.
 
@@ -183,29 +186,38 @@ def run_static(
     to be parsed). ``jobs``: processes to use (None or 0: one per core). ``cache``: where to
     read and store per-file results. ``advance(n)`` is told as files are done.
     ``mark_fixes``: set ``Finding.fix`` on fixable findings (cached with them). ``texts``
-    receives the text of each file with findings (for suppression comments).
+    receives the text of each file with findings (for suppression comments). ``project``:
+    decide regions over all the files (default ``settings.project``, on).
     """
     tick = advance or (lambda n: None)
     results: List[Optional[FileResult]] = [None] * len(files)
-    todo: List[Tuple[int, str, str, Optional[str]]] = []  # (index, path, source, cache key)
-    done = 0
+    todo: List[Tuple[int, str, str, Optional[str], Optional[dict]]] = []  # (index, path, source, key, facts)
+    sources: List[Optional[str]] = [None] * len(files)
     for i, path in enumerate(files):
         try:
-            source = read_source(path)
+            sources[i] = read_source(path)
         except FileProblem as exc:
             results[i] = FileResult(path=path, error=str(exc))
-        else:
-            if not is_candidate(source):
+    settings_ = settings or _default_settings()
+    facts: List[Optional[dict]] = [None] * len(files)
+    if project if project is not None else settings_.project:
+        facts = project_facts(files, sources, settings_, cache)
+    done = 0
+    for i, path in enumerate(files):
+        source = sources[i]
+        if source is not None:
+            fact = facts[i]
+            if not is_candidate(source) and not (fact and (fact.get("roots") or fact.get("reached"))):
                 results[i] = FileResult(path=path, lines=_line_count(source))
             else:
-                key = cache.key(path, source) if cache is not None else None
+                key = cache.key(path, source, _digest(fact)) if cache is not None else None
                 hit = cache.get(key, path, source, mark_fixes) if key is not None else None  # type: ignore[union-attr]
                 if hit is not None:
                     results[i] = FileResult(path, hit[0], hit[1], hit[2])
                     if hit[0] and texts is not None:
                         texts[path] = source
                 else:
-                    todo.append((i, path, source, key))
+                    todo.append((i, path, source, key, fact))
                     continue
         done += 1
         if done >= 64:
@@ -219,7 +231,7 @@ def run_static(
 
             codes = (settings or _default_settings()).enabled_rules([r.code for r in all_rules()])
             rule_classes = select_rules(codes)
-        for (i, path, source, key), res in zip(todo, _lint_all(todo, rule_classes, jobs, tick, mark_fixes)):
+        for (i, path, source, key, _), res in zip(todo, _lint_all(todo, rule_classes, jobs, tick, mark_fixes)):
             results[i] = res
             if res.findings and texts is not None:
                 texts[path] = source
@@ -234,6 +246,57 @@ def run_static(
         if res.error:
             errors.append(FileError(res.path, res.error))
     return findings, errors
+
+
+def project_facts(files: Sequence[str], sources: Sequence[Optional[str]], settings: "Settings",
+                  cache: Optional["Cache"] = None) -> List[Optional[dict]]:
+    """Each file's facts from the project-wide analysis (None for a file that cannot be read).
+
+    Every file is summarised (``ast``, cached by content); imports are resolved to the checked
+    files and to the project's other files (read, never checked); installed packages only
+    with ``settings.follow_imports``.
+    """
+    from torchlint.analysis.modules import ModuleMap
+    from torchlint.analysis.project import Project
+    from torchlint.analysis.summary import summarize
+
+    root = settings.root if getattr(settings, "source", None) else os.getcwd()
+    roots = [os.path.join(root, r) for r in settings.src] if settings.src else [root, os.path.join(root, "src")]
+    given = {os.path.abspath(p): (p, src) for p, src in zip(files, sources) if src is not None}
+    modmap = ModuleMap(given, roots, follow_imports=settings.follow_imports)
+
+    def load(path: str):
+        entry = given.get(path)
+        if entry is not None:
+            source = entry[1]
+        else:
+            try:
+                source = read_source(path)
+            except FileProblem:
+                return None
+        hit = cache.get_summary(source) if cache is not None else None
+        if hit is not None:
+            return hit
+        summary = summarize(source)
+        if cache is not None and summary is not None:
+            cache.put_summary(source, summary)
+        return summary
+
+    def display(path: str) -> str:
+        entry = given.get(path)
+        return entry[0] if entry is not None else os.path.relpath(path)
+
+    project = Project(modmap, load, list(given), display)
+    return [project.facts(os.path.abspath(p)) if src is not None else None for p, src in zip(files, sources)]
+
+
+def _digest(facts: Optional[dict]) -> str:
+    if not facts:
+        return ""
+    import hashlib
+    import json
+
+    return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()
 
 
 def _transient(error: Optional[str]) -> bool:
@@ -271,9 +334,9 @@ def _default_settings() -> "Settings":
 
 
 # -- linting the files that need it -----------------------------------------------------
-def _lint(path: str, source: str, rule_classes, mark_fixes: bool) -> FileResult:
+def _lint(path: str, source: str, rule_classes, mark_fixes: bool, facts: Optional[dict] = None) -> FileResult:
     with _gc_paused():
-        result = check_source(source, path, rule_classes)
+        result = check_source(source, path, rule_classes, facts)
         if mark_fixes:
             _mark_fixes(result, rule_classes)
     return result
@@ -302,8 +365,8 @@ def _lint_all(todo, rule_classes, jobs: Optional[int], tick: Advance, mark_fixes
     if workers > 1 and len(todo) >= POOL_MIN_FILES and size >= POOL_MIN_CHARS and _picklable(rule_classes):
         return _lint_in_pool(todo, rule_classes, workers, tick, mark_fixes)
     out = []
-    for _, path, source, _ in todo:
-        out.append(_lint(path, source, rule_classes, mark_fixes))
+    for _, path, source, _, fact in todo:
+        out.append(_lint(path, source, rule_classes, mark_fixes, fact))
         tick(1)
     return out
 
@@ -329,9 +392,9 @@ def _init_worker(rule_classes, mark_fixes: bool) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
 
 
-def _lint_one(path: str, source: str) -> FileResult:
+def _lint_one(path: str, source: str, facts: Optional[dict]) -> FileResult:
     assert _WORKER is not None
-    return _lint(path, source, *_WORKER)
+    return _lint(path, source, *_WORKER, facts)
 
 
 def _pool_context():
@@ -354,7 +417,7 @@ def _lint_in_pool(todo, rule_classes, workers: int, tick: Advance, mark_fixes: b
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(),
                                initializer=_init_worker, initargs=(list(rule_classes), mark_fixes))
     try:
-        futures = {pool.submit(_lint_one, todo[k][1], todo[k][2]): k for k in order}
+        futures = {pool.submit(_lint_one, todo[k][1], todo[k][2], todo[k][4]): k for k in order}
         for fut in as_completed(futures):
             results[futures[fut]] = fut.result()
             tick(1)
@@ -364,7 +427,7 @@ def _lint_in_pool(todo, rule_classes, workers: int, tick: Advance, mark_fixes: b
         pool.shutdown(wait=True, cancel_futures=True)
     for k, res in enumerate(results):
         if res is None:
-            _, path, source, _ = todo[k]
-            results[k] = _lint(path, source, rule_classes, mark_fixes)
+            _, path, source, _, fact = todo[k]
+            results[k] = _lint(path, source, rule_classes, mark_fixes, fact)
             tick(1)
     return results  # type: ignore[return-value]
