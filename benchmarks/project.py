@@ -15,6 +15,13 @@ graph break that happens.
 
     python benchmarks/project.py [--sites sites.json] [--models bert,gpt2] [-v]
            [--no-project]        # the same check with project-wide analysis off
+    python benchmarks/project.py --projects [-v] [--no-dynamo]
+
+``--projects`` scores the multi-file packages of ``tests/projects`` instead: each has an
+``oracle.json`` naming what to compile; the lines marked ``# graph break`` are the expected
+breaks, checked against dynamo (a mismatch is printed), and the static pass runs over the
+project folder. It prints precision, recall and how many of the breaks that sit outside the
+compiled entry's file were found.
 
 The last line reads ``project recall=R (found/sites) noise=N findings/kLOC (n findings,
 L lines)``.
@@ -49,10 +56,10 @@ MODELS: Dict[str, Dict] = {
             "decoder_attention_heads": 2, "encoder_ffn_dim": 32, "decoder_ffn_dim": 32, "attention_window": [4]},
     "reformer": {"attn_layers": ["local"], "axial_pos_shape": [4, 4], "axial_pos_embds_dim": [8, 8],
                  "feed_forward_size": 32, "attention_head_size": 8, "local_attn_chunk_length": 4},
-    "funnel": {"block_sizes": [1], "d_model": 16, "n_head": 2, "d_head": 8, "d_inner": 32},
+    "funnel": {"block_sizes": [1], "num_hidden_layers": None, "d_model": 16, "n_head": 2, "d_head": 8, "d_inner": 32},
     "deberta": {}, "deberta-v2": {}, "mobilebert": {"embedding_size": 16, "intermediate_size": 32, "true_hidden_size": 16, "intra_bottleneck_size": 16},
     "squeezebert": {"embedding_size": 16}, "convbert": {"embedding_size": 16}, "fnet": {},
-    "xlnet": {"d_model": 16, "n_layer": 1, "n_head": 2, "d_inner": 32},
+    "xlnet": {"d_model": 16, "n_layer": 1, "n_head": 2, "d_inner": 32, "max_position_embeddings": None},
     "longformer": {"attention_window": 4}, "big_bird": {"attention_type": "original_full"},
     "mpnet": {}, "canine": {"downsampling_rate": 2, "num_hash_buckets": 64},
     "esm": {"pad_token_id": 1}, "biogpt": {}, "xglm": {"d_model": 16, "num_layers": 1, "attention_heads": 2, "ffn_dim": 32},
@@ -60,11 +67,39 @@ MODELS: Dict[str, Dict] = {
                    "decoder_attention_heads": 2, "encoder_ffn_dim": 32, "decoder_ffn_dim": 32},
     "marian": {"d_model": 16, "encoder_layers": 1, "decoder_layers": 1, "encoder_attention_heads": 2,
                "decoder_attention_heads": 2, "encoder_ffn_dim": 32, "decoder_ffn_dim": 32, "pad_token_id": 0},
-    "prophetnet": {"encoder_ffn_dim": 32, "decoder_ffn_dim": 32, "num_encoder_layers": 1, "num_decoder_layers": 1,
+    "prophetnet": {"num_hidden_layers": None, "encoder_ffn_dim": 32, "decoder_ffn_dim": 32, "num_encoder_layers": 1, "num_decoder_layers": 1,
                    "num_encoder_attention_heads": 2, "num_decoder_attention_heads": 2, "ngram": 2},
     "transfo-xl": {}, "rwkv": {"attention_hidden_size": 16}, "mamba": {"state_size": 4},
     "megatron-bert": {}, "rembert": {"input_embedding_size": 16, "output_embedding_size": 16},
-    "nystromformer": {"num_landmarks": 4, "segment_means_seq_len": 8}, "yoso": {}, "ibert": {},
+    "nystromformer": {"num_landmarks": 8, "segment_means_seq_len": 8}, "yoso": {}, "ibert": {},
+    "mixtral": {"num_key_value_heads": 2, "num_local_experts": 4, "num_experts_per_tok": 2},
+    "qwen2_moe": {"num_key_value_heads": 2, "num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 16,
+                  "shared_expert_intermediate_size": 16},
+    "switch_transformers": {"d_model": 16, "d_ff": 32, "d_kv": 8, "num_layers": 1, "num_decoder_layers": 1,
+                            "num_heads": 2, "num_experts": 4, "num_sparse_encoder_layers": 1, "num_sparse_decoder_layers": 1},
+    "nllb-moe": dict({"d_model": 16, "encoder_layers": 1, "decoder_layers": 1, "encoder_attention_heads": 2,
+                   "decoder_attention_heads": 2, "encoder_ffn_dim": 32, "decoder_ffn_dim": 32}, num_experts=4, expert_capacity=4),
+    "gpt_bigcode": {"n_embd": 16, "n_layer": 1, "n_head": 2}, "falcon": {}, "mpt": {"d_model": 16, "n_layers": 1, "n_heads": 2},
+    "stablelm": {"num_key_value_heads": 2}, "starcoder2": {"num_key_value_heads": 2}, "persimmon": {},
+    "cohere": {"num_key_value_heads": 2}, "olmo": {"num_key_value_heads": 2}, "granite": {"num_key_value_heads": 2},
+    "phi3": {"num_key_value_heads": 2, "pad_token_id": 0}, "gemma2": {"num_key_value_heads": 2, "head_dim": 8},
+    "fsmt": dict({"d_model": 16, "encoder_layers": 1, "decoder_layers": 1, "encoder_attention_heads": 2,
+                   "decoder_attention_heads": 2, "encoder_ffn_dim": 32, "decoder_ffn_dim": 32}, src_vocab_size=99, tgt_vocab_size=99, langs=["en", "de"]),
+    "m2m_100": {"d_model": 16, "encoder_layers": 1, "decoder_layers": 1, "encoder_attention_heads": 2,
+                   "decoder_attention_heads": 2, "encoder_ffn_dim": 32, "decoder_ffn_dim": 32}, "mbart": {"d_model": 16, "encoder_layers": 1, "decoder_layers": 1, "encoder_attention_heads": 2,
+                   "decoder_attention_heads": 2, "encoder_ffn_dim": 32, "decoder_ffn_dim": 32}, "pegasus": {"d_model": 16, "encoder_layers": 1, "decoder_layers": 1, "encoder_attention_heads": 2,
+                   "decoder_attention_heads": 2, "encoder_ffn_dim": 32, "decoder_ffn_dim": 32}, "plbart": {"d_model": 16, "encoder_layers": 1, "decoder_layers": 1, "encoder_attention_heads": 2,
+                   "decoder_attention_heads": 2, "encoder_ffn_dim": 32, "decoder_ffn_dim": 32}, "mvp": {"d_model": 16, "encoder_layers": 1, "decoder_layers": 1, "encoder_attention_heads": 2,
+                   "decoder_attention_heads": 2, "encoder_ffn_dim": 32, "decoder_ffn_dim": 32},
+    "bigbird_pegasus": dict({"d_model": 16, "encoder_layers": 1, "decoder_layers": 1, "encoder_attention_heads": 2,
+                   "decoder_attention_heads": 2, "encoder_ffn_dim": 32, "decoder_ffn_dim": 32}, attention_type="original_full"),
+    "longt5": {"d_model": 16, "d_ff": 32, "d_kv": 8, "num_layers": 1, "num_heads": 2},
+    "umt5": {"d_model": 16, "d_ff": 32, "d_kv": 8, "num_layers": 1, "num_heads": 2},
+    "mt5": {"d_model": 16, "d_ff": 32, "d_kv": 8, "num_layers": 1, "num_heads": 2},
+    "xmod": {"languages": ["en_XX"]}, "ernie": {}, "roc_bert": {"pronunciation_embed_dim": 8, "shape_embed_dim": 8},
+    "nezha": {}, "lilt": {"channel_shrink_ratio": 2}, "markuplm": {}, "layoutlm": {}, "splinter": {},
+    "data2vec-text": {}, "xlm-roberta": {}, "camembert": {}, "luke": {"entity_vocab_size": 10, "entity_emb_size": 16},
+    "mra": {}, "visual_bert": {}, "qdqbert": {}, "realm": {}, "tapas": {}, "perceiver": {},
 }
 TINY = dict(hidden_size=16, num_hidden_layers=1, num_attention_heads=2, intermediate_size=32,
             vocab_size=99, max_position_embeddings=64, type_vocab_size=2)
@@ -97,6 +132,7 @@ def measure_sites(names: List[str]) -> Dict:
         try:
             kwargs = dict(TINY)
             kwargs.update(MODELS.get(name, {}))
+            kwargs = {k: v for k, v in kwargs.items() if v is not None}
             config = CONFIG_MAPPING[name](**kwargs)
             torch.manual_seed(0)
             model = AutoModel.from_config(config)
@@ -123,6 +159,110 @@ def measure_sites(names: List[str]) -> Dict:
             "models": models, "sites": sites}
 
 
+# --------------------------------------------------------------------------- the multi-file set
+PROJECTS = os.path.join(REPO, "tests", "projects")
+MARK = "# graph break"
+
+
+def project_folders() -> List[str]:
+    return sorted(os.path.join(PROJECTS, d) for d in os.listdir(PROJECTS)
+                  if os.path.isfile(os.path.join(PROJECTS, d, "oracle.json")))
+
+
+def project_files(folder: str) -> List[str]:
+    out = []
+    for base, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__pycache__")))
+        out.extend(os.path.join(base, f) for f in sorted(files) if f.endswith(".py"))
+    return out
+
+
+def marked_lines(folder: str) -> set:
+    """(relative path, line) of every line marked ``# graph break``: the expected breaks."""
+    out = set()
+    for path in project_files(folder):
+        with open(path, encoding="utf-8") as fh:
+            for i, line in enumerate(fh, 1):
+                if line.rstrip().endswith(MARK):
+                    out.add((os.path.relpath(path, folder), i))
+    return out
+
+
+def dynamo_lines(folder: str) -> set:
+    """Where dynamo really breaks, running each entry of the project's oracle.json (imports
+    the project: only for the oracle, in this process)."""
+    import importlib
+
+    from torchlint.dynamic.observe import observe
+    from torchlint.dynamic.specs import materialize, parse_input
+    from torchlint.verify import silenced
+
+    with open(os.path.join(folder, "oracle.json"), encoding="utf-8") as fh:
+        entries = json.load(fh)
+    files = {os.path.realpath(p) for p in project_files(folder)}
+    out = set()
+    for entry in entries:
+        root = os.path.join(folder, entry["path"])
+        sys.path.insert(0, root)
+        try:
+            obj = importlib.import_module(entry["module"])
+            for part in entry["target"].split("."):
+                obj = getattr(obj, part)
+            if isinstance(obj, type):
+                obj = obj()
+            args = [materialize(parse_input(spec), seed=i) for i, spec in enumerate(entry["inputs"])]
+            with silenced():
+                obs = observe(obj, [args], user_files=files)
+        finally:
+            sys.path.remove(root)
+        for b in obs.breaks:
+            if b.path is not None and os.path.realpath(b.path) in files:
+                out.add((os.path.relpath(os.path.realpath(b.path), os.path.realpath(folder)), b.line))
+    return out
+
+
+def static_lines(folder: str, project: bool = True) -> set:
+    cmd = [sys.executable, "-m", "torchlint", "check", ".", "--no-dynamic", "--format", "json",
+           "--exit-zero", "--no-cache"] + ([] if project else ["--no-project"])
+    out = subprocess.run(cmd, capture_output=True, text=True, cwd=folder)
+    if out.returncode not in (0, 1):
+        sys.exit(f"torchlint check failed in {folder}: {out.stderr.strip()[-400:]}")
+    return {(os.path.relpath(os.path.join(folder, f["path"]), folder), f["line"])
+            for f in json.loads(out.stdout)["findings"]}
+
+
+def score_projects(project: bool, verbose: bool, check_dynamo: bool) -> None:
+    tp = fp = fn = 0
+    away = away_found = 0
+    for folder in project_folders():
+        expected = marked_lines(folder)
+        if check_dynamo:
+            real = dynamo_lines(folder)
+            if real != expected:
+                print(f"  {os.path.basename(folder)}: marks differ from dynamo: only marked "
+                      f"{sorted(expected - real)}, only dynamo {sorted(real - expected)}")
+        with open(os.path.join(folder, "oracle.json"), encoding="utf-8") as fh:
+            entry_files = {e["module"].replace(".", os.sep) for e in json.load(fh)}
+        got = static_lines(folder, project)
+        tp += len(got & expected)
+        fp += len(got - expected)
+        fn += len(expected - got)
+        for rel, line in expected:
+            if not any(rel.endswith(e + ".py") for e in entry_files):
+                away += 1
+                away_found += (rel, line) in got
+        if verbose:
+            name = os.path.basename(folder)
+            for rel, line in sorted(expected | got):
+                mark = "found " if (rel, line) in got and (rel, line) in expected else (
+                    "MISSED" if (rel, line) in expected else "FALSE ")
+                print(f"  {mark} {name}/{rel}:{line}")
+    precision = tp / (tp + fp) if tp + fp else 1.0
+    recall = tp / (tp + fn) if tp + fn else 1.0
+    print(f"projects precision={precision:.2f} recall={recall:.2f} (tp={tp} fp={fp} fn={fn}); "
+          f"breaks outside the compiled entry's file: {away_found}/{away} found")
+
+
 # --------------------------------------------------------------------------- static side
 def static_findings(pkg: str, project: bool) -> List[Dict]:
     cmd = [sys.executable, "-m", "torchlint", "check", pkg, "--no-dynamic", "--format", "json",
@@ -141,8 +281,14 @@ def main() -> None:
     ap.add_argument("--models", help="comma-separated model types (default: all of MODELS)")
     ap.add_argument("--measure-only", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--no-project", action="store_true", help="check with project-wide analysis off")
+    ap.add_argument("--projects", action="store_true",
+                    help="score the multi-file set in tests/projects instead (marks checked against dynamo)")
+    ap.add_argument("--no-dynamo", action="store_true", help="with --projects: trust the marks, run no torch")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
+    if args.projects:
+        score_projects(not args.no_project, args.verbose, not args.no_dynamo)
+        return
     names = args.models.split(",") if args.models else list(MODELS)
     if args.measure_only:
         json.dump(measure_sites(names), sys.stdout)

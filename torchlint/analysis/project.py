@@ -165,6 +165,19 @@ class Project:
             return self.find_method(ref[1], ref[2], part)
         return None
 
+    def resolve_absolute(self, dotted: str) -> Optional[Ref]:
+        """An absolute dotted name (``import`` inside a function): the longest module prefix
+        that is a project file, then attributes; else an external name."""
+        parts = dotted.split(".")
+        for i in range(len(parts), 0, -1):
+            f = self.map.find(".".join(parts[:i]))
+            if f is not None:
+                ref: Optional[Ref] = ("mod", f)
+                for part in parts[i:]:
+                    ref = self._attr(ref, part, 0) if ref is not None else None
+                return ref
+        return ("ext", _CANONICAL.get(dotted, dotted))
+
     def qualname(self, ref: Ref) -> Optional[str]:
         if ref[0] == "ext":
             return ref[1]
@@ -250,12 +263,10 @@ class Project:
         if call is not None:
             params = rec.get("params", [])
             head = call.split(".")[0]
-            if pred == "compiling" and not params:
-                out = self._returns_is(self.resolve_dotted(ref[1], call), names, pred)
-            elif pred == "disable" and params and head not in params:
-                out = self._returns_is(self.resolve_dotted(ref[1], call), names, pred)
-            elif pred == "logger":
-                out = self._returns_is(self.resolve_dotted(ref[1], call), names, pred)
+            target = self.resolve_absolute(call) if rec.get("returns_abs") else self.resolve_dotted(ref[1], call)
+            if (pred == "compiling" and not params) or (pred == "disable" and params and head not in params) \
+                    or pred == "logger":
+                out = self._returns_is(target, names, pred)
         self._memo[key] = out
         return out
 

@@ -164,6 +164,7 @@ def _function(fn: ast.AST) -> Dict[str, Any]:
         head, _, rest = name.partition(".")  # type: ignore[union-attr]
         if head in scan.local_imports:
             name = scan.local_imports[head] + (f".{rest}" if rest else "")
+            out["returns_abs"] = True  # imported inside the function: an absolute name
         out["returns_call"] = name
         if params:
             out["params"] = params[:2]

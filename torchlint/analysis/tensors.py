@@ -257,6 +257,9 @@ class TensorScope:
         if projected is not None:
             return projected
         qual = self.resolve(func)
+        if qual is not None and not qual.startswith("torch.") and isinstance(func, cst.Attribute) \
+                and self.kind(func.value) is not None:
+            qual = None  # a method of a project value whose kind is known (`MASK.sum()`)
         if qual is not None:
             if any(qual.startswith(ns) for ns in NOT_TENSOR_NAMESPACES) and not qual.startswith(
                 ("torch.nn.functional.",)
