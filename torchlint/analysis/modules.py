@@ -104,7 +104,10 @@ class ModuleMap:
                 if rel and _is_identifier_path(rel):
                     name = ".".join(rel)
                     if name not in names:
-                        names.append(name)
+                        # a namespace package above the walk's top: the longer name is the one
+                        # relative imports start from
+                        longer = bool(dotted) and name.endswith("." + dotted)
+                        names.insert(0, name) if longer else names.append(name)
                     self.project_tops.add(rel[0])
         self.names[path] = names
         for name in names:
