@@ -253,3 +253,25 @@ def test_project_analysis_can_be_turned_off(project):
     assert check_json(project, "--no-project") == []
     write(project, "pyproject.toml", "[tool.torchlint]\nproject = false\n")
     assert check_json(project) == []
+
+
+def test_an_edit_that_leaves_every_summary_alone_reuses_the_whole_analysis(project, counted, monkeypatch):
+    from torchlint.analysis import project as project_mod
+
+    analyses = []
+    real = project_mod.Project.analyze
+    monkeypatch.setattr(project_mod.Project, "analyze", lambda self: (analyses.append(1), real(self))[1])
+    write(project, "pkg/__init__.py", "")
+    write(project, "pkg/base.py", BASE_MODULE)
+    write(project, "pkg/net.py", NET)
+    write(project, "pkg/helpers.py", "def peak(x):\n    return x.max().item()\n")
+    cache = Cache(str(project / ".cache"), ["TL0"], [])
+    assert static(project, cache) == {("helpers.py", 2, "TL001")}
+    analyses.clear()
+    counted.clear()
+    write(project, "pkg/helpers.py", "# the peak\n\ndef peak(x):\n    return x.max().item()\n")
+    assert static(project, cache) == {("helpers.py", 4, "TL001")}
+    assert analyses == [] and counted == ["helpers.py"]  # moved code: facts reused, one file linted
+    write(project, "pkg/helpers.py", "def peak(x):\n    return x.max().item()\n\ndef other(x):\n    return x\n")
+    assert static(project, cache) == {("helpers.py", 2, "TL001")}
+    assert analyses  # a new function: the project is analysed again

@@ -58,6 +58,11 @@ class Project:
         # (path, qualname) -> (root path, root qualname); roots map to themselves
         self.regions: Dict[Tuple[str, str], Tuple[str, str]] = {}
         self._analyzed = False
+        self._by_path: Optional[Dict[str, List[Tuple[str, Tuple[str, str]]]]] = None
+
+    def read_paths(self) -> List[str]:
+        """Every file whose summary the analysis used (the checked ones and those they import)."""
+        return sorted(self._summaries)
 
     # -- summaries ---------------------------------------------------------------------
     def summary(self, path: str) -> Summary:
@@ -395,10 +400,12 @@ class Project:
         s = self.summary(path)
         out: Dict[str, Any] = {}
         roots, reached = [], {}
-        for (rpath, qual), (root_path, root_qual) in self.regions.items():
-            if rpath != path:
-                continue
-            if (root_path, root_qual) == (rpath, qual):
+        if self._by_path is None:
+            self._by_path = {}
+            for (rpath, qual), root in self.regions.items():
+                self._by_path.setdefault(rpath, []).append((qual, root))
+        for qual, (root_path, root_qual) in self._by_path.get(path, ()):
+            if (root_path, root_qual) == (path, qual):
                 roots.append(qual)
             else:
                 reached[qual] = root_qual if root_path == path else f"{root_qual} in {self._display(root_path)}"

@@ -3,7 +3,8 @@
 One pass over a file's top level and its functions' bodies, keeping only what other files may
 use: imports (as written, relative ones with their level), module-level aliases and bindings
 (``disable = torch.compiler.disable``, ``logger = get_logger(__name__)``, ``model = Net()``),
-classes with their bases and methods, functions with their decorators, return annotation,
+classes with their bases and methods (no line numbers: an edit that only moves code leaves the
+summary, and so every other file's check, unchanged), functions with their decorators, return annotation,
 calls (each with the ``if not <guard>():`` it sits under), ``self.<attr>`` reads, what they
 return, and their nested functions (a decorator's wrapper), and the targets of every
 ``torch.compile(...)``-like call. Dotted names are kept as written; the project resolves
@@ -18,7 +19,7 @@ import warnings
 from typing import Any, Dict, List, Optional
 
 #: bump when the summary's shape or meaning changes (it is part of cache keys)
-VERSION = 1
+VERSION = 2
 
 Summary = Dict[str, Any]
 
@@ -152,7 +153,7 @@ def _function(fn: ast.AST) -> Dict[str, Any]:
     scan = _FunctionScan(fn)
     decorators = [d for d in (_callee(x) for x in fn.decorator_list) if d]  # type: ignore[attr-defined]
     params = [a.arg for a in fn.args.posonlyargs + fn.args.args]  # type: ignore[attr-defined]
-    out: Dict[str, Any] = {"line": fn.lineno, "decorators": decorators, "calls": scan.calls}  # type: ignore[attr-defined]
+    out: Dict[str, Any] = {"decorators": decorators, "calls": scan.calls}
     if scan.attrs:
         out["attrs"] = scan.attrs
     kind = _annotation_kind(fn.returns)  # type: ignore[attr-defined]
@@ -212,7 +213,7 @@ def summarize(source: str) -> Optional[Summary]:
                 for item in stmt.body:
                     if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                         methods[item.name] = _function(item)
-                classes[stmt.name] = {"line": stmt.lineno, "bases": [b for b in (dotted(x) for x in stmt.bases) if b],
+                classes[stmt.name] = {"bases": [b for b in (dotted(x) for x in stmt.bases) if b],
                                       "methods": methods}
             elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]

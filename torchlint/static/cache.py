@@ -144,6 +144,26 @@ class Cache:
         if not self.write_failed:
             self._write(self._summary_file(source), summary)
 
+    # -- the project-wide result for one set of checked files ----------------------------
+    def _project_file(self, key: str) -> str:
+        h = hashlib.sha256(self.namespace.encode() + b"\0project\0" + key.encode()).hexdigest()
+        return os.path.join(self.folder, SUMMARIES, "project-" + h[:32] + ".json")
+
+    def get_project(self, key: str) -> Optional[Dict[str, Any]]:
+        """The stored analysis of the files named by ``key``: ``{"files": {path: [text digest,
+        summary digest]}, "facts": {path: facts}}``, or None."""
+        try:
+            with open(self._project_file(key), "rb") as fh:
+                entry = json.loads(fh.read())
+        except (OSError, ValueError, RecursionError):
+            return None
+        ok = isinstance(entry, dict) and isinstance(entry.get("files"), dict) and isinstance(entry.get("facts"), dict)
+        return entry if ok else None
+
+    def put_project(self, key: str, entry: Dict[str, Any]) -> None:
+        if not self.write_failed:
+            self._write(self._project_file(key), entry)
+
     def _file(self, key: str) -> str:
         return os.path.join(self.entries, key[:2], key[2:] + ".json")
 

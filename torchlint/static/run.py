@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import ast
 import gc
+import hashlib
+import json
 import os
 import re
 import sys
@@ -265,15 +267,20 @@ def project_facts(files: Sequence[str], sources: Sequence[Optional[str]], settin
     given = {os.path.abspath(p): (p, src) for p, src in zip(files, sources) if src is not None}
     modmap = ModuleMap(given, roots, follow_imports=settings.follow_imports)
 
-    def load(path: str):
-        entry = given.get(path)
-        if entry is not None:
-            source = entry[1]
-        else:
+    texts: Dict[str, Optional[str]] = {path: entry[1] for path, entry in given.items()}
+
+    def text_of(path: str) -> Optional[str]:
+        if path not in texts:
             try:
-                source = read_source(path)
+                texts[path] = read_source(path)
             except FileProblem:
-                return None
+                texts[path] = None
+        return texts[path]
+
+    def load(path: str):
+        source = text_of(path)
+        if source is None:
+            return None
         hit = cache.get_summary(source) if cache is not None else None
         if hit is not None:
             return hit
@@ -286,16 +293,50 @@ def project_facts(files: Sequence[str], sources: Sequence[Optional[str]], settin
         entry = given.get(path)
         return entry[0] if entry is not None else os.path.relpath(path)
 
+    # The whole analysis is kept too, with a digest of each file it read: a run whose files'
+    # summaries are all unchanged (nothing edited, or edits inside what summaries leave out,
+    # such as comments) takes every file's facts from it without resolving anything.
+    key = json.dumps([sorted(given), [display(p) for p in sorted(given)], roots,
+                      settings.follow_imports, os.getcwd()])
+    stored = cache.get_project(key) if cache is not None else None
+    if stored is not None:
+        files_seen = dict(stored["files"])
+        for path, digests in stored["files"].items():
+            source = text_of(path)
+            if source is None or not isinstance(digests, list) or len(digests) != 2:
+                files_seen = None
+                break
+            if _text_digest(source) != digests[0]:
+                if _digest(load(path)) != digests[1]:
+                    files_seen = None
+                    break
+                files_seen[path] = [_text_digest(source), digests[1]]
+        if files_seen is not None:
+            if files_seen != stored["files"]:
+                cache.put_project(key, {"files": files_seen, "facts": stored["facts"]})  # type: ignore[union-attr]
+            return [stored["facts"].get(os.path.abspath(p)) if src is not None else None
+                    for p, src in zip(files, sources)]
+
     project = Project(modmap, load, list(given), display)
-    return [project.facts(os.path.abspath(p)) if src is not None else None for p, src in zip(files, sources)]
+    out = [project.facts(os.path.abspath(p)) if src is not None else None for p, src in zip(files, sources)]
+    if cache is not None:
+        seen = {}
+        for path in project.read_paths():
+            source = text_of(path)
+            if source is not None:
+                seen[path] = [_text_digest(source), _digest(project.summary(path))]
+        cache.put_project(key, {"files": seen, "facts": {os.path.abspath(p): f for p, f in zip(files, out)
+                                                          if f is not None}})
+    return out
+
+
+def _text_digest(source: str) -> str:
+    return hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _digest(facts: Optional[dict]) -> str:
     if not facts:
         return ""
-    import hashlib
-    import json
-
     return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()
 
 
