@@ -237,7 +237,7 @@ def summarize(source: str) -> Optional[Summary]:
 
     top(tree.body)
     # torch.compile(...)-like calls anywhere: their first argument, as written
-    for node in ast.walk(tree):
+    for node in ast.walk(tree) if ("compile" in source or "optimize" in source) else ():
         if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1
                 and isinstance(node.targets[0], ast.Name)):
             callee = dotted(node.value.func)
