@@ -147,10 +147,8 @@ def fixture_targets() -> Dict[str, object]:
 
 def measure_fixture(source: Source, spec) -> Set[int]:
     """Dynamo's break lines in the fixture, running its declared target on its sample inputs."""
+    from torchlint.dynamic.load import load_input_sets, load_inputs, load_target, materialize
     from torchlint.dynamic.observe import observe
-    from torchlint.dynamic.specs import materialize
-
-    from torchlint.dynamic.targets import load_input_sets, load_inputs, load_target
 
     obj, path = load_target(spec.ref, FIXTURES)
     calls = []

@@ -108,7 +108,8 @@ def test_gate_counts_cudagraph_skips():
 
 
 def test_worker_data_becomes_warnings_merged_with_tl1xx_only(tmp_path):
-    from torchlint.dynamic.cudagraphs import findings_of, merge_passes
+    from torchlint.dynamic.results import findings_of
+    from torchlint.merge import merge_passes
     from torchlint.findings import Finding
 
     model = tmp_path / "m.py"
@@ -308,8 +309,10 @@ def _observe_snippet(tmp_path, name):
     import torch
 
     from torchlint.dynamic.cudagraphs import observe_cudagraphs, prepare
-    from torchlint.dynamic.observe import load_module_from_path, observe
-    from torchlint.dynamic.specs import materialize, parse_input_set
+    from torchlint.dynamic.load import load_module_from_path
+    from torchlint.dynamic.observe import observe
+    from torchlint.dynamic.load import materialize
+    from torchlint.dynamic.specs import parse_input_set
 
     body, sets, _, patch = SNIPPETS[name]
     path = tmp_path / f"{name}.py"

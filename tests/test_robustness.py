@@ -500,14 +500,15 @@ def fine(x):
      "target 'm.py:Net': ran out of memory (over --max-memory 1 GiB): MemoryError"),
 ])
 def test_out_of_memory_is_said_plainly_and_recycles_the_worker(raised, said):
+    from torchlint.dynamic.answer import Answer
     from torchlint.dynamic.worker import _out_of_memory
 
-    answer = {"error": raised}
+    answer = Answer(error=raised)
     _out_of_memory(answer, 1 << 30)
-    assert answer == {"error": said, "recycle": True}
-    other = {"error": "raised ValueError: bad shape"}
+    assert answer == Answer(error=said, recycle=True)
+    other = Answer(error="raised ValueError: bad shape")
     _out_of_memory(other, 1 << 30)
-    assert other == {"error": "raised ValueError: bad shape"}
+    assert other == Answer(error="raised ValueError: bad shape")
 
 
 @pytest.mark.dynamo

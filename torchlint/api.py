@@ -21,9 +21,7 @@ import contextlib
 import inspect
 import logging
 import os
-import sys
 import time
-import types
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Union
 
 from torchlint.findings import Finding, Report
@@ -139,15 +137,9 @@ def explain(
                           user_files=user_files, train=train)
     finally:
         torch._dynamo.reset()  # leave no recording-backend caches behind in the user's process
-    answer = {
-        "graphs": obs.graphs, "ops_per_graph": obs.ops_per_graph,
-        "breaks": [b.to_dict() for b in obs.breaks],
-        "recompiles": [r.to_dict() for r in obs.recompiles],
-    }
-    from torchlint.dynamic.process import result_from_answer
+    from torchlint.dynamic.results import result_from_answer
 
-    result, dynamic = result_from_answer(types.SimpleNamespace(name=name), answer,
-                                         time.monotonic() - started, base)
+    result, dynamic = result_from_answer(name, obs.answer(), time.monotonic() - started, base)
     report = Report(targets=[result], torch_version=torch.__version__, dynamic_ran=True)
     report.findings = _with_rules(dynamic)
     report.files = len({f.path for f in report.findings}) or 1

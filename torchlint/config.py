@@ -12,7 +12,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -194,11 +194,24 @@ def parse_table(table: Dict[str, Any], source: str) -> Settings:
     return s
 
 
+MODES = ("default", "reduce-overhead")
+DEVICES = ("cpu", "cuda")
+
+
+def check_mode(mode: Optional[str], device: Optional[str], where: str) -> None:
+    """Raise :class:`ConfigError` for an unknown mode/device or reduce-overhead on the CPU."""
+    if mode is not None and mode not in MODES:
+        raise ConfigError(f"{where}: mode must be one of {', '.join(MODES)}, got {mode!r}")
+    if device is not None and device not in DEVICES:
+        raise ConfigError(f"{where}: device must be one of {', '.join(DEVICES)}, got {device!r}")
+    if mode == "reduce-overhead" and device == "cpu":
+        raise ConfigError(f"{where}: mode reduce-overhead captures CUDA graphs, which inductor uses "
+                          "only on CUDA devices; use device cuda (or mode default on the CPU)")
+
+
 def check_run_options(values: Any, where: str, defaults: Optional[Settings] = None) -> None:
     """``mode``/``device`` of settings (or of a target table, falling back to ``defaults``)
     are known values and not reduce-overhead on the CPU; raises :class:`ConfigError`."""
-    from torchlint.dynamic.cudagraphs import check_mode
-
     get = values.get if isinstance(values, dict) else lambda k: getattr(values, k, None)
     mode = get("mode") or (defaults.mode if defaults is not None else None)
     device = get("device") or (defaults.device if defaults is not None else None)
@@ -223,6 +236,14 @@ def parse_size(value: Any, where: str) -> int:
     return size
 
 
+def format_size(size: int) -> str:
+    """Bytes for people: ``1.5 GiB``, ``512 MiB`` (the inverse of :func:`parse_size`)."""
+    for unit, shift in (("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if size >= 1 << shift:
+            return f"{size / (1 << shift):.3g} {unit}"
+    return f"{size} B"
+
+
 def _strings(value: Any, where: str) -> List[str]:
     if isinstance(value, str):
         value = [value]
@@ -244,21 +265,31 @@ def _targets(value: Any, where: str) -> List[Dict[str, Any]]:
         raise ConfigError(f"{where}: expected an array of tables ([[tool.torchlint.targets]])")
     out = []
     for i, t in enumerate(value):
-        here = f"{where}[{i}]"
-        if not isinstance(t, dict):
-            raise ConfigError(f"{here}: expected a table")
-        for k, v in t.items():
-            if k not in TARGET_KEYS:
-                raise ConfigError(f"{here}: unknown key `{k}` (known: {', '.join(sorted(TARGET_KEYS))})")
-            expected = TARGET_KEYS[k]
-            if not isinstance(v, expected) or (isinstance(v, bool) and expected is not bool):
-                raise ConfigError(f"{here}.{k}: expected {_type_name(expected)}, got {v!r}")
-            if expected is list and not all(isinstance(x, str) for x in v):
-                raise ConfigError(f"{here}.{k}: expected a list of input-spec strings, got {v!r}")
-        if "target" not in t:
-            raise ConfigError(f"{here}: missing required key `target` (e.g. target = \"model.py:Net\")")
+        problem = target_table_problem(t)
+        if problem is not None:
+            key, text = problem
+            raise ConfigError(f"{where}[{i}]{'.' + key if key else ''}: {text}")
         out.append(dict(t))
     return out
+
+
+def target_table_problem(table: Any) -> Optional[Tuple[Optional[str], str]]:
+    """What is wrong with one target table (``[[tool.torchlint.targets]]``, or a target given
+    to the CLI or the API with the same keys): ``(key or None, problem)``, None when nothing.
+    The one check of target keys and their types; values are parsed by the dynamic pass."""
+    if not isinstance(table, dict):
+        return None, "expected a table"
+    for k, v in table.items():
+        if k not in TARGET_KEYS:
+            return None, f"unknown key `{k}` (known: {', '.join(sorted(TARGET_KEYS))})"
+        expected = TARGET_KEYS[k]
+        if not isinstance(v, expected) or (isinstance(v, bool) and expected is not bool):
+            return k, f"expected {_type_name(expected)}, got {v!r}"
+        if expected is list and not all(isinstance(x, str) for x in v):
+            return k, f"expected a list of input-spec strings, got {v!r}"
+    if "target" not in table:
+        return None, "missing required key `target` (e.g. target = \"model.py:Net\")"
+    return None
 
 
 def _type_name(t) -> str:

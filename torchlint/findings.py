@@ -70,6 +70,20 @@ class Finding:
     # Not serialised in JSON: an automatic fix and the source line, for text output.
     fix: Optional[Fix] = field(default=None, compare=False, repr=False)
     source_line: Optional[str] = field(default=None, compare=False, repr=False)
+    #: every target whose run hit it, in order; ``target`` is their names joined, for output
+    targets: List[str] = field(default_factory=list, compare=False, repr=False)
+
+    def target_names(self) -> List[str]:
+        """The targets that hit it (a name may itself hold ", ": ``m.py:build(a=1, b=2)``)."""
+        return list(self.targets) or ([self.target] if self.target else [])
+
+    def add_target(self, name: str) -> None:
+        """Count target ``name`` among those that hit it (once)."""
+        names = self.target_names()
+        if name not in names:
+            names.append(name)
+        self.targets = names
+        self.target = ", ".join(names)
 
     @property
     def sort_key(self):
@@ -108,7 +122,7 @@ class Finding:
 
     @classmethod
     def from_dict(cls, d: Dict[str, Any]) -> "Finding":
-        names = {f.name for f in dataclasses.fields(cls)} - {"fix", "source_line"}
+        names = {f.name for f in dataclasses.fields(cls)} - {"fix", "source_line", "targets"}
         return cls(**{k: v for k, v in d.items() if k in names})
 
 

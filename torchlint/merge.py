@@ -76,8 +76,8 @@ def merge(
                 s.message = s.message.replace("potential graph break", "graph break").replace(
                     "Potential graph break", "Graph break")
                 s.gb_code = s.gb_code or brk.gb_code
-                if brk.target and brk.target not in (s.target or "").split(", "):
-                    s.target = f"{s.target}, {brk.target}" if s.target else brk.target
+                for name in brk.target_names():
+                    s.add_target(name)
                 s.reason = s.reason or brk.reason
                 s.explanation = s.explanation or brk.explanation
                 s.hints = s.hints or list(brk.hints)
@@ -95,3 +95,20 @@ def merge(
         out.append(copy)
     out.sort(key=lambda f: f.sort_key)
     return out
+
+
+def merge_passes(static: List[Finding], dynamic: List[Finding], gb_codes: Mapping[str, Iterable[str]],
+                 suggestions: Mapping[str, str]) -> List[Finding]:
+    """The two passes' findings, merged: graph breaks (dynamic errors) with the graph-break
+    rules, CUDA-graph findings (dynamic warnings) with the TL1xx warnings.
+
+    A CUDA-graph skip on a ``.cpu()`` line confirms that line's TL101 warning (``both``) and
+    never a TL0xx finding; a graph break never confirms a TL1xx warning.
+    """
+    warnings = [f for f in static if f.severity == "warning"]
+    errors = [f for f in static if f.severity != "warning"]
+    breaks = [f for f in dynamic if f.severity != "warning"]  # graph breaks
+    skips = [f for f in dynamic if f.severity == "warning"]  # CUDA-graph findings
+    merged = merge(errors, breaks, gb_codes, suggestions)
+    merged += merge(warnings, skips, {}, {}, assign_rule=False) if skips else warnings
+    return sorted(merged, key=lambda f: f.sort_key)

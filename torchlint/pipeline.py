@@ -76,7 +76,7 @@ def run_check(options: CheckOptions) -> Report:
 
     findings = static_findings
     if report.dynamic_ran:  # (the rules are imported only here: a cached run never loads libcst)
-        from torchlint.dynamic.cudagraphs import merge_passes
+        from torchlint.merge import merge_passes
         from torchlint.rules import rules_by_code
 
         rules = rules_by_code()

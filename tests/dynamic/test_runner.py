@@ -5,7 +5,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from torchlint.dynamic.process import run_targets  # noqa: E402
+from torchlint.dynamic.run import run_targets  # noqa: E402
 from torchlint.dynamic.targets import make_target  # noqa: E402
 
 pytestmark = pytest.mark.dynamo
@@ -13,8 +13,8 @@ pytestmark = pytest.mark.dynamo
 
 def explain_in_process(models_dir, name, spec):
     """explain() on the same model and inputs the worker builds (same seeds)."""
-    from torchlint.dynamic.observe import load_module_from_path
-    from torchlint.dynamic.specs import materialize, parse_input
+    from torchlint.dynamic.load import load_module_from_path, materialize
+    from torchlint.dynamic.specs import parse_input
 
     torch.manual_seed(0)
     module = load_module_from_path(os.path.join(models_dir, "nets.py"))
@@ -105,3 +105,22 @@ def test_frame_skip_is_reported_as_a_dynamic_finding(worker, models_dir):
     assert result.graphs == 0 and result.graph_breaks == 1
     (finding,) = findings
     assert finding.gb_code == "GB0124" and "gave up the whole function" in finding.message
+
+
+def test_a_factory_target_with_a_comma_in_its_arguments_stays_one_name(worker, models_dir):
+    from torchlint.findings import Finding
+    from torchlint.merge import merge
+
+    names = ["factories.py:build(scale=2.0, shift=1.0)", "factories.py:build(scale=3.0, shift=0.0)"]
+    results, findings, errors = run(worker, models_dir, *(make_target(n, ["f32[2,4]"]) for n in names))
+    assert errors == [] and [r.target for r in results] == names
+    assert [r.graph_breaks for r in results] == [1, 1]
+    (brk,) = findings  # the same print() in both runs: one finding naming both targets
+    assert brk.target_names() == names and brk.target == ", ".join(names)
+    brk.add_target(names[1])  # a name already there is not added again, ", " or not
+    assert brk.target_names() == names
+    static = Finding(rule="TL005", name="print", path=brk.path, line=brk.line, column=1,
+                     end_line=brk.line, end_column=20, message="potential graph break: print",
+                     suggestion="remove it", target=None)
+    (both,) = merge([static], [brk], {"TL005": set()})
+    assert both.source == "both" and both.target_names() == names

@@ -1,11 +1,38 @@
 """The dynamic pass: run declared targets through dynamo and report what really happened.
 
-Importing this package does not import torch; the modules that need it import it
-themselves (``explain``, ``worker``), and only the worker process and tests load them.
+Two sides, two processes. The **parent side** runs in torchlint's own process and never
+imports torch or the user's code; the **child side** runs in the worker process
+(:mod:`~torchlint.dynamic.worker`), imports torch and the user's model, and answers with
+plain data (:class:`~torchlint.dynamic.answer.Answer`).
 
-Entry points (imported lazily):
+Parent side (may import each other, :mod:`torchlint.config`, :mod:`torchlint.files`,
+:mod:`torchlint.findings`; never a child-side module, torch, ``api`` or ``pipeline``):
 
-* :func:`torchlint.dynamic.process.run_targets` - the CLI's door: targets in a reused worker.
+* ``run`` - the entry :func:`torchlint.pipeline.run_check` calls: parse the declarations,
+  check CUDA is there when asked for, send each target to the worker (``run_targets``);
+* ``process`` - the worker process: start, request/answer, timeout, crash and out-of-memory
+  recovery, the tail of what it printed;
+* ``results`` - answers -> ``TargetResult`` and ``Finding``\\ s (graph breaks, CUDA graphs);
+* ``targets`` - parsing ``PATH:OBJ[(args)]`` declarations into ``TargetSpec``\\ s;
+* ``specs`` - parsing sample-input specs (``f32[8,16]``; building them imports torch, child only).
+
+Child side (may import the parent side's plain-data modules ``answer``, ``specs``,
+``targets``, ``recompiles``, ``gb_registry``, and :mod:`torchlint.config`; never ``run``,
+``process`` or ``results``):
+
+* ``worker`` - the process's main loop: one request, one answer, state put back after each;
+* ``load`` - importing the user's file, building the target, calling its input functions;
+* ``observe`` - the oracle: a callable through dynamo, every graph break it hits;
+* ``cudagraphs`` - measuring what stops ``mode="reduce-overhead"`` from replaying CUDA graphs;
+* ``logs`` - capturing torch's log artifacts (one handler, one context manager).
+
+Shared, standard library only: ``answer`` (the answer type both sides speak),
+``gb_registry`` (torch's graph-break registry, read as a file), ``recompiles`` (dynamo's
+recompile messages in words).
+
+Importing this package imports no torch. Entry points (imported lazily):
+
+* :func:`torchlint.dynamic.run.run_targets` - targets in a reused worker.
 * :func:`torchlint.dynamic.observe.break_lines_of_source` - a snippet's break lines, for tests.
 """
 from __future__ import annotations
@@ -15,7 +42,7 @@ from typing import Any
 __all__ = ["run_targets", "break_lines_of_source", "observe_source", "TargetError", "SpecError"]
 
 _LAZY = {
-    "run_targets": "torchlint.dynamic.process",
+    "run_targets": "torchlint.dynamic.run",
     "break_lines_of_source": "torchlint.dynamic.observe",
     "observe_source": "torchlint.dynamic.observe",
     "TargetError": "torchlint.dynamic.targets",

@@ -4,19 +4,12 @@
 removes launch overhead. Inductor quietly runs a graph without one ("skipping cudagraphs due
 to ...": a CPU tensor or a host copy in the graph, a mutated input, ...) and records a new
 one for every new input shape or value of a dynamic number. Neither is a graph break, and
-inductor says so only in its logs. This module makes both visible:
-
-* in the worker (imports torch): :func:`prepare` moves a target and its inputs to the
-  device, :func:`observe_cudagraphs` compiles it with ``mode="reduce-overhead"``, runs each
-  input set a few times and returns the skips (with the user line each points at) and the
-  recordings per input set, as JSON-able data;
-* in the parent (no torch): :func:`check_mode` validates ``--mode``/``--device``,
-  :func:`require_cuda` turns "no GPU" into a one-line usage error, :func:`findings_of` turns
-  the worker's data into findings (source ``dynamic``, severity ``warning``, names
-  ``cudagraph-skip``: a graph run without a CUDA graph; ``cudagraph-split``: part of a graph
-  run outside CUDA graphs, cutting it or running CPU kernels each call; ``cudagraph-rerecord``)
-  and :func:`merge_passes` merges them with the static TL1xx warnings, apart from the graph
-  breaks.
+inductor says so only in its logs. This module measures both, in the worker (it imports torch when called):
+:func:`prepare` moves a target and its inputs to the device, :func:`observe_cudagraphs`
+compiles it with ``mode="reduce-overhead"``, runs each input set a few times and returns the
+skips (with the user line each points at), the graphs inductor cut, and the recordings per
+input set, as JSON-able data. The parent turns that data into findings
+(:func:`torchlint.dynamic.results.findings_of`).
 
 How a finding gets its line: the compile goes through a thin wrapper around inductor's own
 ``reduce-overhead`` backend that keeps dynamo's graph (its nodes carry the user's stack
@@ -31,187 +24,21 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import inspect
-import logging
 import os
 import re
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
-from torchlint.config import ConfigError
-from torchlint.findings import Finding
+from torchlint.dynamic.logs import LogRecords, capture_logs
 
-MODES = ("default", "reduce-overhead")
-DEVICES = ("cpu", "cuda")
 #: calls of each input set: the first warms up, the second records, the rest replay
 CALLS_PER_SET = 3
-SKIP_NAME = "cudagraph-skip"
-SPLIT_NAME = "cudagraph-split"
-RERECORD_NAME = "cudagraph-rerecord"
-CUDAGRAPH_NAMES = frozenset({SKIP_NAME, SPLIT_NAME, RERECORD_NAME})
+#: imported before capturing: the modules whose loggers say why a CUDA graph was skipped
+_LOGGING_MODULES = ("torch._inductor.cudagraph_utils", "torch._inductor.cudagraph_trees",
+                    "torch._inductor.output_code", "torch._inductor.compile_fx", "torch._inductor.graph")
 
 _SKIP_TEXT = "skipping cudagraphs due to"
 _FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 
-
-class DeviceUnavailable(ConfigError):
-    """``--device cuda`` / ``--mode reduce-overhead`` where the worker's torch sees no GPU."""
-
-
-# --------------------------------------------------------------------------- parent side
-
-def check_mode(mode: Optional[str], device: Optional[str], where: str) -> None:
-    """Raise :class:`ConfigError` for an unknown mode/device or reduce-overhead on the CPU."""
-    if mode is not None and mode not in MODES:
-        raise ConfigError(f"{where}: mode must be one of {', '.join(MODES)}, got {mode!r}")
-    if device is not None and device not in DEVICES:
-        raise ConfigError(f"{where}: device must be one of {', '.join(DEVICES)}, got {device!r}")
-    if mode == "reduce-overhead" and device == "cpu":
-        raise ConfigError(f"{where}: mode reduce-overhead captures CUDA graphs, which inductor uses "
-                          "only on CUDA devices; use device cuda (or mode default on the CPU)")
-
-
-def device_of(mode: Optional[str], device: Optional[str]) -> Optional[str]:
-    """The device a target runs on: as given, else ``cuda`` for reduce-overhead, else as loaded."""
-    return device or ("cuda" if mode == "reduce-overhead" else None)
-
-
-def with_run_options(table: Dict[str, Any], mode: Optional[str], device: Optional[str]) -> Dict[str, Any]:
-    """A target table with the run's ``mode``/``device`` filled in where it has none."""
-    out = dict(table)
-    if mode is not None:
-        out.setdefault("mode", mode)
-    if device is not None:
-        out.setdefault("device", device)
-    return out
-
-
-def require_cuda(worker: Any, specs: Sequence[Any]) -> None:
-    """Fail fast, in one line, when a spec needs CUDA and the worker's torch has none.
-
-    A worker that cannot start at all is left to the runner, which reports it per target.
-    """
-    wanting = [s for s in specs if device_of(s.mode, s.device) == "cuda"]
-    if not wanting:
-        return
-    from torchlint.dynamic.process import WorkerError
-
-    try:
-        worker.wait_ready()
-    except WorkerError:
-        return
-    if getattr(worker, "cuda", False):
-        return
-    spec = wanting[0]
-    what = "--mode reduce-overhead" if spec.mode == "reduce-overhead" else "--device cuda"
-    raise DeviceUnavailable(
-        f"{what} needs a CUDA GPU, and torch {worker.torch_version or '?'} sees none here "
-        f"(target {spec.name!r}); inductor does not use CUDA graphs on the CPU, so there is "
-        "nothing to measure: run it on a machine with a GPU"
-    )
-
-
-_SUGGESTIONS = (
-    ("cpu device", "Keep every tensor of the compiled region on the GPU: return device tensors "
-                   "and copy them to the host after the call (TL101), create tensors with "
-                   "`device=x.device` or as buffers (TL102)."),
-    ("multiple devices", "Keep the whole compiled region on one GPU."),
-    ("mutated inputs", "Do not modify inputs in place inside the region (`x.add_(1)`, "
-                       "`x[...] = v`): return a new tensor, or copy into a buffer of the module."),
-    ("incompatible op", "Move the op that CUDA graphs cannot capture out of the compiled region."),
-    ("dynamic shape", "Pad inputs to a few fixed sizes so each size is captured once."),
-)
-_GENERIC_SUGGESTION = ("Inductor ran this graph without a CUDA graph; remove the cause it names, "
-                       "or compile without mode=\"reduce-overhead\" if it cannot be avoided.")
-_RERECORD_SUGGESTION = (
-    "Each new input shape, and each new value of a Python number, records and keeps another CUDA "
-    "graph: pad or bucket inputs to a few fixed sizes so each records once, and pass per-call "
-    "numbers as 0-d tensors (TL103)."
-)
-
-
-def _suggestion(reason: str) -> str:
-    return next((text for key, text in _SUGGESTIONS if key in reason), _GENERIC_SUGGESTION)
-
-
-def _finding(name: str, path: str, line: int, message: str, suggestion: str, target: str,
-             reason: Optional[str], cwd: str) -> Finding:
-    from torchlint.dynamic.process import _relpath, _source_line
-
-    text = _source_line(path, line) or ""
-    stripped = text.strip()
-    column = len(text) - len(text.lstrip()) + 1 if stripped else 1
-    return Finding(
-        rule=None, name=name, path=_relpath(path, cwd) or path, line=line, column=column,
-        end_line=line, end_column=len(text.rstrip()) + 1 if stripped else 1, message=message,
-        suggestion=suggestion, source="dynamic", gb_code=None, target=target, severity="warning",
-        reason=reason, source_line=text or None,
-    )
-
-
-def findings_of(data: Mapping[str, Any], target: str, cwd: str) -> Tuple[int, List[Finding]]:
-    """(CUDA-graph skips, findings) from the worker's ``cudagraphs`` answer.
-
-    The count is what ``--max-cudagraph-skips`` limits: graphs run without a CUDA graph plus
-    graphs cut into several CUDA graphs.
-    """
-    findings: List[Finding] = []
-    for split in data.get("splits", []):
-        pieces = int(split.get("pieces") or 1)
-        what = (f"the CUDA graph is cut in {pieces}: each call replays {pieces} CUDA graphs with "
-                f"{split['reason']} between them" if pieces >= 2 else
-                f"{split['reason']} run outside the CUDA graph, eagerly, on every call")
-        for site in split.get("sites") or []:
-            findings.append(_finding(
-                SPLIT_NAME, site["path"], site["line"],
-                f"not a graph break, but under mode=\"reduce-overhead\" {what}"
-                + (f"; this line {site['why']}" if site.get("why") else ""),
-                _suggestion("cpu device"), target, None, cwd))
-    for skip in data.get("skips", []):
-        reason = skip["reason"]
-        sites = skip.get("sites") or []
-        for site in sites:
-            findings.append(_finding(
-                SKIP_NAME, site["path"], site["line"],
-                f"not a graph break, but under mode=\"reduce-overhead\" inductor runs this graph "
-                f"without a CUDA graph because of {reason}"
-                + (f"; this line {site['why']}" if site.get("why") else ""),
-                _suggestion(reason), target, skip.get("message"), cwd))
-    rerecords = int(data.get("rerecordings", 0))
-    if rerecords and data.get("path") and data.get("line"):
-        per_set = data.get("per_set") or []
-        shapes = data.get("shapes") or []
-        detail = ", ".join(
-            f"input set {i + 1} {shapes[i] if i < len(shapes) else ''}".rstrip() + f": {n}"
-            for i, n in enumerate(per_set) if n
-        )
-        findings.append(_finding(
-            RERECORD_NAME, data["path"], int(data["line"]),
-            f"not a graph break, but under mode=\"reduce-overhead\" the CUDA graph was re-recorded "
-            f"{rerecords} time{'s' if rerecords != 1 else ''} across {len(per_set)} input sets "
-            f"(recordings per set: {detail})",
-            _RERECORD_SUGGESTION, target, None, cwd))
-    return len(data.get("skips", [])) + len(data.get("splits", [])), findings
-
-
-def merge_passes(static: List[Finding], dynamic: List[Finding], gb_codes: Mapping[str, Iterable[str]],
-                 suggestions: Mapping[str, str]) -> List[Finding]:
-    """Graph breaks merge with the graph-break rules; CUDA-graph findings with the warnings.
-
-    A CUDA-graph skip on a ``.cpu()`` line confirms that line's TL101 warning (``both``) and
-    never a TL0xx finding; a graph break never confirms a TL1xx warning.
-    """
-    from torchlint.merge import merge
-
-    cuda = CUDAGRAPH_NAMES
-    warnings = [f for f in static if f.severity == "warning"]
-    errors = [f for f in static if f.severity != "warning"]
-    breaks = [f for f in dynamic if f.name not in cuda]
-    skips = [f for f in dynamic if f.name in cuda]
-    merged = merge(errors, breaks, gb_codes, suggestions)
-    merged += merge(warnings, skips, {}, {}, assign_rule=False) if skips else warnings
-    return sorted(merged, key=lambda f: f.sort_key)
-
-
-# --------------------------------------------------------------------------- worker side
 
 def _move(value: Any, device: str) -> Any:
     import torch
@@ -225,12 +52,11 @@ def _move(value: Any, device: str) -> Any:
     return value
 
 
-def prepare(fn: Any, calls: List[Tuple[Sequence[Any], Dict[str, Any]]], device: Optional[str],
-            mode: Optional[str] = None) -> Tuple[Any, List[Tuple[List[Any], Dict[str, Any]]]]:
-    """The target and its calls on ``device_of(mode, device)`` (unchanged when that is None)."""
+def prepare(fn: Any, calls: List[Tuple[Sequence[Any], Dict[str, Any]]], device: Optional[str]
+            ) -> Tuple[Any, List[Tuple[List[Any], Dict[str, Any]]]]:
+    """The target and its calls on ``device`` (``TargetSpec.run_device``; None: left as built)."""
     import torch
 
-    device = device_of(mode, device)
     if device is None:
         return fn, [(list(a), dict(k)) for a, k in calls]
     if device == "cuda" and not torch.cuda.is_available():
@@ -249,62 +75,6 @@ class _Graph:
     span: Tuple[int, int] = (0, 0)
     #: inductor's count of graph partitions made while compiling it (0: not partitioned)
     partitions: int = 0
-
-
-class _ListHandler(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.messages: List[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            self.messages.append(record.getMessage())
-        except Exception:  # a malformed record must not stop the run
-            pass
-
-
-@contextlib.contextmanager
-def _capture_inductor_logs():
-    """Every record of inductor's ``cudagraphs`` and ``perf_hints`` artifacts (where a skip is
-    logged, depending on the torch version) and of the cudagraph modules, printing none."""
-    import importlib
-
-    import torch
-
-    for name in ("torch._inductor.cudagraph_utils", "torch._inductor.cudagraph_trees",
-                 "torch._inductor.output_code", "torch._inductor.compile_fx", "torch._inductor.graph"):
-        with contextlib.suppress(ImportError):
-            importlib.import_module(name)
-    wanted = {}
-    known = getattr(getattr(torch._logging, "_internal", None), "log_registry", None)
-    for artifact in ("cudagraphs", "perf_hints"):
-        if known is None or artifact in getattr(known, "artifact_names", {artifact}):
-            wanted[artifact] = True
-    with contextlib.suppress(Exception):
-        torch._logging.set_logs(**wanted)
-    handler = _ListHandler()
-    suffixes = tuple(f"__{a}" for a in wanted)
-    names = [n for n in list(logging.root.manager.loggerDict)
-             if n.startswith("torch._inductor") and (n.endswith(suffixes) or ".cudagraph" in n)]
-    saved = []
-    for name in names:
-        logger = logging.getLogger(name)
-        saved.append((logger, logger.level, logger.propagate, list(logger.handlers), logger.disabled))
-        logger.setLevel(logging.DEBUG)
-        logger.handlers = [handler]
-        logger.propagate = False
-        logger.disabled = False
-    try:
-        yield handler
-    finally:
-        for logger, level, propagate, handlers, disabled in saved:
-            logger.setLevel(level)
-            logger.propagate = propagate
-            logger.handlers = handlers
-            logger.disabled = disabled
-        if not os.environ.get("TORCH_LOGS"):
-            with contextlib.suppress(Exception):
-                torch._logging.set_logs()
 
 
 @contextlib.contextmanager
@@ -377,7 +147,7 @@ def _inductor_reduce_overhead() -> Optional[Any]:
 class _Inspecting:
     """Inductor's reduce-overhead backend, keeping each graph's CPU sites and log records."""
 
-    def __init__(self, inner: Any, handler: _ListHandler, user_files: Set[str]) -> None:
+    def __init__(self, inner: Any, handler: LogRecords, user_files: Set[str]) -> None:
         self.inner = inner
         self.handler = handler
         self.user_files = user_files
@@ -386,12 +156,12 @@ class _Inspecting:
     def __call__(self, gm: Any, example_inputs: Any) -> Any:
         graph = _Graph(cpu_sites=_cpu_sites(gm, self.user_files))
         self.graphs.append(graph)
-        start = len(self.handler.messages)
+        start = len(self.handler.records)
         before = _partition_count()
         try:
             return self.inner(gm, example_inputs)
         finally:
-            graph.span = (start, len(self.handler.messages))
+            graph.span = (start, len(self.handler.records))
             graph.partitions = _partition_count() - before
 
     def __getattr__(self, name: str) -> Any:  # get_compiler_config, reset, compiler_name...
@@ -463,7 +233,8 @@ def observe_cudagraphs(
     torch._dynamo.reset()
     counters.clear()
     site = _def_site(fn)
-    with _capture_inductor_logs() as handler, _count_recordings() as recorded, torch.no_grad():
+    with capture_logs(("cudagraphs", "perf_hints"), under="torch._inductor", modules=_LOGGING_MODULES,
+                      also=(".cudagraph",)) as handler, _count_recordings() as recorded, torch.no_grad():
         inner = _inductor_reduce_overhead()
         backend = _Inspecting(inner, handler, files) if inner is not None else None
         compiled = (torch.compile(fn, backend=backend) if backend is not None
@@ -476,7 +247,7 @@ def observe_cudagraphs(
                 compiled(*args, **kwargs)
             torch.cuda.synchronize()
             per_set.append(recorded["count"] - before)
-        messages = list(handler.messages)
+        messages = handler.messages()
     graphs = backend.graphs if backend is not None else []
     skips = _skips(graphs, messages, files, site)
     splits = _splits(graphs, messages, files)

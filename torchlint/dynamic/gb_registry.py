@@ -114,10 +114,6 @@ class GraphBreakRegistry:
             return None
         return self._by_type.get(gb_type.strip())
 
-    def code_of(self, gb_type: Optional[str]) -> Optional[str]:
-        entry = self.lookup(gb_type)
-        return entry.code if entry else None
-
     def find_in_lines(self, lines: Iterable[str]) -> Optional[GraphBreakType]:
         """The first line that is exactly a registered gb_type (dynamo's messages start so)."""
         for line in lines:
@@ -135,9 +131,6 @@ class GraphBreakRegistry:
             if len(gb_type) >= 12 and gb_type in text:
                 return self._by_type[gb_type]
         return None
-
-    def types(self) -> List[GraphBreakType]:
-        return sorted(self._by_type.values(), key=lambda e: (e.code, e.gb_type))
 
 
 @functools.lru_cache(maxsize=4)

@@ -17,8 +17,6 @@ Importing this module imports torch: only the worker and tests do.
 """
 from __future__ import annotations
 
-import contextlib
-import importlib.util
 import inspect
 import logging
 import os
@@ -26,14 +24,16 @@ import re
 import sys
 import sysconfig
 import tempfile
-import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 import torch
 
-from torchlint.dynamic.recompiles import RecompileEvent, parse_recompile_message
+from torchlint.dynamic.answer import Answer
 from torchlint.dynamic.gb_registry import GraphBreakRegistry, load_registry
+from torchlint.dynamic.load import load_module_from_path, materialize
+from torchlint.dynamic.logs import capture_logs
+from torchlint.dynamic.recompiles import RecompileEvent, parse_recompile_message
 
 _TORCH_DIR = os.path.dirname(os.path.realpath(torch.__file__))
 _STDLIB_DIRS = {os.path.realpath(sysconfig.get_paths()[k]) for k in ("stdlib", "platstdlib")}
@@ -55,7 +55,6 @@ class BreakSite:
     hints: List[str] = field(default_factory=list)
     frame_skipped: bool = False    # dynamo gave up the whole frame and ran it eagerly
     seen_by: Set[str] = field(default_factory=set)  # "explain", "log", "counters"
-    stack: List[Frame] = field(default_factory=list)
 
     @property
     def key(self) -> Tuple[Optional[str], Optional[int]]:
@@ -84,6 +83,13 @@ class Observation:
     def graph_breaks(self) -> int:
         """Distinct break sites; a located site counts once, however often it was hit."""
         return len(self.breaks)
+
+    def answer(self, **more: Any) -> Answer:
+        """This observation as the worker's answer (``more``: its other fields)."""
+        return Answer(graphs=self.graphs, ops_per_graph=list(self.ops_per_graph),
+                      total_graphs=self.total_graphs, explain_graph_breaks=self.explain_graph_breaks,
+                      breaks=[b.to_dict() for b in self.breaks],
+                      recompiles=[r.to_dict() for r in self.recompiles], **more)
 
     def break_lines(self, path: Optional[str] = None) -> Set[int]:
         real = os.path.realpath(path) if path else None
@@ -178,7 +184,7 @@ class _BreakCollector:
         explanation, hints, _context = _split_reason(text)
         site = self.sites.get(frame)
         if site is None:
-            site = BreakSite(path=frame[0], line=frame[1], stack=list(frames))
+            site = BreakSite(path=frame[0], line=frame[1])
             self.sites[frame] = site
         site.seen_by.add(witness)
         site.frame_skipped = site.frame_skipped or skipped
@@ -244,52 +250,8 @@ class _BreakCollector:
             located.add(gb_type)
 
 
-# --------------------------------------------------------------------------- log capture
-
-class _ListHandler(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.records: List[logging.LogRecord] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
-
-
 _LOGGING_MODULES = ("torch._dynamo.guards", "torch._dynamo.convert_frame",
                     "torch._dynamo.symbolic_convert", "torch._dynamo.exc")
-
-
-def _artifact_loggers(suffix: str) -> List[logging.Logger]:
-    return [logging.getLogger(name) for name in list(logging.root.manager.loggerDict)
-            if name.startswith("torch") and name.endswith(suffix)]
-
-
-@contextlib.contextmanager
-def capture_dynamo_logs() -> Iterator[Tuple[_ListHandler, _ListHandler]]:
-    """Collect the ``graph_breaks`` and ``recompiles`` artifact records, printing nothing."""
-    user_logs = os.environ.get("TORCH_LOGS")
-    # The artifact loggers exist once their modules are imported; some are imported lazily.
-    for name in _LOGGING_MODULES:
-        with contextlib.suppress(ImportError):
-            importlib.import_module(name)
-    torch._logging.set_logs(graph_breaks=True, recompiles=True)
-    breaks, recompiles = _ListHandler(), _ListHandler()
-    saved = []
-    for handler, suffix in ((breaks, "__graph_breaks"), (recompiles, "__recompiles")):
-        for logger in _artifact_loggers(suffix):
-            saved.append((logger, logger.level, logger.propagate, list(logger.handlers)))
-            logger.setLevel(logging.DEBUG)
-            logger.handlers = [handler]
-            logger.propagate = False
-    try:
-        yield breaks, recompiles
-    finally:
-        for logger, level, propagate, handlers in saved:
-            logger.setLevel(level)
-            logger.propagate = propagate
-            logger.handlers = handlers
-        if not user_logs:
-            torch._logging.set_logs()
 
 
 # --------------------------------------------------------------------------- running
@@ -350,7 +312,7 @@ def observe(
     obs = Observation()
     kwarg_sets = kwarg_sets or [{} for _ in arg_sets]
     grad = torch.enable_grad() if train else torch.no_grad()
-    with capture_dynamo_logs() as (break_records, recompile_records), grad:
+    with capture_logs(("graph_breaks", "recompiles"), modules=_LOGGING_MODULES) as logs, grad:
         for i, (args, kwargs) in enumerate(zip(arg_sets, kwarg_sets)):
             out = compiled(*args, **kwargs)
             if train:
@@ -366,11 +328,11 @@ def observe(
         reason = getattr(gm, "compile_subgraph_reason", None)
         if reason is not None and getattr(reason, "graph_break", False):
             collector.add_compile_reason(reason)
-    for record in break_records.records:
+    for record in logs.of("graph_breaks"):
         collector.add_log_record(record)
     collector.add_counters(dict(counters.get("graph_break", {})))
     obs.breaks = sorted(collector.sites.values(), key=lambda s: (s.path or "~", s.line or 0))
-    for record in recompile_records.records:
+    for record in logs.of("recompiles"):
         obs.recompiles.extend(parse_recompile_message(record.getMessage()))
     return obs
 
@@ -384,27 +346,6 @@ def _defining_files(fn: Any) -> Set[str]:
 
 
 # --------------------------------------------------------------------------- source snippets
-
-def load_module_from_path(path: str, name: Optional[str] = None) -> Any:
-    """Import a Python file by path under a fresh module name (its folder goes on sys.path)."""
-    path = os.path.abspath(path)
-    folder = os.path.dirname(path)
-    if folder not in sys.path:
-        sys.path.insert(0, folder)
-    stem = re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
-    name = name or f"_torchlint_target_{stem}_{uuid.uuid4().hex[:8]}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot import {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        sys.modules.pop(name, None)
-        raise
-    return module
-
 
 def pick_target(module: Any, target: Optional[str] = None) -> Any:
     """``target`` by name (dotted), else the first nn.Module subclass, else the first function,
@@ -431,7 +372,7 @@ def pick_target(module: Any, target: Optional[str] = None) -> Any:
 
 def default_args(fn: Any, spec: str = "f32[8,16]") -> List[Any]:
     """One tensor of ``spec`` per required positional parameter of ``fn`` (or its forward)."""
-    from torchlint.dynamic.specs import materialize, parse_input
+    from torchlint.dynamic.specs import parse_input
 
     call = fn.forward if isinstance(fn, torch.nn.Module) else fn
     params = [p for p in inspect.signature(call).parameters.values()
@@ -451,7 +392,7 @@ def observe_source(
 
     See :func:`break_lines_of_source` for the arguments.
     """
-    from torchlint.dynamic.specs import materialize, parse_input, parse_input_set
+    from torchlint.dynamic.specs import parse_input, parse_input_set
 
     def build(items: Sequence[Any]) -> List[Any]:
         if isinstance(items, str):

@@ -1,11 +1,12 @@
-"""Run declared targets in a reused worker process, with a timeout each; build the results.
+"""The worker process, seen from the parent: start it, send a request, wait for the answer.
 
 The parent never imports torch. One worker (:mod:`torchlint.dynamic.worker`) imports it once
-and serves every target in turn. A target that hangs is stopped at its timeout; one that
-crashes the process (``os._exit``, a segfault) is reported with the exit status and the error
-line the process wrote last; one that runs out of memory (``max_memory``) is reported as such;
-in each case the worker is started again for the next target. What the worker prints is
-drained by a thread and only its tail kept, so floods of output neither block nor pile up.
+and serves every target in turn (:func:`torchlint.dynamic.run.run_targets` sends them). A
+request that outlives its timeout is stopped; one that crashes the process (``os._exit``, a
+segfault) is reported with the exit status and the error line the process wrote last; one
+that runs out of memory (``max_memory``) is reported as such; in each case the worker is
+started again for the next target. What the worker prints is drained by a thread and only
+its tail kept, so floods of output neither block nor pile up.
 """
 from __future__ import annotations
 
@@ -18,12 +19,10 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Optional
 
-from torchlint.findings import FileError, Finding, Recompile, TargetResult
-from torchlint.dynamic.targets import TargetSpec
+from torchlint.config import format_size
 
-DEFAULT_TIMEOUT = 120.0
 STARTUP_TIMEOUT = 180.0
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -44,13 +43,6 @@ def default_max_memory() -> int:
     except (AttributeError, ValueError, OSError):
         return 0
     return max(total // 2, 0)
-
-
-def format_size(size: int) -> str:
-    for unit, shift in (("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
-        if size >= 1 << shift:
-            return f"{size / (1 << shift):.3g} {unit}"
-    return f"{size} B"
 
 
 class _OutputTail:
@@ -273,167 +265,10 @@ class Worker:
             raise WorkerError(message) from None
 
 
-# --------------------------------------------------------------------------- results
-
-def _relpath(path: Optional[str], cwd: str) -> Optional[str]:
-    if path is None:
-        return None
-    try:
-        rel = os.path.relpath(path, cwd)
-    except ValueError:
-        return path
-    return path if rel.startswith(os.pardir + os.sep) else rel
-
-
-_LINES: Dict[str, List[str]] = {}
-
-
-def _source_line(path: str, line: int) -> Optional[str]:
-    if path not in _LINES:
-        try:
-            with open(path, encoding="utf-8", errors="replace") as handle:
-                _LINES[path] = handle.read().splitlines()
-        except OSError:
-            _LINES[path] = []
-    lines = _LINES[path]
-    return lines[line - 1] if 0 < line <= len(lines) else None
-
-
-def break_finding(site: Dict[str, Any], target: str, cwd: str) -> Finding:
-    """A dynamic finding for one break site; its suggestion is dynamo's hint (merge may
-    replace it with a rule's fix)."""
-    text = _source_line(site["path"], site["line"]) or ""
-    stripped = text.strip()
-    column = len(text) - len(text.lstrip()) + 1 if stripped else 1
-    end_column = len(text.rstrip()) + 1 if stripped else 1
-    reason = site.get("reason") or "graph break"
-    message = f"graph break: {reason}"
-    if site.get("frame_skipped"):
-        message += " (dynamo gave up the whole function and ran it eagerly)"
-    hints = [h for h in site.get("hints") or [] if h]
-    suggestion = hints[0] if hints else (site.get("explanation") or "move this out of the compiled region")
-    return Finding(
-        rule=None, name="graph-break", path=_relpath(site["path"], cwd), line=site["line"],
-        column=column, end_line=site["line"], end_column=end_column, message=message,
-        suggestion=suggestion, source="dynamic", gb_code=site.get("gb_code"), target=target,
-        severity="error", reason=reason, explanation=site.get("explanation") or None,
-        hints=hints, source_line=text or None,
-    )
-
-
-def result_from_answer(spec: TargetSpec, answer: Dict[str, Any], seconds: float, cwd: str
-                       ) -> Tuple[TargetResult, List[Finding]]:
-    result = TargetResult(target=spec.name, seconds=seconds)
-    if answer.get("error"):
-        result.error = answer["error"]
-        return result, []
-    result.graphs = int(answer.get("graphs", 0))
-    result.ops_per_graph = list(answer.get("ops_per_graph", []))
-    breaks = answer.get("breaks", [])
-    result.graph_breaks = len(breaks)
-    for event in answer.get("recompiles", []):
-        words = event["words"] + (f"; fix: {event['fix']}" if event.get("fix") else "")
-        result.recompile_reasons.append(Recompile(
-            target=spec.name, reason=words, path=_relpath(event.get("path"), cwd), line=event.get("line"),
-        ))
-    result.recompiles = len(result.recompile_reasons)
-    findings = [break_finding(b, spec.name, cwd) for b in breaks if b.get("path") and b.get("line")]
-    if answer.get("cudagraphs") is not None:
-        from torchlint.dynamic.cudagraphs import findings_of
-
-        result.cudagraph_skips, more = findings_of(answer["cudagraphs"], spec.name, cwd)
-        findings.extend(more)
-    return result, findings
-
-
-def run_targets(
-    specs: Sequence[TargetSpec],
-    *,
-    cwd: Optional[str] = None,
-    timeout: Optional[float] = None,
-    train: bool = False,
-    user_files: Iterable[str] = (),
-    worker: Optional[Worker] = None,
-    progress: Any = None,
-    max_memory: Optional[int] = None,
-) -> Tuple[List[TargetResult], List[Finding], List[FileError]]:
-    """Run every target in one reused worker; never raises for a target's own failure.
-
-    ``timeout``: seconds per target (a target's own ``timeout`` wins; default 120).
-    ``train``: forward + backward for every target (or per target via its spec).
-    ``user_files``: the linted files; a break is placed on the innermost frame inside them
-    (the target's own file always counts). ``worker``: an already started :class:`Worker` to
-    reuse (it is left running); by default one is started and stopped here. ``progress``: an
-    optional callable taking one line of text (for stderr). ``max_memory``: bytes each target
-    may allocate in the worker (data beyond what the worker already holds; None:
-    :func:`default_max_memory`, 0: no limit); a target over it is reported as out of memory.
-
-    Returns per-target results (in order), dynamic findings (one per distinct break site and
-    target; the same site from several targets is one finding naming them all) and errors
-    (targets that could not be loaded, raised, exited, crashed or timed out).
-    """
-    cwd = os.path.abspath(cwd or os.getcwd())
-    own = worker is None
-    worker = worker or Worker()
-    worker.start()
-    results: List[TargetResult] = []
-    findings: Dict[Tuple[str, int, Optional[str], str], Finding] = {}
-    errors: List[FileError] = []
-    files = sorted({os.path.realpath(os.path.join(cwd, p)) for p in user_files})
-    memory = default_max_memory() if max_memory is None else max_memory
-    try:
-        for number, spec in enumerate(specs):
-            limit = float(spec.timeout or timeout or DEFAULT_TIMEOUT)
-            payload = dict(spec.to_wire(), id=number, cwd=cwd, user_files=files)
-            payload["train"] = bool(spec.train or train)
-            payload["max_memory"] = memory
-            if progress:
-                progress(f"dynamo: running {spec.name}")
-            try:
-                worker.wait_ready()
-            except WorkerError as e:  # no torch, or it cannot import: nothing can run
-                for rest in specs[number:]:
-                    results.append(TargetResult(target=rest.name, error=str(e)))
-                    errors.append(FileError(path=_relpath(rest.ref.path, cwd) or rest.ref.path,
-                                            message=f"target {rest.name!r}: {e}"))
-                break
-            started = time.monotonic()
-            try:
-                answer = worker.request(payload, limit)
-            except WorkerError as e:
-                answer = {"error": _with_memory_hint(str(e), memory)}
-            if answer.get("recycle"):  # after running out of memory: a fresh process next
-                worker.close()
-            result, found = result_from_answer(spec, answer, time.monotonic() - started, cwd)
-            results.append(result)
-            if result.error:
-                message = result.error if result.error.startswith("target ") else f"target {spec.name!r}: {result.error}"
-                errors.append(FileError(path=_relpath(os.path.join(cwd, spec.ref.path), cwd) or spec.ref.path,
-                                        message=message))
-            for finding in found:
-                key = (finding.path, finding.line, finding.gb_code, finding.name)
-                if key in findings:
-                    known = findings[key]
-                    names = known.target.split(", ") if known.target else []
-                    if finding.target not in names:
-                        known.target = ", ".join(names + [finding.target])
-                else:
-                    findings[key] = finding
-    finally:
-        if own:
-            worker.close()
-    return results, sorted(findings.values(), key=lambda f: f.sort_key), errors
-
-
-def _with_memory_hint(message: str, memory: int) -> str:
+def with_memory_hint(message: str, memory: int) -> str:
     """A process killed outright (not by our timeout) was most likely the kernel's
     out-of-memory killer."""
     if "killed by SIGKILL" in message:
         limit = f"; --max-memory is {format_size(memory)}" if memory else ""
         return f"{message}; the system probably ran out of memory{limit}"
     return message
-
-
-def torch_version_of(worker: Worker) -> Optional[str]:
-    """The worker's torch version (after it started), for ``Report.torch_version``."""
-    return worker.torch_version

@@ -39,10 +39,6 @@ class RecompileEvent:
     def to_dict(self) -> Dict[str, Any]:
         return dict(vars(self))
 
-    @classmethod
-    def from_dict(cls, d: Dict[str, Any]) -> "RecompileEvent":
-        return cls(**d)
-
 
 _HEADER = re.compile(r"Recompiling function (?P<func>\S+) in (?P<path>.+):(?P<line>\d+)\s*$", re.M)
 _FAILURE = re.compile(r"^\s*-\s*(?:\d+/\d+:\s*)?(?P<guard>.+)$", re.M)

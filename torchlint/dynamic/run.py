@@ -4,17 +4,29 @@ Target declarations arrive as dicts with the config's keys (``target``, ``input`
 ``input-sets``, ``inputs-from``, ``input-sets-from``, ``timeout``, ``train``,
 ``max-graph-breaks``, ``max-recompiles``, ``name``, ``mode``, ``device``), from ``[[tool.torchlint.targets]]``
 (paths relative to the config's folder) or from the command line (relative to the cwd).
+:func:`run_dynamic` parses them, fails fast when a target needs a GPU the worker lacks, and
+runs the rest in one worker (:func:`run_targets`).
 """
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+import time
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from torchlint.dynamic.cudagraphs import require_cuda, with_run_options
-from torchlint.dynamic.process import Worker, run_targets
+from torchlint.config import ConfigError
+from torchlint.dynamic.answer import Answer
+from torchlint.dynamic.process import Worker, WorkerError, default_max_memory, with_memory_hint
+from torchlint.dynamic.results import SourceLines, relpath, result_from_answer
 from torchlint.dynamic.specs import SpecError
 from torchlint.dynamic.targets import TargetError, TargetSpec, target_from_config
 from torchlint.findings import FileError, Finding, TargetResult
+
+#: seconds a target may run when neither it nor the settings say
+DEFAULT_TIMEOUT = 120.0
+
+
+class DeviceUnavailable(ConfigError):
+    """``--device cuda`` / ``--mode reduce-overhead`` where the worker's torch sees no GPU."""
 
 
 def parse_targets(targets: Sequence[Dict[str, Any]], base_dir: str
@@ -32,21 +44,37 @@ def parse_targets(targets: Sequence[Dict[str, Any]], base_dir: str
     return specs, results, errors
 
 
-def per_target_limits(specs: Sequence[TargetSpec]) -> Tuple[Dict[str, int], Dict[str, int]]:
-    """(graph-break limits, recompile limits) by target name, from the target tables."""
-    breaks = {s.name: s.max_graph_breaks for s in specs if s.max_graph_breaks is not None}
-    recompiles = {s.name: s.max_recompiles for s in specs if s.max_recompiles is not None}
-    return breaks, recompiles
+def with_run_options(table: Dict[str, Any], mode: Optional[str], device: Optional[str]) -> Dict[str, Any]:
+    """A target table with the run's ``mode``/``device`` filled in where it has none."""
+    out = dict(table)
+    if mode is not None:
+        out.setdefault("mode", mode)
+    if device is not None:
+        out.setdefault("device", device)
+    return out
 
 
-_WORKER: Optional[Worker] = None
+def require_cuda(worker: Worker, specs: Sequence[TargetSpec]) -> None:
+    """Fail fast, in one line, when a spec needs CUDA and the worker's torch has none.
 
-
-def prestart() -> None:
-    """Start the worker now so torch imports while the static pass runs (optional)."""
-    global _WORKER
-    if _WORKER is None:
-        _WORKER = Worker().start()
+    A worker that cannot start at all is left to :func:`run_targets`, which reports it per target.
+    """
+    wanting = [s for s in specs if s.run_device == "cuda"]
+    if not wanting:
+        return
+    try:
+        worker.wait_ready()
+    except WorkerError:
+        return
+    if worker.cuda:
+        return
+    spec = wanting[0]
+    what = "--mode reduce-overhead" if spec.mode == "reduce-overhead" else "--device cuda"
+    raise DeviceUnavailable(
+        f"{what} needs a CUDA GPU, and torch {worker.torch_version or '?'} sees none here "
+        f"(target {spec.name!r}); inductor does not use CUDA graphs on the CPU, so there is "
+        "nothing to measure: run it on a machine with a GPU"
+    )
 
 
 def run_dynamic(
@@ -63,17 +91,15 @@ def run_dynamic(
 
     ``settings``: a :class:`torchlint.config.Settings` (uses ``root`` for config-relative
     paths, ``timeout`` as the per-target default and ``mode``/``device`` for targets that set
-    none). ``cli``: the targets came from the
-    command line, so their paths are relative to ``cwd``.
+    none). ``cli``: the targets came from the command line, so their paths are relative to
+    ``cwd``.
     """
-    global _WORKER
     cwd = os.path.abspath(cwd or os.getcwd())
     base = cwd if cli or settings is None else os.path.abspath(getattr(settings, "root", cwd) or cwd)
     mode, device = getattr(settings, "mode", None), getattr(settings, "device", None)
     specs, bad_results, errors = parse_targets([with_run_options(t, mode, device) for t in targets], base)
     timeout = getattr(settings, "timeout", None)
-    worker = _WORKER or Worker()
-    _WORKER = None
+    worker = Worker()
     try:
         require_cuda(worker, specs)  # no GPU for --device cuda: one line, exit 2
         results, findings, run_errors = run_targets(
@@ -84,3 +110,80 @@ def run_dynamic(
     finally:
         worker.close()
     return bad_results + results, findings, errors + run_errors, version
+
+
+def run_targets(
+    specs: Sequence[TargetSpec],
+    *,
+    cwd: Optional[str] = None,
+    timeout: Optional[float] = None,
+    train: bool = False,
+    user_files: Iterable[str] = (),
+    worker: Optional[Worker] = None,
+    progress: Any = None,
+    max_memory: Optional[int] = None,
+) -> Tuple[List[TargetResult], List[Finding], List[FileError]]:
+    """Run every target in one reused worker; never raises for a target's own failure.
+
+    ``timeout``: seconds per target (a target's own ``timeout`` wins; default 120).
+    ``train``: forward + backward for every target (or per target via its spec).
+    ``user_files``: the linted files; a break is placed on the innermost frame inside them
+    (the target's own file always counts). ``worker``: an already started :class:`Worker` to
+    reuse (it is left running); by default one is started and stopped here. ``progress``: an
+    optional callable taking one line of text (for stderr). ``max_memory``: bytes each target
+    may allocate in the worker (data beyond what the worker already holds; None:
+    :func:`default_max_memory`, 0: no limit); a target over it is reported as out of memory.
+
+    Returns per-target results (in order), dynamic findings (one per distinct break site and
+    target; the same site from several targets is one finding naming them all) and errors
+    (targets that could not be loaded, raised, exited, crashed or timed out).
+    """
+    cwd = os.path.abspath(cwd or os.getcwd())
+    own = worker is None
+    worker = worker or Worker()
+    worker.start()
+    results: List[TargetResult] = []
+    findings: Dict[Tuple[str, int, Optional[str], str], Finding] = {}
+    errors: List[FileError] = []
+    lines = SourceLines()
+    files = sorted({os.path.realpath(os.path.join(cwd, p)) for p in user_files})
+    memory = default_max_memory() if max_memory is None else max_memory
+    try:
+        for number, spec in enumerate(specs):
+            limit = float(spec.timeout or timeout or DEFAULT_TIMEOUT)
+            payload = dict(spec.to_wire(), id=number, cwd=cwd, user_files=files)
+            payload["train"] = bool(spec.train or train)
+            payload["max_memory"] = memory
+            if progress:
+                progress(f"dynamo: running {spec.name}")
+            try:
+                worker.wait_ready()
+            except WorkerError as e:  # no torch, or it cannot import: nothing can run
+                for rest in specs[number:]:
+                    results.append(TargetResult(target=rest.name, error=str(e)))
+                    errors.append(FileError(path=relpath(rest.ref.path, cwd) or rest.ref.path,
+                                            message=f"target {rest.name!r}: {e}"))
+                break
+            started = time.monotonic()
+            try:
+                answer = Answer.from_json(worker.request(payload, limit))
+            except WorkerError as e:
+                answer = Answer(id=number, error=with_memory_hint(str(e), memory))
+            if answer.recycle:  # after running out of memory: a fresh process next
+                worker.close()
+            result, found = result_from_answer(spec.name, answer, time.monotonic() - started, cwd, lines)
+            results.append(result)
+            if result.error:
+                message = result.error if result.error.startswith("target ") else f"target {spec.name!r}: {result.error}"
+                errors.append(FileError(path=relpath(os.path.join(cwd, spec.ref.path), cwd) or spec.ref.path,
+                                        message=message))
+            for finding in found:
+                key = (finding.path, finding.line, finding.gb_code, finding.name)
+                if key in findings:
+                    findings[key].add_target(spec.name)
+                else:
+                    findings[key] = finding
+    finally:
+        if own:
+            worker.close()
+    return results, sorted(findings.values(), key=lambda f: f.sort_key), errors

@@ -13,14 +13,14 @@ Grammar (whitespace is ignored)::
 from ``[LOW, HIGH)``. Without a range floats are standard normal, integers ``[0, 10)``, bools
 random. Values are drawn from a fixed seed so two runs see the same inputs.
 
-Parsing needs no torch; :func:`materialize` imports it. A bad spec raises :class:`SpecError`
+Parsing needs no torch; the values are built in the worker (:func:`torchlint.dynamic.load.materialize`). A bad spec raises :class:`SpecError`
 whose message names the spec and says what is wrong, in one line.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, List, Optional, Tuple, Union
+from typing import List, Optional, Tuple, Union
 
 DTYPES = {
     "f16": "float16", "half": "float16", "float16": "float16",
@@ -34,7 +34,8 @@ DTYPES = {
     "i64": "int64", "long": "int64", "int64": "int64",
     "bool": "bool",
 }
-_FLOATING = {"float16", "bfloat16", "float32", "float64", "complex64"}
+#: the floating dtypes (a range of floats is drawn uniformly, not as integers)
+FLOATING = {"float16", "bfloat16", "float32", "float64", "complex64"}
 
 
 class SpecError(ValueError):
@@ -183,7 +184,7 @@ def _parse(text: str, whole: str) -> Spec:
             raise SpecError(whole, f"empty range {match.group('low')}..{match.group('high')}")
         if dtype == "bool":
             raise SpecError(whole, "a bool tensor takes no range")
-        if dtype not in _FLOATING and not (low.is_integer() and high.is_integer()):
+        if dtype not in FLOATING and not (low.is_integer() and high.is_integer()):
             raise SpecError(whole, f"{name} range bounds must be integers")
     return TensorSpec(dtype, shape, low, high, match.group("device") or "cpu")
 
@@ -202,35 +203,3 @@ def parse_input_set(text: str) -> List[Spec]:
     if not compact:
         return []
     return [_parse(part, text) for part in _split_top(compact, ";", text)]
-
-
-def materialize(spec: Spec, seed: int = 0) -> Any:
-    """Build the Python value for a spec (imports torch). Deterministic for one seed."""
-    import torch
-
-    gen = torch.Generator().manual_seed(seed)
-
-    def build(s: Spec) -> Any:
-        if isinstance(s, ScalarSpec):
-            return s.value
-        if isinstance(s, TupleSpec):
-            return tuple(build(i) for i in s.items)
-        dtype = getattr(torch, s.dtype)
-        if s.dtype == "bool":
-            value = torch.randint(0, 2, s.shape, generator=gen).bool()
-        elif s.dtype in _FLOATING:
-            if s.low is None:
-                value = torch.randn(s.shape, generator=gen, dtype=torch.float32)
-            else:
-                value = torch.rand(s.shape, generator=gen) * (s.high - s.low) + s.low
-            value = value.to(dtype)
-        else:
-            low, high = (0, 10) if s.low is None else (int(s.low), int(s.high))
-            value = torch.randint(low, high, s.shape, generator=gen, dtype=torch.int64).to(dtype)
-        return value.to(s.device) if s.device != "cpu" else value
-
-    return build(spec)
-
-
-def materialize_args(specs: List[Spec], seed: int = 0) -> Tuple[Any, ...]:
-    return tuple(materialize(s, seed + i) for i, s in enumerate(specs))

@@ -2,7 +2,7 @@
 
 Parsing (here, no torch, no import of the user's file) happens in the parent, so a typo is a
 usage error before any process starts. Loading happens only in the worker process
-(:func:`load_target`), because importing a user's model runs their code.
+(:mod:`torchlint.dynamic.load`), because importing a user's model runs their code.
 
 A factory call's arguments must be Python literals; they are read with ``ast``, never
 evaluated.
@@ -10,12 +10,12 @@ evaluated.
 from __future__ import annotations
 
 import ast
-import inspect
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from torchlint.config import ConfigError, check_mode, target_table_problem
 from torchlint.dynamic.specs import Spec, SpecError, parse_input, parse_input_set
 
 
@@ -105,6 +105,12 @@ class TargetSpec:
         """How reports name the target: its ``name`` key, else ``PATH:OBJ`` as declared."""
         return self.label or self.ref.text
 
+    @property
+    def run_device(self) -> Optional[str]:
+        """Where the target runs: its ``device``, else ``cuda`` for reduce-overhead (inductor
+        records CUDA graphs only there), else wherever it was built (None)."""
+        return self.device or ("cuda" if self.mode == "reduce-overhead" else None)
+
     def to_wire(self) -> Dict[str, Any]:
         """What the worker needs, as JSON-able data (specs travel as their text)."""
         return {
@@ -114,7 +120,7 @@ class TargetSpec:
             "input_sets_from": self.input_sets_from.text if self.input_sets_from else None,
             "train": self.train,
             "mode": self.mode,
-            "device": self.device,
+            "device": self.run_device,
         }
 
 
@@ -151,9 +157,6 @@ def make_target(
     sets_source = parse_ref(input_sets_from, "input-sets-from function") if input_sets_from else None
     if timeout is not None and timeout <= 0:
         raise TargetError(target, f"timeout must be positive, got {timeout}")
-    from torchlint.config import ConfigError
-    from torchlint.dynamic.cudagraphs import check_mode
-
     try:
         check_mode(mode, device, "run")
     except ConfigError as e:
@@ -168,23 +171,11 @@ def target_from_config(table: Dict[str, Any], *, base_dir: str = ".") -> TargetS
     ``;``-separated calls), ``inputs-from``, ``input-sets-from``, ``train``, ``timeout``,
     ``max-graph-breaks``, ``max-recompiles``, ``name``, ``mode``, ``device``. Relative paths are taken from
     ``base_dir`` (the folder of pyproject.toml for config targets, the cwd for CLI ones)."""
-    known = {"target", "inputs", "input", "input-sets", "input-set", "inputs-from", "train",
-             "timeout", "max-graph-breaks", "input-sets-from", "max-recompiles", "name", "mode", "device"}
-    name = str(table.get("target", "?"))
-    unknown = sorted(set(table) - known)
-    if unknown:
-        raise TargetError(name, f"unknown key {unknown[0]!r} in [[tool.torchlint.targets]]")
-    if "target" not in table:
-        raise TargetError("?", "a [[tool.torchlint.targets]] table needs a 'target' key")
-
-    def strings(*keys: str) -> List[str]:
-        key = next((k for k in keys if k in table), keys[0])
-        value = table.get(key, [])
-        if isinstance(value, str):
-            return [value]
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise TargetError(name, f"{key!r} must be a string or a list of strings")
-        return value
+    name = str(table.get("target", "?")) if isinstance(table, dict) else "?"
+    problem = target_table_problem(table)
+    if problem is not None:
+        key, text = problem
+        raise TargetError(name, f"{key}: {text}" if key else text)
 
     def rebase(text: Optional[str]) -> Optional[str]:
         if text is None:
@@ -195,7 +186,7 @@ def target_from_config(table: Dict[str, Any], *, base_dir: str = ".") -> TargetS
         return os.path.join(base_dir, ref.path) + text[len(ref.path):]
 
     return make_target(
-        rebase(name), strings("input", "inputs"), strings("input-sets", "input-set"),
+        rebase(name), table.get("input", []), table.get("input-sets", []),
         rebase(table.get("inputs-from")),
         train=bool(table.get("train", False)), timeout=table.get("timeout"),
         max_graph_breaks=table.get("max-graph-breaks"), max_recompiles=table.get("max-recompiles"),
@@ -204,116 +195,5 @@ def target_from_config(table: Dict[str, Any], *, base_dir: str = ".") -> TargetS
     )
 
 
-# --------------------------------------------------------------------------- worker side
-
-def _resolve(ref: ObjectRef, cwd: str) -> Tuple[Any, str]:
-    from torchlint.dynamic.observe import load_module_from_path
-
-    path = ref.path if os.path.isabs(ref.path) else os.path.join(cwd, ref.path)
-    if not os.path.isfile(path):
-        raise TargetError(ref.text, f"no such file: {ref.path}")
-    try:
-        module = load_module_from_path(path)
-    except SyntaxError as e:
-        raise TargetError(ref.text, f"cannot import {ref.path}: SyntaxError at line {e.lineno}: {e.msg}") from None
-    except Exception as e:
-        raise TargetError(ref.text, f"cannot import {ref.path}: {type(e).__name__}: {_one_line(e)}") from None
-    obj: Any = module
-    for part in ref.name.split("."):
-        if not hasattr(obj, part):
-            raise TargetError(ref.text, f"{ref.path} has no {ref.name!r}")
-        obj = getattr(obj, part)
-    return obj, os.path.realpath(path)
-
-
-def _one_line(e: BaseException) -> str:
-    text = str(e).strip().splitlines()
-    return text[0] if text else ""
-
-
-def _is_factory(func: Any, torch: Any) -> bool:
-    """A plain function that needs no argument, or is annotated to return a module, is a
-    factory (``model.py:build``): a forward always takes the sample inputs."""
-    if not inspect.isfunction(func):
-        return False
-    try:
-        sig = inspect.signature(func)
-    except (TypeError, ValueError):
-        return False
-    ret = sig.return_annotation
-    if inspect.isclass(ret) and issubclass(ret, torch.nn.Module):
-        return True
-    if isinstance(ret, str) and ret.split(".")[-1] in vars(inspect.getmodule(func) or object()):
-        target = getattr(inspect.getmodule(func), ret.split(".")[-1])
-        if inspect.isclass(target) and issubclass(target, torch.nn.Module):
-            return True
-    return not any(p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-                   for p in sig.parameters.values())
-
-
-def load_target(ref: ObjectRef, cwd: str) -> Tuple[Any, str]:
-    """Import the file and build the callable: a module class is instantiated (with the call's
-    arguments, if any); a factory call ``build(...)`` is called; a function that needs no
-    argument, or is annotated to return an ``nn.Module``, is taken as a factory and called
-    with none; other functions and module instances are used as they are."""
-    import torch
-
-    obj, path = _resolve(ref, cwd)
-    try:
-        if not ref.called and _is_factory(obj, torch):
-            obj = obj()
-            if not callable(obj):
-                raise TargetError(ref.text, f"{ref.name}() returned {type(obj).__name__}, not a module or function")
-        elif ref.called:
-            obj = obj(*ref.args, **ref.kwargs_dict)
-        elif inspect.isclass(obj):
-            if not issubclass(obj, torch.nn.Module):
-                raise TargetError(ref.text, f"{ref.name} is a class but not an nn.Module")
-            obj = obj()
-    except TargetError:
-        raise
-    except Exception as e:
-        raise TargetError(ref.text, f"building it raised {type(e).__name__}: {_one_line(e)}") from None
-    if not callable(obj):
-        raise TargetError(ref.text, f"{ref.name} is not callable")
-    return obj, path
-
-
-def _call_source(ref: ObjectRef, cwd: str) -> Any:
-    func, _ = _resolve(ref, cwd)
-    try:
-        return func(*ref.args, **ref.kwargs_dict)
-    except Exception as e:
-        raise TargetError(ref.text, f"raised {type(e).__name__}: {_one_line(e)}") from None
-
-
-def load_inputs(ref: ObjectRef, cwd: str) -> Tuple[Tuple[Any, ...], Dict[str, Any]]:
-    """Call an ``inputs-from`` function: a tuple/list is the positional args, a dict the keyword
-    args, a ``(tuple, dict)`` pair both, anything else the single argument."""
-    return _as_call(_call_source(ref, cwd))
-
-
-def load_input_sets(ref: ObjectRef, cwd: str) -> List[Tuple[Tuple[Any, ...], Dict[str, Any]]]:
-    """Call an ``input-sets-from`` function: a list (or other iterable) of calls, each read
-    like an ``inputs-from`` result."""
-    value = _call_source(ref, cwd)
-    try:
-        calls = list(value)
-    except TypeError:
-        raise TargetError(ref.text, f"must return a list of calls, got {type(value).__name__}") from None
-    return [_as_call(c) for c in calls]
-
-
-def _as_call(value: Any) -> Tuple[Tuple[Any, ...], Dict[str, Any]]:
-    if isinstance(value, dict):
-        return (), value
-    if (isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], (tuple, list))
-            and isinstance(value[1], dict)):
-        return tuple(value[0]), dict(value[1])
-    if isinstance(value, (tuple, list)):
-        return tuple(value), {}
-    return (value,), {}
-
-
 __all__ = ["TargetError", "SpecError", "ObjectRef", "TargetSpec", "parse_ref", "make_target",
-           "target_from_config", "load_target", "load_inputs", "load_input_sets"]
+           "target_from_config"]

@@ -8,10 +8,10 @@ bytes of data beyond the worker's own), and what it changed in the process (work
 directory, ``sys.path``, environment, streams, its own modules) is put back before the next.
 
 Request: ``{"id", "target", "input_sets": [[spec, ...], ...], "inputs_from", "input_sets_from", "train", "cwd",
-"user_files", "mode", "device", "max_memory"}``. Answer: ``{"id", "error", "graphs", "ops_per_graph",
-"total_graphs", "explain_graph_breaks", "breaks": [...], "recompiles": [...], "path"}``, plus
-``"cudagraphs"`` (:func:`torchlint.dynamic.cudagraphs.observe_cudagraphs`) for ``mode ==
-"reduce-overhead"`` and ``"recycle": true`` when the worker should be replaced (out of memory).
+"user_files", "mode", "device", "max_memory"}`` (``TargetSpec.to_wire`` and the run's options).
+Answer: an :class:`~torchlint.dynamic.answer.Answer` as JSON, with ``cudagraphs``
+(:func:`torchlint.dynamic.cudagraphs.observe_cudagraphs`) for ``mode == "reduce-overhead"`` and
+``recycle`` set when the worker should be replaced (out of memory).
 """
 from __future__ import annotations
 
@@ -21,6 +21,8 @@ import re
 import sys
 import traceback
 from typing import Any, Dict, Optional, Tuple
+
+from torchlint.dynamic.answer import Answer
 
 
 def _one_line(e: BaseException) -> str:
@@ -78,13 +80,13 @@ def _lift_memory_limit() -> None:
             pass
 
 
-def _out_of_memory(answer: Dict[str, Any], share: int) -> None:
+def _out_of_memory(answer: Answer, share: int) -> None:
     """Say so plainly when the target ran out of memory, and ask for a fresh worker (the
     old one may hold on to what it allocated)."""
-    error = answer.get("error") or ""
+    error = answer.error or ""
     if not _OUT_OF_MEMORY.search(error):
         return
-    from torchlint.dynamic.process import format_size
+    from torchlint.config import format_size
 
     where = re.search(r" \(at [^()]+:\d+\)$", error)
     wanted = _ALLOCATE.search(error)
@@ -95,8 +97,8 @@ def _out_of_memory(answer: Dict[str, Any], share: int) -> None:
     limit = f" (over --max-memory {format_size(share)})" if share else ""
     prefix = error.split(": ", 1)[0] + ": " if error.startswith("target ") else ""
     kind = "GPU memory" if "CUDA" in error else "memory"
-    answer["error"] = f"{prefix}ran out of {kind}{limit}: {detail}{where.group(0) if where else ''}"
-    answer["recycle"] = True
+    answer.error = f"{prefix}ran out of {kind}{limit}: {detail}{where.group(0) if where else ''}"
+    answer.recycle = True
 
 
 class _ProcessState:
@@ -139,36 +141,39 @@ class _ProcessState:
                 setattr(sys, name, original)
 
 
-def handle(request: Dict[str, Any]) -> Dict[str, Any]:
+def handle(request: Dict[str, Any]) -> Answer:
     """Run one target under the memory limit; every failure becomes a one-line ``error``."""
     share = _limit_memory(request)
     try:
         answer = _handle(request)
     except MemoryError:
-        answer = {"id": request.get("id"), "error": "raised MemoryError"}
+        answer = Answer(id=request.get("id"), error="raised MemoryError")
     finally:
         _lift_memory_limit()
     _out_of_memory(answer, share)
     return answer
 
 
-def _handle(request: Dict[str, Any]) -> Dict[str, Any]:
+def _handle(request: Dict[str, Any]) -> Answer:
     import torch
 
     from torchlint.dynamic.cudagraphs import observe_cudagraphs, prepare
+    from torchlint.dynamic.load import load_input_sets, load_inputs, load_target
     from torchlint.dynamic.observe import observe
-    from torchlint.dynamic.specs import materialize, parse_input
-    from torchlint.dynamic.targets import TargetError, load_input_sets, load_inputs, load_target, parse_ref
+    from torchlint.dynamic.load import materialize
+    from torchlint.dynamic.specs import parse_input
+    from torchlint.dynamic.targets import TargetError, parse_ref
 
-    answer: Dict[str, Any] = {"id": request.get("id"), "error": None}
+    number = request.get("id")
     cwd = request.get("cwd") or os.getcwd()
     user_files = {os.path.realpath(p) for p in request.get("user_files") or []}
+    path: Optional[str] = None
+    cudagraphs = None
     try:
         os.chdir(cwd)
         torch.manual_seed(0)
         ref = parse_ref(request["target"])
         fn, path = load_target(ref, cwd)
-        answer["path"] = path
         user_files.add(path)
         calls = [
             ([materialize(parse_input(s), seed=i) for i, s in enumerate(call)], {})
@@ -181,31 +186,20 @@ def _handle(request: Dict[str, Any]) -> Dict[str, Any]:
             calls.extend(load_input_sets(parse_ref(request["input_sets_from"], "input-sets-from function"), cwd))
         if not calls:
             raise TargetError(ref.text, "no sample inputs: give --input, --input-set, --inputs-from or input-sets-from")
-        fn, calls = prepare(fn, calls, request.get("device"), request.get("mode"))
+        fn, calls = prepare(fn, calls, request.get("device"))
         obs = observe(
             fn, [list(a) for a, _ in calls], kwarg_sets=[k for _, k in calls],
             user_files=user_files, train=bool(request.get("train")),
         )
         if request.get("mode") == "reduce-overhead":
-            answer["cudagraphs"] = observe_cudagraphs(fn, calls, user_files=user_files)
+            cudagraphs = observe_cudagraphs(fn, calls, user_files=user_files)
     except TargetError as e:
-        answer["error"] = str(e)
-        return answer
+        return Answer(id=number, error=str(e), path=path)
     except SystemExit as e:
-        answer["error"] = f"the target called sys.exit({e.code!r})"
-        return answer
+        return Answer(id=number, error=f"the target called sys.exit({e.code!r})", path=path)
     except Exception as e:
-        answer["error"] = f"raised {_one_line(e)}{_user_line(e, user_files)}"
-        return answer
-    answer.update(
-        graphs=obs.graphs,
-        ops_per_graph=obs.ops_per_graph,
-        total_graphs=obs.total_graphs,
-        explain_graph_breaks=obs.explain_graph_breaks,
-        breaks=[b.to_dict() for b in obs.breaks],
-        recompiles=[r.to_dict() for r in obs.recompiles],
-    )
-    return answer
+        return Answer(id=number, error=f"raised {_one_line(e)}{_user_line(e, user_files)}", path=path)
+    return obs.answer(id=number, path=path, cudagraphs=cudagraphs)
 
 
 def main(rfd: int, wfd: int) -> None:
@@ -239,14 +233,14 @@ def main(rfd: int, wfd: int) -> None:
         try:
             answer = handle(request)
         except BaseException as e:  # keep the protocol alive whatever the target did
-            answer = {"id": request.get("id"), "error": f"raised {_one_line(e)}"}
+            answer = Answer(id=request.get("id"), error=f"raised {_one_line(e)}")
         state.restore()
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
             except (OSError, ValueError):
                 pass
-        send(answer)
+        send(answer.to_json())
 
 
 if __name__ == "__main__":  # pragma: no cover - the runner starts it with -c

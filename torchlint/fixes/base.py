@@ -154,6 +154,26 @@ def read_names(expr: cst.CSTNode) -> Set[str]:
     return out
 
 
+def name_nodes(scope: cst.CSTNode, names: Iterable[str]) -> List[cst.Name]:
+    """The ``Name`` nodes spelling one of ``names`` under ``scope``, read or bound (the names of
+    attributes and of keyword arguments are not variables and are left out)."""
+    wanted = set(names)
+    out: List[cst.Name] = []
+    stack = [scope]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, cst.Name):
+            if cur.value in wanted:
+                out.append(cur)
+        elif isinstance(cur, cst.Attribute):
+            stack.append(cur.value)
+        elif isinstance(cur, cst.Arg):
+            stack.append(cur.value)
+        else:
+            stack.extend(cur.children)
+    return out
+
+
 def is_name(expr: cst.CSTNode, value: str) -> bool:
     return isinstance(expr, cst.Name) and expr.value == value
 

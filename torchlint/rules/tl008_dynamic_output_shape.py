@@ -31,6 +31,7 @@ class DynamicOutputShape(Rule):
         "`torch._dynamo.config.capture_dynamic_output_shape_ops = True`."
     )
     gb_codes = ("GB0036", "GB0037")
+    fix_applicability = "unsafe"
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)

@@ -1,0 +1,51 @@
+"""What dynamo did to one target, as data: the worker's answer and ``torchlint.explain``'s.
+
+Both sides speak it: the worker (and :func:`torchlint.explain`, in the user's process) make an
+:class:`Answer` from an observation; :mod:`torchlint.dynamic.results` turns one into a
+``TargetResult`` and findings. Between the processes it travels as one JSON line
+(:meth:`Answer.to_json` / :meth:`Answer.from_json`). Standard library only: no torch.
+
+A break is a dict with ``path``, ``line``, ``gb_type``, ``gb_code``, ``reason``,
+``explanation``, ``hints``, ``frame_skipped``, ``seen_by`` (``BreakSite.to_dict``); a
+recompilation one with ``function``, ``path``, ``line``, ``guard``, ``words``, ``fix``
+(``RecompileEvent.to_dict``); ``cudagraphs`` is ``observe_cudagraphs``' data.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional
+
+
+@dataclass
+class Answer:
+    """One target's run: either ``error`` (one line) or what dynamo did."""
+
+    #: the request's number, echoed back
+    id: Optional[int] = None
+    error: Optional[str] = None
+    #: graphs of the first call, and call_function ops in each
+    graphs: int = 0
+    ops_per_graph: List[int] = field(default_factory=list)
+    #: graphs over every call, recompilations included
+    total_graphs: int = 0
+    #: what ``torch._dynamo.explain`` alone would say (graphs - 1, or 0)
+    explain_graph_breaks: int = 0
+    breaks: List[Dict[str, Any]] = field(default_factory=list)
+    recompiles: List[Dict[str, Any]] = field(default_factory=list)
+    #: the target's file, as the worker resolved it
+    path: Optional[str] = None
+    #: the CUDA-graph measurement (``mode = "reduce-overhead"``), else None
+    cudagraphs: Optional[Dict[str, Any]] = None
+    #: the worker should be replaced before the next target (it ran out of memory)
+    recycle: bool = False
+
+    def to_json(self) -> Dict[str, Any]:
+        """JSON-able data (``json.dumps`` it); :meth:`from_json` reads it back."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Dict[str, Any]) -> "Answer":
+        """An answer from :meth:`to_json`'s data; keys this version does not know are ignored."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})

@@ -1,0 +1,84 @@
+"""Torch's log records, captured instead of printed (worker side: imports torch when used).
+
+Dynamo says what it broke and recompiled, and inductor why it skipped a CUDA graph, only in
+their log artifacts (``graph_breaks``, ``recompiles``, ``cudagraphs``, ``perf_hints``).
+:func:`capture_logs` turns the wanted artifacts on, routes their loggers to one
+:class:`LogRecords` handler (nothing reaches the terminal or the user's handlers) and puts
+every logger back afterwards.
+"""
+from __future__ import annotations
+
+import contextlib
+import importlib
+import logging
+import os
+from typing import Iterator, List, Sequence
+
+
+class LogRecords(logging.Handler):
+    """Keeps every record it is given, in order."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: List[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+    def of(self, artifact: str) -> List[logging.LogRecord]:
+        """The records of one artifact (its loggers are named ``<module>__<artifact>``)."""
+        return [r for r in self.records if r.name.endswith(f"__{artifact}")]
+
+    def messages(self, start: int = 0, end: int | None = None) -> List[str]:
+        """The records' texts, one per record (``""`` for one whose message cannot be built)."""
+        out = []
+        for record in self.records[start:end]:
+            try:
+                out.append(record.getMessage())
+            except Exception:  # a malformed record must not stop the run
+                out.append("")
+        return out
+
+
+@contextlib.contextmanager
+def capture_logs(artifacts: Sequence[str], *, under: str = "torch", modules: Sequence[str] = (),
+                 also: Sequence[str] = ()) -> Iterator[LogRecords]:
+    """Collect the records of ``artifacts`` (those this torch knows) logged by loggers under
+    ``under``, and of those loggers whose name holds one of ``also``, printing none.
+
+    ``modules`` are imported first: an artifact's logger exists once its module is imported,
+    and some are imported lazily. Logging is reset when done unless ``TORCH_LOGS`` is set.
+    """
+    import torch
+
+    for name in modules:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
+    registry = getattr(getattr(torch._logging, "_internal", None), "log_registry", None)
+    known = getattr(registry, "artifact_names", None)
+    wanted = [a for a in artifacts if known is None or a in known]
+    with contextlib.suppress(Exception):
+        torch._logging.set_logs(**{a: True for a in wanted})
+    handler = LogRecords()
+    suffixes = tuple(f"__{a}" for a in wanted)
+    saved = []
+    for name in list(logging.root.manager.loggerDict):
+        if not name.startswith(under) or not (name.endswith(suffixes) or any(a in name for a in also)):
+            continue
+        logger = logging.getLogger(name)
+        saved.append((logger, logger.level, logger.propagate, list(logger.handlers), logger.disabled))
+        logger.setLevel(logging.DEBUG)
+        logger.handlers = [handler]
+        logger.propagate = False
+        logger.disabled = False
+    try:
+        yield handler
+    finally:
+        for logger, level, propagate, handlers, disabled in saved:
+            logger.setLevel(level)
+            logger.propagate = propagate
+            logger.handlers = handlers
+            logger.disabled = disabled
+        if not os.environ.get("TORCH_LOGS"):
+            with contextlib.suppress(Exception):
+                torch._logging.set_logs()
