@@ -194,7 +194,8 @@ def dynamo_lines(folder: str) -> set:
     import importlib
 
     from torchlint.dynamic.observe import observe
-    from torchlint.dynamic.specs import materialize, parse_input
+    from torchlint.dynamic.load import materialize
+    from torchlint.dynamic.specs import parse_input
     from torchlint.verify import silenced
 
     with open(os.path.join(folder, "oracle.json"), encoding="utf-8") as fh:
