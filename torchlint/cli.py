@@ -104,6 +104,10 @@ def _remember(ctx: click.Context, param: click.Parameter, value):
 @click.option("--shard", metavar="K/N", expose_value=False, callback=_remember,
               help="Run only every N-th declared target, starting with the K-th (a CI matrix job); "
                    "combine the shards' JSON reports with `torchlint merge`.")
+@click.option("--no-project", is_flag=True, expose_value=False, callback=_remember,
+              help="Decide compiled regions one file at a time (no bases, calls or facts across files).")
+@click.option("--follow-imports", is_flag=True, expose_value=False, callback=_remember,
+              help="Also read installed third-party packages that the checked files import.")
 @click.option("--statistics", is_flag=True, help="Show counts per rule.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2).")
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report to FILE instead of stdout.")
@@ -268,7 +272,9 @@ def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input
         memory = meta.get("torchlint.max_memory")
         settings = override(settings, max_memory=parse_size(memory, "--max-memory") if memory else None)
         settings = override(settings, jobs=meta.get("torchlint.jobs"),
-                            cache_dir=os.path.abspath(cache_dir) if cache_dir else None)
+                            cache_dir=os.path.abspath(cache_dir) if cache_dir else None,
+                            project=False if meta.get("torchlint.no_project") else None,
+                            follow_imports=True if meta.get("torchlint.follow_imports") else None)
         if meta.get("torchlint.torch_version") is not None:
             from torchlint.config import check_torch_version
 

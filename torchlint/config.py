@@ -77,6 +77,12 @@ class Settings:
     #: the torch version the static pass reports for (``torch-version``); None: the installed
     #: torch's, else the newest measured (see :mod:`torchlint.matrix`)
     torch_version: Optional[str] = None
+    #: decide compiled regions over the whole project (bases, calls, loggers across files)
+    project: bool = True
+    #: also read installed third-party packages the checked files import
+    follow_imports: bool = False
+    #: source roots for module names (relative to ``root``; default the root and ``src``)
+    src: List[str] = field(default_factory=list)
     #: the folder relative paths in the config are resolved against
     root: str = "."
     #: the config file this came from, if any
@@ -192,6 +198,7 @@ _KEYS = {
     "max-graph-breaks", "max-recompiles", "baseline", "targets", "timeout", "cache-dir", "jobs",
     "max-memory", "mode", "device", "max-cudagraph-skips",
     "torch-version",
+    "project", "follow-imports", "src",
 }
 
 
@@ -261,6 +268,12 @@ def _parse_key(s: Settings, key: str, value: Any, source: str) -> None:
         s.targets = _targets(value, where)
     elif key == "torch-version":
         s.torch_version = check_torch_version(value, where)
+    elif key in ("project", "follow-imports"):
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where}: expected true or false, got {value!r}")
+        setattr(s, key.replace("-", "_"), value)
+    elif key == "src":
+        s.src = _strings(value, where)
     elif key in ("mode", "device"):
         if not isinstance(value, str):
             raise ConfigError(f"{where}: expected a string, got {value!r}")
