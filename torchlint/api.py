@@ -44,8 +44,9 @@ def check(
 ) -> Report:
     """Check files or folders like ``torchlint check PATHS``; returns the report.
 
-    ``select`` / ``ignore``: rule codes or prefixes (``["TL0"]``). ``config``: a
-    pyproject.toml or torchlint.toml (default: the nearest pyproject.toml above the working directory).
+    ``select`` / ``ignore``: rule codes or prefixes (``["TL0"]``), validated as on the command
+    line. ``config``: a pyproject.toml or torchlint.toml (default: the nearest pyproject.toml
+    with a ``[tool.torchlint]`` table above the checked paths, else above the working directory).
     ``targets``: dynamo targets, each a table with the keys of ``[[tool.torchlint.targets]]``
     (``{"target": "model.py:Net", "input": ["f32[8,16]"]}``) or a ``"model.py:Net"`` string;
     paths in them are relative to the working directory. Without ``targets``, those of the config run
@@ -56,13 +57,14 @@ def check(
     raises :class:`torchlint.config.ConfigError`.
     """
     from torchlint.pipeline import CheckOptions, run_check
-    from torchlint.config import codes_option, load_settings, override
+    from torchlint.config import codes_option, config_start, load_settings, override
 
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     paths = [os.fspath(p) for p in paths] or ["."]
     base = os.getcwd()
-    settings = load_settings(os.fspath(config) if config is not None else None, start=base)
+    settings = load_settings(os.fspath(config) if config is not None else None,
+                             start=config_start(paths, base))
     settings = override(settings, select=codes_option(select, "select"), ignore=codes_option(ignore, "ignore"),
                         timeout=timeout)
     cli_targets = [{"target": t} if isinstance(t, str) else dict(t) for t in targets or ()]

@@ -9,7 +9,7 @@ import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Literal, Optional, Tuple
+from typing import Any, Dict, List, Literal, Optional, Set, Tuple
 
 Source = Literal["static", "dynamic", "both"]
 Severity = Literal["error", "warning"]
@@ -73,6 +73,10 @@ class Finding:
     reason: Optional[str] = None
     explanation: Optional[str] = None
     hints: List[str] = field(default_factory=list)
+    # `torchlint run`: times dynamo met it, the library line it broke on, the ranks that saw it.
+    hits: Optional[int] = None
+    library: Optional[str] = None
+    ranks: Optional[List[int]] = None
     # Not serialised in JSON: an automatic fix and the source line, for text output.
     fix: Optional[Fix] = field(default=None, compare=False, repr=False)
     source_line: Optional[str] = field(default=None, compare=False, repr=False)
@@ -122,6 +126,9 @@ class Finding:
             d["reason"] = self.reason
             d["explanation"] = self.explanation
             d["hints"] = list(self.hints)
+        for key in ("hits", "library", "ranks"):
+            if getattr(self, key) is not None:
+                d[key] = getattr(self, key)
         if self.fix is not None:
             d["fix"] = {"applicability": self.fix.applicability, "description": self.fix.description}
         return d
@@ -171,6 +178,12 @@ class TargetResult:
     cudagraph_skips: Optional[int] = None
     #: per graph, the user lines its operations came from: ``[{"path", "lines"}]``
     graph_lines: List[List[Dict[str, Any]]] = field(default_factory=list)
+    #: path -> lines dynamo traced into a graph (not in JSON): a static finding there ran
+    #: without a break; one elsewhere was not reached
+    traced: Dict[str, Set[int]] = field(default_factory=dict, repr=False)
+    #: `torchlint run`: lines for people (compile time per frame, caches, output tail) and data
+    details: List[str] = field(default_factory=list)
+    program: Optional[Dict[str, Any]] = None
 
     def to_dict(self) -> Dict[str, Any]:
         d = {
@@ -187,7 +200,18 @@ class TargetResult:
             d["cudagraph_skips"] = self.cudagraph_skips
         if self.graph_lines:
             d["graph_lines"] = [[dict(g) for g in graph] for graph in self.graph_lines]
+        if self.details:
+            d["details"] = list(self.details)
+        if self.program is not None:
+            d["program"] = self.program
         return d
+
+    @classmethod
+    def from_dict(cls, d: Dict[str, Any]) -> "TargetResult":
+        names = {f.name for f in dataclasses.fields(cls)}
+        out = cls(**{k: v for k, v in d.items() if k in names and k != "recompile_reasons"})
+        out.recompile_reasons = [Recompile(**r) for r in d.get("recompile_reasons") or []]
+        return out
 
 
 @dataclass
@@ -200,6 +224,7 @@ class Report:
     targets: List[TargetResult] = field(default_factory=list)
     torch_version: Optional[str] = None
     dynamic_ran: bool = False
+    static_ran: bool = True
     # Lines of gate verdicts ("graph breaks 5 > limit 3 (+2)"), set by the gate.
     gate_failures: List[str] = field(default_factory=list)
     gate_notes: List[str] = field(default_factory=list)
@@ -207,6 +232,21 @@ class Report:
     def sort(self) -> None:
         self.findings.sort(key=lambda f: f.sort_key)
         self.errors.sort(key=lambda e: (e.path, e.message))
+
+    def traced(self, finding: Finding) -> bool:
+        """Whether some target traced one of the finding's lines into a graph (ran it without
+        breaking there); False when no target reached them or the dynamic pass did not run."""
+        lines = range(finding.line, max(finding.line, finding.end_line) + 1)
+        for t in self.targets:
+            seen = t.traced.get(finding.path)
+            if seen and any(n in seen for n in lines):
+                return True
+        return False
+
+    @property
+    def files_with_findings(self) -> int:
+        """How many files hold at least one finding (``files`` counts the files checked)."""
+        return len({f.path for f in self.findings})
 
     @property
     def graph_breaks(self) -> Optional[int]:
@@ -228,6 +268,7 @@ class Report:
             "graphs": self.graphs,
             "recompiles": self.recompiles,
             "errors": len(self.errors),
+            "files_with_findings": self.files_with_findings,
         }
 
     def to_dict(self) -> Dict[str, Any]:
@@ -235,10 +276,17 @@ class Report:
             "version": JSON_VERSION,
             "torch_version": self.torch_version,
             "summary": self.summary(),
-            "findings": [f.to_dict() for f in self.findings],
+            "findings": [self._finding_dict(f) for f in self.findings],
             "targets": [t.to_dict() for t in self.targets],
             "errors": [e.to_dict() for e in self.errors],
         }
+
+    def _finding_dict(self, finding: Finding) -> Dict[str, Any]:
+        d = finding.to_dict()
+        if self.dynamic_ran and finding.source == "static" and finding.severity == "error":
+            # what dynamo did with a line it did not confirm: ran it without breaking, or never
+            d["dynamo"] = "ran_without_breaking" if self.traced(finding) else "not_reached"
+        return d
 
     def to_json(self, indent: Optional[int] = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent)

@@ -81,6 +81,9 @@ def merge(
                 s.reason = s.reason or brk.reason
                 s.explanation = s.explanation or brk.explanation
                 s.hints = s.hints or list(brk.hints)
+                for key in ("hits", "library", "ranks"):  # what a watched program adds
+                    if getattr(s, key) is None:
+                        setattr(s, key, getattr(brk, key))
                 if s.source_line is None:
                     s.source_line = brk.source_line
                 confirmed.add(id(s))

@@ -105,3 +105,43 @@ def test_bad_baseline_is_a_one_line_error(tmp_path):
         load_baseline(str(bad))
     with pytest.raises(GateError, match="cannot read"):
         load_baseline(str(tmp_path / "missing.json"))
+
+
+def test_baseline_compares_only_what_ran(tmp_path):
+    """A break only dynamo saw is not "fixed since baseline" in a --no-dynamic run, nor a
+    static-only finding in a --no-static run; a confirmed one counts in either."""
+    path = tmp_path / "baseline.json"
+    confirmed = merge([static("TL001", 10, text="s = x.item()")], [dynamic(10, "GB0124")], GB)
+    only_dynamo = merge([], [dynamic(30, "GB0059")], GB, assign_rule=False)
+    only_static = [static("TL005", 20, text="if x.sum() > 0:")]
+    write_baseline(report(breaks=2, findings=confirmed + only_dynamo + only_static), str(path))
+    assert {e["source"] for e in json.loads(path.read_text())["findings"]} == {"both", "dynamic", "static"}
+
+    no_dynamic = Report(findings=[static("TL001", 10, text="s = x.item()")] + only_static)
+    assert compare(no_dynamic, load_baseline(str(path))) == ([], [])
+    no_static = report(breaks=2, findings=confirmed + only_dynamo)
+    no_static.static_ran = False
+    assert compare(no_static, load_baseline(str(path))) == ([], [])
+    # what did run is still compared: the static finding fixed, the confirmed one gone
+    fixed = Report(findings=[])
+    regressions, improvements = compare(fixed, load_baseline(str(path)))
+    assert regressions == []
+    assert [line.split(" ")[4] for line in improvements] == ["TL001", "TL005"]
+
+
+def test_old_baselines_without_source_treat_a_ruleless_gb_code_as_dynamic(tmp_path):
+    path = tmp_path / "baseline.json"
+    write_baseline(report(breaks=1, findings=merge([], [dynamic(30, "GB0059")], GB, assign_rule=False)), str(path))
+    data = json.loads(path.read_text())
+    for entry in data["findings"]:
+        del entry["source"]
+    path.write_text(json.dumps(data))
+    assert compare(Report(findings=[]), load_baseline(str(path))) == ([], [])
+    assert compare(report(breaks=0, findings=[]), load_baseline(str(path)))[1]  # dynamo ran: fixed
+
+
+def test_traced_lines_tell_ran_without_breaking_from_not_reached():
+    r = report(breaks=0, findings=[])
+    r.targets[0].traced = {"m.py": {10, 11}}
+    assert r.traced(static("TL001", 10)) and r.traced(static("TL001", 9, end_line=11))
+    assert not r.traced(static("TL001", 12)) and not r.traced(static("TL001", 10, path="n.py"))

@@ -41,6 +41,8 @@ class Answer:
     cudagraphs: Optional[Dict[str, Any]] = None
     #: the worker should be replaced before the next target (it ran out of memory)
     recycle: bool = False
+    #: [path, line] of the user lines in the graphs' node stack traces (code dynamo traced)
+    traced: List[List[Any]] = field(default_factory=list)
 
     def to_json(self) -> Dict[str, Any]:
         """JSON-able data (``json.dumps`` it); :meth:`from_json` reads it back."""

@@ -81,6 +81,7 @@ class Observation:
     explain_graph_breaks: int = 0        # what explain() alone would say (graphs - 1 or 0)
     #: per graph of the first call, the user lines its nodes came from: [{"path", "lines"}]
     graph_lines: List[List[Dict[str, Any]]] = field(default_factory=list)
+    traced: Set[Frame] = field(default_factory=set)  # user lines in the graphs: code dynamo traced
 
     @property
     def graph_breaks(self) -> int:
@@ -93,7 +94,8 @@ class Observation:
                       total_graphs=self.total_graphs, explain_graph_breaks=self.explain_graph_breaks,
                       breaks=[b.to_dict() for b in self.breaks],
                       recompiles=[r.to_dict() for r in self.recompiles],
-                      graph_lines=[list(g) for g in self.graph_lines], **more)
+                      graph_lines=[list(g) for g in self.graph_lines],
+                      traced=[list(frame) for frame in sorted(self.traced)], **more)
 
     def break_lines(self, path: Optional[str] = None) -> Set[int]:
         real = os.path.realpath(path) if path else None
@@ -336,6 +338,7 @@ def observe(
     for record in logs.of("graph_breaks"):
         collector.add_log_record(record)
     collector.add_counters(dict(counters.get("graph_break", {})))
+    obs.traced = traced_lines(graphs, collector.user_files)
     obs.breaks = sorted(collector.sites.values(), key=lambda s: (s.path or "~", s.line or 0))
     for record in logs.of("recompiles"):
         obs.recompiles.extend(parse_recompile_message(record.getMessage()))
@@ -350,6 +353,18 @@ def _graph_user_lines(gm: Any, user_files: Set[str]) -> List[Dict[str, Any]]:
         for path, line in user_frames(node.meta.get("stack_trace") or getattr(node, "stack_trace", None), user_files):
             by_path.setdefault(path, set()).add(line)
     return [{"path": path, "lines": sorted(lines)} for path, lines in sorted(by_path.items())]
+def traced_lines(graphs: Sequence[Any], files: Optional[Set[str]]) -> Set[Frame]:
+    """(file, line) of every frame in the graphs' node stack traces, in ``files`` (all when
+    None): the lines dynamo traced into a graph, so a rule's line among them ran without a break."""
+    out: Set[Frame] = set()
+    for gm in graphs:
+        for node in gm.graph.nodes:
+            trace = node.meta.get("stack_trace")
+            for m in _FRAME.finditer(trace or ""):
+                path = os.path.realpath(m.group("file"))
+                if files is None or path in files:
+                    out.add((path, int(m.group("line"))))
+    return out
 
 
 def _defining_files(fn: Any) -> Set[str]:

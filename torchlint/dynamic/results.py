@@ -102,6 +102,8 @@ def result_from_answer(target: str, answer: Answer, seconds: float, cwd: str,
             target=target, reason=words, path=relpath(event.get("path"), cwd), line=event.get("line"),
         ))
     result.recompiles = len(result.recompile_reasons)
+    for path, line in answer.traced:
+        result.traced.setdefault(relpath(path, cwd), set()).add(int(line))
     findings = [break_finding(b, target, cwd, lines) for b in answer.breaks if b.get("path") and b.get("line")]
     if answer.cudagraphs is not None:
         result.cudagraph_skips, more = findings_of(answer.cudagraphs, target, cwd, lines)

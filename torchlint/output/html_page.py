@@ -146,7 +146,7 @@ function opts(id,label,values){var sel=el("select",{id:id,"aria-label":label},[e
   values.forEach(function(v){sel.appendChild(el("option",{value:v,text:v}));});return sel;}
 function uniq(k){var o={};R.findings.forEach(function(f){o[k(f)]=1;});return Object.keys(o).sort();}
 var q=el("input",{id:"search",type:"search",placeholder:"search message, path, code\u2026","aria-label":"search"});
-var selRule=opts("filter-rule","rule",uniq(code)),selSource=opts("filter-source","source",["static","dynamic","both"]),
+var selRule=opts("filter-rule","rule",uniq(code)),selSource=opts("filter-source","source",["static","dynamic","both","not_reached","ran_without_breaking"]),
     selSev=opts("filter-severity","severity",["error","warning"]);
 var count=el("span",{"class":"muted",id:"count"});
 fs.appendChild(el("div",{"class":"bar"},[q,selRule,selSource,selSev,count]));
@@ -163,7 +163,7 @@ R.findings.forEach(function(f,i){
   var rule=el("button",{"class":"rule",type:"button",id:"rule-"+i,title:"show the rule page",text:code(f)});
   var div=el("div",{"class":"finding",id:"finding-"+i,"data-rule":code(f),"data-source":f.source,"data-severity":f.severity},[
     el("div",{"class":"head"},[rule,el("span",{text:f.path+":"+f.line+":"+f.column}),el("span",{"class":"tag "+f.severity,text:f.severity}),
-      el("span",{"class":"tag",text:f.source}),f.gb_code?gbLink(f.gb_code):null,f.target?el("span",{"class":"muted",text:"target: "+f.target}):null]),
+      el("span",{"class":"tag",text:f.source}),f.dynamo?el("span",{"class":"tag",text:String(f.dynamo).replace(/_/g," ")}):null,f.gb_code?gbLink(f.gb_code):null,f.target?el("span",{"class":"muted",text:"target: "+f.target}):null]),
     el("div",{"class":"msg",text:f.message}),excerpt(f),
     f.suggestion?el("div",{"class":"fix"},[el("b",{text:"fix: "}),f.suggestion]):null,
     f.fix?el("div",{"class":"muted",text:(f.fix.applicability==="safe"?"automatic fix (safe): ":"automatic fix (unsafe, --unsafe-fixes): ")+f.fix.description}):null,
@@ -183,7 +183,7 @@ function sync(){q.value=state.q;selRule.value=state.rule;selSource.value=state.s
   Array.prototype.forEach.call(cards.children,function(c){c.classList.toggle("on",c.id==="card-"+state.card);});}
 function apply(){var shown=0,open={};var words=state.q.toLowerCase();
   items.forEach(function(it){var f=it.f,ok=(!state.rule||code(f)===state.rule)&&(!state.severity||f.severity===state.severity)&&
-    (!state.source||(state.source==="dynamic+"?f.source!=="static":f.source===state.source))&&(!words||it.hay.indexOf(words)>=0);
+    (!state.source||(state.source==="dynamic+"?f.source!=="static":(f.source===state.source||f.dynamo===state.source)))&&(!words||it.hay.indexOf(words)>=0);
     it.el.classList.toggle("hidden",!ok);if(ok){shown++;open[f.path]=1;}});
   Object.keys(files).forEach(function(p){files[p].classList.toggle("hidden",!open[p]);});
   count.textContent=shown+" of "+items.length+" shown";document.body.setAttribute("data-shown",String(shown));}

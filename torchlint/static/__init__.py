@@ -5,7 +5,7 @@ when asked, letting the fixes plan their edits in the same walk); ``limits`` run
 file's parse and walk under a time limit on a big stack (and words parse errors); ``run``
 reads the files, pre-filters them, runs them in a process pool and asks the ``cache``.
 
-May import: :mod:`torchlint.analysis`, :mod:`torchlint.rules`, ``files``, ``findings``
-and ``config``. Never the fixes (they are handed in as a
+May import: :mod:`torchlint.analysis`, :mod:`torchlint.rules`, ``files``, ``findings``,
+``config`` and ``matrix``. Never the fixes (they are handed in as a
 :class:`~torchlint.static.engine.FixPlanner`), the output or the dynamic pass.
 """

@@ -151,13 +151,18 @@ def lint_module(
     *,
     fixes: Optional[FixPlanner] = None,
     source: Optional[str] = None,
+    project: Optional[dict] = None,
 ) -> List[Finding]:
-    """Findings of the given rules in one parsed module (``source``: its text, when at hand).
+    """Findings of the given rules in one parsed module (``source``: its text, when at hand;
+    ``project``: the file's facts from the project-wide analysis,
+    :meth:`torchlint.analysis.project.Project.facts`).
 
     With ``fixes``, a finding a fix can rewrite carries its :class:`~torchlint.findings.Fix`."""
     imports = ImportTable.from_module(module)
+    if project:
+        imports.apply_project(project)
     index = build_index(module, imports)
-    regions = find_regions(index)
+    regions = find_regions(index, project)
     if not regions or not rule_classes:
         return []
     planning = fixes.start(module, rule_classes) if fixes is not None else None
@@ -167,7 +172,7 @@ def lint_module(
     for node, region in list(regions.items()):
         ctx.region = region
         ctx.scope = TensorScope(imports, region.owner)
-        all_tensors = region.is_root
+        all_tensors = region.is_root or region.cross_file
         ctx.scope.bind_params(node, region.tensor_params, all_tensors=all_tensors)
         walker.walk(node.body)
     ctx.region = ctx.scope = None
