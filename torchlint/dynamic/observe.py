@@ -38,6 +38,8 @@ from torchlint.dynamic.recompiles import RecompileEvent, parse_recompile_message
 _TORCH_DIR = os.path.dirname(os.path.realpath(torch.__file__))
 _STDLIB_DIRS = {os.path.realpath(sysconfig.get_paths()[k]) for k in ("stdlib", "platstdlib")}
 _SITE_DIRS = {os.path.realpath(sysconfig.get_paths()[k]) for k in ("purelib", "platlib")}
+#: torchlint's own package: its frames (``compiled(*args)`` in :func:`observe`) are never a site
+_OWN_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 
 Frame = Tuple[str, int]
 
@@ -143,6 +145,21 @@ def _in_dir(path: str, dirs: Iterable[str]) -> bool:
     return any(path == d or path.startswith(d + os.sep) for d in dirs)
 
 
+def site_frame(frames: Sequence[Frame], user_files: Optional[Set[str]]) -> Optional[Frame]:
+    """Which frame of a stack (outermost first) a break is placed on: the innermost in the
+    linted files; else the innermost outside torch, torchlint and the standard library (the
+    line of an installed library, a model in site-packages); else the innermost outside torch
+    and torchlint. Never a frame of torch or of torchlint: None when there is no other."""
+    frames = [(os.path.realpath(f), int(n)) for f, n in frames if f and not f.startswith("<")]
+    if user_files:
+        for frame in reversed(frames):
+            if frame[0] in user_files:
+                return frame
+    ours = [f for f in frames if not _in_dir(f[0], (_TORCH_DIR, _OWN_DIR))]
+    libraries = [f for f in ours if not _in_dir(f[0], _STDLIB_DIRS) or _in_dir(f[0], _SITE_DIRS)]
+    return (libraries or ours or [None])[-1]
+
+
 class _BreakCollector:
     """Turns the three witnesses into distinct :class:`BreakSite` objects."""
 
@@ -153,20 +170,8 @@ class _BreakCollector:
         # dynamo's own location (innermost frame) -> the user site it resolved to
         self._by_dynamo_loc: Dict[Frame, Tuple[Optional[str], Optional[int]]] = {}
 
-    # Which frame is the user's: innermost in the linted files, else innermost outside torch,
-    # the standard library and site-packages, else innermost of all.
     def _user_frame(self, frames: Sequence[Frame]) -> Optional[Frame]:
-        frames = [(os.path.realpath(f), int(n)) for f, n in frames if f and not f.startswith("<")]
-        if not frames:
-            return None
-        if self.user_files is not None:
-            for frame in reversed(frames):
-                if frame[0] in self.user_files:
-                    return frame
-        for frame in reversed(frames):
-            if not _in_dir(frame[0], {_TORCH_DIR} | _STDLIB_DIRS | _SITE_DIRS):
-                return frame
-        return frames[-1]
+        return site_frame(frames, self.user_files)
 
     def add(self, frames: Sequence[Frame], text: str, witness: str, *, skipped: bool = False,
             gb_type: Optional[str] = None, dynamo_loc: Optional[Frame] = None) -> Optional[BreakSite]:
