@@ -160,7 +160,7 @@ def _handle(request: Dict[str, Any]) -> Answer:
     from torchlint.dynamic.cudagraphs import observe_cudagraphs, prepare
     from torchlint.dynamic.load import load_input_sets, load_inputs, load_target
     from torchlint.dynamic.observe import observe
-    from torchlint.dynamic.load import materialize
+    from torchlint.dynamic.load import materialize_call
     from torchlint.dynamic.specs import parse_input
     from torchlint.dynamic.targets import TargetError, parse_ref
 
@@ -175,10 +175,7 @@ def _handle(request: Dict[str, Any]) -> Answer:
         ref = parse_ref(request["target"])
         fn, path = load_target(ref, cwd)
         user_files.add(path)
-        calls = [
-            ([materialize(parse_input(s), seed=i) for i, s in enumerate(call)], {})
-            for call in request.get("input_sets") or []
-        ]
+        calls = [materialize_call([parse_input(s) for s in call]) for call in request.get("input_sets") or []]
         if request.get("inputs_from"):
             source = parse_ref(request["inputs_from"], "inputs-from function")
             calls.insert(0, load_inputs(source, cwd))
