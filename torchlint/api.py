@@ -204,10 +204,16 @@ def _with_rules(dynamic: List[Finding]) -> List[Finding]:
     from torchlint.rules import all_rules
     from torchlint.static.run import run_static, select_rules
 
+    from torchlint.static.run import rules_on_lines
+
     rules = all_rules()
     files = sorted({f.path for f in dynamic})
-    codes = Settings().enabled_rules([r.code for r in rules])
-    static, _errors = run_static(files, select_rules(codes))  # same path strings as the breaks
+    enabled = select_rules(Settings().enabled_rules([r.code for r in rules]))
+    static, _errors = run_static(files, enabled)  # same path strings as the breaks
     gb_map: Dict[str, set] = {r.code: set(r.gb_codes) for r in rules}
     suggestions = {r.code: r.suggestion for r in rules}
-    return [f for f in merge(static, dynamic, gb_map, suggestions) if f.source != "static"]
+    wanted: Dict[str, set] = {}
+    for f in dynamic:
+        wanted.setdefault(f.path, set()).add(f.line)
+    flagged = rules_on_lines(wanted, enabled)
+    return [f for f in merge(static, dynamic, gb_map, suggestions, flagged=flagged) if f.source != "static"]

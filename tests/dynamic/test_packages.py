@@ -159,3 +159,35 @@ def test_explain_calls_take_keyword_arguments_per_call(tagger):
             del sys.modules[name]
     assert report.graph_breaks == 2 and report.recompiles >= 1
     assert {(os.path.basename(f.path), f.line) for f in report.findings} == {("attention.py", 17), ("model.py", 19)}
+
+
+@torch_needed
+@pytest.mark.parametrize("static", [True, False])
+def test_a_dynamic_only_break_carries_only_the_rule_that_flags_its_line(models_dir, monkeypatch, static):
+    pytest.importorskip("torch")
+    import io
+    from types import SimpleNamespace
+
+    import torchlint
+    from torchlint.output.text import render
+    from torchlint.rules import all_rules
+    from torchlint.static.run import rules_on_lines
+
+    monkeypatch.chdir(models_dir)
+    report = torchlint.check(["hidden_breaks.py"], static=static, targets=[
+        {"target": "hidden_breaks.py:Net", "input": ["f32[2,8]"]}])
+    assert report.errors == []
+    got = {f.line: (f.rule, f.gb_code) for f in report.findings}
+    assert got == {8: ("TL004", "GB0059"), 13: ("TL003", "GB0109"), 18: ("TL002", "GB0124"),
+                   23: (None, "GB0033")}
+    assert all(f.source == "dynamic" for f in report.findings)
+    flagged = rules_on_lines({"hidden_breaks.py": set(got)}, all_rules())
+    for f in report.findings:  # the bar: no rule code whose rule would not flag that line
+        assert f.rule is None or f.rule in flagged[(f.path, f.line)]
+    unnamed = next(f for f in report.findings if f.rule is None)
+    assert unnamed.reason == "Data dependent operator" and "item" not in unnamed.suggestion
+    out = io.StringIO()
+    render(report, out, options=SimpleNamespace(color=False, quiet=False, statistics=False,
+                                                unsafe_fixable=0, unsafe_fixes=False))
+    text = out.getvalue()
+    assert text.count("no rule predicted it") == 1 and "found by dynamo, TL004 flags this line" in text

@@ -26,6 +26,8 @@ def _status(f: Finding, dynamic_ran: bool) -> str:
     if f.severity == "warning":
         return "[cyan]performance warning, not a graph break[/]"
     label, color = _STATUS[f.source]
+    if f.source == "dynamic" and f.rule:  # the rule flags the line, but its region was not followed
+        label = f"found by dynamo, {f.rule} flags this line"
     if f.source == "static" and dynamic_ran and f.target is None:
         label = "potential graph break, not confirmed by dynamo"
     return f"[{color}]{label}[/]"

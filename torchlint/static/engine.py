@@ -9,7 +9,7 @@ tensor-ness of local names up to date (:mod:`torchlint.analysis.tensors`) so rul
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Callable, Dict, List, Optional, Sequence, Type
+from typing import Callable, Dict, List, Optional, Sequence, Set, Type
 
 import libcst as cst
 
@@ -26,7 +26,7 @@ from torchlint.analysis.regions import (
     resolve_callee,
 )
 from torchlint.analysis.tensors import TensorScope
-from torchlint.analysis.tree import TRIVIA_TYPES, positions, traverse
+from torchlint.analysis.tree import TRIVIA_TYPES, positions, traverse, walk
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
@@ -167,7 +167,13 @@ def lint_module(
     """Findings of the given rules in one parsed module."""
     imports = ImportTable.from_module(module)
     index = build_index(module, imports)
-    regions = find_regions(index)
+    return _lint_regions(module, path, rule_classes, lines, index, find_regions(index))
+
+
+def _lint_regions(module: cst.Module, path: str, rule_classes: Sequence[Type[Rule]],
+                  lines: Optional[List[str]], index: ModuleIndex,
+                  regions: Dict[cst.FunctionDef, Region]) -> List[Finding]:
+    imports = index.imports
     if not regions or not rule_classes:
         return []
     ctx = FileContext(path, module, index, regions)
@@ -215,6 +221,25 @@ def lint_module(
             )
         )
     return findings
+
+
+def lint_lines(source: str, path: str, rule_classes: Sequence[Type[Rule]], wanted: Set[int]) -> List[Finding]:
+    """The findings the rules make on the ``wanted`` lines when every function holding one is
+    taken as compiled (dynamo broke there, so it was traced, whatever the regions say): what
+    a rule would flag on a line the static pass did not reach. Never imports the code.
+    Raises ``libcst.ParserSyntaxError`` on bad syntax."""
+    module = cst.parse_module(source)
+    index = build_index(module, ImportTable.from_module(module))
+    regions = find_regions(index)
+    owners = {id(m): info for info in index.classes.values() for m in info.methods.values()}
+    functions = [n for n in walk(module) if isinstance(n, cst.FunctionDef)]
+    spans = positions(module, functions)
+    for fn in functions:
+        (start, _), (end, _) = spans[fn]
+        if fn not in regions and any(start <= line <= end for line in wanted):
+            regions[fn] = Region(node=fn, qualname=fn.name.value, root=fn.name.value, owner=owners.get(id(fn)))
+    findings = _lint_regions(module, path, rule_classes, source_lines(source), index, regions)
+    return [f for f in findings if any(f.line <= line <= max(f.end_line, f.line) for line in wanted)]
 
 
 def lint_source(source: str, path: str, rule_classes: Sequence[Type[Rule]]) -> List[Finding]:
