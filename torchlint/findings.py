@@ -163,6 +163,10 @@ class TargetResult:
     ops_per_graph: List[int] = field(default_factory=list)
     recompile_reasons: List[Recompile] = field(default_factory=list)
     cudagraph_skips: Optional[int] = None
+    #: functions that hit dynamo's recompile limit and then ran eagerly, uncompiled
+    recompile_limit_hits: List[Recompile] = field(default_factory=list)
+    #: graph breaks counted each time one was hit (``graph_breaks`` counts distinct sites)
+    graph_break_hits: int = 0
 
     def to_dict(self) -> Dict[str, Any]:
         d = {
@@ -177,6 +181,8 @@ class TargetResult:
         }
         if self.cudagraph_skips is not None:
             d["cudagraph_skips"] = self.cudagraph_skips
+        d["graph_break_hits"] = self.graph_break_hits
+        d["recompile_limit_hits"] = [r.to_dict() for r in self.recompile_limit_hits]
         return d
 
 
@@ -203,6 +209,10 @@ class Report:
         return sum(t.graph_breaks for t in self.targets) if self.dynamic_ran else None
 
     @property
+    def graph_break_hits(self) -> Optional[int]:
+        return sum(t.graph_break_hits for t in self.targets) if self.dynamic_ran else None
+
+    @property
     def graphs(self) -> Optional[int]:
         return sum(t.graphs for t in self.targets) if self.dynamic_ran else None
 
@@ -215,6 +225,7 @@ class Report:
             "files": self.files,
             "findings": len(self.findings),
             "graph_breaks": self.graph_breaks,
+            "graph_break_hits": self.graph_break_hits,
             "graphs": self.graphs,
             "recompiles": self.recompiles,
             "errors": len(self.errors),

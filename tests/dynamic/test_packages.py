@@ -95,6 +95,9 @@ def test_a_target_inside_a_package_loads_and_its_breaks_are_project_lines(worker
         input=["input_ids=i64[2,8]:0..1000", "attention_mask=i64[2,8]:1..2"])
     assert errors == [] and results[0].error is None
     assert results[0].graph_breaks == 2
+    # explain() lists 3 break reasons (the print is hit in the caller's frame and again in the
+    # layer's own): 3 hits at 2 sites
+    assert results[0].graph_break_hits == 3
     assert {(f.path, f.line) for f in findings} == {(prefix + p, n) for p, n in BREAKS}
 
 

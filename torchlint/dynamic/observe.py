@@ -33,7 +33,8 @@ from torchlint.dynamic.answer import Answer
 from torchlint.dynamic.gb_registry import GraphBreakRegistry, load_registry
 from torchlint.dynamic.load import load_module_from_path, materialize
 from torchlint.dynamic.logs import capture_logs
-from torchlint.dynamic.recompiles import RecompileEvent, parse_recompile_message
+from torchlint.dynamic.recompiles import (RecompileEvent, mark_within_call, parse_limit_message,
+                                          parse_recompile_message)
 
 _TORCH_DIR = os.path.dirname(os.path.realpath(torch.__file__))
 _STDLIB_DIRS = {os.path.realpath(sysconfig.get_paths()[k]) for k in ("stdlib", "platstdlib")}
@@ -57,6 +58,13 @@ class BreakSite:
     hints: List[str] = field(default_factory=list)
     frame_skipped: bool = False    # dynamo gave up the whole frame and ran it eagerly
     seen_by: Set[str] = field(default_factory=set)  # "explain", "log", "counters"
+    #: times each witness saw it (a break in a loop or a layer run several times is one site)
+    seen: Dict[str, int] = field(default_factory=dict)
+
+    @property
+    def hits(self) -> int:
+        """How often dynamo broke here: the most any one witness saw (they see the same breaks)."""
+        return max(self.seen.values(), default=1)
 
     @property
     def key(self) -> Tuple[Optional[str], Optional[int]]:
@@ -66,7 +74,7 @@ class BreakSite:
         return {
             "path": self.path, "line": self.line, "gb_type": self.gb_type, "gb_code": self.gb_code,
             "reason": self.reason, "explanation": self.explanation, "hints": list(self.hints),
-            "frame_skipped": self.frame_skipped, "seen_by": sorted(self.seen_by),
+            "frame_skipped": self.frame_skipped, "seen_by": sorted(self.seen_by), "hits": self.hits,
         }
 
 
@@ -80,6 +88,8 @@ class Observation:
     breaks: List[BreakSite] = field(default_factory=list)
     recompiles: List[RecompileEvent] = field(default_factory=list)
     explain_graph_breaks: int = 0        # what explain() alone would say (graphs - 1 or 0)
+    #: functions that hit dynamo's recompile limit and then ran eagerly (parse_limit_message)
+    recompile_limit_hits: List[Dict[str, Any]] = field(default_factory=list)
 
     @property
     def graph_breaks(self) -> int:
@@ -91,7 +101,8 @@ class Observation:
         return Answer(graphs=self.graphs, ops_per_graph=list(self.ops_per_graph),
                       total_graphs=self.total_graphs, explain_graph_breaks=self.explain_graph_breaks,
                       breaks=[b.to_dict() for b in self.breaks],
-                      recompiles=[r.to_dict() for r in self.recompiles], **more)
+                      recompiles=[r.to_dict() for r in self.recompiles],
+                      recompile_limit_hits=[dict(h) for h in self.recompile_limit_hits], **more)
 
     def break_lines(self, path: Optional[str] = None) -> Set[int]:
         real = os.path.realpath(path) if path else None
@@ -192,6 +203,7 @@ class _BreakCollector:
             site = BreakSite(path=frame[0], line=frame[1])
             self.sites[frame] = site
         site.seen_by.add(witness)
+        site.seen[witness] = site.seen.get(witness, 0) + 1
         site.frame_skipped = site.frame_skipped or skipped
         if site.gb_type is None and (entry is not None or gb_type):
             site.gb_type = entry.gb_type if entry else gb_type
@@ -255,6 +267,8 @@ class _BreakCollector:
             located.add(gb_type)
 
 
+#: dynamo's own logger, where it warns that a function hit the recompile limit
+_LIMIT_LOGGER = "torch._dynamo.convert_frame"
 _LOGGING_MODULES = ("torch._dynamo.guards", "torch._dynamo.convert_frame",
                     "torch._dynamo.symbolic_convert", "torch._dynamo.exc")
 
@@ -317,9 +331,14 @@ def observe(
     obs = Observation()
     kwarg_sets = kwarg_sets or [{} for _ in arg_sets]
     grad = torch.enable_grad() if train else torch.no_grad()
-    with capture_logs(("graph_breaks", "recompiles"), modules=_LOGGING_MODULES) as logs, grad:
+    ends: List[int] = []  # where each call's log records end
+    with capture_logs(("graph_breaks", "recompiles"), modules=_LOGGING_MODULES,
+                      also=(_LIMIT_LOGGER,)) as logs, grad:
         for i, (args, kwargs) in enumerate(zip(arg_sets, kwarg_sets)):
-            out = compiled(*args, **kwargs)
+            try:
+                out = compiled(*args, **kwargs)
+            finally:
+                ends.append(len(logs.records))
             if train:
                 _backward(out)
             if i == 0:
@@ -337,9 +356,26 @@ def observe(
         collector.add_log_record(record)
     collector.add_counters(dict(counters.get("graph_break", {})))
     obs.breaks = sorted(collector.sites.values(), key=lambda s: (s.path or "~", s.line or 0))
-    for record in logs.of("recompiles"):
-        obs.recompiles.extend(parse_recompile_message(record.getMessage()))
+    for number, record in enumerate(logs.records):
+        call = next((i for i, end in enumerate(ends) if number < end), None)
+        if record.name.endswith("__recompiles"):
+            for event in parse_recompile_message(record.getMessage()):
+                event.call = call
+                obs.recompiles.append(event)
+        elif record.name == _LIMIT_LOGGER:
+            hit = parse_limit_message(_message(record))
+            if hit is not None:
+                hit["call"] = call
+                obs.recompile_limit_hits.append(hit)
+    mark_within_call(obs.recompiles)
     return obs
+
+
+def _message(record: logging.LogRecord) -> str:
+    try:
+        return record.getMessage()
+    except Exception:  # a malformed record must not stop the run
+        return ""
 
 
 def _defining_files(fn: Any) -> Set[str]:

@@ -83,7 +83,7 @@ def render(report: Report, stream: TextIO, *, options) -> None:
             continue
         console.print(
             f"[bold]{escape(t.target)}[/]: {t.graphs} graph{'s' if t.graphs != 1 else ''}, "
-            f"{t.graph_breaks} graph break{'s' if t.graph_breaks != 1 else ''}, "
+            + _breaks(t) + ", "
             f"{t.recompiles} recompile{'s' if t.recompiles != 1 else ''}"
             + (f", {t.cudagraph_skips} CUDA-graph skip{'s' if t.cudagraph_skips != 1 else ''}"
                if t.cudagraph_skips is not None else "")
@@ -92,11 +92,23 @@ def render(report: Report, stream: TextIO, *, options) -> None:
         for r in t.recompile_reasons:
             where = f" at {r.path}:{r.line}" if r.path and r.line else ""
             console.print(f"  recompiled{where}: {escape(r.reason)}")
+        for r in t.recompile_limit_hits:
+            where = f" at {r.path}:{r.line}" if r.path and r.line else ""
+            console.print(f"  [bold red]RECOMPILE LIMIT{where}[/]: {escape(r.reason)}")
     _summary(console, report, options)
     for line in report.gate_notes:
         console.print(f"[green]{escape(line)}[/]")
     for line in report.gate_failures:
         console.print(f"[bold red]{escape(line)}[/]")
+
+
+def _breaks(t) -> str:
+    """``4 graph breaks at 2 sites`` (hits, distinct places), ``1 graph break`` when they agree."""
+    hits = max(t.graph_break_hits, t.graph_breaks)
+    text = f"{hits} graph break{'s' if hits != 1 else ''}"
+    if hits != t.graph_breaks:
+        text += f" at {t.graph_breaks} site{'s' if t.graph_breaks != 1 else ''}"
+    return text
 
 
 def _summary(console: Console, report: Report, options) -> None:
