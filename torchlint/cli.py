@@ -183,6 +183,9 @@ def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input
     try:
         report = run_check(options)
         report.errors.extend(fix_errors)
+        for failed in report.targets if verbose else ():  # a target that raised: its traceback
+            if failed.traceback:
+                click.echo(f"{failed.target}: {failed.traceback.rstrip()}", err=True)
         if gate:
             _apply_gate(report, settings)
     except ConfigError as exc:

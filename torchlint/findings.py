@@ -167,6 +167,8 @@ class TargetResult:
     recompile_limit_hits: List[Recompile] = field(default_factory=list)
     #: graph breaks counted each time one was hit (``graph_breaks`` counts distinct sites)
     graph_break_hits: int = 0
+    #: the traceback of a target that raised, for ``-v`` (not in JSON)
+    traceback: Optional[str] = field(default=None, repr=False)
 
     def to_dict(self) -> Dict[str, Any]:
         d = {

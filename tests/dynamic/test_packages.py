@@ -194,3 +194,30 @@ def test_a_dynamic_only_break_carries_only_the_rule_that_flags_its_line(models_d
                                                 unsafe_fixable=0, unsafe_fixes=False))
     text = out.getvalue()
     assert text.count("no rule predicted it") == 1 and "found by dynamo, TL004 flags this line" in text
+
+
+SHAPE_BUG = '''import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(16, 4))
+
+    def forward(self, x):
+        h = x * 2
+        return h @ self.w
+'''
+
+
+@torch_needed
+def test_a_crash_shows_the_users_error_not_dynamos_wrapper(worker, tmp_path):
+    pytest.importorskip("torch")
+    (tmp_path / "crash.py").write_text(SHAPE_BUG)
+    results, _findings, errors, _ = _run(worker, tmp_path, "crash.py:Net", input=["f32[2,8]"])
+    error = results[0].error
+    assert error == ("raised RuntimeError: a and b must have same reduction dim, but got [2, 8] X [16, 4]. "
+                     "(at crash.py:12)")
+    assert "fake tensor" not in errors[0].message
+    assert "Traceback" in results[0].traceback and "TorchRuntimeError" in results[0].traceback

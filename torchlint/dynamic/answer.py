@@ -42,6 +42,8 @@ class Answer:
     cudagraphs: Optional[Dict[str, Any]] = None
     #: the worker should be replaced before the next target (it ran out of memory)
     recycle: bool = False
+    #: the target's traceback when it raised (shown with ``-v``)
+    traceback: Optional[str] = None
 
     def to_json(self) -> Dict[str, Any]:
         """JSON-able data (``json.dumps`` it); :meth:`from_json` reads it back."""

@@ -103,6 +103,7 @@ def result_from_answer(target: str, answer: Answer, seconds: float, cwd: str,
     result = TargetResult(target=target, seconds=seconds)
     if answer.error:
         result.error = answer.error
+        result.traceback = answer.traceback
         return result, []
     result.graphs = int(answer.graphs)
     result.ops_per_graph = list(answer.ops_per_graph)
