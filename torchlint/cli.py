@@ -78,9 +78,9 @@ def _remember(ctx: click.Context, param: click.Parameter, value):
                    "A target over it is reported as out of memory (GPU memory is not counted).")
 @click.option("--max-graph-breaks", type=click.IntRange(min=0), help="Gate: fail when the dynamic graph-break count exceeds N.")
 @click.option("--max-recompiles", type=click.IntRange(min=0), help="Gate: fail when recompilations exceed N.")
-@click.option("--mode", type=click.Choice(["default", "reduce-overhead"]),
-              help="reduce-overhead: also compile targets the way torch.compile(mode=\"reduce-overhead\") "
-                   "does and report CUDA-graph skips and re-recordings (needs a CUDA GPU).")
+@click.option("--mode", type=click.Choice(["default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"]),
+              help="reduce-overhead or max-autotune (both use CUDA graphs): also compile targets the way "
+                   "torch.compile(mode=...) does and report CUDA-graph skips and re-recordings (needs a CUDA GPU).")
 @click.option("--device", type=click.Choice(["cpu", "cuda"]),
               help="Move targets and their inputs to this device first (reduce-overhead implies cuda).")
 @click.option("--max-cudagraph-skips", type=click.IntRange(min=0),

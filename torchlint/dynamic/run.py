@@ -13,7 +13,7 @@ import os
 import time
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from torchlint.config import ConfigError
+from torchlint.config import CUDAGRAPH_MODES, ConfigError
 from torchlint.dynamic.answer import Answer
 from torchlint.dynamic.process import Worker, WorkerError, default_max_memory, with_memory_hint
 from torchlint.dynamic.results import SourceLines, relpath, result_from_answer
@@ -70,7 +70,7 @@ def require_cuda(worker: Worker, specs: Sequence[TargetSpec]) -> None:
     if worker.cuda:
         return
     spec = wanting[0]
-    what = "--mode reduce-overhead" if spec.mode == "reduce-overhead" else "--device cuda"
+    what = f"--mode {spec.mode}" if spec.mode in CUDAGRAPH_MODES else "--device cuda"
     raise DeviceUnavailable(
         f"{what} needs a CUDA GPU, and torch {worker.torch_version or '?'} sees none here "
         f"(target {spec.name!r}); inductor does not use CUDA graphs on the CPU, so there is "

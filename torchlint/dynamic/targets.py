@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from torchlint.config import ConfigError, check_mode, target_table_problem
+from torchlint.config import CUDAGRAPH_MODES, ConfigError, check_mode, target_table_problem
 from torchlint.dynamic.specs import Spec, SpecError, check_call, parse_input, parse_input_set
 
 
@@ -161,7 +161,7 @@ class TargetSpec:
     def run_device(self) -> Optional[str]:
         """Where the target runs: its ``device``, else ``cuda`` for reduce-overhead (inductor
         records CUDA graphs only there), else wherever it was built (None)."""
-        return self.device or ("cuda" if self.mode == "reduce-overhead" else None)
+        return self.device or ("cuda" if self.mode in CUDAGRAPH_MODES else None)
 
     def to_wire(self) -> Dict[str, Any]:
         """What the worker needs, as JSON-able data (specs travel as their text)."""

@@ -181,6 +181,7 @@ def handle(request: Dict[str, Any]) -> Answer:
 def _handle(request: Dict[str, Any]) -> Answer:
     import torch
 
+    from torchlint.config import CUDAGRAPH_MODES
     from torchlint.dynamic.cudagraphs import observe_cudagraphs, prepare
     from torchlint.dynamic.load import load_input_sets, load_inputs, load_target
     from torchlint.dynamic.observe import observe
@@ -212,8 +213,8 @@ def _handle(request: Dict[str, Any]) -> Answer:
             fn, [list(a) for a, _ in calls], kwarg_sets=[k for _, k in calls],
             user_files=user_files, train=bool(request.get("train")),
         )
-        if request.get("mode") == "reduce-overhead":
-            cudagraphs = observe_cudagraphs(fn, calls, user_files=user_files)
+        if request.get("mode") in CUDAGRAPH_MODES:  # reduce-overhead, max-autotune
+            cudagraphs = observe_cudagraphs(fn, calls, user_files=user_files, mode=request["mode"])
     except TargetError as e:
         return Answer(id=number, error=str(e), path=path)
     except SystemExit as e:
