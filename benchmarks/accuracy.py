@@ -11,12 +11,18 @@ and tensor inference (what a grep-based check would report), to show what that i
 buys. Without torch, the fixtures fall back to ``fixtures/expected_breaks.json`` (measured on
 torch 2.13) and the rule pages are skipped.
 
-    python benchmarks/accuracy.py [-v] [--with-tests]
+A separate set is real package code: the modeling files of ``transformers`` models built from
+tiny configs and run through dynamo in eval and train mode (:mod:`real_models`); it is scored
+and printed apart (``real models ...``), and skipped without transformers or with
+``--no-real``.
+
+    python benchmarks/accuracy.py [-v] [--with-tests] [--no-real]
 
 ``-v`` lists the lines each source gets wrong; ``--with-tests`` adds the dynamo-checked
 snippets of ``tests/test_rules_*.py`` (positives and look-alikes) to the set.
 
-The last line reads ``static precision=P recall=R (tp=.. fp=.. fn=..)``.
+The last line reads ``static precision=P recall=R (tp=.. fp=.. fn=..)`` for the fixtures,
+pages (and tests); the real models' line comes before it.
 """
 from __future__ import annotations
 
@@ -34,9 +40,8 @@ sys.path.insert(0, REPO)
 
 from torchlint.pages import pages  # noqa: E402
 from torchlint.config import Settings  # noqa: E402
-from torchlint.rules import all_rules  # noqa: E402
 from torchlint.static.engine import lint_source  # noqa: E402
-from torchlint.static.run import select_rules  # noqa: E402
+from torchlint.rules import enabled_rules  # noqa: E402
 from torchlint.verify import silenced  # noqa: E402
 
 FIXTURES = os.path.join(REPO, "fixtures")
@@ -197,9 +202,38 @@ def fmt(score: Score) -> str:
     return f"{score.precision:5.2f} {score.recall:5.2f}"
 
 
+def real_models(rules, verbose: bool) -> None:
+    """The real package set, scored and printed on its own."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from real_models import real_sources
+
+    sources = real_sources()
+    if not sources:
+        print("real models: transformers is not installed, skipped")
+        return
+    score, peer = Score(), Score()
+    for s in sources:
+        static = {f.line for f in lint_source(s.code, s.path, rules)}
+        grep = {n for n, line in enumerate(s.code.splitlines(), 1) if PEER.search(line.split("#", 1)[0])}
+        one = Score().add(static, s.breaks)
+        score.add(static, s.breaks)
+        peer.add(grep, s.breaks)
+        note = f"  ({s.error})" if s.error else ""
+        print(f"{s.label:44s} {len(s.breaks):6d} {len(static):6d} {one.tp:3d} {one.fp:3d} {one.fn:3d}{note}")
+        if verbose and static != s.breaks:
+            lines = s.code.splitlines()
+            for n in sorted(static - s.breaks):
+                print(f"    fp {n}: {lines[n - 1].strip()[:90]}")
+            for n in sorted(s.breaks - static):
+                print(f"    fn {n}: {lines[n - 1].strip()[:90]}")
+    print(f"real models  static precision={score.precision:.2f} recall={score.recall:.2f} "
+          f"(tp={score.tp} fp={score.fp} fn={score.fn}; {len(sources)} transformers modeling files); "
+          f"grep peer precision={peer.precision:.2f} recall={peer.recall:.2f}")
+
+
 def main(argv: List[str]) -> int:
     verbose = "-v" in argv
-    rules = select_rules(Settings().enabled_rules([r.code for r in all_rules()]))
+    rules = enabled_rules(Settings())
     sources = fixture_sources() + (page_sources() if HAS_TORCH else [])
     if "--with-tests" in argv and HAS_TORCH:
         sources += test_case_sources()
@@ -244,6 +278,8 @@ def main(argv: List[str]) -> int:
         print(f"{name:12s} static precision={score.precision:.2f} recall={score.recall:.2f} "
               f"(tp={score.tp} fp={score.fp} fn={score.fn}); grep peer precision={peer.precision:.2f} "
               f"recall={peer.recall:.2f} (tp={peer.tp} fp={peer.fp} fn={peer.fn})")
+    if HAS_TORCH and "--no-real" not in argv:
+        real_models(rules, verbose)
     ratio = (total.precision / peer_total.precision) if peer_total.precision else float("inf")
     print(f"static pass: {static_seconds:.2f}s for {len(sources)} sources; dynamo: {dynamo_seconds:.1f}s. "
           f"Precision vs grep peer: {ratio:.1f}x")

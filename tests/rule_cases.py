@@ -61,22 +61,22 @@ def assert_flags_marked(snippet: str) -> List[Finding]:
     return found
 
 
-def dynamo_breaks(snippet: str, target: Optional[str] = None, inputs=None) -> Dict[int, str]:
+def dynamo_breaks(snippet: str, target: Optional[str] = None, inputs=None, train: bool = False) -> Dict[int, str]:
     """Line -> GB code (or reason) of every break dynamo records running the snippet."""
     from torchlint.dynamic.observe import observe_source
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        obs, path = observe_source(source(snippet), target, inputs)
+        obs, path = observe_source(source(snippet), target, inputs, train=train)
     located = {b.line: (b.gb_code or b.reason) for b in obs.breaks if b.path == path and b.line}
     if not located and obs.breaks:  # seen only by a counter: somewhere, line unknown (0)
         located = {0: obs.breaks[0].gb_code or obs.breaks[0].reason}
     return located
 
 
-def assert_dynamo_agrees(snippet: str, target: Optional[str] = None, inputs=None) -> None:
+def assert_dynamo_agrees(snippet: str, target: Optional[str] = None, inputs=None, train: bool = False) -> None:
     """Dynamo breaks on marked lines only, and on at least one when any is marked."""
-    breaks = dynamo_breaks(snippet, target, inputs)
+    breaks = dynamo_breaks(snippet, target, inputs, train)
     want = {n for n, _ in marked(snippet)}
     assert set(breaks) <= want, f"dynamo breaks on unmarked lines: {breaks}"
     if want:

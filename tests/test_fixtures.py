@@ -23,6 +23,8 @@ EXPECTED = {
     "compiled_functions.py": [(28, "TL011"), (49, "TL011")],
     "iterative_refine.py": [(52, "TL001"), (58, "TL009")],
     "shape_recompile.py": [],
+    "audio_frontend.py": [(35, "TL009"), (45, "TL002"), (47, "TL015"), (50, "TL008"), (52, "TL014"),
+                          (53, "TL002")],
 }
 
 

@@ -67,6 +67,17 @@ CASES = {
                     x = x.abs()
                 return x * scale
         """, D),
+    "max_and_min_with_a_tensor_key": Case("""
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def forward(self, x):
+                scores = x.mean(0)
+                best = max(range(x.shape[1]), key=lambda i: scores[i])  # error: TL005
+                widest = max(range(3), key=lambda i: [3, 1, 2][i])
+                return x[:, best] * widest
+        """, D),
     "branch_in_submodule_called_from_forward": Case("""
         import torch.nn as nn
 

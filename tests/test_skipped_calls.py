@@ -67,3 +67,22 @@ def test_random_randint_is_traced():
 def test_every_entry_is_a_dotted_name_with_imports():
     for name, entry in CALLS.items():
         assert "." in name and set(entry) >= {"example", "imports"}, name
+
+
+def test_numpy_unsupported_is_what_the_installed_torch_lacks():
+    """The numpy functions TL009 flags are exactly those with no torch._numpy counterpart."""
+    import numpy as np
+    from torch._dynamo.variables.misc import get_np_to_tnp_map
+
+    supported = get_np_to_tnp_map()
+    lacking = sorted(n for n in dir(np) if not n.startswith("_") and callable(getattr(np, n))
+                     and not isinstance(getattr(np, n), type) and getattr(np, n) not in supported)
+    assert skipped_calls()["numpy_unsupported"]["names"] == lacking
+
+
+@pytest.mark.dynamo
+@pytest.mark.parametrize("call", ["np.interp(0.5, [0.0, 1.0], [0.0, 2.0])", "np.digitize(x.numpy(), [0.0])",
+                                  "np.nanmean(x.numpy())"])
+def test_unsupported_numpy_call_breaks(call):
+    code = f"import numpy as np\nimport torch\n\n\ndef f(x):\n    x = x + 1\n    v = {call}\n    return x * 2\n"
+    assert 7 in _break_lines(code)

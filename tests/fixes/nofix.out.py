@@ -22,9 +22,11 @@ class Untouched(nn.Module):
             h = h + 1
         elif h.mean() < -1:
             h = h - 1
+        else:
+            return h  # an arm that returns: not a pick between two values
         out = torch.zeros(4)
         for i in range(4):
             out[i] = x[i, idx[i]]  # stores, not a stack
-        extra = nn.Linear(x.shape[-1], 4)  # sizes from the input
+        extra = nn.Linear(idx.shape[-1], 4)  # a size from an input no layer pins
         log = lambda: print(h)  # noqa: E731 - not a statement
         return extra(h) + out, steps, time.perf_counter() - start, log

@@ -7,16 +7,26 @@ the rest.
 """
 from __future__ import annotations
 
+import re
+import weakref
 from typing import Dict, Optional, Set
 
 import libcst as cst
 
 from torchlint.analysis.names import ImportTable
+from torchlint.analysis.tree import code_children
 from torchlint.analysis.regions import ClassInfo
 
 TENSOR = "tensor"
 TENSORS = "tensors"
 MODULE = "module"
+# A Python-looking value that dynamo holds as a tensor: a numpy result computed from
+# something other than literals (`np.mean(a)`, `t.numpy()`), or a `random.randint` draw.
+# Turning it into a Python number, a size, a slice bound or a branch reads it on the host.
+HOST_DATA = "host-data"
+
+# Calls whose result dynamo traces as a tensor although the program sees a Python int.
+RANDOM_INTS = frozenset({"random.randint", "random.randrange"})
 
 # Tensor methods and attributes whose result is not a tensor.
 NON_TENSOR_METHODS = frozenset(
@@ -66,9 +76,85 @@ TUPLE_MODULES = frozenset(
      "torch.nn.ModuleList", "torch.nn.ModuleDict", "torch.nn.ParameterList",
      "torch.nn.ParameterDict", "torch.nn.LSTMCell"}
 )
-CONTAINER_MODULES = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict"})
 
 _NOT_TENSOR_ANNOTATIONS = frozenset({"int", "float", "bool", "str", "bytes", "list", "dict", "tuple"})
+# Parameter names that hold metadata (a dtype, a device, a shape or size tuple), never data.
+_META_PARAM = re.compile(r"(?:^|_)(?:dtype|device|shape|size|sizes)$")
+# torch.* predicates and getters (`torch.is_autocast_enabled(...)`, `torch.get_autocast_dtype`)
+_NON_TENSOR_PREFIXES = ("is_", "get_", "set_", "has_", "are_", "can_")
+
+
+# Attributes that only a tensor (or an array) has: a guessed parameter used this way
+# (`t.float()`, `t.sum()`, `t.shape`) holds data, not a flag or a count.
+_DATA_EVIDENCE = frozenset(
+    {
+        "float", "long", "half", "double", "bool", "item", "detach", "numpy", "tolist", "sum",
+        "mean", "argmax", "argmin", "masked_fill", "unsqueeze", "squeeze", "view", "reshape",
+        "numel", "ndim", "shape", "dtype", "any", "all", "clamp", "abs", "new_zeros", "new_ones",
+        "type_as", "flatten", "permute", "transpose", "expand", "contiguous", "cumsum", "softmax",
+        "exp", "log", "sqrt", "pow", "norm", "gather", "index_select", "masked_select",
+    }
+)
+
+
+def _data_evidence(body: cst.CSTNode, names: Set[str], imports: ImportTable) -> Set[str]:
+    """Those of ``names`` that the body uses as tensors: ``n.float()``, ``n.shape``, ``torch.f(n)``."""
+    found: Set[str] = set()
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Attribute):
+            base = node.value
+            if isinstance(base, cst.Name) and base.value in names and node.attr.value in _DATA_EVIDENCE:
+                found.add(base.value)
+        elif isinstance(node, cst.Call) and node.args and isinstance(node.args[0].value, cst.Name):
+            first = node.args[0].value.value
+            if first in names and node.args[0].keyword is None:
+                qual = imports.resolve(node.func)
+                if qual is not None and qual.startswith(TENSOR_NAMESPACES) and not qual.startswith(
+                    NOT_TENSOR_NAMESPACES
+                ):
+                    found.add(first)
+        stack.extend(code_children(node))
+    return found
+
+
+def _literal(expr: cst.BaseExpression) -> bool:
+    """A constant the tracer folds: numbers, strings, and tuples/lists of them."""
+    if isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)):
+        return True
+    if isinstance(expr, cst.UnaryOperation):
+        return _literal(expr.expression)
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return all(not isinstance(e, cst.StarredElement) and _literal(e.value) for e in expr.elements)
+    return False
+
+
+# Same-file functions by name, per file (keyed by the file's import table), so that a call of
+# a helper can be followed to what it returns. Filled by :func:`register_functions`.
+_FUNCTIONS: "weakref.WeakKeyDictionary[ImportTable, Dict[str, cst.FunctionDef]]" = weakref.WeakKeyDictionary()
+
+
+def register_functions(imports: ImportTable, functions: Dict[str, cst.FunctionDef]) -> None:
+    """Make the file's top-level functions known to the scopes that share ``imports``."""
+    _FUNCTIONS[imports] = functions
+
+
+def returns_random_int(fn: cst.FunctionDef, imports: ImportTable) -> bool:
+    """Whether every ``return`` of ``fn`` hands back a ``random.randint``-like draw."""
+    returns = [n for n in _iter_nodes(fn.body) if isinstance(n, cst.Return)]
+    return bool(returns) and all(
+        isinstance(r.value, cst.Call) and imports.resolve(r.value.func) in RANDOM_INTS for r in returns
+    )
+
+
+def _iter_nodes(body: cst.CSTNode):
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)) or node is body:
+            stack.extend(code_children(node))
 
 
 def _has_keyword(call: cst.Call, name: str) -> bool:
@@ -115,15 +201,18 @@ class TensorScope:
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 self.bind(star.name.value, None)
+        if self.guessed:
+            # A guessed parameter that the body uses as a tensor is one: `int(t)` then reads data.
+            self.guessed -= _data_evidence(fn.body, self.guessed, self.imports)
 
     def _param_is_tensor(self, p: cst.Param, name: str, hinted: Set[str], all_tensors: bool) -> bool:
         ann = p.annotation.annotation if p.annotation is not None else None
         if ann is not None:
-            text = cst.Module([]).code_for_node(ann)
-            if "Tensor" in text:
-                return True
-            if text.split("[")[0].split(".")[-1] in _NOT_TENSOR_ANNOTATIONS or "int" in text or "bool" in text:
-                return False
+            # An annotation that does not name a tensor type (`torch.Size`, `torch.dtype`,
+            # `int`, `MyConfig`) says the parameter is something else.
+            return "Tensor" in cst.Module([]).code_for_node(ann)
+        if _META_PARAM.search(name):
+            return False  # `shape`, `dtype`, `device`, `out_size`: metadata, not data
         if p.default is not None and not (
             isinstance(p.default, cst.Name) and p.default.value == "None"
         ):
@@ -169,12 +258,15 @@ class TensorScope:
         it stands bare (``if flag:``, ``range(n)``, ``n > 0``), since there it is usually a
         Python value; ``n.max()`` or ``x.sum() > 0`` still do."""
         if isinstance(expr, cst.Name):
-            return not self.is_guessed(expr.value) and self.is_tensor(expr)
+            kind = self.kind(expr)
+            return kind == HOST_DATA or (not self.is_guessed(expr.value) and kind == TENSOR)
         if isinstance(expr, cst.Comparison):
             if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in expr.comparisons):
                 return False
             return any(self.is_tensor_value(o) for o in [expr.left] + [c.comparator for c in expr.comparisons])
-        return self.is_tensor(expr)
+        if isinstance(expr, cst.BinaryOperation) and not self.is_tensor(expr):
+            return self.is_tensor_value(expr.left) or self.is_tensor_value(expr.right)
+        return self.kind(expr) in (TENSOR, HOST_DATA)
 
     def resolve(self, expr: cst.BaseExpression) -> Optional[str]:
         return self.imports.resolve(expr, self.local)
@@ -204,21 +296,26 @@ class TensorScope:
                 return None  # "%f" % t is a string
             if self.is_tensor(expr.left) or self.is_tensor(expr.right):
                 return TENSOR
+            if HOST_DATA in (self.kind(expr.left), self.kind(expr.right)):
+                return HOST_DATA
             return None
         if isinstance(expr, cst.UnaryOperation):
             if isinstance(expr.operator, cst.Not):
                 return None
-            return TENSOR if self.is_tensor(expr.expression) else None
+            inner = self.kind(expr.expression)
+            return inner if inner in (TENSOR, HOST_DATA) else None
         if isinstance(expr, cst.Comparison):
             for target in expr.comparisons:
                 if isinstance(target.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
                     return None
             operands = [expr.left] + [c.comparator for c in expr.comparisons]
-            return TENSOR if any(self.is_tensor(o) for o in operands) else None
+            if any(self.is_tensor(o) for o in operands):
+                return TENSOR
+            return HOST_DATA if any(self.kind(o) == HOST_DATA for o in operands) else None
         if isinstance(expr, cst.Subscript):
             base_kind = self.kind(expr.value)
-            if base_kind == TENSOR:
-                return TENSOR
+            if base_kind in (TENSOR, HOST_DATA):
+                return base_kind
             if base_kind == TENSORS:
                 return TENSOR if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index) else None
             if base_kind == MODULE:
@@ -239,6 +336,23 @@ class TensorScope:
     def _call_kind(self, call: cst.Call) -> Optional[str]:
         func = call.func
         qual = self.resolve(func)
+        if qual is not None and (qual in RANDOM_INTS or qual.startswith("numpy.")):
+            if qual in RANDOM_INTS:
+                return HOST_DATA
+            if qual.startswith("numpy.random."):
+                return None  # the draw itself breaks (TL009); what it returns is not known
+            if call.args and not all(_literal(a.value) for a in call.args):
+                return HOST_DATA
+            return None
+        if qual is None and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
+                and func.value.value == "self" and self.owner is not None:
+            method = self.owner.methods.get(func.attr.value)
+            if method is not None and returns_random_int(method, self.imports):
+                return HOST_DATA
+        if qual is None and isinstance(func, cst.Name):
+            helper = _FUNCTIONS.get(self.imports, {}).get(func.value)
+            if helper is not None and func.value not in self.local and returns_random_int(helper, self.imports):
+                return HOST_DATA
         if qual is not None:
             if any(qual.startswith(ns) for ns in NOT_TENSOR_NAMESPACES) and not qual.startswith(
                 ("torch.nn.functional.",)
@@ -248,7 +362,8 @@ class TensorScope:
                 return None
             if qual.startswith(TENSOR_NAMESPACES):
                 last = qual.rsplit(".", 1)[-1]
-                if last in NON_TENSOR_TORCH or last[:1].isupper() or last.startswith("_"):
+                if (last in NON_TENSOR_TORCH or last[:1].isupper() or last.startswith("_")
+                        or last.startswith(_NON_TENSOR_PREFIXES)):
                     return None
                 if last in TENSORS_TORCH:
                     return TENSORS
@@ -263,6 +378,10 @@ class TensorScope:
         if isinstance(func, cst.Attribute):
             base_kind = self.kind(func.value)
             method = func.attr.value
+            if base_kind == HOST_DATA:
+                return HOST_DATA  # a.mean(), a.sum() of an array
+            if base_kind == TENSOR and method == "numpy":
+                return HOST_DATA
             if base_kind == TENSOR:
                 if method in NON_TENSOR_METHODS:
                     return None

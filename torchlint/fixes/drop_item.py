@@ -9,7 +9,10 @@ Unsafe: the value is a tensor now, not a Python number. In arithmetic with tenso
 are the same, but type promotion follows the tensor (a float32 value is no longer widened to
 a Python float), a one-element tensor of shape ``(1,)`` broadcasts where a number would not,
 and code that needs a number (``range``, sizes, formatting) would break. Only direct
-operands of arithmetic or comparisons are fixed; ``s = t.item()`` used later is left alone.
+operands of arithmetic or comparisons are fixed, and indices in the element of a
+``torch.stack([...])`` comprehension (``h[i, idx[i].item()]``), which the TL006 fix then turns
+into one indexing op; ``s = t.item()`` used later is left alone, but for a submodule picked by
+``k = t.argmax().item()`` (:mod:`torchlint.fixes.module_pick`).
 """
 from __future__ import annotations
 
@@ -18,11 +21,28 @@ from typing import Optional
 import libcst as cst
 
 from torchlint.fixes.base import UNSAFE, FixContext, Fixer, Plan, register
+from torchlint.fixes.module_pick import module_pick_plan
 from torchlint.fixes.where import branch_is_convertible
 from torchlint.rules.base import Rule
 
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
 _COMPARE = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
+
+
+def _row_pick_index(index: cst.Index, rule: Rule, ctx: FixContext) -> bool:
+    """``index`` indexes a tensor in the element of ``torch.stack([...])`` over a comprehension."""
+    sub = ctx.parent(ctx.parent(index))
+    while isinstance(ctx.parent(sub), cst.Subscript) and ctx.parent(sub).value is sub:  # h[i][t.item()]
+        sub = ctx.parent(sub)
+    comp = ctx.parent(sub)
+    base = sub
+    while isinstance(base, cst.Subscript):
+        base = base.value
+    if not (isinstance(comp, (cst.ListComp, cst.GeneratorExp)) and comp.elt is sub and rule.is_tensor(base)):
+        return False
+    arg = ctx.parent(comp)
+    call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+    return isinstance(call, cst.Call) and rule.resolve(call.func) in ("torch.stack", "torch.cat")
 
 
 @register
@@ -38,7 +58,7 @@ class DropItem(Fixer):
             return None
         why = self._context(node, rule, ctx)
         if why is None:
-            return None
+            return module_pick_plan(node, rule, ctx)
 
         def edit(updated: cst.Call):
             value = updated.func.value
@@ -51,6 +71,10 @@ class DropItem(Fixer):
 
     def _context(self, node: cst.Call, rule: Rule, ctx: FixContext) -> Optional[str]:
         parent = ctx.parent(node)
+        if isinstance(parent, cst.Index) and "TL006" in ctx.enabled and _row_pick_index(parent, rule, ctx):
+            return ("; as an index a one-element tensor of shape () picks the same element (one of shape "
+                    "(1,) would keep that dimension), and the per-row loop it feeds becomes one indexing op "
+                    "(the TL006 fix)")
         if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, _ARITHMETIC):
             other = parent.right if parent.left is node else parent.left
             return "" if rule.is_tensor(other) else None

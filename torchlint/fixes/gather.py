@@ -185,7 +185,7 @@ class VectorisedRowPick(Fixer):
             return None
         count = range_count(rule, loop.iter)
         new = vectorise(node, loop.target.value, count, ctx) if count is not None else None
-        found = self._init_and_use(loop, acc, ctx, rule) if new is not None else None
+        found = init_and_use(loop, acc, ctx, rule) if new is not None else None
         if found is None:
             return None
         init, use, use_line = found
@@ -203,37 +203,38 @@ class VectorisedRowPick(Fixer):
                      use: lambda updated: cst.Name(acc, lpar=updated.lpar, rpar=updated.rpar)}
         return Plan(rule.code, node, edits, UNSAFE, _DESCRIPTION, needs_torch=True)
 
-    def _init_and_use(self, loop: cst.For, acc: str, ctx: FixContext, rule: Rule
-                      ) -> Optional[Tuple[cst.SimpleStatementLine, cst.Call, cst.CSTNode]]:
-        """``out = []`` just before the loop, and the one later use, ``torch.stack(out)``."""
-        found = ctx.block_of(loop)
-        if found is None:
-            return None
-        siblings, at = found
-        if at == 0:
-            return None
-        init = siblings[at - 1]
-        if not (isinstance(init, cst.SimpleStatementLine) and len(init.body) == 1
-                and isinstance(init.body[0], cst.Assign) and len(init.body[0].targets) == 1
-                and is_name(init.body[0].targets[0].target, acc)
-                and isinstance(init.body[0].value, cst.List) and not init.body[0].value.elements):
-            return None
-        fn = ctx.enclosing_function(loop)
-        if fn is None:
-            return None
-        uses = [n for n in _names(fn, acc) if n is not init.body[0].targets[0].target
-                and n is not loop.body.body[0].body[0].value.func.value]
-        if len(uses) != 1:
-            return None
-        arg = ctx.parent(uses[0])
-        call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
-        if call is None or _stack_of(call, rule) is not uses[0]:
-            return None
-        # The use must come after the loop, in the same block or below it.
-        use_line = next((a for a in ctx.ancestors(call) if a in siblings), None)
-        if use_line is None or siblings.index(use_line) <= at:
-            return None
-        return init, call, use_line
+
+def init_and_use(loop: cst.For, acc: str, ctx: FixContext, rule: Rule
+                 ) -> Optional[Tuple[cst.SimpleStatementLine, cst.Call, cst.CSTNode]]:
+    """``out = []`` just before the loop, and the one later use, ``torch.stack(out)``."""
+    found = ctx.block_of(loop)
+    if found is None:
+        return None
+    siblings, at = found
+    if at == 0:
+        return None
+    init = siblings[at - 1]
+    if not (isinstance(init, cst.SimpleStatementLine) and len(init.body) == 1
+            and isinstance(init.body[0], cst.Assign) and len(init.body[0].targets) == 1
+            and is_name(init.body[0].targets[0].target, acc)
+            and isinstance(init.body[0].value, cst.List) and not init.body[0].value.elements):
+        return None
+    fn = ctx.enclosing_function(loop)
+    if fn is None:
+        return None
+    uses = [n for n in _names(fn, acc) if n is not init.body[0].targets[0].target
+            and n is not loop.body.body[0].body[0].value.func.value]
+    if len(uses) != 1:
+        return None
+    arg = ctx.parent(uses[0])
+    call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+    if call is None or _stack_of(call, rule) is not uses[0]:
+        return None
+    # The use must come after the loop, in the same block or below it.
+    use_line = next((a for a in ctx.ancestors(call) if a in siblings), None)
+    if use_line is None or siblings.index(use_line) <= at:
+        return None
+    return init, call, use_line
 
 
 def _names(node: cst.CSTNode, value: str) -> List[cst.Name]:

@@ -6,21 +6,36 @@ graph is no longer split there. Safe: eager runs them exactly as before (a compi
 longer prints or logs). Two kinds of statements make the fix unsafe because the compiled
 model then computes something else: calls that change random state (``torch.manual_seed``,
 ``random.shuffle``), and assignments to attributes or items (``self.stats[k] = str(t)``),
-which a compiled run no longer updates. A call whose value is kept (``t0 = time.time()``)
-is not guarded: the name would be missing in compiled runs.
+which a compiled run no longer updates.
+
+A clock read whose value is kept (``t0 = time.perf_counter()``) is guarded together with
+every statement that reads it, directly or through names computed from it
+(``dt = time.perf_counter() - t0``), when those are all plain statements of the same block:
+call statements (``print(...)``, ``logger.info(...)``, ``self._log(dt)``) and assignments to
+names. Then no statement runs in compiled mode that needs the missing name. Safe when every
+call among them is a logging call (``print``, ``warnings.warn``, ``logging``/logger methods);
+unsafe when one calls anything else, which compiled runs then no longer call. A call statement
+with a clock read in its arguments (``log(time.time() - t0)``) is guarded on the same terms.
+Otherwise a kept value is left alone: the name would be missing in compiled runs.
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import List, Optional, Set, Tuple
 
 import libcst as cst
 
-from torchlint.fixes.base import SAFE, UNSAFE, FixContext, Fixer, Plan, register, with_leading_lines
+from torchlint.fixes.base import (
+    SAFE, UNSAFE, FixContext, Fixer, Plan, name_nodes, read_names, register, with_leading_lines,
+)
 from torchlint.rules.base import Rule
 
 # Calls whose effect is on state the model's results depend on.
 _STATEFUL = ("torch.manual_seed", "torch.random.manual_seed", "torch.seed", "torch.cuda.manual_seed",
              "torch.cuda.manual_seed_all", "random.", "numpy.random.", "copy.deepcopy")
+_CLOCKS = ("time.time", "time.perf_counter", "time.monotonic", "time.process_time", "time.time_ns",
+           "time.perf_counter_ns", "time.monotonic_ns", "datetime.datetime.now")
+_LOG_CALLS = ("builtins.print", "warnings.warn", "logging.")
+_LOGGER_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
 
 
 def guarded(stmt: cst.SimpleStatementLine, ctx: FixContext) -> cst.If:
@@ -61,6 +76,8 @@ class GuardSideEffect(Fixer):
             else:
                 applicability = SAFE
                 why = "eager runs it as before; compiled runs skip it instead of splitting the graph"
+        elif _is_clock(node, rule):
+            return self._timing(node, stmt, rule, ctx)
         elif isinstance(small, (cst.Assign, cst.AugAssign)) and all(
             isinstance(t, (cst.Attribute, cst.Subscript))
             for t in ([t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target])
@@ -75,3 +92,94 @@ class GuardSideEffect(Fixer):
             applicability=applicability, needs_torch=True,
             description=f"Guard the statement with `if not torch.compiler.is_compiling():`; {why}.",
         )
+
+    def _timing(self, node: cst.Call, stmt: cst.SimpleStatementLine, rule: Rule, ctx: FixContext) -> Optional[Plan]:
+        """Guard a kept clock read with every statement that reads it (or a call statement reading one)."""
+        found = ctx.block_of(stmt)
+        fn = ctx.enclosing_function(stmt)
+        if found is None or fn is None:
+            return None
+        siblings, at = found
+        small = stmt.body[0]
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+            group: Optional[List[cst.SimpleStatementLine]] = [stmt]
+        elif (isinstance(small, cst.Assign) and small.value is node and len(small.targets) == 1
+              and isinstance(small.targets[0].target, cst.Name)):
+            group = _readers(small.targets[0].target.value, siblings, at, fn)
+        else:
+            return None
+        if group is None:
+            return None
+        others = [c for c in _calls_of(group) if not (_is_logging(c, rule) or _is_clock(c, rule))]
+        if others:
+            names = ", ".join(sorted({f"`{cst.Module([]).code_for_node(c.func)}`" for c in others}))
+            applicability = UNSAFE
+            why = (f"compiled runs no longer call {names}, so whatever it records is not updated there; "
+                   "eager runs everything as before")
+        else:
+            applicability = SAFE
+            why = "the time is only logged: eager runs it all as before; compiled runs skip it"
+        edits = {s: (lambda updated: guarded(updated, ctx)) for s in group}
+        return Plan(rule.code, node, edits, applicability, needs_torch=True, description=(
+            "Guard the clock read and the statements that use its value with "
+            f"`if not torch.compiler.is_compiling():`; {why}. Assumes a call is either all eager or all "
+            "compiled, so the guarded statements see the guarded name."))
+
+
+def _is_clock(node: cst.CSTNode, rule: Rule) -> bool:
+    return isinstance(node, cst.Call) and rule.resolve(node.func) in _CLOCKS
+
+
+def _is_logging(call: cst.Call, rule: Rule) -> bool:
+    qual = rule.resolve(call.func) or ""
+    if qual.startswith(_LOG_CALLS):
+        return True
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value in _LOGGER_METHODS:
+        receiver = func.value
+        if isinstance(receiver, cst.Name):
+            return rule.ctx.imports.bound_calls.get(receiver.value) == "logging.getLogger"
+        if isinstance(receiver, cst.Call):
+            return rule.resolve(receiver.func) == "logging.getLogger"
+    return False
+
+
+def _calls_of(group: List[cst.SimpleStatementLine]) -> List[cst.Call]:
+    """Every call the guarded statements make, nested ones included."""
+    out, stack = [], list(group)
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, cst.Call):
+            out.append(cur)
+        stack.extend(cur.children)
+    return out
+
+
+def _readers(name: str, siblings: Tuple[cst.CSTNode, ...], at: int, fn: cst.FunctionDef
+             ) -> Optional[List[cst.SimpleStatementLine]]:
+    """``siblings[at]`` and the later statements of the block reading ``name`` (or names made from
+    it), when each is a call statement or an assignment to one name, and nothing else in ``fn``
+    reads or binds those names; else None."""
+    names: Set[str] = {name}
+    group: List[cst.SimpleStatementLine] = [siblings[at]]  # type: ignore[list-item]
+    for stmt in siblings[at + 1:]:
+        if not read_names(stmt) & names:
+            continue
+        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
+            return None
+        small = stmt.body[0]
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+            group.append(stmt)
+        elif (isinstance(small, cst.Assign) and len(small.targets) == 1
+              and isinstance(small.targets[0].target, cst.Name)):
+            group.append(stmt)
+            names.add(small.targets[0].target.value)
+        else:
+            return None
+    if len(group) == 1:
+        return None  # the value is never used: nothing to keep, but nothing logs it either
+    inside = sum(len(name_nodes(s, names)) for s in group)
+    if len(name_nodes(fn.body, names)) != inside or any(p.name.value in names for p in fn.params.params):
+        return None  # read or bound somewhere the guards do not cover
+    return group
+

@@ -10,7 +10,13 @@
 Only when every argument is a constant: literals, ``torch`` dtypes, ``self.<attr>`` set at the
 top level of ``__init__`` (and nowhere else), ``torch`` factories of constants (for
 ``nn.Parameter(torch.zeros(4))``), and arithmetic of those; and not inside a loop, where each
-pass built a different module.
+pass built a different module. A size read from the input, ``x.shape[-1]`` (or ``x.size(-1)``),
+counts when an earlier top-level statement of the same method passed the same ``x`` to a
+layer that only accepts one last dimension, ``self.norm(x)`` with ``self.norm =
+nn.LayerNorm(d)`` (or ``nn.RMSNorm(d)``, or ``nn.Linear(d, ...)``) built at the top level of
+``__init__``: the call would have raised for any other size, so ``x.shape[-1]`` is ``d``, and
+the hoisted line uses ``d`` (an ``__init__`` argument not rebound there, a literal or a
+constant attribute). This assumes nothing replaces ``self.norm`` from outside the class.
 
 Unsafe, on purpose: the weights are now drawn once, when the model is built, instead of on
 every call. To keep initialisation reproducible the new line goes at the end of ``__init__``,
@@ -26,7 +32,7 @@ from typing import Optional, Set
 
 import libcst as cst
 
-from torchlint.fixes.base import UNSAFE, FixContext, Fixer, Plan, contains, is_name, register
+from torchlint.fixes.base import UNSAFE, FixContext, Fixer, Plan, assigned_names, contains, is_name, register
 from torchlint.rules.base import Rule
 
 _FACTORIES = frozenset({"zeros", "ones", "empty", "full", "eye", "rand", "randn", "arange", "linspace", "tensor"})
@@ -109,14 +115,24 @@ class HoistModule(Fixer):
                 return None
         init = owner.methods.get("__init__")
         constant = _Constants(rule, cls, init)
-        if any(a.star or not constant(a.value) for a in node.args):
-            return None
+        args = []
+        for a in node.args:
+            if a.star:
+                return None
+            if constant(a.value):
+                args.append(a)
+                continue
+            size = _last_dim(a.value, node, method, init, constant, rule, ctx)
+            if size is None:
+                return None
+            args.append(a.with_changes(value=size))
+        built = node.with_changes(args=args)
         if init is not None and (not init.params.params or not is_name(init.params.params[0].name, "self")
                                  or contains(init.body, (cst.Return,), stop=(cst.FunctionDef, cst.Lambda))):
             return None  # a line appended to __init__ would not run on every path
         attr = _fresh_member(cls, self._base_name(node, qual, ctx))
         build = cst.SimpleStatementLine([cst.Assign(
-            [cst.AssignTarget(cst.Attribute(cst.Name("self"), cst.Name(attr)))], node)])
+            [cst.AssignTarget(cst.Attribute(cst.Name("self"), cst.Name(attr)))], built)])
         edits = {node: lambda updated: cst.Attribute(cst.Name("self"), cst.Name(attr), lpar=updated.lpar,
                                                      rpar=updated.rpar)}
         if init is not None:
@@ -139,6 +155,94 @@ class HoistModule(Fixer):
             return assign.targets[0].target.value
         last = qual.rsplit(".", 1)[-1]
         return "".join(("_" + c.lower()) if c.isupper() and i else c.lower() for i, c in enumerate(last))
+
+
+_ONE_LAST_DIM = {"torch.nn.LayerNorm": "normalized_shape", "torch.nn.RMSNorm": "normalized_shape",
+                 "torch.nn.Linear": "in_features"}
+
+
+def _last_dim(expr: cst.BaseExpression, node: cst.Call, method: cst.FunctionDef, init: Optional[cst.FunctionDef],
+              constant: "_Constants", rule: Rule, ctx: FixContext) -> Optional[cst.BaseExpression]:
+    """What ``x.shape[-1]`` / ``x.size(-1)`` must be, as an expression valid at the end of ``__init__``."""
+    x = _last_dim_of(expr)
+    if x is None or init is None:
+        return None
+    body = list(method.body.body)
+    here = next((a for a in ctx.ancestors(node) if a in body), None)
+    if here is None:
+        return None
+    for stmt in reversed(body[:body.index(here)]):
+        if x in assigned_names(stmt):
+            return None  # rebound before the call: a different tensor
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue  # a call inside a compound statement may not run
+        for call in _self_calls_on(stmt, x):
+            size = _layer_size(call.func.attr.value, init, constant, rule)  # type: ignore[union-attr]
+            if size is not None:
+                return size
+    return None
+
+
+def _last_dim_of(expr: cst.BaseExpression) -> Optional[str]:
+    """``x`` of ``x.shape[-1]`` or ``x.size(-1)``."""
+    minus_one = lambda e: (isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Minus)  # noqa: E731
+                           and isinstance(e.expression, cst.Integer) and e.expression.value == "1")
+    if (isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "shape"
+            and isinstance(expr.value.value, cst.Name) and len(expr.slice) == 1
+            and isinstance(expr.slice[0].slice, cst.Index) and minus_one(expr.slice[0].slice.value)):
+        return expr.value.value.value
+    if (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "size"
+            and isinstance(expr.func.value, cst.Name) and len(expr.args) == 1 and expr.args[0].keyword is None
+            and minus_one(expr.args[0].value)):
+        return expr.func.value.value
+    return None
+
+
+def _self_calls_on(stmt: cst.CSTNode, x: str):
+    """The calls ``self.<m>(x)`` in ``stmt`` (one positional argument, the name ``x``)."""
+    stack = [stmt]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, (cst.Lambda, cst.BaseComp, cst.IfExp, cst.BooleanOperation)):
+            continue  # may not run, or not with this `x`
+        if (isinstance(cur, cst.Call) and isinstance(cur.func, cst.Attribute) and is_name(cur.func.value, "self")
+                and len(cur.args) == 1 and not cur.args[0].keyword and not cur.args[0].star
+                and is_name(cur.args[0].value, x)):
+            yield cur
+        stack.extend(cur.children)
+
+
+def _layer_size(member: str, init: cst.FunctionDef, constant: "_Constants", rule: Rule) -> Optional[cst.BaseExpression]:
+    """``d`` when ``self.<member> = nn.LayerNorm(d)`` (or RMSNorm, Linear's in_features) is built once,
+    at the top level of ``__init__``, and ``d`` means the same at the end of ``__init__``."""
+    if member not in constant.init_attrs or member in constant.changed_elsewhere:
+        return None
+    builds = []
+    for stmt in init.body.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if (isinstance(small, cst.Assign) and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Attribute)
+                    and is_name(small.targets[0].target.value, "self")
+                    and small.targets[0].target.attr.value == member):
+                builds.append(small.value)
+    if len(builds) != 1 or not isinstance(builds[0], cst.Call):
+        return None
+    call = builds[0]
+    keyword = _ONE_LAST_DIM.get(rule.resolve(call.func) or "")
+    if keyword is None:
+        return None
+    size = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == keyword), None)
+    if size is None and call.args and call.args[0].keyword is None and not call.args[0].star:
+        size = call.args[0].value
+    if isinstance(size, cst.Integer) or (size is not None and constant(size)):
+        return size
+    params = {p.name.value for p in (*init.params.params, *init.params.kwonly_params)}
+    rebound = set().union(*(assigned_names(s) for s in init.body.body)) if init.body.body else set()
+    if isinstance(size, cst.Name) and size.value in params and size.value not in rebound:
+        return size
+    return None
 
 
 def _fresh_member(cls: cst.ClassDef, base: str) -> str:

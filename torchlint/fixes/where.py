@@ -6,13 +6,18 @@ Three forms:
   -> ``y = torch.where(c, a, b)``; several names share one condition variable;
 * early return at the top of a function: ``if c: return a`` ... ``return b``
   -> ``cond = c`` ... ``return torch.where(cond, a, b)``;
-* ternary: ``a if c else b`` -> ``torch.where(c, a, b)``.
+* ternary: ``a if c else b`` -> ``torch.where(c, a, b)``;
+* a value check, ``if c: raise E("msg")`` -> ``torch._assert_async(...)``
+  (:mod:`torchlint.fixes.value_check`);
+* a loop's early exit, ``if c: break`` ending its body -> a stop flag that freezes the state
+  with ``torch.where`` (:mod:`torchlint.fixes.loop_exit`).
 
 Unsafe: both sides are computed on every call (it costs time, and an error or side effect on
 the side not taken now happens), and the result follows ``torch.where``'s broadcasting and
 type promotion, which matches the branch's value whenever both sides have the same shape and
-dtype. Branches that assign a name they also read from another assignment, ``elif`` chains,
-and loops (``while``) are left alone.
+dtype. ``if``/``elif``/``else`` chains whose arms only assign names become nested
+``torch.where``, the first true condition first. Branches that assign a name they also read
+from another assignment, and ``while`` loops, are left alone.
 """
 from __future__ import annotations
 
@@ -31,6 +36,9 @@ from torchlint.fixes.base import (
     register,
     with_leading_lines,
 )
+from torchlint.fixes.loop_exit import loop_exit_form, loop_exit_plan
+from torchlint.fixes.module_pick import keyed_pick_plan
+from torchlint.fixes.value_check import value_check_plan
 from torchlint.rules.base import Rule
 
 IsTensor = Callable[[cst.BaseExpression], bool]
@@ -47,6 +55,12 @@ _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Flo
 _NOT_VALUES = (cst.Tuple, cst.List, cst.Dict, cst.Set, cst.Yield, cst.Await, cst.NamedExpr, cst.Lambda,
                cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.StarredElement)
 
+
+
+def _not_value(expr: cst.BaseExpression) -> bool:
+    """``torch.where`` cannot take it (``None``, a tuple, a lambda...) or it means something else
+    as a call argument (a starred value, a generator)."""
+    return isinstance(expr, _NOT_VALUES) or (isinstance(expr, cst.Name) and expr.value in ("None", "True", "False"))
 
 def paren(expr: cst.BaseExpression) -> cst.BaseExpression:
     if isinstance(expr, _ATOMS) or expr.lpar:
@@ -85,6 +99,14 @@ def _call(ctx: FixContext, name: str, *args: cst.BaseExpression) -> cst.Call:
     return cst.Call(ctx.torch_expr(name), [cst.Arg(a) for a in bare])
 
 
+def _negated(ctx: FixContext, cond: cst.BaseExpression) -> cst.BaseExpression:
+    """``torch.logical_not(cond)``, or ``c`` when ``cond`` is ``torch.logical_not(c)``."""
+    if (isinstance(cond, cst.Call) and isinstance(cond.func, cst.Attribute) and cond.func.attr.value == "logical_not"
+            and len(cond.args) == 1 and cst.Module([]).code_for_node(cond.func) == f"{ctx.torch}.logical_not"):
+        return cond.args[0].value
+    return _call(ctx, "logical_not", cond)
+
+
 def _where(ctx: FixContext, cond: cst.BaseExpression, a: cst.BaseExpression, b: cst.BaseExpression) -> cst.Call:
     return _call(ctx, "where", cond, a, b)
 
@@ -109,7 +131,7 @@ def _branch(block: cst.BaseSuite) -> Optional[List[Tuple[str, cst.BaseExpression
             value = cst.BinaryOperation(cst.Name(name), _AUG[type(stmt.operator)](), paren(stmt.value))
         else:
             return None
-        if isinstance(value, _NOT_VALUES):
+        if _not_value(value):
             return None
         out.append((name, value))
     return out
@@ -148,6 +170,47 @@ def assignment_form(node: cst.If, rule: Rule, is_tensor: IsTensor):
     return out
 
 
+def chain_form(node: cst.If, rule: Rule, is_tensor: IsTensor):
+    """``(tests, [(name, [value per arm..., else value])])`` for an ``if``/``elif`` chain (at least
+    one ``elif``) whose arms only assign names, else None."""
+    tests, arms = [node.test], [node.body]
+    cur = node.orelse
+    while isinstance(cur, cst.If):
+        tests.append(cur.test)
+        arms.append(cur.body)
+        cur = cur.orelse
+    if len(tests) < 2:
+        return None
+    arms.append(cur.body if isinstance(cur, cst.Else) else None)
+    branches = [_branch(a) if a is not None else [] for a in arms]
+    if any(b is None for b in branches) or not any(branches):
+        return None
+    names: List[str] = []
+    for branch in branches:
+        seen = [n for n, _ in branch]
+        if len(seen) != len(set(seen)):
+            return None
+        names.extend(n for n in seen if n not in names)
+    for branch in branches:
+        for name, value in branch:
+            if read_names(value) & (set(names) - {name}):
+                return None
+    for test in tests[1:]:
+        if read_names(test) & set(names):
+            return None  # the original read it after no arm ran; computed first, the same
+    bound = rule.ctx.scope.local if rule.ctx.scope is not None else set()
+    out = []
+    for name in names:
+        values = [dict(b).get(name) for b in branches]
+        if any(v is None for v in values) and name not in bound:
+            return None
+        values = [v if v is not None else cst.Name(name) for v in values]
+        if not any(is_tensor(v) for v in values):
+            return None
+        out.append((name, values))
+    return tests, out
+
+
 def early_return_form(node: cst.If, ctx: FixContext, is_tensor: IsTensor):
     """``(a, final_return, rest)`` for ``if c: return a`` at a function's top level whose rest
     ends in its only other ``return b``; else None."""
@@ -157,7 +220,7 @@ def early_return_form(node: cst.If, ctx: FixContext, is_tensor: IsTensor):
     if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 and isinstance(line.body[0], cst.Return)):
         return None
     a = line.body[0].value
-    if a is None or isinstance(a, _NOT_VALUES) or not is_tensor(a):
+    if a is None or _not_value(a) or not is_tensor(a):
         return None
     fn = ctx.enclosing_function(node)
     if fn is None or not isinstance(fn.body, cst.IndentedBlock) or node not in fn.body.body:
@@ -169,7 +232,7 @@ def early_return_form(node: cst.If, ctx: FixContext, is_tensor: IsTensor):
     if not (isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1 and isinstance(last.body[0], cst.Return)):
         return None
     final = last.body[0]
-    if final.value is None or isinstance(final.value, _NOT_VALUES):
+    if final.value is None or _not_value(final.value):
         return None
     nested = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
     for stmt in rest[:-1]:
@@ -189,6 +252,9 @@ class WhereForBranch(Fixer):
     applicability = UNSAFE
 
     def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
+        if isinstance(node, cst.Call) and rule.resolve(node.func) in ("builtins.max", "builtins.min",
+                                                                       "builtins.sorted"):
+            return keyed_pick_plan(node, rule, ctx)  # `max(range(len(self.mods)), key=lambda i: scores[i])`
         owner = ctx.parent(node)
         if isinstance(owner, cst.IfExp) and owner.test is node:
             return self._ternary(owner, node, rule, ctx)
@@ -200,15 +266,19 @@ class WhereForBranch(Fixer):
         assigns = assignment_form(owner, rule, rule.is_tensor)
         if assigns is not None:
             return self._assignments(owner, node, cond, assigns, rule, ctx)
+        chain = chain_form(owner, rule, rule.is_tensor)
+        if chain is not None:
+            return self._chain(owner, node, chain, rule, ctx)
         early = early_return_form(owner, ctx, rule.is_tensor)
         if early is not None:
             return self._early_return(owner, node, cond, early, rule, ctx)
-        return None
+        return (value_check_plan(owner, node, cond, rule, ctx, lambda c: _negated(ctx, c))
+                or loop_exit_plan(owner, node, cond, rule, ctx))
 
     def _ternary(self, owner: cst.IfExp, node, rule: Rule, ctx: FixContext) -> Optional[Plan]:
         cond = bool_test(node, rule.is_tensor, ctx)
         values = (owner.body, owner.orelse)
-        if cond is None or any(isinstance(v, _NOT_VALUES) for v in values) or not any(map(rule.is_tensor, values)):
+        if cond is None or any(_not_value(v) for v in values) or not any(map(rule.is_tensor, values)):
             return None
 
         def edit(updated: cst.IfExp):
@@ -235,6 +305,38 @@ class WhereForBranch(Fixer):
                         "every call and picked element-wise (same values when both have the same shape "
                         "and dtype; an error or side effect of the branch not taken now happens too)."))
 
+    def _chain(self, owner: cst.If, node, chain, rule: Rule, ctx: FixContext) -> Optional[Plan]:
+        tests, assigns = chain
+        conds = [bool_test(t, rule.is_tensor, ctx) for t in tests]
+        if any(c is None for c in conds):
+            return None
+        fn = ctx.enclosing_function(owner) or ctx.module
+        lines = []
+        if len(assigns) > 1:
+            flags, taken = [], set()
+            for c in conds:
+                flag = ctx.fresh_name(fn, "cond", taken)
+                taken.add(flag)
+                flags.append(flag)
+                lines.append(_assign(flag, c))
+            conds = [cst.Name(f) for f in flags]
+
+        def nested(values):
+            out = values[-1]
+            for c, v in zip(reversed(conds), reversed(values[:-1])):
+                out = _where(ctx, c, v, out)
+            return out
+
+        lines += [_assign(name, nested(values)) for name, values in assigns]
+        lines[0] = with_leading_lines(lines[0], owner)
+        targets = ", ".join(f"`{n}`" for n, _ in assigns)
+        return Plan(rule.code, node, {owner: lambda updated: cst.FlattenSentinel(lines)}, UNSAFE,
+                    needs_torch=True, description=(
+                        f"Replace the `if`/`elif` chain with nested `torch.where` for {targets}: every arm and "
+                        "every condition is computed on each call and the values picked element-wise, first "
+                        "true condition first (same values when the arms have the same shape and dtype; an "
+                        "error or side effect of an arm or a condition not reached now happens too)."))
+
     def _early_return(self, owner: cst.If, node, cond, early, rule: Rule, ctx: FixContext) -> Plan:
         a, final, _ = early
         fn = ctx.enclosing_function(owner)
@@ -255,5 +357,6 @@ def branch_is_convertible(node: cst.If, rule: Rule, ctx: FixContext) -> bool:
     if isinstance(ctx.parent(node), cst.If):
         return False
     any_tensor: IsTensor = lambda e: True  # noqa: E731 - the test is about to become one
-    forms: Sequence[object] = (assignment_form(node, rule, rule.is_tensor), early_return_form(node, ctx, rule.is_tensor))
+    forms: Sequence[object] = (assignment_form(node, rule, rule.is_tensor), early_return_form(node, ctx, rule.is_tensor),
+                               loop_exit_form(node, rule, ctx))
     return bool_test(node.test, any_tensor, ctx) is not None and any(f is not None for f in forms)

@@ -16,6 +16,7 @@ class TensorTolist(Rule):
     )
     suggestion = "Replace the list processing with tensor ops (indexing, `torch.gather`, `torch.where`)."
     gb_codes = ("GB0109", "GB0124", "GB0033")
+    fix_applicability = "unsafe"
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func

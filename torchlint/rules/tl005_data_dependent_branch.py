@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from torchlint.analysis.tensors import register_functions
 from torchlint.rules.base import Rule
 
 
@@ -18,8 +19,12 @@ class DataDependentBranch(Rule):
         "Compute both branches and select with `torch.where(cond, a, b)`; for branches with "
         "different computations use `torch.cond(pred, true_fn, false_fn, operands)`."
     )
-    gb_codes = ("GB0170", "GB0035", "GB0033", "GB0124")
+    gb_codes = ("GB0170", "GB0035", "GB0033", "GB0124", "GB0193", "GB0207")
     fix_applicability = "unsafe"
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        register_functions(ctx.imports, ctx.index.functions)
 
     def _tensor_test(self, test: cst.BaseExpression) -> bool:
         while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
@@ -40,3 +45,15 @@ class DataDependentBranch(Rule):
     def visit_IfExp(self, node: cst.IfExp) -> None:
         if self._tensor_test(node.test):
             self.report(node.test)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        # `max(range(n), key=lambda i: scores[i])`: dynamo cannot trace `max`/`min` with a `key`
+        # (GB0193) nor sort on tensor keys (GB0207); the keys' comparisons branch on tensors
+        if self.resolve(node.func) not in ("builtins.max", "builtins.min", "builtins.sorted"):
+            return
+        key = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "key"), None)
+        if isinstance(key, cst.Lambda) and self._tensor_test(key.body):
+            self.report(node, message=(
+                "`max`/`min`/`sorted` with a key taken from a tensor compares tensor values on the host "
+                "(dynamo cannot trace it) and splits the graph; pick with `torch.argmax`/`torch.argmin`/"
+                "`torch.argsort` instead"))

@@ -1,6 +1,7 @@
 """TL008 dynamic-output-shape: ops whose output shape depends on tensor values."""
 from __future__ import annotations
 
+import re
 from typing import Dict, Optional, Set
 
 import libcst as cst
@@ -17,6 +18,35 @@ _BOOL_METHODS = {"bool", "isfinite", "isnan", "isinf", "logical_and", "logical_o
                  "eq", "ne", "gt", "ge", "lt", "le", "isclose"}
 
 
+# Names that say a tensor holds a boolean mask (`mask`, `valid`, `keep_mask`, `is_pad`).
+_MASK_NAME = re.compile(r"(?:^|_)(?:mask|valid|keep)$|^(?:is|has)_")
+
+
+def _mask_uses(body: cst.CSTNode, imports) -> Set[str]:
+    """Names the body uses as boolean masks: `~m`, `m & n`, `m.any()`, `torch.where(m, ...)`."""
+    from torchlint.analysis.tree import code_children
+
+    found: Set[str] = set()
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
+            if isinstance(node.expression, cst.Name):
+                found.add(node.expression.value)
+        elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.BitAnd, cst.BitOr)):
+            for side in (node.left, node.right):
+                if isinstance(side, cst.Name):
+                    found.add(side.value)
+        elif isinstance(node, cst.Attribute) and node.attr.value in ("any", "all", "logical_not", "logical_and"):
+            if isinstance(node.value, cst.Name):
+                found.add(node.value.value)
+        elif isinstance(node, cst.Call) and node.args and isinstance(node.args[0].value, cst.Name):
+            if imports.resolve(node.func) in ("torch.where", "torch.logical_not", "torch.logical_and"):
+                found.add(node.args[0].value.value)
+        stack.extend(code_children(node))
+    return found
+
+
 class DynamicOutputShape(Rule):
     code = "TL008"
     name = "dynamic-output-shape"
@@ -31,11 +61,23 @@ class DynamicOutputShape(Rule):
         "`torch._dynamo.config.capture_dynamic_output_shape_ops = True`."
     )
     gb_codes = ("GB0036", "GB0037")
+    fix_applicability = "unsafe"
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self.masks: Dict[tuple, bool] = {}
         self.stores: Set[int] = set()
+        self.mask_uses: Dict[int, Set[str]] = {}
+
+    def _used_as_mask(self, name: str) -> bool:
+        """A tensor the region never assigns from a mask expression but that is one by name or use."""
+        if _MASK_NAME.search(name):
+            return True
+        region = self.ctx.region
+        key = id(region.node)
+        if key not in self.mask_uses:
+            self.mask_uses[key] = _mask_uses(region.node.body, self.ctx.imports)
+        return name in self.mask_uses[key]
 
     def _scope_key(self, name: str) -> tuple:
         return (id(self.ctx.region), name)
@@ -50,7 +92,10 @@ class DynamicOutputShape(Rule):
         ):
             return self._is_mask(expr.left) or self._is_mask(expr.right)
         if isinstance(expr, cst.Name):
-            return self.masks.get(self._scope_key(expr.value), False) and self.is_tensor(expr)
+            key = self._scope_key(expr.value)
+            if key in self.masks:
+                return self.masks[key] and self.is_tensor(expr)
+            return self.is_tensor(expr) and self._used_as_mask(expr.value)
         if isinstance(expr, cst.Call):
             qual = self.resolve(expr.func)
             if qual in _BOOL_FUNCS:

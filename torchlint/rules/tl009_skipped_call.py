@@ -17,6 +17,27 @@ def skipped_calls() -> dict:
     return json.loads(text)
 
 
+def _is_logger_factory(qual) -> bool:
+    """``logging.getLogger`` and the libraries' wrappers of it (``transformers.utils.logging.get_logger``)."""
+    return qual is not None and (qual == "logging.getLogger" or qual.endswith("logging.get_logger"))
+
+
+def _module_loggers(module: cst.Module) -> set:
+    """Top-level ``logger = <...>.get_logger(__name__)`` bindings whose factory is imported
+    relatively (``from ...utils import logging``), so that no qualified name reaches it."""
+    out = set()
+    for stmt in module.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign) and isinstance(small.value, cst.Call):
+                    func = small.value.func
+                    name = func.attr.value if isinstance(func, cst.Attribute) else (
+                        func.value if isinstance(func, cst.Name) else None)
+                    if name in ("get_logger", "getLogger"):
+                        out |= {t.target.value for t in small.targets if isinstance(t.target, cst.Name)}
+    return out
+
+
 class SkippedCall(Rule):
     code = "TL009"
     name = "skipped-call"
@@ -27,7 +48,8 @@ class SkippedCall(Rule):
         "torch equivalent (`torch.rand` for `random.random`), or guard it with "
         "`if not torch.compiler.is_compiling():`."
     )
-    gb_codes = ("GB0007", "GB0008", "GB0059", "GB0156", "GB0291", "GB4198", "GB6215", "GB4841")
+    gb_codes = ("GB0007", "GB0008", "GB0059", "GB0156", "GB0291", "GB4198", "GB6215", "GB4841", "GB0294", "GB0170",
+                "GB0208")
     fix_applicability = "safe"
 
     def __init__(self, ctx) -> None:
@@ -36,26 +58,49 @@ class SkippedCall(Rule):
         self.calls = data["calls"]
         self.logger_methods = set(data["logger_methods"])
         self.deepcopy = set(data["deepcopy"])
-        self.loggers = {
-            name for name, qual in ctx.imports.bound_calls.items() if qual == "logging.getLogger"
-        }
+        self.copies = set(data["copy_tensor"])
+        self.containers: set = set()
+        self.numpy_unsupported = {f"numpy.{name}" for name in data["numpy_unsupported"]["names"]}
+        self.loggers = {name for name, qual in ctx.imports.bound_calls.items() if _is_logger_factory(qual)}
+        self.loggers |= _module_loggers(ctx.module)
+
+    def leave_Assign(self, node: cst.Assign) -> None:
+        # state = {"h": h, "c": c}: remember containers of tensors for a later deepcopy
+        if isinstance(node.value, (cst.List, cst.Tuple, cst.Dict, cst.Set)) and self._holds_tensors(node.value):
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    self.containers.add((id(self.ctx.region), target.target.value))
+
+    def _holds_tensors(self, arg: cst.BaseExpression) -> bool:
+        if self.ctx.kind(arg) in ("tensor", "tensors", "module") or (isinstance(arg, cst.Name) and arg.value == "self"):
+            return True
+        if isinstance(arg, cst.Name) and (id(self.ctx.region), arg.value) in self.containers:
+            return True
+        if isinstance(arg, (cst.List, cst.Tuple, cst.Set)):
+            return any(not isinstance(e, cst.StarredElement) and self._holds_tensors(e.value) for e in arg.elements)
+        if isinstance(arg, cst.Dict):
+            return any(isinstance(e, cst.DictElement) and self._holds_tensors(e.value) for e in arg.elements)
+        return False
 
     def visit_Call(self, node: cst.Call) -> None:
         qual = self.resolve(node.func)
         if qual in self.calls:
             self.report(node, message=self.message.format(name=qual))
+        elif qual in self.numpy_unsupported:
+            self.report(node, message=f"dynamo has no torch version of `{qual}` and splits the graph around "
+                        "it; use a torch op, or compute it outside the compiled region")
         elif qual in self.deepcopy and node.args:
-            arg = node.args[0].value
-            if self.ctx.kind(arg) in ("tensor", "module") or (
-                isinstance(arg, cst.Name) and arg.value == "self"
-            ):
+            if self._holds_tensors(node.args[0].value):
                 self.report(node, message="`copy.deepcopy` of a tensor or module cannot be traced and "
                             "splits the graph; clone tensors with `t.clone()` and copy modules outside "
                             "the compiled region")
+        elif qual in self.copies and node.args and self.ctx.kind(node.args[0].value) == "tensor":
+            self.report(node, message="`copy.copy` of a tensor cannot be traced and splits the graph; use "
+                        "`t.clone()` (or the tensor itself: tensors are not mutated by rebinding)")
         elif isinstance(node.func, cst.Attribute) and node.func.attr.value in self.logger_methods:
             receiver = node.func.value
             is_logger = (isinstance(receiver, cst.Name) and receiver.value in self.loggers) or (
-                isinstance(receiver, cst.Call) and self.resolve(receiver.func) == "logging.getLogger"
+                isinstance(receiver, cst.Call) and _is_logger_factory(self.resolve(receiver.func))
             )
             if is_logger:
                 self.report(node, message="logger calls cannot be traced and split the graph; log "

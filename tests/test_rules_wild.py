@@ -1,0 +1,425 @@
+"""What real models break on (TL002 numpy/random values, TL008 mask parameters, TL009 C stdlib,
+numpy and library loggers, TL013 locks, TL014 requires_grad, TL015 sorting), and the
+look-alikes that must stay quiet: dtypes, devices, ``torch.Size``, sizes from shapes, flags,
+config attributes, local ``requires_grad_``, constant numpy, sorting shapes."""
+import libcst as cst
+
+from rule_cases import Case, findings, static_and_dynamo_tests
+from torchlint.analysis.names import ImportTable
+from torchlint.analysis.tensors import HOST_DATA, TENSOR, TensorScope
+
+D = {"inputs": ["f32[8,8]"]}
+FN = {"target": "f", "inputs": ["f32[4,8]"]}
+
+CASES = {
+    # ---------------------------------------------------------------- TL002 host data
+    "numpy_number": Case("""
+        import numpy as np
+        import torch
+
+        @torch.compile
+        def f(h):
+            s = float(np.mean(h.detach().numpy()))  # error: TL002
+            return h * s
+        """, FN),
+    "numpy_count_as_slice_bound": Case("""
+        import numpy as np
+        import torch
+
+        @torch.compile
+        def f(x):
+            n = np.count_nonzero(x.detach().numpy() > 0)
+            return x.flatten()[:n]  # error: TL002
+        """, FN),
+    "random_int_from_method_reaches_slice": Case("""
+        import random
+
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def _span(self):
+                return random.randint(2, 5)
+
+            def forward(self, x):
+                return x[:, : self._span()]  # error: TL002
+        """, D),
+    "random_int_as_size": Case("""
+        import random
+
+        import torch
+
+        @torch.compile
+        def f(x):
+            k = random.randrange(1, 4)
+            return x.narrow(1, 0, k)  # error: TL002
+        """, FN),
+    "int_of_parameter_used_as_tensor": Case("""
+        import torch
+
+        @torch.compile
+        def f(x, steps):
+            for _ in range(int(steps)):  # error: TL002
+                x = x * 0.5
+            return x + steps.float()
+        """, {"target": "f", "inputs": ["f32[4]", "i64[]:2..3"]}),
+    "tensor_assertion": Case("""
+        import torch
+
+        @torch.compile
+        def f(x):
+            torch._check_tensor_all_with(ValueError, (x > -1e9).all(), lambda: "overflow")  # error: TL002
+            return x + 1
+        """, FN),
+    "lookalike_numpy_constants_and_random_scale": Case("""
+        import random
+
+        import numpy as np
+        import torch
+
+        @torch.compile
+        def f(x):
+            root = float(np.sqrt(2.0))
+            a = x.detach().numpy()
+            if a.shape[0] > 2:
+                x = x + 1
+            jitter = random.uniform(0.9, 1.1)
+            k = random.randint(1, 3)
+            return x * root * jitter * k
+        """, FN),
+    "lookalike_count_parameter": Case("""
+        import torch
+
+        @torch.compile
+        def f(x, steps):
+            for _ in range(int(steps)):
+                x = x * 0.5
+            return x
+        """, None),
+    # ---------------------------------------------------------------- TL008 mask parameters
+    "mask_parameter_by_name": Case("""
+        import torch
+
+        @torch.compile
+        def f(diff, valid):
+            return diff[valid].mean()  # error: TL008
+        """, {"target": "f", "inputs": ["f32[8]", "bool[8]"]}),
+    "mask_parameter_by_use": Case("""
+        import torch
+
+        @torch.compile
+        def f(x, sel):
+            rest = x.masked_fill(~sel, 0.0)
+            return x[sel].sum() + rest.sum()  # error: TL008
+        """, {"target": "f", "inputs": ["f32[8]", "bool[8]"]}),
+    "lookalike_index_parameter": Case("""
+        import torch
+
+        @torch.compile
+        def f(x, idx):
+            return x[idx].sum()
+        """, {"target": "f", "inputs": ["f32[8]", "i64[3]:0..8"]}),
+    # ---------------------------------------------------------------- TL009 wider table
+    "c_stdlib_and_importlib": Case("""
+        import importlib
+        import zlib
+
+        import torch
+
+        @torch.compile
+        def f(x):
+            key = zlib.crc32(b"cache")  # error: TL009
+            return x * (key % 3)
+        """, FN),
+    "import_module": Case("""
+        import importlib
+
+        import torch
+
+        @torch.compile
+        def f(x):
+            F = importlib.import_module("torch.nn.functional")  # error: TL009
+            return F.relu(x)
+        """, FN),
+    "unsupported_numpy": Case("""
+        import numpy as np
+        import torch
+
+        @torch.compile
+        def f(x):
+            ramp = np.interp(0.25, [0.0, 1.0], [1.0, 3.0])  # error: TL009
+            return x * ramp
+        """, FN),
+    "library_logger_warning_once": Case("""
+        import torch
+        from torch import nn
+        from .utils import logging
+
+        logger = logging.get_logger(__name__)
+
+        class Net(nn.Module):
+            def forward(self, x):
+                logger.warning_once("eager attention")  # error: TL009
+                return x * 2
+        """, None),
+    "copy_of_tensor_and_deepcopy_of_list": Case("""
+        import copy
+
+        import torch
+
+        @torch.compile
+        def f(x):
+            y = copy.copy(x)  # error: TL009
+            return y + 1
+        """, FN),
+    "deepcopy_of_tensor_list": Case("""
+        import copy
+
+        import torch
+
+        @torch.compile
+        def f(x):
+            pair = copy.deepcopy([x, x * 2])  # error: TL009
+            return pair[0] + pair[1]
+        """, FN),
+    "lookalike_find_spec_and_deepcopy_of_config": Case("""
+        import copy
+        import importlib.util
+
+        import torch
+
+        CFG = {"scale": 2}
+
+        @torch.compile
+        def f(x):
+            cfg = copy.deepcopy(CFG)
+            if importlib.util.find_spec("numpy") is not None:
+                x = x + 1
+            return x * cfg["scale"]
+        """, FN),
+    # ---------------------------------------------------------------- TL013 locks
+    "module_lock": Case("""
+        import threading
+
+        import torch
+
+        _LOCK = threading.RLock()
+
+        @torch.compile
+        def f(x):
+            with _LOCK:  # error: TL013
+                y = x * 2
+            return y + 1
+        """, FN),
+    "self_lock": Case("""
+        import threading
+
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self._guard = threading.Lock()
+
+            def forward(self, x):
+                with self._guard:  # error: TL013
+                    y = x + 1
+                return y
+        """, D),
+    "lookalike_context_managers": Case("""
+        import contextlib
+        import warnings
+
+        import torch
+
+        @torch.compile
+        def f(x):
+            with contextlib.nullcontext(), warnings.catch_warnings():
+                y = x * 2
+            with torch.no_grad():
+                y = y + 1
+            return y
+        """, FN),
+    # ---------------------------------------------------------------- TL014 requires_grad
+    "freeze_parameters_in_forward": Case("""
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.a = nn.Linear(8, 8)
+
+            def forward(self, x):
+                for p in self.a.parameters():
+                    p.requires_grad_(False)  # error: TL014
+                return self.a(x)
+        """, D),
+    "requires_grad_attribute": Case("""
+        import torch
+
+        @torch.compile
+        def f(x):
+            y = x * 2
+            y.requires_grad = True  # error: TL014
+            return y + 1
+        """, FN),
+    "requires_grad_on_local_with_grad_on": Case("""
+        import torch
+
+        @torch.compile
+        def f(x):
+            y = torch.zeros_like(x)
+            y.requires_grad_(True)  # error: TL014
+            return (y * 2).sum() + x.sum()
+        """, {"target": "f", "inputs": ["f32[4,8]"], "train": True}),
+    "lookalike_requires_grad_read": Case("""
+        import torch
+
+        @torch.compile
+        def f(x):
+            y = x.detach().clone()
+            return y * 2 if x.requires_grad else y
+        """, {"target": "f", "inputs": ["f32[4,8]"], "train": True}),
+    # ---------------------------------------------------------------- TL015 sorting
+    "sorted_by_tensor_key": Case("""
+        import torch
+
+        @torch.compile
+        def f(x):
+            rows = list(x.unbind(0))
+            rows = sorted(rows, key=lambda r: r.abs().sum())  # error: TL015
+            return torch.stack(rows)
+        """, FN),
+    "sorted_tensor_values": Case("""
+        import torch
+
+        @torch.compile
+        def f(x):
+            a, b = x[0].sum(), x[1].sum()
+            lo = sorted([a, b])  # error: TL015
+            return lo[0]
+        """, FN),
+    "max_with_tensor_key": Case("""
+        import torch
+
+        @torch.compile
+        def f(x):
+            rows = list(x.unbind(0))
+            return max(rows, key=lambda r: r.mean())  # error: TL015
+        """, FN),
+    "lookalike_sorting_shapes_and_names": Case("""
+        import torch
+
+        @torch.compile
+        def f(x):
+            dims = sorted(x.shape)
+            names = sorted(["b", "a"], key=lambda s: s.lower())
+            top = max(x[0].sum(), x[1].sum())
+            return x * dims[0] * len(names) + top
+        """, FN),
+    # ---------------------------------------------------------------- tensor look-alikes
+    "lookalike_dtype_device_size": Case("""
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.rows = nn.Embedding(16, 8)
+
+            def positions(self, shape: torch.Size, device: torch.device, dtype: torch.dtype):
+                height, width = shape[-2:]
+                return self.rows(torch.arange(width, device=device)).to(dtype)
+
+            def forward(self, x):
+                input_dtype = x.dtype
+                if input_dtype == torch.float32:
+                    x = x * 1.0
+                if torch.is_autocast_enabled():
+                    x = x.float()
+                return x + self.positions(x.shape, x.device, x.dtype)
+        """, D),
+    "lookalike_flags_config_none_len": Case("""
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.config = {"dropout": 0.1}
+                self.lin = nn.Linear(8, 8)
+
+            def forward(self, x, mask=None, output_hidden=False, shape=None):
+                h = self.lin(x)
+                if self.training and self.config["dropout"] > 0:
+                    h = h * 0.9
+                if mask is not None:
+                    h = h * mask
+                for _ in range(len(h.shape)):
+                    h = h + 0
+                if output_hidden:
+                    return h, x
+                return h
+        """, D),
+    "dispatched_class_is_not_reported": Case("""
+        import torch
+        from torch import nn
+        from .integrations import use_experts_implementation
+
+        @use_experts_implementation
+        class Experts(nn.Module):
+            def forward(self, x, index):
+                hit = index.nonzero()
+                return x[hit]
+        """, None),
+}
+
+test_static, test_dynamo_agrees = static_and_dynamo_tests(CASES)
+
+
+def _scope(code: str) -> TensorScope:
+    module = cst.parse_module(code)
+    scope = TensorScope(ImportTable.from_module(module))
+    scope.bind_params(module.body[-1], set(), all_tensors=True)
+    return scope
+
+
+def test_annotations_and_metadata_names_are_not_tensors():
+    scope = _scope("import torch\ndef f(x, shape: torch.Size, size, out_dtype, device, flag: bool, h: torch.Tensor): pass\n")
+    assert scope.lookup("x") == TENSOR and scope.lookup("h") == TENSOR
+    for name in ("shape", "size", "out_dtype", "device", "flag"):
+        assert scope.lookup(name) is None, name
+
+
+def test_numpy_of_literals_is_not_host_data_but_of_values_is():
+    scope = _scope("import numpy as np\ndef f(x): pass\n")
+    assert scope.kind(cst.parse_expression("np.sqrt(2.0)")) is None
+    assert scope.kind(cst.parse_expression("np.mean(x.numpy())")) == HOST_DATA
+    assert not scope.is_tensor(cst.parse_expression("np.mean(x.numpy())"))
+
+
+def test_guessed_parameter_with_tensor_use_counts_as_data():
+    scope = _scope("import torch\ndef f(x, n):\n    return x * n.float()\n")
+    assert scope.is_tensor_value(cst.parse_expression("n"))
+    scope = _scope("def f(x, n):\n    return x * n\n")
+    assert not scope.is_tensor_value(cst.parse_expression("n"))
+
+
+def test_dispatch_decorator_silences_only_that_class():
+    code = """
+        import torch
+        from torch import nn
+        from .integrations import use_experts_implementation
+
+        @use_experts_implementation
+        class Experts(nn.Module):
+            def forward(self, x):
+                return x.nonzero()
+
+        class Plain(nn.Module):
+            def forward(self, x):
+                return x.nonzero()
+        """
+    assert [f.region for f in findings(code)] == ["Plain.forward"]

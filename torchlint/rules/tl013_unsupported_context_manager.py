@@ -1,0 +1,83 @@
+"""TL013 unsupported-context-manager: ``with lock:`` on a ``threading`` lock in compiled code."""
+from __future__ import annotations
+
+from typing import Dict, Optional, Set
+
+import libcst as cst
+
+from torchlint.rules.base import Rule
+
+# Synchronisation objects dynamo cannot enter (measured: `Lock`/`RLock` give "Unsupported
+# context manager", `Condition` an unsupported method call).
+LOCK_FACTORIES = frozenset(
+    {"threading.Lock", "threading.RLock", "threading.Condition", "threading.Semaphore",
+     "threading.BoundedSemaphore", "multiprocessing.Lock", "multiprocessing.RLock"}
+)
+
+
+def _self_attr(expr: cst.BaseExpression) -> Optional[str]:
+    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+        return expr.attr.value
+    return None
+
+
+class UnsupportedContextManager(Rule):
+    code = "TL013"
+    name = "unsupported-context-manager"
+    summary = "`with lock:` on a `threading` lock (or another object dynamo cannot enter)"
+    message = (
+        "dynamo cannot enter a `threading` lock and gives up on the code inside the `with`; take "
+        "the lock outside the compiled region (around the call of the model), not in `forward`"
+    )
+    suggestion = (
+        "Hold the lock in the caller (`with lock: out = model(x)`), or guard the block with "
+        "`if not torch.compiler.is_compiling():` when it only protects eager-mode bookkeeping."
+    )
+    gb_codes = ("GB0142", "GB0156")
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self.module_locks = self._module_locks(ctx.module)
+        self.class_locks: Dict[int, Set[str]] = {}
+
+    def _is_lock_call(self, expr: cst.BaseExpression) -> bool:
+        return isinstance(expr, cst.Call) and self.resolve(expr.func) in LOCK_FACTORIES
+
+    def _module_locks(self, module: cst.Module) -> Set[str]:
+        out = set()
+        for stmt in module.body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.Assign) and self._is_lock_call(small.value):
+                        out |= {t.target.value for t in small.targets if isinstance(t.target, cst.Name)}
+        return out
+
+    def _locks_of(self, owner) -> Set[str]:
+        """``self.<attr> = threading.Lock()`` in any method of the region's class."""
+        if owner is None:
+            return set()
+        key = id(owner.node)
+        if key not in self.class_locks:
+            from torchlint.analysis.tree import code_children
+
+            found: Set[str] = set()
+            stack = list(owner.methods.values())
+            while stack:
+                node = stack.pop()
+                if isinstance(node, cst.Assign) and self._is_lock_call(node.value):
+                    found |= {a for a in (_self_attr(t.target) for t in node.targets) if a is not None}
+                stack.extend(code_children(node))
+            self.class_locks[key] = found
+        return self.class_locks[key]
+
+    def visit_With(self, node: cst.With) -> None:
+        owner = self.ctx.region.owner if self.ctx.region is not None else None
+        for item in node.items:
+            expr = item.item
+            attr = _self_attr(expr)
+            if self._is_lock_call(expr) or (attr is not None and attr in self._locks_of(owner)) or (
+                isinstance(expr, cst.Name) and expr.value in self.module_locks
+                and not (self.ctx.scope is not None and expr.value in self.ctx.scope.local)
+            ):
+                self.report(item)
+                return

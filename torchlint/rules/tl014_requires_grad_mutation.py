@@ -1,0 +1,76 @@
+"""TL014 requires-grad-mutation: ``t.requires_grad = ...`` / ``p.requires_grad_()`` in compiled code."""
+from __future__ import annotations
+
+from typing import Set
+
+import libcst as cst
+
+from torchlint.rules.base import Rule
+
+_PARAM_ITERATORS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers"})
+
+
+class RequiresGradMutation(Rule):
+    code = "TL014"
+    name = "requires-grad-mutation"
+    summary = "`t.requires_grad = ...` or `.requires_grad_()` on an input or parameter in compiled code"
+    message = (
+        "changing `requires_grad` of a tensor inside a compiled region splits the graph; freeze "
+        "parameters once, before compiling (`p.requires_grad_(False)` in setup code), and use "
+        "`.detach()` for values that must not get gradients"
+    )
+    suggestion = (
+        "Set `requires_grad` when the model is built (or in the training loop, outside the "
+        "compiled function); inside the region use `t.detach()` or `torch.no_grad()`."
+    )
+    gb_codes = ("GB0206", "GB0125", "GB8985")
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self.param_loops: Set[tuple] = set()
+
+    def visit_For(self, node: cst.For) -> None:
+        # for p in self.parameters(): / for name, p in self.encoder.named_parameters():
+        it = node.iter
+        if isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and it.func.attr.value in _PARAM_ITERATORS:
+            base = it.func.value
+            if (isinstance(base, cst.Name) and base.value == "self") or self.ctx.kind(base) == "module":
+                target = node.target
+                if isinstance(target, cst.Tuple) and target.elements:
+                    target = target.elements[-1].value
+                if isinstance(target, cst.Name):
+                    self.param_loops.add((id(self.ctx.region), target.value))
+
+    def _input_or_parameter(self, expr: cst.BaseExpression) -> bool:
+        """A tensor that arrives from outside the region: a parameter, buffer or input."""
+        if isinstance(expr, cst.Name):
+            if (id(self.ctx.region), expr.value) in self.param_loops:
+                return True
+            scope = self.ctx.scope
+            region = self.ctx.region
+            params = {p.name.value for p in region.node.params.params} if region is not None else set()
+            return scope is not None and expr.value in params and scope.kinds.get(expr.value) == "tensor"
+        if isinstance(expr, cst.Attribute):
+            # self.weight (a parameter or buffer), self.proj.weight
+            return self.is_tensor(expr) and (
+                (isinstance(expr.value, cst.Name) and expr.value.value == "self")
+                or self.ctx.kind(expr.value) == "module"
+            )
+        return False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            t = target.target
+            if isinstance(t, cst.Attribute) and t.attr.value == "requires_grad":
+                obj = t.value
+                if self.is_tensor(obj) or self._input_or_parameter(obj):
+                    self.report(t)
+                    return
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "requires_grad_":
+            # Any tensor: under no_grad a local one is traced, but with gradients on (training)
+            # dynamo breaks on every `requires_grad_()` call.
+            if self.is_tensor(func.value) or self._input_or_parameter(func.value):
+                self.report(node)
