@@ -50,8 +50,8 @@ def test_json_contract(project):
     assert code == 1
     assert report["version"] == 1
     assert report["torch_version"] is None
-    assert report["summary"] == {"files": 1, "findings": 1, "graph_breaks": None, "graphs": None,
-                                 "recompiles": None, "errors": 0,
+    assert report["summary"] == {"files": 1, "findings": 1, "graph_breaks": None, "graph_break_hits": None,
+                                 "graphs": None, "recompiles": None, "errors": 0,
                                  "files_with_findings": 1}
     (f,) = report["findings"]
     assert {k: f[k] for k in ("rule", "name", "path", "line", "column", "end_line", "end_column",

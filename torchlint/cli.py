@@ -63,10 +63,14 @@ def _remember(ctx: click.Context, param: click.Parameter, value):
               help="Run dynamo on this target: a module class, a function, or a factory call "
                    "(model.py:build(num_classes=10)). Repeatable.")
 @click.option("--input", "inputs", multiple=True, metavar="SPEC",
-              help="Sample input, one per positional argument: f32[8,3,224,224], i64[2,16]:0..1000, bool[4], 3.")
+              help="Sample input, one per argument: f32[8,3,224,224], i64[2,16]:0..1000, bool[4], 3; "
+                   "NAME=SPEC passes it by keyword (input_ids=i64[2,16]:0..1000).")
 @click.option("--input-set", "input_sets", multiple=True, metavar="SPECS",
-              help="One call's arguments separated by ';'. Repeat to run several calls in turn and count recompilations.")
-@click.option("--inputs-from", metavar="PATH:FUNC", help="A function returning the sample arguments.")
+              help="One call's arguments separated by ';' (NAME=SPEC by keyword). Repeat to run several calls in turn and count recompilations.")
+@click.option("--inputs-from", metavar="PATH:FUNC",
+              help="A function returning one call's arguments: a tuple, a dict of keyword arguments, or (tuple, dict).")
+@click.option("--input-sets-from", metavar="PATH:FUNC", expose_value=False, callback=_remember,
+              help="A function returning a list of calls (each as --inputs-from returns one), run in turn.")
 @click.option("--train", is_flag=True, help="Run forward and backward instead of eval() + no_grad.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), help="Seconds per target (default 120).")
 @click.option("--max-memory", metavar="SIZE", expose_value=False, callback=_remember,
@@ -74,9 +78,9 @@ def _remember(ctx: click.Context, param: click.Parameter, value):
                    "A target over it is reported as out of memory (GPU memory is not counted).")
 @click.option("--max-graph-breaks", type=click.IntRange(min=0), help="Gate: fail when the dynamic graph-break count exceeds N.")
 @click.option("--max-recompiles", type=click.IntRange(min=0), help="Gate: fail when recompilations exceed N.")
-@click.option("--mode", type=click.Choice(["default", "reduce-overhead"]),
-              help="reduce-overhead: also compile targets the way torch.compile(mode=\"reduce-overhead\") "
-                   "does and report CUDA-graph skips and re-recordings (needs a CUDA GPU).")
+@click.option("--mode", type=click.Choice(["default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"]),
+              help="reduce-overhead or max-autotune (both use CUDA graphs): also compile targets the way "
+                   "torch.compile(mode=...) does and report CUDA-graph skips and re-recordings (needs a CUDA GPU).")
 @click.option("--device", type=click.Choice(["cpu", "cuda"]),
               help="Move targets and their inputs to this device first (reduce-overhead implies cuda).")
 @click.option("--max-cudagraph-skips", type=click.IntRange(min=0),
@@ -292,8 +296,9 @@ def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input
         raise _fail("a source read from stdin is checked by the static pass: drop --no-static")
     if no_static and (no_dynamic or not (targets or settings.targets)):
         raise _fail("nothing to do: --no-static and no dynamic targets")
-    if (inputs or input_sets or inputs_from) and not targets:
-        raise _fail("--input, --input-set and --inputs-from need a --target")
+    sets_from = click.get_current_context().meta.get("torchlint.input_sets_from")
+    if (inputs or input_sets or inputs_from or sets_from) and not targets:
+        raise _fail("--input, --input-set, --inputs-from and --input-sets-from need a --target")
     cli_targets = [_cli_target(t, inputs, input_sets, inputs_from, train) for t in targets]
     shard = None
     if meta.get("torchlint.shard"):
@@ -303,6 +308,8 @@ def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input
             shard = parse_shard(meta["torchlint.shard"])
         except ValueError as exc:
             raise _fail(str(exc))
+    for table in cli_targets if sets_from else ():
+        table["input-sets-from"] = sets_from
     if fixes is not None and no_static:
         raise _fail("--fix and --diff need the static pass (drop --no-static)")
     fix_errors = _apply_fixes(settings, paths or (".",), verbose=verbose, **fixes) if fixes is not None else []
@@ -332,6 +339,9 @@ def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input
 
             for note in support_notes(report.torch_version):
                 click.echo(f"torchlint: warning: {note}", err=True)
+        for failed in report.targets if verbose else ():  # a target that raised: its traceback
+            if failed.traceback:
+                click.echo(f"{failed.target}: {failed.traceback.rstrip()}", err=True)
         if gate:
             _apply_gate(report, settings)
     except ConfigError as exc:

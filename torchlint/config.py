@@ -280,7 +280,9 @@ def _parse_key(s: Settings, key: str, value: Any, source: str) -> None:
         setattr(s, key, value)
 
 
-MODES = ("default", "reduce-overhead")
+MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
+#: the modes whose compiled graphs inductor replays as CUDA graphs (their skips are measured)
+CUDAGRAPH_MODES = ("reduce-overhead", "max-autotune")
 DEVICES = ("cpu", "cuda")
 
 
@@ -290,8 +292,8 @@ def check_mode(mode: Optional[str], device: Optional[str], where: str) -> None:
         raise ConfigError(f"{where}: mode must be one of {', '.join(MODES)}, got {mode!r}")
     if device is not None and device not in DEVICES:
         raise ConfigError(f"{where}: device must be one of {', '.join(DEVICES)}, got {device!r}")
-    if mode == "reduce-overhead" and device == "cpu":
-        raise ConfigError(f"{where}: mode reduce-overhead captures CUDA graphs, which inductor uses "
+    if mode in CUDAGRAPH_MODES and device == "cpu":
+        raise ConfigError(f"{where}: mode {mode} captures CUDA graphs, which inductor uses "
                           "only on CUDA devices; use device cuda (or mode default on the CPU)")
 
 

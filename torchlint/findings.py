@@ -184,6 +184,12 @@ class TargetResult:
     #: `torchlint run`: lines for people (compile time per frame, caches, output tail) and data
     details: List[str] = field(default_factory=list)
     program: Optional[Dict[str, Any]] = None
+    #: functions that hit dynamo's recompile limit and then ran eagerly, uncompiled
+    recompile_limit_hits: List[Recompile] = field(default_factory=list)
+    #: graph breaks counted each time one was hit (``graph_breaks`` counts distinct sites)
+    graph_break_hits: int = 0
+    #: the traceback of a target that raised, for ``-v`` (not in JSON)
+    traceback: Optional[str] = field(default=None, repr=False)
 
     def to_dict(self) -> Dict[str, Any]:
         d = {
@@ -204,6 +210,8 @@ class TargetResult:
             d["details"] = list(self.details)
         if self.program is not None:
             d["program"] = self.program
+        d["graph_break_hits"] = self.graph_break_hits
+        d["recompile_limit_hits"] = [r.to_dict() for r in self.recompile_limit_hits]
         return d
 
     @classmethod
@@ -253,6 +261,10 @@ class Report:
         return sum(t.graph_breaks for t in self.targets) if self.dynamic_ran else None
 
     @property
+    def graph_break_hits(self) -> Optional[int]:
+        return sum(t.graph_break_hits for t in self.targets) if self.dynamic_ran else None
+
+    @property
     def graphs(self) -> Optional[int]:
         return sum(t.graphs for t in self.targets) if self.dynamic_ran else None
 
@@ -265,6 +277,7 @@ class Report:
             "files": self.files,
             "findings": len(self.findings),
             "graph_breaks": self.graph_breaks,
+            "graph_break_hits": self.graph_break_hits,
             "graphs": self.graphs,
             "recompiles": self.recompiles,
             "errors": len(self.errors),

@@ -98,8 +98,10 @@ def run_check(options: CheckOptions) -> Report:
         rules = rules_by_code()
         gb_map = {code: set(rule.gb_codes) for code, rule in rules.items()}
         fixes = {code: rule.suggestion for code, rule in rules.items()}
-        # graph breaks confirm graph-break rules; CUDA-graph findings confirm TL1xx warnings
-        findings = merge_passes(static_findings, dynamic_findings, gb_map, fixes)
+        # graph breaks confirm graph-break rules; CUDA-graph findings confirm TL1xx warnings;
+        # a break no finding matched is named after a rule only if that rule flags its line
+        findings = merge_passes(static_findings, dynamic_findings, gb_map, fixes,
+                                _flagged(static_findings, dynamic_findings, rules, cwd))
     findings = [f for f in findings if _enabled(f, settings)]
     report.findings, usage = suppression.apply_tracking(findings, _lines_reader(cwd, texts))
     if settings.enabled_rules([UNUSED_SUPPRESSION]):  # opt-in, as ruff's RUF100
@@ -132,6 +134,21 @@ def _unused_suppressions(report: Report, files: Sequence[str], usage, options: C
 
     found = unused_suppressions(report, files, usage, read, static_ran=options.static, enabled=enabled)
     return [f for f in found if _enabled(f, settings)]
+
+
+def _flagged(static: List[Finding], dynamic: List[Finding], rules: Dict[str, Any], cwd: str):
+    """Which graph-break rules flag the lines of the breaks no static finding is on
+    (:func:`torchlint.static.run.rules_on_lines`: the files are parsed, never imported)."""
+    from torchlint.static.run import rules_on_lines
+
+    seen = {(f.path, line) for f in static for line in range(f.line, max(f.end_line, f.line) + 1)}
+    wanted: Dict[str, set] = {}
+    for f in dynamic:
+        if f.severity != "warning" and (f.path, f.line) not in seen:
+            wanted.setdefault(f.path, set()).add(f.line)
+    if not wanted:
+        return {}
+    return rules_on_lines(wanted, [r for r in rules.values() if r.severity != "warning"], cwd)
 
 
 def _enabled(finding: Finding, settings: Settings) -> bool:

@@ -43,8 +43,10 @@ def assert_graph_breaks(
     """Run ``model(*args, **kwargs)`` through dynamo; fail if it breaks the graph more than
     ``max_breaks`` times (distinct sites) or recompiles more than ``max_recompiles`` times.
 
-    ``calls``: several argument tuples run in turn (to count recompilations) instead of
-    ``*args``. ``train``: forward and backward. ``files``: the files whose lines breaks are
+    ``calls``: several calls run in turn (to count recompilations) instead of ``*args``:
+    each a tuple of positional arguments, a dict of keyword arguments, or a ``(tuple, dict)``
+    pair (``calls=[((ids,), {"attention_mask": m}), {"input_ids": ids2}]``); ``**kwargs``
+    go to every call. ``train``: forward and backward. ``files``: the files whose lines breaks are
     placed on (default: the model's own file). The :class:`AssertionError` lists each break
     with file, line, dynamo's reason and the fix. Returns the report when within limits.
     """

@@ -23,7 +23,7 @@ def dynamic(line, gb, path="m.py"):
 def test_merge_matches_by_line_and_gb_code():
     out = merge([static("TL001", 10), static("TL005", 20), static("TL001", 30, path="other.py")],
                 [dynamic(10, "GB0124"), dynamic(20, "GB0124"), dynamic(40, "GB0059")],
-                GB, {"TL004": "remove the print"})
+                GB, {"TL004": "remove the print"}, flagged={("m.py", 20): {"TL001"}, ("m.py", 40): {"TL004"}})
     got = {(f.path, f.line, f.rule, f.source) for f in out}
     assert got == {("m.py", 10, "TL001", "both"), ("m.py", 20, "TL005", "static"),
                    ("m.py", 20, "TL001", "dynamic"), ("m.py", 40, "TL004", "dynamic"),
@@ -35,6 +35,17 @@ def test_merge_matches_by_line_and_gb_code():
     assert print_break.suggestion == "remove the print"
     unowned = merge([], [dynamic(50, "GB9999")], GB)[0]
     assert unowned.rule is None and unowned.suggestion == "dynamo hint"
+
+
+def test_a_break_is_named_after_a_rule_only_when_that_rule_flags_its_line():
+    # GB0124 is declared by TL001, but no rule flags line 60 (a `self.t = x` say): no rule
+    (alone,) = merge([], [dynamic(60, "GB0124")], GB, {"TL001": "fix TL001"})
+    assert (alone.rule, alone.suggestion) == (None, "dynamo hint")
+    # a rule flags the line but does not declare the break's GB code: no rule either
+    (other,) = merge([], [dynamic(60, "GB0124")], GB, {}, flagged={("m.py", 60): {"TL004"}})
+    assert other.rule is None
+    (named,) = merge([], [dynamic(60, "GB0059")], GB, {"TL004": "remove it"}, flagged={("m.py", 60): {"TL004"}})
+    assert (named.rule, named.suggestion, named.source) == ("TL004", "remove it", "dynamic")
 
 
 def test_one_break_confirms_every_compatible_finding_on_a_multiline_statement():

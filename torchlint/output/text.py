@@ -30,6 +30,8 @@ def _status(f: Finding, report: Report) -> str:
     if kind == "performance":
         return "[cyan]performance warning, not a graph break[/]"
     label, color = _STATUS[f.source]
+    if f.source == "dynamic" and f.rule:  # the rule flags the line, but its region was not followed
+        label = f"found by dynamo, {f.rule} flags this line"
     if f.source == "static" and report.dynamic_ran and f.target is None:
         # "not confirmed" only where a target ran the line without breaking; else not reached
         label = ("potential graph break, not confirmed by dynamo (ran without breaking)"
@@ -89,7 +91,7 @@ def render(report: Report, stream: TextIO, *, options) -> None:
         if not t.error or t.program is not None:  # a watched program that failed: what it recorded
             console.print(
                 f"[bold]{escape(t.target)}[/]: {t.graphs} graph{'s' if t.graphs != 1 else ''}, "
-                f"{t.graph_breaks} graph break{'s' if t.graph_breaks != 1 else ''}, "
+                + _breaks(t) + ", "
                 f"{t.recompiles} recompile{'s' if t.recompiles != 1 else ''}"
                 + (f", {t.cudagraph_skips} CUDA-graph skip{'s' if t.cudagraph_skips != 1 else ''}"
                    if t.cudagraph_skips is not None else "")
@@ -98,6 +100,9 @@ def render(report: Report, stream: TextIO, *, options) -> None:
         for r in t.recompile_reasons:
             where = f" at {r.path}:{r.line}" if r.path and r.line else ""
             console.print(f"  recompiled{where}: {escape(r.reason)}")
+        for r in t.recompile_limit_hits:
+            where = f" at {r.path}:{r.line}" if r.path and r.line else ""
+            console.print(f"  [bold red]RECOMPILE LIMIT{where}[/]: {escape(r.reason)}")
         for line in t.details:
             console.print(f"  {escape(line)}", style="yellow" if line.startswith("warning:") else None)
     _summary(console, report, options)
@@ -134,6 +139,15 @@ def _files(report: Report) -> str:
     if k < n:
         return f"{k} of {n} files"
     return f"{k} file{'s' if k != 1 else ''}"
+
+
+def _breaks(t) -> str:
+    """``4 graph breaks at 2 sites`` (hits, distinct places), ``1 graph break`` when they agree."""
+    hits = max(t.graph_break_hits, t.graph_breaks)
+    text = f"{hits} graph break{'s' if hits != 1 else ''}"
+    if hits != t.graph_breaks:
+        text += f" at {t.graph_breaks} site{'s' if t.graph_breaks != 1 else ''}"
+    return text
 
 
 def _summary(console: Console, report: Report, options) -> None:

@@ -21,7 +21,7 @@ import sys
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Type
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Type
 
 from torchlint.findings import FileError, Finding
 from torchlint.files import FileProblem, read_source
@@ -112,6 +112,31 @@ def check_source(source: str, path: str, rule_classes: Sequence[Type["Rule"]],
     with unvalidated():  # the parser's nodes need no re-checking
         result.findings, result.error = guarded_lint(source, path, rule_classes, fixes=fixes, facts=facts)
     return result
+
+
+def rules_on_lines(wanted: Mapping[str, Iterable[int]], rule_classes: Sequence[Type["Rule"]],
+                   cwd: str = ".") -> Dict[Tuple[str, int], Set[str]]:
+    """(path, line) -> the codes of the rules that flag that line when the function holding it
+    is taken as compiled (:func:`torchlint.static.engine.lint_lines`): which rule, if any, a
+    graph break dynamo found there belongs to. ``wanted``: path (relative to ``cwd``) -> lines.
+    Files are read and parsed, never imported; one that cannot be is left out."""
+    from torchlint.static.engine import lint_lines
+    from torchlint.analysis.tree import unvalidated
+
+    out: Dict[Tuple[str, int], Set[str]] = {}
+    for path, lines in wanted.items():
+        lines = set(lines)
+        try:
+            source = read_source(os.path.join(cwd, path))
+            with unvalidated():
+                found = lint_lines(source, path, rule_classes, lines)
+        except Exception:  # noqa: BLE001 - unreadable or unparsable: no rule is named after it
+            continue
+        for f in found:
+            for line in lines:
+                if f.line <= line <= max(f.end_line, f.line):
+                    out.setdefault((path, line), set()).add(f.rule)
+    return out
 
 
 def default_jobs() -> int:
