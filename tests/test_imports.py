@@ -33,7 +33,7 @@ ALLOWED: Dict[str, Set[str]] = {
     "rules": {"analysis", "data", "matrix"},
     "static": {"analysis", "rules", "files", "findings", "config", "matrix"},
     "fixes": {"analysis", "rules", "static", "files", "findings", "suppression", "atomic"},
-    "output": {"findings", "pages", "rules"},
+    "output": {"findings", "pages", "rules", "files"},
 }
 
 

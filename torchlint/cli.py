@@ -17,7 +17,7 @@ from torchlint import __version__
 from torchlint.config import (ConfigError, Settings, codes_option, config_start, load_settings, override,
                               parse_size, select_override)
 
-FORMAT_CHOICES = ["text", "json", "sarif", "github"]
+FORMAT_CHOICES = ["text", "json", "sarif", "github", "html"]
 EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
 
 

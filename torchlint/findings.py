@@ -176,6 +176,8 @@ class TargetResult:
     ops_per_graph: List[int] = field(default_factory=list)
     recompile_reasons: List[Recompile] = field(default_factory=list)
     cudagraph_skips: Optional[int] = None
+    #: per graph, the user lines its operations came from: ``[{"path", "lines"}]``
+    graph_lines: List[List[Dict[str, Any]]] = field(default_factory=list)
     #: path -> lines dynamo traced into a graph (not in JSON): a static finding there ran
     #: without a break; one elsewhere was not reached
     traced: Dict[str, Set[int]] = field(default_factory=dict, repr=False)
@@ -202,6 +204,8 @@ class TargetResult:
         }
         if self.cudagraph_skips is not None:
             d["cudagraph_skips"] = self.cudagraph_skips
+        if self.graph_lines:
+            d["graph_lines"] = [[dict(g) for g in graph] for graph in self.graph_lines]
         if self.details:
             d["details"] = list(self.details)
         if self.program is not None:

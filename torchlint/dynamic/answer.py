@@ -27,6 +27,8 @@ class Answer:
     #: graphs of the first call, and call_function ops in each
     graphs: int = 0
     ops_per_graph: List[int] = field(default_factory=list)
+    #: per graph of the first call, the user lines its FX nodes came from: [{"path", "lines"}]
+    graph_lines: List[List[Dict[str, Any]]] = field(default_factory=list)
     #: graphs over every call, recompilations included
     total_graphs: int = 0
     #: what ``torch._dynamo.explain`` alone would say (graphs - 1, or 0)

@@ -99,10 +99,15 @@ def _count_recordings():
         CUDAGraphTreeManager.record_function = original
 
 
-def _user_frame(trace: Optional[str], user_files: Set[str]) -> Optional[Tuple[str, int]]:
-    """The innermost ``File "...", line N`` of a stack trace that is in the user's files."""
+def user_frames(trace: Optional[str], user_files: Set[str]) -> List[Tuple[str, int]]:
+    """Every ``File "...", line N`` of a stack trace that is in the user's files, outermost first."""
     frames = [(m.group("file"), int(m.group("line"))) for m in _FRAME.finditer(trace or "")]
-    mine = [(os.path.realpath(f), n) for f, n in frames if os.path.realpath(f) in user_files]
+    return [(os.path.realpath(f), n) for f, n in frames if os.path.realpath(f) in user_files]
+
+
+def user_frame(trace: Optional[str], user_files: Set[str]) -> Optional[Tuple[str, int]]:
+    """The innermost ``File "...", line N`` of a stack trace that is in the user's files."""
+    mine = user_frames(trace, user_files)
     return mine[-1] if mine else None
 
 
@@ -123,7 +128,7 @@ def _cpu_sites(gm: Any, user_files: Set[str]) -> List[Dict[str, Any]]:
             continue
         if any(device(i) == "cpu" for i in node.all_input_nodes):
             continue  # computed from a CPU tensor: the site that made that one is reported
-        frame = _user_frame(node.meta.get("stack_trace"), user_files)
+        frame = user_frame(node.meta.get("stack_trace"), user_files)
         if frame is not None:
             made = "copies a tensor to the host" if any(device(i) == "cuda" for i in node.all_input_nodes) \
                 else "creates a CPU tensor"
@@ -293,7 +298,7 @@ def _skips(graphs: Sequence[_Graph], messages: Sequence[str], files: Set[str],
         if graph is not None and "cpu device" in reason:
             sites = list(graph.cpu_sites)
         if not sites:
-            frame = _user_frame(message, files)
+            frame = user_frame(message, files)
             if frame is not None:
                 sites = [{"path": frame[0], "line": frame[1], "why": None}]
         if not sites and site is not None:
@@ -332,7 +337,7 @@ def _splits(graphs: Sequence[_Graph], messages: Sequence[str], files: Set[str]) 
 
         def close() -> None:
             if node is not None:
-                frame = _user_frame("\n".join(frames), files)
+                frame = user_frame("\n".join(frames), files)
                 if frame is not None:
                     why = "copies between host and GPU" if node[1] == "DeviceCopy" else "runs on the CPU"
                     sites.setdefault(frame, {"path": frame[0], "line": frame[1], "why": why})

@@ -30,6 +30,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequ
 import torch
 
 from torchlint.dynamic.answer import Answer
+from torchlint.dynamic.cudagraphs import user_frames
 from torchlint.dynamic.gb_registry import GraphBreakRegistry, load_registry
 from torchlint.dynamic.load import load_module_from_path, materialize
 from torchlint.dynamic.logs import capture_logs
@@ -88,6 +89,8 @@ class Observation:
     breaks: List[BreakSite] = field(default_factory=list)
     recompiles: List[RecompileEvent] = field(default_factory=list)
     explain_graph_breaks: int = 0        # what explain() alone would say (graphs - 1 or 0)
+    #: per graph of the first call, the user lines its nodes came from: [{"path", "lines"}]
+    graph_lines: List[List[Dict[str, Any]]] = field(default_factory=list)
     traced: Set[Frame] = field(default_factory=set)  # user lines in the graphs: code dynamo traced
     #: functions that hit dynamo's recompile limit and then ran eagerly (parse_limit_message)
     recompile_limit_hits: List[Dict[str, Any]] = field(default_factory=list)
@@ -103,6 +106,7 @@ class Observation:
                       total_graphs=self.total_graphs, explain_graph_breaks=self.explain_graph_breaks,
                       breaks=[b.to_dict() for b in self.breaks],
                       recompiles=[r.to_dict() for r in self.recompiles],
+                      graph_lines=[list(g) for g in self.graph_lines],
                       traced=[list(frame) for frame in sorted(self.traced)],
                       recompile_limit_hits=[dict(h) for h in self.recompile_limit_hits], **more)
 
@@ -348,6 +352,7 @@ def observe(
                 obs.ops_per_graph = [
                     sum(1 for n in g.graph.nodes if n.op == "call_function") for g in graphs
                 ]
+                obs.graph_lines = [_graph_user_lines(g, collector.user_files or set()) for g in graphs]
     obs.total_graphs = len(graphs)
     obs.explain_graph_breaks = max(obs.graphs - 1, 0)
     for gm in graphs:
@@ -374,6 +379,14 @@ def observe(
     return obs
 
 
+def _graph_user_lines(gm: Any, user_files: Set[str]) -> List[Dict[str, Any]]:
+    """The user lines one FX graph holds: every user frame of each node's stack trace (the line
+    of the op and the lines of the user calls that led to it)."""
+    by_path: Dict[str, Set[int]] = {}
+    for node in gm.graph.nodes:
+        for path, line in user_frames(node.meta.get("stack_trace") or getattr(node, "stack_trace", None), user_files):
+            by_path.setdefault(path, set()).add(line)
+    return [{"path": path, "lines": sorted(lines)} for path, lines in sorted(by_path.items())]
 def traced_lines(graphs: Sequence[Any], files: Optional[Set[str]]) -> Set[Frame]:
     """(file, line) of every frame in the graphs' node stack traces, in ``files`` (all when
     None): the lines dynamo traced into a graph, so a rule's line among them ran without a break."""

@@ -107,6 +107,8 @@ def result_from_answer(target: str, answer: Answer, seconds: float, cwd: str,
         return result, []
     result.graphs = int(answer.graphs)
     result.ops_per_graph = list(answer.ops_per_graph)
+    result.graph_lines = [[{"path": relpath(g["path"], cwd), "lines": list(g["lines"])} for g in graph]
+                          for graph in answer.graph_lines]
     result.graph_breaks = len(answer.breaks)
     for event in answer.recompiles:
         words = event["words"] + (f"; fix: {event['fix']}" if event.get("fix") else "")

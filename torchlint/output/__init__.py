@@ -3,8 +3,8 @@
 Add a format by adding a module with ``render(report, stream, *, options)`` and naming it
 in :data:`FORMATS`. ``progress`` is the progress bar on stderr.
 
-May import: ``findings``, ``pages`` and :mod:`torchlint.rules` (the catalog's names and
-summaries, for SARIF). Never a pass (static, dynamic) or the fixes: a report holds all
+May import: ``findings``, ``pages``, :mod:`torchlint.rules` (the catalog's names and
+summaries, for SARIF) and ``files`` (the HTML page reads the source lines it shows). Never a pass (static, dynamic) or the fixes: a report holds all
 an output needs (the code a finding shows is ``Finding.source_line``).
 """
 from __future__ import annotations
@@ -20,6 +20,7 @@ FORMATS = {
     "json": "torchlint.output.json",
     "sarif": "torchlint.output.sarif",
     "github": "torchlint.output.github",
+    "html": "torchlint.output.html",
 }
 
 
