@@ -115,6 +115,8 @@ def _stage(progress: Any, name: str, total: int) -> Optional[Callable[[int], Non
 
 def _lines_reader(cwd: str, texts: Dict[str, str]) -> Callable[[str], Optional[List[str]]]:
     def read(path: str) -> Optional[List[str]]:
+        if path.endswith(".ipynb"):
+            return []  # a notebook's comments were applied on its cells' lines, in the static pass
         text = texts.get(path)  # the text the static pass checked: no second read
         if text is None:
             try:

@@ -188,8 +188,12 @@ def run_static(
     tick = advance or (lambda n: None)
     results: List[Optional[FileResult]] = [None] * len(files)
     todo: List[Tuple[int, str, str, Optional[str]]] = []  # (index, path, source, cache key)
+    notebooks: List[int] = []
     done = 0
     for i, path in enumerate(files):
+        if path.endswith(".ipynb"):  # code cells as one module (torchlint.notebook), uncached
+            notebooks.append(i)
+            continue
         try:
             source = read_source(path)
         except FileProblem as exc:
@@ -213,12 +217,15 @@ def run_static(
             done = 0
     tick(done)
 
-    if todo:
+    if todo or notebooks:
         if rule_classes is None:
             from torchlint.rules import all_rules
 
             codes = (settings or _default_settings()).enabled_rules([r.code for r in all_rules()])
             rule_classes = select_rules(codes)
+        for i in notebooks:
+            results[i] = _lint_notebook(files[i], rule_classes)
+            tick(1)
         for (i, path, source, key), res in zip(todo, _lint_all(todo, rule_classes, jobs, tick, mark_fixes)):
             results[i] = res
             if res.findings and texts is not None:
@@ -232,8 +239,18 @@ def run_static(
         assert res is not None
         findings.extend(res.findings)
         if res.error:
-            errors.append(FileError(res.path, res.error))
+            errors.extend(FileError(res.path, line) for line in res.error.split("\n"))
     return findings, errors
+
+
+def _lint_notebook(path: str, rule_classes) -> FileResult:
+    """A notebook's findings (on cell lines, suppression comments applied) and its
+    problems, one a line (a cell with a syntax error leaves the other cells checked)."""
+    from torchlint.notebook import check_notebook
+
+    with _gc_paused():
+        found, problems = check_notebook(path, rule_classes)
+    return FileResult(path=path, findings=found, error="\n".join(problems) or None)
 
 
 def _transient(error: Optional[str]) -> bool:
