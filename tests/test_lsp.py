@@ -241,3 +241,59 @@ def test_server_command_without_the_extra_says_what_to_install(monkeypatch):
     result = run_cli(["server"])
     assert result.exit_code == 2
     assert "pip install 'torchlint[lsp]'" in result.stderr
+
+
+# -- the README's editor snippets ------------------------------------------------------------
+def _snippet_commands():
+    import json
+    import re
+    import tomllib
+
+    from readme_snippets import snippet
+
+    vscode = json.loads(snippet("vscode"))
+    neovim = re.search(r"cmd = \{ (.*?) \}", snippet("neovim")).group(1)
+    helix = tomllib.loads(snippet("helix"))["language-server"]["torchlint"]
+    return {
+        "vscode": [vscode["glspc.server.command"], *vscode["glspc.server.commandArguments"]],
+        "neovim": [s.strip().strip('"') for s in neovim.split(",")],
+        "helix": [helix["command"], *helix["args"]],
+    }, vscode
+
+
+def _initialize(argv):
+    """Start ``argv`` (``torchlint`` run as this Python's module) and do initialize/shutdown."""
+    import json
+    import subprocess
+
+    def frame(obj):
+        body = json.dumps(obj).encode()
+        return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": None, "rootUri": None, "capabilities": {}}},
+        {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+        {"jsonrpc": "2.0", "id": 2, "method": "shutdown", "params": None},
+        {"jsonrpc": "2.0", "method": "exit", "params": None},
+    ]
+    proc = subprocess.run([sys.executable, "-m", *argv], input=b"".join(frame(m) for m in messages),
+                          capture_output=True, timeout=60)
+    out = proc.stdout.decode()
+    start = out.index("{")
+    return json.JSONDecoder().raw_decode(out, start)[0]
+
+
+@pytest.mark.parametrize("editor", ["vscode", "neovim", "helix"])
+def test_editor_snippets_start_the_server(editor):
+    import tomllib
+
+    commands, _ = _snippet_commands()
+    argv = commands[editor]
+    scripts = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"]["scripts"]
+    assert argv[0] in scripts and scripts[argv[0]] == "torchlint.cli:main"  # the installed command
+    reply = _initialize(argv)
+    assert reply["result"]["serverInfo"]["name"] == "torchlint"
+    kinds = reply["result"]["capabilities"]["codeActionProvider"]["codeActionKinds"]
+    if editor == "vscode":  # the on-save action the snippet names is one the server offers
+        _, vscode = _snippet_commands()
+        assert set(vscode["editor.codeActionsOnSave"]) <= set(kinds)

@@ -7,6 +7,7 @@ is read from the file being edited (only pyproject.toml files around it).
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 import re
 import threading
@@ -243,6 +244,7 @@ def _in_string_at_end(text: str, line: int) -> bool:
 
 
 # -- rule pages ---------------------------------------------------------------------------
+@functools.lru_cache(maxsize=None)
 def rule_page_uri(code: str) -> Optional[str]:
     """A ``file:`` URI of the rule's page as installed (``torchlint rule CODE`` prints it)."""
     from importlib import resources

@@ -147,17 +147,21 @@ class TorchlintServer(LanguageServer):
         result = self.lint_now(uri, text)
         return text, result.findings
 
+    def with_settings(self, compute, uri: str, text: str, default):
+        """``compute(text, path, settings)`` for the document; ``default`` if it fails."""
+        path = self.path_of(uri)
+        settings, _ = self.settings.get(path)
+        try:
+            return compute(text, path, settings)
+        except Exception:  # noqa: BLE001 - one bad buffer must not stop the server
+            log.exception("torchlint: %s failed on %s", compute.__name__, uri)
+            return default
+
     def fixes(self, uri: str, text: str) -> List[core.FixChoice]:
         cached = self._fixes.get(uri)
         if cached is not None and cached[0] == text:
             return cached[1]
-        path = self.path_of(uri)
-        settings, _ = self.settings.get(path)
-        try:
-            found = core.fixes_for(text, path, settings)
-        except Exception:  # noqa: BLE001
-            log.exception("torchlint could not plan fixes for %s", uri)
-            found = []
+        found = self.with_settings(core.fixes_for, uri, text, [])
         self._fixes[uri] = (text, found)
         return found
 
@@ -252,13 +256,7 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE) -> TorchlintServer:
                         diagnostics=[ls.diagnostic(f, lines)],
                         edit=types.WorkspaceEdit(changes={uri: ls.edits_to_lsp(text, [edit])})))
         if want_all and findings:
-            path = ls.path_of(uri)
-            settings, _ = ls.settings.get(path)
-            try:
-                new = core.fix_all(text, path, settings)
-            except Exception:  # noqa: BLE001
-                log.exception("torchlint could not fix %s", uri)
-                new = text
+            new = ls.with_settings(core.fix_all, uri, text, text)
             if new != text:
                 actions.append(types.CodeAction(
                     title="torchlint: fix all safe findings", kind=FIX_ALL_KIND,
