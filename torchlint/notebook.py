@@ -343,7 +343,6 @@ def fix_notebook(path: str, display: str, rule_classes, *, unsafe: bool, ignored
         found = module.where.get(a.line)
         if found is not None:
             a.line = found[1]
-            a.cell = found[0]
     outcome.old = _readable(nb, {c.number: c.text for c in nb.cells})
     outcome.new = _readable(nb, new_texts)
     return outcome, rewrite(nb, new_texts)

@@ -77,7 +77,6 @@ class TorchlintServer(LanguageServer):
 
     def schedule(self, uri: str, delay: float) -> None:
         """Lint ``uri`` after ``delay`` seconds, replacing a run that is still waiting."""
-        log.info("schedule %s in %.3f s", uri, delay)
         old = self._pending.pop(uri, None)
         if old is not None:
             old.cancel()
