@@ -40,9 +40,8 @@ sys.path.insert(0, REPO)
 
 from torchlint.pages import pages  # noqa: E402
 from torchlint.config import Settings  # noqa: E402
-from torchlint.rules import all_rules  # noqa: E402
 from torchlint.static.engine import lint_source  # noqa: E402
-from torchlint.static.run import select_rules  # noqa: E402
+from torchlint.rules import enabled_rules  # noqa: E402
 from torchlint.verify import silenced  # noqa: E402
 
 FIXTURES = os.path.join(REPO, "fixtures")
@@ -234,7 +233,7 @@ def real_models(rules, verbose: bool) -> None:
 
 def main(argv: List[str]) -> int:
     verbose = "-v" in argv
-    rules = select_rules(Settings().enabled_rules([r.code for r in all_rules()]))
+    rules = enabled_rules(Settings())
     sources = fixture_sources() + (page_sources() if HAS_TORCH else [])
     if "--with-tests" in argv and HAS_TORCH:
         sources += test_case_sources()

@@ -21,11 +21,21 @@ TorchFix on the same folder in the same run. ``--cores 2`` pins every tool to tw
 
 ``--wheels DIR`` reads the wheels from DIR (``pip download --no-index --find-links``) for a
 machine without network; ``--no-peers`` skips TorchFix and ruff.
+
+``--against REV`` also runs torchlint as it was at commit REV, cold, beside the current
+tree in the same run (each repetition runs the old one, then the new one, on the same
+corpus): ``git archive`` exports REV's ``torchlint/`` into the work folder and it runs from
+there (``PYTHONPATH``) in this same environment, installing nothing. It prints the CPU
+ratio new/old and checks that both give the same report (a hash of the ``--format json``
+output less any timing)::
+
+    python benchmarks/static.py --cores 2 --reps 1 --no-peers --against 8373981
 """
 from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
 import shutil
 import statistics
@@ -56,6 +66,7 @@ class Run:
     tree_rss: int  # bytes, peak of the process tree's summed PSS (sampled)
     code: int
     report: str = ""  # a hash of what it printed (the report), kept instead of the text
+    findings: str = ""  # a hash of the JSON report less timings (the same for the same findings)
 
 
 def _children(pid: int) -> List[int]:
@@ -115,15 +126,40 @@ def measure(cmd: Sequence[str], cwd: str, env=None) -> Run:
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
     digest = hashlib.sha256()
-    for chunk in iter(lambda: proc.stdout.read(1 << 16), b""):  # type: ignore[union-attr]
-        digest.update(chunk)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    stop.set()
-    sampler.join()
+    with tempfile.TemporaryFile() as out:  # on disk, not in this process
+        for chunk in iter(lambda: proc.stdout.read(1 << 16), b""):  # type: ignore[union-attr]
+            digest.update(chunk)
+            out.write(chunk)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        stop.set()
+        sampler.join()
+        out.seek(0)
+        findings = findings_hash(out.read())
     proc.returncode = os.waitstatus_to_exitcode(status)
     return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, peak[0], proc.returncode,
-               digest.hexdigest())
+               digest.hexdigest(), findings)
+
+
+_TIMINGS = frozenset({"seconds", "elapsed", "timings", "duration"})
+
+
+def findings_hash(output: bytes) -> str:
+    """A hash of a ``--format json`` report without its timings (keys named as times, at
+    any depth), canonically written; of the raw bytes when it is not JSON."""
+    try:
+        report = json.loads(output)
+    except ValueError:
+        return "raw:" + hashlib.sha256(output).hexdigest()
+
+    def strip(value):
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if k not in _TIMINGS}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+
+    return hashlib.sha256(json.dumps(strip(report), sort_keys=True).encode()).hexdigest()
 
 
 @dataclass
@@ -184,17 +220,37 @@ def snapshot(work: Path) -> Dict[str, str]:
     return dict(os.environ, PYTHONPATH=path)
 
 
+def export(rev: str, work: Path) -> Dict[str, str]:
+    """The environment to run torchlint as it was at commit ``rev`` (its ``torchlint/``
+    exported with ``git archive``, first on ``PYTHONPATH``; nothing is installed)."""
+    repo = Path(__file__).resolve().parents[1]
+    folder = work / f"old-{rev}"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(repo), "archive", "--format=tar", rev, "torchlint"],
+                             check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    path = os.pathsep.join(p for p in (str(folder), os.environ.get("PYTHONPATH")) if p)
+    return dict(os.environ, PYTHONPATH=path)
+
+
 def torchlint_cmd(target: Path, cache: Path, extra=()) -> List[str]:
     return [sys.executable, "-m", "torchlint", "check", str(target), "--no-dynamic", "--format", "json",
             "--exit-zero", "--cache-dir", str(cache), *extra]
 
 
 def bench_torchlint(name: str, target: Path, work: Path, reps: int, rows: List[Row], log, env,
-                    cross_check: bool) -> None:
+                    cross_check: bool, against: Optional[Row] = None, old_env=None) -> None:
     cwd = str(target.parents[1])
     cold, warm, changed = Row("torchlint cold", name), Row("torchlint warm", name), Row("torchlint 1 changed file", name)
     reference = None
     for rep in range(reps):
+        if against is not None:  # the old tree first, then the new one, in each repetition
+            cache = work / f"cache-old-{name}-{rep}"
+            shutil.rmtree(cache, ignore_errors=True)
+            run = measure(torchlint_cmd(target, cache), cwd, old_env)
+            against.runs.append(run)
+            log(f"  {against.tool} #{rep + 1}: {run.wall:6.2f} s wall, {run.cpu:6.2f} s CPU")
         cache = work / f"cache-{name}-{rep}"
         shutil.rmtree(cache, ignore_errors=True)
         run = measure(torchlint_cmd(target, cache), cwd, env)
@@ -225,7 +281,23 @@ def bench_torchlint(name: str, target: Path, work: Path, reps: int, rows: List[R
         if check.report != reference:
             raise SystemExit(f"{name}: one process and several disagree")
         log(f"  torchlint --jobs 1 --no-cache: same findings ({check.wall:.2f} s wall)")
-    rows += [cold, warm, changed]
+    rows += ([against] if against is not None else []) + [cold, warm, changed]
+
+
+def compare(rows: List[Row], rev: str) -> List[str]:
+    """Lines comparing each corpus's cold runs of the current tree with those of ``rev``;
+    a line starting ``DIFFERENT`` when their findings differ."""
+    lines = []
+    for old in (r for r in rows if r.tool.startswith("torchlint cold (")):
+        new = next(r for r in rows if r.tool == "torchlint cold" and r.corpus == old.corpus)
+        ratio = new.median("cpu") / old.median("cpu")
+        same = {r.findings for r in old.runs} == {r.findings for r in new.runs} and len({r.findings for r in new.runs}) == 1
+        lines.append(f"{CORPORA[old.corpus]}: cold CPU {new.median('cpu'):.2f} s vs {old.median('cpu'):.2f} s at {rev} "
+                     f"= {ratio:.3f} ({(1 - ratio) * 100:.1f}% less CPU); wall {new.median('wall'):.2f} s vs "
+                     f"{old.median('wall'):.2f} s")
+        lines.append(f"{'  same findings' if same else 'DIFFERENT findings'}: json without timings sha256 "
+                     f"{new.runs[0].findings[:16]} (new) {old.runs[0].findings[:16]} ({rev})")
+    return lines
 
 
 def bench_peer(tool: str, cmd: List[str], name: str, target: Path, reps: int, rows, log) -> None:
@@ -264,6 +336,8 @@ def main(argv=None) -> int:
                     help="Also check that one process (--jobs 1, no cache) finds exactly the same.")
     ap.add_argument("--wheels", type=Path, help="Read wheels from this folder instead of the index.")
     ap.add_argument("--workdir", type=Path, help="Work here (kept) instead of a temporary folder.")
+    ap.add_argument("--against", metavar="REV",
+                    help="Also run torchlint as of commit REV (git archive, same venv), cold, and compare.")
     args = ap.parse_args(argv)
 
     only = args.only or sorted(CORPORA)
@@ -281,10 +355,12 @@ def main(argv=None) -> int:
         sizes = {name: count(path) for name, path in corpora.items()}
         peers = None if args.no_peers else make_peers(work, args.wheels)
         env = snapshot(work)
+        old_env = export(args.against, work) if args.against else None
         rows: List[Row] = []
         for name, target in corpora.items():
             log(f"{CORPORA[name]}: {sizes[name][0]} files, {sizes[name][1]:,} lines")
-            bench_torchlint(name, target, work, args.reps, rows, log, env, args.cross_check)
+            against = Row(f"torchlint cold ({args.against})", name) if args.against else None
+            bench_torchlint(name, target, work, args.reps, rows, log, env, args.cross_check, against, old_env)
             if peers is not None:
                 if name in (args.torchfix_on or ["timm"]):
                     bench_peer("TorchFix", [str(peers / "torchfix"), str(target)], name, target,
@@ -297,6 +373,11 @@ def main(argv=None) -> int:
               f"(TorchFix {args.torchfix_reps}); timm {PINS['timm']}, transformers {PINS['transformers']}, "
               f"TorchFix {PEERS['torchfix']}, ruff {PEERS['ruff']}, Python {sys.version.split()[0]}\n")
         print(table(rows, sizes))
+        if args.against:
+            lines = compare(rows, args.against)
+            print("\n" + "\n".join(lines))
+            if any(line.startswith("DIFFERENT") for line in lines):
+                return 1
     finally:
         if args.workdir is None:
             shutil.rmtree(work, ignore_errors=True)

@@ -59,6 +59,20 @@ def test_check_options(project):
     assert missing.findings == [] and [e.path for e in missing.errors] == ["nope.py"]
 
 
+def test_check_refuses_what_the_cli_refuses(project):
+    from torchlint.config import ConfigError
+    from support import run_cli
+
+    write(project, "pkg/model.py", MODEL)
+    with pytest.raises(ConfigError, match="`E501` is not a rule code or prefix"):
+        torchlint.check(["pkg"], select=["E501"])
+    with pytest.raises(ConfigError, match="`F401` is not a rule code or prefix"):
+        torchlint.check(["pkg"], ignore="TL004, F401")
+    cli = run_cli(["check", "pkg", "--no-dynamic", "--select", "E501"])
+    assert cli.exit_code == 2 and "`E501` is not a rule code or prefix" in cli.output
+    assert [f.rule for f in torchlint.check(["pkg"], select="tl004").findings] == ["TL004"]
+
+
 def test_check_is_the_api_function_and_imports_no_torch(tmp_path):
     """`torchlint.check` is :func:`torchlint.api.check`, however it is reached, and the static
     pass it runs imports neither torch nor the pipeline before it is called."""

@@ -185,17 +185,44 @@ def test_cache_key_covers_engine_settings_and_content(tmp_path):
     assert a.key("m.py", "x") not in others and len(set(others)) == len(others)
 
 
-def test_stored_fixes_come_back_with_the_same_new_text(tmp_path):
-    from torchlint.findings import Finding, Fix
+def test_an_edited_rule_module_misses_the_cache(tmp_path):
+    """The engine hash covers every module of the package: edit one rule in a copy of
+    torchlint and the next run recomputes (and finds what the edited rule now says)."""
+    import torchlint
+
+    shutil.copytree(Path(torchlint.__file__).parent, tmp_path / "copy" / "torchlint",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "m.py").write_text("import torch\n\n@torch.compile\ndef f(x):\n    return x.item()\n")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path / "copy"))
+
+    def run():
+        out = subprocess.run([sys.executable, "-m", "torchlint", "check", ".", "--no-dynamic", "--format", "json",
+                              "--exit-zero", "--cache-dir", str(tmp_path / "cache")],
+                             cwd=project, env=env, capture_output=True, text=True, check=True).stdout
+        return [f["message"] for f in json.loads(out)["findings"]], entries(tmp_path / "cache")
+
+    before, stored = run()
+    assert run() == (before, stored)  # unchanged: answered from the cache
+    rule = tmp_path / "copy" / "torchlint" / "rules" / "tl001_tensor_item.py"
+    rule.write_text(rule.read_text() + '\nTensorItem.message = "edited message"\n')
+    after, now = run()
+    assert after == ["edited message"] and before != after
+    assert len(now) == 2 * len(stored)  # a new entry beside the old one: a miss
+
+
+def test_stored_fixes_come_back_with_the_same_edits(tmp_path):
+    from torchlint.findings import Edit, Finding, Fix
 
     source = "import torch\nx = 1\ny = 2\n"
-    for new in ("import torch\nx = 1\ny = 3\n", "x = 1\ny = 2\n", source + "z = 3\n", "", "import torch\n"):
+    for edits in ((Edit(3, 5, 3, 6, "3"),), (Edit(1, 1, 2, 1, ""), Edit(4, 1, 4, 1, "z = 3\n")), ()):
         c = cache_mod.Cache(str(tmp_path), ["TL0"], [], engine="e")
-        f = Finding("TL001", "tensor-item", "m.py", 2, 1, 2, 6, "msg", "fix", fix=Fix("safe", "d", new),
+        f = Finding("TL001", "tensor-item", "m.py", 2, 1, 2, 6, "msg", "fix", fix=Fix("safe", "d", edits),
                     source_line="x = 1")
         key = c.key("m.py", source)
-        c.put(key, source, [f], None, 3, True)
-        (back,), error, lines = c.get(key, "m.py", source, True)
+        c.put(key, [f], None, 3, True)
+        (back,), error, lines = c.get(key, "m.py", True)
         assert back == f and back.fix == f.fix and back.source_line == "x = 1"
 
 
@@ -298,6 +325,21 @@ def test_positions_are_libcsts_positions():
             assert got[node] == ((r.start.line, r.start.column), (r.end.line, r.end.column)), type(node).__name__
         some = nodes[len(nodes) // 2: len(nodes) // 2 + 3]  # a few, as the engine asks: it stops early
         assert tree.positions(module, some) == {n: got[n] for n in some}
+
+
+def test_whole_text_spans_are_libcsts_whitespace_inclusive_positions():
+    from libcst.metadata import WhitespaceInclusivePositionProvider
+
+    for module in _fixture_modules():
+        nodes = list(tree.walk(module))
+        statements = [n for n in nodes if isinstance(n, (cst.SimpleStatementLine, cst.BaseCompoundStatement))]
+        expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(WhitespaceInclusivePositionProvider)
+        some = nodes[len(nodes) // 3: len(nodes) // 3 + 2]
+        spans, whole = tree.spans_of(module, some, statements)
+        assert spans == tree.positions(module, some)
+        for node in statements:
+            r = expected[node]
+            assert whole[node] == ((r.start.line, r.start.column), (r.end.line, r.end.column)), type(node).__name__
 
 
 def test_traverse_visits_like_libcsts_visitor():

@@ -15,7 +15,8 @@ import pytest
 from support import run_cli, write
 
 from torchlint.fixes import fixer_for
-from torchlint.fixes.apply import fix_source, mark_fixable, plan_source
+from torchlint.fixes.apply import apply_edits, apply_plans, fix_source, plan_source
+from torchlint.fixes.run import Marker
 from torchlint.fixes.base import Plan
 from torchlint.rules import all_rules
 
@@ -62,10 +63,10 @@ def test_a_second_fix_changes_nothing(name):
 def test_fixed_snapshot_has_no_static_finding_left(name):
     from torchlint.static.engine import lint_source
 
-    from torchlint.static.run import select_rules
+    from torchlint.rules import enabled_rules
     from torchlint.config import Settings
 
-    rules = select_rules(Settings().enabled_rules([r.code for r in all_rules()]))  # graph breaks
+    rules = enabled_rules(Settings())  # graph breaks
     before, after = _pair(name)
     assert lint_source(before, "x.py", rules)
     left = [after.splitlines()[f.line - 1].strip() for f in lint_source(after, "x.py", rules)]
@@ -317,16 +318,33 @@ def test_removed_statements_keep_their_comment_lines_and_blocks_stay_valid():
     assert new.endswith("    if x.shape[0] > 1:\n        # bisecting\n        pass\n    return x\n")
 
 
-def test_marked_fix_holds_what_the_fix_run_would_write(project):
-    write(project, "m.py", MIXED)
+def test_marked_fix_holds_the_edits_of_that_fix_alone():
     from torchlint.static.engine import lint_source
 
-    findings = lint_source((project / "m.py").read_text(), "m.py", all_rules())
-    mark_fixable(findings, all_rules(), cwd=str(project))
+    findings = lint_source(MIXED, "m.py", all_rules(), fixes=Marker())
     by_rule = {f.rule: f.fix for f in findings}
-    # a safe fix holds the text `--fix` writes; an unsafe one what `--fix --unsafe-fixes` writes
-    assert "graph_break" in by_rule["TL004"].new_source and "is_compiling" in by_rule["TL004"].new_source
-    assert "graph_break" not in by_rule["TL011"].new_source and "is_compiling" in by_rule["TL011"].new_source
+    guarded, removed = apply_edits(MIXED, by_rule["TL004"].edits), apply_edits(MIXED, by_rule["TL011"].edits)
+    assert by_rule["TL004"].applicability == "safe" and by_rule["TL011"].applicability == "unsafe"
+    assert "graph_break" in guarded and "is_compiling" in guarded
+    assert "graph_break" not in removed and "is_compiling" not in removed
+    assert all(e.line >= 8 for e in by_rule["TL004"].edits + by_rule["TL011"].edits)  # not the whole file
+
+
+@pytest.mark.parametrize("name", SNAPSHOTS)
+def test_marked_edits_are_what_applying_the_plan_alone_writes(name):
+    """The text edits a finding carries give, byte for byte, the file libcst writes when
+    that one fix is applied (comment lines, indentation, ``import torch`` and all)."""
+    from torchlint.static.engine import lint_source
+
+    before, _ = _pair(name)
+    for text in (before, before.rstrip("\n"), before.replace("\n", "\r\n")):
+        planned = plan_source(text, "x.py", all_rules(), unsafe=True)
+        alone = {planned.keys[id(p)]: apply_plans(planned, [p]) for p in planned.plans} if planned else {}
+        findings = lint_source(text, "x.py", all_rules(), fixes=Marker())
+        marked = {(f.rule, f.line, f.column): f.fix for f in findings if f.fix is not None}
+        assert set(marked) == {k for k, (new, used) in alone.items() if used and new != text}
+        for key, fix in marked.items():
+            assert apply_edits(text, fix.edits) == alone[key][0], key
 
 
 def test_plans_respect_noqa():

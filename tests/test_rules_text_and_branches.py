@@ -74,7 +74,7 @@ CASES = {
         class Net(nn.Module):
             def forward(self, x):
                 scores = x.mean(0)
-                best = max(range(x.shape[1]), key=lambda i: scores[i])  # error: TL005
+                best = max(range(x.shape[1]), key=lambda i: scores[i])  # error: TL015
                 widest = max(range(3), key=lambda i: [3, 1, 2][i])
                 return x[:, best] * widest
         """, D),

@@ -56,14 +56,15 @@ def check(
     raises :class:`torchlint.config.ConfigError`.
     """
     from torchlint.pipeline import CheckOptions, run_check
-    from torchlint.config import load_settings, override
+    from torchlint.config import codes_option, load_settings, override
 
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     paths = [os.fspath(p) for p in paths] or ["."]
     base = os.getcwd()
     settings = load_settings(os.fspath(config) if config is not None else None, start=base)
-    settings = override(settings, select=_codes(select), ignore=_codes(ignore), timeout=timeout)
+    settings = override(settings, select=codes_option(select, "select"), ignore=codes_option(ignore, "ignore"),
+                        timeout=timeout)
     cli_targets = [{"target": t} if isinstance(t, str) else dict(t) for t in targets or ()]
     bar = None
     if progress:
@@ -82,14 +83,6 @@ def check(
 
             close(bar)
     return report
-
-
-def _codes(codes: Optional[Sequence[str]]) -> Optional[List[str]]:
-    if codes is None:
-        return None
-    if isinstance(codes, str):
-        codes = codes.split(",")
-    return [c.strip().upper() for c in codes if c.strip()]
 
 
 def explain(
@@ -193,13 +186,12 @@ def _with_rules(dynamic: List[Finding]) -> List[Finding]:
     running the static rules over the files the breaks are in (read, never imported)."""
     from torchlint.config import Settings
     from torchlint.merge import merge
-    from torchlint.rules import all_rules
-    from torchlint.static.run import run_static, select_rules
+    from torchlint.rules import all_rules, enabled_rules
+    from torchlint.static.run import run_static
 
     rules = all_rules()
     files = sorted({f.path for f in dynamic})
-    codes = Settings().enabled_rules([r.code for r in rules])
-    static, _errors = run_static(files, select_rules(codes))  # same path strings as the breaks
+    static, _errors = run_static(files, enabled_rules(Settings()))  # same path strings as the breaks
     gb_map: Dict[str, set] = {r.code: set(r.gb_codes) for r in rules}
     suggestions = {r.code: r.suggestion for r in rules}
     return [f for f in merge(static, dynamic, gb_map, suggestions) if f.source != "static"]

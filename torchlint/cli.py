@@ -9,21 +9,15 @@ import io
 import os
 import sys
 import traceback
-from typing import List, Optional, Tuple
+from typing import Optional, Tuple
 
 import click
 
 from torchlint import __version__
-from torchlint.config import ConfigError, Settings, load_settings, override, parse_codes, parse_size
+from torchlint.config import ConfigError, Settings, codes_option, load_settings, override, parse_size
 
 FORMAT_CHOICES = ["text", "json", "sarif", "github"]
 EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
-
-
-def _codes(value: Optional[str], option: str) -> Optional[List[str]]:
-    if value is None:
-        return None
-    return parse_codes([c.strip() for c in value.split(",") if c.strip()], option)
 
 
 def _fail(message: str) -> "click.exceptions.Exit":
@@ -131,7 +125,7 @@ def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input
     """Settings and the report of one run, shared by `check` and `baseline`."""
     try:
         settings = load_settings(config_file)
-        settings = override(settings, select=_codes(select, "--select"), ignore=_codes(ignore, "--ignore"),
+        settings = override(settings, select=codes_option(select, "--select"), ignore=codes_option(ignore, "--ignore"),
                             max_graph_breaks=max_graph_breaks, max_recompiles=max_recompiles,
                             baseline=baseline, timeout=timeout, mode=mode, device=device,
                             max_cudagraph_skips=max_cudagraph_skips)
@@ -194,7 +188,7 @@ def _apply_fixes(settings: Settings, paths, *, diff: bool, unsafe: bool, quiet: 
                  verbose: bool) -> list:
     """--fix writes the fixed files (and returns those it could not write); --diff prints and exits."""
     from torchlint.findings import FileError
-    from torchlint.fixes.apply import fix_paths, unified_diff
+    from torchlint.fixes.run import fix_paths, unified_diff
 
     try:
         outcomes = fix_paths(paths, settings, os.getcwd(), unsafe=unsafe, write=not diff)

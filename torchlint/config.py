@@ -66,7 +66,7 @@ class Settings:
 
     # -- rule selection ---------------------------------------------------------------
     def enabled_rules(self, codes: Sequence[str]) -> List[str]:
-        return [c for c in codes if _selected(c, self.select) and not _selected(c, self.ignore, strict=True)]
+        return [c for c in codes if _selected(c, self.select) and not _selected(c, self.ignore)]
 
     def ignored_for(self, path: str) -> List[str]:
         out: List[str] = []
@@ -75,14 +75,8 @@ class Settings:
                 out.extend(codes)
         return out
 
-    def fingerprint(self) -> str:
-        """What in the settings changes static results (for the cache key)."""
-        import json
 
-        return json.dumps([self.select, self.ignore, sorted(self.per_file_ignores.items())])
-
-
-def _selected(code: str, prefixes: Sequence[str], strict: bool = False) -> bool:
+def _selected(code: str, prefixes: Sequence[str]) -> bool:
     for p in prefixes:
         if p == "ALL" or code.startswith(p):
             return True
@@ -239,12 +233,27 @@ def _strings(value: Any, where: str) -> List[str]:
     return list(value)
 
 
+def codes_option(value: Any, where: str) -> Optional[List[str]]:
+    """Rule codes given as an option (``--select``, ``select=``): ``None``, a comma-separated
+    string or a list of strings, checked as :func:`parse_codes` checks the config's."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = value.split(",")
+    if isinstance(value, (list, tuple, set, frozenset)):
+        value = [c.strip() if isinstance(c, str) else c for c in value]
+        value = [c for c in value if c != ""]
+    return parse_codes(value, where)
+
+
 def parse_codes(value: Any, where: str) -> List[str]:
+    """Rule codes or prefixes (``TL001``, ``TL0``, ``ALL``; any case), upper-cased; anything
+    else raises :class:`ConfigError` naming ``where``."""
     codes = _strings(value, where)
     for c in codes:
-        if c != "ALL" and not (c.upper().startswith("TL") and c[2:].isdigit() or c.upper() == "TL"):
+        if c.upper() != "ALL" and not (c.upper().startswith("TL") and c[2:].isdigit() or c.upper() == "TL"):
             raise ConfigError(f"{where}: `{c}` is not a rule code or prefix (expected e.g. TL001, TL0, ALL)")
-    return [c.upper() if c != "ALL" else c for c in codes]
+    return [c.upper() for c in codes]
 
 
 def _targets(value: Any, where: str) -> List[Dict[str, Any]]:

@@ -8,7 +8,7 @@ import re
 import stat
 import tokenize
 from pathlib import Path
-from typing import Iterable, List, Sequence, Tuple, Union
+from typing import Iterable, List, Optional, Sequence, Tuple, Union
 
 from torchlint.config import match_path
 
@@ -100,6 +100,20 @@ def source_lines(text: str) -> List[str]:
     if lines and lines[-1] == "":
         lines.pop()
     return lines
+
+
+def line_at(lines: Sequence[str], number: int) -> Optional[str]:
+    """Line ``number`` (1-based) of ``lines`` (:func:`source_lines`), or None past the end."""
+    return lines[number - 1] if 0 < number <= len(lines) else None
+
+
+def read_line(path: str, number: int) -> Optional[str]:
+    """Line ``number`` of the file at ``path``, numbered as :func:`source_lines` numbers it
+    (None when the file cannot be read or is shorter)."""
+    try:
+        return line_at(source_lines(read_source(path)), number)
+    except FileProblem:
+        return None
 
 
 def read_source(path: str) -> str:

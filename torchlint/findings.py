@@ -9,7 +9,7 @@ import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Literal, Optional
+from typing import Any, Dict, List, Literal, Optional, Tuple
 
 Source = Literal["static", "dynamic", "both"]
 Severity = Literal["error", "warning"]
@@ -19,7 +19,11 @@ JSON_VERSION = 1
 
 @dataclass(frozen=True)
 class Edit:
-    """Replace the text between two (line, column) positions (1-based, end exclusive)."""
+    """Replace the text between two (line, column) positions with ``replacement``.
+
+    Lines and columns are 1-based and count as the parser does (lines end at ``\n``,
+    ``\r\n`` or ``\r``; columns are characters); the end is exclusive, and an edit whose
+    end is its start inserts."""
 
     line: int
     column: int
@@ -30,15 +34,17 @@ class Edit:
 
 @dataclass(frozen=True)
 class Fix:
-    """An automatic fix: the whole new text of the file, and whether it keeps eager behaviour.
+    """An automatic fix: the edits it makes to the file, and whether it keeps eager behaviour.
 
     ``applicability`` is ``"safe"`` (eager behaviour is unchanged) or ``"unsafe"`` (changes
-    behaviour or needs review); only safe fixes apply without ``--unsafe-fixes``.
+    behaviour or needs review); only safe fixes apply without ``--unsafe-fixes``. ``edits``
+    are what this fix alone does to the file as it was checked (in source order, not
+    overlapping); ``--fix`` plans all of a file's fixes together, round after round.
     """
 
     applicability: Literal["safe", "unsafe"]
     description: str
-    new_source: str
+    edits: Tuple[Edit, ...] = ()
 
 
 @dataclass

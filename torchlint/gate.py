@@ -46,14 +46,9 @@ class Baseline:
 def _line_text(finding: Finding) -> str:
     if finding.source_line is not None:
         return finding.source_line
-    try:
-        with open(finding.path, encoding="utf-8", errors="replace") as handle:
-            for number, text in enumerate(handle, 1):
-                if number == finding.line:
-                    return text.rstrip("\n")
-    except OSError:
-        pass
-    return ""
+    from torchlint.files import read_line
+
+    return read_line(finding.path, finding.line) or ""
 
 
 def fingerprint(finding: Finding) -> str:
@@ -146,11 +141,6 @@ def compare(report: Report, baseline: Baseline) -> Tuple[List[str], List[str]]:
                 f"{entry.get('rule') or entry.get('gb_code') or ''} {entry.get('message', '')}".rstrip()
             )
     return regressions, improvements
-
-
-def gate_is_set(max_graph_breaks: Optional[int] = None, max_recompiles: Optional[int] = None,
-                per_target: Optional[Mapping[str, int]] = None, baseline: Optional[str] = None) -> bool:
-    return any(v is not None for v in (max_graph_breaks, max_recompiles, baseline)) or bool(per_target)
 
 
 def apply_gate(

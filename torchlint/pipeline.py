@@ -40,10 +40,6 @@ class CheckOptions:
     mark_fixes: bool = False
 
 
-class UsageError(Exception):
-    """A problem with how torchlint was called (exit code 2)."""
-
-
 def run_check(options: CheckOptions) -> Report:
     cwd = os.path.abspath(options.cwd or os.getcwd())
     settings = options.settings
@@ -102,8 +98,15 @@ def _static_pass(files: Sequence[str], options: CheckOptions, cwd: str, texts: D
 
     advance = _stage(options.progress, "static", len(files))  # a bar on a terminal moves per file
     return run_static_pass(files, options.settings, cwd=cwd, jobs=options.jobs,
-                           use_cache=options.use_cache, advance=advance, mark_fixes=options.mark_fixes,
-                           texts=texts)
+                           use_cache=options.use_cache, advance=advance,
+                           fixes=_fix_marker if options.mark_fixes else None, texts=texts)
+
+
+def _fix_marker():
+    """What marks fixable findings in the static pass (imported only when a file is parsed)."""
+    from torchlint.fixes.run import Marker
+
+    return Marker()
 
 
 def _stage(progress: Any, name: str, total: int) -> Optional[Callable[[int], None]]:

@@ -9,7 +9,7 @@ the caller cannot tell, and stays quiet.
 from __future__ import annotations
 
 import builtins
-from typing import Dict, Iterable, Optional, Set
+from typing import Dict, Optional, Set
 
 import libcst as cst
 
@@ -81,9 +81,6 @@ class ImportTable:
             local = alias.evaluated_alias or name
             self.aliases[local] = f"{module}.{name}"
 
-    def add_definitions(self, names: Iterable[str]) -> None:
-        self.defined.update(names)
-
     @classmethod
     def from_module(cls, module: cst.Module) -> "ImportTable":
         """Read the imports at the top level of a module (and inside its top-level ifs/trys)."""
@@ -145,6 +142,3 @@ class ImportTable:
         if "*torch" in self.aliases:
             return f"torch.{name}"
         return None
-
-    def mentions_torch(self) -> bool:
-        return any(v == "torch" or v.startswith("torch.") for v in self.aliases.values())

@@ -9,14 +9,12 @@ functions decorated with ``@torch.compiler.disable`` never join.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional, Set, Union
+from typing import Dict, Iterator, List, Optional, Set
 
 import libcst as cst
 
 from torchlint.analysis.names import ImportTable
 from torchlint.analysis.tree import code_children
-
-FunctionNode = Union[cst.FunctionDef]
 
 COMPILE_CALLS = frozenset({"torch.compile", "torch.compiler.compile", "torch._dynamo.optimize"})
 DISABLE_DECORATORS = frozenset({"torch.compiler.disable", "torch._dynamo.disable"})

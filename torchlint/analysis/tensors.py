@@ -76,7 +76,6 @@ TUPLE_MODULES = frozenset(
      "torch.nn.ModuleList", "torch.nn.ModuleDict", "torch.nn.ParameterList",
      "torch.nn.ParameterDict", "torch.nn.LSTMCell"}
 )
-CONTAINER_MODULES = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict"})
 
 _NOT_TENSOR_ANNOTATIONS = frozenset({"int", "float", "bool", "str", "bytes", "list", "dict", "tuple"})
 # Parameter names that hold metadata (a dtype, a device, a shape or size tuple), never data.

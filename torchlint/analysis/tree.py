@@ -220,15 +220,18 @@ class _PositionState(CodegenState):
     syntactic range of the wanted nodes only (and of the nodes inside them, which a wanted
     node may take its start or end from). Stops as soon as every wanted node is done."""
 
-    def __init__(self, module: cst.Module, wanted: Set[cst.CSTNode]) -> None:
+    def __init__(self, module: cst.Module, wanted: Set[cst.CSTNode], whole: Set[cst.CSTNode]) -> None:
         super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
         self.wanted = wanted
-        self.left = len(wanted)
+        self.whole = whole
+        self.targets = wanted | whole
+        self.left = len(self.targets)
         self.line = 1
         self.column = 0
         self.depth = 0
         self.starts: List[Tuple[int, int]] = []
         self.spans: Dict[cst.CSTNode, Span] = {}
+        self.text_spans: Dict[cst.CSTNode, Span] = {}
 
     def add_token(self, value: str) -> None:
         self.tokens.append(value)
@@ -252,7 +255,7 @@ class _PositionState(CodegenState):
             self.add_token(token)
 
     def before_codegen(self, node: cst.CSTNode) -> None:
-        if self.depth or node in self.wanted:
+        if self.depth or node in self.targets:
             self.depth += 1
             self.starts.append((self.line, self.column))
 
@@ -263,7 +266,9 @@ class _PositionState(CodegenState):
         start = self.starts.pop()
         if node not in self.spans:  # a syntactic range recorded inside wins
             self.spans[node] = (start, (self.line, self.column))
-        if node in self.wanted:
+        if node in self.targets:
+            if node in self.whole:
+                self.text_spans[node] = (start, (self.line, self.column))
             self.left -= 1
             if not self.left:
                 raise _AllFound
@@ -292,15 +297,23 @@ class _PositionState(CodegenState):
 def positions(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> Dict[cst.CSTNode, Span]:
     """The syntactic range of each of ``nodes`` (as libcst's ``PositionProvider`` gives it:
     1-based lines, 0-based columns), computed without metadata for the rest of the tree."""
-    wanted = set(nodes)
-    if not wanted:
-        return {}
-    state = _PositionState(module, wanted)
+    return spans_of(module, nodes, ())[0]
+
+
+def spans_of(module: cst.Module, nodes: Iterable[cst.CSTNode], whole: Iterable[cst.CSTNode]
+             ) -> Tuple[Dict[cst.CSTNode, Span], Dict[cst.CSTNode, Span]]:
+    """:func:`positions` of ``nodes``, and in the same pass the range of all the text each
+    of ``whole`` generates (a statement's comment lines above it and its newline included;
+    what ``WhitespaceInclusivePositionProvider`` would say)."""
+    wanted, whole = set(nodes), set(whole)
+    if not wanted and not whole:
+        return {}, {}
+    state = _PositionState(module, wanted, whole)
     try:
         module._codegen(state)
     except _AllFound:
         pass
-    return {node: state.spans[node] for node in wanted if node in state.spans}
+    return {node: state.spans[node] for node in wanted if node in state.spans}, state.text_spans
 
 
 def code_ranges(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> Dict[cst.CSTNode, "CodeRange"]:
@@ -320,6 +333,20 @@ _post_init = CSTNode.__post_init__
 
 def _no_validation(self) -> None:
     pass
+
+
+@contextmanager
+def validated() -> Iterator[None]:
+    """Inside :func:`unvalidated`, build nodes with libcst's checks again (the fixes make
+    new nodes while the static pass parses without them)."""
+    with _validation_lock:
+        CSTNode.__post_init__ = _post_init  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        with _validation_lock:
+            if _validation_off:
+                CSTNode.__post_init__ = _no_validation  # type: ignore[method-assign]
 
 
 @contextmanager

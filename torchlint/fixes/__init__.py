@@ -3,8 +3,14 @@
 ``--fix`` applies safe fixes (eager behaviour unchanged), ``--unsafe-fixes`` adds the ones
 that change behaviour or need review, ``--diff`` shows them without writing. Each module
 defines a :class:`~torchlint.fixes.base.Fixer` for one or more rule codes; the rule class
-says what to expect in its ``fix_applicability`` attribute. :mod:`torchlint.fixes.apply`
-plans and applies them.
+says what to expect in its ``fix_applicability`` attribute. ``base`` defines what a fix
+is (:class:`Fixer`, ``Plan``, ``FixContext``); ``apply`` plans and applies fixes to text
+(text in, text out); ``run`` fixes files, marks a report's fixable findings during the
+static pass and prints diffs.
+
+May import: :mod:`torchlint.analysis`, :mod:`torchlint.rules`, :mod:`torchlint.static`
+(the engine and its limits), ``files``, ``findings``, ``suppression`` and ``atomic``.
+Never the output or the dynamic pass; the static pass never imports this package.
 """
 from __future__ import annotations
 
@@ -16,7 +22,7 @@ from torchlint.fixes.base import REGISTRY, Fixer
 
 __all__ = ["Fixer", "all_fixers", "fixer_for"]
 
-_NOT_FIXES = {"base", "apply"}
+_NOT_FIXES = {"base", "apply", "run"}
 _loaded = False
 
 

@@ -1,4 +1,4 @@
-"""Plan fixes while linting a file, apply the non-overlapping ones in one pass, repeat.
+"""Fixing text: plan fixes while linting it, apply the non-overlapping ones in one pass, repeat.
 
 One round: parse the text, run the fixable rules over it with every report also handed to
 its :class:`~torchlint.fixes.base.Fixer` (so a fix sees the scope the rule saw), keep the
@@ -8,32 +8,33 @@ and check that the result still parses. Rounds repeat until nothing changes (a f
 expose another: ``if gate.item() > 0.5`` becomes ``if gate > 0.5``, which the
 ``torch.where`` fix then takes), at most :data:`MAX_ROUNDS` times.
 
-The lint hot path is untouched: this runs only for ``--fix``/``--diff`` and to mark fixable
-findings in a report, and only on files whose findings have a fix.
+Also here: what one plan alone changes, as text edits (:class:`~torchlint.findings.Edit`)
+(:func:`plan_changes`, :func:`edits_of`), and :func:`apply_edits`. Everything here is text
+in, text out; reading and writing files, marking a report's findings and diffs are
+:mod:`torchlint.fixes.run`'s.
 """
 from __future__ import annotations
 
-import os
 import re
-import tokenize
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Type
+from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple, Type
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst._nodes.internal import CodegenState
+from libcst.metadata import CodeRange
 
-from torchlint.atomic import write_text_atomic
 from torchlint.fixes import fixer_for
 from torchlint.fixes.base import REMOVE, SAFE, Applied, FixContext, FixOutcome, Plan
-from torchlint.findings import Finding, Fix
+from torchlint.findings import Edit
 from torchlint.rules.base import Rule
 from torchlint import suppression
-from torchlint.static.engine import lint_module
-from torchlint.files import FileProblem, decode_source, source_lines
-from torchlint.static.limits import too_deep
+from torchlint.static.engine import FileFixes, FixPlanner, lint_module
+from torchlint.files import source_lines
+from torchlint.static.limits import parse, too_deep
+from torchlint.static.run import is_candidate
 from torchlint.analysis.names import dotted
+from torchlint.analysis.tree import Span, children, code_ranges, validated
 
 MAX_ROUNDS = 6
-_CANDIDATE = re.compile(r"torch|Module|compile")
 Key = Tuple[str, int, int]  # (rule code, line, column) of a finding
 
 
@@ -43,21 +44,49 @@ def fixable_rules(rule_classes: Sequence[Type[Rule]]) -> List[Type[Rule]]:
     return [c for c in rule_classes if c.fix_applicability and fixer_for(c.code) is not None]
 
 
-def _capturing(cls: Type[Rule], sink: List[Plan], fctx: FixContext) -> Type[Rule]:
-    """A subclass of ``cls`` that also asks the rule's fixer for a plan at each report."""
-    fixer = fixer_for(cls.code)
+class Planning(FileFixes):
+    """The plans of one file, asked of each report's fixer while the rules walk it (so a
+    fix sees the scope the rule saw): one plan per reported node."""
 
-    def report(self, node, message=None, suggestion=None, fix=None):
-        cls.report(self, node, message, suggestion, fix)
-        if fixer is not None and all(p.node is not node for p in sink):
-            try:
-                plan = fixer.plan(node, self, fctx)
-            except Exception:  # noqa: BLE001 - a fixer's bug costs its fix, never the lint
-                plan = None
-            if plan is not None:
-                sink.append(plan)
+    def __init__(self, module: cst.Module, codes: Set[str]) -> None:
+        self.module = module
+        self.codes = codes
+        self._ctx: Optional[FixContext] = None
+        self.plans: List[Plan] = []
+        self._planned: Set[int] = set()  # ids of the nodes with a plan
 
-    return type(f"Fixing{cls.__name__}", (cls,), {"report": report})
+    @property
+    def ctx(self) -> FixContext:
+        """Made on first use: most files have no fixable finding."""
+        if self._ctx is None:
+            self._ctx = FixContext(self.module, set(self.codes))
+        return self._ctx
+
+    def report(self, rule: Rule, node: cst.CSTNode) -> None:
+        if rule.code not in self.codes or id(node) in self._planned:
+            return
+        fixer = fixer_for(rule.code)
+        if fixer is None:
+            return
+        region = getattr(rule.ctx, "region", None)
+        if region is not None:
+            self.ctx.focus(region.node)
+        try:
+            with validated():  # the nodes a fixer builds are checked as libcst checks them
+                plan = fixer.plan(node, rule, self.ctx)
+        except Exception:  # noqa: BLE001 - a fixer's bug costs its fix, never the lint
+            plan = None
+        if plan is not None:
+            self._planned.add(id(node))
+            self.plans.append(plan)
+
+
+class _Given(FixPlanner):
+    def __init__(self, planning: Planning) -> None:
+        self.planning = planning
+
+    def start(self, module, rule_classes) -> Planning:
+        return self.planning
 
 
 class Planned:
@@ -82,17 +111,17 @@ def plan_source(
 ) -> Optional[Planned]:
     """Plans for the fixable findings of ``source`` (``None`` when it does not parse)."""
     classes = fixable_rules(rule_classes)
-    if not classes or not _CANDIDATE.search(source) or too_deep(source):
+    if not classes or not is_candidate(source) or too_deep(source):
         return None  # too deep: libcst would overflow the stack (the check reports the file)
     try:
-        module = cst.parse_module(source)
+        module = parse(source)
     except Exception:  # noqa: BLE001 - the check reports unparsable files; nothing to fix here
         return None
-    ctx = FixContext(module, {c.code for c in classes})
-    sink: List[Plan] = []
+    planning = Planning(module, {c.code for c in classes})
+    ctx, sink = planning.ctx, planning.plans
     lines = source_lines(source)  # numbered as Python does, so suppressions line up
     try:
-        findings = lint_module(module, path, [_capturing(c, sink, ctx) for c in classes], lines)
+        findings = lint_module(module, path, classes, lines, fixes=_Given(planning), source=source)
     except RecursionError:
         return None
     if not sink:
@@ -103,7 +132,8 @@ def plan_source(
         (f.rule, f.line, f.column) for f in findings  # type: ignore[misc]
         if not suppression.is_suppressed(f, table) and not any(f.rule.startswith(p) for p in ignored)
     }
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    positions = code_ranges(module, [plan.node for plan in sink]
+                            + [node for plan in sink for node in plan.edits])
     plans, keys = [], {}
     for plan in sink:
         pos = positions[plan.node]
@@ -299,151 +329,156 @@ def fix_source(
     return outcome
 
 
-# -- files ------------------------------------------------------------------------------------
-def _read(path: str) -> Tuple[str, str]:
-    """The text and the encoding to write it back with (``utf-8-sig`` keeps a BOM)."""
-    with open(path, "rb") as fh:
-        data = fh.read()
-    text = decode_source(data)
+# -- one plan as text edits --------------------------------------------------------------
+class Change(NamedTuple):
+    """Part of what one plan does: the old statements ``first``..``last`` (their whole text)
+    become ``text``; with no old statements, ``text`` goes before (or after) ``anchor``."""
+
+    first: Optional[cst.CSTNode]
+    last: Optional[cst.CSTNode]
+    anchor: Optional[cst.CSTNode]
+    before: bool
+    text: str
+
+
+def plan_changes(plan: Plan, ctx: FixContext) -> Optional[List[Change]]:
+    """What applying ``plan`` alone changes in ``ctx.module``, statement by statement
+    (``None`` when the plan cannot be applied). Only the changed statements are generated."""
+    module = ctx.module
     try:
-        import io
-
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except SyntaxError:
-        encoding = "utf-8"
-    return text, encoding
-
-
-def fix_files(
-    files: Sequence[str],
-    rule_classes: Sequence[Type[Rule]],
-    *,
-    unsafe: bool,
-    write: bool,
-    cwd: str,
-    ignored_for: Callable[[str], Iterable[str]] = lambda path: (),
-) -> List[FixOutcome]:
-    """Fix each file (paths relative to ``cwd``); write the changed ones when ``write``."""
-    outcomes = []
-    for path in files:
-        full = os.path.join(cwd, path)
-        if path.endswith(".ipynb"):
-            outcome = _fix_notebook(full, path, rule_classes, unsafe=unsafe, write=write, ignored=ignored_for(path))
-            if outcome is not None:
-                outcomes.append(outcome)
-            continue
-        try:
-            source, encoding = _read(full)
-        except (OSError, FileProblem):
-            continue  # the check reports files it cannot read
-        outcome = fix_source(source, path, rule_classes, unsafe=unsafe, ignored=ignored_for(path))
-        if outcome.changed and write:
-            try:
-                write_text_atomic(full, outcome.new, encoding=encoding)
-            except (OSError, UnicodeEncodeError) as exc:
-                outcome.error = f"cannot write the fixed file: {getattr(exc, 'strerror', None) or exc}"
-        outcomes.append(outcome)
-    return outcomes
+        new = module.visit(_Apply([plan], ctx))
+    except Exception:  # noqa: BLE001 - a broken edit costs its fix, never the lint
+        return None
+    out: List[Change] = []
+    if new is not module and not _diff_block(module, new, [], module, out):
+        out = [Change(module, module, None, True, new.code)]
+    return out
 
 
-def _fix_notebook(full: str, path: str, rule_classes, *, unsafe: bool, write: bool, ignored) -> Optional[FixOutcome]:
-    """Fix a notebook's code cells (:mod:`torchlint.notebook`); only changed cells' sources are rewritten."""
-    from torchlint.notebook import CellsMoved, fix_notebook
-
-    try:
-        outcome, new_raw = fix_notebook(full, path, rule_classes, unsafe=unsafe, ignored=ignored)
-    except FileProblem:
-        return None  # the check reports notebooks it cannot read
-    except CellsMoved as exc:
-        return FixOutcome(path=path, old="", new="", error=f"not fixed: {exc}")
-    if new_raw is not None and write:
-        try:
-            write_text_atomic(full, new_raw, encoding="utf-8")
-        except (OSError, UnicodeEncodeError) as exc:
-            outcome.error = f"cannot write the fixed file: {getattr(exc, 'strerror', None) or exc}"
-    return outcome
+def _same(a: Sequence[cst.CSTNode], b: Sequence[cst.CSTNode]) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
 
 
-# -- marking findings in a report -------------------------------------------------------------
-def mark_fixable(
-    findings: Sequence[Finding],
-    rule_classes: Sequence[Type[Rule]],
-    *,
-    cwd: str,
-) -> None:
-    """Set ``Finding.fix`` on each finding a fix can rewrite (safe and unsafe alike).
-
-    Only files holding a finding of a rule with a fix are parsed again, once each.
-    ``Fix.new_source`` is the file's text after one pass of the fixes of that applicability
-    (safe ones for a safe fix; all for an unsafe one): what ``--fix`` would write, before any
-    follow-up round. The findings of one file share those two texts.
-    """
-    codes = frozenset(c.code for c in fixable_rules(rule_classes))
-    by_path: Dict[str, List[Finding]] = {}
-    for f in findings:
-        if f.rule in codes and f.source != "dynamic":
-            by_path.setdefault(f.path, []).append(f)
-    for path, file_findings in by_path.items():
-        try:
-            source, _ = _read(os.path.join(cwd, path))
-        except (OSError, FileProblem):
-            continue
-        planned = plan_source(source, path, rule_classes, unsafe=True)
-        if planned is None or not planned.plans:
-            continue
-        texts: Dict[str, Tuple[str, List[Plan]]] = {}
-        safe = [p for p in planned.plans if p.applicability == SAFE]
-        for applicability, allowed in ((SAFE, safe), ("unsafe", planned.plans)):
-            if applicability != SAFE and len(allowed) == len(safe):
-                texts[applicability] = texts[SAFE]
-                continue
-            sub = Planned(planned.module, planned.ctx, allowed, planned.keys, planned.spans)
-            texts[applicability] = apply_plans(planned, choose(sub)) if allowed else (source, [])
-        by_key = {planned.keys[id(p)]: p for p in planned.plans}
-        for f in file_findings:
-            plan = by_key.get((f.rule, f.line, f.column))  # type: ignore[arg-type]
-            if plan is None:
-                continue
-            text, used = texts[SAFE if plan.applicability == SAFE else "unsafe"]
-            if text != source and used:
-                f.fix = Fix(applicability=plan.applicability, description=plan.description,  # type: ignore[arg-type]
-                            new_source=text)
+def _diff_block(old, new, indent: List[str], module: cst.Module, out: List[Change]) -> bool:
+    """Append the changes from block (or module) ``old`` to ``new``; False when they are
+    not inside its statements (its header or footer changed): the caller replaces it."""
+    if not _same(old.footer, new.footer) or not _same(old.header if isinstance(old, cst.Module) else (old.header,),
+                                                        new.header if isinstance(new, cst.Module) else (new.header,)):
+        return False
+    if isinstance(old, cst.Module):
+        if (old.default_indent, old.default_newline, old.has_trailing_newline, old.encoding) != (
+                new.default_indent, new.default_newline, new.has_trailing_newline, new.encoding):
+            return False
+    elif old.indent != new.indent:
+        return False
+    ob, nb = old.body, new.body
+    i = 0
+    while i < len(ob) and i < len(nb) and ob[i] is nb[i]:
+        i += 1
+    j = 0
+    while j < min(len(ob), len(nb)) - i and ob[len(ob) - 1 - j] is nb[len(nb) - 1 - j]:
+        j += 1
+    om, nm = ob[i:len(ob) - j], nb[i:len(nb) - j]
+    if not om and not nm:
+        return True
+    if len(om) == 1 and len(nm) == 1 and _only_body_differs(om[0], nm[0]):
+        inner: List[Change] = []
+        block = om[0].body
+        if _diff_block(block, nm[0].body, [*indent, module.default_indent if block.indent is None else block.indent],
+                       module, inner):
+            out.extend(inner)
+            return True
+    text = _render(nm, indent, module)
+    if om:
+        out.append(Change(om[0], om[-1], None, True, text))
+    elif i < len(ob):
+        out.append(Change(None, None, ob[i], True, text))
+    elif ob:
+        out.append(Change(None, None, ob[-1], False, text))
+    else:
+        return False
+    return True
 
 
-# -- what the CLI calls -----------------------------------------------------------------------
-def _selected_rules(settings) -> List[Type[Rule]]:
-    from torchlint.rules import all_rules
-    from torchlint.static.run import select_rules
-
-    return select_rules(settings.enabled_rules([r.code for r in all_rules()]))
-
-
-def fix_paths(paths: Sequence[str], settings, cwd: str, *, unsafe: bool, write: bool) -> List[FixOutcome]:
-    """``--fix`` / ``--diff``: fix every checked file under ``paths`` with the enabled rules."""
-    from torchlint.files import discover
-
-    files, _ = discover(paths, settings.exclude, cwd)  # missing paths: the check reports them
-    return fix_files(files, _selected_rules(settings), unsafe=unsafe, write=write, cwd=cwd,
-                     ignored_for=settings.ignored_for)
+def _only_body_differs(old: cst.CSTNode, new: cst.CSTNode) -> bool:
+    """Compound statements of one kind whose indented bodies are all that differs."""
+    if type(old) is not type(new) or not isinstance(getattr(old, "body", None), cst.IndentedBlock) \
+            or not isinstance(getattr(new, "body", None), cst.IndentedBlock):
+        return False
+    ko, kn = children(old), children(new)
+    return len(ko) == len(kn) and all(a is b or (a is old.body and b is new.body) for a, b in zip(ko, kn))
 
 
-def mark_report(report, settings, cwd: str, *, unsafe: bool) -> int:
-    """Mark the report's fixable findings; the number only ``--unsafe-fixes`` would fix."""
-    mark_fixable(report.findings, _selected_rules(settings), cwd=cwd)
-    if unsafe:
-        return 0
-    return sum(1 for f in report.findings if f.fix is not None and f.fix.applicability != SAFE)
+def _render(nodes: Sequence[cst.CSTNode], indent: List[str], module: cst.Module) -> str:
+    """The code of statements ``nodes`` as they read inside blocks indented by ``indent``."""
+    state = CodegenState(default_indent=module.default_indent, default_newline=module.default_newline,
+                         indent_tokens=list(indent))
+    for node in nodes:
+        node._codegen(state)
+    return "".join(state.tokens)
 
 
-def unified_diff(outcome: FixOutcome) -> str:
-    """``--- a/path`` / ``+++ b/path`` hunks, as ``git diff`` prints them."""
-    import difflib
+def change_nodes(changes: Iterable[Change]) -> List[cst.CSTNode]:
+    """The old nodes whose whole text range :func:`edits_of` needs."""
+    return [n for c in changes for n in (c.first, c.last, c.anchor) if n is not None]
 
-    def lines(text: str) -> List[str]:
-        out = text.splitlines(True)
-        if out and not out[-1].endswith(("\n", "\r")):
-            out[-1] += "\n\\ No newline at end of file\n"
-        return out
 
-    return "".join(difflib.unified_diff(lines(outcome.old), lines(outcome.new),
-                                        f"a/{outcome.path}", f"b/{outcome.path}"))
+_NEWLINE = re.compile(r"\r\n?|\n")
+
+
+class Lines:
+    """Where each line of a text starts, numbered as the parser numbers them."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
+
+    def offset(self, line: int, column: int) -> int:
+        """The offset of 1-based ``line``, 0-based ``column`` (past the end: the text's end)."""
+        if line - 1 >= len(self.starts):
+            return len(self.text)
+        return min(self.starts[line - 1] + column, len(self.text))
+
+    def position(self, offset: int) -> Tuple[int, int]:
+        """The 1-based line and 1-based column of ``offset``."""
+        import bisect
+
+        line = bisect.bisect_right(self.starts, offset)
+        return line, offset - self.starts[line - 1] + 1
+
+
+def edits_of(changes: Sequence[Change], spans: Dict[cst.CSTNode, Span], lines: Lines) -> Tuple[Edit, ...]:
+    """``changes`` as text edits of ``lines.text`` (``spans``: the whole text range of each
+    node of :func:`change_nodes`)."""
+    out = []
+    for change in changes:
+        if change.first is not None:
+            start, end = spans[change.first][0], spans[change.last][1]
+        else:
+            at = spans[change.anchor][0 if change.before else 1]
+            start = end = at
+        lo, hi = lines.offset(*start), lines.offset(*end)
+        text = change.text
+        if end[0] - 1 >= len(lines.starts) and text.endswith(("\n", "\r")):
+            text = text[:-2] if text.endswith("\r\n") else text[:-1]  # the file ends without a newline
+        out.append(Edit(*lines.position(lo), *lines.position(hi), text))
+    return tuple(sorted(out, key=lambda e: (e.line, e.column, e.end_line, e.end_column)))
+
+
+def edit_range(edit: Edit, lines: Lines) -> Tuple[int, int]:
+    return lines.offset(edit.line, edit.column - 1), lines.offset(edit.end_line, edit.end_column - 1)
+
+
+def apply_edits(text: str, edits: Iterable[Edit]) -> str:
+    """``text`` with ``edits`` made (they must not overlap; an edit given twice is made once)."""
+    lines = Lines(text)
+    ranges = sorted({(*edit_range(e, lines), e.replacement) for e in edits})
+    out, at = [], 0
+    for lo, hi, replacement in ranges:
+        if lo < at:
+            raise ValueError("overlapping edits")
+        out.append(text[at:lo])
+        out.append(replacement)
+        at = hi
+    out.append(text[at:])
+    return "".join(out)

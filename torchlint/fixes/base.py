@@ -16,6 +16,7 @@ import libcst as cst
 
 from torchlint.rules.base import Rule
 from torchlint.analysis.names import ImportTable, dotted
+from torchlint.analysis.tree import children
 
 #: ``original node -> fn(updated node) -> replacement`` (a node, a FlattenSentinel, or REMOVE)
 Edits = Dict[cst.CSTNode, Callable[[cst.CSTNode], object]]
@@ -45,6 +46,10 @@ class FixContext:
         self.enabled = enabled  # rule codes whose fixes may run in this pass
         self.imports = ImportTable.from_module(module)
         self._parents: Optional[Dict[cst.CSTNode, cst.CSTNode]] = None
+        # parents known without the whole file's walk: the statements, and inside the
+        # functions named by focus()
+        self._near: Optional[Dict[cst.CSTNode, cst.CSTNode]] = None
+        self._focused: Set[cst.CSTNode] = set()
         torch_names = [local for local, full in self.imports.aliases.items() if full == "torch"]
         self.torch = "torch" if "torch" in torch_names or not torch_names else sorted(torch_names)[0]
         #: the `if not is_compiling():` guards made in this pass, by id (adjacent ones merge)
@@ -56,21 +61,42 @@ class FixContext:
     # -- tree navigation ------------------------------------------------------------------
     @property
     def parents(self) -> Dict[cst.CSTNode, cst.CSTNode]:
-        """Each node's parent, computed with one walk the first time a fixer asks."""
+        """Each node's parent, computed with one walk the first time it is needed."""
         if self._parents is None:
-            collector = _ParentCollector()
-            self.module.visit(collector)
-            self._parents = collector.parents
+            self._parents = {}
+            _map_parents(self.module, self._parents)
         return self._parents
 
+    def focus(self, function: cst.FunctionDef) -> None:
+        """The questions that follow are about nodes inside ``function`` (the compiled
+        region a rule reported in): map the parents there and of the statements above it,
+        rather than of the whole file."""
+        if self._parents is not None or function in self._focused:
+            return
+        if self._near is None:
+            self._near = {}
+            stack: List[cst.CSTNode] = [self.module]
+            while stack:
+                node = stack.pop()
+                for child in children(node):
+                    if isinstance(child, _BLOCKS):
+                        self._near[child] = node
+                        stack.append(child)
+        self._focused.add(function)
+        _map_parents(function, self._near)
+
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        if self._parents is None and self._near is not None:
+            found = self._near.get(node)
+            if found is not None or node is self.module:
+                return found
         return self.parents.get(node)
 
     def ancestors(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-        cur = self.parents.get(node)
+        cur = self.parent(node)
         while cur is not None:
             yield cur
-            cur = self.parents.get(cur)
+            cur = self.parent(cur)
 
     def statement_of(self, expr: cst.CSTNode) -> Optional[cst.SimpleStatementLine]:
         """The one-statement line whose whole statement is (or directly holds) ``expr``."""
@@ -109,20 +135,20 @@ class FixContext:
         return cst.parse_expression(f"{self.torch}.{dotted_tail}")
 
 
-class _ParentCollector(cst.CSTVisitor):
-    def __init__(self) -> None:
-        super().__init__()
-        self.parents: Dict[cst.CSTNode, cst.CSTNode] = {}
-        self.stack: List[cst.CSTNode] = []
+# Nodes that hold statements: the way from the module down to any function.
+_BLOCKS = (cst.BaseCompoundStatement, cst.IndentedBlock, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler,
+           cst.Finally, cst.MatchCase)
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if self.stack:
-            self.parents[node] = self.stack[-1]
-        self.stack.append(node)
-        return True
 
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        self.stack.pop()
+def _map_parents(root: cst.CSTNode, parents: Dict[cst.CSTNode, cst.CSTNode]) -> None:
+    """Record the parent of every node below ``root``."""
+    stack = [root]
+    while stack:  # depth first, in source order, as a visitor goes
+        node = stack.pop()
+        kids = children(node)
+        for child in kids:
+            parents[child] = node
+        stack.extend(reversed(kids))
 
 
 def names_in(node: cst.CSTNode) -> Set[str]:

@@ -19,7 +19,7 @@ training, changes), the outputs must have one shape to be stacked, and the submo
 chosen now get zero gradients instead of none (an optimizer's weight decay then moves them).
 
 Used by the ``.item()`` fixer (:mod:`torchlint.fixes.drop_item`), which owns TL001, and the
-``max(..., key=...)`` form by the ``torch.where`` fixer (:mod:`torchlint.fixes.where`), TL005.
+``max(..., key=...)`` form by :class:`KeyedPick` here, for TL015 (sort-by-tensor).
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from typing import Optional
 
 import libcst as cst
 
-from torchlint.fixes.base import REMOVE, UNSAFE, FixContext, Plan, assigned_names, is_name, name_nodes, read_names
+from torchlint.fixes.base import REMOVE, UNSAFE, FixContext, Fixer, Plan, assigned_names, is_name, name_nodes, read_names, register
 from torchlint.rules.base import Rule
 
 _PICKS = ("argmax", "argmin")
@@ -146,3 +146,13 @@ def _pick_plan(node: cst.Call, pick: cst.Call, rule: Rule, ctx: FixContext, only
         "same gradients for the chosen one, but every submodule runs (time, and state they update), their "
         "outputs must have one shape, and the others get zero gradients instead of none."))
 
+
+@register
+class KeyedPick(Fixer):
+    """TL015's one fixable form: ``max``/``min`` over submodule indices keyed by a tensor."""
+
+    codes = ("TL015",)
+    applicability = UNSAFE
+
+    def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
+        return keyed_pick_plan(node, rule, ctx) if isinstance(node, cst.Call) else None

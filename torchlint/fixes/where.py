@@ -37,7 +37,6 @@ from torchlint.fixes.base import (
     with_leading_lines,
 )
 from torchlint.fixes.loop_exit import loop_exit_form, loop_exit_plan
-from torchlint.fixes.module_pick import keyed_pick_plan
 from torchlint.fixes.value_check import value_check_plan
 from torchlint.rules.base import Rule
 
@@ -252,9 +251,6 @@ class WhereForBranch(Fixer):
     applicability = UNSAFE
 
     def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
-        if isinstance(node, cst.Call) and rule.resolve(node.func) in ("builtins.max", "builtins.min",
-                                                                       "builtins.sorted"):
-            return keyed_pick_plan(node, rule, ctx)  # `max(range(len(self.mods)), key=lambda i: scores[i])`
         owner = ctx.parent(node)
         if isinstance(owner, cst.IfExp) and owner.test is node:
             return self._ternary(owner, node, rule, ctx)

@@ -81,8 +81,7 @@ _RULES: Dict[Tuple[str, ...], list] = {}
 
 def rules_for(settings: Settings) -> list:
     """The rule classes the settings enable (kept: the server loads them once)."""
-    from torchlint.rules import all_rules
-    from torchlint.static.run import select_rules
+    from torchlint.rules import all_rules, select_rules
 
     codes = tuple(settings.enabled_rules([r.code for r in all_rules()]))
     if codes not in _RULES:

@@ -1,7 +1,11 @@
 """Output formats. Each module renders a :class:`~torchlint.findings.Report` to a text stream.
 
 Add a format by adding a module with ``render(report, stream, *, options)`` and naming it
-in :data:`FORMATS`.
+in :data:`FORMATS`. ``progress`` is the progress bar on stderr.
+
+May import: ``findings``, ``pages`` and :mod:`torchlint.rules` (the catalog's names and
+summaries, for SARIF). Never a pass (static, dynamic) or the fixes: a report holds all
+an output needs (the code a finding shows is ``Finding.source_line``).
 """
 from __future__ import annotations
 

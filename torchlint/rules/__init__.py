@@ -1,13 +1,21 @@
-"""The rule catalog: one module per rule, each registering one :class:`Rule` subclass."""
+"""The rule catalog: one module per rule, each registering one :class:`Rule` subclass.
+
+``base`` holds :class:`Rule` and :class:`~torchlint.rules.base.FileContext`: all a rule
+author reads. ``tlNNN_<name>.py`` holds one rule (its page is ``docs/rules/TLNNN-<name>.md``).
+:func:`enabled_rules` is the one rule selection the check, the fixes and the API share.
+
+May import: :mod:`torchlint.analysis` and ``torchlint.data``. Never the engine, the
+fixes, the output or the dynamic pass.
+"""
 from __future__ import annotations
 
 import importlib
 import pkgutil
-from typing import Dict, List, Type
+from typing import Any, Dict, Iterable, List, Type
 
 from torchlint.rules.base import REGISTRY, Rule
 
-__all__ = ["Rule", "all_rules", "get_rule"]
+__all__ = ["Rule", "all_rules", "enabled_rules", "get_rule", "select_rules"]
 
 _loaded = False
 
@@ -20,6 +28,18 @@ def _load() -> None:
         if info.name.startswith("tl"):
             importlib.import_module(f"{__name__}.{info.name}")
     _loaded = True
+
+
+def select_rules(codes: Iterable[str]) -> List[Type[Rule]]:
+    """The rules of ``codes`` (exact codes, as :meth:`Settings.enabled_rules` gives them), by code."""
+    wanted = set(codes)
+    return [r for r in all_rules() if r.code in wanted]
+
+
+def enabled_rules(settings: Any) -> List[Type[Rule]]:
+    """The rules ``settings`` (a :class:`torchlint.config.Settings`) enable: ``select``
+    less ``ignore``. The one rule selection the check, the fixes and the API share."""
+    return select_rules(settings.enabled_rules([r.code for r in all_rules()]))
 
 
 def all_rules() -> List[Type[Rule]]:

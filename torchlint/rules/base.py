@@ -5,18 +5,22 @@ do, a suggestion, the PyTorch GB codes it corresponds to, and ``visit_<Node>`` /
 ``leave_<Node>`` methods that the engine calls while it walks a compiled region. Rules never
 print: they call :meth:`Rule.report` and the engine collects the findings.
 
+:class:`FileContext` is what a rule sees of the file being checked: its imports, the
+tensor-ness of expressions in the current scope, the compiled region being walked. The
+engine (:mod:`torchlint.static.engine`) fills it in as it walks; this module is all a rule
+author needs to read.
+
 Subclasses register themselves; ``torchlint.rules.all_rules()`` imports every module of the
-package, so adding a rule is adding one module (and its page in ``rules/``).
+package, so adding a rule is adding one module (and its page in ``docs/rules/``).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, Dict, Optional, Tuple, Type
+from typing import Callable, ClassVar, Dict, List, Optional, Tuple, Type
 
 import libcst as cst
 
-if TYPE_CHECKING:  # pragma: no cover
-    from torchlint.findings import Fix
-    from torchlint.static.engine import FileContext
+from torchlint.analysis.regions import ModuleIndex, Region, resolve_callee
+from torchlint.analysis.tensors import TensorScope
 
 REGISTRY: Dict[str, Type["Rule"]] = {}
 
@@ -64,17 +68,11 @@ class Rule:
     def __init__(self, ctx: "FileContext") -> None:
         self.ctx = ctx
 
-    def report(
-        self,
-        node: cst.CSTNode,
-        message: Optional[str] = None,
-        suggestion: Optional[str] = None,
-        fix: Optional["Fix"] = None,
-    ) -> None:
+    def report(self, node: cst.CSTNode, message: Optional[str] = None, suggestion: Optional[str] = None) -> None:
         region = getattr(self.ctx, "region", None)
         if region is not None and region.owner is not None and _dispatched(region.owner):
             return
-        self.ctx.report(self, node, message or self.message, suggestion or self.suggestion, fix)
+        self.ctx.report(self, node, message or self.message, suggestion or self.suggestion)
 
     # Helpers most rules need.
     def resolve(self, expr: cst.BaseExpression) -> Optional[str]:
@@ -82,3 +80,46 @@ class Rule:
 
     def is_tensor(self, expr: cst.BaseExpression) -> bool:
         return self.ctx.is_tensor(expr)
+
+
+class FileContext:
+    """What rules see of the file being checked: names, tensor-ness, the current region.
+
+    ``on_report(rule, node)``, when set, is told of every report as it is made, while the
+    scope is still the one the rule saw (the fixes plan their edits there)."""
+
+    def __init__(self, path: str, module: cst.Module, index: ModuleIndex, regions: Dict[cst.FunctionDef, Region],
+                 on_report: Optional[Callable[[Rule, cst.CSTNode], None]] = None):
+        self.path = path
+        self.module = module
+        self.index = index
+        self.imports = index.imports
+        self.regions = regions
+        self.region: Optional[Region] = None
+        self.scope: Optional[TensorScope] = None
+        self.on_report = on_report
+        #: (rule, node, message, suggestion, region) of each report, in walk order
+        self.reports: List[tuple] = []
+
+    def resolve(self, expr: cst.BaseExpression) -> Optional[str]:
+        if self.scope is not None:
+            return self.scope.resolve(expr)
+        return self.imports.resolve(expr)
+
+    def is_tensor(self, expr: cst.BaseExpression) -> bool:
+        return self.scope is not None and self.scope.is_tensor(expr)
+
+    def kind(self, expr: cst.BaseExpression) -> Optional[str]:
+        return self.scope.kind(expr) if self.scope is not None else None
+
+    def callee(self, call: cst.Call) -> Optional[cst.FunctionDef]:
+        """The same-file function a call reaches, if any."""
+        owner = self.region.owner if self.region is not None else None
+        found = resolve_callee(call, owner, self.index)
+        return found[0] if found is not None else None
+
+    def report(self, rule: Rule, node: cst.CSTNode, message: str, suggestion: str) -> None:
+        assert self.region is not None
+        self.reports.append((rule, node, message, suggestion, self.region))
+        if self.on_report is not None:
+            self.on_report(rule, node)

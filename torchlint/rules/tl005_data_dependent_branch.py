@@ -19,7 +19,7 @@ class DataDependentBranch(Rule):
         "Compute both branches and select with `torch.where(cond, a, b)`; for branches with "
         "different computations use `torch.cond(pred, true_fn, false_fn, operands)`."
     )
-    gb_codes = ("GB0170", "GB0035", "GB0033", "GB0124", "GB0193", "GB0207")
+    gb_codes = ("GB0170", "GB0035", "GB0033", "GB0124")
     fix_applicability = "unsafe"
 
     def __init__(self, ctx) -> None:
@@ -45,15 +45,3 @@ class DataDependentBranch(Rule):
     def visit_IfExp(self, node: cst.IfExp) -> None:
         if self._tensor_test(node.test):
             self.report(node.test)
-
-    def visit_Call(self, node: cst.Call) -> None:
-        # `max(range(n), key=lambda i: scores[i])`: dynamo cannot trace `max`/`min` with a `key`
-        # (GB0193) nor sort on tensor keys (GB0207); the keys' comparisons branch on tensors
-        if self.resolve(node.func) not in ("builtins.max", "builtins.min", "builtins.sorted"):
-            return
-        key = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "key"), None)
-        if isinstance(key, cst.Lambda) and self._tensor_test(key.body):
-            self.report(node, message=(
-                "`max`/`min`/`sorted` with a key taken from a tensor compares tensor values on the host "
-                "(dynamo cannot trace it) and splits the graph; pick with `torch.argmax`/`torch.argmin`/"
-                "`torch.argsort` instead"))

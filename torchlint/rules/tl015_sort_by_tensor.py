@@ -43,7 +43,8 @@ class SortByTensor(Rule):
         "Stack the items and sort in torch: `order = torch.stack(keys).argsort()`, then "
         "`torch.stack(items)[order]` (or `torch.topk` for the largest k)."
     )
-    gb_codes = ("GB0207", "GB0059", "GB5687")
+    gb_codes = ("GB0207", "GB0193", "GB0059", "GB5687")
+    fix_applicability = "unsafe"
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)

@@ -1,7 +1,7 @@
 """The static pass's per-file cache: a re-run over an unchanged tree reads results from disk.
 
 An entry holds one file's static findings (or its parse error), with their fixes when the
-run marked them (each as the one edit it makes, rebuilt against the file's text on reading).
+run marked them (each as its text edits: line and column spans and the new text).
 Its key is a hash of the file's text and path, torchlint's version, the rule selection
 (``select``/``ignore``; ``per-file-ignores`` are applied after the cache, so they are not
 part of it) and the *engine version*: a hash of the rule modules, the static engine, the
@@ -27,7 +27,7 @@ import tempfile
 from typing import Any, Dict, List, Optional, Tuple
 
 from torchlint import __version__
-from torchlint.findings import Finding, Fix
+from torchlint.findings import Edit, Finding, Fix
 
 FORMAT = 1
 DEFAULT_DIR = ".torchlint_cache"
@@ -40,7 +40,7 @@ TAG = (
 )
 
 # Finding fields kept in an entry, with the JSON types allowed. A finding's ``fix`` is kept
-# as the one edit it makes to the file (rebuilt against the file's text when read).
+# as [applicability, description, [[line, column, end_line, end_column, text], ...]].
 _STR, _INT, _OPT_STR = (str,), (int,), (str, type(None))
 _FIELDS: Dict[str, Tuple[type, ...]] = {
     "rule": _OPT_STR, "name": _STR, "line": _INT, "column": _INT, "end_line": _INT,
@@ -124,11 +124,10 @@ class Cache:
         return os.path.join(self.entries, key[:2], key[2:] + ".json")
 
     # -- reading ------------------------------------------------------------------------
-    def get(self, key: str, path: str, source: str, fixes: bool = False
+    def get(self, key: str, path: str, fixes: bool = False
             ) -> Optional[Tuple[List[Finding], Optional[str], int]]:
         """(findings, error, lines) stored for ``key``, or None when absent or not trusted.
 
-        ``source`` is the file's text (the key's), from which stored fixes are rebuilt;
         ``fixes``: the caller wants findings marked with their fixes (an entry stored
         without the marks does not do then)."""
         try:
@@ -137,19 +136,19 @@ class Cache:
         except (OSError, ValueError, RecursionError):
             return None
         try:
-            return _decode(entry, key, path, source, fixes)
+            return _decode(entry, key, path, fixes)
         except (TypeError, ValueError, KeyError, AttributeError):
             return None
 
     # -- writing ------------------------------------------------------------------------
-    def put(self, key: str, source: str, findings: List[Finding], error: Optional[str], lines: int,
+    def put(self, key: str, findings: List[Finding], error: Optional[str], lines: int,
             fixes: bool = False) -> None:
         """Store one file's result (``fixes``: its findings were marked with their fixes).
         A cache that cannot be written is quietly not used."""
         if self.write_failed:
             return
         entry = {"format": FORMAT, "key": key, "error": error, "lines": lines, "fixes": fixes,
-                 "findings": [_encode(f, source) for f in findings]}
+                 "findings": [_encode(f) for f in findings]}
         target = self._file(key)
         try:
             if not self._ready:
@@ -182,35 +181,15 @@ class Cache:
         self._ready = True
 
 
-def _encode(f: Finding, source: str) -> Dict[str, Any]:
+def _encode(f: Finding) -> Dict[str, Any]:
     item: Dict[str, Any] = {name: getattr(f, name) for name in _FIELDS}
     if f.fix is not None:
-        item["fix"] = [f.fix.applicability, f.fix.description, *_edit(source, f.fix.new_source)]
+        item["fix"] = [f.fix.applicability, f.fix.description,
+                       [[e.line, e.column, e.end_line, e.end_column, e.replacement] for e in f.fix.edits]]
     return item
 
 
-def _edit(old: str, new: str) -> Tuple[int, int, str]:
-    """(start, tail, text): ``new == old[:start] + text + old[len(old) - tail:]``."""
-    limit = min(len(old), len(new))
-    lo, hi = 0, limit  # longest common prefix, by halving (slices compare at C speed)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if old[lo:mid] == new[lo:mid]:
-            lo = mid
-        else:
-            hi = mid - 1
-    start = lo
-    lo, hi = 0, limit - start  # longest common suffix of what is left
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if old[len(old) - mid:len(old) - lo] == new[len(new) - mid:len(new) - lo]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return start, lo, new[start:len(new) - lo]
-
-
-def _decode(entry: Any, key: str, path: str, source: str, fixes: bool
+def _decode(entry: Any, key: str, path: str, fixes: bool
             ) -> Tuple[List[Finding], Optional[str], int]:
     if not isinstance(entry, dict) or entry.get("format") != FORMAT or entry.get("key") != key:
         raise ValueError("foreign entry")
@@ -232,18 +211,23 @@ def _decode(entry: Any, key: str, path: str, source: str, fixes: bool
         fix = item.pop("fix", None)
         finding = Finding(path=path, **item)
         if fix is not None:
-            finding.fix = _decode_fix(fix, source)
+            finding.fix = _decode_fix(fix)
         findings.append(finding)
     return findings, error, lines
 
 
-def _decode_fix(raw: Any, source: str) -> Fix:
-    applicability, description, start, tail, text = raw
-    if (applicability not in ("safe", "unsafe") or not isinstance(description, str) or not _is_int(start)
-            or not _is_int(tail) or not isinstance(text, str) or start < 0 or tail < 0
-            or start + tail > len(source)):
+def _decode_fix(raw: Any) -> Fix:
+    applicability, description, edits = raw
+    if applicability not in ("safe", "unsafe") or not isinstance(description, str) or not isinstance(edits, list):
         raise ValueError("bad fix")
-    return Fix(applicability, description, source[:start] + text + source[len(source) - tail:])
+    out = []
+    for edit in edits:
+        line, column, end_line, end_column, text = edit
+        if not all(_is_int(v) and v > 0 for v in (line, column, end_line, end_column)) or not isinstance(text, str) \
+                or (end_line, end_column) < (line, column):
+            raise ValueError("bad fix")
+        out.append(Edit(line, column, end_line, end_column, text))
+    return Fix(applicability, description, tuple(out))
 
 
 def _is_int(value: Any) -> bool:

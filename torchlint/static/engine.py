@@ -1,69 +1,54 @@
-"""Parse a file once, find its compiled regions, and run every enabled rule in one walk.
+"""Find a parsed file's compiled regions and run every enabled rule over them in one walk.
 
 The walk covers compiled regions only (see :mod:`torchlint.analysis.regions`); code under
 ``if not torch.compiler.is_compiling():`` is skipped. While walking, the engine keeps the
 tensor-ness of local names up to date (:mod:`torchlint.analysis.tensors`) so rules can ask
 ``ctx.is_tensor(expr)``. The walk reads children straight from the nodes
 (:mod:`torchlint.analysis.tree`), and positions are computed for reported nodes only.
+
+When asked, the fixes plan their edits in the same walk (a :class:`FixPlanner`, handed in
+by the caller, hears of each report while the rule's scope is current): the file is parsed
+and walked once whether or not its findings are marked fixable. This module imports the
+rules' base and the analysis, never the fixes.
 """
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Callable, Dict, List, Optional, Sequence, Type
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Type
 
 import libcst as cst
 
 from torchlint.findings import Finding, Fix
-from torchlint.rules.base import Rule
-from torchlint.files import source_lines
+from torchlint.rules.base import FileContext, Rule
+from torchlint.files import line_at, source_lines
 from torchlint.analysis.names import ImportTable
-from torchlint.analysis.regions import (
-    ModuleIndex,
-    Region,
-    build_index,
-    find_regions,
-    is_compiling_guard,
-    resolve_callee,
-)
+from torchlint.analysis.regions import build_index, find_regions, is_compiling_guard
 from torchlint.analysis.tensors import TensorScope
-from torchlint.analysis.tree import TRIVIA_TYPES, positions, traverse
+from torchlint.analysis.tree import TRIVIA_TYPES, Span, spans_of, traverse
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
 
-class FileContext:
-    """What rules see of the file being checked: names, tensor-ness, the current region."""
+class FileFixes:
+    """One file's fix planning, as the engine drives it (made by :meth:`FixPlanner.start`)."""
 
-    def __init__(self, path: str, module: cst.Module, index: ModuleIndex, regions: Dict[cst.FunctionDef, Region]):
-        self.path = path
-        self.module = module
-        self.index = index
-        self.imports = index.imports
-        self.regions = regions
-        self.region: Optional[Region] = None
-        self.scope: Optional[TensorScope] = None
-        self._reports: List[tuple] = []
+    def report(self, rule: Rule, node: cst.CSTNode) -> None:
+        """A rule reported ``node``; the scope is the one the rule saw."""
 
-    def resolve(self, expr: cst.BaseExpression) -> Optional[str]:
-        if self.scope is not None:
-            return self.scope.resolve(expr)
-        return self.imports.resolve(expr)
+    def nodes(self) -> Iterable[cst.CSTNode]:
+        """The nodes whose whole text range :meth:`fixes` needs."""
+        return ()
 
-    def is_tensor(self, expr: cst.BaseExpression) -> bool:
-        return self.scope is not None and self.scope.is_tensor(expr)
+    def fixes(self, text_spans: Dict[cst.CSTNode, Span], source: str) -> List[Tuple[cst.CSTNode, str, Fix]]:
+        """(reported node, rule code, fix) of each report a fix can rewrite."""
+        return []
 
-    def kind(self, expr: cst.BaseExpression) -> Optional[str]:
-        return self.scope.kind(expr) if self.scope is not None else None
 
-    def callee(self, call: cst.Call) -> Optional[cst.FunctionDef]:
-        """The same-file function a call reaches, if any."""
-        owner = self.region.owner if self.region is not None else None
-        found = resolve_callee(call, owner, self.index)
-        return found[0] if found is not None else None
+class FixPlanner:
+    """Marks fixable findings while the engine walks (see :class:`torchlint.fixes.run.Marker`)."""
 
-    def report(self, rule: Rule, node: cst.CSTNode, message: str, suggestion: str, fix: Optional[Fix]) -> None:
-        assert self.region is not None
-        self._reports.append((rule, node, message, suggestion, fix, self.region))
+    def start(self, module: cst.Module, rule_classes: Sequence[Type[Rule]]) -> Optional[FileFixes]:
+        return None
 
 
 class _Walker(cst.CSTVisitor):
@@ -163,14 +148,20 @@ def lint_module(
     path: str,
     rule_classes: Sequence[Type[Rule]],
     lines: Optional[List[str]] = None,
+    *,
+    fixes: Optional[FixPlanner] = None,
+    source: Optional[str] = None,
 ) -> List[Finding]:
-    """Findings of the given rules in one parsed module."""
+    """Findings of the given rules in one parsed module (``source``: its text, when at hand).
+
+    With ``fixes``, a finding a fix can rewrite carries its :class:`~torchlint.findings.Fix`."""
     imports = ImportTable.from_module(module)
     index = build_index(module, imports)
     regions = find_regions(index)
     if not regions or not rule_classes:
         return []
-    ctx = FileContext(path, module, index, regions)
+    planning = fixes.start(module, rule_classes) if fixes is not None else None
+    ctx = FileContext(path, module, index, regions, planning.report if planning is not None else None)
     rules = [cls(ctx) for cls in rule_classes]
     walker = _Walker(ctx, rules)
     for node, region in list(regions.items()):
@@ -180,14 +171,29 @@ def lint_module(
         ctx.scope.bind_params(node, region.tensor_params, all_tensors=all_tensors)
         walker.walk(node.body)
     ctx.region = ctx.scope = None
-    if not ctx._reports:
+    if not ctx.reports:
         return []
-    spans = positions(module, [item[1] for item in ctx._reports])
+    whole: Iterable[cst.CSTNode] = ()
+    if planning is not None:
+        try:
+            whole = list(planning.nodes())
+        except Exception:  # noqa: BLE001 - the marks are a hint: never lose the findings over them
+            planning = None
+    spans, text_spans = spans_of(module, [item[1] for item in ctx.reports], whole)
+    fix_at: Dict[Tuple[str, int, int], Fix] = {}
+    if planning is not None:
+        try:
+            for node, code, fix in planning.fixes(text_spans, module.code if source is None else source):
+                (line, column), _ = spans[node]
+                fix_at[(code, line, column)] = fix
+        except Exception:  # noqa: BLE001 - as above
+            fix_at = {}
     if lines is None:
-        lines = source_lines(module.code)
+        lines = source_lines(module.code if source is None else source)
     findings = []
     seen = set()
-    for rule, node, message, suggestion, fix, region in ctx._reports:
+    reports, ctx.reports = ctx.reports, []  # they hold the rules, which hold ctx: no cycle outlives the walk
+    for rule, node, message, suggestion, region in reports:
         (line, column), (end_line, end_column) = spans[node]
         key = (rule.code, line, column)
         if key in seen:
@@ -210,14 +216,15 @@ def lint_module(
                 gb_code=None,
                 region=region.qualname,
                 severity=rule.severity,  # type: ignore[arg-type]
-                fix=fix,
-                source_line=lines[line - 1] if 0 < line <= len(lines) else None,
+                fix=fix_at.get(key),
+                source_line=line_at(lines, line),
             )
         )
     return findings
 
 
-def lint_source(source: str, path: str, rule_classes: Sequence[Type[Rule]]) -> List[Finding]:
+def lint_source(source: str, path: str, rule_classes: Sequence[Type[Rule]],
+                fixes: Optional[FixPlanner] = None) -> List[Finding]:
     """Parse ``source`` and lint it. Raises ``libcst.ParserSyntaxError`` on bad syntax."""
     module = cst.parse_module(source)
-    return lint_module(module, path, rule_classes, source_lines(source))
+    return lint_module(module, path, rule_classes, source_lines(source), fixes=fixes, source=source)

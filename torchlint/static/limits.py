@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import ctypes
+import re
 import sys
 import threading
 import traceback
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, Tuple
 if TYPE_CHECKING:  # pragma: no cover
     from torchlint.findings import Finding
     from torchlint.rules.base import Rule
+    from torchlint.static.engine import FixPlanner
 
 #: seconds one file may take (read, parse, lint) before it is reported and skipped
 FILE_TIME_LIMIT = 60.0
@@ -127,31 +129,26 @@ def run_limited(fn: Callable[..., Any], *args: Any, time_limit: Optional[float] 
 
 
 def guarded_lint(source: str, path: str, rule_classes: Sequence[Type["Rule"]],
-                 time_limit: Optional[float] = None) -> Tuple[List["Finding"], Optional[str]]:
-    """Parse and lint one file's text: (findings, None), or ([], a one-line error) when it
-    is too deep, does not parse, takes longer than ``time_limit`` (default
-    :data:`FILE_TIME_LIMIT`) or trips a bug in torchlint. Never raises."""
+                 time_limit: Optional[float] = None, *, fixes: Optional["FixPlanner"] = None,
+                 ) -> Tuple[List["Finding"], Optional[str]]:
+    """Parse and lint one file's text (``fixes``: marking fixable findings, inside the same
+    limits): (findings, None), or ([], a one-line error) when it is too deep, does not
+    parse, takes longer than ``time_limit`` (default :data:`FILE_TIME_LIMIT`) or trips a
+    bug in torchlint. Never raises."""
     time_limit = FILE_TIME_LIMIT if time_limit is None else time_limit
-    import libcst as cst
-
     from torchlint.static.engine import lint_module
     from torchlint.files import source_lines
-    from torchlint.static.run import parse_error_message
 
     reason = too_deep(source)
     if reason:
         return [], reason
 
     def work() -> List["Finding"]:
-        try:
-            module = cst.parse_module(source)
-        except (cst.ParserSyntaxError, RecursionError, ValueError, MemoryError) as exc:
-            raise _ParseFailed(parse_error_message(exc, source)) from None
-        return lint_module(module, path, rule_classes, source_lines(source))
+        return lint_module(parse(source), path, rule_classes, source_lines(source), fixes=fixes, source=source)
 
     try:
         return run_limited(work, time_limit=time_limit), None
-    except _ParseFailed as exc:
+    except ParseFailed as exc:
         return [], str(exc)
     except TimeLimitExceeded:
         return [], f"analysis stopped after {time_limit:g} s (the file is too large or too complex); not checked"
@@ -168,8 +165,43 @@ def guarded_lint(source: str, path: str, rule_classes: Sequence[Type["Rule"]],
         return [], f"internal error in torchlint while checking this file ({detail}){hint}"
 
 
-class _ParseFailed(Exception):
+class ParseFailed(Exception):
     """The parser refused the file; ``str()`` is the one-line reason."""
+
+
+def parse(source: str):
+    """libcst's tree of ``source`` (checked with :func:`too_deep` first), or
+    :class:`ParseFailed` saying why not in one line: the one parse of lint and fix alike."""
+    import libcst as cst
+
+    try:
+        return cst.parse_module(source)
+    except (cst.ParserSyntaxError, RecursionError, ValueError, MemoryError) as exc:
+        raise ParseFailed(parse_error_message(exc, source)) from None
+
+
+def parse_error_message(exc: Exception, source: str = "") -> str:
+    import libcst as cst
+
+    if isinstance(exc, cst.ParserSyntaxError):
+        # Python's own parser words syntax errors better and places them exactly.
+        try:
+            with warnings.catch_warnings():  # the user's warnings are not ours to print
+                warnings.simplefilter("ignore")
+                compile(source, "<file>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        except SyntaxError as err:
+            col = f", column {err.offset}" if err.offset else ""
+            return f"syntax error at line {err.lineno}{col}: {err.msg}"
+        except (ValueError, RecursionError, MemoryError):
+            pass
+        else:
+            return (f"syntax the parser does not support (line {exc.raw_line}, column "
+                    f"{exc.raw_column + 1}); torchlint parses Python 3.0-3.12 grammar")
+        first = str(exc.message).strip().splitlines()[0] if exc.message else "invalid syntax"
+        return f"syntax error at line {exc.raw_line}, column {exc.raw_column + 1}: {first}"
+    if isinstance(exc, RecursionError):
+        return "expression nested too deeply for the parser"
+    return f"cannot parse: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}".rstrip(": ")
 
 
 def too_deep(source: str) -> Optional[str]:
@@ -202,20 +234,40 @@ def too_deep(source: str) -> Optional[str]:
         return "code nested too deeply for Python's parser (it cannot run either)"
     except ValueError:  # e.g. NUL bytes: the parser that follows reports them
         return None
-    depth, line = _deepest(tree)
+    depth, line = _deepest(tree, source)
     if depth > MAX_DEPTH:
         return f"code nested {depth} levels deep at line {line}; torchlint analyses up to {MAX_DEPTH}"
     return None
 
 
-def _deepest(tree: ast.AST) -> Tuple[int, int]:
-    """(depth, line) of the deepest node, without recursion."""
+_LINE_END = re.compile(r"\r\n?|\n")  # where Python's lines end (so AST line numbers index them)
+
+
+def _deepest(tree: ast.AST, source: str = "") -> Tuple[int, int]:
+    """(depth, line) of the deepest node, without recursion, when that is deeper than
+    :data:`MAX_DEPTH` (else a depth no deeper than it).
+
+    A node cannot hold more levels below it than its text has characters (each level takes
+    at least one, the last adds a context leaf): its subtree is not walked when even that
+    many more would stay within the limit. So most statements are not walked into."""
+    starts = [0] + [m.end() for m in _LINE_END.finditer(source)] if source else None
     best, line = 0, 0
     stack = [(tree, 1)]
     while stack:
         node, depth = stack.pop()
         if depth > best:
             best, line = depth, getattr(node, "lineno", line)
+        end = getattr(node, "end_lineno", None)
+        if end is not None:
+            # an over-estimate of the node's characters (columns count UTF-8 bytes)
+            if end == node.lineno:
+                size = node.end_col_offset - node.col_offset
+            elif starts is not None and end <= len(starts):
+                size = starts[end - 1] - starts[node.lineno - 1] + node.end_col_offset
+            else:
+                size = MAX_DEPTH
+            if depth + 2 * size + 4 <= MAX_DEPTH:
+                continue
         depth += 1
         for name in node._fields:
             value = getattr(node, name, None)

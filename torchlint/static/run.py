@@ -12,13 +12,11 @@ cache answers (or one over files without torch) never loads them.
 """
 from __future__ import annotations
 
-import ast
 import gc
 import os
 import re
 import sys
 import threading
-import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Type
@@ -30,6 +28,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from torchlint.config import Settings
     from torchlint.rules.base import Rule
     from torchlint.static.cache import Cache
+    from torchlint.static.engine import FixPlanner
+
+#: makes the :class:`~torchlint.static.engine.FixPlanner` that marks fixable findings,
+#: called only when some file has to be parsed (``torchlint.fixes.run.Marker``)
+Planner = Callable[[], "FixPlanner"]
 
 #: Top-level packages a compiled region needs an import of: ``nn.Module`` subclasses,
 #: ``torch.compile`` and the Lightning module bases all resolve through one of them (the
@@ -89,36 +92,14 @@ def _logical_line_start(source: str, at: int) -> int:
     return start
 
 
-def parse_error_message(exc: Exception, source: str = "") -> str:
-    import libcst as cst
-
-    if isinstance(exc, cst.ParserSyntaxError):
-        # Python's own parser words syntax errors better and places them exactly.
-        try:
-            with warnings.catch_warnings():  # the user's warnings are not ours to print
-                warnings.simplefilter("ignore")
-                compile(source, "<file>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
-        except SyntaxError as err:
-            col = f", column {err.offset}" if err.offset else ""
-            return f"syntax error at line {err.lineno}{col}: {err.msg}"
-        except (ValueError, RecursionError, MemoryError):
-            pass
-        else:
-            return (f"syntax the parser does not support (line {exc.raw_line}, column "
-                    f"{exc.raw_column + 1}); torchlint parses Python 3.0-3.12 grammar")
-        first = str(exc.message).strip().splitlines()[0] if exc.message else "invalid syntax"
-        return f"syntax error at line {exc.raw_line}, column {exc.raw_column + 1}: {first}"
-    if isinstance(exc, RecursionError):
-        return "expression nested too deeply for the parser"
-    return f"cannot parse: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}".rstrip(": ")
-
-
 def _line_count(source: str) -> int:
     return source.count("\n") + 1
 
 
-def check_source(source: str, path: str, rule_classes: Sequence[Type["Rule"]]) -> FileResult:
-    """Lint one file's text; parse problems become ``error``, never exceptions."""
+def check_source(source: str, path: str, rule_classes: Sequence[Type["Rule"]],
+                 fixes: Optional["FixPlanner"] = None) -> FileResult:
+    """Lint one file's text (``fixes``: mark fixable findings in the same walk); parse
+    problems become ``error``, never exceptions."""
     result = FileResult(path=path, lines=_line_count(source))
     if not rule_classes or not is_candidate(source):
         return result
@@ -126,36 +107,8 @@ def check_source(source: str, path: str, rule_classes: Sequence[Type["Rule"]]) -
     from torchlint.analysis.tree import unvalidated
 
     with unvalidated():  # the parser's nodes need no re-checking
-        result.findings, result.error = guarded_lint(source, path, rule_classes)
+        result.findings, result.error = guarded_lint(source, path, rule_classes, fixes=fixes)
     return result
-
-
-def _mark_fixes(result: FileResult, rule_classes: Sequence[Type["Rule"]]) -> None:
-    """Attach each fixable finding's :class:`~torchlint.findings.Fix` (the fixes' own marking)."""
-    if not result.findings:
-        return
-    from torchlint.fixes.apply import mark_fixable
-
-    try:
-        mark_fixable(result.findings, rule_classes, cwd=os.getcwd())
-    except Exception:  # noqa: BLE001 - the marks are a hint: never lose the findings over them
-        for f in result.findings:
-            f.fix = None
-
-
-def check_file(path: str, rule_classes: Sequence[Type["Rule"]]) -> FileResult:
-    try:
-        source = read_source(path)
-    except FileProblem as exc:
-        return FileResult(path=path, error=str(exc))
-    return check_source(source, path, rule_classes)
-
-
-def select_rules(enabled_codes: Sequence[str]) -> List[Type["Rule"]]:
-    from torchlint.rules import all_rules
-
-    wanted = set(enabled_codes)
-    return [r for r in all_rules() if r.code in wanted]
 
 
 def default_jobs() -> int:
@@ -174,7 +127,7 @@ def run_static(
     jobs: Optional[int] = 1,
     cache: Optional["Cache"] = None,
     advance: Optional[Advance] = None,
-    mark_fixes: bool = False,
+    fixes: Optional[Planner] = None,
     texts: Optional[Dict[str, str]] = None,
 ):
     """Findings and errors for ``files``, in file order.
@@ -182,9 +135,10 @@ def run_static(
     ``rule_classes`` defaults to the rules ``settings`` enable (resolved only if a file has
     to be parsed). ``jobs``: processes to use (None or 0: one per core). ``cache``: where to
     read and store per-file results. ``advance(n)`` is told as files are done.
-    ``mark_fixes``: set ``Finding.fix`` on fixable findings (cached with them). ``texts``
-    receives the text of each file with findings (for suppression comments).
+    ``fixes``: set ``Finding.fix`` on fixable findings, in the same walk (cached with
+    them). ``texts`` receives the text of each file with findings (for suppression comments).
     """
+    mark_fixes = fixes is not None
     tick = advance or (lambda n: None)
     results: List[Optional[FileResult]] = [None] * len(files)
     todo: List[Tuple[int, str, str, Optional[str]]] = []  # (index, path, source, cache key)
@@ -203,7 +157,7 @@ def run_static(
                 results[i] = FileResult(path=path, lines=_line_count(source))
             else:
                 key = cache.key(path, source) if cache is not None else None
-                hit = cache.get(key, path, source, mark_fixes) if key is not None else None  # type: ignore[union-attr]
+                hit = cache.get(key, path, mark_fixes) if key is not None else None  # type: ignore[union-attr]
                 if hit is not None:
                     results[i] = FileResult(path, hit[0], hit[1], hit[2])
                     if hit[0] and texts is not None:
@@ -219,19 +173,19 @@ def run_static(
 
     if todo or notebooks:
         if rule_classes is None:
-            from torchlint.rules import all_rules
+            from torchlint.rules import enabled_rules
 
-            codes = (settings or _default_settings()).enabled_rules([r.code for r in all_rules()])
-            rule_classes = select_rules(codes)
+            rule_classes = enabled_rules(settings or _default_settings())
         for i in notebooks:
             results[i] = _lint_notebook(files[i], rule_classes)
             tick(1)
-        for (i, path, source, key), res in zip(todo, _lint_all(todo, rule_classes, jobs, tick, mark_fixes)):
+        planner = fixes() if fixes is not None else None
+        for (i, path, source, key), res in zip(todo, _lint_all(todo, rule_classes, jobs, tick, planner)):
             results[i] = res
             if res.findings and texts is not None:
                 texts[path] = source
             if cache is not None and key is not None and not _transient(res.error):
-                cache.put(key, source, res.findings, res.error, res.lines, mark_fixes)
+                cache.put(key, res.findings, res.error, res.lines, mark_fixes)
 
     findings: List[Finding] = []
     errors: List[FileError] = []
@@ -266,7 +220,7 @@ def run_static_pass(
     jobs: Optional[int] = None,
     use_cache: bool = True,
     advance: Optional[Advance] = None,
-    mark_fixes: bool = False,
+    fixes: Optional[Planner] = None,
     texts: Optional[Dict[str, str]] = None,
 ):
     """The static pass as ``torchlint check`` runs it: the rules the settings enable, with
@@ -278,7 +232,7 @@ def run_static_pass(
 
         cache = Cache(default_dir(settings, cwd), settings.select, settings.ignore)
     return run_static(files, settings=settings, jobs=jobs if jobs is not None else settings.jobs,
-                      cache=cache, advance=advance, mark_fixes=mark_fixes, texts=texts)
+                      cache=cache, advance=advance, fixes=fixes, texts=texts)
 
 
 def _default_settings() -> "Settings":
@@ -288,12 +242,9 @@ def _default_settings() -> "Settings":
 
 
 # -- linting the files that need it -----------------------------------------------------
-def _lint(path: str, source: str, rule_classes, mark_fixes: bool) -> FileResult:
+def _lint(path: str, source: str, rule_classes, fixes: Optional["FixPlanner"]) -> FileResult:
     with _gc_paused():
-        result = check_source(source, path, rule_classes)
-        if mark_fixes:
-            _mark_fixes(result, rule_classes)
-    return result
+        return check_source(source, path, rule_classes, fixes)
 
 
 @contextmanager
@@ -313,14 +264,14 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _lint_all(todo, rule_classes, jobs: Optional[int], tick: Advance, mark_fixes: bool) -> List[FileResult]:
+def _lint_all(todo, rule_classes, jobs: Optional[int], tick: Advance, fixes) -> List[FileResult]:
     workers = min(jobs or default_jobs(), len(todo))
     size = sum(len(item[2]) for item in todo)
     if workers > 1 and len(todo) >= POOL_MIN_FILES and size >= POOL_MIN_CHARS and _picklable(rule_classes):
-        return _lint_in_pool(todo, rule_classes, workers, tick, mark_fixes)
+        return _lint_in_pool(todo, rule_classes, workers, tick, fixes)
     out = []
     for _, path, source, _ in todo:
-        out.append(_lint(path, source, rule_classes, mark_fixes))
+        out.append(_lint(path, source, rule_classes, fixes))
         tick(1)
     return out
 
@@ -335,14 +286,14 @@ def _picklable(rule_classes) -> bool:
         return False
 
 
-_WORKER: Optional[Tuple[Sequence[Type["Rule"]], bool]] = None
+_WORKER: Optional[Tuple[Sequence[Type["Rule"]], Optional["FixPlanner"]]] = None
 
 
-def _init_worker(rule_classes, mark_fixes: bool) -> None:
+def _init_worker(rule_classes, fixes) -> None:
     import signal
 
     global _WORKER
-    _WORKER = (rule_classes, mark_fixes)
+    _WORKER = (rule_classes, fixes)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
 
 
@@ -361,7 +312,7 @@ def _pool_context():
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
-def _lint_in_pool(todo, rule_classes, workers: int, tick: Advance, mark_fixes: bool) -> List[FileResult]:
+def _lint_in_pool(todo, rule_classes, workers: int, tick: Advance, fixes) -> List[FileResult]:
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
@@ -369,7 +320,7 @@ def _lint_in_pool(todo, rule_classes, workers: int, tick: Advance, mark_fixes: b
     # Largest files first, so no worker is left with a big one at the end.
     order = sorted(range(len(todo)), key=lambda k: -len(todo[k][2]))
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(),
-                               initializer=_init_worker, initargs=(list(rule_classes), mark_fixes))
+                               initializer=_init_worker, initargs=(list(rule_classes), fixes))
     try:
         futures = {pool.submit(_lint_one, todo[k][1], todo[k][2]): k for k in order}
         for fut in as_completed(futures):
@@ -382,6 +333,6 @@ def _lint_in_pool(todo, rule_classes, workers: int, tick: Advance, mark_fixes: b
     for k, res in enumerate(results):
         if res is None:
             _, path, source, _ = todo[k]
-            results[k] = _lint(path, source, rule_classes, mark_fixes)
+            results[k] = _lint(path, source, rule_classes, fixes)
             tick(1)
     return results  # type: ignore[return-value]

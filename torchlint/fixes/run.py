@@ -1,0 +1,181 @@
+"""Fixes on files and reports: ``--fix``/``--diff`` over the checked files, and the marking
+of fixable findings during the static pass.
+
+:func:`fix_paths` / :func:`fix_files` read each file, fix its text with
+:func:`torchlint.fixes.apply.fix_source` and write the changed ones atomically;
+:func:`unified_diff` shows what changed. :class:`Marker` is handed to the static pass
+(``run_static(..., fixes=Marker())``): the engine tells it of every report while it walks,
+so a fixable finding gets its :class:`~torchlint.findings.Fix` from the same parse and the
+same walk as the finding itself.
+"""
+from __future__ import annotations
+
+import io
+import os
+import tokenize
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Type
+
+import libcst as cst
+
+from torchlint.atomic import write_text_atomic
+from torchlint.files import FileProblem, decode_source
+from torchlint.findings import Edit, Fix
+from torchlint.fixes.apply import (
+    Change, Lines, Planning, _parses, apply_edits, change_nodes, edit_range, edits_of, fix_source, fixable_rules,
+    plan_changes,
+)
+from torchlint.fixes.base import FixOutcome, Plan
+from torchlint.rules.base import Rule
+from torchlint.analysis.tree import Span, validated
+from torchlint.static.engine import FileFixes, FixPlanner
+
+
+# -- marking findings while the static pass walks ---------------------------------------------
+class Marker(FixPlanner):
+    """Gives each fixable finding its fix (safe and unsafe alike): the edits its fix alone
+    makes, when they change the file and the result still compiles."""
+
+    def start(self, module: cst.Module, rule_classes: Sequence[Type[Rule]]) -> Optional[FileFixes]:
+        codes = {c.code for c in fixable_rules(rule_classes)}
+        return _FileMarks(module, codes) if codes else None
+
+
+class _FileMarks(Planning):
+    def __init__(self, module: cst.Module, codes) -> None:
+        super().__init__(module, codes)
+        self.changes: List[Tuple[Plan, List[Change]]] = []
+
+    def nodes(self) -> List[cst.CSTNode]:
+        out: List[cst.CSTNode] = []
+        for plan in self.plans:
+            with validated():
+                changes = plan_changes(plan, self.ctx)
+            if changes:
+                self.changes.append((plan, changes))
+                out.extend(change_nodes(changes))
+        return out
+
+    def fixes(self, text_spans: Dict[cst.CSTNode, Span], source: str) -> List[Tuple[cst.CSTNode, str, Fix]]:
+        lines = Lines(source)
+        made: List[Tuple[Plan, Tuple[Edit, ...]]] = []
+        for plan, changes in self.changes:
+            edits = edits_of(changes, text_spans, lines)
+            if any(source[lo:hi] != e.replacement for e in edits for lo, hi in [edit_range(e, lines)]):
+                made.append((plan, edits))
+        good = _compiling(made, source, lines)
+        return [(plan.node, plan.code, Fix(plan.applicability, plan.description, edits))  # type: ignore[arg-type]
+                for k, (plan, edits) in enumerate(made) if k in good]
+
+
+def _compiling(made: List[Tuple[Plan, Tuple[Edit, ...]]], source: str, lines: Lines) -> set:
+    """The indices of the fixes whose edits, each fix alone, leave code that compiles.
+
+    Checked a batch at a time: fixes whose edits do not overlap are applied together and
+    compiled once; only a batch that does not compile is checked fix by fix."""
+    ranges = [[(*edit_range(e, lines), e.replacement) for e in edits] for _, edits in made]
+    left = sorted(range(len(made)), key=lambda k: ranges[k][0][:2] if ranges[k] else (0, 0))
+    good: set = set()
+    while left:
+        batch, taken, rest = [], set(), []
+        for k in left:
+            new = [r for r in ranges[k] if r not in taken]
+            if any(lo < t_hi and t_lo < hi or lo == hi == t_lo or t_lo == t_hi == lo
+                   for lo, hi, _ in new for t_lo, t_hi, _ in taken):
+                rest.append(k)
+                continue
+            batch.append(k)
+            taken.update(new)
+        edits = [e for k in batch for e in made[k][1]]
+        if _parses(apply_edits(source, edits), source):
+            good.update(batch)
+        else:
+            good.update(k for k in batch if _parses(apply_edits(source, made[k][1]), source))
+        left = rest
+    return good
+
+
+# -- files ------------------------------------------------------------------------------------
+def _read(path: str) -> Tuple[str, str]:
+    """The text and the encoding to write it back with (``utf-8-sig`` keeps a BOM)."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    text = decode_source(data)
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:
+        encoding = "utf-8"
+    return text, encoding
+
+
+def fix_files(
+    files: Sequence[str],
+    rule_classes: Sequence[Type[Rule]],
+    *,
+    unsafe: bool,
+    write: bool,
+    cwd: str,
+    ignored_for: Callable[[str], Iterable[str]] = lambda path: (),
+) -> List[FixOutcome]:
+    """Fix each file (paths relative to ``cwd``); write the changed ones when ``write``."""
+    outcomes = []
+    for path in files:
+        full = os.path.join(cwd, path)
+        if path.endswith(".ipynb"):
+            outcome = _fix_notebook(full, path, rule_classes, unsafe=unsafe, write=write, ignored=ignored_for(path))
+            if outcome is not None:
+                outcomes.append(outcome)
+            continue
+        try:
+            source, encoding = _read(full)
+        except (OSError, FileProblem):
+            continue  # the check reports files it cannot read
+        outcome = fix_source(source, path, rule_classes, unsafe=unsafe, ignored=ignored_for(path))
+        if outcome.changed and write:
+            try:
+                write_text_atomic(full, outcome.new, encoding=encoding)
+            except (OSError, UnicodeEncodeError) as exc:
+                outcome.error = f"cannot write the fixed file: {getattr(exc, 'strerror', None) or exc}"
+        outcomes.append(outcome)
+    return outcomes
+
+
+def _fix_notebook(full: str, path: str, rule_classes, *, unsafe: bool, write: bool, ignored) -> Optional[FixOutcome]:
+    """Fix a notebook's code cells (:mod:`torchlint.notebook`); only changed cells' sources are rewritten."""
+    from torchlint.notebook import CellsMoved, fix_notebook
+
+    try:
+        outcome, new_raw = fix_notebook(full, path, rule_classes, unsafe=unsafe, ignored=ignored)
+    except FileProblem:
+        return None  # the check reports notebooks it cannot read
+    except CellsMoved as exc:
+        return FixOutcome(path=path, old="", new="", error=f"not fixed: {exc}")
+    if new_raw is not None and write:
+        try:
+            write_text_atomic(full, new_raw, encoding="utf-8")
+        except (OSError, UnicodeEncodeError) as exc:
+            outcome.error = f"cannot write the fixed file: {getattr(exc, 'strerror', None) or exc}"
+    return outcome
+
+
+def fix_paths(paths: Sequence[str], settings, cwd: str, *, unsafe: bool, write: bool) -> List[FixOutcome]:
+    """``--fix`` / ``--diff``: fix every checked file under ``paths`` with the enabled rules."""
+    from torchlint.files import discover
+    from torchlint.rules import enabled_rules
+
+    files, _ = discover(paths, settings.exclude, cwd)  # missing paths: the check reports them
+    return fix_files(files, enabled_rules(settings), unsafe=unsafe, write=write, cwd=cwd,
+                     ignored_for=settings.ignored_for)
+
+
+def unified_diff(outcome: FixOutcome) -> str:
+    """``--- a/path`` / ``+++ b/path`` hunks, as ``git diff`` prints them."""
+    import difflib
+
+    def lines(text: str) -> List[str]:
+        out = text.splitlines(True)
+        if out and not out[-1].endswith(("\n", "\r")):
+            out[-1] += "\n\\ No newline at end of file\n"
+        return out
+
+    return "".join(difflib.unified_diff(lines(outcome.old), lines(outcome.new),
+                                        f"a/{outcome.path}", f"b/{outcome.path}"))
