@@ -11,7 +11,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 
 from support import FIXTURES, run_cli, run_json
 
-from torchlint.notebook import parse_notebook, to_module
+from torchlint.static.notebook import parse_notebook, to_module
 
 NOTEBOOK = FIXTURES / "notebook.ipynb"
 

@@ -81,7 +81,10 @@ def run_check(options: CheckOptions) -> Report:
         # graph breaks confirm graph-break rules; CUDA-graph findings confirm TL1xx warnings
         findings = merge_passes(static_findings, dynamic_findings, gb_map, fixes)
     findings = [f for f in findings if _enabled(f, settings)]
-    report.findings = suppression.apply(findings, _lines_reader(cwd, texts))
+    in_cells = [f for f in findings if f.cell is not None]  # notebooks: comments count per cell
+    report.findings = suppression.apply([f for f in findings if f.cell is None], _lines_reader(cwd, texts))
+    if in_cells:
+        report.findings.extend(_suppress_in_cells(in_cells, cwd))
     report.sort()
     return report
 
@@ -116,10 +119,24 @@ def _stage(progress: Any, name: str, total: int) -> Optional[Callable[[int], Non
     return stage(name, total) if stage is not None else None
 
 
+def _suppress_in_cells(findings: List[Finding], cwd: str) -> List[Finding]:
+    """Suppression comments of notebook findings, read from the lines of each one's cell."""
+    from torchlint.static.notebook import cell_lines
+
+    by_cell: Dict[tuple, List[Finding]] = {}
+    for f in findings:
+        by_cell.setdefault((f.path, f.cell), []).append(f)
+    kept: List[Finding] = []
+    cells: Dict[str, Dict[int, List[str]]] = {}
+    for (path, cell), group in by_cell.items():
+        if path not in cells:
+            cells[path] = cell_lines(os.path.join(cwd, path))
+        kept.extend(suppression.apply(group, lambda p, c=cell, lines=cells[path]: lines.get(c)))
+    return kept
+
+
 def _lines_reader(cwd: str, texts: Dict[str, str]) -> Callable[[str], Optional[List[str]]]:
     def read(path: str) -> Optional[List[str]]:
-        if path.endswith(".ipynb"):
-            return []  # a notebook's comments were applied on its cells' lines, in the static pass
         text = texts.get(path)  # the text the static pass checked: no second read
         if text is None:
             try:

@@ -140,11 +140,12 @@ def fix_files(
 
 
 def _fix_notebook(full: str, path: str, rule_classes, *, unsafe: bool, write: bool, ignored) -> Optional[FixOutcome]:
-    """Fix a notebook's code cells (:mod:`torchlint.notebook`); only changed cells' sources are rewritten."""
-    from torchlint.notebook import CellsMoved, fix_notebook
+    """Fix a notebook's code cells (:mod:`torchlint.static.notebook`); only changed cells' sources are rewritten."""
+    from torchlint.static.notebook import CellsMoved, fix_notebook
 
     try:
-        outcome, new_raw = fix_notebook(full, path, rule_classes, unsafe=unsafe, ignored=ignored)
+        outcome, new_raw = fix_notebook(
+            full, lambda text: fix_source(text, path, rule_classes, unsafe=unsafe, ignored=ignored))
     except FileProblem:
         return None  # the check reports notebooks it cannot read
     except CellsMoved as exc:

@@ -145,7 +145,7 @@ def run_static(
     notebooks: List[int] = []
     done = 0
     for i, path in enumerate(files):
-        if path.endswith(".ipynb"):  # code cells as one module (torchlint.notebook), uncached
+        if path.endswith(".ipynb"):  # code cells as one module (torchlint.static.notebook), uncached
             notebooks.append(i)
             continue
         try:
@@ -198,13 +198,19 @@ def run_static(
 
 
 def _lint_notebook(path: str, rule_classes) -> FileResult:
-    """A notebook's findings (on cell lines, suppression comments applied) and its
-    problems, one a line (a cell with a syntax error leaves the other cells checked)."""
-    from torchlint.notebook import check_notebook
+    """A notebook's findings, on cell lines, and its problems, one a line (a cell with a
+    syntax error leaves the other cells checked). Suppression comments are the pipeline's."""
+    from torchlint.static.notebook import map_findings, read_notebook, to_module
 
+    try:
+        module = to_module(read_notebook(path))
+    except FileProblem as exc:
+        return FileResult(path=path, error=str(exc))
     with _gc_paused():
-        found, problems = check_notebook(path, rule_classes)
-    return FileResult(path=path, findings=found, error="\n".join(problems) or None)
+        res = check_source(module.text, path, rule_classes)
+    problems = [f"cell {cell}: {msg}" for cell, msg in module.problems] + ([res.error] if res.error else [])
+    return FileResult(path=path, findings=map_findings(res.findings, module), error="\n".join(problems) or None,
+                      lines=res.lines)
 
 
 def _transient(error: Optional[str]) -> bool:

@@ -242,23 +242,12 @@ def map_findings(findings, module: Module) -> list:
     return kept
 
 
-def check_notebook(path: str, rule_classes, data: Optional[bytes] = None):
-    """(findings on cell lines, one-line errors) for one notebook; suppression comments in
-    the cells are applied here, on the module's lines."""
-    from torchlint import suppression
-    from torchlint.static.run import check_source
-
+def cell_lines(path: str) -> Dict[int, List[str]]:
+    """Cell number -> its lines (for suppression comments); empty if unreadable."""
     try:
-        nb = read_notebook(path, data)
-    except FileProblem as exc:
-        return [], [str(exc)]
-    module = to_module(nb)
-    errors = [f"cell {cell}: {msg}" for cell, msg in module.problems]
-    result = check_source(module.text, path, rule_classes)
-    if result.error:
-        errors.append(result.error)
-    findings = suppression.apply(result.findings, lambda p: source_lines(module.text))
-    return map_findings(findings, module), errors
+        return {c.number: source_lines(c.text) for c in read_notebook(path).cells}
+    except FileProblem:
+        return {}
 
 
 # -- writing fixes back ------------------------------------------------------------------
@@ -328,14 +317,13 @@ def rewrite(nb: Notebook, new_texts: Dict[int, str]) -> str:
     return "".join(out)
 
 
-def fix_notebook(path: str, display: str, rule_classes, *, unsafe: bool, ignored=()):
-    """(outcome, notebook, new file text or None) — the outcome's ``old``/``new`` are the
-    cells' module texts (for diffs); ``None`` when nothing changed."""
-    from torchlint.fixes.apply import fix_source
-
+def fix_notebook(path: str, fix):
+    """(outcome, new file text or None) where ``fix(text)`` fixes the cells' module text (a
+    :class:`~torchlint.fixes.base.FixOutcome`); the outcome's ``old``/``new`` become the
+    cells as a script (for diffs); ``None`` when nothing changed."""
     nb = read_notebook(path)
     module = to_module(nb)
-    outcome = fix_source(module.text, display, rule_classes, unsafe=unsafe, ignored=ignored)
+    outcome = fix(module.text)
     if not outcome.changed:
         return outcome, None
     new_texts = split_module(outcome.new, module, nb)
