@@ -4,8 +4,9 @@ Downloads (``pip download --no-deps``) the pinned wheels of timm and transformer
 ``timm/models`` and ``transformers/models`` into a temporary folder and times, with several
 repetitions and the median of each figure:
 
-* torchlint cold (an empty cache folder), warm (nothing changed) and after one changed file,
-  always ``--no-dynamic``;
+* torchlint cold (an empty cache folder), the same with ``--no-project`` (regions decided one
+  file at a time: the cost of the project-wide analysis is the ratio of the two, printed),
+  warm (nothing changed) and after one changed file, always ``--no-dynamic``;
 * TorchFix and ``ruff check --select ALL --no-cache``, installed into a temporary venv.
 
 Each run is a child process: wall seconds, CPU seconds (user + system of the whole process
@@ -243,6 +244,7 @@ def bench_torchlint(name: str, target: Path, work: Path, reps: int, rows: List[R
                     cross_check: bool, against: Optional[Row] = None, old_env=None) -> None:
     cwd = str(target.parents[1])
     cold, warm, changed = Row("torchlint cold", name), Row("torchlint warm", name), Row("torchlint 1 changed file", name)
+    per_file = Row("torchlint cold, --no-project", name)
     reference = None
     for rep in range(reps):
         if against is not None:  # the old tree first, then the new one, in each repetition
@@ -259,6 +261,14 @@ def bench_torchlint(name: str, target: Path, work: Path, reps: int, rows: List[R
         if run.report != reference:
             raise SystemExit(f"{name}: cold runs disagree")
         log(f"  torchlint cold   #{rep + 1}: {run.wall:6.2f} s wall, {run.cpu:6.2f} s CPU")
+        # the same cold run with regions decided one file at a time (the project-wide cost)
+        nocache = work / f"cache-{name}-{rep}-per-file"
+        shutil.rmtree(nocache, ignore_errors=True)
+        run = measure(torchlint_cmd(target, nocache, ["--no-project"]), cwd, env)
+        shutil.rmtree(nocache, ignore_errors=True)
+        per_file.runs.append(run)
+        log(f"  torchlint cold --no-project #{rep + 1}: {run.wall:6.2f} s wall, {run.cpu:6.2f} s CPU")
+    log(f"  project-wide / per-file cold CPU: {cold.median('cpu') / max(per_file.median('cpu'), 1e-9):.2f}x")
     cache = work / f"cache-{name}-0"
     for rep in range(reps):
         run = measure(torchlint_cmd(target, cache), cwd, env)
@@ -277,11 +287,12 @@ def bench_torchlint(name: str, target: Path, work: Path, reps: int, rows: List[R
     finally:
         edited.write_bytes(original)
     if cross_check:
-        check = measure(torchlint_cmd(target, cache, ["--no-cache", "--jobs", "1"]), cwd, env)
-        if check.report != reference:
-            raise SystemExit(f"{name}: one process and several disagree")
-        log(f"  torchlint --jobs 1 --no-cache: same findings ({check.wall:.2f} s wall)")
-    rows += ([against] if against is not None else []) + [cold, warm, changed]
+        for extra in (["--no-cache", "--jobs", "1"], ["--no-cache", "--jobs", "2"]):
+            check = measure(torchlint_cmd(target, cache, extra), cwd, env)
+            if check.report != reference:
+                raise SystemExit(f"{name}: {' '.join(extra)} and the cached run disagree")
+            log(f"  torchlint {' '.join(extra)}: same findings ({check.wall:.2f} s wall)")
+    rows += ([against] if against is not None else []) + [cold, per_file, warm, changed]
 
 
 def compare(rows: List[Row], rev: str) -> List[str]:
@@ -333,7 +344,7 @@ def main(argv=None) -> int:
     ap.add_argument("--cores", type=int, help="Pin every tool to this many cores.")
     ap.add_argument("--no-peers", action="store_true", help="Skip TorchFix and ruff.")
     ap.add_argument("--cross-check", action="store_true",
-                    help="Also check that one process (--jobs 1, no cache) finds exactly the same.")
+                    help="Also check that --jobs 1 and --jobs 2 without the cache find exactly the same.")
     ap.add_argument("--wheels", type=Path, help="Read wheels from this folder instead of the index.")
     ap.add_argument("--workdir", type=Path, help="Work here (kept) instead of a temporary folder.")
     ap.add_argument("--against", metavar="REV",

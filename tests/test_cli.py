@@ -50,8 +50,9 @@ def test_json_contract(project):
     assert code == 1
     assert report["version"] == 1
     assert report["torch_version"] is None
-    assert report["summary"] == {"files": 1, "findings": 1, "graph_breaks": None, "graphs": None,
-                                 "recompiles": None, "errors": 0}
+    assert report["summary"] == {"files": 1, "findings": 1, "graph_breaks": None, "graph_break_hits": None,
+                                 "graphs": None, "recompiles": None, "errors": 0,
+                                 "files_with_findings": 1}
     (f,) = report["findings"]
     assert {k: f[k] for k in ("rule", "name", "path", "line", "column", "end_line", "end_column",
                               "source", "gb_code", "region", "target")} == {
@@ -123,7 +124,38 @@ def test_output_file_and_statistics(project):
     assert result.exit_code == 1
     assert result.stdout == ""
     text = (project / "report.txt").read_text()
-    assert "    1  TL001   tensor-item" in text
+    assert text == "    1  TL001       tensor-item\n"  # the table alone: no findings, no summary
+
+
+def test_statistics_count_per_code_most_frequent_first_with_the_fixable_mark(project):
+    write(project, "a.py", MODEL.replace("        return y / scale", "        print(y)\n        print(scale)\n        return y / scale"))
+    write(project, "b.py", MODEL)
+    result = run_cli(["check", "--statistics"])
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == ["    2  TL001       tensor-item", "    2  TL004   [*] tensor-to-string"]
+    write(project, "c.py", "import torch\nx = (\n")
+    result = run_cli(["check", "--statistics"])
+    assert result.exit_code == 2 and "c.py: error: syntax error" in result.stdout  # errors still shown
+
+
+def test_summary_counts_the_files_with_findings_of_the_files_checked(project):
+    write(project, "model.py", MODEL)
+    write(project, "clean.py", CLEAN)
+    write(project, "util.py", "x = 1\n")
+    out = run_cli(["check"]).stdout
+    assert "Found 1 potential graph break in 1 of 3 files (TL001 × 1)." in out
+    _, report = run_json(["check"])
+    assert report["summary"]["files"] == 3 and report["summary"]["files_with_findings"] == 1
+
+
+def test_no_python_files_is_a_warning_and_exits_0_as_in_ruff(project):
+    (project / "empty").mkdir()
+    (project / "empty" / "notes.txt").write_text("not python\n")
+    result = run_cli(["check", "empty"])
+    assert result.exit_code == 0
+    assert result.stderr == "torchlint: warning: No Python files found under the given path(s)\n"
+    missing = run_cli(["check", "nowhere"])  # a path that does not exist stays an error
+    assert missing.exit_code == 2 and "No Python files" not in missing.stderr
 
 
 def test_quiet_prints_summary_only(project):
@@ -163,6 +195,11 @@ def test_rule_and_rules_commands():
     assert "## What it does" in page.stdout and "## Use instead" in page.stdout
     unknown = run_cli(["rule", "TL999"])
     assert unknown.exit_code == 2
+    by_name = run_cli(["rule", "tensor-item"])  # by name, as ruff's `ruff rule unused-import`
+    assert by_name.exit_code == 0 and by_name.stdout == page.stdout
+    assert run_cli(["rule", "tl001"]).stdout == page.stdout
+    unknown = run_cli(["rule", "tensor-thing"])
+    assert unknown.exit_code == 2 and "unknown rule `tensor-thing`" in unknown.stderr
 
 
 def test_python_dash_m_works_the_same(tmp_path):
@@ -192,3 +229,25 @@ def test_summary_counts_breaks_and_warnings_apart(project):
     assert "Found 1 potential graph break and 1 performance warning in 1 file (TL001 × 1, TL101 × 1)." in out
     out = run_cli(["check", "--select", "TL1", "-q"]).stdout
     assert "Found 1 performance warning in 1 file (TL101 × 1)." in out
+
+
+def test_stdin_filename_checks_stdin_under_that_name_with_its_config(project):
+    write(project, "sub/pyproject.toml", '[tool.torchlint]\nignore = ["TL004"]\n')
+    source = MODEL.lstrip("\n").replace("        y = self.fc(x)\n", "        y = self.fc(x)\n        print(y)\n")
+    from click.testing import CliRunner
+    from torchlint.cli import main
+
+    def run(args):
+        return CliRunner().invoke(main, args, input=source, catch_exceptions=False)
+
+    result = run(["check", "--stdin-filename", "sub/pkg/model.py", "-", "--format", "json"])
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    assert [(f["path"], f["rule"], f["line"]) for f in report["findings"]] == [("sub/pkg/model.py", "TL001", 13)]
+    assert not (project / "sub" / "pkg").exists()  # nothing is read from, or written to, that path
+    result = run(["check", "-"])  # no name: reported as `-`, the working directory's config
+    assert result.exit_code == 1
+    assert "-:12:9: TL004" in result.stdout and "-:13:17: TL001" in result.stdout
+    assert run(["check", "--stdin-filename", "m.py", "model.py"]).exit_code == 2
+    assert run(["check", "-", "--fix"]).exit_code == 2
+    assert run(["check", "-", "--no-static"]).exit_code == 2

@@ -78,7 +78,8 @@ def test_reduce_overhead_on_the_cpu_is_a_usage_error(project):
 
 
 @pytest.mark.parametrize("table, problem", [
-    ('mode = "max-autotune"', "mode must be one of"),
+    ('mode = "max-autotune-fast"', "mode must be one of"),
+    ('mode = "max-autotune"\ndevice = "cpu"', "mode max-autotune captures CUDA graphs"),
     ('device = "tpu"', "device must be one of"),
     ('mode = "reduce-overhead"\ndevice = "cpu"', "only on CUDA devices"),
     ('max-cudagraph-skips = -1', "non-negative integer"),
@@ -140,30 +141,45 @@ def test_worker_data_becomes_warnings_merged_with_tl1xx_only(tmp_path):
     alone = merge_passes([static("TL001", "error"), static("TL101", "warning")], [found[0]],
                          {"TL001": {"GB0124"}, "TL101": set()}, {})
     assert {f.rule: f.source for f in alone} == {"TL001": "static", "TL101": "both"}
-    alone = merge_passes([static("TL101", "warning")], [brk], {"TL001": {"GB0124"}, "TL101": set()}, {})
+    alone = merge_passes([static("TL101", "warning")], [brk], {"TL001": {"GB0124"}, "TL101": set()}, {},
+                         flagged={("m.py", 2): {"TL001", "TL101"}})  # (the rules that flag the line)
     assert {(f.rule, f.source) for f in alone} == {("TL101", "static"), ("TL001", "dynamic")}
 
 
 @pytest.mark.skipif(not HAS_TORCH or NO_CUDA is None, reason="needs torch without a CUDA GPU")
 @pytest.mark.dynamo
-def test_no_gpu_exits_2_with_one_line(project):
+@pytest.mark.parametrize("mode", ["reduce-overhead", "max-autotune"])
+def test_no_gpu_exits_2_with_one_line(project, mode):
     result = run_cli(["check", str(CG / "host_copy.py"), "--target", f"{CG / 'host_copy.py'}:Tagger",
-                      "--inputs-from", f"{CG / 'host_copy.py'}:example_inputs", "--mode", "reduce-overhead"])
+                      "--inputs-from", f"{CG / 'host_copy.py'}:example_inputs", "--mode", mode])
     assert result.exit_code == 2
     assert result.stderr.count("\n") == 1, result.stderr
     assert "needs a CUDA GPU" in result.stderr and "does not use CUDA graphs on the CPU" in result.stderr
+    assert f"--mode {mode}" in result.stderr
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason="needs torch")
+@pytest.mark.dynamo
+def test_modes_without_cuda_graphs_run_like_default_on_the_cpu(project):
+    write(project, "m.py", "import torch\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x + 1\n")
+    result = run_cli(["check", "m.py", "--target", "m.py:Net", "--input", "f32[2]", "--format", "json",
+                      "--mode", "max-autotune-no-cudagraphs", "--device", "cpu"])
+    assert result.exit_code == 0, result.output
+    (target,) = json.loads(result.stdout)["targets"]
+    assert target["error"] is None and "cudagraph_skips" not in target
 
 
 # --------------------------------------------------------------------------- on a GPU
 
-@pytest.fixture(scope="module")
-def fixture_report(tmp_path_factory):
-    """One `torchlint check --mode reduce-overhead` over the three fixtures (one worker)."""
+@pytest.fixture(scope="module", params=["reduce-overhead", "max-autotune"])
+def fixture_report(tmp_path_factory, request):
+    """One `torchlint check --mode M` over the three fixtures (one worker), for each mode that
+    replays CUDA graphs: max-autotune records them as reduce-overhead does."""
     folder = tmp_path_factory.mktemp("cg")
     config = folder / "pyproject.toml"
     config.write_text(textwrap.dedent(f"""
         [tool.torchlint]
-        mode = "reduce-overhead"
+        mode = "{request.param}"
 
         [[tool.torchlint.targets]]
         name = "host_copy"
@@ -182,7 +198,7 @@ def fixture_report(tmp_path_factory):
         """))
     result = run_cli(["check", str(CG), "--config", str(config), "--format", "json", "--timeout", "400"])
     report = json.loads(result.stdout)
-    _log("fixtures", report)
+    _log(f"fixtures {request.param}", report)
     print(json.dumps(report["targets"], indent=1))
     return result.exit_code, report
 

@@ -364,6 +364,8 @@ def test_every_rule_that_declares_a_fix_has_one():
     for rule in all_rules():
         if rule.fix_applicability is not None:
             assert rule.fix_applicability in ("safe", "unsafe")
+            if getattr(rule, "fixes_comments", False):  # TL900: edits comments after the merge
+                continue  # (tests/test_unused_suppression.py proves its fix)
             assert fixer_for(rule.code) is not None, f"{rule.code} declares a fix nobody implements"
 
 

@@ -110,6 +110,27 @@ def test_hook_fails_on_a_break_and_passes_once_fixed(pre_commit, tmp_path):
     assert re.search(r"^torchlint\.+Passed$", out, re.M), out
 
 
+def test_readme_snippet_runs_as_written_with_a_real_rev(pre_commit, tmp_path):
+    """The README's .pre-commit-config.yaml, its placeholders filled with a clone of this
+    repository and that clone's HEAD sha, runs the hook: a graph break fails the commit."""
+    clone = tmp_path / "torchlint"
+    subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], check=True, env=_env())
+    rev = subprocess.run(["git", "-C", str(clone), "rev-parse", "HEAD"], check=True, env=_env(),
+                         capture_output=True, text=True).stdout.strip()
+    project = _project(tmp_path / "project", BROKEN)
+    config = snippet("pre-commit").replace("TORCHLINT_GIT_URL", str(clone)).replace("TORCHLINT_REV", rev)
+    (project / ".pre-commit-config.yaml").write_text(config, encoding="utf-8")
+    env = dict(_env(), PRE_COMMIT_HOME=str(tmp_path / "store"))
+    proc = subprocess.run([*pre_commit, "run", "--all-files"], cwd=project, env=env,
+                          capture_output=True, text=True, timeout=900)
+    out = proc.stdout + proc.stderr
+    if proc.returncode not in (0, 1) and any(w in out for w in _OFFLINE):
+        _skip("the package registry is unreachable, so pre-commit cannot build the hook's environment")
+    assert proc.returncode == 1, out
+    assert re.search(r"^torchlint\.+Failed$", out, re.M), out
+    assert "model.py:7:17: TL001 tensor-item" in out, out
+
+
 def test_installing_torchlint_does_not_pull_torch():
     """The hook's environment is `pip install <checkout>`: torch must stay an extra."""
     project = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["project"]

@@ -78,3 +78,22 @@ def test_fix_safety_section_matches_the_rules_fix(code):
     else:
         flag = "--fix" if rule.fix_applicability == "safe" else "--unsafe-fixes"
         assert flag in text and "No automatic fix" not in text
+
+
+def test_cli_json_has_a_status_per_rule(monkeypatch):
+    import json
+
+    real = importlib.util.find_spec
+    present = real("json")
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: present if name == "torch" else real(name, *a))
+    monkeypatch.setattr(verify, "torch_version", lambda: "9.9")
+    monkeypatch.setattr(verify, "verify_page", lambda page: verify.Verdict(
+        page.code, bad_lines=set() if page.code == "TL003" else {1}, marked={1}, gb_codes={"GB0001"}))
+    result = CliRunner().invoke(main, ["rules", "--verify", "--all", "--format", "json"])
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    assert data["torch_version"] == "9.9"
+    by_code = {e["rule"]: e for e in data["rules"]}
+    assert by_code["TL001"]["status"] == "live" and by_code["TL001"]["gb_codes"] == ["GB0001"]
+    assert by_code["TL003"]["status"] == "dead" and by_code["TL003"]["verdict"].startswith("not live")
+    assert by_code["TL101"]["status"] == "warning"

@@ -1,8 +1,10 @@
 """Every call in ``torchlint/data/skipped_calls.json`` really breaks dynamo on the installed torch.
 
-TL009 reads that file, so an entry torch learns to trace must leave it. All examples run in
-one compiled function, one per line (dynamo resumes after each skipped call); an entry whose
-line did not break there is run again alone before the test gives its verdict.
+TL009 reads that file, so an entry torch learns to trace must leave it, or be listed in the
+torch matrix (torchlint/data/torch_matrix.json) as traced on the versions that trace it: on
+a measured torch, an entry must break exactly where the matrix says it does. All examples
+run in one compiled function, one per line (dynamo resumes after each skipped call); an
+entry whose line did not break there is run again alone before the test gives its verdict.
 """
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from typing import Dict, List, Set
 
 import pytest
 
+from torchlint import matrix
 from torchlint.rules.tl009_skipped_call import skipped_calls
 
 pytest.importorskip("torch", reason="torch is not installed: skipped calls not checked against dynamo")
@@ -47,9 +50,23 @@ def _breaks_together(name: str) -> bool:
     return _TOGETHER[name]
 
 
+def _breaking_here():
+    """The entries the matrix says break on the installed torch (None: not a measured version)."""
+    installed = matrix.installed_torch()
+    key = matrix.minor(installed) if installed else None
+    return matrix.skipped_calls(key) if key in matrix.versions() else None
+
+
 @pytest.mark.dynamo
 @pytest.mark.parametrize("name", WITH_EXAMPLE)
 def test_skipped_call_breaks_dynamo(name):
+    expected = _breaking_here()
+    if expected is not None and name not in expected:
+        code = _module([name])
+        line = code.splitlines().index("    x = x + 1") + 2
+        assert line not in _break_lines(code), (
+            f"{name} breaks on torch {matrix.installed_torch()}, the matrix says it is traced: re-measure")
+        return
     if _breaks_together(name):
         return
     code = _module([name])

@@ -47,3 +47,49 @@ def test_dynamic_findings_suppressed_by_gb_code():
     assert suppression.apply([f], lambda p: ["x  # noqa: GB0124"]) == []
     assert suppression.apply([f], lambda p: ["x  # torchlint: ignore"]) == []
     assert suppression.apply([f], lambda p: None) == [f]
+
+
+def test_file_level_noqa_silences_the_whole_file_or_the_codes_it_names():
+    lines = ["# torchlint: noqa: TL001, TL004", "a = x.item()", "b = y.item()  # noqa: TL005"]
+    table = suppression.parse(lines)
+    assert table.file == {"TL001", "TL004"} and 1 not in table
+    kept = suppression.apply([finding(2), finding(3), finding(3, rule="TL005"), finding(2, rule="TL008")],
+                             lambda p: lines)
+    assert [(f.line, f.rule) for f in kept] == [(2, "TL008")]
+    bare = ["import torch", "  # torchlint: noqa  ", "a = x.item()"]
+    assert suppression.parse(bare).file is suppression.ALL
+    assert suppression.apply([finding(3), finding(1, rule=None)], lambda p: bare) == []
+
+
+def test_file_level_form_after_code_silences_its_line_only():
+    lines = ["a = x.item()  # torchlint: noqa", "b = y.item()"]
+    table = suppression.parse(lines)
+    assert table.file == frozenset() and table[1] is suppression.ALL
+    assert [f.line for f in suppression.apply([finding(1), finding(2)], lambda p: lines)] == [2]
+
+
+def test_a_confirmed_finding_is_silenced_by_its_rule_or_its_gb_code():
+    f = Finding(rule="TL001", name="x", path="m.py", line=1, column=1, end_line=1, end_column=1,
+                message="m", suggestion="s", source="both", gb_code="GB0124")
+    assert suppression.apply([f], lambda p: ["x  # noqa: GB0124"]) == []
+    assert suppression.apply([f], lambda p: ["x  # torchlint: ignore[TL001]"]) == []
+
+
+def test_file_level_noqa_end_to_end(project):
+    from support import run_json, write
+
+    model = """
+    # torchlint: noqa: TL004
+    import torch
+    from torch import nn
+
+
+    class Net(nn.Module):
+        def forward(self, x):
+            print(x)
+            return x * x.sum().item()
+    """
+    write(project, "a.py", model)
+    write(project, "b.py", model.replace("# torchlint: noqa: TL004", "# torchlint: noqa"))
+    _, report = run_json(["check"])
+    assert [(f["path"], f["rule"]) for f in report["findings"]] == [("a.py", "TL001")]

@@ -98,3 +98,21 @@ def test_rule_page_rendered_on_a_terminal_raw_on_a_pipe(tmp_path):
     assert "\x1b[" in out  # styled
     assert "```" not in out and "## What it does" not in out  # Markdown rendered, not echoed
     assert "What it does" in out and ".item()" in out
+
+
+def test_a_target_line_counts_break_hits_and_sites():
+    import io
+    from types import SimpleNamespace
+
+    from torchlint.findings import Report, TargetResult
+    from torchlint.output.text import render
+
+    def line(**kw):
+        report = Report(dynamic_ran=True, targets=[TargetResult("m.py:Net", graphs=5, **kw)])
+        out = io.StringIO()
+        render(report, out, options=SimpleNamespace(color=False, quiet=False, statistics=False,
+                                                    unsafe_fixable=0, unsafe_fixes=False))
+        return out.getvalue().splitlines()[0]
+
+    assert "5 graphs, 4 graph breaks at 2 sites, 0 recompiles" in line(graph_breaks=2, graph_break_hits=4)
+    assert "5 graphs, 1 graph break, 0 recompiles" in line(graph_breaks=1, graph_break_hits=1)

@@ -44,8 +44,9 @@ def check(
 ) -> Report:
     """Check files or folders like ``torchlint check PATHS``; returns the report.
 
-    ``select`` / ``ignore``: rule codes or prefixes (``["TL0"]``). ``config``: a
-    pyproject.toml or torchlint.toml (default: the nearest pyproject.toml above the working directory).
+    ``select`` / ``ignore``: rule codes or prefixes (``["TL0"]``), validated as on the command
+    line. ``config``: a pyproject.toml or torchlint.toml (default: the nearest pyproject.toml
+    with a ``[tool.torchlint]`` table above the checked paths, else above the working directory).
     ``targets``: dynamo targets, each a table with the keys of ``[[tool.torchlint.targets]]``
     (``{"target": "model.py:Net", "input": ["f32[8,16]"]}``) or a ``"model.py:Net"`` string;
     paths in them are relative to the working directory. Without ``targets``, those of the config run
@@ -56,13 +57,14 @@ def check(
     raises :class:`torchlint.config.ConfigError`.
     """
     from torchlint.pipeline import CheckOptions, run_check
-    from torchlint.config import codes_option, load_settings, override
+    from torchlint.config import codes_option, config_start, load_settings, override
 
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     paths = [os.fspath(p) for p in paths] or ["."]
     base = os.getcwd()
-    settings = load_settings(os.fspath(config) if config is not None else None, start=base)
+    settings = load_settings(os.fspath(config) if config is not None else None,
+                             start=config_start(paths, base))
     settings = override(settings, select=codes_option(select, "select"), ignore=codes_option(ignore, "ignore"),
                         timeout=timeout)
     cli_targets = [{"target": t} if isinstance(t, str) else dict(t) for t in targets or ()]
@@ -97,7 +99,9 @@ def explain(
 
     ``model``: an ``nn.Module`` (run in ``eval()`` and ``no_grad`` unless ``train=True``:
     then ``train()`` and a backward of its outputs) or a function. ``calls``: instead of
-    ``*args``, several argument tuples run in turn without a reset, to count recompilations.
+    ``*args``, several calls run in turn without a reset, to count recompilations; each is a
+    tuple of positional arguments, a dict of keyword arguments, or a ``(tuple, dict)`` pair
+    (``calls=[((ids,), {"attention_mask": m}), ...]``); ``**kwargs`` go to every call.
     ``files``: the files whose frames are yours (a break inside a library is placed on your
     line that called it); default the file defining the model. Each break is one finding
     (``source="dynamic"``, dynamo's ``reason``, ``explanation`` and ``hints``); when a rule
@@ -111,9 +115,15 @@ def explain(
         raise ImportError("torchlint.explain needs torch: pip install 'torchlint[dynamic]'") from None
     from torchlint.dynamic.observe import observe
 
+    from torchlint.dynamic.load import as_call
+
     if calls is not None and args:
         raise TypeError("explain() takes the arguments either positionally or as calls=[...], not both")
-    arg_sets = [tuple(c) for c in calls] if calls is not None else [args]
+    # each call: a tuple of positional arguments, a dict of keyword arguments, or (tuple, dict);
+    # keyword arguments given to explain itself go to every call (a call's own win)
+    each = [as_call(c) for c in calls] if calls is not None else [(tuple(args), {})]
+    arg_sets = [a for a, _ in each]
+    kwarg_sets = [{**kwargs, **k} for _, k in each]
     if not arg_sets:
         raise ValueError("explain() needs at least one call")
     base = os.getcwd()
@@ -126,7 +136,7 @@ def explain(
     started = time.monotonic()
     try:
         with _without_foreign_trace_handlers():
-            obs = observe(model, [list(a) for a in arg_sets], kwarg_sets=[dict(kwargs) for _ in arg_sets],
+            obs = observe(model, [list(a) for a in arg_sets], kwarg_sets=kwarg_sets,
                           user_files=user_files, train=train)
     finally:
         torch._dynamo.reset()  # leave no recording-backend caches behind in the user's process
@@ -187,11 +197,16 @@ def _with_rules(dynamic: List[Finding]) -> List[Finding]:
     from torchlint.config import Settings
     from torchlint.merge import merge
     from torchlint.rules import all_rules, enabled_rules
-    from torchlint.static.run import run_static
+    from torchlint.static.run import rules_on_lines, run_static
 
     rules = all_rules()
     files = sorted({f.path for f in dynamic})
-    static, _errors = run_static(files, enabled_rules(Settings()))  # same path strings as the breaks
+    enabled = enabled_rules(Settings())
+    static, _errors = run_static(files, enabled)  # same path strings as the breaks
     gb_map: Dict[str, set] = {r.code: set(r.gb_codes) for r in rules}
     suggestions = {r.code: r.suggestion for r in rules}
-    return [f for f in merge(static, dynamic, gb_map, suggestions) if f.source != "static"]
+    wanted: Dict[str, set] = {}
+    for f in dynamic:
+        wanted.setdefault(f.path, set()).add(f.line)
+    flagged = rules_on_lines(wanted, enabled)
+    return [f for f in merge(static, dynamic, gb_map, suggestions, flagged=flagged) if f.source != "static"]

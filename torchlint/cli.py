@@ -14,14 +14,16 @@ from typing import Optional, Tuple
 import click
 
 from torchlint import __version__
-from torchlint.config import ConfigError, Settings, codes_option, load_settings, override, parse_size
+from torchlint.config import (ConfigError, Settings, codes_option, config_start, load_settings, override,
+                              parse_size, select_override)
 
 FORMAT_CHOICES = ["text", "json", "sarif", "github"]
 EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
 
 
 def _fail(message: str) -> "click.exceptions.Exit":
-    click.echo(f"torchlint: error: {message}", err=True)
+    for line in message.splitlines() or [""]:  # a config with several problems: one line each
+        click.echo(f"torchlint: error: {line}", err=True)
     return click.exceptions.Exit(EXIT_ERROR)
 
 
@@ -51,16 +53,24 @@ def _remember(ctx: click.Context, param: click.Parameter, value):
               help="Report format.")
 @click.option("--select", help="Comma-separated rule codes or prefixes to enable (e.g. TL0,TL101). Default: TL0 (graph breaks).")
 @click.option("--ignore", help="Comma-separated rule codes or prefixes to disable.")
+@click.option("--extend-select", metavar="CODES", expose_value=False, callback=_remember,
+              help="Rule codes or prefixes to enable on top of the selected ones (e.g. TL101).")
+@click.option("--extend-ignore", metavar="CODES", expose_value=False, callback=_remember,
+              help="Rule codes or prefixes to disable on top of the ignored ones.")
 @click.option("--no-static", is_flag=True, help="Skip the static pass.")
 @click.option("--no-dynamic", is_flag=True, help="Skip the dynamic pass even when targets are declared.")
 @click.option("--target", "targets", multiple=True, metavar="PATH:OBJ",
               help="Run dynamo on this target: a module class, a function, or a factory call "
                    "(model.py:build(num_classes=10)). Repeatable.")
 @click.option("--input", "inputs", multiple=True, metavar="SPEC",
-              help="Sample input, one per positional argument: f32[8,3,224,224], i64[2,16]:0..1000, bool[4], 3.")
+              help="Sample input, one per argument: f32[8,3,224,224], i64[2,16]:0..1000, bool[4], 3; "
+                   "NAME=SPEC passes it by keyword (input_ids=i64[2,16]:0..1000).")
 @click.option("--input-set", "input_sets", multiple=True, metavar="SPECS",
-              help="One call's arguments separated by ';'. Repeat to run several calls in turn and count recompilations.")
-@click.option("--inputs-from", metavar="PATH:FUNC", help="A function returning the sample arguments.")
+              help="One call's arguments separated by ';' (NAME=SPEC by keyword). Repeat to run several calls in turn and count recompilations.")
+@click.option("--inputs-from", metavar="PATH:FUNC",
+              help="A function returning one call's arguments: a tuple, a dict of keyword arguments, or (tuple, dict).")
+@click.option("--input-sets-from", metavar="PATH:FUNC", expose_value=False, callback=_remember,
+              help="A function returning a list of calls (each as --inputs-from returns one), run in turn.")
 @click.option("--train", is_flag=True, help="Run forward and backward instead of eval() + no_grad.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), help="Seconds per target (default 120).")
 @click.option("--max-memory", metavar="SIZE", expose_value=False, callback=_remember,
@@ -68,9 +78,9 @@ def _remember(ctx: click.Context, param: click.Parameter, value):
                    "A target over it is reported as out of memory (GPU memory is not counted).")
 @click.option("--max-graph-breaks", type=click.IntRange(min=0), help="Gate: fail when the dynamic graph-break count exceeds N.")
 @click.option("--max-recompiles", type=click.IntRange(min=0), help="Gate: fail when recompilations exceed N.")
-@click.option("--mode", type=click.Choice(["default", "reduce-overhead"]),
-              help="reduce-overhead: also compile targets the way torch.compile(mode=\"reduce-overhead\") "
-                   "does and report CUDA-graph skips and re-recordings (needs a CUDA GPU).")
+@click.option("--mode", type=click.Choice(["default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"]),
+              help="reduce-overhead or max-autotune (both use CUDA graphs): also compile targets the way "
+                   "torch.compile(mode=...) does and report CUDA-graph skips and re-recordings (needs a CUDA GPU).")
 @click.option("--device", type=click.Choice(["cpu", "cuda"]),
               help="Move targets and their inputs to this device first (reduce-overhead implies cuda).")
 @click.option("--max-cudagraph-skips", type=click.IntRange(min=0),
@@ -86,6 +96,22 @@ def _remember(ctx: click.Context, param: click.Parameter, value):
               help="Neither read nor write the static pass's per-file cache.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), expose_value=False, callback=_remember,
               help="Where the cache lives (default: .torchlint_cache in the project root).")
+@click.option("--stdin-filename", metavar="PATH", expose_value=False, callback=_remember,
+              help="With `-` as the path: read the source from stdin and report it as PATH (static "
+                   "pass only; the config is the one PATH would use).")
+@click.option("--add-noqa", is_flag=True, expose_value=False, callback=_remember,
+              help="Add `# torchlint: ignore[CODE]` to every line with a finding (to adopt torchlint "
+                   "on an existing codebase), then exit 0.")
+@click.option("--torch-version", metavar="X.Y", expose_value=False, callback=_remember,
+              help="Report what breaks on this torch version (static pass; torch need not be installed). "
+                   "Default: the installed torch's, else the newest verified one.")
+@click.option("--shard", metavar="K/N", expose_value=False, callback=_remember,
+              help="Run only every N-th declared target, starting with the K-th (a CI matrix job); "
+                   "combine the shards' JSON reports with `torchlint merge`.")
+@click.option("--no-project", is_flag=True, expose_value=False, callback=_remember,
+              help="Decide compiled regions one file at a time (no bases, calls or facts across files).")
+@click.option("--follow-imports", is_flag=True, expose_value=False, callback=_remember,
+              help="Also read installed third-party packages that the checked files import.")
 @click.option("--statistics", is_flag=True, help="Show counts per rule.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2).")
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report to FILE instead of stdout.")
@@ -103,6 +129,9 @@ def check(paths: Tuple[str, ...], fmt: str, select, ignore, no_static, no_dynami
     targets (--target, or [[tool.torchlint.targets]] in pyproject.toml) also run through
     torch._dynamo in a child process; the report then says which findings dynamo confirmed.
     """
+    add_noqa = click.get_current_context().meta.get("torchlint.add_noqa")
+    if add_noqa and (fix or diff):
+        raise _fail("--add-noqa cannot be combined with --fix or --diff")
     settings, report = _run(paths, select=select, ignore=ignore, no_static=no_static,
                             no_dynamic=no_dynamic, targets=targets, inputs=inputs,
                             input_sets=input_sets, inputs_from=inputs_from, train=train,
@@ -112,9 +141,113 @@ def check(paths: Tuple[str, ...], fmt: str, select, ignore, no_static, no_dynami
                             max_cudagraph_skips=max_cudagraph_skips,
                             fixes=dict(diff=diff, unsafe=unsafe_fixes, quiet=quiet, exit_zero=exit_zero)
                             if fix or diff else None)
+    if add_noqa:
+        sys.exit(_add_noqa(report))
+    if fix and not diff:
+        _fix_unused_suppressions(report, quiet)
+    if report.files == 0 and not no_static and not report.errors:
+        # as ruff: a warning, not an error (a hook over a commit without Python files passes)
+        click.echo("torchlint: warning: No Python files found under the given path(s)", err=True)
     unsafe_fixable = 0 if no_static else _mark_fixes(report, settings, unsafe_fixes, verbose)
     _emit(report, fmt, output_file, statistics=statistics, quiet=quiet, verbose=verbose,
           unsafe_fixable=unsafe_fixable, unsafe_fixes=unsafe_fixes)
+    sys.exit(_exit_code(report, settings, exit_zero))
+
+
+@main.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.argument("program", nargs=-1, type=click.UNPROCESSED, required=True)
+@click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default="text", show_default=True,
+              help="Report format (the program's own output goes to stdout too: use -o for json/sarif).")
+@click.option("--select", help="Comma-separated rule codes or prefixes to enable.")
+@click.option("--ignore", help="Comma-separated rule codes or prefixes to disable.")
+@click.option("--path", "paths", multiple=True, type=click.Path(),
+              help="The project's files for the static pass (default: .). Repeatable. Breaks are placed "
+                   "on the innermost frame under the working folder or the script's folder.")
+@click.option("--no-static", is_flag=True, help="Skip the static pass over the project's files.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
+              help="Stop the program (and every process it started) after S seconds (default: no limit).")
+@click.option("--max-graph-breaks", type=click.IntRange(min=0), help="Gate: fail when distinct graph breaks exceed N.")
+@click.option("--max-recompiles", type=click.IntRange(min=0), help="Gate: fail when recompilations exceed N.")
+@click.option("--baseline", type=click.Path(), help="Gate: fail only on regressions against this baseline file.")
+@click.option("--config", "config_file", type=click.Path(), help="Read settings from this file instead of the nearest pyproject.toml.")
+@click.option("--records", "records_dir", type=click.Path(file_okay=False),
+              help="Keep the observer's per-process records (JSON lines) in this folder.")
+@click.option("--statistics", is_flag=True, help="Show counts per rule.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2).")
+@click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report to FILE instead of stdout.")
+@click.option("-q", "--quiet", is_flag=True, help="Print only the summary (text format).")
+@click.option("-v", "--verbose", "--debug", is_flag=True, help="Tracebacks on internal errors.")
+def run(program, fmt, select, ignore, paths, no_static, timeout, max_graph_breaks, max_recompiles, baseline,
+        config_file, records_dir, statistics, exit_zero, output_file, quiet, verbose) -> None:
+    """Run PROGRAM unchanged and report what torch.compile did to it.
+
+    \b
+    torchlint run train.py --epochs 1            a script, with its arguments
+    torchlint run -m pytest tests/               a module
+    torchlint run --timeout 600 -- torchrun --nproc-per-node 2 train.py
+    \b
+    Every frame dynamo compiles, in every process of the program (torchrun ranks, pytest-xdist
+    workers; not DataLoader workers), with the program's own compile settings: graph breaks
+    (GB code, reason, hints, hit count, the line in your project and the library line it broke
+    on), recompilations (the guard that failed), recompile-limit hits, compile time per frame and
+    the compile caches. Merged with the static pass over the project's files; the gates decide
+    the exit code. A program that fails (non-zero exit, signal, --timeout) is exit 2.
+    """
+    from torchlint.watching import watch
+
+    try:
+        settings = load_settings(config_file)
+        settings = override(settings, select=codes_option(select, "--select"), ignore=codes_option(ignore, "--ignore"),
+                            max_graph_breaks=max_graph_breaks, max_recompiles=max_recompiles, baseline=baseline)
+    except ConfigError as exc:
+        raise _fail(str(exc))
+    try:
+        report, _ = watch(program, settings=settings, paths=paths or (".",), static=not no_static,
+                          timeout=timeout, records_dir=records_dir)
+        _apply_gate(report, settings)
+    except ConfigError as exc:
+        raise _fail(str(exc))
+    except ValueError as exc:
+        raise _fail(str(exc))
+    except Exception as exc:  # an internal error: one line, traceback with -v
+        if verbose:
+            traceback.print_exc()
+        raise _fail(f"internal error: {type(exc).__name__}: {exc} (run with -v for the traceback)")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    _emit(report, fmt, output_file, statistics=statistics, quiet=quiet, verbose=verbose)
+    sys.exit(_exit_code(report, settings, exit_zero))
+
+
+@main.command("merge")
+@click.argument("reports", nargs=-1, required=True, type=click.Path())
+@click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default="text", show_default=True,
+              help="Report format.")
+@click.option("--max-graph-breaks", type=click.IntRange(min=0), help="Gate: fail when the graph-break count exceeds N.")
+@click.option("--max-recompiles", type=click.IntRange(min=0), help="Gate: fail when recompilations exceed N.")
+@click.option("--baseline", type=click.Path(), help="Gate: fail only on regressions against this baseline file.")
+@click.option("--config", "config_file", type=click.Path(), help="Read the gates from this file instead of the nearest pyproject.toml.")
+@click.option("--statistics", is_flag=True, help="Show counts per rule.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2).")
+@click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report to FILE instead of stdout.")
+@click.option("-q", "--quiet", is_flag=True, help="Print only the summary (text format).")
+def merge_cmd(reports, fmt, max_graph_breaks, max_recompiles, baseline, config_file, statistics, exit_zero,
+              output_file, quiet) -> None:
+    """Combine JSON reports (e.g. the shards of `torchlint check --shard K/N`) into one.
+
+    The same finding from several reports is listed once, naming every target that saw it;
+    the gates and the exit code then apply to the combined report, as for one run.
+    """
+    from torchlint.reports import ReportError, combine, load_report
+
+    try:
+        settings = override(load_settings(config_file), max_graph_breaks=max_graph_breaks,
+                            max_recompiles=max_recompiles, baseline=baseline)
+        report = combine([load_report(p) for p in reports])
+        _apply_gate(report, settings)
+    except (ConfigError, ReportError) as exc:
+        raise _fail(str(exc))
+    _emit(report, fmt, output_file, statistics=statistics, quiet=quiet, verbose=False)
     sys.exit(_exit_code(report, settings, exit_zero))
 
 
@@ -124,17 +257,33 @@ def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input
          max_cudagraph_skips=None):
     """Settings and the report of one run, shared by `check` and `baseline`."""
     try:
-        settings = load_settings(config_file)
-        settings = override(settings, select=codes_option(select, "--select"), ignore=codes_option(ignore, "--ignore"),
-                            max_graph_breaks=max_graph_breaks, max_recompiles=max_recompiles,
+        meta = click.get_current_context().meta  # --jobs / --cache-dir win over the config
+        stdin_name = meta.get("torchlint.stdin_filename")
+        use_stdin = tuple(paths) == ("-",) or (stdin_name is not None and not paths)
+        if stdin_name is not None and not use_stdin:
+            raise ConfigError("--stdin-filename names the source read from stdin: give `-` as the only path")
+        if use_stdin and (fixes is not None or meta.get("torchlint.add_noqa")):
+            raise ConfigError("--fix, --diff and --add-noqa rewrite files: not with a source read from stdin")
+        settings = load_settings(config_file, start=config_start([stdin_name] if stdin_name else paths))
+        settings = select_override(
+            settings, select=codes_option(select, "--select"), ignore=codes_option(ignore, "--ignore"),
+            extend_select=codes_option(meta.get("torchlint.extend_select"), "--extend-select"),
+            extend_ignore=codes_option(meta.get("torchlint.extend_ignore"), "--extend-ignore"))
+        settings = override(settings, max_graph_breaks=max_graph_breaks, max_recompiles=max_recompiles,
                             baseline=baseline, timeout=timeout, mode=mode, device=device,
                             max_cudagraph_skips=max_cudagraph_skips)
-        meta = click.get_current_context().meta  # --jobs / --cache-dir win over the config
         cache_dir = meta.get("torchlint.cache_dir")
         memory = meta.get("torchlint.max_memory")
         settings = override(settings, max_memory=parse_size(memory, "--max-memory") if memory else None)
         settings = override(settings, jobs=meta.get("torchlint.jobs"),
-                            cache_dir=os.path.abspath(cache_dir) if cache_dir else None)
+                            cache_dir=os.path.abspath(cache_dir) if cache_dir else None,
+                            project=False if meta.get("torchlint.no_project") else None,
+                            follow_imports=True if meta.get("torchlint.follow_imports") else None)
+        if meta.get("torchlint.torch_version") is not None:
+            from torchlint.config import check_torch_version
+
+            settings = override(settings, torch_version=check_torch_version(
+                meta["torchlint.torch_version"], "--torch-version"))
         if mode or device:
             from torchlint.config import check_run_options
 
@@ -143,11 +292,24 @@ def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input
         raise _fail(str(exc))
     if (mode or device) and not (targets or settings.targets):
         raise _fail("--mode and --device apply to dynamic targets: give a --target (or [[tool.torchlint.targets]])")
+    if use_stdin and no_static:
+        raise _fail("a source read from stdin is checked by the static pass: drop --no-static")
     if no_static and (no_dynamic or not (targets or settings.targets)):
         raise _fail("nothing to do: --no-static and no dynamic targets")
-    if (inputs or input_sets or inputs_from) and not targets:
-        raise _fail("--input, --input-set and --inputs-from need a --target")
+    sets_from = click.get_current_context().meta.get("torchlint.input_sets_from")
+    if (inputs or input_sets or inputs_from or sets_from) and not targets:
+        raise _fail("--input, --input-set, --inputs-from and --input-sets-from need a --target")
     cli_targets = [_cli_target(t, inputs, input_sets, inputs_from, train) for t in targets]
+    shard = None
+    if meta.get("torchlint.shard"):
+        from torchlint.reports import parse_shard
+
+        try:
+            shard = parse_shard(meta["torchlint.shard"])
+        except ValueError as exc:
+            raise _fail(str(exc))
+    for table in cli_targets if sets_from else ():
+        table["input-sets-from"] = sets_from
     if fixes is not None and no_static:
         raise _fail("--fix and --diff need the static pass (drop --no-static)")
     fix_errors = _apply_fixes(settings, paths or (".",), verbose=verbose, **fixes) if fixes is not None else []
@@ -161,15 +323,25 @@ def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input
     guard.SHOW_TRACEBACKS = bool(verbose)  # a file that trips a bug: its traceback with -v
     params = click.get_current_context().params  # a bar only on a terminal, for a text report
     progress = progress_for(params.get("fmt", "text"), verbose, quiet=params.get("quiet", False))
-    options = CheckOptions(paths=paths or (".",), settings=settings, static=not no_static,
+    stdin = (stdin_name or "-", sys.stdin.read()) if use_stdin else None
+    options = CheckOptions(paths=paths or (".",), settings=settings, static=not no_static, stdin=stdin,
                            dynamic=False if no_dynamic else None, cli_targets=cli_targets,
                            train=train, progress=progress,
                            # --fix/--diff rewrite files and want fixes: they never read the cache
                            use_cache=not (meta.get("torchlint.no_cache") or fixes is not None),
-                           mark_fixes=True)  # per file, in the pass, cached with the findings
+                           mark_fixes=True,  # per file, in the pass, cached with the findings
+                           shard=shard)
     try:
         report = run_check(options)
         report.errors.extend(fix_errors)
+        if report.dynamic_ran:  # a torch whose messages were not verified: say so, one line each
+            from torchlint.matrix import support_notes
+
+            for note in support_notes(report.torch_version):
+                click.echo(f"torchlint: warning: {note}", err=True)
+        for failed in report.targets if verbose else ():  # a target that raised: its traceback
+            if failed.traceback:
+                click.echo(f"{failed.target}: {failed.traceback.rstrip()}", err=True)
         if gate:
             _apply_gate(report, settings)
     except ConfigError as exc:
@@ -217,6 +389,78 @@ def _apply_fixes(settings: Settings, paths, *, diff: bool, unsafe: bool, quiet: 
     if written and not quiet:
         click.echo(f"Fixed {count(written)}.", err=True)
     return [FileError(o.path, o.error) for o in outcomes if o.error]
+
+
+def _add_noqa(report) -> int:
+    """--add-noqa: a suppression comment for every finding left (not TL900's), one atomic
+    write per file; says how many were added. Exit 0, or 2 when a file could not be checked
+    or written."""
+    from torchlint.atomic import write_text_atomic
+    from torchlint.files import FileProblem, read_source
+    from torchlint.suppression import add_comments
+
+    by_path: dict = {}
+    for f in report.findings:
+        if f.rule != "TL900":
+            by_path.setdefault(f.path, []).append(f)
+    added = files = skipped = 0
+    failed = bool(report.errors)
+    for e in report.errors:
+        click.echo(f"torchlint: error: {e.path}: {e.message}", err=True)
+    for path, found in sorted(by_path.items()):
+        try:
+            text = read_source(path)
+        except FileProblem as exc:
+            click.echo(f"torchlint: error: {path}: {exc}", err=True)
+            failed = True
+            continue
+        new, n, missed = add_comments(text, found)
+        skipped += missed
+        if n:
+            try:
+                write_text_atomic(path, new)
+            except OSError as exc:
+                click.echo(f"torchlint: error: {path}: cannot write: {exc.strerror or exc}", err=True)
+                failed = True
+                continue
+            added, files = added + n, files + 1
+    click.echo(f"Added {added} suppression comment{'s' if added != 1 else ''}"
+               + (f" in {files} file{'s' if files != 1 else ''}" if added else "") + "."
+               + (f" {skipped} finding{'s' if skipped != 1 else ''} left: no line of it can take a comment."
+                  if skipped else ""), err=True)
+    return EXIT_ERROR if failed else EXIT_OK
+
+
+def _fix_unused_suppressions(report, quiet: bool) -> None:
+    """--fix: take the unused suppressions (TL900, found after the merge) out of their
+    comments, one atomic write per file; the fixed findings leave the report."""
+    fixable = [f for f in report.findings if f.rule == "TL900" and f.fix is not None]
+    if not fixable:
+        return
+    from torchlint.atomic import write_text_atomic
+    from torchlint.files import FileProblem, read_source
+    from torchlint.findings import FileError
+    from torchlint.unused_suppression import fixed_texts
+
+    def read(path: str) -> Optional[str]:
+        try:
+            return read_source(path)
+        except FileProblem:
+            return None
+
+    written = set()
+    for path, text in fixed_texts(fixable, read).items():
+        try:
+            write_text_atomic(path, text)
+        except OSError as exc:
+            report.errors.append(FileError(path, f"cannot write the fixed file: {exc.strerror or exc}"))
+            continue
+        written.add(path)
+    done = [f for f in fixable if f.path in written]
+    report.findings = [f for f in report.findings if not (f.rule == "TL900" and f.path in written)]
+    if done and not quiet:
+        click.echo(f"Fixed {len(done)} unused suppression{'s' if len(done) != 1 else ''} in {len(written)} "
+                   f"file{'s' if len(written) != 1 else ''}.", err=True)
 
 
 def _mark_fixes(report, settings: Settings, unsafe: bool, verbose: bool) -> int:
@@ -328,7 +572,8 @@ def _baseline(ctx: click.Context, output_file: Optional[str], **kwargs) -> None:
 
 main.add_command(click.Command(
     "baseline", callback=_baseline, help=_baseline.__doc__,
-    params=[p for p in check.params if p.name in _BASELINE_PARAMS or p.name == "max_memory"] + [
+    params=[p for p in check.params if p.name in _BASELINE_PARAMS
+            or p.name in ("max_memory", "extend_select", "extend_ignore", "torch_version")] + [
         click.Option(["-o", "--output-file"], type=click.Path(dir_okay=False),
                      help="Where to write the baseline (default: the config's `baseline`, else "
                           "torchlint-baseline.json)."),
@@ -362,12 +607,14 @@ def clean_cmd(cache_dir: Optional[str], config_file: Optional[str]) -> None:
 @click.option("--all", "show_all", is_flag=True, help="Also list rules not enabled by default.")
 @click.option("--verify", is_flag=True, help="Run each rule page's examples through the installed torch "
               "and say which rules are live there (exit 1 if one is not).")
-def rules_cmd(show_all: bool, verify: bool) -> None:
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="With --verify: one line per rule, or one JSON object (torch version, a verdict per rule).")
+def rules_cmd(show_all: bool, verify: bool, fmt: str) -> None:
     """List the rules: code, name, what they catch."""
     from torchlint.rules import all_rules
 
     if verify:
-        _verify_rules(all_rules(), show_all)
+        _verify_rules(all_rules(), show_all, fmt)
         return
     settings = Settings()
     for rule in all_rules():
@@ -379,7 +626,7 @@ def rules_cmd(show_all: bool, verify: bool) -> None:
         click.echo(f"{rule.code}  {rule.name:26s} {kind:8s} {fix:13s} {rule.summary}")
 
 
-def _verify_rules(rules, show_all: bool) -> None:
+def _verify_rules(rules, show_all: bool, fmt: str = "text") -> None:
     import importlib.util
 
     if importlib.util.find_spec("torch") is None:
@@ -389,36 +636,52 @@ def _verify_rules(rules, show_all: bool) -> None:
     from torchlint.verify import torch_version, verify_page
 
     settings = Settings()
-    click.echo(f"torch {torch_version()}", err=True)
+    version = torch_version()
+    click.echo(f"torch {version}", err=True)
     dead = 0
+    entries = []
     for rule in rules:
         if not show_all and rule.code not in settings.enabled_rules([rule.code]):
             continue
         p = page(rule.code)
+        entry = {"rule": rule.code, "name": rule.name}
         if rule.severity == "warning":
-            verdict = "performance warning: not a graph break, not checked"
+            verdict = ("performance warning: not a graph break, not checked" if rule.code.startswith("TL1")
+                       else "not a graph break (about suppression comments), not checked")
+            entry["status"] = "warning" if rule.code.startswith("TL1") else "not-a-break"
         elif p is None:
             verdict, dead = "no page to verify", dead + 1
+            entry["status"] = "no-page"
         else:
             result = verify_page(p)
             verdict, dead = result.describe(), dead + (not result.live)
-        click.echo(f"{rule.code}  {rule.name:26s} {verdict}")
+            entry.update(result.to_dict())
+        entry["verdict"] = verdict
+        entries.append(entry)
+        if fmt == "text":
+            click.echo(f"{rule.code}  {rule.name:26s} {verdict}")
+    if fmt == "json":
+        import json
+
+        click.echo(json.dumps({"torch_version": version, "rules": entries}, indent=2))
     sys.exit(EXIT_FAIL if dead else EXIT_OK)
 
 
 @main.command("rule")
 @click.argument("code")
 def rule_cmd(code: str) -> None:
-    """Print the page of rule CODE (e.g. TL001): what it does, why, examples, fix."""
+    """Print the page of rule CODE or NAME (TL001 or tensor-item): what it does, why, examples, fix."""
     from torchlint.pages import page
     from torchlint.rules import rules_by_code
 
     known = rules_by_code()
-    if code.upper() not in known:
-        raise _fail(f"unknown rule `{code}` (see `torchlint rules`)")
+    by_name = {rule.name: c for c, rule in known.items()}
+    asked, code = code, by_name.get(code.lower(), code).upper()
+    if code not in known:
+        raise _fail(f"unknown rule `{asked}` (see `torchlint rules`)")
     p = page(code)
     if p is None:
-        raise _fail(f"rule {code.upper()} has no page")
+        raise _fail(f"rule {code} has no page")
     if not sys.stdout.isatty():  # pipes, files and tests get the Markdown source
         click.echo(p.text.rstrip("\n"))
         return

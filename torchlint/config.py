@@ -37,13 +37,28 @@ TARGET_KEYS = {
 
 
 class ConfigError(Exception):
-    """A configuration problem, with a one-line message naming the key and the file."""
+    """A configuration problem, with a one-line message naming the key and the file.
+
+    A config with several problems raises one error listing all of them: ``problems`` holds
+    one line each and ``str()`` joins them with newlines.
+    """
+
+    def __init__(self, message: str, problems: Optional[Sequence[str]] = None) -> None:
+        self.problems: List[str] = list(problems) if problems else [message]
+        super().__init__("\n".join(self.problems))
+
+    @classmethod
+    def of(cls, problems: Sequence[str]) -> "ConfigError":
+        return cls(problems[0], problems)
 
 
 @dataclass
 class Settings:
     select: List[str] = field(default_factory=lambda: list(DEFAULT_SELECT))
     ignore: List[str] = field(default_factory=list)
+    #: added to ``select`` / ``ignore`` (as ruff's ``extend-select`` / ``extend-ignore``)
+    extend_select: List[str] = field(default_factory=list)
+    extend_ignore: List[str] = field(default_factory=list)
     per_file_ignores: Dict[str, List[str]] = field(default_factory=dict)
     exclude: List[str] = field(default_factory=list)
     max_graph_breaks: Optional[int] = None
@@ -59,14 +74,34 @@ class Settings:
     jobs: Optional[int] = None
     #: bytes a dynamic target may allocate (None: half the machine's memory; 0: no limit)
     max_memory: Optional[int] = None
+    #: the torch version the static pass reports for (``torch-version``); None: the installed
+    #: torch's, else the newest measured (see :mod:`torchlint.matrix`)
+    torch_version: Optional[str] = None
+    #: decide compiled regions over the whole project (bases, calls, loggers across files)
+    project: bool = True
+    #: also read installed third-party packages the checked files import
+    follow_imports: bool = False
+    #: source roots for module names (relative to ``root``; default the root and ``src``)
+    src: List[str] = field(default_factory=list)
     #: the folder relative paths in the config are resolved against
     root: str = "."
     #: the config file this came from, if any
     source: Optional[str] = None
 
     # -- rule selection ---------------------------------------------------------------
+    @property
+    def selected(self) -> List[str]:
+        """``select`` plus ``extend-select``."""
+        return [*self.select, *self.extend_select]
+
+    @property
+    def ignored(self) -> List[str]:
+        """``ignore`` plus ``extend-ignore``."""
+        return [*self.ignore, *self.extend_ignore]
+
     def enabled_rules(self, codes: Sequence[str]) -> List[str]:
-        return [c for c in codes if _selected(c, self.select) and not _selected(c, self.ignore)]
+        select, ignore = self.selected, self.ignored
+        return [c for c in codes if _selected(c, select) and not _selected(c, ignore)]
 
     def ignored_for(self, path: str) -> List[str]:
         out: List[str] = []
@@ -74,6 +109,15 @@ class Settings:
             if match_path(path, pattern):
                 out.extend(codes)
         return out
+
+    def static_torch_version(self) -> Optional[str]:
+        """The measured torch version (``"2.15"``) whose breaks the static pass reports."""
+        from torchlint.matrix import resolve
+
+        try:
+            return resolve(self.torch_version)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
 
 
 def _selected(code: str, prefixes: Sequence[str]) -> bool:
@@ -109,9 +153,29 @@ def find_config(start: Optional[str] = None) -> Optional[Path]:
     return None
 
 
+def config_start(paths: Sequence[str], cwd: Optional[str] = None) -> str:
+    """Where config discovery starts for a run over ``paths``: their common folder (a file's
+    own folder), so ``torchlint check proj/src`` from outside ``proj`` uses ``proj``'s config."""
+    cwd = os.path.abspath(cwd or os.getcwd())
+    folders = []
+    for p in paths or (".",):
+        full = os.path.abspath(os.path.join(cwd, p))
+        folders.append(full if os.path.isdir(full) else os.path.dirname(full))
+    try:
+        return os.path.commonpath(folders)
+    except ValueError:  # different drives
+        return cwd
+
+
 def load_settings(path: Optional[str] = None, start: Optional[str] = None) -> Settings:
-    """Settings from ``path`` (or the nearest pyproject.toml), defaults when there is none."""
-    file = Path(path) if path else find_config(start)
+    """Settings from ``path`` (or the nearest pyproject.toml with a ``[tool.torchlint]`` table
+    from ``start`` upward, else from the working directory upward), defaults when there is none."""
+    if not path and start is not None:
+        found = find_config(start)
+        if found is None and os.path.abspath(start) != os.getcwd():
+            found = find_config(None)
+        path = str(found) if found else None
+    file = Path(path) if path else (None if start is not None else find_config(None))
     if file is None:
         return Settings()
     if not file.is_file():
@@ -130,52 +194,95 @@ def load_settings(path: Optional[str] = None, start: Optional[str] = None) -> Se
 
 
 _KEYS = {
-    "select", "ignore", "per-file-ignores", "exclude", "max-graph-breaks", "max-recompiles",
-    "baseline", "targets", "timeout", "cache-dir", "jobs", "max-memory", "mode", "device", "max-cudagraph-skips",
+    "select", "ignore", "extend-select", "extend-ignore", "per-file-ignores", "exclude",
+    "max-graph-breaks", "max-recompiles", "baseline", "targets", "timeout", "cache-dir", "jobs",
+    "max-memory", "mode", "device", "max-cudagraph-skips",
+    "torch-version",
+    "project", "follow-imports", "src",
 }
 
 
 def parse_table(table: Dict[str, Any], source: str) -> Settings:
+    """Settings from a ``[tool.torchlint]`` table; every bad key and value is collected and
+    raised as one :class:`ConfigError` (one line each), not only the first."""
     if not isinstance(table, dict):
         raise ConfigError(f"{source}: [tool.torchlint] must be a table")
     s = Settings(root=str(Path(source).resolve().parent), source=source)
+    problems: List[str] = []
     for key, value in table.items():
-        where = f"{source}: [tool.torchlint] {key}"
-        if key not in _KEYS:
-            raise ConfigError(f"{source}: unknown key `{key}` in [tool.torchlint] (known: {', '.join(sorted(_KEYS))})")
-        if key in ("select", "ignore", "exclude"):
-            setattr(s, key, parse_codes(value, where) if key != "exclude" else _strings(value, where))
-        elif key == "per-file-ignores":
-            if not isinstance(value, dict):
-                raise ConfigError(f"{where}: expected a table of glob = [codes], got {type(value).__name__}")
-            s.per_file_ignores = {k: parse_codes(v, f"{where}.{k}") for k, v in value.items()}
-        elif key in ("max-graph-breaks", "max-recompiles", "max-cudagraph-skips", "jobs"):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise ConfigError(f"{where}: expected a non-negative integer, got {value!r}")
-            setattr(s, key.replace("-", "_"), value)
-        elif key == "timeout":
-            if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
-                raise ConfigError(f"{where}: expected a positive number of seconds, got {value!r}")
-            s.timeout = float(value)
-        elif key in ("baseline", "cache-dir"):
-            if not isinstance(value, str) or not value:
-                raise ConfigError(f"{where}: expected a path string, got {value!r}")
-            setattr(s, key.replace("-", "_"), value)
-        elif key == "max-memory":
-            s.max_memory = parse_size(value, where)
-        elif key == "targets":
-            s.targets = _targets(value, where)
-        elif key in ("mode", "device"):
-            if not isinstance(value, str):
-                raise ConfigError(f"{where}: expected a string, got {value!r}")
-            setattr(s, key, value)
-    check_run_options(s, f"{source}: [tool.torchlint]")
+        try:
+            _parse_key(s, key, value, source)
+        except ConfigError as exc:
+            problems.extend(exc.problems)
+    if not problems:
+        try:
+            check_run_options(s, f"{source}: [tool.torchlint]")
+        except ConfigError as exc:
+            problems.extend(exc.problems)
     for i, t in enumerate(s.targets):
-        check_run_options(t, f"{source}: [tool.torchlint] targets[{i}]", s)
+        try:
+            check_run_options(t, f"{source}: [tool.torchlint] targets[{i}]", s)
+        except ConfigError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise ConfigError.of(problems)
     return s
 
 
-MODES = ("default", "reduce-overhead")
+def _parse_key(s: Settings, key: str, value: Any, source: str) -> None:
+    where = f"{source}: [tool.torchlint] {key}"
+    if key not in _KEYS:
+        raise ConfigError(f"{source}: unknown key `{key}` in [tool.torchlint] (known: {', '.join(sorted(_KEYS))})")
+    if key in ("select", "ignore", "extend-select", "extend-ignore"):
+        setattr(s, key.replace("-", "_"), parse_codes(value, where))
+    elif key == "exclude":
+        s.exclude = _strings(value, where)
+    elif key == "per-file-ignores":
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where}: expected a table of glob = [codes], got {type(value).__name__}")
+        problems: List[str] = []
+        for k, v in value.items():
+            try:
+                s.per_file_ignores[k] = parse_codes(v, f"{where}.{k}")
+            except ConfigError as exc:
+                problems.extend(exc.problems)
+        if problems:
+            raise ConfigError.of(problems)
+    elif key in ("max-graph-breaks", "max-recompiles", "max-cudagraph-skips", "jobs"):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise ConfigError(f"{where}: expected a non-negative integer, got {value!r}")
+        setattr(s, key.replace("-", "_"), value)
+    elif key == "timeout":
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
+            raise ConfigError(f"{where}: expected a positive number of seconds, got {value!r}")
+        s.timeout = float(value)
+    elif key in ("baseline", "cache-dir"):
+        if not isinstance(value, str) or not value:
+            raise ConfigError(f"{where}: expected a path string, got {value!r}")
+        if key == "baseline":  # relative to the config's folder, as the targets are
+            value = os.path.join(s.root, os.path.expanduser(value))
+        setattr(s, key.replace("-", "_"), value)
+    elif key == "max-memory":
+        s.max_memory = parse_size(value, where)
+    elif key == "targets":
+        s.targets = _targets(value, where)
+    elif key == "torch-version":
+        s.torch_version = check_torch_version(value, where)
+    elif key in ("project", "follow-imports"):
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where}: expected true or false, got {value!r}")
+        setattr(s, key.replace("-", "_"), value)
+    elif key == "src":
+        s.src = _strings(value, where)
+    elif key in ("mode", "device"):
+        if not isinstance(value, str):
+            raise ConfigError(f"{where}: expected a string, got {value!r}")
+        setattr(s, key, value)
+
+
+MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
+#: the modes whose compiled graphs inductor replays as CUDA graphs (their skips are measured)
+CUDAGRAPH_MODES = ("reduce-overhead", "max-autotune")
 DEVICES = ("cpu", "cuda")
 
 
@@ -185,8 +292,8 @@ def check_mode(mode: Optional[str], device: Optional[str], where: str) -> None:
         raise ConfigError(f"{where}: mode must be one of {', '.join(MODES)}, got {mode!r}")
     if device is not None and device not in DEVICES:
         raise ConfigError(f"{where}: device must be one of {', '.join(DEVICES)}, got {device!r}")
-    if mode == "reduce-overhead" and device == "cpu":
-        raise ConfigError(f"{where}: mode reduce-overhead captures CUDA graphs, which inductor uses "
+    if mode in CUDAGRAPH_MODES and device == "cpu":
+        raise ConfigError(f"{where}: mode {mode} captures CUDA graphs, which inductor uses "
                           "only on CUDA devices; use device cuda (or mode default on the CPU)")
 
 
@@ -197,6 +304,19 @@ def check_run_options(values: Any, where: str, defaults: Optional[Settings] = No
     mode = get("mode") or (defaults.mode if defaults is not None else None)
     device = get("device") or (defaults.device if defaults is not None else None)
     check_mode(mode, device, where)
+
+
+def check_torch_version(value: Any, where: str) -> str:
+    """A ``torch-version`` value: a string naming a version of the measured matrix."""
+    from torchlint.matrix import resolve
+
+    if not isinstance(value, str):
+        raise ConfigError(f"{where}: expected a version string such as \"2.15\" (quoted), got {value!r}")
+    try:
+        resolve(value, where)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    return value
 
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?\s*$", re.I)
@@ -247,45 +367,76 @@ def codes_option(value: Any, where: str) -> Optional[List[str]]:
 
 
 def parse_codes(value: Any, where: str) -> List[str]:
-    """Rule codes or prefixes (``TL001``, ``TL0``, ``ALL``; any case), upper-cased; anything
-    else raises :class:`ConfigError` naming ``where``."""
+    """Rule codes or prefixes (``TL001``, ``TL0``, ``ALL``), upper-cased; one that is not a
+    code, or that matches no rule (``TL5``, ``TL04``), is an error naming ``where``."""
     codes = _strings(value, where)
+    problems = []
+    known = rule_codes()
     for c in codes:
         if c.upper() != "ALL" and not (c.upper().startswith("TL") and c[2:].isdigit() or c.upper() == "TL"):
-            raise ConfigError(f"{where}: `{c}` is not a rule code or prefix (expected e.g. TL001, TL0, ALL)")
+            problems.append(f"{where}: `{c}` is not a rule code or prefix (expected e.g. TL001, TL0, ALL)")
+        elif c.upper() != "ALL" and not any(k.startswith(c.upper()) for k in known):
+            problems.append(f"{where}: `{c}` matches no rule (see `torchlint rules --all`)")
+    if problems:
+        raise ConfigError.of(problems)
     return [c.upper() for c in codes]
+
+
+def rule_codes() -> List[str]:
+    """Every rule's code, read from the rule modules' file names (``tl001_tensor_item.py``)
+    without importing them: a run answered by the cache never loads libcst."""
+    global _RULE_CODES
+    if _RULE_CODES is None:
+        folder = Path(__file__).resolve().parent / "rules"
+        _RULE_CODES = sorted(f"TL{m.group(1)}" for m in (re.match(r"tl(\d{3})_\w+\.py$", p.name)
+                                                          for p in folder.iterdir()) if m)
+    return _RULE_CODES
+
+
+_RULE_CODES: Optional[List[str]] = None
 
 
 def _targets(value: Any, where: str) -> List[Dict[str, Any]]:
     if not isinstance(value, list):
         raise ConfigError(f"{where}: expected an array of tables ([[tool.torchlint.targets]])")
     out = []
+    problems: List[str] = []
     for i, t in enumerate(value):
-        problem = target_table_problem(t)
-        if problem is not None:
-            key, text = problem
-            raise ConfigError(f"{where}[{i}]{'.' + key if key else ''}: {text}")
-        out.append(dict(t))
+        for key, text in target_table_problems(t):
+            problems.append(f"{where}[{i}]{'.' + key if key else ''}: {text}")
+        if isinstance(t, dict):
+            out.append(dict(t))
+    if problems:
+        raise ConfigError.of(problems)
+    return out
+
+
+def target_table_problems(table: Any) -> List[Tuple[Optional[str], str]]:
+    """Everything wrong with one target table (``[[tool.torchlint.targets]]``, or a target
+    given to the CLI or the API with the same keys): ``(key or None, problem)`` pairs, empty
+    when nothing. The one check of target keys and their types; values are parsed by the
+    dynamic pass."""
+    if not isinstance(table, dict):
+        return [(None, "expected a table")]
+    out: List[Tuple[Optional[str], str]] = []
+    for k, v in table.items():
+        if k not in TARGET_KEYS:
+            out.append((None, f"unknown key `{k}` (known: {', '.join(sorted(TARGET_KEYS))})"))
+            continue
+        expected = TARGET_KEYS[k]
+        if not isinstance(v, expected) or (isinstance(v, bool) and expected is not bool):
+            out.append((k, f"expected {_type_name(expected)}, got {v!r}"))
+        elif expected is list and not all(isinstance(x, str) for x in v):
+            out.append((k, f"expected a list of input-spec strings, got {v!r}"))
+    if "target" not in table:
+        out.append((None, "missing required key `target` (e.g. target = \"model.py:Net\")"))
     return out
 
 
 def target_table_problem(table: Any) -> Optional[Tuple[Optional[str], str]]:
-    """What is wrong with one target table (``[[tool.torchlint.targets]]``, or a target given
-    to the CLI or the API with the same keys): ``(key or None, problem)``, None when nothing.
-    The one check of target keys and their types; values are parsed by the dynamic pass."""
-    if not isinstance(table, dict):
-        return None, "expected a table"
-    for k, v in table.items():
-        if k not in TARGET_KEYS:
-            return None, f"unknown key `{k}` (known: {', '.join(sorted(TARGET_KEYS))})"
-        expected = TARGET_KEYS[k]
-        if not isinstance(v, expected) or (isinstance(v, bool) and expected is not bool):
-            return k, f"expected {_type_name(expected)}, got {v!r}"
-        if expected is list and not all(isinstance(x, str) for x in v):
-            return k, f"expected a list of input-spec strings, got {v!r}"
-    if "target" not in table:
-        return None, "missing required key `target` (e.g. target = \"model.py:Net\")"
-    return None
+    """The first of :func:`target_table_problems`, or None."""
+    problems = target_table_problems(table)
+    return problems[0] if problems else None
 
 
 def _type_name(t) -> str:
@@ -293,6 +444,24 @@ def _type_name(t) -> str:
     if isinstance(t, tuple):
         return "a number"
     return names.get(t, t.__name__)
+
+
+def select_override(settings: Settings, *, select: Optional[List[str]] = None,
+                    ignore: Optional[List[str]] = None, extend_select: Optional[List[str]] = None,
+                    extend_ignore: Optional[List[str]] = None) -> Settings:
+    """Command-line rule selection over the config's, as ruff does it: ``select`` replaces the
+    config's ``select`` and ``extend-select``, ``ignore`` its ``ignore``; the ``extend_``
+    lists add to what is there."""
+    values: Dict[str, Any] = {}
+    if select is not None:
+        values.update(select=select, extend_select=[])
+    if ignore is not None:
+        values["ignore"] = ignore
+    if extend_select:
+        values["extend_select"] = [*values.get("extend_select", settings.extend_select), *extend_select]
+    if extend_ignore:
+        values["extend_ignore"] = [*settings.extend_ignore, *extend_ignore]
+    return dataclasses.replace(settings, **values)
 
 
 def override(settings: Settings, **cli: Any) -> Settings:

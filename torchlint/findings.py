@@ -9,7 +9,7 @@ import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Literal, Optional, Tuple
+from typing import Any, Dict, List, Literal, Optional, Set, Tuple
 
 Source = Literal["static", "dynamic", "both"]
 Severity = Literal["error", "warning"]
@@ -73,6 +73,10 @@ class Finding:
     reason: Optional[str] = None
     explanation: Optional[str] = None
     hints: List[str] = field(default_factory=list)
+    # `torchlint run`: times dynamo met it, the library line it broke on, the ranks that saw it.
+    hits: Optional[int] = None
+    library: Optional[str] = None
+    ranks: Optional[List[int]] = None
     # Not serialised in JSON: an automatic fix and the source line, for text output.
     fix: Optional[Fix] = field(default=None, compare=False, repr=False)
     source_line: Optional[str] = field(default=None, compare=False, repr=False)
@@ -126,6 +130,9 @@ class Finding:
             d["hints"] = list(self.hints)
         if self.cell is not None:
             d["cell"] = self.cell
+        for key in ("hits", "library", "ranks"):
+            if getattr(self, key) is not None:
+                d[key] = getattr(self, key)
         if self.fix is not None:
             d["fix"] = {"applicability": self.fix.applicability, "description": self.fix.description}
         return d
@@ -173,6 +180,18 @@ class TargetResult:
     ops_per_graph: List[int] = field(default_factory=list)
     recompile_reasons: List[Recompile] = field(default_factory=list)
     cudagraph_skips: Optional[int] = None
+    #: path -> lines dynamo traced into a graph (not in JSON): a static finding there ran
+    #: without a break; one elsewhere was not reached
+    traced: Dict[str, Set[int]] = field(default_factory=dict, repr=False)
+    #: `torchlint run`: lines for people (compile time per frame, caches, output tail) and data
+    details: List[str] = field(default_factory=list)
+    program: Optional[Dict[str, Any]] = None
+    #: functions that hit dynamo's recompile limit and then ran eagerly, uncompiled
+    recompile_limit_hits: List[Recompile] = field(default_factory=list)
+    #: graph breaks counted each time one was hit (``graph_breaks`` counts distinct sites)
+    graph_break_hits: int = 0
+    #: the traceback of a target that raised, for ``-v`` (not in JSON)
+    traceback: Optional[str] = field(default=None, repr=False)
 
     def to_dict(self) -> Dict[str, Any]:
         d = {
@@ -187,7 +206,20 @@ class TargetResult:
         }
         if self.cudagraph_skips is not None:
             d["cudagraph_skips"] = self.cudagraph_skips
+        if self.details:
+            d["details"] = list(self.details)
+        if self.program is not None:
+            d["program"] = self.program
+        d["graph_break_hits"] = self.graph_break_hits
+        d["recompile_limit_hits"] = [r.to_dict() for r in self.recompile_limit_hits]
         return d
+
+    @classmethod
+    def from_dict(cls, d: Dict[str, Any]) -> "TargetResult":
+        names = {f.name for f in dataclasses.fields(cls)}
+        out = cls(**{k: v for k, v in d.items() if k in names and k != "recompile_reasons"})
+        out.recompile_reasons = [Recompile(**r) for r in d.get("recompile_reasons") or []]
+        return out
 
 
 @dataclass
@@ -200,6 +232,7 @@ class Report:
     targets: List[TargetResult] = field(default_factory=list)
     torch_version: Optional[str] = None
     dynamic_ran: bool = False
+    static_ran: bool = True
     # Lines of gate verdicts ("graph breaks 5 > limit 3 (+2)"), set by the gate.
     gate_failures: List[str] = field(default_factory=list)
     gate_notes: List[str] = field(default_factory=list)
@@ -208,9 +241,28 @@ class Report:
         self.findings.sort(key=lambda f: f.sort_key)
         self.errors.sort(key=lambda e: (e.path, e.message))
 
+    def traced(self, finding: Finding) -> bool:
+        """Whether some target traced one of the finding's lines into a graph (ran it without
+        breaking there); False when no target reached them or the dynamic pass did not run."""
+        lines = range(finding.line, max(finding.line, finding.end_line) + 1)
+        for t in self.targets:
+            seen = t.traced.get(finding.path)
+            if seen and any(n in seen for n in lines):
+                return True
+        return False
+
+    @property
+    def files_with_findings(self) -> int:
+        """How many files hold at least one finding (``files`` counts the files checked)."""
+        return len({f.path for f in self.findings})
+
     @property
     def graph_breaks(self) -> Optional[int]:
         return sum(t.graph_breaks for t in self.targets) if self.dynamic_ran else None
+
+    @property
+    def graph_break_hits(self) -> Optional[int]:
+        return sum(t.graph_break_hits for t in self.targets) if self.dynamic_ran else None
 
     @property
     def graphs(self) -> Optional[int]:
@@ -225,9 +277,11 @@ class Report:
             "files": self.files,
             "findings": len(self.findings),
             "graph_breaks": self.graph_breaks,
+            "graph_break_hits": self.graph_break_hits,
             "graphs": self.graphs,
             "recompiles": self.recompiles,
             "errors": len(self.errors),
+            "files_with_findings": self.files_with_findings,
         }
 
     def to_dict(self) -> Dict[str, Any]:
@@ -235,10 +289,17 @@ class Report:
             "version": JSON_VERSION,
             "torch_version": self.torch_version,
             "summary": self.summary(),
-            "findings": [f.to_dict() for f in self.findings],
+            "findings": [self._finding_dict(f) for f in self.findings],
             "targets": [t.to_dict() for t in self.targets],
             "errors": [e.to_dict() for e in self.errors],
         }
+
+    def _finding_dict(self, finding: Finding) -> Dict[str, Any]:
+        d = finding.to_dict()
+        if self.dynamic_ran and finding.source == "static" and finding.severity == "error":
+            # what dynamo did with a line it did not confirm: ran it without breaking, or never
+            d["dynamo"] = "ran_without_breaking" if self.traced(finding) else "not_reached"
+        return d
 
     def to_json(self, indent: Optional[int] = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent)

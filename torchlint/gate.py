@@ -67,7 +67,7 @@ def baseline_of(report: Report) -> Dict[str, Any]:
         },
         "findings": sorted(
             ({"fingerprint": fingerprint(f), "rule": f.rule, "gb_code": f.gb_code, "path": f.path,
-              "line": f.line, "message": f.message} for f in report.findings),
+              "line": f.line, "message": f.message, "source": f.source} for f in report.findings),
             key=lambda d: (d["path"], d["line"], d["fingerprint"]),
         ),
     }
@@ -125,6 +125,9 @@ def compare(report: Report, baseline: Baseline) -> Tuple[List[str], List[str]]:
             elif now is not None and before is not None and now < before:
                 improvements.append(f"{what}: {now} < baseline {before} ({now - before})")
     known = baseline.fingerprints()
+    # Compare only what ran: a break only dynamo saw is not "fixed" when dynamo did not run.
+    skipped = [e for e in baseline.findings if not _comparable(e, report)]
+    known.subtract(Counter(e["fingerprint"] for e in skipped if "fingerprint" in e))
     seen: Counter = Counter()
     for f in sorted(report.findings, key=lambda f: f.sort_key):
         fp = fingerprint(f)
@@ -133,6 +136,8 @@ def compare(report: Report, baseline: Baseline) -> Tuple[List[str], List[str]]:
             regressions.append(f"new finding: {_describe(f)}")
     gone = known - seen
     for entry in baseline.findings:
+        if not _comparable(entry, report):
+            continue
         fp = entry.get("fingerprint")
         if gone.get(fp, 0) > 0:
             gone[fp] -= 1
@@ -141,6 +146,20 @@ def compare(report: Report, baseline: Baseline) -> Tuple[List[str], List[str]]:
                 f"{entry.get('rule') or entry.get('gb_code') or ''} {entry.get('message', '')}".rstrip()
             )
     return regressions, improvements
+
+
+def _comparable(entry: Dict[str, Any], report: Report) -> bool:
+    """Whether a baseline finding could be found by the passes this run ran: one only dynamo
+    saw (``source`` dynamic; in baselines written without ``source``, one with a GB code and
+    no rule) needs the dynamic pass, one only the static pass saw needs the static pass."""
+    source = entry.get("source")
+    if source is None:
+        source = "dynamic" if entry.get("gb_code") and not entry.get("rule") else "both"
+    if source == "dynamic":
+        return report.dynamic_ran
+    if source == "static":
+        return report.static_ran
+    return True  # both: either pass finds it
 
 
 def apply_gate(

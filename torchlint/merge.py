@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from typing import Dict, Iterable, List, Mapping, Optional
+from typing import Dict, Iterable, List, Mapping, Optional, Tuple
 
 from torchlint.findings import Finding
 
@@ -32,11 +32,14 @@ def _covers(static: Finding, dynamic: Finding) -> bool:
     return static.line <= dynamic.line <= end
 
 
-def owner_of(gb_code: Optional[str], gb_codes: Mapping[str, Iterable[str]]) -> Optional[str]:
-    """The rule that declares ``gb_code`` (the lowest code if several do), or None."""
-    if not gb_code:
-        return None
-    owners = sorted(rule for rule, codes in gb_codes.items() if gb_code in set(codes or ()))
+def owner_of(gb_code: Optional[str], gb_codes: Mapping[str, Iterable[str]],
+             flagging: Iterable[str] = ()) -> Optional[str]:
+    """The rule a break no static finding matched is named after: one of the rules that flag
+    its line (``flagging``) and, when the break has a GB code, declare it (the lowest code if
+    several do); None when no rule would flag the line (a GB code alone says too little: a
+    ``print`` and an ``.item()`` share codes)."""
+    owners = sorted(rule for rule in set(flagging)
+                    if not gb_code or gb_code in set(gb_codes.get(rule, ()) or ()))
     return owners[0] if owners else None
 
 
@@ -47,6 +50,7 @@ def merge(
     suggestions: Optional[Mapping[str, str]] = None,
     *,
     assign_rule: bool = True,
+    flagged: Optional[Mapping[Tuple[str, int], Iterable[str]]] = None,
 ) -> List[Finding]:
     """One list of findings, sorted, inputs untouched (copies are returned).
 
@@ -54,12 +58,16 @@ def merge(
       graph break" becomes "graph break"), dynamo's gb_code, target, reason, explanation and
       hints added. One break may confirm several findings on its line (``print(x.item())``).
     * unmatched static -> ``static`` (not reached by any target, or a false alarm).
-    * unmatched dynamic -> ``dynamic``; when a rule declares its GB code, the suggestion is that
-      rule's fix (``suggestions``) and, with ``assign_rule``, ``rule`` is set to that code so
-      ``--select/--ignore`` and suppression comments treat it like the rule's findings.
+    * unmatched dynamic -> ``dynamic``; when a rule flags its line (``flagged``: (path, line) ->
+      the codes of the rules that flag it when its function is taken as compiled, see
+      :func:`torchlint.static.run.rules_on_lines`) and declares its GB code, the suggestion
+      is that rule's fix (``suggestions``) and, with ``assign_rule``, ``rule`` is set to that
+      code so ``--select/--ignore`` and suppression comments treat it like the rule's
+      findings; otherwise it keeps dynamo's own reason and hints, with no rule.
     """
     gb_codes = gb_codes or {}
     suggestions = suggestions or {}
+    flagged_at = {(_norm(path), line): codes for (path, line), codes in (flagged or {}).items()}
     out: List[Finding] = []
     by_file: Dict[str, List[Finding]] = {}
     for finding in static:
@@ -81,12 +89,15 @@ def merge(
                 s.reason = s.reason or brk.reason
                 s.explanation = s.explanation or brk.explanation
                 s.hints = s.hints or list(brk.hints)
+                for key in ("hits", "library", "ranks"):  # what a watched program adds
+                    if getattr(s, key) is None:
+                        setattr(s, key, getattr(brk, key))
                 if s.source_line is None:
                     s.source_line = brk.source_line
                 confirmed.add(id(s))
             continue
         copy = dataclasses.replace(brk, source="dynamic", hints=list(brk.hints))
-        owner = owner_of(brk.gb_code, gb_codes)
+        owner = owner_of(brk.gb_code, gb_codes, flagged_at.get((_norm(brk.path), brk.line), ()))
         if owner is not None:
             if owner in suggestions and suggestions[owner]:
                 copy.suggestion = suggestions[owner]
@@ -98,7 +109,8 @@ def merge(
 
 
 def merge_passes(static: List[Finding], dynamic: List[Finding], gb_codes: Mapping[str, Iterable[str]],
-                 suggestions: Mapping[str, str]) -> List[Finding]:
+                 suggestions: Mapping[str, str],
+                 flagged: Optional[Mapping[Tuple[str, int], Iterable[str]]] = None) -> List[Finding]:
     """The two passes' findings, merged: graph breaks (dynamic errors) with the graph-break
     rules, CUDA-graph findings (dynamic warnings) with the TL1xx warnings.
 
@@ -109,6 +121,6 @@ def merge_passes(static: List[Finding], dynamic: List[Finding], gb_codes: Mappin
     errors = [f for f in static if f.severity != "warning"]
     breaks = [f for f in dynamic if f.severity != "warning"]  # graph breaks
     skips = [f for f in dynamic if f.severity == "warning"]  # CUDA-graph findings
-    merged = merge(errors, breaks, gb_codes, suggestions)
+    merged = merge(errors, breaks, gb_codes, suggestions, flagged=flagged)
     merged += merge(warnings, skips, {}, {}, assign_rule=False) if skips else warnings
     return sorted(merged, key=lambda f: f.sort_key)

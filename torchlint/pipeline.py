@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from torchlint.config import Settings
 from torchlint.findings import FileError, Finding, Report
 from torchlint import suppression
-from torchlint.files import FileProblem, discover, read_source, source_lines
+from torchlint.files import FileProblem, discover, display_path, read_source, source_lines
 
 
 def _may_suppress(text: str) -> bool:
@@ -38,30 +38,50 @@ class CheckOptions:
     use_cache: bool = True
     #: set ``Finding.fix`` on fixable static findings (done per file, in parallel, cached)
     mark_fixes: bool = False
+    #: (name, text): check this text, read from stdin, as the file ``name`` (static pass only)
+    stdin: Optional[Tuple[str, str]] = None
+    #: `torchlint run`: the dynamic half already observed, as a function of the discovered
+    #: files returning (results, findings, errors, torch version); replaces the targets
+    observed: Optional[Callable[[List[str]], Any]] = None
+    #: (K, N): run only every N-th declared target, starting with the K-th (CI matrix shards)
+    shard: Optional[Any] = None
 
 
 def run_check(options: CheckOptions) -> Report:
     cwd = os.path.abspath(options.cwd or os.getcwd())
     settings = options.settings
     report = Report()
-    files, missing = discover(options.paths, settings.exclude, cwd)
+    texts: Dict[str, str] = {}  # path -> text, of the files with static findings
+    if options.stdin is not None:
+        files, missing = [display_path(options.stdin[0], cwd)], []
+        texts[files[0]] = options.stdin[1]
+    else:
+        files, missing = discover(options.paths, settings.exclude, cwd)
     report.errors.extend(FileError(p, m) for p, m in missing)
     report.files = len(files)
+    report.static_ran = options.static
 
     static_findings: List[Finding] = []
-    texts: Dict[str, str] = {}  # path -> text, of the files with static findings
-    if options.static:
+    if options.static and options.stdin is not None:
+        static_findings, errors = _stdin_pass(files[0], options.stdin[1], settings)
+        report.errors.extend(errors)
+    elif options.static:
         static_findings, errors = _static_pass(files, options, cwd, texts)
         report.errors.extend(errors)
 
     dynamic_findings: List[Finding] = []
     targets = options.cli_targets or settings.targets
-    if options.dynamic is not False and targets:
+    if options.shard is not None:
+        from torchlint.reports import shard
+
+        targets = shard(targets, *options.shard)
+    observed = options.observed
+    if observed is not None or (options.dynamic is not False and targets and options.stdin is None):
         from torchlint.dynamic.run import run_dynamic  # imports no torch in this process
 
-        _stage(options.progress, "dynamo", len(targets))
-
-        results, dynamic_findings, errors, version = run_dynamic(
+        if observed is None:
+            _stage(options.progress, "dynamo", len(targets))
+        results, dynamic_findings, errors, version = observed(files) if observed is not None else run_dynamic(
             targets, settings=settings, cwd=cwd, train=options.train, user_files=files,
             progress=options.progress, cli=bool(options.cli_targets),
         )
@@ -78,15 +98,61 @@ def run_check(options: CheckOptions) -> Report:
         rules = rules_by_code()
         gb_map = {code: set(rule.gb_codes) for code, rule in rules.items()}
         fixes = {code: rule.suggestion for code, rule in rules.items()}
-        # graph breaks confirm graph-break rules; CUDA-graph findings confirm TL1xx warnings
-        findings = merge_passes(static_findings, dynamic_findings, gb_map, fixes)
+        # graph breaks confirm graph-break rules; CUDA-graph findings confirm TL1xx warnings;
+        # a break no finding matched is named after a rule only if that rule flags its line
+        findings = merge_passes(static_findings, dynamic_findings, gb_map, fixes,
+                                _flagged(static_findings, dynamic_findings, rules, cwd))
     findings = [f for f in findings if _enabled(f, settings)]
     in_cells = [f for f in findings if f.cell is not None]  # notebooks: comments count per cell
-    report.findings = suppression.apply([f for f in findings if f.cell is None], _lines_reader(cwd, texts))
+    report.findings, usage = suppression.apply_tracking([f for f in findings if f.cell is None],
+                                                        _lines_reader(cwd, texts))
     if in_cells:
         report.findings.extend(_suppress_in_cells(in_cells, cwd))
+    if settings.enabled_rules([UNUSED_SUPPRESSION]):  # opt-in, as ruff's RUF100
+        report.findings.extend(_unused_suppressions(report, files, usage, options, cwd, texts))
     report.sort()
     return report
+
+
+UNUSED_SUPPRESSION = "TL900"
+
+
+def _unused_suppressions(report: Report, files: Sequence[str], usage, options: CheckOptions, cwd: str,
+                         texts: Dict[str, str]) -> List[Finding]:
+    """TL900 findings (silenced by per-file-ignores and by comments that name TL900)."""
+    from torchlint.unused_suppression import unused_suppressions
+
+    settings = options.settings
+
+    def read(path: str) -> Optional[str]:
+        if path in texts:
+            return texts[path]
+        try:
+            return read_source(os.path.join(cwd, path))
+        except FileProblem:
+            return None
+
+    def enabled(code: str, path: str) -> bool:
+        return bool(settings.enabled_rules([code])) and not any(
+            code.startswith(p) for p in settings.ignored_for(path))
+
+    found = unused_suppressions(report, files, usage, read, static_ran=options.static, enabled=enabled)
+    return [f for f in found if _enabled(f, settings)]
+
+
+def _flagged(static: List[Finding], dynamic: List[Finding], rules: Dict[str, Any], cwd: str):
+    """Which graph-break rules flag the lines of the breaks no static finding is on
+    (:func:`torchlint.static.run.rules_on_lines`: the files are parsed, never imported)."""
+    from torchlint.static.run import rules_on_lines
+
+    seen = {(f.path, line) for f in static for line in range(f.line, max(f.end_line, f.line) + 1)}
+    wanted: Dict[str, set] = {}
+    for f in dynamic:
+        if f.severity != "warning" and (f.path, f.line) not in seen:
+            wanted.setdefault(f.path, set()).add(f.line)
+    if not wanted:
+        return {}
+    return rules_on_lines(wanted, [r for r in rules.values() if r.severity != "warning"], cwd)
 
 
 def _enabled(finding: Finding, settings: Settings) -> bool:
@@ -110,6 +176,15 @@ def _fix_marker():
     from torchlint.fixes.run import Marker
 
     return Marker()
+
+
+def _stdin_pass(path: str, text: str, settings: Settings):
+    """The static pass over text that is not on disk (``--stdin-filename``): no cache."""
+    from torchlint.rules import enabled_rules
+    from torchlint.static.run import check_source
+
+    result = check_source(text, path, enabled_rules(settings))
+    return result.findings, [FileError(path, result.error)] if result.error else []
 
 
 def _stage(progress: Any, name: str, total: int) -> Optional[Callable[[int], None]]:

@@ -43,8 +43,10 @@ def assert_graph_breaks(
     """Run ``model(*args, **kwargs)`` through dynamo; fail if it breaks the graph more than
     ``max_breaks`` times (distinct sites) or recompiles more than ``max_recompiles`` times.
 
-    ``calls``: several argument tuples run in turn (to count recompilations) instead of
-    ``*args``. ``train``: forward and backward. ``files``: the files whose lines breaks are
+    ``calls``: several calls run in turn (to count recompilations) instead of ``*args``:
+    each a tuple of positional arguments, a dict of keyword arguments, or a ``(tuple, dict)``
+    pair (``calls=[((ids,), {"attention_mask": m}), {"input_ids": ids2}]``); ``**kwargs``
+    go to every call. ``train``: forward and backward. ``files``: the files whose lines breaks are
     placed on (default: the model's own file). The :class:`AssertionError` lists each break
     with file, line, dynamo's reason and the fix. Returns the report when within limits.
     """
@@ -96,6 +98,105 @@ def pytest_configure(config: Any) -> None:
         f"{MARKER}(max_breaks=0, max_recompiles=None, train=False): limits for the "
         "torchlint_check fixture (torchlint's graph-break check)",
     )
+    if config.getoption("torchlint", False):
+        _start_watching(config)
+
+
+# --------------------------------------------------------------------------- pytest --torchlint
+
+def pytest_addoption(parser: Any) -> None:
+    group = parser.getgroup("torchlint", "torchlint: what torch.compile did during the session")
+    group.addoption("--torchlint", action="store_true", default=False,
+                    help="record every frame torch.compile compiles during the session (all "
+                         "pytest-xdist workers) and print torchlint's report at the end")
+    group.addoption("--torchlint-json", metavar="FILE", default=None,
+                    help="also write the report as torchlint's JSON to FILE")
+    group.addoption("--torchlint-max-graph-breaks", metavar="N", type=int, default=None,
+                    help="fail the session when the distinct graph breaks exceed N")
+    group.addoption("--torchlint-max-recompiles", metavar="N", type=int, default=None,
+                    help="fail the session when the recompilations exceed N")
+    group.addoption("--torchlint-baseline", metavar="FILE", default=None,
+                    help="fail the session on regressions against this torchlint baseline")
+
+
+def _start_watching(config: Any) -> None:
+    import os
+    import tempfile
+    import time
+
+    from torchlint.dynamic import watch
+
+    if hasattr(config, "workerinput"):  # a pytest-xdist worker: the controller named the folder
+        watch.install(os.environ.get(watch.ENV_DIR))
+        return
+    known = watch.records()
+    directory = known.directory if known is not None else tempfile.mkdtemp(prefix="torchlint_pytest_")
+    config._torchlint_records = (directory, known is None)
+    config._torchlint_started = time.monotonic()
+    os.environ[watch.ENV_DIR] = directory  # inherited by the xdist workers started after this
+    watch.install(directory)
+
+
+def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
+    config = session.config
+    if not config.getoption("torchlint", False) or hasattr(config, "workerinput"):
+        return
+    directory, own = getattr(config, "_torchlint_records", (None, False))
+    if directory is None:
+        return
+    import shutil
+
+    try:
+        report = _session_report(config, directory)
+    finally:
+        if own:
+            shutil.rmtree(directory, ignore_errors=True)
+    config._torchlint_report = report
+    if report.gate_failures and session.exitstatus == 0:
+        session.exitstatus = 1
+
+
+def _session_report(config: Any, directory: str) -> "Report":
+    import os
+    import time
+
+    from torchlint.config import ConfigError, load_settings
+    from torchlint.dynamic.program import Places, read_records
+    from torchlint.gate import apply_gate
+    from torchlint.watching import report_of
+
+    root = str(config.rootpath)
+    try:
+        settings = load_settings(None)
+    except ConfigError as e:
+        raise pytest.UsageError(f"torchlint: {e}") from None
+    report = report_of(read_records(directory), Places([root], os.getcwd()), name="pytest session", run=None,
+                       settings=settings, paths=[root], cwd=os.getcwd(), static=False)
+    report.targets[0].seconds = time.monotonic() - getattr(config, "_torchlint_started", time.monotonic())
+    apply_gate(report, max_graph_breaks=config.getoption("torchlint_max_graph_breaks"),
+               max_recompiles=config.getoption("torchlint_max_recompiles"),
+               baseline=config.getoption("torchlint_baseline"))
+    path = config.getoption("torchlint_json")
+    if path:
+        from torchlint.atomic import write_text_atomic
+
+        write_text_atomic(path, report.to_json() + "\n")
+    return report
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    report = getattr(terminalreporter.config, "_torchlint_report", None)
+    if report is None:
+        return
+    import io
+
+    from torchlint.output import RenderOptions, render
+
+    buffer = io.StringIO()
+    render(report, "text", buffer, RenderOptions())
+    terminalreporter.section("torchlint")
+    for line in buffer.getvalue().rstrip("\n").splitlines():
+        terminalreporter.write_line(line)
 
 
 @pytest.fixture

@@ -52,6 +52,21 @@ class Verdict:
         return (self.error is None and bool(self.bad_lines) and self.bad_lines <= self.marked
                 and not self.good_lines)
 
+    @property
+    def status(self) -> str:
+        """One word: ``live``, ``dead`` (the bad example compiles whole), ``error`` (it no
+        longer runs), or ``check-page`` (dynamo breaks off the marked lines, or the fix breaks)."""
+        if self.error is not None:
+            return "error"
+        if not self.bad_lines:
+            return "dead"
+        return "live" if self.live else "check-page"
+
+    def to_dict(self) -> dict:
+        return {"status": self.status, "bad_lines": sorted(self.bad_lines),
+                "good_lines": sorted(self.good_lines), "marked": sorted(self.marked),
+                "gb_codes": sorted(self.gb_codes), "error": self.error}
+
     def describe(self) -> str:
         if self.error is not None:
             return f"error: {self.error}"

@@ -8,9 +8,10 @@ from import_graph import GRAPH, MODULES, cycles, reach
 
 PARENT = {"torchlint.dynamic.run", "torchlint.dynamic.process", "torchlint.dynamic.results",
           "torchlint.dynamic.targets", "torchlint.dynamic.specs", "torchlint.dynamic.answer",
-          "torchlint.dynamic.gb_registry", "torchlint.dynamic.recompiles"}
+          "torchlint.dynamic.gb_registry", "torchlint.dynamic.recompiles", "torchlint.dynamic.program"}
 CHILD = {"torchlint.dynamic.worker", "torchlint.dynamic.load", "torchlint.dynamic.observe",
-         "torchlint.dynamic.cudagraphs", "torchlint.dynamic.logs"}
+         "torchlint.dynamic.cudagraphs", "torchlint.dynamic.logs", "torchlint.dynamic.watch",
+         "torchlint.dynamic.bootstrap.sitecustomize"}
 
 
 def test_the_two_sides_name_every_dynamic_module():

@@ -23,7 +23,7 @@ def dynamic(line, gb, path="m.py"):
 def test_merge_matches_by_line_and_gb_code():
     out = merge([static("TL001", 10), static("TL005", 20), static("TL001", 30, path="other.py")],
                 [dynamic(10, "GB0124"), dynamic(20, "GB0124"), dynamic(40, "GB0059")],
-                GB, {"TL004": "remove the print"})
+                GB, {"TL004": "remove the print"}, flagged={("m.py", 20): {"TL001"}, ("m.py", 40): {"TL004"}})
     got = {(f.path, f.line, f.rule, f.source) for f in out}
     assert got == {("m.py", 10, "TL001", "both"), ("m.py", 20, "TL005", "static"),
                    ("m.py", 20, "TL001", "dynamic"), ("m.py", 40, "TL004", "dynamic"),
@@ -35,6 +35,17 @@ def test_merge_matches_by_line_and_gb_code():
     assert print_break.suggestion == "remove the print"
     unowned = merge([], [dynamic(50, "GB9999")], GB)[0]
     assert unowned.rule is None and unowned.suggestion == "dynamo hint"
+
+
+def test_a_break_is_named_after_a_rule_only_when_that_rule_flags_its_line():
+    # GB0124 is declared by TL001, but no rule flags line 60 (a `self.t = x` say): no rule
+    (alone,) = merge([], [dynamic(60, "GB0124")], GB, {"TL001": "fix TL001"})
+    assert (alone.rule, alone.suggestion) == (None, "dynamo hint")
+    # a rule flags the line but does not declare the break's GB code: no rule either
+    (other,) = merge([], [dynamic(60, "GB0124")], GB, {}, flagged={("m.py", 60): {"TL004"}})
+    assert other.rule is None
+    (named,) = merge([], [dynamic(60, "GB0059")], GB, {"TL004": "remove it"}, flagged={("m.py", 60): {"TL004"}})
+    assert (named.rule, named.suggestion, named.source) == ("TL004", "remove it", "dynamic")
 
 
 def test_one_break_confirms_every_compatible_finding_on_a_multiline_statement():
@@ -105,3 +116,43 @@ def test_bad_baseline_is_a_one_line_error(tmp_path):
         load_baseline(str(bad))
     with pytest.raises(GateError, match="cannot read"):
         load_baseline(str(tmp_path / "missing.json"))
+
+
+def test_baseline_compares_only_what_ran(tmp_path):
+    """A break only dynamo saw is not "fixed since baseline" in a --no-dynamic run, nor a
+    static-only finding in a --no-static run; a confirmed one counts in either."""
+    path = tmp_path / "baseline.json"
+    confirmed = merge([static("TL001", 10, text="s = x.item()")], [dynamic(10, "GB0124")], GB)
+    only_dynamo = merge([], [dynamic(30, "GB0059")], GB, assign_rule=False)
+    only_static = [static("TL005", 20, text="if x.sum() > 0:")]
+    write_baseline(report(breaks=2, findings=confirmed + only_dynamo + only_static), str(path))
+    assert {e["source"] for e in json.loads(path.read_text())["findings"]} == {"both", "dynamic", "static"}
+
+    no_dynamic = Report(findings=[static("TL001", 10, text="s = x.item()")] + only_static)
+    assert compare(no_dynamic, load_baseline(str(path))) == ([], [])
+    no_static = report(breaks=2, findings=confirmed + only_dynamo)
+    no_static.static_ran = False
+    assert compare(no_static, load_baseline(str(path))) == ([], [])
+    # what did run is still compared: the static finding fixed, the confirmed one gone
+    fixed = Report(findings=[])
+    regressions, improvements = compare(fixed, load_baseline(str(path)))
+    assert regressions == []
+    assert [line.split(" ")[4] for line in improvements] == ["TL001", "TL005"]
+
+
+def test_old_baselines_without_source_treat_a_ruleless_gb_code_as_dynamic(tmp_path):
+    path = tmp_path / "baseline.json"
+    write_baseline(report(breaks=1, findings=merge([], [dynamic(30, "GB0059")], GB, assign_rule=False)), str(path))
+    data = json.loads(path.read_text())
+    for entry in data["findings"]:
+        del entry["source"]
+    path.write_text(json.dumps(data))
+    assert compare(Report(findings=[]), load_baseline(str(path))) == ([], [])
+    assert compare(report(breaks=0, findings=[]), load_baseline(str(path)))[1]  # dynamo ran: fixed
+
+
+def test_traced_lines_tell_ran_without_breaking_from_not_reached():
+    r = report(breaks=0, findings=[])
+    r.targets[0].traced = {"m.py": {10, 11}}
+    assert r.traced(static("TL001", 10)) and r.traced(static("TL001", 9, end_line=11))
+    assert not r.traced(static("TL001", 12)) and not r.traced(static("TL001", 10, path="n.py"))

@@ -22,7 +22,7 @@ BREAKS = {
     "tolist": "def f(x):\n    y = x + 1\n    l = y.tolist()  # break\n    return y * len(l)\n",
     "branch": "def f(x):\n    y = x + 1\n    if y.sum() > 0:  # break\n        return y * 2\n    return y - 1\n",
     "time": "def f(x):\n    y = x + 1\n    t = time.time()  # break\n    return y * 2\n",
-    "random": "def f(x):\n    y = x + 1\n    r = random.random()  # break\n    return y * r\n",
+    "random": "def f(x):\n    y = x + 1\n    r = random.gauss(0.0, 1.0)  # break\n    return y * r\n",
     "warn": "def f(x):\n    y = x + 1\n    warnings.warn('w')  # break\n    return y * 2\n",
     "str": "def f(x):\n    y = x + 1\n    s = str(y)  # break\n    return y * 2\n",
     "mask": "def f(x):\n    y = x + 1\n    z = y[y > 0]  # break\n    return z * 2\n",

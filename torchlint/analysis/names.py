@@ -9,7 +9,7 @@ the caller cannot tell, and stays quiet.
 from __future__ import annotations
 
 import builtins
-from typing import Dict, Optional, Set
+from typing import Dict, Iterable, Optional, Set
 
 import libcst as cst
 
@@ -50,6 +50,12 @@ class ImportTable:
         self.defined: Set[str] = set()
         # module-level `name = some.call(...)`: name -> the call's qualified name
         self.bound_calls: Dict[str, str] = {}
+        # What the rest of the project says (see torchlint.analysis.project): qualified names of
+        # nn.Module classes, this file's own classes that are modules through other files' bases,
+        # and names whose calls (`name`) or values (`=name`) are tensors.
+        self.module_classes: Set[str] = set()
+        self.module_local: Set[str] = set()
+        self.returns: Dict[str, str] = {}
 
     # -- building -------------------------------------------------------------------
     def add_import(self, node: cst.Import) -> None:
@@ -80,6 +86,21 @@ class ImportTable:
             name = alias.evaluated_name
             local = alias.evaluated_alias or name
             self.aliases[local] = f"{module}.{name}"
+
+    def apply_project(self, facts: Dict) -> None:
+        """Take in the project's facts about this file's names (relative imports resolved,
+        re-exports and wrappers of torch names, loggers, module classes, tensor results)."""
+        for local, qual in facts.get("aliases", {}).items():
+            self.aliases[local] = qual
+            self.defined.discard(local)
+        for name in facts.get("loggers", ()):
+            self.bound_calls[name] = "logging.getLogger"
+        self.module_classes.update(facts.get("module_classes", ()))
+        self.module_local.update(facts.get("module_local", ()))
+        self.returns.update(facts.get("returns", {}))
+
+    def add_definitions(self, names: Iterable[str]) -> None:
+        self.defined.update(names)
 
     @classmethod
     def from_module(cls, module: cst.Module) -> "ImportTable":

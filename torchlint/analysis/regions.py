@@ -16,41 +16,14 @@ import libcst as cst
 from torchlint.analysis.names import ImportTable
 from torchlint.analysis.tree import code_children
 
-COMPILE_CALLS = frozenset({"torch.compile", "torch.compiler.compile", "torch._dynamo.optimize"})
-DISABLE_DECORATORS = frozenset({"torch.compiler.disable", "torch._dynamo.disable"})
-IS_COMPILING = frozenset(
-    {
-        "torch.compiler.is_compiling",
-        "torch.compiler.is_dynamo_compiling",
-        "torch._dynamo.is_compiling",
-        "torch._utils.is_compiling",
-        "torch._dynamo.external_utils.is_compiling",
-    }
+from torchlint.analysis.torchnames import (  # noqa: F401 - re-exported
+    COMPILE_CALLS,
+    DISABLE_DECORATORS,
+    IS_COMPILING,
+    MODULE_BASES,
+    NOT_MODULES,
+    is_module_class_name,
 )
-MODULE_BASES = frozenset(
-    {
-        "torch.nn.Module",
-        "lightning.LightningModule",
-        "lightning.pytorch.LightningModule",
-        "pytorch_lightning.LightningModule",
-    }
-)
-NOT_MODULES = frozenset({"torch.nn.Parameter", "torch.nn.Buffer"})
-
-
-def is_module_class_name(qualname: Optional[str]) -> bool:
-    """``torch.nn.Module`` itself, or a visible subclass of it from ``torch.nn``."""
-    if qualname is None:
-        return False
-    if qualname in MODULE_BASES:
-        return True
-    if qualname in NOT_MODULES:
-        return False
-    if qualname.startswith("torch.nn."):
-        last = qualname.rsplit(".", 1)[-1]
-        rest = qualname[len("torch.nn.") :]
-        return last[:1].isupper() and not rest.startswith(("functional.", "init.", "utils."))
-    return False
 
 
 @dataclass
@@ -74,6 +47,8 @@ class Region:
     root: str  # the root region that reaches it
     owner: Optional[ClassInfo] = None
     is_root: bool = True
+    # reached from a region in another file: its callers' arguments are not seen here
+    cross_file: bool = False
     # parameters known to receive tensors (from call sites or because this is a root)
     tensor_params: Set[str] = field(default_factory=set)
 
@@ -139,9 +114,10 @@ def build_index(module: cst.Module, imports: ImportTable) -> ModuleIndex:
             index.functions[stmt.name.value] = stmt
         elif isinstance(stmt, cst.ClassDef):
             info = ClassInfo(node=stmt, name=stmt.name.value)
+            info.is_module = info.name in imports.module_local
             for arg in stmt.bases:
                 qual = imports.resolve(arg.value)
-                if is_module_class_name(qual):
+                if is_module_class_name(qual) or qual in imports.module_classes:
                     info.is_module = True
                 elif isinstance(arg.value, cst.Name):
                     info.base_names.append(arg.value.value)
@@ -181,7 +157,7 @@ def _scan_init(init: cst.FunctionDef, info: ClassInfo, index: ModuleIndex) -> No
                     and qual.rsplit(".", 1)[-1][:1].islower()
                 ):
                     info.tensor_attrs.add(attr)
-                elif is_module_class_name(qual):
+                elif is_module_class_name(qual) or qual in index.imports.module_classes:
                     info.submodules[attr] = qual  # type: ignore[assignment]
                 elif isinstance(func, cst.Name) and func.value in index.classes:
                     info.submodules[attr] = func.value
@@ -226,8 +202,12 @@ class _CompileCallScanner:
                     self.index.compile_args.append(node.args[0].value)
 
 
-def find_regions(index: ModuleIndex) -> Dict[cst.FunctionDef, Region]:
-    """Roots first, then everything they call in the same file, transitively (in BFS order)."""
+def find_regions(index: ModuleIndex, project: Optional[dict] = None) -> Dict[cst.FunctionDef, Region]:
+    """Roots first, then everything they call in the same file, transitively (in BFS order).
+
+    ``project``: the file's facts from :mod:`torchlint.analysis.project`: its ``roots``
+    (compiled from another file) and the functions ``reached`` from regions elsewhere, each
+    with the root that reaches it ("XLMModel.forward in models/xlm/modeling_xlm.py")."""
     regions: Dict[cst.FunctionDef, Region] = {}
 
     def add_root(fn: cst.FunctionDef, qualname: str, owner: Optional[ClassInfo]) -> None:
@@ -270,6 +250,16 @@ def find_regions(index: ModuleIndex) -> Dict[cst.FunctionDef, Region]:
                 if found is not None:
                     add_root(found[1], f"{found[0].name}.{arg.attr.value}", found[0])
 
+    for qualname in (project or {}).get("roots", ()):
+        found = _function_at(index, qualname)
+        if found is not None:
+            add_root(found[0], qualname, found[1])
+    for qualname, root in (project or {}).get("reached", {}).items():
+        found = _function_at(index, qualname)
+        if found is not None and found[0] not in regions and not index.is_disabled(found[0]):
+            regions[found[0]] = Region(found[0], qualname, root, found[1], is_root=False,
+                                       cross_file=" in " in root)
+
     queue = list(regions.values())
     while queue:
         region = queue.pop(0)
@@ -280,6 +270,21 @@ def find_regions(index: ModuleIndex) -> Dict[cst.FunctionDef, Region]:
             regions[callee] = new
             queue.append(new)
     return regions
+
+
+def _function_at(index: ModuleIndex, qualname: str):
+    """(node, owner) of ``func``, ``Cls.method`` or a function nested in one (``deco.wrapper``)."""
+    head, _, rest = qualname.partition(".")
+    if head in index.classes:
+        info = index.classes[head]
+        method = info.methods.get(rest)
+        return (method, info) if method is not None else None
+    fn = index.functions.get(head)
+    for part in rest.split(".") if rest else ():
+        if fn is None:
+            return None
+        fn = next((n for n in _walk(fn.body) if isinstance(n, cst.FunctionDef) and n.name.value == part), None)
+    return (fn, None) if fn is not None else None
 
 
 def find_method(index: ModuleIndex, info: ClassInfo, name: str, _seen=None):

@@ -13,7 +13,7 @@ from typing import Dict, Optional, Set
 
 import libcst as cst
 
-from torchlint.analysis.names import ImportTable
+from torchlint.analysis.names import ImportTable, dotted
 from torchlint.analysis.tree import code_children
 from torchlint.analysis.regions import ClassInfo
 
@@ -273,7 +273,8 @@ class TensorScope:
 
     def kind(self, expr: cst.BaseExpression) -> Optional[str]:  # noqa: C901 - a type switch
         if isinstance(expr, cst.Name):
-            return self.lookup(expr.value)
+            found = self.lookup(expr.value)
+            return found if found is not None or expr.value in self.local else self._project_kind(expr, "=")
         if isinstance(expr, cst.Attribute):
             base = expr.value
             if isinstance(base, cst.Name) and base.value == "self" and self.owner is not None:
@@ -283,6 +284,9 @@ class TensorScope:
                 if attr in self.owner.submodules:
                     return MODULE
                 return None
+            projected = self._project_kind(expr, "=")
+            if projected is not None:
+                return projected
             base_kind = self.kind(base)
             if base_kind == TENSOR and expr.attr.value in TENSOR_ATTRS:
                 return TENSOR
@@ -333,9 +337,26 @@ class TensorScope:
             return None
         return None
 
+    def _project_kind(self, expr: cst.BaseExpression, prefix: str = "") -> Optional[str]:
+        """What the project says a call of ``expr`` (or, with ``prefix`` "=", its value) is:
+        functions annotated ``-> torch.Tensor`` and module-level tensors of any project file."""
+        returns = self.imports.returns
+        if not returns:
+            return None
+        name = dotted(expr)
+        if name is None or name.split(".", 1)[0] in self.local:
+            return None
+        return returns.get(prefix + (self.imports.resolve(expr) or name))
+
     def _call_kind(self, call: cst.Call) -> Optional[str]:
         func = call.func
+        projected = self._project_kind(func)
+        if projected is not None:
+            return projected
         qual = self.resolve(func)
+        if qual is not None and not qual.startswith("torch.") and isinstance(func, cst.Attribute) \
+                and self.kind(func.value) is not None:
+            qual = None  # a method of a project value whose kind is known (`MASK.sum()`)
         if qual is not None and (qual in RANDOM_INTS or qual.startswith("numpy.")):
             if qual in RANDOM_INTS:
                 return HOST_DATA

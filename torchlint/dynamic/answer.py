@@ -33,12 +33,19 @@ class Answer:
     explain_graph_breaks: int = 0
     breaks: List[Dict[str, Any]] = field(default_factory=list)
     recompiles: List[Dict[str, Any]] = field(default_factory=list)
+    #: functions that hit dynamo's recompile limit, then ran eagerly: ``function``, ``path``,
+    #: ``line``, ``limit``, ``kind``, ``guard``, ``words``, ``call``
+    recompile_limit_hits: List[Dict[str, Any]] = field(default_factory=list)
     #: the target's file, as the worker resolved it
     path: Optional[str] = None
     #: the CUDA-graph measurement (``mode = "reduce-overhead"``), else None
     cudagraphs: Optional[Dict[str, Any]] = None
     #: the worker should be replaced before the next target (it ran out of memory)
     recycle: bool = False
+    #: [path, line] of the user lines in the graphs' node stack traces (code dynamo traced)
+    traced: List[List[Any]] = field(default_factory=list)
+    #: the target's traceback when it raised (shown with ``-v``)
+    traceback: Optional[str] = None
 
     def to_json(self) -> Dict[str, Any]:
         """JSON-able data (``json.dumps`` it); :meth:`from_json` reads it back."""

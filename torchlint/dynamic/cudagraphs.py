@@ -131,15 +131,15 @@ def _cpu_sites(gm: Any, user_files: Set[str]) -> List[Dict[str, Any]]:
     return sites
 
 
-def _inductor_reduce_overhead() -> Optional[Any]:
-    """The backend ``torch.compile(mode="reduce-overhead")`` itself builds, or None."""
+def _inductor_reduce_overhead(mode: str = "reduce-overhead") -> Optional[Any]:
+    """The backend ``torch.compile(mode=mode)`` itself builds, or None."""
     import torch
 
     wrapper = getattr(torch, "_TorchCompileInductorWrapper", None)
     if wrapper is None:
         return None
     try:
-        return wrapper("reduce-overhead", None, None)
+        return wrapper(mode, None, None)
     except TypeError:
         return None
 
@@ -212,6 +212,7 @@ def observe_cudagraphs(
     user_files: Iterable[str],
     calls_per_set: int = CALLS_PER_SET,
     debug: bool = False,
+    mode: str = "reduce-overhead",
 ) -> Dict[str, Any]:
     """Compile ``fn`` with ``mode="reduce-overhead"`` and run each call ``calls_per_set`` times.
 
@@ -235,10 +236,10 @@ def observe_cudagraphs(
     site = _def_site(fn)
     with capture_logs(("cudagraphs", "perf_hints"), under="torch._inductor", modules=_LOGGING_MODULES,
                       also=(".cudagraph",)) as handler, _count_recordings() as recorded, torch.no_grad():
-        inner = _inductor_reduce_overhead()
+        inner = _inductor_reduce_overhead(mode)
         backend = _Inspecting(inner, handler, files) if inner is not None else None
         compiled = (torch.compile(fn, backend=backend) if backend is not None
-                    else torch.compile(fn, mode="reduce-overhead"))
+                    else torch.compile(fn, mode=mode))
         per_set = []
         for args, kwargs in calls:
             before = recorded["count"]

@@ -6,6 +6,7 @@ problem is a one-line :class:`TargetError`.
 """
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import inspect
 import os
@@ -14,8 +15,8 @@ import sys
 import uuid
 from typing import Any, Dict, List, Optional, Tuple
 
-from torchlint.dynamic.specs import FLOATING, ScalarSpec, Spec, TupleSpec
-from torchlint.dynamic.targets import ObjectRef, TargetError
+from torchlint.dynamic.specs import FLOATING, KeywordSpec, ScalarSpec, Spec, TupleSpec
+from torchlint.dynamic.targets import ObjectRef, TargetError, is_dotted, package_of
 
 
 def load_module_from_path(path: str, name: Optional[str] = None) -> Any:
@@ -39,22 +40,72 @@ def load_module_from_path(path: str, name: Optional[str] = None) -> Any:
     return module
 
 
+def _file_of(module: Any) -> Optional[str]:
+    file = getattr(module, "__file__", None)
+    return os.path.realpath(file) if isinstance(file, str) else None
+
+
+def import_file(path: str) -> Any:
+    """Import a file the way its project does: a file inside a package (``__init__.py`` in
+    its folder, and up) as ``pkg.sub.mod`` with the package's parent folder on ``sys.path``,
+    so its relative imports work; a lone file under a fresh name (:func:`load_module_from_path`).
+    """
+    folder, parts = package_of(path)
+    if len(parts) < 2 and not os.path.isfile(os.path.join(os.path.dirname(os.path.abspath(path)), "__init__.py")):
+        return load_module_from_path(path)
+    name = ".".join(parts)
+    real = os.path.realpath(path)
+    for i in range(1, len(parts) + 1):  # a module of that name imported from elsewhere wins
+        loaded = sys.modules.get(".".join(parts[:i]))
+        if loaded is not None and not (_file_of(loaded) or "").startswith(os.path.realpath(folder) + os.sep):
+            raise ImportError(f"a module named {'.'.join(parts[:i])!r} is already imported from "
+                              f"{_file_of(loaded) or 'elsewhere'}, not from {folder}")
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    module = importlib.import_module(name)
+    if _file_of(module) != real:
+        raise ImportError(f"{name} imports from {_file_of(module)}, not {path}")
+    return module
+
+
+def _import_dotted(ref: ObjectRef) -> Tuple[Any, str]:
+    """``pkg.model`` that no search folder holds as a file: an installed module."""
+    try:
+        module = importlib.import_module(ref.path)
+    except ModuleNotFoundError as e:
+        if e.name and (ref.path == e.name or ref.path.startswith(e.name + ".")):
+            raise TargetError(ref.text, f"no such file or module: {ref.path} (looked for it as a file "
+                                        "under the working directory, the config's folder and their "
+                                        "src/, then as an installed module)") from None
+        raise TargetError(ref.text, f"cannot import {ref.path}: {type(e).__name__}: {_one_line(e)}") from None
+    except Exception as e:
+        raise TargetError(ref.text, f"cannot import {ref.path}: {type(e).__name__}: {_one_line(e)}") from None
+    return module, _file_of(module) or ref.path
+
+
 def _resolve(ref: ObjectRef, cwd: str) -> Tuple[Any, str]:
     path = ref.path if os.path.isabs(ref.path) else os.path.join(cwd, ref.path)
+    if not os.path.isfile(path) and is_dotted(ref.path):
+        module, real = _import_dotted(ref)
+        return _attribute(ref, module), real
     if not os.path.isfile(path):
         raise TargetError(ref.text, f"no such file: {ref.path}")
     try:
-        module = load_module_from_path(path)
+        module = import_file(path)
     except SyntaxError as e:
         raise TargetError(ref.text, f"cannot import {ref.path}: SyntaxError at line {e.lineno}: {e.msg}") from None
     except Exception as e:
         raise TargetError(ref.text, f"cannot import {ref.path}: {type(e).__name__}: {_one_line(e)}") from None
+    return _attribute(ref, module), os.path.realpath(path)
+
+
+def _attribute(ref: ObjectRef, module: Any) -> Any:
     obj: Any = module
     for part in ref.name.split("."):
         if not hasattr(obj, part):
             raise TargetError(ref.text, f"{ref.path} has no {ref.name!r}")
         obj = getattr(obj, part)
-    return obj, os.path.realpath(path)
+    return obj
 
 
 def _one_line(e: BaseException) -> str:
@@ -121,7 +172,7 @@ def _call_source(ref: ObjectRef, cwd: str) -> Any:
 def load_inputs(ref: ObjectRef, cwd: str) -> Tuple[Tuple[Any, ...], Dict[str, Any]]:
     """Call an ``inputs-from`` function: a tuple/list is the positional args, a dict the keyword
     args, a ``(tuple, dict)`` pair both, anything else the single argument."""
-    return _as_call(_call_source(ref, cwd))
+    return as_call(_call_source(ref, cwd))
 
 
 def load_input_sets(ref: ObjectRef, cwd: str) -> List[Tuple[Tuple[Any, ...], Dict[str, Any]]]:
@@ -132,10 +183,13 @@ def load_input_sets(ref: ObjectRef, cwd: str) -> List[Tuple[Tuple[Any, ...], Dic
         calls = list(value)
     except TypeError:
         raise TargetError(ref.text, f"must return a list of calls, got {type(value).__name__}") from None
-    return [_as_call(c) for c in calls]
+    return [as_call(c) for c in calls]
 
 
-def _as_call(value: Any) -> Tuple[Tuple[Any, ...], Dict[str, Any]]:
+def as_call(value: Any) -> Tuple[Tuple[Any, ...], Dict[str, Any]]:
+    """One call's arguments, as ``inputs-from`` (and ``explain``'s ``calls``) give them: a
+    dict is keyword arguments, a ``(tuple, dict)`` pair both, a tuple/list the positional
+    arguments, anything else the single argument."""
     if isinstance(value, dict):
         return (), value
     if (isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], (tuple, list))
@@ -146,6 +200,19 @@ def _as_call(value: Any) -> Tuple[Tuple[Any, ...], Dict[str, Any]]:
     return (value,), {}
 
 
+def materialize_call(specs: List[Spec]) -> Tuple[List[Any], Dict[str, Any]]:
+    """One call's specs -> (positional values, keyword values); the i-th spec of the call is
+    drawn with seed i, whether it is passed by position or by keyword."""
+    args: List[Any] = []
+    kwargs: Dict[str, Any] = {}
+    for i, spec in enumerate(specs):
+        if isinstance(spec, KeywordSpec):
+            kwargs[spec.name] = materialize(spec.spec, seed=i)
+        else:
+            args.append(materialize(spec, seed=i))
+    return args, kwargs
+
+
 def materialize(spec: Spec, seed: int = 0) -> Any:
     """Build the Python value for a spec (imports torch). Deterministic for one seed."""
     import torch
@@ -153,6 +220,8 @@ def materialize(spec: Spec, seed: int = 0) -> Any:
     gen = torch.Generator().manual_seed(seed)
 
     def build(s: Spec) -> Any:
+        if isinstance(s, KeywordSpec):
+            return build(s.spec)
         if isinstance(s, ScalarSpec):
             return s.value
         if isinstance(s, TupleSpec):

@@ -33,11 +33,14 @@ from torchlint.dynamic.answer import Answer
 from torchlint.dynamic.gb_registry import GraphBreakRegistry, load_registry
 from torchlint.dynamic.load import load_module_from_path, materialize
 from torchlint.dynamic.logs import capture_logs
-from torchlint.dynamic.recompiles import RecompileEvent, parse_recompile_message
+from torchlint.dynamic.recompiles import (RecompileEvent, mark_within_call, parse_limit_message,
+                                          parse_recompile_message)
 
 _TORCH_DIR = os.path.dirname(os.path.realpath(torch.__file__))
 _STDLIB_DIRS = {os.path.realpath(sysconfig.get_paths()[k]) for k in ("stdlib", "platstdlib")}
 _SITE_DIRS = {os.path.realpath(sysconfig.get_paths()[k]) for k in ("purelib", "platlib")}
+#: torchlint's own package: its frames (``compiled(*args)`` in :func:`observe`) are never a site
+_OWN_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 
 Frame = Tuple[str, int]
 
@@ -55,6 +58,13 @@ class BreakSite:
     hints: List[str] = field(default_factory=list)
     frame_skipped: bool = False    # dynamo gave up the whole frame and ran it eagerly
     seen_by: Set[str] = field(default_factory=set)  # "explain", "log", "counters"
+    #: times each witness saw it (a break in a loop or a layer run several times is one site)
+    seen: Dict[str, int] = field(default_factory=dict)
+
+    @property
+    def hits(self) -> int:
+        """How often dynamo broke here: the most any one witness saw (they see the same breaks)."""
+        return max(self.seen.values(), default=1)
 
     @property
     def key(self) -> Tuple[Optional[str], Optional[int]]:
@@ -64,7 +74,7 @@ class BreakSite:
         return {
             "path": self.path, "line": self.line, "gb_type": self.gb_type, "gb_code": self.gb_code,
             "reason": self.reason, "explanation": self.explanation, "hints": list(self.hints),
-            "frame_skipped": self.frame_skipped, "seen_by": sorted(self.seen_by),
+            "frame_skipped": self.frame_skipped, "seen_by": sorted(self.seen_by), "hits": self.hits,
         }
 
 
@@ -78,6 +88,9 @@ class Observation:
     breaks: List[BreakSite] = field(default_factory=list)
     recompiles: List[RecompileEvent] = field(default_factory=list)
     explain_graph_breaks: int = 0        # what explain() alone would say (graphs - 1 or 0)
+    traced: Set[Frame] = field(default_factory=set)  # user lines in the graphs: code dynamo traced
+    #: functions that hit dynamo's recompile limit and then ran eagerly (parse_limit_message)
+    recompile_limit_hits: List[Dict[str, Any]] = field(default_factory=list)
 
     @property
     def graph_breaks(self) -> int:
@@ -89,7 +102,9 @@ class Observation:
         return Answer(graphs=self.graphs, ops_per_graph=list(self.ops_per_graph),
                       total_graphs=self.total_graphs, explain_graph_breaks=self.explain_graph_breaks,
                       breaks=[b.to_dict() for b in self.breaks],
-                      recompiles=[r.to_dict() for r in self.recompiles], **more)
+                      recompiles=[r.to_dict() for r in self.recompiles],
+                      traced=[list(frame) for frame in sorted(self.traced)],
+                      recompile_limit_hits=[dict(h) for h in self.recompile_limit_hits], **more)
 
     def break_lines(self, path: Optional[str] = None) -> Set[int]:
         real = os.path.realpath(path) if path else None
@@ -143,6 +158,21 @@ def _in_dir(path: str, dirs: Iterable[str]) -> bool:
     return any(path == d or path.startswith(d + os.sep) for d in dirs)
 
 
+def site_frame(frames: Sequence[Frame], user_files: Optional[Set[str]]) -> Optional[Frame]:
+    """Which frame of a stack (outermost first) a break is placed on: the innermost in the
+    linted files; else the innermost outside torch, torchlint and the standard library (the
+    line of an installed library, a model in site-packages); else the innermost outside torch
+    and torchlint. Never a frame of torch or of torchlint: None when there is no other."""
+    frames = [(os.path.realpath(f), int(n)) for f, n in frames if f and not f.startswith("<")]
+    if user_files:
+        for frame in reversed(frames):
+            if frame[0] in user_files:
+                return frame
+    ours = [f for f in frames if not _in_dir(f[0], (_TORCH_DIR, _OWN_DIR))]
+    libraries = [f for f in ours if not _in_dir(f[0], _STDLIB_DIRS) or _in_dir(f[0], _SITE_DIRS)]
+    return (libraries or ours or [None])[-1]
+
+
 class _BreakCollector:
     """Turns the three witnesses into distinct :class:`BreakSite` objects."""
 
@@ -153,20 +183,8 @@ class _BreakCollector:
         # dynamo's own location (innermost frame) -> the user site it resolved to
         self._by_dynamo_loc: Dict[Frame, Tuple[Optional[str], Optional[int]]] = {}
 
-    # Which frame is the user's: innermost in the linted files, else innermost outside torch,
-    # the standard library and site-packages, else innermost of all.
     def _user_frame(self, frames: Sequence[Frame]) -> Optional[Frame]:
-        frames = [(os.path.realpath(f), int(n)) for f, n in frames if f and not f.startswith("<")]
-        if not frames:
-            return None
-        if self.user_files is not None:
-            for frame in reversed(frames):
-                if frame[0] in self.user_files:
-                    return frame
-        for frame in reversed(frames):
-            if not _in_dir(frame[0], {_TORCH_DIR} | _STDLIB_DIRS | _SITE_DIRS):
-                return frame
-        return frames[-1]
+        return site_frame(frames, self.user_files)
 
     def add(self, frames: Sequence[Frame], text: str, witness: str, *, skipped: bool = False,
             gb_type: Optional[str] = None, dynamo_loc: Optional[Frame] = None) -> Optional[BreakSite]:
@@ -187,6 +205,7 @@ class _BreakCollector:
             site = BreakSite(path=frame[0], line=frame[1])
             self.sites[frame] = site
         site.seen_by.add(witness)
+        site.seen[witness] = site.seen.get(witness, 0) + 1
         site.frame_skipped = site.frame_skipped or skipped
         if site.gb_type is None and (entry is not None or gb_type):
             site.gb_type = entry.gb_type if entry else gb_type
@@ -250,6 +269,8 @@ class _BreakCollector:
             located.add(gb_type)
 
 
+#: dynamo's own logger, where it warns that a function hit the recompile limit
+_LIMIT_LOGGER = "torch._dynamo.convert_frame"
 _LOGGING_MODULES = ("torch._dynamo.guards", "torch._dynamo.convert_frame",
                     "torch._dynamo.symbolic_convert", "torch._dynamo.exc")
 
@@ -312,9 +333,14 @@ def observe(
     obs = Observation()
     kwarg_sets = kwarg_sets or [{} for _ in arg_sets]
     grad = torch.enable_grad() if train else torch.no_grad()
-    with capture_logs(("graph_breaks", "recompiles"), modules=_LOGGING_MODULES) as logs, grad:
+    ends: List[int] = []  # where each call's log records end
+    with capture_logs(("graph_breaks", "recompiles"), modules=_LOGGING_MODULES,
+                      also=(_LIMIT_LOGGER,)) as logs, grad:
         for i, (args, kwargs) in enumerate(zip(arg_sets, kwarg_sets)):
-            out = compiled(*args, **kwargs)
+            try:
+                out = compiled(*args, **kwargs)
+            finally:
+                ends.append(len(logs.records))
             if train:
                 _backward(out)
             if i == 0:
@@ -331,10 +357,42 @@ def observe(
     for record in logs.of("graph_breaks"):
         collector.add_log_record(record)
     collector.add_counters(dict(counters.get("graph_break", {})))
+    obs.traced = traced_lines(graphs, collector.user_files)
     obs.breaks = sorted(collector.sites.values(), key=lambda s: (s.path or "~", s.line or 0))
-    for record in logs.of("recompiles"):
-        obs.recompiles.extend(parse_recompile_message(record.getMessage()))
+    for number, record in enumerate(logs.records):
+        call = next((i for i, end in enumerate(ends) if number < end), None)
+        if record.name.endswith("__recompiles"):
+            for event in parse_recompile_message(record.getMessage()):
+                event.call = call
+                obs.recompiles.append(event)
+        elif record.name == _LIMIT_LOGGER:
+            hit = parse_limit_message(_message(record))
+            if hit is not None:
+                hit["call"] = call
+                obs.recompile_limit_hits.append(hit)
+    mark_within_call(obs.recompiles)
     return obs
+
+
+def traced_lines(graphs: Sequence[Any], files: Optional[Set[str]]) -> Set[Frame]:
+    """(file, line) of every frame in the graphs' node stack traces, in ``files`` (all when
+    None): the lines dynamo traced into a graph, so a rule's line among them ran without a break."""
+    out: Set[Frame] = set()
+    for gm in graphs:
+        for node in gm.graph.nodes:
+            trace = node.meta.get("stack_trace")
+            for m in _FRAME.finditer(trace or ""):
+                path = os.path.realpath(m.group("file"))
+                if files is None or path in files:
+                    out.add((path, int(m.group("line"))))
+    return out
+
+
+def _message(record: logging.LogRecord) -> str:
+    try:
+        return record.getMessage()
+    except Exception:  # a malformed record must not stop the run
+        return ""
 
 
 def _defining_files(fn: Any) -> Set[str]:

@@ -82,6 +82,19 @@ def break_finding(site: Mapping[str, Any], target: str, cwd: str, lines: Optiona
     )
 
 
+LIMIT_NAME = "recompile-limit"
+LIMIT_SUGGESTION = ("Remove what recompiles it (the reason above, and the target's recompile lines): "
+                    "each variant of the inputs, the layers or the Python values it sees is one "
+                    "more compilation; raising `torch._dynamo.config.recompile_limit` only delays this.")
+
+
+def limit_words(hit: Mapping[str, Any]) -> str:
+    """A recompile-limit hit in words: loudly, since the function then runs uncompiled."""
+    last = f" (the last: {hit['words']})" if hit.get("words") else ""
+    return (f"`{hit.get('function') or '?'}` hit dynamo's recompile limit ({hit.get('limit', '?')} "
+            f"compilations){last}: from then on dynamo runs it eagerly, uncompiled, on every call")
+
+
 def result_from_answer(target: str, answer: Answer, seconds: float, cwd: str,
                        lines: Optional[SourceLines] = None) -> Tuple[TargetResult, List[Finding]]:
     """The result and findings of target ``target`` (its name in reports) from its answer;
@@ -90,6 +103,7 @@ def result_from_answer(target: str, answer: Answer, seconds: float, cwd: str,
     result = TargetResult(target=target, seconds=seconds)
     if answer.error:
         result.error = answer.error
+        result.traceback = answer.traceback
         return result, []
     result.graphs = int(answer.graphs)
     result.ops_per_graph = list(answer.ops_per_graph)
@@ -100,7 +114,17 @@ def result_from_answer(target: str, answer: Answer, seconds: float, cwd: str,
             target=target, reason=words, path=relpath(event.get("path"), cwd), line=event.get("line"),
         ))
     result.recompiles = len(result.recompile_reasons)
+    for path, line in answer.traced:
+        result.traced.setdefault(relpath(path, cwd), set()).add(int(line))
+    result.graph_break_hits = sum(int(b.get("hits") or 1) for b in answer.breaks)
     findings = [break_finding(b, target, cwd, lines) for b in answer.breaks if b.get("path") and b.get("line")]
+    for hit in answer.recompile_limit_hits:
+        result.recompile_limit_hits.append(Recompile(
+            target=target, reason=limit_words(hit), path=relpath(hit.get("path"), cwd), line=hit.get("line")))
+        if hit.get("path") and hit.get("line"):
+            findings.append(_finding(
+                LIMIT_NAME, hit["path"], int(hit["line"]), limit_words(hit), LIMIT_SUGGESTION, target, cwd,
+                lines, severity="error", reason=f"hit config.{hit.get('kind') or 'recompile_limit'}"))
     if answer.cudagraphs is not None:
         result.cudagraph_skips, more = findings_of(answer.cudagraphs, target, cwd, lines)
         findings.extend(more)

@@ -13,12 +13,12 @@ import os
 import time
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from torchlint.config import ConfigError
+from torchlint.config import CUDAGRAPH_MODES, ConfigError
 from torchlint.dynamic.answer import Answer
 from torchlint.dynamic.process import Worker, WorkerError, default_max_memory, with_memory_hint
 from torchlint.dynamic.results import SourceLines, relpath, result_from_answer
 from torchlint.dynamic.specs import SpecError
-from torchlint.dynamic.targets import TargetError, TargetSpec, target_from_config
+from torchlint.dynamic.targets import TargetError, TargetSpec, package_of, target_from_config
 from torchlint.findings import FileError, Finding, TargetResult
 
 #: seconds a target may run when neither it nor the settings say
@@ -29,13 +29,14 @@ class DeviceUnavailable(ConfigError):
     """``--device cuda`` / ``--mode reduce-overhead`` where the worker's torch sees no GPU."""
 
 
-def parse_targets(targets: Sequence[Dict[str, Any]], base_dir: str
+def parse_targets(targets: Sequence[Dict[str, Any]], base_dir: str, search: Sequence[str] = ()
                   ) -> Tuple[List[TargetSpec], List[TargetResult], List[FileError]]:
-    """Declarations -> specs; a bad one becomes an error (exit 2) and is not run."""
+    """Declarations -> specs; a bad one becomes an error (exit 2) and is not run.
+    ``search``: more folders a dotted target (``pkg.model:Net``) is looked up in."""
     specs, results, errors = [], [], []
     for table in targets:
         try:
-            specs.append(target_from_config(table, base_dir=base_dir))
+            specs.append(target_from_config(table, base_dir=base_dir, search=search))
         except (TargetError, SpecError) as e:
             name = str(table.get("name") or table.get("target", "?"))
             path = name.rsplit(":", 1)[0] if ":" in name else name
@@ -69,7 +70,7 @@ def require_cuda(worker: Worker, specs: Sequence[TargetSpec]) -> None:
     if worker.cuda:
         return
     spec = wanting[0]
-    what = "--mode reduce-overhead" if spec.mode == "reduce-overhead" else "--device cuda"
+    what = f"--mode {spec.mode}" if spec.mode in CUDAGRAPH_MODES else "--device cuda"
     raise DeviceUnavailable(
         f"{what} needs a CUDA GPU, and torch {worker.torch_version or '?'} sees none here "
         f"(target {spec.name!r}); inductor does not use CUDA graphs on the CPU, so there is "
@@ -86,20 +87,28 @@ def run_dynamic(
     user_files: Sequence[str] = (),
     progress: Optional[Callable[[str], None]] = None,
     cli: bool = False,
+    worker: Optional[Worker] = None,
 ) -> Tuple[List[TargetResult], List[Finding], List[FileError], Optional[str]]:
     """Run the declared targets; returns (results, dynamic findings, errors, torch version).
 
     ``settings``: a :class:`torchlint.config.Settings` (uses ``root`` for config-relative
     paths, ``timeout`` as the per-target default and ``mode``/``device`` for targets that set
     none). ``cli``: the targets came from the command line, so their paths are relative to
-    ``cwd``.
+    ``cwd``. ``worker``: a started :class:`Worker` to reuse (left running); default a new one.
     """
     cwd = os.path.abspath(cwd or os.getcwd())
     base = cwd if cli or settings is None else os.path.abspath(getattr(settings, "root", cwd) or cwd)
     mode, device = getattr(settings, "mode", None), getattr(settings, "device", None)
-    specs, bad_results, errors = parse_targets([with_run_options(t, mode, device) for t in targets], base)
+    # a dotted target is looked up in the cwd, the config's folder and the folders the linted
+    # files' packages are imported from (each with its src/)
+    search = [cwd, os.path.abspath(getattr(settings, "root", cwd) or cwd)]
+    folders = {os.path.dirname(os.path.join(cwd, f)) for f in user_files}
+    search += sorted({package_of(os.path.join(d, "__init__.py"))[0] for d in folders})
+    specs, bad_results, errors = parse_targets([with_run_options(t, mode, device) for t in targets],
+                                               base, search)
     timeout = getattr(settings, "timeout", None)
-    worker = Worker()
+    own = worker is None
+    worker = worker or Worker()
     try:
         require_cuda(worker, specs)  # no GPU for --device cuda: one line, exit 2
         results, findings, run_errors = run_targets(
@@ -108,7 +117,8 @@ def run_dynamic(
         ) if specs else ([], [], [])
         version = worker.torch_version
     finally:
-        worker.close()
+        if own:
+            worker.close()
     return bad_results + results, findings, errors + run_errors, version
 
 

@@ -7,7 +7,10 @@ Grammar (whitespace is ignored)::
                 (no brackets, or ``[]``: a 0-d tensor)
     scalar   := INT | FLOAT | True | False | None | int:INT | float:FLOAT | bool:BOOL
     tuple    := '(' arg { ',' arg } [ ',' ] ')'
-    arg list := arg { ';' arg }          (one call's arguments, for ``--input-set``)
+    keyword  := NAME '=' arg             (a keyword argument: ``input_ids=i64[2,16]:0..1000``)
+    arg list := (arg | keyword) { ';' (arg | keyword) }
+                                         (one call's arguments, for ``--input-set``;
+                                          keywords after the positional ones, each name once)
 
 ``LOW..HIGH`` bounds the values: integers are drawn from ``[LOW, HIGH)``, floats uniformly
 from ``[LOW, HIGH)``. Without a range floats are standard normal, integers ``[0, 10)``, bools
@@ -81,7 +84,18 @@ class TupleSpec:
         return f"({inner},)" if len(self.items) == 1 else f"({inner})"
 
 
-Spec = Union[TensorSpec, ScalarSpec, TupleSpec]
+@dataclass(frozen=True)
+class KeywordSpec:
+    """``name=spec``: the call passes this argument by keyword."""
+
+    name: str
+    spec: "Spec"
+
+    def __str__(self) -> str:
+        return f"{self.name}={self.spec}"
+
+
+Spec = Union[TensorSpec, ScalarSpec, TupleSpec, KeywordSpec]
 
 _SHORT = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
           "complex64": "c64", "int8": "i8", "uint8": "u8", "int16": "i16", "int32": "i32",
@@ -189,17 +203,42 @@ def _parse(text: str, whole: str) -> Spec:
     return TensorSpec(dtype, shape, low, high, match.group("device") or "cpu")
 
 
+_KEYWORD = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)=(?P<spec>.*)$", re.S)
+
+
+def _argument(text: str, whole: str) -> Spec:
+    match = _KEYWORD.match(text)
+    if match:
+        return KeywordSpec(match.group("name"), _parse(match.group("spec"), whole))
+    return _parse(text, whole)
+
+
 def parse_input(text: str) -> Spec:
-    """One argument: ``f32[8,16]``, ``i64[2,16]:0..1000``, ``3``, ``(f32[2], f32[2])`` ..."""
+    """One argument: ``f32[8,16]``, ``i64[2,16]:0..1000``, ``3``, ``(f32[2], f32[2])``, or a
+    keyword argument ``input_ids=i64[2,16]:0..1000`` (a :class:`KeywordSpec`)."""
     if not isinstance(text, str):
         raise SpecError(repr(text), "an input spec must be a string")
     compact = re.sub(r"\s+", "", text)
-    return _parse(compact, text)
+    return _argument(compact, text)
+
+
+def check_call(specs: List[Spec], whole: str) -> List[Spec]:
+    """One call's arguments, checked: keywords after the positional ones, each name once."""
+    seen = set()
+    for spec in specs:
+        if isinstance(spec, KeywordSpec):
+            if spec.name in seen:
+                raise SpecError(whole, f"keyword argument {spec.name!r} given twice")
+            seen.add(spec.name)
+        elif seen:
+            raise SpecError(whole, f"positional argument {str(spec)!r} after a keyword argument")
+    return specs
 
 
 def parse_input_set(text: str) -> List[Spec]:
-    """One call's arguments separated by ``;`` (``f32[2,16];i64[2,16]:0..100``)."""
+    """One call's arguments separated by ``;`` (``f32[2,16];i64[2,16]:0..100``, or with
+    names: ``input_ids=i64[2,16]:0..1000;attention_mask=i64[2,16]:1..2``)."""
     compact = re.sub(r"\s+", "", text)
     if not compact:
         return []
-    return [_parse(part, text) for part in _split_top(compact, ";", text)]
+    return check_call([_argument(part, text) for part in _split_top(compact, ";", text)], text)

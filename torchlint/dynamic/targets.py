@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from torchlint.config import ConfigError, check_mode, target_table_problem
-from torchlint.dynamic.specs import Spec, SpecError, parse_input, parse_input_set
+from torchlint.config import CUDAGRAPH_MODES, ConfigError, check_mode, target_table_problem
+from torchlint.dynamic.specs import Spec, SpecError, check_call, parse_input, parse_input_set
 
 
 class TargetError(ValueError):
@@ -26,6 +26,58 @@ class TargetError(ValueError):
         self.target = target
         self.problem = problem
         super().__init__(f"target {target!r}: {problem}")
+
+
+_DOTTED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
+
+
+def is_dotted(path: str) -> bool:
+    """``pkg.model`` (a module's dotted name) rather than a file path (``pkg/model.py``)."""
+    return bool(_DOTTED.match(path)) and not path.endswith(".py")
+
+
+def search_folders(*roots: Optional[str]) -> List[str]:
+    """Where a dotted name is looked for: each root, then its ``src/`` (the src layout)."""
+    out: List[str] = []
+    for root in roots:
+        if not root:
+            continue
+        for folder in (root, os.path.join(root, "src")):
+            folder = os.path.abspath(folder)
+            if folder not in out and os.path.isdir(folder):
+                out.append(folder)
+    return out
+
+
+def find_module_file(dotted: str, folders: Sequence[str]) -> Optional[str]:
+    """The file of module ``pkg.model`` under the first of ``folders`` that holds it
+    (``pkg/model.py`` or ``pkg/model/__init__.py``), found on disk: nothing is imported."""
+    parts = dotted.split(".")
+    for folder in folders:
+        stem = os.path.join(folder, *parts)
+        for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
+            if os.path.isfile(candidate):
+                return candidate
+    return None
+
+
+def package_of(path: str) -> Tuple[str, List[str]]:
+    """Where the file's package starts: ``(folder to import from, dotted parts)``.
+
+    ``src/pkg/layers/attn.py`` with ``__init__.py`` in ``pkg/`` and ``pkg/layers/`` is
+    ``("src", ["pkg", "layers", "attn"])``; a file outside any package is ``(its folder,
+    [its stem])``. Found by walking up ``__init__.py`` files; nothing is imported.
+    """
+    path = os.path.abspath(path)
+    folder, name = os.path.split(path)
+    stem = os.path.splitext(name)[0]
+    parts = [] if stem == "__init__" else [stem]
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        folder, package = os.path.split(folder)
+        parts.insert(0, package)
+        if not package:
+            break
+    return folder, parts
 
 
 _OBJECT = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*(?P<call>\(.*\))?$", re.S)
@@ -109,7 +161,7 @@ class TargetSpec:
     def run_device(self) -> Optional[str]:
         """Where the target runs: its ``device``, else ``cuda`` for reduce-overhead (inductor
         records CUDA graphs only there), else wherever it was built (None)."""
-        return self.device or ("cuda" if self.mode == "reduce-overhead" else None)
+        return self.device or ("cuda" if self.mode in CUDAGRAPH_MODES else None)
 
     def to_wire(self) -> Dict[str, Any]:
         """What the worker needs, as JSON-able data (specs travel as their text)."""
@@ -141,7 +193,8 @@ def make_target(
 ) -> TargetSpec:
     """Validate a declaration (CLI options or one ``[[tool.torchlint.targets]]`` table).
 
-    ``inputs``: one spec per positional argument (``--input``, repeatable), one call.
+    ``inputs``: one spec per argument (``--input``, repeatable), one call; ``name=spec`` passes
+    it by keyword.
     ``input_sets``: ``;``-separated argument lists (``--input-set``, repeatable), one call each.
     ``inputs_from``: ``PATH:FUNC`` returning one call's arguments; ``input_sets_from``:
     ``PATH:FUNC`` returning a list of calls. Calls run in this order: inputs-from, inputs,
@@ -150,7 +203,7 @@ def make_target(
     ref = parse_ref(target)
     calls: List[Tuple[Spec, ...]] = []
     if inputs:
-        calls.append(tuple(parse_input(s) for s in inputs))
+        calls.append(tuple(check_call([parse_input(s) for s in inputs], " ".join(inputs))))
     for text in input_sets:
         calls.append(tuple(parse_input_set(text)))
     source = parse_ref(inputs_from, "inputs-from function") if inputs_from else None
@@ -165,12 +218,16 @@ def make_target(
                       max_recompiles, name, mode, device)
 
 
-def target_from_config(table: Dict[str, Any], *, base_dir: str = ".") -> TargetSpec:
+def target_from_config(table: Dict[str, Any], *, base_dir: str = ".", search: Sequence[str] = ()
+                       ) -> TargetSpec:
     """One ``[[tool.torchlint.targets]]`` table (or a CLI declaration with the same keys):
     ``target`` (required), ``input`` (list of specs, one call), ``input-sets`` (list of
     ``;``-separated calls), ``inputs-from``, ``input-sets-from``, ``train``, ``timeout``,
     ``max-graph-breaks``, ``max-recompiles``, ``name``, ``mode``, ``device``. Relative paths are taken from
-    ``base_dir`` (the folder of pyproject.toml for config targets, the cwd for CLI ones)."""
+    ``base_dir`` (the folder of pyproject.toml for config targets, the cwd for CLI ones).
+    A dotted name (``pkg.model:Net``) is looked up as a file under ``base_dir``, then under
+    ``search`` (each with its ``src/``); one found nowhere is left to the worker to import
+    (an installed package)."""
     name = str(table.get("target", "?")) if isinstance(table, dict) else "?"
     problem = target_table_problem(table)
     if problem is not None:
@@ -180,10 +237,15 @@ def target_from_config(table: Dict[str, Any], *, base_dir: str = ".") -> TargetS
     def rebase(text: Optional[str]) -> Optional[str]:
         if text is None:
             return None
+        text = text.strip()
         ref = parse_ref(text)
+        rest = text[len(ref.path):]
+        if is_dotted(ref.path) and not os.path.exists(os.path.join(base_dir, ref.path)):
+            found = find_module_file(ref.path, search_folders(base_dir, *search))
+            return found + rest if found else text
         if os.path.isabs(ref.path) or base_dir in ("", "."):
             return text
-        return os.path.join(base_dir, ref.path) + text[len(ref.path):]
+        return os.path.join(base_dir, ref.path) + rest
 
     return make_target(
         rebase(name), table.get("input", []), table.get("input-sets", []),
@@ -196,4 +258,4 @@ def target_from_config(table: Dict[str, Any], *, base_dir: str = ".") -> TargetS
 
 
 __all__ = ["TargetError", "SpecError", "ObjectRef", "TargetSpec", "parse_ref", "make_target",
-           "target_from_config"]
+           "target_from_config", "is_dotted", "package_of", "search_folders", "find_module_file"]

@@ -30,10 +30,34 @@ def _one_line(e: BaseException) -> str:
     return f"{type(e).__name__}: {lines[0]}" if lines else type(e).__name__
 
 
+def _chain(e: BaseException) -> list:
+    """``e`` and what caused it, outermost first."""
+    out = []
+    while e is not None and e not in out:
+        out.append(e)
+        e = e.__cause__ or e.__context__
+    return out
+
+
+def _real_error(e: BaseException) -> BaseException:
+    """The error the user's code made, not dynamo's wrapper of it: ``TorchRuntimeError:
+    RuntimeError when making fake tensor call`` was caused by the shape mismatch at the user's
+    line, which is what to show."""
+    chain = _chain(e)
+    own = [c for c in chain if not type(c).__module__.startswith("torch._dynamo")]
+    return own[0] if own else e
+
+
 def _user_line(e: BaseException, user_files: set) -> str:
-    """`` at model.py:12`` for the innermost traceback frame in the user's files, if any."""
-    frames = [f for f in traceback.extract_tb(e.__traceback__) if os.path.realpath(f.filename) in user_files]
-    return f" (at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno})" if frames else ""
+    """`` (at model.py:12)``: the innermost frame in the user's files of the traceback, or of
+    the user stack dynamo kept with its error (``real_stack``: the line it was tracing)."""
+    for error in _chain(e):
+        stack = [(f.filename, f.lineno) for f in getattr(error, "real_stack", None) or []]
+        stack += [(f.filename, f.lineno) for f in traceback.extract_tb(error.__traceback__)]
+        frames = [(f, n) for f, n in stack if os.path.realpath(f) in user_files]
+        if frames:
+            return f" (at {os.path.basename(frames[-1][0])}:{frames[-1][1]})"
+    return ""
 
 
 _OUT_OF_MEMORY = re.compile(r"MemoryError|can't allocate memory|Cannot allocate memory|out of memory", re.I)
@@ -157,10 +181,11 @@ def handle(request: Dict[str, Any]) -> Answer:
 def _handle(request: Dict[str, Any]) -> Answer:
     import torch
 
+    from torchlint.config import CUDAGRAPH_MODES
     from torchlint.dynamic.cudagraphs import observe_cudagraphs, prepare
     from torchlint.dynamic.load import load_input_sets, load_inputs, load_target
     from torchlint.dynamic.observe import observe
-    from torchlint.dynamic.load import materialize
+    from torchlint.dynamic.load import materialize_call
     from torchlint.dynamic.specs import parse_input
     from torchlint.dynamic.targets import TargetError, parse_ref
 
@@ -175,10 +200,7 @@ def _handle(request: Dict[str, Any]) -> Answer:
         ref = parse_ref(request["target"])
         fn, path = load_target(ref, cwd)
         user_files.add(path)
-        calls = [
-            ([materialize(parse_input(s), seed=i) for i, s in enumerate(call)], {})
-            for call in request.get("input_sets") or []
-        ]
+        calls = [materialize_call([parse_input(s) for s in call]) for call in request.get("input_sets") or []]
         if request.get("inputs_from"):
             source = parse_ref(request["inputs_from"], "inputs-from function")
             calls.insert(0, load_inputs(source, cwd))
@@ -191,14 +213,15 @@ def _handle(request: Dict[str, Any]) -> Answer:
             fn, [list(a) for a, _ in calls], kwarg_sets=[k for _, k in calls],
             user_files=user_files, train=bool(request.get("train")),
         )
-        if request.get("mode") == "reduce-overhead":
-            cudagraphs = observe_cudagraphs(fn, calls, user_files=user_files)
+        if request.get("mode") in CUDAGRAPH_MODES:  # reduce-overhead, max-autotune
+            cudagraphs = observe_cudagraphs(fn, calls, user_files=user_files, mode=request["mode"])
     except TargetError as e:
         return Answer(id=number, error=str(e), path=path)
     except SystemExit as e:
         return Answer(id=number, error=f"the target called sys.exit({e.code!r})", path=path)
     except Exception as e:
-        return Answer(id=number, error=f"raised {_one_line(e)}{_user_line(e, user_files)}", path=path)
+        return Answer(id=number, error=f"raised {_one_line(_real_error(e))}{_user_line(e, user_files)}",
+                      path=path, traceback="".join(traceback.format_exception(type(e), e, e.__traceback__)))
     return obs.answer(id=number, path=path, cudagraphs=cudagraphs)
 
 

@@ -40,6 +40,18 @@ def render(report: Report, fmt: str, stream: TextIO, options: RenderOptions) -> 
     module.render(report, stream, options=options)
 
 
+#: rule-code prefix of the rules about the comments themselves (TL900 unused-suppression)
+SUPPRESSION_PREFIX = "TL9"
+
+
+def kind_of(finding: Finding) -> str:
+    """``break`` (a graph break, potential or confirmed), ``performance`` (a TL1xx warning or a
+    CUDA-graph finding) or ``suppression`` (TL9xx: about suppression comments)."""
+    if (finding.rule or "").startswith(SUPPRESSION_PREFIX):
+        return "suppression"
+    return "performance" if finding.severity == "warning" else "break"
+
+
 def display_code(finding: Finding) -> str:
     """The code a finding is shown under: its rule, else dynamo's GB code, else ``dynamo``."""
     return finding.rule or finding.gb_code or "dynamo"

@@ -18,7 +18,7 @@ from urllib.parse import quote
 
 from torchlint import __version__
 from torchlint.findings import FileError, Finding, Report
-from torchlint.output import message_with_fix
+from torchlint.output import SUPPRESSION_PREFIX, message_with_fix
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SRCROOT = "%SRCROOT%"
@@ -63,7 +63,8 @@ def _rule_descriptors() -> List[Dict[str, Any]]:
             "properties": {
                 "gb_codes": list(rule.gb_codes),
                 "fix": rule.fix_applicability,
-                "tags": ["torch.compile", "performance" if rule.severity == "warning" else "graph-break"],
+                "tags": ["torch.compile", "suppression" if rule.code.startswith(SUPPRESSION_PREFIX)
+                         else "performance" if rule.severity == "warning" else "graph-break"],
             },
         })
     out.append({

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from torchlint.findings import Finding, Report
-from torchlint.output import location
+from torchlint.output import kind_of, location
 
 _STATUS = {
     "static": ("potential graph break", "yellow"),
@@ -23,12 +23,19 @@ _STATUS = {
 }
 
 
-def _status(f: Finding, dynamic_ran: bool) -> str:
-    if f.severity == "warning":
+def _status(f: Finding, report: Report) -> str:
+    kind = kind_of(f)
+    if kind == "suppression":
+        return "[cyan]not a graph break[/]"
+    if kind == "performance":
         return "[cyan]performance warning, not a graph break[/]"
     label, color = _STATUS[f.source]
-    if f.source == "static" and dynamic_ran and f.target is None:
-        label = "potential graph break, not confirmed by dynamo"
+    if f.source == "dynamic" and f.rule:  # the rule flags the line, but its region was not followed
+        label = f"found by dynamo, {f.rule} flags this line"
+    if f.source == "static" and report.dynamic_ran and f.target is None:
+        # "not confirmed" only where a target ran the line without breaking; else not reached
+        label = ("potential graph break, not confirmed by dynamo (ran without breaking)"
+                 if report.traced(f) else "potential graph break, not reached by dynamo")
     return f"[{color}]{label}[/]"
 
 
@@ -53,13 +60,18 @@ def _code_frame(console: Console, f: Finding) -> None:
 def render(report: Report, stream: TextIO, *, options) -> None:
     console = Console(file=stream, force_terminal=options.color, no_color=not options.color,
                       highlight=False, soft_wrap=True, emoji=False)
+    if options.statistics:  # the table alone (as ruff's --statistics), then what failed
+        _statistics(console, report, options)
+        _errors(console, report)
+        _gate(console, report)
+        return
     if not options.quiet:
         for f in report.findings:
             code = f.rule or f.gb_code or "dynamo"
             fix = " [green]\\[*][/]" if _fixable(f, options) else ""
             console.print(
                 f"[bold]{escape(location(f))}:[/] [bold red]{code}[/]{fix} "
-                f"{escape(f.name)} {escape(f.message)} ({_status(f, report.dynamic_ran)})"
+                f"{escape(f.name)} {escape(f.message)} ({_status(f, report)})"
             )
             _code_frame(console, f)
             if f.source == "dynamic":
@@ -72,54 +84,93 @@ def render(report: Report, stream: TextIO, *, options) -> None:
             if f.target:
                 console.print(f"  [dim]{' ' * len(str(f.line))} =[/] target: {escape(f.target)}")
             console.print()
+    _errors(console, report)
+    for t in report.targets:
+        if t.error:
+            console.print(f"[bold]{escape(t.target)}[/]: [red]failed[/]: {escape(t.error)}")
+        if not t.error or t.program is not None:  # a watched program that failed: what it recorded
+            console.print(
+                f"[bold]{escape(t.target)}[/]: {t.graphs} graph{'s' if t.graphs != 1 else ''}, "
+                + _breaks(t) + ", "
+                f"{t.recompiles} recompile{'s' if t.recompiles != 1 else ''}"
+                + (f", {t.cudagraph_skips} CUDA-graph skip{'s' if t.cudagraph_skips != 1 else ''}"
+                   if t.cudagraph_skips is not None else "")
+                + f" ({t.seconds:.1f} s)"
+            )
+        for r in t.recompile_reasons:
+            where = f" at {r.path}:{r.line}" if r.path and r.line else ""
+            console.print(f"  recompiled{where}: {escape(r.reason)}")
+        for r in t.recompile_limit_hits:
+            where = f" at {r.path}:{r.line}" if r.path and r.line else ""
+            console.print(f"  [bold red]RECOMPILE LIMIT{where}[/]: {escape(r.reason)}")
+        for line in t.details:
+            console.print(f"  {escape(line)}", style="yellow" if line.startswith("warning:") else None)
+    _summary(console, report, options)
+    _gate(console, report)
+
+
+def _errors(console: Console, report: Report) -> None:
     for e in report.errors:
         console.print(f"[bold]{escape(e.path)}:[/] [bold red]error:[/] {escape(e.message)}")
     if report.errors:
         console.print()
-    for t in report.targets:
-        if t.error:
-            console.print(f"[bold]{escape(t.target)}[/]: [red]failed[/]: {escape(t.error)}")
-            continue
-        console.print(
-            f"[bold]{escape(t.target)}[/]: {t.graphs} graph{'s' if t.graphs != 1 else ''}, "
-            f"{t.graph_breaks} graph break{'s' if t.graph_breaks != 1 else ''}, "
-            f"{t.recompiles} recompile{'s' if t.recompiles != 1 else ''}"
-            + (f", {t.cudagraph_skips} CUDA-graph skip{'s' if t.cudagraph_skips != 1 else ''}"
-               if t.cudagraph_skips is not None else "")
-            + f" ({t.seconds:.1f} s)"
-        )
-        for r in t.recompile_reasons:
-            where = f" at {r.path}:{r.line}" if r.path and r.line else ""
-            console.print(f"  recompiled{where}: {escape(r.reason)}")
-    _summary(console, report, options)
+
+
+def _gate(console: Console, report: Report) -> None:
     for line in report.gate_notes:
         console.print(f"[green]{escape(line)}[/]")
     for line in report.gate_failures:
         console.print(f"[bold red]{escape(line)}[/]")
 
 
+def _statistics(console: Console, report: Report, options) -> None:
+    """One line per code: count, code, `[*]` when some are fixable, name; most frequent first."""
+    counts = Counter((f.rule or f.gb_code or "dynamo", f.name) for f in report.findings)
+    fixable = {(f.rule or f.gb_code or "dynamo", f.name) for f in report.findings if _fixable(f, options)}
+    for (code, name), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        mark = "[green]\\[*][/] " if (code, name) in fixable else "    "
+        console.print(f"{n:5d}  {code:7s} {mark}{escape(name)}")
+
+
+def _files(report: Report) -> str:
+    """Files with findings: ``6 of 13 files`` (of the files checked), or ``6 files`` when every
+    file checked has one."""
+    k, n = report.files_with_findings, report.files
+    if k < n:
+        return f"{k} of {n} files"
+    return f"{k} file{'s' if k != 1 else ''}"
+
+
+def _breaks(t) -> str:
+    """``4 graph breaks at 2 sites`` (hits, distinct places), ``1 graph break`` when they agree."""
+    hits = max(t.graph_break_hits, t.graph_breaks)
+    text = f"{hits} graph break{'s' if hits != 1 else ''}"
+    if hits != t.graph_breaks:
+        text += f" at {t.graph_breaks} site{'s' if t.graph_breaks != 1 else ''}"
+    return text
+
+
 def _summary(console: Console, report: Report, options) -> None:
     counts = Counter((f.rule or f.gb_code or "dynamo", f.name) for f in report.findings)
-    if options.statistics and counts:
-        for (code, name), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
-            console.print(f"{n:5d}  {code:7s} {escape(name)}")
     n = len(report.findings)
     if report.dynamic_ran:
         by = Counter(f.source for f in report.findings)
+        ran = sum(1 for f in report.findings if f.source == "static" and report.traced(f))
         console.print(
-            f"Found {n} finding{'s' if n != 1 else ''} in {report.files} file{'s' if report.files != 1 else ''}: "
-            f"{by['both']} confirmed by dynamo, {by['static']} not confirmed, {by['dynamic']} found only by dynamo; "
+            f"Found {n} finding{'s' if n != 1 else ''} in {_files(report)}: "
+            f"{by['both']} confirmed by dynamo, {ran} not confirmed (ran without breaking), "
+            f"{by['static'] - ran} not reached by dynamo, {by['dynamic']} found only by dynamo; "
             f"{report.graph_breaks} graph break{'s' if report.graph_breaks != 1 else ''} in {len(report.targets)} "
             f"target{'s' if len(report.targets) != 1 else ''}."
         )
     elif n:
         per_rule = ", ".join(f"{code} × {k}" for (code, _), k in sorted(counts.items()))
-        warnings = sum(1 for f in report.findings if f.severity == "warning")
-        parts = [f"{n - warnings} potential graph break{'s' if n - warnings != 1 else ''}"] if n > warnings else []
-        if warnings:
-            parts.append(f"{warnings} performance warning{'s' if warnings != 1 else ''}")
-        console.print(f"Found {' and '.join(parts)} in {report.files} "
-                      f"file{'s' if report.files != 1 else ''} ({per_rule}).")
+        kinds = Counter(kind_of(f) for f in report.findings)
+        parts = [f"{k} {words}{'s' if k != 1 else ''}" for k, words in (
+            (kinds["break"], "potential graph break"), (kinds["performance"], "performance warning"),
+            (kinds["suppression"], "unused suppression")) if k]
+        found = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
+        console.print(f"Found {found} in {_files(report)} ({per_rule}).")
     else:
         console.print(f"All clear: no findings in {report.files} file{'s' if report.files != 1 else ''}.")
     fixable = sum(1 for f in report.findings if _fixable(f, options))

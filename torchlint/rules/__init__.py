@@ -4,14 +4,15 @@
 author reads. ``tlNNN_<name>.py`` holds one rule (its page is ``docs/rules/TLNNN-<name>.md``).
 :func:`enabled_rules` is the one rule selection the check, the fixes and the API share.
 
-May import: :mod:`torchlint.analysis` and ``torchlint.data``. Never the engine, the
+May import: :mod:`torchlint.analysis`, ``torchlint.data`` and :mod:`torchlint.matrix` (what
+breaks on which torch). Never the engine, the
 fixes, the output or the dynamic pass.
 """
 from __future__ import annotations
 
 import importlib
 import pkgutil
-from typing import Any, Dict, Iterable, List, Type
+from typing import Any, Dict, Iterable, List, Optional, Type
 
 from torchlint.rules.base import REGISTRY, Rule
 
@@ -36,10 +37,16 @@ def select_rules(codes: Iterable[str]) -> List[Type[Rule]]:
     return [r for r in all_rules() if r.code in wanted]
 
 
-def enabled_rules(settings: Any) -> List[Type[Rule]]:
+def enabled_rules(settings: Any, torch_version: Optional[str] = None) -> List[Type[Rule]]:
     """The rules ``settings`` (a :class:`torchlint.config.Settings`) enable: ``select``
-    less ``ignore``. The one rule selection the check, the fixes and the API share."""
-    return select_rules(settings.enabled_rules([r.code for r in all_rules()]))
+    less ``ignore``, less the rules dead on the torch version reported for (``torch_version``,
+    default the settings' ``torch-version``; see :mod:`torchlint.matrix`). The one rule
+    selection the check, the fixes and the API share."""
+    from torchlint.matrix import dead_rules
+
+    version = torch_version or settings.static_torch_version()
+    dead = dead_rules(version) if version else set()
+    return select_rules([c for c in settings.enabled_rules([r.code for r in all_rules()]) if c not in dead])
 
 
 def all_rules() -> List[Type[Rule]]:

@@ -7,12 +7,14 @@ from importlib import resources
 
 import libcst as cst
 
+from torchlint import matrix
 from torchlint.rules.base import Rule
 
 
 @lru_cache(maxsize=1)
 def skipped_calls() -> dict:
-    """The data file of calls the installed torch does not trace (verified by the tests)."""
+    """The data file of calls dynamo does not trace (verified by the tests on the installed
+    torch; which of them break on each measured torch version is in the matrix)."""
     text = resources.files("torchlint").joinpath("data/skipped_calls.json").read_text("utf-8")
     return json.loads(text)
 
@@ -49,13 +51,17 @@ class SkippedCall(Rule):
         "`if not torch.compiler.is_compiling():`."
     )
     gb_codes = ("GB0007", "GB0008", "GB0059", "GB0156", "GB0291", "GB4198", "GB6215", "GB4841", "GB0294", "GB0170",
-                "GB0208")
+                "GB0208", "GB9193")  # GB9193: time.* from torch 2.15 on
     fix_applicability = "safe"
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         data = skipped_calls()
         self.calls = data["calls"]
+        version = matrix.active_version()  # the torch the static pass reports for, if set
+        traced = matrix.traced_calls(version) if version else set()
+        if traced:
+            self.calls = {name: entry for name, entry in self.calls.items() if name not in traced}
         self.logger_methods = set(data["logger_methods"])
         self.deepcopy = set(data["deepcopy"])
         self.copies = set(data["copy_tensor"])

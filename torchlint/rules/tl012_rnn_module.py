@@ -21,7 +21,7 @@ class RnnModule(Rule):
         "Set `torch._dynamo.config.allow_rnn = True` before compiling, or replace the module "
         "with a cell (`nn.GRUCell`, `nn.LSTMCell`) unrolled over a fixed number of steps."
     )
-    gb_codes = ("GB0014",)
+    gb_codes = ("GB0014", "GB0148")  # GB0148: torch 2.15
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func

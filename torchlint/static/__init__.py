@@ -6,7 +6,7 @@ file's parse and walk under a time limit on a big stack (and words parse errors)
 reads the files, pre-filters them, runs them in a process pool and asks the ``cache``;
 ``notebook`` turns a notebook's code cells into one module and fixed text back into cells.
 
-May import: :mod:`torchlint.analysis`, :mod:`torchlint.rules`, ``files``, ``findings``
-and ``config``. Never the fixes (they are handed in as a
+May import: :mod:`torchlint.analysis`, :mod:`torchlint.rules`, ``files``, ``findings``,
+``config`` and ``matrix``. Never the fixes (they are handed in as a
 :class:`~torchlint.static.engine.FixPlanner`), the output or the dynamic pass.
 """

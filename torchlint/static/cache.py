@@ -4,7 +4,7 @@ An entry holds one file's static findings (or its parse error), with their fixes
 run marked them (each as its text edits: line and column spans and the new text).
 Its key is a hash of the file's text and path, torchlint's version, the rule selection
 (``select``/``ignore``; ``per-file-ignores`` are applied after the cache, so they are not
-part of it) and the *engine version*: a hash of the rule modules, the static engine, the
+part of it), the torch version it reports for (``torch-version``) and the *engine version*: a hash of the rule modules, the static engine, the
 fixes and the data files they read, plus the libcst and Python versions. Change any of
 them and old entries are simply not found.
 
@@ -32,6 +32,7 @@ from torchlint.findings import Edit, Finding, Fix
 FORMAT = 1
 DEFAULT_DIR = ".torchlint_cache"
 ENTRIES = f"static-v{FORMAT}"
+SUMMARIES = f"summary-v{FORMAT}"
 TAG_NAME = "CACHEDIR.TAG"
 TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
@@ -105,20 +106,65 @@ def default_dir(settings, cwd: str) -> str:
 class Cache:
     """Per-file static results under ``folder``, for one engine version and rule selection."""
 
-    def __init__(self, folder: str, select, ignore, *, engine: Optional[str] = None) -> None:
+    def __init__(self, folder: str, select, ignore, *, engine: Optional[str] = None,
+                 torch_version: Optional[str] = None) -> None:
         self.folder = folder
         self.entries = os.path.join(folder, ENTRIES)
-        namespace = json.dumps([FORMAT, engine or engine_version(), settings_key(select, ignore)])
+        # torch_version: the version the static pass reports for (what breaks differs by version)
+        namespace = json.dumps([FORMAT, engine or engine_version(), settings_key(select, ignore), torch_version])
         self.namespace = hashlib.sha256(namespace.encode()).hexdigest()
         self._ready = False
         self.write_failed = False
 
     # -- keys ---------------------------------------------------------------------------
-    def key(self, path: str, source: str) -> str:
+    def key(self, path: str, source: str, project: str = "") -> str:
+        """The entry of ``path`` with text ``source``; ``project``: a digest of the file's facts
+        from the project-wide analysis (what it uses of the files its regions reach)."""
         h = hashlib.sha256(self.namespace.encode())
         h.update(b"\0" + path.encode("utf-8", "surrogatepass") + b"\0")
         h.update(source.encode("utf-8", "surrogatepass"))
+        if project:
+            h.update(b"\0project\0" + project.encode())
         return h.hexdigest()
+
+    # -- summaries (the project-wide analysis's per-file input, keyed by content only) ----
+    def _summary_file(self, source: str) -> str:
+        h = hashlib.sha256(self.namespace.encode() + b"\0summary\0")
+        h.update(source.encode("utf-8", "surrogatepass"))
+        digest = h.hexdigest()
+        return os.path.join(self.folder, SUMMARIES, digest[:2], digest[2:] + ".json")
+
+    def get_summary(self, source: str) -> Optional[Dict[str, Any]]:
+        try:
+            with open(self._summary_file(source), "rb") as fh:
+                entry = json.loads(fh.read())
+        except (OSError, ValueError, RecursionError):
+            return None
+        return entry if isinstance(entry, dict) and isinstance(entry.get("imports"), list) else None
+
+    def put_summary(self, source: str, summary: Dict[str, Any]) -> None:
+        if not self.write_failed:
+            self._write(self._summary_file(source), summary)
+
+    # -- the project-wide result for one set of checked files ----------------------------
+    def _project_file(self, key: str) -> str:
+        h = hashlib.sha256(self.namespace.encode() + b"\0project\0" + key.encode()).hexdigest()
+        return os.path.join(self.folder, SUMMARIES, "project-" + h[:32] + ".json")
+
+    def get_project(self, key: str) -> Optional[Dict[str, Any]]:
+        """The stored analysis of the files named by ``key``: ``{"files": {path: [text digest,
+        summary digest]}, "facts": {path: facts}}``, or None."""
+        try:
+            with open(self._project_file(key), "rb") as fh:
+                entry = json.loads(fh.read())
+        except (OSError, ValueError, RecursionError):
+            return None
+        ok = isinstance(entry, dict) and isinstance(entry.get("files"), dict) and isinstance(entry.get("facts"), dict)
+        return entry if ok else None
+
+    def put_project(self, key: str, entry: Dict[str, Any]) -> None:
+        if not self.write_failed:
+            self._write(self._project_file(key), entry)
 
     def _file(self, key: str) -> str:
         return os.path.join(self.entries, key[:2], key[2:] + ".json")
@@ -149,7 +195,10 @@ class Cache:
             return
         entry = {"format": FORMAT, "key": key, "error": error, "lines": lines, "fixes": fixes,
                  "findings": [_encode(f) for f in findings]}
-        target = self._file(key)
+        self._write(self._file(key), entry)
+
+    def _write(self, target: str, entry: Any) -> None:
+        """Write one JSON entry atomically; a cache that cannot be written is quietly not used."""
         try:
             if not self._ready:
                 self._prepare()

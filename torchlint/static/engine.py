@@ -14,7 +14,7 @@ rules' base and the analysis, never the fixes.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Type
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Type
 
 import libcst as cst
 
@@ -22,9 +22,9 @@ from torchlint.findings import Finding, Fix
 from torchlint.rules.base import FileContext, Rule
 from torchlint.files import line_at, source_lines
 from torchlint.analysis.names import ImportTable
-from torchlint.analysis.regions import build_index, find_regions, is_compiling_guard
+from torchlint.analysis.regions import Region, build_index, find_regions, is_compiling_guard
 from torchlint.analysis.tensors import TensorScope
-from torchlint.analysis.tree import TRIVIA_TYPES, Span, spans_of, traverse
+from torchlint.analysis.tree import TRIVIA_TYPES, Span, positions, spans_of, traverse, walk
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
@@ -151,13 +151,28 @@ def lint_module(
     *,
     fixes: Optional[FixPlanner] = None,
     source: Optional[str] = None,
+    project: Optional[dict] = None,
+    compiled_lines: Optional[Set[int]] = None,
 ) -> List[Finding]:
-    """Findings of the given rules in one parsed module (``source``: its text, when at hand).
+    """Findings of the given rules in one parsed module (``source``: its text, when at hand;
+    ``project``: the file's facts from the project-wide analysis,
+    :meth:`torchlint.analysis.project.Project.facts`).
 
-    With ``fixes``, a finding a fix can rewrite carries its :class:`~torchlint.findings.Fix`."""
+    With ``fixes``, a finding a fix can rewrite carries its :class:`~torchlint.findings.Fix`.
+    ``compiled_lines``: every function holding one of these lines is taken as compiled too
+    (:func:`lint_lines`)."""
     imports = ImportTable.from_module(module)
+    if project:
+        imports.apply_project(project)
     index = build_index(module, imports)
-    regions = find_regions(index)
+    regions = find_regions(index, project)
+    if compiled_lines:
+        owners = {id(m): info for info in index.classes.values() for m in info.methods.values()}
+        functions = [n for n in walk(module) if isinstance(n, cst.FunctionDef)]
+        for fn, ((start, _), (end, _)) in positions(module, functions).items():
+            if fn not in regions and any(start <= line <= end for line in compiled_lines):
+                regions[fn] = Region(node=fn, qualname=fn.name.value, root=fn.name.value,
+                                     owner=owners.get(id(fn)))
     if not regions or not rule_classes:
         return []
     planning = fixes.start(module, rule_classes) if fixes is not None else None
@@ -167,7 +182,7 @@ def lint_module(
     for node, region in list(regions.items()):
         ctx.region = region
         ctx.scope = TensorScope(imports, region.owner)
-        all_tensors = region.is_root
+        all_tensors = region.is_root or region.cross_file
         ctx.scope.bind_params(node, region.tensor_params, all_tensors=all_tensors)
         walker.walk(node.body)
     ctx.region = ctx.scope = None
@@ -221,6 +236,17 @@ def lint_module(
             )
         )
     return findings
+
+
+def lint_lines(source: str, path: str, rule_classes: Sequence[Type[Rule]], wanted: Set[int]) -> List[Finding]:
+    """The findings the rules make on the ``wanted`` lines when every function holding one is
+    taken as compiled (dynamo broke there, so it was traced, whatever the regions say): what
+    a rule would flag on a line the static pass did not reach. Never imports the code.
+    Raises ``libcst.ParserSyntaxError`` on bad syntax."""
+    module = cst.parse_module(source)
+    findings = lint_module(module, path, rule_classes, source_lines(source), source=source,
+                           compiled_lines=set(wanted))
+    return [f for f in findings if any(f.line <= line <= max(f.end_line, f.line) for line in wanted)]
 
 
 def lint_source(source: str, path: str, rule_classes: Sequence[Type[Rule]],

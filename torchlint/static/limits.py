@@ -130,11 +130,11 @@ def run_limited(fn: Callable[..., Any], *args: Any, time_limit: Optional[float] 
 
 def guarded_lint(source: str, path: str, rule_classes: Sequence[Type["Rule"]],
                  time_limit: Optional[float] = None, *, fixes: Optional["FixPlanner"] = None,
-                 ) -> Tuple[List["Finding"], Optional[str]]:
+                 facts: Optional[dict] = None) -> Tuple[List["Finding"], Optional[str]]:
     """Parse and lint one file's text (``fixes``: marking fixable findings, inside the same
-    limits): (findings, None), or ([], a one-line error) when it is too deep, does not
-    parse, takes longer than ``time_limit`` (default :data:`FILE_TIME_LIMIT`) or trips a
-    bug in torchlint. Never raises."""
+    limits; ``facts``: what the project-wide analysis knows of this file): (findings, None),
+    or ([], a one-line error) when it is too deep, does not parse, takes longer than
+    ``time_limit`` (default :data:`FILE_TIME_LIMIT`) or trips a bug in torchlint. Never raises."""
     time_limit = FILE_TIME_LIMIT if time_limit is None else time_limit
     from torchlint.static.engine import lint_module
     from torchlint.files import source_lines
@@ -144,7 +144,8 @@ def guarded_lint(source: str, path: str, rule_classes: Sequence[Type["Rule"]],
         return [], reason
 
     def work() -> List["Finding"]:
-        return lint_module(parse(source), path, rule_classes, source_lines(source), fixes=fixes, source=source)
+        return lint_module(parse(source), path, rule_classes, source_lines(source), fixes=fixes, source=source,
+                           project=facts)
 
     try:
         return run_limited(work, time_limit=time_limit), None

@@ -13,13 +13,15 @@ cache answers (or one over files without torch) never loads them.
 from __future__ import annotations
 
 import gc
+import hashlib
+import json
 import os
 import re
 import sys
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Type
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Type
 
 from torchlint.findings import FileError, Finding
 from torchlint.files import FileProblem, read_source
@@ -97,18 +99,44 @@ def _line_count(source: str) -> int:
 
 
 def check_source(source: str, path: str, rule_classes: Sequence[Type["Rule"]],
-                 fixes: Optional["FixPlanner"] = None) -> FileResult:
-    """Lint one file's text (``fixes``: mark fixable findings in the same walk); parse
-    problems become ``error``, never exceptions."""
+                 fixes: Optional["FixPlanner"] = None, facts: Optional[dict] = None) -> FileResult:
+    """Lint one file's text (``fixes``: mark fixable findings in the same walk; ``facts``: what
+    the project-wide analysis says about the file, :func:`project_facts`); parse problems
+    become ``error``, never exceptions."""
     result = FileResult(path=path, lines=_line_count(source))
-    if not rule_classes or not is_candidate(source):
+    if not rule_classes or not (is_candidate(source) or (facts and (facts.get("roots") or facts.get("reached")))):
         return result
     from torchlint.static.limits import guarded_lint
     from torchlint.analysis.tree import unvalidated
 
     with unvalidated():  # the parser's nodes need no re-checking
-        result.findings, result.error = guarded_lint(source, path, rule_classes, fixes=fixes)
+        result.findings, result.error = guarded_lint(source, path, rule_classes, fixes=fixes, facts=facts)
     return result
+
+
+def rules_on_lines(wanted: Mapping[str, Iterable[int]], rule_classes: Sequence[Type["Rule"]],
+                   cwd: str = ".") -> Dict[Tuple[str, int], Set[str]]:
+    """(path, line) -> the codes of the rules that flag that line when the function holding it
+    is taken as compiled (:func:`torchlint.static.engine.lint_lines`): which rule, if any, a
+    graph break dynamo found there belongs to. ``wanted``: path (relative to ``cwd``) -> lines.
+    Files are read and parsed, never imported; one that cannot be is left out."""
+    from torchlint.static.engine import lint_lines
+    from torchlint.analysis.tree import unvalidated
+
+    out: Dict[Tuple[str, int], Set[str]] = {}
+    for path, lines in wanted.items():
+        lines = set(lines)
+        try:
+            source = read_source(os.path.join(cwd, path))
+            with unvalidated():
+                found = lint_lines(source, path, rule_classes, lines)
+        except Exception:  # noqa: BLE001 - unreadable or unparsable: no rule is named after it
+            continue
+        for f in found:
+            for line in lines:
+                if f.line <= line <= max(f.end_line, f.line):
+                    out.setdefault((path, line), set()).add(f.rule)
+    return out
 
 
 def default_jobs() -> int:
@@ -129,6 +157,8 @@ def run_static(
     advance: Optional[Advance] = None,
     fixes: Optional[Planner] = None,
     texts: Optional[Dict[str, str]] = None,
+    torch_version: Optional[str] = None,
+    project: Optional[bool] = None,
 ):
     """Findings and errors for ``files``, in file order.
 
@@ -137,33 +167,47 @@ def run_static(
     read and store per-file results. ``advance(n)`` is told as files are done.
     ``fixes``: set ``Finding.fix`` on fixable findings, in the same walk (cached with
     them). ``texts`` receives the text of each file with findings (for suppression comments).
+    ``torch_version``: report what breaks on that measured torch version (default: what
+    ``settings`` say, when given): rules dead there are not run, TL009 keeps the calls that
+    still break there (see :mod:`torchlint.matrix`). ``project``: decide regions over all
+    the files (default ``settings.project``, on).
     """
     mark_fixes = fixes is not None
+    if torch_version is None and settings is not None:
+        torch_version = settings.static_torch_version()
     tick = advance or (lambda n: None)
     results: List[Optional[FileResult]] = [None] * len(files)
-    todo: List[Tuple[int, str, str, Optional[str]]] = []  # (index, path, source, cache key)
+    todo: List[Tuple[int, str, str, Optional[str], Optional[dict]]] = []  # (index, path, source, key, facts)
+    sources: List[Optional[str]] = [None] * len(files)
     notebooks: List[int] = []
-    done = 0
     for i, path in enumerate(files):
         if path.endswith(".ipynb"):  # code cells as one module (torchlint.static.notebook), uncached
             notebooks.append(i)
             continue
         try:
-            source = read_source(path)
+            sources[i] = read_source(path)
         except FileProblem as exc:
             results[i] = FileResult(path=path, error=str(exc))
-        else:
-            if not is_candidate(source):
+    settings_ = settings or _default_settings()
+    facts: List[Optional[dict]] = [None] * len(files)
+    if project if project is not None else settings_.project:
+        facts = project_facts(files, sources, settings_, cache)
+    done = 0
+    for i, path in enumerate(files):
+        source = sources[i]
+        if source is not None:
+            fact = facts[i]
+            if not is_candidate(source) and not (fact and (fact.get("roots") or fact.get("reached"))):
                 results[i] = FileResult(path=path, lines=_line_count(source))
             else:
-                key = cache.key(path, source) if cache is not None else None
+                key = cache.key(path, source, _digest(fact)) if cache is not None else None
                 hit = cache.get(key, path, mark_fixes) if key is not None else None  # type: ignore[union-attr]
                 if hit is not None:
                     results[i] = FileResult(path, hit[0], hit[1], hit[2])
                     if hit[0] and texts is not None:
                         texts[path] = source
                 else:
-                    todo.append((i, path, source, key))
+                    todo.append((i, path, source, key, fact))
                     continue
         done += 1
         if done >= 64:
@@ -175,12 +219,12 @@ def run_static(
         if rule_classes is None:
             from torchlint.rules import enabled_rules
 
-            rule_classes = enabled_rules(settings or _default_settings())
-        for i in notebooks:
+            rule_classes = enabled_rules(settings or _default_settings(), torch_version)
+        for i in notebooks:  # (counted as done with the unreadable files above)
             results[i] = _lint_notebook(files[i], rule_classes)
-            tick(1)
         planner = fixes() if fixes is not None else None
-        for (i, path, source, key), res in zip(todo, _lint_all(todo, rule_classes, jobs, tick, planner)):
+        for (i, path, source, key, _), res in zip(todo, _lint_all(todo, rule_classes, jobs, tick, planner,
+                                                                  torch_version)):
             results[i] = res
             if res.findings and texts is not None:
                 texts[path] = source
@@ -213,6 +257,96 @@ def _lint_notebook(path: str, rule_classes) -> FileResult:
                       lines=res.lines)
 
 
+def project_facts(files: Sequence[str], sources: Sequence[Optional[str]], settings: "Settings",
+                  cache: Optional["Cache"] = None) -> List[Optional[dict]]:
+    """Each file's facts from the project-wide analysis (None for a file that cannot be read).
+
+    Every file is summarised (``ast``, cached by content); imports are resolved to the checked
+    files and to the project's other files (read, never checked); installed packages only
+    with ``settings.follow_imports``.
+    """
+    from torchlint.analysis.modules import ModuleMap
+    from torchlint.analysis.project import Project
+    from torchlint.analysis.summary import summarize
+
+    root = settings.root if getattr(settings, "source", None) else os.getcwd()
+    roots = [os.path.join(root, r) for r in settings.src] if settings.src else [root, os.path.join(root, "src")]
+    given = {os.path.abspath(p): (p, src) for p, src in zip(files, sources) if src is not None}
+    modmap = ModuleMap(given, roots, follow_imports=settings.follow_imports)
+
+    texts: Dict[str, Optional[str]] = {path: entry[1] for path, entry in given.items()}
+
+    def text_of(path: str) -> Optional[str]:
+        if path not in texts:
+            try:
+                texts[path] = read_source(path)
+            except FileProblem:
+                texts[path] = None
+        return texts[path]
+
+    def load(path: str):
+        source = text_of(path)
+        if source is None:
+            return None
+        hit = cache.get_summary(source) if cache is not None else None
+        if hit is not None:
+            return hit
+        summary = summarize(source)
+        if cache is not None and summary is not None:
+            cache.put_summary(source, summary)
+        return summary
+
+    def display(path: str) -> str:
+        entry = given.get(path)
+        return entry[0] if entry is not None else os.path.relpath(path)
+
+    # The whole analysis is kept too, with a digest of each file it read: a run whose files'
+    # summaries are all unchanged (nothing edited, or edits inside what summaries leave out,
+    # such as comments) takes every file's facts from it without resolving anything.
+    key = json.dumps([sorted(given), [display(p) for p in sorted(given)], roots,
+                      settings.follow_imports, os.getcwd()])
+    stored = cache.get_project(key) if cache is not None else None
+    if stored is not None:
+        files_seen = dict(stored["files"])
+        for path, digests in stored["files"].items():
+            source = text_of(path)
+            if source is None or not isinstance(digests, list) or len(digests) != 2:
+                files_seen = None
+                break
+            if _text_digest(source) != digests[0]:
+                if _digest(load(path)) != digests[1]:
+                    files_seen = None
+                    break
+                files_seen[path] = [_text_digest(source), digests[1]]
+        if files_seen is not None:
+            if files_seen != stored["files"]:
+                cache.put_project(key, {"files": files_seen, "facts": stored["facts"]})  # type: ignore[union-attr]
+            return [stored["facts"].get(os.path.abspath(p)) if src is not None else None
+                    for p, src in zip(files, sources)]
+
+    project = Project(modmap, load, list(given), display)
+    out = [project.facts(os.path.abspath(p)) if src is not None else None for p, src in zip(files, sources)]
+    if cache is not None:
+        seen = {}
+        for path in project.read_paths():
+            source = text_of(path)
+            if source is not None:
+                seen[path] = [_text_digest(source), _digest(project.summary(path))]
+        cache.put_project(key, {"files": seen, "facts": {os.path.abspath(p): f for p, f in zip(files, out)
+                                                          if f is not None}})
+    return out
+
+
+def _text_digest(source: str) -> str:
+    return hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _digest(facts: Optional[dict]) -> str:
+    if not facts:
+        return ""
+    return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()
+
+
 def _transient(error: Optional[str]) -> bool:
     """An error that says more about this run (time, memory) than about the file: not cached."""
     return error is not None and error.startswith(("analysis stopped after", "out of memory"))
@@ -236,7 +370,8 @@ def run_static_pass(
     if use_cache:
         from torchlint.static.cache import Cache, default_dir
 
-        cache = Cache(default_dir(settings, cwd), settings.select, settings.ignore)
+        cache = Cache(default_dir(settings, cwd), settings.selected, settings.ignored,
+                      torch_version=settings.static_torch_version())
     return run_static(files, settings=settings, jobs=jobs if jobs is not None else settings.jobs,
                       cache=cache, advance=advance, fixes=fixes, texts=texts)
 
@@ -248,9 +383,10 @@ def _default_settings() -> "Settings":
 
 
 # -- linting the files that need it -----------------------------------------------------
-def _lint(path: str, source: str, rule_classes, fixes: Optional["FixPlanner"]) -> FileResult:
+def _lint(path: str, source: str, rule_classes, fixes: Optional["FixPlanner"],
+          facts: Optional[dict] = None) -> FileResult:
     with _gc_paused():
-        return check_source(source, path, rule_classes, fixes)
+        return check_source(source, path, rule_classes, fixes, facts)
 
 
 @contextmanager
@@ -270,16 +406,24 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _lint_all(todo, rule_classes, jobs: Optional[int], tick: Advance, fixes) -> List[FileResult]:
+def _lint_all(todo, rule_classes, jobs: Optional[int], tick: Advance, fixes,
+              torch_version: Optional[str] = None) -> List[FileResult]:
+    from torchlint import matrix
+
     workers = min(jobs or default_jobs(), len(todo))
     size = sum(len(item[2]) for item in todo)
-    if workers > 1 and len(todo) >= POOL_MIN_FILES and size >= POOL_MIN_CHARS and _picklable(rule_classes):
-        return _lint_in_pool(todo, rule_classes, workers, tick, fixes)
-    out = []
-    for _, path, source, _ in todo:
-        out.append(_lint(path, source, rule_classes, fixes))
-        tick(1)
-    return out
+    before = matrix.active_version()
+    matrix.use_version(torch_version)  # what TL009 reads; pool workers are told in _init_worker
+    try:
+        if workers > 1 and len(todo) >= POOL_MIN_FILES and size >= POOL_MIN_CHARS and _picklable(rule_classes):
+            return _lint_in_pool(todo, rule_classes, workers, tick, fixes, torch_version)
+        out = []
+        for _, path, source, _, fact in todo:
+            out.append(_lint(path, source, rule_classes, fixes, fact))
+            tick(1)
+        return out
+    finally:
+        matrix.use_version(before)
 
 
 def _picklable(rule_classes) -> bool:
@@ -295,17 +439,20 @@ def _picklable(rule_classes) -> bool:
 _WORKER: Optional[Tuple[Sequence[Type["Rule"]], Optional["FixPlanner"]]] = None
 
 
-def _init_worker(rule_classes, fixes) -> None:
+def _init_worker(rule_classes, fixes, torch_version: Optional[str] = None) -> None:
     import signal
+
+    from torchlint.matrix import use_version
 
     global _WORKER
     _WORKER = (rule_classes, fixes)
+    use_version(torch_version)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
 
 
-def _lint_one(path: str, source: str) -> FileResult:
+def _lint_one(path: str, source: str, facts: Optional[dict]) -> FileResult:
     assert _WORKER is not None
-    return _lint(path, source, *_WORKER)
+    return _lint(path, source, *_WORKER, facts)
 
 
 def _pool_context():
@@ -318,7 +465,8 @@ def _pool_context():
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
-def _lint_in_pool(todo, rule_classes, workers: int, tick: Advance, fixes) -> List[FileResult]:
+def _lint_in_pool(todo, rule_classes, workers: int, tick: Advance, fixes,
+                  torch_version: Optional[str] = None) -> List[FileResult]:
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
@@ -326,9 +474,9 @@ def _lint_in_pool(todo, rule_classes, workers: int, tick: Advance, fixes) -> Lis
     # Largest files first, so no worker is left with a big one at the end.
     order = sorted(range(len(todo)), key=lambda k: -len(todo[k][2]))
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(),
-                               initializer=_init_worker, initargs=(list(rule_classes), fixes))
+                               initializer=_init_worker, initargs=(list(rule_classes), fixes, torch_version))
     try:
-        futures = {pool.submit(_lint_one, todo[k][1], todo[k][2]): k for k in order}
+        futures = {pool.submit(_lint_one, todo[k][1], todo[k][2], todo[k][4]): k for k in order}
         for fut in as_completed(futures):
             results[futures[fut]] = fut.result()
             tick(1)
@@ -338,7 +486,7 @@ def _lint_in_pool(todo, rule_classes, workers: int, tick: Advance, fixes) -> Lis
         pool.shutdown(wait=True, cancel_futures=True)
     for k, res in enumerate(results):
         if res is None:
-            _, path, source, _ = todo[k]
-            results[k] = _lint(path, source, rule_classes, fixes)
+            _, path, source, _, fact = todo[k]
+            results[k] = _lint(path, source, rule_classes, fixes, fact)
             tick(1)
     return results  # type: ignore[return-value]

@@ -1,0 +1,2 @@
+HIDDEN = 16
+VOCAB = 1000

@@ -1,0 +1,3 @@
+import torch
+
+POSITION_SCALE = torch.ones(8)

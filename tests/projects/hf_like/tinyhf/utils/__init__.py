@@ -1,0 +1,3 @@
+from . import logging
+from .generic import capture_outputs
+from .import_utils import *  # noqa: F403

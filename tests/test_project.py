@@ -1,0 +1,277 @@
+"""Compiled regions across files: module resolution, bases, calls and facts from other files,
+and a per-file cache that stays right when another file changes.
+
+The packages of tests/projects carry `# graph break` on every line where dynamo breaks (the
+`dynamo` test checks the marks against torch); the static pass must find exactly those lines.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from support import REPO, run_cli, write
+from torchlint.analysis.modules import ModuleMap, package_walk, relative_base
+from torchlint.analysis.summary import summarize
+from torchlint.config import Settings
+from torchlint.static import run
+from torchlint.static.cache import Cache
+
+sys.path.insert(0, str(REPO / "benchmarks"))
+import project as bench  # noqa: E402  (benchmarks/project.py: the marks and the oracle)
+
+PROJECTS = sorted(Path(p) for p in bench.project_folders())
+
+
+def check_json(folder, *extra):
+    result = run_cli(["check", ".", "--no-dynamic", "--format", "json", "--exit-zero", *extra], cwd=folder)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)["findings"]
+
+
+def lines_of(findings, folder):
+    return {(os.path.relpath(os.path.join(folder, f["path"]), folder), f["line"]) for f in findings}
+
+
+# -- module resolution -------------------------------------------------------------------
+def test_a_file_is_named_by_walking_up_its_packages(tmp_path):
+    write(tmp_path, "pkg/__init__.py", "")
+    write(tmp_path, "pkg/sub/__init__.py", "")
+    mod = write(tmp_path, "pkg/sub/mod.py", "")
+    assert package_walk(str(mod)) == ("pkg.sub.mod", str(tmp_path))
+    assert package_walk(str(tmp_path / "pkg" / "sub" / "__init__.py"))[0] == "pkg.sub"
+    assert relative_base("pkg.sub.mod", False, 1) == "pkg.sub"
+    assert relative_base("pkg.sub.mod", False, 2) == "pkg"
+    assert relative_base("pkg.sub", True, 1) == "pkg.sub"
+    assert relative_base("pkg.mod", False, 3) is None
+
+
+def test_src_roots_name_namespace_packages_and_imports_reach_unchecked_files(tmp_path):
+    write(tmp_path, "src/ns/layers/__init__.py", "")
+    helper = write(tmp_path, "src/ns/layers/ops.py", "")
+    entry = write(tmp_path, "src/ns/model.py", "")
+    modmap = ModuleMap([str(entry)], roots=[str(tmp_path / "src")])
+    assert modmap.module_of(str(entry)) == "ns.model"
+    assert modmap.find("ns.layers.ops") == str(helper)  # not checked, but read
+    assert modmap.find("ns.layers") == str(tmp_path / "src/ns/layers/__init__.py")
+    assert modmap.find("ns.missing") is None
+
+
+def test_installed_packages_are_followed_only_when_asked(tmp_path):
+    entry = write(tmp_path, "app/__init__.py", "")
+    assert ModuleMap([str(entry)]).find("transformers") is None
+    assert ModuleMap([str(entry)]).find("torch") is None
+    followed = ModuleMap([str(entry)], follow_imports=True).find("transformers")
+    assert followed is not None and followed.endswith(os.path.join("transformers", "__init__.py"))
+    assert ModuleMap([str(entry)], follow_imports=True).find("torch") is None  # never read
+
+
+def test_the_summary_keeps_what_other_files_use():
+    s = summarize(
+        "import torch\nfrom ..base import Base as B\nfrom . import *\nlogger = get_logger(__name__)\n"
+        "disable = torch.compiler.disable\n"
+        "class Net(B, Mixin):\n    @property\n    def p(self):\n        return 1\n"
+        "    def forward(self, x):\n        if not is_compiling():\n            log(x)\n"
+        "        return super().forward(self.p)\n"
+        "def f(x) -> torch.Tensor:\n    return x\n"
+        "model = torch.compile(Net())\n"
+    )
+    assert ["B", "base", "Base", 2] in s["imports"] and ["*", "", "*", 1] in s["imports"]
+    assert s["bound"]["logger"] == "get_logger" and s["aliases"]["disable"] == "torch.compiler.disable"
+    net = s["classes"]["Net"]
+    assert net["bases"] == ["B", "Mixin"]
+    assert net["methods"]["p"]["decorators"] == ["property"]
+    assert ["log", "is_compiling"] in net["methods"]["forward"]["calls"]
+    assert ["super().forward", None] in net["methods"]["forward"]["calls"]
+    assert net["methods"]["forward"]["attrs"] == ["p"]
+    assert s["functions"]["f"]["returns"] == "tensor"
+    assert s["compiled"] == [["torch.compile", "call", "Net"]]
+    assert summarize("def f(:\n") is None
+
+
+# -- the multi-file set --------------------------------------------------------------------
+@pytest.mark.parametrize("folder", PROJECTS, ids=[p.name for p in PROJECTS])
+def test_the_static_pass_finds_exactly_the_marked_breaks(folder):
+    expected = bench.marked_lines(str(folder))
+    assert expected
+    assert lines_of(check_json(folder), folder) == expected
+
+
+@pytest.mark.parametrize("folder", PROJECTS, ids=[p.name for p in PROJECTS])
+def test_one_file_at_a_time_misses_what_sits_in_other_files(folder):
+    found = lines_of(check_json(folder, "--no-project"), folder)
+    assert found < bench.marked_lines(str(folder))
+
+
+@pytest.mark.dynamo
+@pytest.mark.parametrize("folder", PROJECTS, ids=[p.name for p in PROJECTS])
+def test_the_marks_are_where_dynamo_breaks(folder):
+    assert bench.dynamo_lines(str(folder)) == bench.marked_lines(str(folder))
+
+
+def test_a_region_reached_from_another_file_says_from_where():
+    folder = REPO / "tests" / "projects" / "flat"
+    (item,) = [f for f in check_json(folder) if f["path"].endswith("utils.py") and f["rule"] == "TL001"]
+    assert item["message"].endswith(f"(called from Net.forward in {os.path.join('shop', 'models', 'net.py')})")
+    assert item["region"] == "scale_by_max"
+
+
+def test_findings_do_not_depend_on_jobs_or_the_cache(project, monkeypatch):
+    import shutil
+
+    for folder in PROJECTS:
+        shutil.copytree(folder, project / folder.name)
+    monkeypatch.setattr(run, "POOL_MIN_FILES", 2)
+    monkeypatch.setattr(run, "POOL_MIN_CHARS", 1)
+    reports = []
+    for extra in (["--jobs", "1", "--no-cache"], ["--jobs", "2", "--no-cache"], ["--jobs", "2"], ["--jobs", "1"]):
+        result = run_cli(["check", ".", "--no-dynamic", "--format", "json", "--exit-zero", *extra])
+        reports.append(sorted(json.dumps(f, sort_keys=True) for f in json.loads(result.stdout)["findings"]))
+    assert reports[0] and all(r == reports[0] for r in reports)
+
+
+# -- facts across files -------------------------------------------------------------------
+def test_is_compiling_wrappers_and_disable_work_through_reexports(project):
+    write(project, "pkg/__init__.py", "from .compat import no_compile, compiling\n")
+    write(project, "pkg/compat.py", """
+        import torch
+
+        def compiling():
+            return torch.compiler.is_compiling()
+
+        def no_compile(fn):
+            return torch.compiler.disable(fn)
+        """)
+    write(project, "pkg/net.py", """
+        import torch.nn as nn
+        from pkg import compiling, no_compile
+
+        class Net(nn.Module):
+            def forward(self, x):
+                if not compiling():
+                    print(x.sum().item())
+                return self.log(x)
+
+            @no_compile
+            def log(self, x):
+                print(x.sum().item())
+                return x
+        """)
+    found = {(f["rule"], f["line"]) for f in check_json(project)}
+    assert found == {("TL011", 8)}  # the call of the disabled function: nothing inside it, nothing eager-only
+
+
+def test_not_a_module_base_from_another_file_is_not_a_region(project):
+    write(project, "pkg/__init__.py", "")
+    write(project, "pkg/base.py", "class Base:\n    pass\n")
+    write(project, "pkg/net.py", """
+        from .base import Base
+
+        class Net(Base):
+            def forward(self, x):
+                return x.sum().item()
+        """)
+    assert check_json(project) == []
+
+
+def test_static_mode_never_imports_the_project(project):
+    write(project, "pkg/__init__.py", "open('imported.txt', 'w').close()\n")
+    write(project, "pkg/base.py", "open('imported.txt', 'w').close()\nimport torch.nn as nn\nclass Base(nn.Module):\n    pass\n")
+    write(project, "pkg/net.py", "from .base import Base\nclass Net(Base):\n    def forward(self, x):\n        return x.item()\n")
+    assert [f["line"] for f in check_json(project)] == [4]
+    assert not (project / "imported.txt").exists()
+
+
+# -- the cache across files -----------------------------------------------------------------
+BASE_PLAIN = "class Base:\n    pass\n"
+BASE_MODULE = "import torch.nn as nn\n\n\nclass Base(nn.Module):\n    pass\n"
+NET = "from .base import Base\nfrom .helpers import peak\n\n\nclass Net(Base):\n    def forward(self, x):\n        return peak(x)\n"
+HELPERS = "def peak(x):\n    return x.max()\n"
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """The paths the static pass lints (not answered by the cache), run by run."""
+    linted = []
+    real = run._lint
+
+    def spy(path, *args, **kwargs):
+        linted.append(os.path.basename(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(run, "_lint", spy)
+    return linted
+
+
+def static(project, cache):
+    files = sorted(str(p) for p in project.rglob("*.py"))
+    findings, errors = run.run_static(files, settings=Settings(), cache=cache)
+    assert errors == []
+    return {(os.path.basename(f.path), f.line, f.rule) for f in findings}
+
+
+def test_editing_a_base_class_in_one_file_changes_the_findings_of_another(project, counted):
+    write(project, "pkg/__init__.py", "")
+    write(project, "pkg/base.py", BASE_PLAIN)
+    write(project, "pkg/net.py", NET)
+    write(project, "pkg/helpers.py", "def peak(x):\n    return x.max().item()\n")
+    cache = Cache(str(project / ".cache"), ["TL0"], [])
+    assert static(project, cache) == set()
+    counted.clear()
+    write(project, "pkg/base.py", BASE_MODULE)  # Net becomes an nn.Module: its forward a region
+    assert static(project, cache) == {("helpers.py", 2, "TL001")}
+    assert sorted(counted) == ["base.py", "helpers.py", "net.py"]
+    counted.clear()
+    assert static(project, cache) == {("helpers.py", 2, "TL001")}  # warm: nothing re-checked
+    assert counted == []
+    write(project, "pkg/base.py", BASE_PLAIN)
+    assert static(project, cache) == set()
+
+
+def test_editing_a_helper_rechecks_the_helper_and_nothing_else(project, counted):
+    write(project, "pkg/__init__.py", "")
+    write(project, "pkg/base.py", BASE_MODULE)
+    write(project, "pkg/net.py", NET)
+    write(project, "pkg/helpers.py", HELPERS)
+    cache = Cache(str(project / ".cache"), ["TL0"], [])
+    assert static(project, cache) == set()
+    counted.clear()
+    write(project, "pkg/helpers.py", "def peak(x):\n    return x.max().item()\n")
+    assert static(project, cache) == {("helpers.py", 2, "TL001")}
+    assert counted == ["helpers.py"]
+
+
+def test_project_analysis_can_be_turned_off(project):
+    write(project, "pkg/__init__.py", "")
+    write(project, "pkg/base.py", BASE_MODULE)
+    write(project, "pkg/net.py", NET)
+    write(project, "pkg/helpers.py", "def peak(x):\n    return x.max().item()\n")
+    assert len(check_json(project)) == 1
+    assert check_json(project, "--no-project") == []
+    write(project, "pyproject.toml", "[tool.torchlint]\nproject = false\n")
+    assert check_json(project) == []
+
+
+def test_an_edit_that_leaves_every_summary_alone_reuses_the_whole_analysis(project, counted, monkeypatch):
+    from torchlint.analysis import project as project_mod
+
+    analyses = []
+    real = project_mod.Project.analyze
+    monkeypatch.setattr(project_mod.Project, "analyze", lambda self: (analyses.append(1), real(self))[1])
+    write(project, "pkg/__init__.py", "")
+    write(project, "pkg/base.py", BASE_MODULE)
+    write(project, "pkg/net.py", NET)
+    write(project, "pkg/helpers.py", "def peak(x):\n    return x.max().item()\n")
+    cache = Cache(str(project / ".cache"), ["TL0"], [])
+    assert static(project, cache) == {("helpers.py", 2, "TL001")}
+    analyses.clear()
+    counted.clear()
+    write(project, "pkg/helpers.py", "# the peak\n\ndef peak(x):\n    return x.max().item()\n")
+    assert static(project, cache) == {("helpers.py", 4, "TL001")}
+    assert analyses == [] and counted == ["helpers.py"]  # moved code: facts reused, one file linted
+    write(project, "pkg/helpers.py", "def peak(x):\n    return x.max().item()\n\ndef other(x):\n    return x\n")
+    assert static(project, cache) == {("helpers.py", 2, "TL001")}
+    assert analyses  # a new function: the project is analysed again

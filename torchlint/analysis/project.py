@@ -1,0 +1,503 @@
+"""Compiled regions across files, decided over the files' summaries (no trees, no imports).
+
+The per-file pass (:mod:`torchlint.analysis.regions`) sees one file. This module sees the
+project: it resolves each file's imports to files (:mod:`torchlint.analysis.modules`), so that
+
+* a class is an ``nn.Module`` when any base, through any number of files and mixins, is one;
+  its ``forward`` (and a ``__call__`` override) is a root region;
+* ``torch.compile(Net())`` or ``@torch.compile`` in one file marks the target wherever it is
+  defined;
+* functions, methods, properties, static- and classmethods reached from a region, in any
+  project file, are regions too ("called from XLMModel.forward in models/xlm/modeling_xlm.py"),
+  as is the wrapper inside a project decorator applied to a region;
+* ``@torch.compiler.disable`` and ``is_compiling()`` are recognised through re-exports and
+  wrappers (``def is_torchdynamo_compiling(): return torch.compiler.is_compiling()``), and
+  code under ``if not <that>():`` is not followed;
+* module-level loggers (``logging.getLogger``, a project ``get_logger`` that returns one),
+  functions annotated ``-> torch.Tensor`` and module-level tensors keep what they are where
+  another file imports them.
+
+What a file's check needs from the project is its *facts* (:meth:`Project.facts`): small,
+JSON-able, and part of the file's cache key, so editing a helper re-checks exactly the files
+whose facts change.
+"""
+from __future__ import annotations
+
+import os
+from collections import deque
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+
+from torchlint.analysis.modules import ModuleMap, relative_base
+from torchlint.analysis.summary import Summary
+from torchlint.analysis.torchnames import COMPILE_CALLS, DISABLE_DECORATORS, IS_COMPILING, is_module_class_name
+
+Ref = Tuple[str, ...]  # ("ext", q) | ("mod", path) | ("cls"|"fn"|"meth"|"bound", path, name)
+
+_CANONICAL = {"torch.nn.modules.module.Module": "torch.nn.Module"}
+_LOGGER_FACTORIES = frozenset({"logging.getLogger"})
+#: torch calls whose module-level result is a tensor (for `MASK = torch.ones(...)` constants)
+_TENSOR_MAKERS = frozenset({"tensor", "as_tensor", "zeros", "ones", "full", "empty", "arange", "linspace",
+                            "eye", "rand", "randn", "randint", "from_numpy", "zeros_like", "ones_like"})
+_PROPERTY = ("property", "cached_property", "functools.cached_property")
+_MAX_DEPTH = 40
+
+
+class Project:
+    """The summaries of the checked files (and of the project files they import)."""
+
+    def __init__(self, modmap: ModuleMap, load: Callable[[str], Optional[Summary]],
+                 checked: Sequence[str], display: Optional[Callable[[str], str]] = None) -> None:
+        self.map = modmap
+        self._load = load
+        self.checked = [os.path.abspath(p) for p in checked]
+        self._checked_set = set(self.checked)
+        self._display = display or (lambda p: os.path.relpath(p))
+        self._summaries: Dict[str, Optional[Summary]] = {}
+        self._imports: Dict[str, Dict[str, Tuple[str, Optional[str]]]] = {}
+        self._memo: Dict[Tuple, Any] = {}
+        # (path, qualname) -> (root path, root qualname); roots map to themselves
+        self.regions: Dict[Tuple[str, str], Tuple[str, str]] = {}
+        self._analyzed = False
+        self._by_path: Optional[Dict[str, List[Tuple[str, Tuple[str, str]]]]] = None
+
+    def read_paths(self) -> List[str]:
+        """Every file whose summary the analysis used (the checked ones and those they import)."""
+        return sorted(self._summaries)
+
+    # -- summaries ---------------------------------------------------------------------
+    def summary(self, path: str) -> Summary:
+        if path not in self._summaries:
+            self._summaries[path] = self._load(path)
+        return self._summaries[path] or {}
+
+    def _import_map(self, path: str) -> Dict[str, Tuple[str, Optional[str]]]:
+        """local name -> (absolute module, imported name or None for a module binding)."""
+        table = self._imports.get(path)
+        if table is not None:
+            return table
+        table = {}
+        s = self.summary(path)
+        module = self.map.module_of(path)
+        is_pkg = os.path.basename(path) == "__init__.py"
+        for local, mod, name, level in s.get("imports", ()):
+            if level:
+                base = relative_base(module, is_pkg, level)
+                if base is None:
+                    continue
+                mod = f"{base}.{mod}".strip(".") if mod else base
+            if local == "*":
+                table.setdefault("*", [])  # type: ignore[arg-type]
+                table["*"].append(mod)  # type: ignore[attr-defined]
+            elif name is None:
+                table[local] = (mod, None)
+            else:
+                table[local] = (mod, name)
+        self._imports[path] = table
+        return table
+
+    # -- name resolution ---------------------------------------------------------------
+    def resolve_name(self, path: str, name: str, depth: int = 0) -> Optional[Ref]:
+        """What the top-level ``name`` of the module at ``path`` is."""
+        key = ("name", path, name)
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = None  # cycles resolve to nothing
+        out = self._resolve_name(path, name, depth) if depth < _MAX_DEPTH else None
+        self._memo[key] = out
+        return out
+
+    def _resolve_name(self, path: str, name: str, depth: int) -> Optional[Ref]:
+        s = self.summary(path)
+        if name in s.get("classes", ()):
+            return ("cls", path, name)
+        if name in s.get("functions", ()):
+            return ("fn", path, name)
+        table = self._import_map(path)
+        if name in table and name != "*":
+            mod, imported = table[name]
+            return self._binding(mod, imported, depth + 1)
+        alias = s.get("aliases", {}).get(name)
+        if alias is not None and alias != name:
+            return self.resolve_dotted(path, alias, depth + 1)
+        if name in s.get("bound", ()):
+            return ("bound", path, name)
+        if os.path.basename(path) == "__init__.py":
+            sub = self.map.find(f"{self.map.module_of(path)}.{name}")
+            if sub is not None:
+                return ("mod", sub)
+        for mod in table.get("*", ()):  # type: ignore[union-attr]
+            f = self.map.find(mod)
+            if f is not None:
+                found = self.resolve_name(f, name, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def _binding(self, mod: str, imported: Optional[str], depth: int) -> Optional[Ref]:
+        f = self.map.find(mod)
+        if imported is None:
+            return ("mod", f) if f is not None else ("ext", _CANONICAL.get(mod, mod))
+        if f is None:
+            q = f"{mod}.{imported}"
+            return ("ext", _CANONICAL.get(q, q))
+        found = self.resolve_name(f, imported, depth)
+        if found is not None:
+            return found
+        sub = self.map.find(f"{mod}.{imported}")
+        return ("mod", sub) if sub is not None else None
+
+    def resolve_dotted(self, path: str, dotted: str, depth: int = 0) -> Optional[Ref]:
+        head, *rest = dotted.split(".")
+        ref = self.resolve_name(path, head, depth)
+        for part in rest:
+            if ref is None:
+                return None
+            ref = self._attr(ref, part, depth)
+        return ref
+
+    def _attr(self, ref: Ref, part: str, depth: int) -> Optional[Ref]:
+        kind = ref[0]
+        if kind == "ext":
+            q = f"{ref[1]}.{part}"
+            return ("ext", _CANONICAL.get(q, q))
+        if kind == "mod":
+            found = self.resolve_name(ref[1], part, depth + 1)
+            if found is None:
+                sub = self.map.find(f"{self.map.module_of(ref[1])}.{part}")
+                found = ("mod", sub) if sub is not None else None
+            return found
+        if kind == "cls":
+            return self.find_method(ref[1], ref[2], part)
+        return None
+
+    def resolve_absolute(self, dotted: str) -> Optional[Ref]:
+        """An absolute dotted name (``import`` inside a function): the longest module prefix
+        that is a project file, then attributes; else an external name."""
+        parts = dotted.split(".")
+        for i in range(len(parts), 0, -1):
+            f = self.map.find(".".join(parts[:i]))
+            if f is not None:
+                ref: Optional[Ref] = ("mod", f)
+                for part in parts[i:]:
+                    ref = self._attr(ref, part, 0) if ref is not None else None
+                return ref
+        return ("ext", _CANONICAL.get(dotted, dotted))
+
+    def qualname(self, ref: Ref) -> Optional[str]:
+        if ref[0] == "ext":
+            return ref[1]
+        if ref[0] == "mod":
+            return self.map.module_of(ref[1])
+        module = self.map.module_of(ref[1])
+        return f"{module}.{ref[2]}" if module else ref[2]
+
+    # -- classes -----------------------------------------------------------------------
+    def _class(self, path: str, name: str) -> Dict[str, Any]:
+        return self.summary(path).get("classes", {}).get(name, {})
+
+    def bases(self, path: str, name: str) -> List[Ref]:
+        key = ("bases", path, name)
+        if key not in self._memo:
+            self._memo[key] = [r for r in (self.resolve_dotted(path, b) for b in self._class(path, name).get("bases", ()))
+                               if r is not None]
+        return self._memo[key]
+
+    def is_module(self, path: str, name: str, _seen: Optional[Set] = None) -> bool:
+        key = ("module", path, name)
+        if key in self._memo:
+            return self._memo[key]
+        seen = _seen or set()
+        if (path, name) in seen or len(seen) > _MAX_DEPTH:
+            return False
+        seen.add((path, name))
+        out = False
+        for base in self.bases(path, name):
+            if base[0] == "ext" and is_module_class_name(base[1]):
+                out = True
+            elif base[0] == "cls" and self.is_module(base[1], base[2], seen):
+                out = True
+            if out:
+                break
+        self._memo[key] = out
+        return out
+
+    def find_method(self, path: str, cls: str, method: str, skip_self: bool = False,
+                    _seen: Optional[Set] = None) -> Optional[Ref]:
+        """The class (``cls`` or a base, depth first) that defines ``method``, as a ref."""
+        seen = _seen if _seen is not None else set()
+        if (path, cls) in seen or len(seen) > _MAX_DEPTH:
+            return None
+        seen.add((path, cls))
+        if not skip_self and method in self._class(path, cls).get("methods", {}):
+            return ("meth", path, f"{cls}.{method}")
+        for base in self.bases(path, cls):
+            if base[0] == "cls":
+                found = self.find_method(base[1], base[2], method, False, seen)
+                if found is not None:
+                    return found
+        return None
+
+    def record(self, ref: Ref) -> Optional[Dict[str, Any]]:
+        """The summary record of a function or method ref."""
+        s = self.summary(ref[1])
+        if ref[0] == "fn":
+            return s.get("functions", {}).get(ref[2])
+        if ref[0] == "meth":
+            cls, _, meth = ref[2].partition(".")
+            return s.get("classes", {}).get(cls, {}).get("methods", {}).get(meth)
+        if ref[0] == "nested":
+            return s.get("functions", {}).get(ref[2].split(".")[0])
+        return None
+
+    # -- what functions are ------------------------------------------------------------
+    def _returns_is(self, ref: Optional[Ref], names: frozenset, pred: str) -> bool:
+        """Whether ``ref`` is one of the torch ``names`` or a function returning a call of one."""
+        if ref is None:
+            return False
+        if ref[0] == "ext":
+            return ref[1] in names
+        if ref[0] != "fn":
+            return False
+        key = (pred, ref)
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = False
+        rec = self.record(ref) or {}
+        call = rec.get("returns_call")
+        out = False
+        if call is not None:
+            params = rec.get("params", [])
+            head = call.split(".")[0]
+            target = self.resolve_absolute(call) if rec.get("returns_abs") else self.resolve_dotted(ref[1], call)
+            if (pred == "compiling" and not params) or (pred == "disable" and params and head not in params) \
+                    or pred == "logger":
+                out = self._returns_is(target, names, pred)
+        self._memo[key] = out
+        return out
+
+    def is_compiling(self, ref: Optional[Ref]) -> bool:
+        return self._returns_is(ref, IS_COMPILING, "compiling")
+
+    def is_disable(self, ref: Optional[Ref]) -> bool:
+        return self._returns_is(ref, DISABLE_DECORATORS, "disable")
+
+    def is_logger(self, ref: Optional[Ref]) -> bool:
+        if ref is None or ref[0] != "bound":
+            return False
+        callee = self.summary(ref[1]).get("bound", {}).get(ref[2])
+        return callee is not None and self._returns_is(self.resolve_dotted(ref[1], callee), _LOGGER_FACTORIES, "logger")
+
+    def _decorator_refs(self, path: str, rec: Dict[str, Any]) -> List[Tuple[str, Optional[Ref]]]:
+        return [(d, self.resolve_dotted(path, d)) for d in rec.get("decorators", ())]
+
+    def is_disabled(self, path: str, rec: Dict[str, Any]) -> bool:
+        return any(self.is_disable(r) for _, r in self._decorator_refs(path, rec))
+
+    # -- regions -----------------------------------------------------------------------
+    def analyze(self) -> None:
+        if self._analyzed:
+            return
+        self._analyzed = True
+        queue: deque = deque()
+
+        def add(ref: Ref, root: Tuple[str, str]) -> None:
+            key = (ref[1], ref[2])
+            if key in self.regions:
+                return
+            rec = self.record(ref)
+            if rec is None or ref[2].rsplit(".", 1)[-1] == "__init__" or self.is_disabled(ref[1], rec):
+                return
+            self.regions[key] = root
+            queue.append((ref, rec))
+
+        def add_root(ref: Optional[Ref]) -> None:
+            if ref is not None and ref[0] in ("fn", "meth"):
+                add(ref, (ref[1], ref[2]))
+
+        for path in self.checked:
+            s = self.summary(path)
+            for cname, cls in s.get("classes", {}).items():
+                if self.is_module(path, cname):
+                    for m in ("forward", "__call__"):
+                        if m in cls.get("methods", {}):
+                            add_root(("meth", path, f"{cname}.{m}"))
+                for mname, rec in cls.get("methods", {}).items():
+                    if self._compile_decorated(path, rec):
+                        add_root(("meth", path, f"{cname}.{mname}"))
+            for fname, rec in s.get("functions", {}).items():
+                if self._compile_decorated(path, rec):
+                    add_root(("fn", path, fname))
+            for func, how, target in s.get("compiled", ()):
+                fref = self.resolve_dotted(path, func)
+                if fref is None or fref[0] != "ext" or fref[1] not in COMPILE_CALLS:
+                    continue
+                add_root(self._compile_target(path, how, target))
+
+        while queue:
+            ref, rec = queue.popleft()
+            root = self.regions[(ref[1], ref[2])]
+            for target in self._edges(ref, rec):
+                add(target, root)
+
+    def _compile_decorated(self, path: str, rec: Dict[str, Any]) -> bool:
+        for _, r in self._decorator_refs(path, rec):
+            if r is not None and r[0] == "ext" and r[1] in COMPILE_CALLS:
+                return True
+        return False
+
+    def _compile_target(self, path: str, how: str, target: str) -> Optional[Ref]:
+        ref = self.resolve_dotted(path, target)
+        if ref is None:
+            head, _, rest = target.partition(".")
+            cls_name = self.summary(path).get("instances", {}).get(head)
+            if cls_name is not None:
+                ref = self.resolve_dotted(path, cls_name)
+                for part in rest.split(".") if rest else ():
+                    ref = self._attr(ref, part, 0) if ref is not None else None
+        elif ref[0] == "bound":
+            callee = self.summary(ref[1]).get("bound", {}).get(ref[2])
+            ref = self.resolve_dotted(ref[1], callee) if callee else None
+        if ref is not None and ref[0] == "cls":
+            ref = self.find_method(ref[1], ref[2], "forward")
+        return ref
+
+    def _edges(self, ref: Ref, rec: Dict[str, Any]) -> Iterable[Ref]:
+        path = ref[1]
+        owner = ref[2].split(".")[0] if ref[0] == "meth" else None
+        for name, guard in rec.get("calls", ()):
+            if guard is not None and self.is_compiling(self.resolve_dotted(path, guard)):
+                continue
+            head, _, rest = name.partition(".")
+            target: Optional[Ref] = None
+            if head in ("self", "cls") and owner is not None:
+                if rest and "." not in rest:
+                    target = self.find_method(path, owner, rest)
+            elif head == "super()" and owner is not None:
+                if rest and "." not in rest:
+                    target = self.find_method(path, owner, rest, skip_self=True)
+            else:
+                target = self.resolve_dotted(path, name)
+            if target is not None and target[0] in ("fn", "meth"):
+                yield target
+        if owner is not None:
+            for attr in rec.get("attrs", ()):
+                target = self.find_method(path, owner, attr)
+                if target is not None:
+                    trec = self.record(target) or {}
+                    if any(d.endswith(_PROPERTY) for d in trec.get("decorators", ())):
+                        yield target
+        for _, dref in self._decorator_refs(path, rec):
+            if dref is not None and dref[0] == "fn":
+                drec = self.record(dref) or {}
+                for nested in drec.get("nested", ()):
+                    yield ("nested", dref[1], f"{dref[2]}.{nested}")
+
+    # -- per-file facts ----------------------------------------------------------------
+    def facts(self, path: str) -> Dict[str, Any]:
+        """What checking ``path`` needs to know from the rest of the project."""
+        self.analyze()
+        path = os.path.abspath(path)
+        s = self.summary(path)
+        out: Dict[str, Any] = {}
+        roots, reached = [], {}
+        if self._by_path is None:
+            self._by_path = {}
+            for (rpath, qual), root in self.regions.items():
+                self._by_path.setdefault(rpath, []).append((qual, root))
+        for qual, (root_path, root_qual) in self._by_path.get(path, ()):
+            if (root_path, root_qual) == (path, qual):
+                roots.append(qual)
+            else:
+                reached[qual] = root_qual if root_path == path else f"{root_qual} in {self._display(root_path)}"
+        aliases: Dict[str, str] = {}
+        loggers: List[str] = []
+        module_classes: Set[str] = set()
+        returns: Dict[str, str] = {}
+
+        def note(local: str, ref: Optional[Ref], prefix: Optional[str]) -> None:
+            """Facts about a name the file can use: ``prefix`` is what the file resolves it to."""
+            if ref is None:
+                return
+            if self.is_compiling(ref) and ref[0] != "ext":
+                aliases[local] = "torch.compiler.is_compiling"
+                return
+            if self.is_disable(ref) and ref[0] != "ext":
+                aliases[local] = "torch.compiler.disable"
+                return
+            if self.is_logger(ref):
+                loggers.append(local)
+                return
+            q = prefix
+            if ref[0] == "cls" and self.is_module(ref[1], ref[2]):
+                module_classes.add(q)  # type: ignore[arg-type]
+            elif ref[0] == "fn" and (self.record(ref) or {}).get("returns") == "tensor":
+                returns[q] = "tensor"  # type: ignore[index]
+            elif ref[0] == "bound" and self._is_tensor_binding(ref):
+                returns["=" + q] = "tensor"  # type: ignore[operator]
+
+        table = self._import_map(path)
+        bindings = [(local, target) for local, target in table.items() if local != "*"]
+        for local, (mod, imported) in bindings:
+            ref = self._binding(mod, imported, 0)
+            if ref is None:
+                continue
+            q = self.qualname(ref) if ref[0] != "bound" else f"{self.map.module_of(ref[1])}.{ref[2]}"
+            if ref[0] == "ext":
+                natural = f"{mod}.{imported}" if imported else mod
+                if q != natural or mod.startswith(".") or self._relative(path, local):
+                    aliases[local] = q  # type: ignore[assignment]
+            elif q:
+                aliases[local] = q
+            note(local, ref, q)
+            if ref[0] == "mod" and q:
+                ms = self.summary(ref[1])
+                for name in list(ms.get("classes", ())) + list(ms.get("functions", ())) + list(ms.get("bound", ())):
+                    note(f"{local}.{name}", self.resolve_name(ref[1], name), f"{q}.{name}")
+        for mod in table.get("*", ()):  # type: ignore[union-attr]
+            f = self.map.find(mod)
+            if f is None:
+                continue
+            ms = self.summary(f)
+            for name in list(ms.get("classes", ())) + list(ms.get("functions", ())) + list(ms.get("bound", ())):
+                ref = self.resolve_name(f, name)
+                if ref is not None:
+                    q = self.qualname(ref) if ref[0] != "bound" else f"{self.map.module_of(ref[1])}.{name}"
+                    aliases[name] = q  # type: ignore[assignment]
+                    note(name, ref, q)
+        # the file's own names
+        local_modules = sorted(c for c in s.get("classes", ()) if self.is_module(path, c))
+        for name in s.get("bound", ()):
+            ref = ("bound", path, name)
+            if self.is_logger(ref):
+                loggers.append(name)
+        for name, rec in s.get("functions", {}).items():
+            if rec.get("returns") == "tensor":
+                returns[name] = "tensor"
+        if roots:
+            out["roots"] = sorted(roots)
+        if reached:
+            out["reached"] = dict(sorted(reached.items()))
+        if aliases:
+            out["aliases"] = dict(sorted(aliases.items()))
+        if loggers:
+            out["loggers"] = sorted(set(loggers))
+        if module_classes:
+            out["module_classes"] = sorted(module_classes)
+        if local_modules:
+            out["module_local"] = local_modules
+        if returns:
+            out["returns"] = dict(sorted(returns.items()))
+        return out
+
+    def _relative(self, path: str, local: str) -> bool:
+        for name, _mod, _imp, level in self.summary(path).get("imports", ()):
+            if name == local and level:
+                return True
+        return False
+
+    def _is_tensor_binding(self, ref: Ref) -> bool:
+        callee = self.summary(ref[1]).get("bound", {}).get(ref[2])
+        if callee is None:
+            return False
+        r = self.resolve_dotted(ref[1], callee)
+        return r is not None and r[0] == "ext" and r[1].startswith("torch.") and r[1].rsplit(".", 1)[-1] in _TENSOR_MAKERS

@@ -1,0 +1,269 @@
+"""The light per-file summary the project-wide analysis works from (read with ``ast``).
+
+One pass over a file's top level and its functions' bodies, keeping only what other files may
+use: imports (as written, relative ones with their level), module-level aliases and bindings
+(``disable = torch.compiler.disable``, ``logger = get_logger(__name__)``, ``model = Net()``),
+classes with their bases and methods (no line numbers: an edit that only moves code leaves the
+summary, and so every other file's check, unchanged), functions with their decorators, return annotation,
+calls (each with the ``if not <guard>():`` it sits under), ``self.<attr>`` reads, what they
+return, and their nested functions (a decorator's wrapper), and the targets of every
+``torch.compile(...)``-like call. Dotted names are kept as written; the project resolves
+them (:mod:`torchlint.analysis.project`). A summary is plain data (JSON-able), cached per file.
+
+Nothing here imports libcst or the user's code.
+"""
+from __future__ import annotations
+
+import ast
+import warnings
+from typing import Any, Dict, List, Optional
+
+#: bump when the summary's shape or meaning changes (it is part of cache keys)
+VERSION = 2
+
+Summary = Dict[str, Any]
+
+
+def dotted(node: ast.AST) -> Optional[str]:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
+            and parts):
+        parts.append("super()")
+        return ".".join(reversed(parts))
+    return None
+
+
+def _callee(node: ast.AST) -> Optional[str]:
+    return dotted(node.func) if isinstance(node, ast.Call) else dotted(node)
+
+
+def _annotation_kind(ann: Optional[ast.AST]) -> Optional[str]:
+    if ann is None:
+        return None
+    try:
+        text = ast.unparse(ann)
+    except Exception:  # noqa: BLE001 - an odd annotation is no annotation
+        return None
+    low = text.lower()
+    if "tensor" not in low or any(w in low for w in ("tuple", "list", "dict", "union", "|", "callable", "iterator")):
+        return None
+    return "tensor"
+
+
+def _guard_of(test: ast.AST) -> Optional[tuple]:
+    """(dotted, negated) for ``f()`` / ``not f()`` tests, else None."""
+    negated = False
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        negated = not negated
+        test = test.operand
+    if isinstance(test, ast.Call) and not test.args:
+        name = dotted(test.func)
+        if name is not None:
+            return name, negated
+    return None
+
+
+class _FunctionScan:
+    """Calls, self reads, returns and nested defs of one function body."""
+
+    def __init__(self, fn: ast.AST) -> None:
+        self.calls: List[List[Optional[str]]] = []
+        self.attrs: List[str] = []
+        self.returns: List[Optional[str]] = []  # returned call's dotted; "const" / None otherwise
+        self.nested: List[str] = []
+        self.local_imports: Dict[str, str] = {}
+        self._seen_calls = set()
+        self._seen_attrs = set()
+        for stmt in fn.body:  # type: ignore[attr-defined]
+            self._stmt(stmt, None, "")
+
+    def _stmt(self, node: ast.AST, guard: Optional[str], prefix: str) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            path = f"{prefix}{node.name}"
+            self.nested.append(path)
+            for d in node.decorator_list:
+                self._expr(d, guard)
+            for stmt in node.body:
+                self._stmt(stmt, guard, path + ".")
+            return
+        if isinstance(node, ast.ClassDef):
+            return
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.asname:
+                    self.local_imports[a.asname] = a.name
+                else:
+                    self.local_imports.setdefault(a.name.split(".")[0], a.name.split(".")[0])
+            return
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            for a in node.names:
+                if a.name != "*":
+                    self.local_imports[a.asname or a.name] = f"{node.module}.{a.name}"
+            return
+        if isinstance(node, ast.If):
+            g = _guard_of(node.test)
+            self._expr(node.test, guard)
+            if g is not None:
+                name, negated = g
+                # `if not g(): <eager>` / `if g(): ... else: <eager>`: eager-only under guard g
+                for stmt in node.body:
+                    self._stmt(stmt, name if negated else guard, prefix)
+                for stmt in node.orelse:
+                    self._stmt(stmt, guard if negated else name, prefix)
+                return
+        if isinstance(node, ast.Return) and not prefix:
+            value = node.value
+            if value is None or isinstance(value, ast.Constant):
+                self.returns.append("const")
+            elif isinstance(value, ast.Call):
+                self.returns.append(_callee(value) or None)
+            else:
+                self.returns.append(None)
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.stmt):
+                self._stmt(child, guard, prefix)
+            else:
+                self._expr(child, guard)
+
+    def _expr(self, node: ast.AST, guard: Optional[str]) -> None:
+        stack = [node]
+        while stack:
+            cur = stack.pop()
+            if isinstance(cur, ast.Call):
+                name = dotted(cur.func)
+                if name is not None and (name, guard) not in self._seen_calls:
+                    self._seen_calls.add((name, guard))
+                    self.calls.append([name, guard])
+            elif isinstance(cur, ast.Attribute) and isinstance(cur.value, ast.Name) and cur.value.id == "self":
+                if cur.attr not in self._seen_attrs:
+                    self._seen_attrs.add(cur.attr)
+                    self.attrs.append(cur.attr)
+            elif isinstance(cur, ast.Lambda):
+                pass
+            stack.extend(ast.iter_child_nodes(cur))
+
+
+def _function(fn: ast.AST) -> Dict[str, Any]:
+    scan = _FunctionScan(fn)
+    decorators = [d for d in (_callee(x) for x in fn.decorator_list) if d]  # type: ignore[attr-defined]
+    params = [a.arg for a in fn.args.posonlyargs + fn.args.args]  # type: ignore[attr-defined]
+    out: Dict[str, Any] = {"decorators": decorators, "calls": scan.calls}
+    if scan.attrs:
+        out["attrs"] = scan.attrs
+    kind = _annotation_kind(fn.returns)  # type: ignore[attr-defined]
+    if kind:
+        out["returns"] = kind
+    calls = [r for r in scan.returns if r not in ("const",)]
+    if calls and all(r is not None for r in calls) and len(set(calls)) == 1:
+        name = calls[0]
+        head, _, rest = name.partition(".")  # type: ignore[union-attr]
+        if head in scan.local_imports:
+            name = scan.local_imports[head] + (f".{rest}" if rest else "")
+            out["returns_abs"] = True  # imported inside the function: an absolute name
+        out["returns_call"] = name
+        if params:
+            out["params"] = params[:2]
+    if scan.nested:
+        out["nested"] = scan.nested
+    return out
+
+
+def _imports(node: ast.AST, out: List[List[Any]]) -> None:
+    if isinstance(node, ast.Import):
+        for a in node.names:
+            if a.asname:
+                out.append([a.asname, a.name, None, 0])
+            else:
+                out.append([a.name.split(".")[0], a.name, None, 0])
+    elif isinstance(node, ast.ImportFrom):
+        for a in node.names:
+            out.append([a.asname or a.name if a.name != "*" else "*", node.module or "", a.name, node.level or 0])
+
+
+def summarize(source: str) -> Optional[Summary]:
+    """The summary of one file's text, or None when Python cannot parse it."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    imports: List[List[Any]] = []
+    aliases: Dict[str, str] = {}
+    bound: Dict[str, str] = {}
+    classes: Dict[str, Any] = {}
+    functions: Dict[str, Any] = {}
+    compiled: List[List[Optional[str]]] = []
+    instances: Dict[str, str] = {}  # `name = Cls(...)` anywhere (for torch.compile(name))
+
+    def top(body) -> None:
+        for stmt in body:
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                _imports(stmt, imports)
+            elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                functions[stmt.name] = _function(stmt)
+            elif isinstance(stmt, ast.ClassDef):
+                methods = {}
+                for item in stmt.body:
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        methods[item.name] = _function(item)
+                classes[stmt.name] = {"bases": [b for b in (dotted(x) for x in stmt.bases) if b],
+                                      "methods": methods}
+            elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                for t in targets:
+                    if isinstance(t, ast.Name):
+                        name = dotted(stmt.value)
+                        if name is not None:
+                            aliases[t.id] = name
+                        elif isinstance(stmt.value, ast.Call):
+                            callee = dotted(stmt.value.func)
+                            if callee is not None:
+                                bound[t.id] = callee
+            elif isinstance(stmt, ast.If):
+                top(stmt.body)
+                top(stmt.orelse)
+            elif isinstance(stmt, ast.Try):
+                top(stmt.body)
+                for h in stmt.handlers:
+                    top(h.body)
+                top(stmt.orelse)
+
+    top(tree.body)
+    # torch.compile(...)-like calls anywhere: their first argument, as written
+    for node in ast.walk(tree) if ("compile" in source or "optimize" in source) else ():
+        if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)):
+            callee = dotted(node.value.func)
+            if callee is not None:
+                instances.setdefault(node.targets[0].id, callee)
+        if isinstance(node, ast.Call) and node.args:
+            func = dotted(node.func)
+            if func is None or not func.split(".")[-1] in ("compile", "optimize"):
+                continue
+            arg = node.args[0]
+            if isinstance(arg, ast.Call):
+                target = dotted(arg.func)
+                if target:
+                    compiled.append([func, "call", target])
+            else:
+                target = dotted(arg)
+                if target:
+                    compiled.append([func, "name", target])
+    if compiled:
+        wanted = {t.split(".")[0] for _, _, t in compiled}
+        instances = {k: v for k, v in instances.items() if k in wanted}
+    else:
+        instances = {}
+    out: Summary = {"v": VERSION, "imports": imports}
+    for key, value in (("aliases", aliases), ("bound", bound), ("classes", classes),
+                       ("functions", functions), ("compiled", compiled), ("instances", instances)):
+        if value:
+            out[key] = value
+    return out

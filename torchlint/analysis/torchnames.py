@@ -1,0 +1,41 @@
+"""The torch names that decide what is compiled, kept apart from libcst so that the
+project-wide analysis (which reads summaries, not trees) can use them on a warm run."""
+from __future__ import annotations
+
+from typing import Optional
+
+COMPILE_CALLS = frozenset({"torch.compile", "torch.compiler.compile", "torch._dynamo.optimize"})
+DISABLE_DECORATORS = frozenset({"torch.compiler.disable", "torch._dynamo.disable"})
+IS_COMPILING = frozenset(
+    {
+        "torch.compiler.is_compiling",
+        "torch.compiler.is_dynamo_compiling",
+        "torch._dynamo.is_compiling",
+        "torch._utils.is_compiling",
+        "torch._dynamo.external_utils.is_compiling",
+    }
+)
+MODULE_BASES = frozenset(
+    {
+        "torch.nn.Module",
+        "lightning.LightningModule",
+        "lightning.pytorch.LightningModule",
+        "pytorch_lightning.LightningModule",
+    }
+)
+NOT_MODULES = frozenset({"torch.nn.Parameter", "torch.nn.Buffer"})
+
+
+def is_module_class_name(qualname: Optional[str]) -> bool:
+    """``torch.nn.Module`` itself, or a visible subclass of it from ``torch.nn``."""
+    if qualname is None:
+        return False
+    if qualname in MODULE_BASES:
+        return True
+    if qualname in NOT_MODULES:
+        return False
+    if qualname.startswith("torch.nn."):
+        last = qualname.rsplit(".", 1)[-1]
+        rest = qualname[len("torch.nn.") :]
+        return last[:1].isupper() and not rest.startswith(("functional.", "init.", "utils."))
+    return False

@@ -1,0 +1,706 @@
+"""``torchlint run``: run the user's own program and report what dynamo did to it (parent side).
+
+The program runs unchanged in a child process: its argv, environment (plus
+``PYTHONPATH`` for the bootstrap and ``TORCHLINT_WATCH_DIR``), working directory and stdin
+are its own; stdout and stderr pass through to ours while the last bytes are kept to explain
+a failure. The observer (:mod:`torchlint.dynamic.watch`, installed at interpreter start in
+every Python process the program starts) writes JSON lines per process; this module reads
+them back, merges processes (torchrun ranks, pytest-xdist workers) and turns them into the
+dynamic half of a :class:`~torchlint.findings.Report`:
+
+* one finding per distinct graph break: placed on the innermost frame in the user's project;
+  when the breaking line itself is in an installed library (or torch), the message names it
+  too: "at transformers/models/xlm/modeling_xlm.py:793, reached from train.py:17";
+* one finding per frame that hit dynamo's recompile limit (it runs eagerly from then on);
+* the recompilations, with the failed guard in words, compile time per frame and the
+  compile caches' hits and misses, on the run's :class:`~torchlint.findings.TargetResult`.
+
+Imports no torch.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import sysconfig
+import threading
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+
+from torchlint.findings import FileError, Finding, Recompile, TargetResult
+
+#: names the records folder to the observer (the same name as ``torchlint.dynamic.watch.ENV_DIR``;
+#: the parent side does not import the child side)
+ENV_DIR = "TORCHLINT_WATCH_DIR"
+BOOTSTRAP_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bootstrap")
+_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_TORCHLINT_DIR = os.path.join(_PACKAGE_ROOT, "torchlint")
+TAIL_BYTES = 64 * 1024
+TAIL_LINES = 20
+
+Frame = Tuple[str, int]
+
+
+# --------------------------------------------------------------------------- the command
+
+def command_of(args: Sequence[str]) -> List[str]:
+    """The argv to run: ``script.py ARGS`` and ``-m mod ARGS`` / ``-c CODE`` run under this
+    interpreter; anything else (``python train.py``, ``torchrun ...``, ``pytest``) as given."""
+    args = list(args)
+    if not args:
+        raise ValueError("no program to run: give `torchlint run script.py`, `-m module` or `-- COMMAND`")
+    if args[0] in ("-m", "-c") or args[0].endswith((".py", ".pyw")):
+        return [sys.executable] + args
+    return args
+
+
+def display_command(command: Sequence[str]) -> str:
+    shown = list(command)
+    if shown and shown[0] == sys.executable:
+        shown[0] = "python"
+    return " ".join(shlex.quote(a) for a in shown)
+
+
+@dataclass
+class ProgramRun:
+    """How the program ended, and what it printed last."""
+
+    command: List[str]
+    returncode: Optional[int] = None
+    timed_out: bool = False
+    seconds: float = 0.0
+    tail: str = ""
+    start_error: Optional[str] = None
+
+    @property
+    def failed(self) -> bool:
+        return self.start_error is not None or self.timed_out or self.returncode != 0
+
+    def describe(self) -> str:
+        """One line: how the program failed ("" when it did not)."""
+        if self.start_error:
+            return self.start_error
+        if self.timed_out:
+            how = f"did not finish within --timeout {self.seconds:.0f} s and was stopped"
+        elif self.returncode is not None and self.returncode < 0:
+            try:
+                name = signal.Signals(-self.returncode).name
+            except ValueError:
+                name = f"signal {-self.returncode}"
+            what = {"SIGSEGV": " (segmentation fault)", "SIGKILL": " (out of memory?)",
+                    "SIGABRT": " (aborted)", "SIGBUS": " (bus error)"}.get(name, "")
+            how = f"was killed by {name}{what} after {self.seconds:.1f} s"
+        elif self.returncode:
+            how = f"exited with status {self.returncode} after {self.seconds:.1f} s"
+        else:
+            return ""
+        last = [l.strip() for l in self.tail.splitlines() if l.strip()]
+        return f"the program {how}" + (f"; its last output: {last[-1][:200]}" if last else "; it printed nothing")
+
+    def tail_lines(self, limit: int = TAIL_LINES) -> List[str]:
+        return [l.rstrip() for l in self.tail.splitlines()[-limit:]]
+
+
+class _Tee:
+    """Copies a pipe to one of our streams as it comes, keeping the last bytes."""
+
+    def __init__(self, fd: int, stream: Any, tail: bytearray, lock: threading.Lock) -> None:
+        self.fd, self.stream, self.tail, self.lock = fd, stream, tail, lock
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        out = getattr(self.stream, "buffer", None)
+        while True:
+            try:
+                chunk = os.read(self.fd, 1 << 16)
+            except OSError:
+                break
+            if not chunk:
+                break
+            try:
+                if out is not None:
+                    out.write(chunk)
+                    out.flush()
+                else:
+                    self.stream.write(chunk.decode("utf-8", "replace"))
+                    self.stream.flush()
+            except (OSError, ValueError):
+                pass
+            with self.lock:
+                self.tail += chunk
+                if len(self.tail) > 2 * TAIL_BYTES:
+                    del self.tail[:-TAIL_BYTES]
+        os.close(self.fd)
+
+
+def _descendants(pid: int) -> List[int]:
+    """Every live process below ``pid`` (read from /proc; empty where there is none)."""
+    children: Dict[int, List[int]] = defaultdict(list)
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                stat = handle.read().decode("ascii", "replace")
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children[ppid].append(int(name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def _kill_tree(proc: subprocess.Popen) -> None:
+    for pid in [proc.pid] + _descendants(proc.pid):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def watch_env(records_dir: str, base: Optional[Dict[str, str]] = None) -> Dict[str, str]:
+    """The program's environment: its own, with the bootstrap first on PYTHONPATH."""
+    env = dict(os.environ if base is None else base)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (BOOTSTRAP_DIR, _PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
+    env[ENV_DIR] = records_dir
+    env.setdefault("PYTHONUNBUFFERED", "1")  # a crash must not swallow what it printed last
+    return env
+
+
+def run_program(command: Sequence[str], records_dir: str, *, cwd: Optional[str] = None,
+                timeout: Optional[float] = None) -> ProgramRun:
+    """Run ``command`` with the observer installed; stdin is the program's, stdout and stderr
+    go through to ours. On ``timeout`` (seconds) the program and every process it started
+    are killed. Never raises for the program's own failure."""
+    run = ProgramRun(command=list(command))
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    started = time.monotonic()
+    try:
+        proc = subprocess.Popen(list(command), cwd=cwd, env=watch_env(records_dir),
+                                stdout=out_w, stderr=err_w)
+    except OSError as e:
+        for fd in (out_r, err_r):
+            os.close(fd)
+        run.start_error = f"cannot start `{command[0]}`: {e.strerror or e}"
+        return run
+    finally:
+        os.close(out_w)
+        os.close(err_w)
+    tail, lock = bytearray(), threading.Lock()
+    tees = [_Tee(out_r, sys.stdout, tail, lock), _Tee(err_r, sys.stderr, tail, lock)]
+    # Ctrl-C reaches the program (same process group); we wait for it to finish and report.
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if threading.current_thread() is threading.main_thread() else None
+    try:
+        try:
+            run.returncode = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            run.timed_out = True
+            _kill_tree(proc)
+            run.returncode = proc.wait()
+        for pid in _descendants(proc.pid):  # orphans left holding our pipes
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+    for tee in tees:
+        tee.thread.join(5)
+    run.seconds = time.monotonic() - started if not run.timed_out else float(timeout or 0)
+    with lock:
+        run.tail = bytes(tail[-TAIL_BYTES:]).decode("utf-8", "replace")
+    return run
+
+
+# --------------------------------------------------------------------------- records
+
+@dataclass
+class ProcessRecords:
+    """What one process of the program recorded."""
+
+    header: Dict[str, Any]
+    records: List[Dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def rank(self) -> Optional[int]:
+        return self.header.get("rank") if (self.header.get("world_size") or 0) > 1 else None
+
+    @property
+    def label(self) -> str:
+        if self.rank is not None:
+            return f"rank {self.rank}"
+        if self.header.get("xdist_worker"):
+            return f"worker {self.header['xdist_worker']}"
+        return f"pid {self.header.get('pid')}"
+
+
+def read_records(directory: str) -> List[ProcessRecords]:
+    """Every process's records; a line cut short by a crash is skipped."""
+    out: List[ProcessRecords] = []
+    try:
+        names = sorted(n for n in os.listdir(directory) if n.endswith(".jsonl"))
+    except OSError:
+        return out
+    for name in names:
+        header: Optional[Dict[str, Any]] = None
+        records: List[Dict[str, Any]] = []
+        try:
+            with open(os.path.join(directory, name), encoding="utf-8", errors="replace") as handle:
+                for line in handle:
+                    try:
+                        record = json.loads(line)
+                    except ValueError:
+                        continue
+                    if not isinstance(record, dict):
+                        continue
+                    if record.get("kind") == "process":
+                        header = header or record
+                    else:
+                        records.append(record)
+        except OSError:
+            continue
+        if header is not None and records:
+            out.append(ProcessRecords(header, records))
+    out.sort(key=lambda p: (p.rank if p.rank is not None else -1, p.header.get("time") or 0))
+    return out
+
+
+# --------------------------------------------------------------------------- places
+
+def _real(path: str) -> str:
+    return os.path.realpath(path)
+
+
+def _library_dirs() -> Tuple[str, ...]:
+    from torchlint.dynamic.gb_registry import _torch_dir
+
+    dirs = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    torch_dir = _torch_dir()
+    if torch_dir:
+        dirs.add(torch_dir)
+    return tuple(sorted({os.path.join(_real(d), "") for d in dirs if d}))
+
+
+class Places:
+    """Which frames are the user's project: files under a project root, not inside an
+    installed library (site-packages, the standard library, torch) nor torchlint itself."""
+
+    def __init__(self, roots: Iterable[str], cwd: str) -> None:
+        self.roots = tuple(sorted({os.path.join(_real(r), "") for r in roots}))
+        self.cwd = cwd
+        self.library = _library_dirs()
+        self.own = (os.path.join(_real(_TORCHLINT_DIR), ""),)
+        from torchlint.dynamic.gb_registry import _torch_dir
+
+        torch_dir = _torch_dir()
+        self.torch = (os.path.join(_real(torch_dir), ""),) if torch_dir else ()
+
+    def is_project(self, path: str) -> bool:
+        real = _real(path)
+        if real.startswith(self.library + self.own) or _installed(real):
+            return False
+        return real.startswith(self.roots)
+
+    def may_be_named(self, path: str) -> bool:
+        """A frame worth naming as the library line: not torchlint's, not generated code."""
+        return not path.startswith("<") and not _real(path).startswith(self.own)
+
+    def may_be_site(self, path: str) -> bool:
+        real = _real(path)
+        return self.may_be_named(path) and not real.startswith(self.torch)
+
+    def show(self, path: str) -> str:
+        """A path as the report prints it: relative to the cwd in the project, else from the
+        installed package's folder ("transformers/models/...")."""
+        real = _real(path)
+        if self.is_project(real):
+            rel = os.path.relpath(real, self.cwd)
+            return rel if not rel.startswith(os.pardir + os.sep) else real
+        for marker in ("site-packages" + os.sep, "dist-packages" + os.sep):
+            if marker in real:
+                return real.split(marker, 1)[1]
+        for base in self.library:
+            if real.startswith(base):
+                return os.path.relpath(real, os.path.dirname(base.rstrip(os.sep)))
+        return real
+
+    def place(self, frames: Sequence[Frame]) -> Tuple[Optional[Frame], Optional[Frame]]:
+        """(site, library line) for a stack, outermost first: the site is the innermost frame
+        in the project; the library line is the innermost frame when that one is not in the
+        project. Without a project frame the site is the innermost frame outside torch and
+        torchlint (an installed library's line), and there is no separate library line."""
+        frames = [(f, int(n)) for f, n in frames if f and not f.startswith("<")]
+        if not frames:
+            return None, None
+        inner = frames[-1]
+        mine = [f for f in frames if self.is_project(f[0])]
+        if mine:
+            site = mine[-1]
+            library = inner if site != inner and self.may_be_named(inner[0]) else None
+            return site, library
+        outside = [f for f in frames if self.may_be_site(f[0])]
+        return (outside[-1] if outside else None), None
+
+
+def _installed(real: str) -> bool:
+    return (os.sep + "site-packages" + os.sep in real) or (os.sep + "dist-packages" + os.sep in real)
+
+
+# --------------------------------------------------------------------------- results
+
+@dataclass
+class _Break:
+    site: Frame
+    library: Optional[Frame]
+    loc: Frame
+    record: Dict[str, Any]
+    hits: int = 0
+    processes: Set[str] = field(default_factory=set)
+    ranks: Set[int] = field(default_factory=set)
+
+
+def observed(processes: Sequence[ProcessRecords], places: Places, *, name: str, run: Optional[ProgramRun],
+             cache_gone: Optional[bool] = None) -> Tuple[TargetResult, List[Finding], List[FileError]]:
+    """The run's result line, its findings and errors, from every process's records."""
+    from torchlint.dynamic.recompiles import parse_recompile_message
+
+    result = TargetResult(target=name, seconds=run.seconds if run else 0.0)
+    errors: List[FileError] = []
+    if run is not None and run.failed:
+        result.error = run.describe()
+        errors.append(FileError(path=name, message=result.error))
+    world = max((p.header.get("world_size") or 1 for p in processes), default=1)
+    ranks_seen = {p.rank for p in processes if p.rank is not None}
+    breaks: Dict[Tuple[Any, ...], _Break] = {}
+    locations: Set[Frame] = set()
+    full_frames: Dict[Frame, List[Frame]] = {}
+    findings: List[Finding] = []
+    unplaced = 0
+    limits: Dict[Tuple[str, int], Dict[str, Any]] = {}
+    frames_compiled: Dict[Tuple[str, str, int], Dict[str, Any]] = {}
+    cache: Counter = Counter()
+    cache_dirs: Dict[str, Dict[str, Any]] = {}
+    cudagraph: List[Tuple[ProcessRecords, Dict[str, Any]]] = []
+    for proc in processes:
+        for r in proc.records:
+            kind = r.get("kind")
+            if kind == "break":
+                frames = [(f, int(n)) for f, n in r.get("frames") or []]
+                loc = tuple(r["loc"]) if r.get("loc") else (frames[-1] if frames else None)
+                if loc is None:
+                    unplaced += 1
+                    continue
+                loc = (loc[0], int(loc[1]))
+                if frames:
+                    full_frames.setdefault(loc, frames)
+                else:  # a repeat: dynamo printed the stack the first time only
+                    frames = full_frames.get(loc) or [(f, int(n)) for f, n in r.get("stack") or []] + [loc]
+                locations.add(loc)
+                site, library = places.place(frames)
+                if site is None:
+                    unplaced += 1
+                    continue
+                key = (site, library, r.get("gb_type") or r.get("reason"))
+                entry = breaks.get(key)
+                if entry is None:
+                    entry = breaks[key] = _Break(site, library, loc, r)
+                entry.hits += 1
+                entry.processes.add(proc.label)
+                if proc.rank is not None:
+                    entry.ranks.add(proc.rank)
+            elif kind == "recompile":
+                for event in parse_recompile_message(r.get("message") or ""):
+                    frames = [(f, int(n)) for f, n in r.get("stack") or []]
+                    if event.path and event.line:
+                        frames.append((event.path, event.line))
+                    site, library = places.place(frames)
+                    words = event.words + (f"; fix: {event.fix}" if event.fix else "")
+                    where = _where(places, event.path, event.line, site) if library is not None else ""
+                    prefix = f"`{event.function}`" + (f" ({where})" if where else "")
+                    result.recompile_reasons.append(Recompile(
+                        target=name, reason=f"{prefix}: {words}",
+                        path=places.show(site[0]) if site else None, line=site[1] if site else None))
+            elif kind == "limit":
+                _add_limit(limits, r, places)
+            elif kind == "compile":
+                _add_compile(frames_compiled, r, cache)
+            elif kind == "autotune":
+                cache["autotune.hit" if r.get("hit") else "autotune.miss"] += 1
+            elif kind == "cache_dir" and r.get("path"):
+                cache_dirs.setdefault(r["path"], r)
+            elif kind == "cudagraph":
+                cudagraph.append((proc, r))
+    result.recompiles = len(result.recompile_reasons)
+    result.graph_breaks = len(locations)
+    result.graphs = sum(f["graphs"] for f in frames_compiled.values())
+    for entry in sorted(breaks.values(), key=lambda b: (b.site, b.library or ("", 0))):
+        findings.append(_break_finding(entry, places, name, world, ranks_seen))
+    for limit in limits.values():
+        findings.append(_limit_finding(limit, places, name))
+    skips, more = _cudagraph_findings(cudagraph, places, name)
+    findings.extend(more)
+    if skips is not None:
+        result.cudagraph_skips = skips
+    result.details = _details(frames_compiled, cache, cache_dirs, places, processes, unplaced, cache_gone)
+    if run is not None and run.failed and run.tail.strip():
+        result.details.append("last lines of its output:")
+        result.details.extend(f"| {line}" for line in run.tail_lines())
+    result.program = {
+        "command": run.command if run else None,
+        "exit_code": run.returncode if run else None,
+        "timed_out": run.timed_out if run else False,
+        "processes": [{"pid": p.header.get("pid"), "rank": p.rank, "xdist_worker": p.header.get("xdist_worker"),
+                       "records": len(p.records)} for p in processes],
+        "frames": sorted(frames_compiled.values(), key=lambda f: -f["seconds"]),
+        "cache": dict(cache),
+        "cache_dirs": list(cache_dirs.values()),
+        "output_tail": run.tail_lines() if run is not None and run.failed else [],
+    }
+    return result, findings, errors
+
+
+def _where(places: Places, path: Optional[str], line: Optional[int], site: Optional[Frame]) -> str:
+    """``path:line`` of a frame, with ``reached from SITE`` when the frame is a library's."""
+    if not path or not line:
+        return f"{places.show(site[0])}:{site[1]}" if site else ""
+    text = f"{places.show(path)}:{line}"
+    if site is not None and (_real(site[0]), site[1]) != (_real(path), line):
+        text += f", reached from {places.show(site[0])}:{site[1]}"
+    return text
+
+
+_LINES: List[Any] = []
+
+
+def _source_line(path: str, line: int) -> str:
+    from torchlint.dynamic.results import SourceLines
+
+    if not _LINES:
+        _LINES.append(SourceLines())
+    return _LINES[0].line(path, line) or ""
+
+
+def _located(name: str, rule: Optional[str], site: Frame, places: Places, message: str, suggestion: str,
+             target: str, **extra: Any) -> Finding:
+    text = _source_line(site[0], site[1])
+    stripped = text.strip()
+    return Finding(
+        rule=rule, name=name, path=places.show(site[0]), line=site[1],
+        column=len(text) - len(text.lstrip()) + 1 if stripped else 1, end_line=site[1],
+        end_column=len(text.rstrip()) + 1 if stripped else 1, message=message, suggestion=suggestion,
+        source="dynamic", target=target, source_line=text or None, **extra)
+
+
+def _break_finding(entry: _Break, places: Places, target: str, world: int, ranks_seen: Set[int]) -> Finding:
+    r = entry.record
+    reason = r.get("reason") or "graph break"
+    message = f"graph break: {reason}"
+    if entry.library is not None:
+        message += f" at {places.show(entry.library[0])}:{entry.library[1]}, reached from " \
+                   f"{places.show(entry.site[0])}:{entry.site[1]}"
+    if r.get("skipped"):
+        message += " (dynamo gave up the whole function and ran it eagerly)"
+    message += f"; hit {entry.hits} time{'s' if entry.hits != 1 else ''} while compiling"
+    if world > 1 and entry.ranks and len(entry.ranks) < max(world, len(ranks_seen)):
+        shown = ", ".join(str(x) for x in sorted(entry.ranks))
+        message += f"; seen on rank{'s' if len(entry.ranks) != 1 else ''} {shown} only, of {world}"
+    hints = [h for h in r.get("hints") or [] if h]
+    suggestion = hints[0] if hints else (r.get("explanation") or "move this out of the compiled region")
+    return _located(
+        "graph-break", None, entry.site, places, message, suggestion, target, gb_code=r.get("gb_code"),
+        severity="error", reason=reason, explanation=r.get("explanation") or None, hints=hints,
+        hits=entry.hits, library=f"{places.show(entry.library[0])}:{entry.library[1]}" if entry.library else None,
+        ranks=sorted(entry.ranks) if world > 1 else None)
+
+
+def _add_limit(limits: Dict[Tuple[str, int], Dict[str, Any]], r: Dict[str, Any], places: Places) -> None:
+    import re
+
+    message = r.get("message") or ""
+    head = re.match(r"torch\._dynamo hit config\.(\w+) \((\d+)\)", message)
+    func = re.search(r"function: '([^']+)' \((.+):(\d+)\)", message)
+    last = re.search(r"last reason: (?:\d+/\d+: )?(.+)", message)
+    frames = [(f, int(n)) for f, n in r.get("stack") or []]
+    if func:
+        frames.append((func.group(2), int(func.group(3))))
+    site, _ = places.place(frames)
+    if site is None:
+        return
+    key = (site[0], site[1])
+    entry = limits.setdefault(key, {
+        "site": site, "limit": head.group(1) if head else "recompile_limit", "value": head.group(2) if head else "?",
+        "function": func.group(1) if func else "?", "where": f"{func.group(2)}:{func.group(3)}" if func else None,
+        "last": last.group(1).split("#", 1)[0].strip() if last else "", "hits": 0})
+    entry["hits"] += 1
+
+
+def _code_of(gb_type: str) -> Optional[str]:
+    from torchlint.dynamic.gb_registry import load_registry
+
+    entry = load_registry().lookup(gb_type)
+    return entry.code if entry else None
+
+
+def _limit_finding(limit: Dict[str, Any], places: Places, target: str) -> Finding:
+    from torchlint.dynamic.recompiles import describe_guard
+
+    func_where = ""
+    if limit["where"]:
+        path, line = limit["where"].rsplit(":", 1)
+        func_where = f" ({_where(places, path, int(line), limit['site'])})"
+    words, fix = describe_guard(limit["last"]) if limit["last"] else ("", "")
+    message = (f"RECOMPILE LIMIT HIT: dynamo reached config.{limit['limit']} ({limit['value']}) for "
+               f"`{limit['function']}`{func_where}; from now on every call that misses its "
+               f"{limit['value']} compiled versions runs eagerly, without torch.compile"
+               + (f"; last guard that failed: {words}" if words else ""))
+    return _located(
+        "recompile-limit", None, limit["site"], places, message,
+        fix or f"stop the recompilations (see the recompile reasons), or raise "
+               f"`torch._dynamo.config.{limit['limit']}` if they are expected", target,
+        gb_code=_code_of("Dynamo recompile limit exceeded"), severity="error",
+        reason="Dynamo recompile limit exceeded", hits=limit["hits"])
+
+
+def _add_compile(frames: Dict[Tuple[str, str, int], Dict[str, Any]], r: Dict[str, Any], cache: Counter) -> None:
+    key = (r.get("co_name") or "?", r.get("co_filename") or "?", int(r.get("co_firstlineno") or 0))
+    if r.get("is_runtime") or not r.get("co_name"):
+        return  # runtime autotuning, or a frame dynamo refused before tracing (a limit hit)
+    entry = frames.setdefault(key, {"function": key[0], "path": key[1], "line": key[2], "compiles": 0,
+                                    "seconds": 0.0, "graphs": 0, "failures": 0})
+    counters = r.get("counters") or {}
+    if r.get("is_forward") is not False:
+        entry["compiles"] += 1
+        entry["graphs"] += int(counters.get("stats.unique_graphs", 0))
+    entry["seconds"] = round(entry["seconds"] + float(r.get("seconds") or 0.0), 4)
+    if r.get("fail_type"):
+        entry["failures"] += 1
+    for name, value in counters.items():
+        if name != "stats.unique_graphs":
+            cache[name] += int(value)
+
+
+def _details(frames: Dict[Tuple[str, str, int], Dict[str, Any]], cache: Counter,
+             cache_dirs: Dict[str, Dict[str, Any]], places: Places, processes: Sequence[ProcessRecords],
+             unplaced: int, cache_gone: Optional[bool]) -> List[str]:
+    lines: List[str] = []
+    if len(processes) > 1:
+        lines.append(f"merged {len(processes)} processes: " + ", ".join(p.label for p in processes))
+    total = sum(f["seconds"] for f in frames.values())
+    if frames:
+        lines.append(f"compile time {total:.2f} s over {len(frames)} frame{'s' if len(frames) != 1 else ''}:")
+        for f in sorted(frames.values(), key=lambda f: -f["seconds"])[:10]:
+            failed = f", {f['failures']} failed" if f["failures"] else ""
+            lines.append(f"  {f['seconds']:.2f} s  `{f['function']}` ({places.show(f['path'])}:{f['line']}): "
+                         f"{f['compiles']} compile{'s' if f['compiles'] != 1 else ''}, "
+                         f"{f['graphs']} graph{'s' if f['graphs'] != 1 else ''}{failed}")
+        if len(frames) > 10:
+            lines.append(f"  ... and {len(frames) - 10} more frames (JSON: targets[].program.frames)")
+    parts = []
+    for label, prefix in (("FX graph cache", "inductor.fxgraph_cache"), ("AOT autograd cache", "aot_autograd.autograd_cache"),
+                          ("autotune cache", "autotune")):
+        hit, miss, bypass = cache[f"{prefix}_hit" if prefix != "autotune" else "autotune.hit"], \
+            cache[f"{prefix}_miss" if prefix != "autotune" else "autotune.miss"], cache.get(f"{prefix}_bypass", 0)
+        if hit or miss or bypass:
+            parts.append(f"{label} {hit} hit{'s' if hit != 1 else ''}, {miss} miss{'es' if miss != 1 else ''}"
+                         + (f", {bypass} bypassed" if bypass else ""))
+    if parts:
+        lines.append("; ".join(parts))
+    for path, d in cache_dirs.items():
+        lines.extend(cache_warnings(path, d, cache_gone))
+    if unplaced:
+        lines.append(f"{unplaced} graph break record{'s' if unplaced != 1 else ''} without a location outside torch")
+    return lines
+
+
+def cache_warnings(path: str, d: Dict[str, Any], gone: Optional[bool] = None) -> List[str]:
+    """Warnings about inductor's cache folder: not writable, deleted when the program ended
+    (a temporary folder), or in memory (tmpfs): each means the next run compiles from scratch."""
+    out = []
+    where = f"inductor's cache folder {path}" + (" (TORCHINDUCTOR_CACHE_DIR)" if d.get("env") else "")
+    if not d.get("writable", True):
+        out.append(f"warning: {where} is not writable: nothing compiled is cached, every run "
+                   "compiles from scratch; point TORCHINDUCTOR_CACHE_DIR at a writable folder")
+    elif gone if gone is not None else not os.path.isdir(path):
+        out.append(f"warning: {where} no longer exists after the run: the compiled artifacts were "
+                   "lost, so the next run compiles from scratch; point TORCHINDUCTOR_CACHE_DIR at a "
+                   "folder that outlives the program")
+    elif _filesystem(path) in ("tmpfs", "ramfs"):
+        out.append(f"warning: {where} is in memory ({_filesystem(path)}): lost on reboot or container "
+                   "restart, so each fresh start compiles from scratch; point TORCHINDUCTOR_CACHE_DIR at a "
+                   "folder on disk (and cache it in CI)")
+    if d.get("fx_graph_cache") is False:
+        out.append("warning: inductor's FX graph cache is off (torch._inductor.config.fx_graph_cache / "
+                   "TORCHINDUCTOR_FX_GRAPH_CACHE=0): every run compiles every graph from scratch")
+    return out
+
+
+def _filesystem(path: str) -> Optional[str]:
+    """The type of the filesystem holding ``path``, from /proc/mounts (None when unknown)."""
+    best, kind = "", None
+    real = _real(path)
+    try:
+        with open("/proc/mounts", encoding="utf-8") as handle:
+            for line in handle:
+                parts = line.split()
+                if len(parts) >= 3 and (real == parts[1] or real.startswith(parts[1].rstrip("/") + "/")):
+                    if len(parts[1]) > len(best):
+                        best, kind = parts[1], parts[2]
+    except OSError:
+        return None
+    return kind
+
+
+def _cudagraph_findings(events: Sequence[Tuple[ProcessRecords, Dict[str, Any]]], places: Places,
+                        target: str) -> Tuple[Optional[int], List[Finding]]:
+    """CUDA-graph skips (inductor's "skipping cudagraphs due to ...") and re-recordings (a
+    compiled function recorded again), as the warnings ``--mode reduce-overhead`` reports."""
+    if not events:
+        return None, []
+    from torchlint.dynamic.results import RERECORD_NAME, SKIP_NAME, _RERECORD_SUGGESTION, _suggestion
+
+    findings: List[Finding] = []
+    skips: Dict[Tuple[Frame, str], int] = {}
+    recordings: Dict[Tuple[str, str], List[Dict[str, Any]]] = defaultdict(list)
+    for proc, r in events:
+        if r.get("event") == "skip":
+            frames = [(f, int(n)) for f, n in r.get("frames") or []]
+            site, _ = places.place(frames or [(f, int(n)) for f, n in r.get("stack") or []])
+            if site is not None:
+                key = (site, r.get("reason") or "an unnamed reason")
+                skips[key] = skips.get(key, 0) + 1
+        elif r.get("event") == "record":
+            recordings[(proc.label, r.get("function") or "")].append(r)
+    for (site, reason), hits in sorted(skips.items()):
+        findings.append(_located(
+            SKIP_NAME, None, site, places,
+            f"not a graph break, but under mode=\"reduce-overhead\" inductor runs this graph without a "
+            f"CUDA graph because of {reason}", _suggestion(reason), target, severity="warning", reason=reason,
+            hits=hits))
+    rerecords: Dict[Frame, int] = Counter()
+    for _, recs in recordings.items():
+        for r in recs[1:]:
+            site, _ = places.place([(f, int(n)) for f, n in r.get("stack") or []])
+            if site is not None:
+                rerecords[site] += 1
+    for site, n in sorted(rerecords.items()):
+        findings.append(_located(
+            RERECORD_NAME, None, site, places,
+            f"not a graph break, but under mode=\"reduce-overhead\" the CUDA graph called here was re-recorded "
+            f"{n} time{'s' if n != 1 else ''}", _RERECORD_SUGGESTION, target, severity="warning", hits=n))
+    return len(skips), findings

@@ -1,0 +1,220 @@
+"""What breaks on which torch: the measured matrix (``torchlint/data/torch_matrix.json``).
+
+``benchmarks/torch_matrix.py`` runs every rule page's examples, the fixture models and the
+skipped-call examples through dynamo on each torch version it is given and writes the data
+file; this module reads it, without importing torch, for
+
+* the ``torch-version`` setting: the static pass reports what breaks on that version (rules
+  dead there are not run; TL009 keeps the calls that still break there);
+* the "Breaks on" line of every rule page (:func:`breaks_on_line`, written by
+  :func:`write_breaks_on_lines`, checked by the tests).
+
+A version is named by major.minor (``"2.15"``); ``2.15.0`` and ``2.15.0+cu130`` mean the same.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+from importlib import resources
+from typing import Any, Dict, List, Optional, Set
+
+BREAKS_ON = "Breaks on:"
+_VERSION = re.compile(r"^\s*(\d+)\.(\d+)(?:\.\d+)?(?:[+.\-\w]*)?\s*$")
+#: the torch version the static pass of this process reports for (see :func:`use_version`)
+_ACTIVE: Optional[str] = None
+
+
+@functools.lru_cache(maxsize=1)
+def load() -> Dict[str, Any]:
+    """The committed matrix (``{"versions": {"2.13": {...}, ...}}``)."""
+    try:
+        text = resources.files("torchlint").joinpath("data/torch_matrix.json").read_text("utf-8")
+    except FileNotFoundError:  # before the first measurement: nothing is version-dependent
+        return {"versions": {}}
+    return json.loads(text)
+
+
+def _key(version: str) -> List[int]:
+    return [int(p) for p in version.split(".")]
+
+
+def versions() -> List[str]:
+    """The measured versions, oldest first (``["2.13", "2.14", "2.15"]``)."""
+    return sorted(load()["versions"], key=_key)
+
+
+def minor(version: str) -> Optional[str]:
+    """``"2.15.0+cu130"`` -> ``"2.15"``; None when it is not a version number."""
+    m = _VERSION.match(version or "")
+    return f"{int(m.group(1))}.{int(m.group(2))}" if m else None
+
+
+def installed_torch() -> Optional[str]:
+    """The installed torch's version, read from its metadata (torch is not imported)."""
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version("torch")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def resolve(setting: Optional[str], where: str = "torch-version") -> Optional[str]:
+    """The matrix version the static pass reports for.
+
+    ``setting`` (config or ``--torch-version``) must be a measured version; without one, the
+    installed torch's version (the newest measured one not newer than it, else the oldest),
+    else the newest measured version (None when nothing is measured). Raises ``ValueError``
+    naming ``where`` for a bad value.
+    """
+    known = versions()
+    if not known:
+        if setting is not None:
+            raise ValueError(f"{where}: no torch version has been measured yet (run benchmarks/torch_matrix.py)")
+        return None
+    if setting is not None:
+        key = minor(str(setting))
+        if key is None:
+            raise ValueError(f"{where}: expected a torch version such as \"{known[-1]}\", got {setting!r}")
+        if key not in known:
+            raise ValueError(f"{where}: torch {key} is not in torchlint's measured matrix "
+                             f"(measured: {', '.join(known)})")
+        return key
+    installed = installed_torch()
+    key = minor(installed) if installed else None
+    if key is None:
+        return known[-1]
+    older = [v for v in known if _key(v) <= _key(key)]
+    return older[-1] if older else known[0]
+
+
+def status(code: str, version: str) -> Optional[str]:
+    """``live``, ``changed``, ``dead``, ``warning``, ... of a rule on a version; None if unmeasured."""
+    entry = load()["versions"].get(version, {}).get("rules", {}).get(code)
+    return entry["status"] if entry else None
+
+
+def dead_rules(version: str) -> Set[str]:
+    """Graph-break rules whose page example compiles whole on that version."""
+    rules = load()["versions"].get(version, {}).get("rules", {})
+    return {code for code, e in rules.items() if e["status"] == "dead"}
+
+
+def skipped_calls(version: str) -> Optional[Set[str]]:
+    """The calls of ``skipped_calls.json`` that break on that version (None: not measured)."""
+    entry = load()["versions"].get(version)
+    return set(entry["skipped_calls"]) if entry and "skipped_calls" in entry else None
+
+
+def traced_calls(version: str) -> Set[str]:
+    """The calls of ``skipped_calls.json`` measured on that version and found traced there
+    (a call added since that version was measured is not among them)."""
+    entry = load()["versions"].get(version) or {}
+    return set(entry.get("trace_rules", {})) - set(entry.get("skipped_calls", []))
+
+
+def use_version(version: Optional[str]) -> None:
+    """Make the static pass of this process report for ``version`` (a matrix key or None)."""
+    global _ACTIVE
+    _ACTIVE = version
+
+
+def active_version() -> Optional[str]:
+    return _ACTIVE
+
+
+# --------------------------------------------------------------------------- rule pages
+
+def breaks_on_line(code: str, matrix: Optional[Dict[str, Any]] = None) -> str:
+    """The page line, e.g. ``Breaks on: torch 2.13 yes, 2.14 yes, 2.15 no. Measured ...``
+    (a GB code in parentheses where dynamo names the break differently from the oldest version)."""
+    data = matrix if matrix is not None else load()
+    measured = sorted(data["versions"], key=_key)
+    cells = []
+    for v in measured:
+        entry = data["versions"][v]["rules"].get(code)
+        if entry is None:
+            cells.append(f"{v} not measured")
+        elif entry["status"] == "warning":
+            return f"{BREAKS_ON} never (a performance warning, not a graph break)."
+        elif entry["status"] in ("live", "changed"):
+            cells.append(f"{v} yes" + (f" ({', '.join(entry['gb_codes'])})" if entry["status"] == "changed" else ""))
+        elif entry["status"] == "dead":
+            cells.append(f"{v} no")
+        else:
+            cells.append(f"{v} {entry['status']}")
+    return (f"{BREAKS_ON} torch {', '.join(cells)}. Measured on the example below by "
+            "`benchmarks/torch_matrix.py`.")
+
+
+def page_with_line(text: str, line: str) -> str:
+    """The page text with its "Breaks on" line set: replaced, or added after the summary."""
+    lines = text.splitlines()
+    for i, existing in enumerate(lines):
+        if existing.startswith(BREAKS_ON):
+            lines[i] = line
+            return "\n".join(lines) + "\n"
+    # after the one-line summary paragraph that follows the title
+    i = 1
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    while i < len(lines) and lines[i].strip():
+        i += 1
+    lines[i:i] = ["", line]
+    return "\n".join(lines) + "\n"
+
+
+def write_breaks_on_lines(matrix: Optional[Dict[str, Any]] = None, folder: Optional[str] = None) -> int:
+    """Set the "Breaks on" line of every page in ``folder`` (default docs/rules); returns how
+    many pages changed."""
+    from torchlint.atomic import write_text_atomic
+
+    folder = folder or str(resources.files("torchlint.rule_pages"))
+    changed = 0
+    for name in sorted(os.listdir(folder)):
+        m = re.match(r"(TL\d{3})-[a-z0-9-]+\.md$", name)
+        if not m:
+            continue
+        path = os.path.join(folder, name)
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+        new = page_with_line(text, breaks_on_line(m.group(1), matrix))
+        if new != text:
+            write_text_atomic(path, new)
+            changed += 1
+    return changed
+
+
+# --------------------------------------------------------------------------- the dynamic pass
+
+PARSERS = {
+    "log_records": "graph-break log records",
+    "gb_registry": "GB registry",
+    "recompile_reasons": "recompile reasons",
+    "cudagraph_messages": "CUDA-graph messages",
+}
+
+
+def support_notes(torch_version: Optional[str]) -> List[str]:
+    """One line per version-dependent parser of the dynamic pass not verified on the torch
+    that ran it (``torch_version`` as the worker reports it); none when all are."""
+    key = minor(torch_version or "")
+    if key is None:
+        return []
+    entry = load()["versions"].get(key)
+    known = versions()
+    if entry is None:
+        if not known:
+            return []
+        return [f"torch {torch_version} is not a verified version (verified: {', '.join(known)}): "
+                "its graph-break log, GB registry, recompile and CUDA-graph messages were not checked, "
+                "so counts and reasons may be incomplete"]
+    notes = []
+    for key_name, words in PARSERS.items():
+        status = str(entry.get("parsers", {}).get(key_name, ""))
+        if status.startswith("not supported"):
+            notes.append(f"torch {torch_version}: the {words} parser does not support this version "
+                         f"({status.split(':', 1)[-1].strip()})")
+    return notes
