@@ -25,6 +25,8 @@ EXPECTED = {
     "shape_recompile.py": [],
     "audio_frontend.py": [(35, "TL009"), (45, "TL002"), (47, "TL015"), (50, "TL008"), (52, "TL014"),
                           (53, "TL002")],
+    # a notebook: (cell, line in the cell, rule); its code cells run as one module
+    "notebook.ipynb": [(2, 9, "TL001"), (3, 5, "TL004")],
 }
 
 
@@ -38,12 +40,13 @@ def report():
 def by_file(report):
     out = {name: [] for name in EXPECTED}
     for f in report["findings"]:
-        out[f["path"].rsplit("/", 1)[-1]].append((f["line"], f["rule"]))
+        where = (f["cell"], f["line"]) if "cell" in f else (f["line"],)
+        out[f["path"].rsplit("/", 1)[-1]].append((*where, f["rule"]))
     return out
 
 
 def test_every_fixture_has_an_expected_report():
-    shipped = {p.name for p in FIXTURES.glob("*.py")}
+    shipped = {p.name for p in FIXTURES.glob("*.py")} | {p.name for p in FIXTURES.glob("*.ipynb")}
     assert shipped == set(EXPECTED)
 
 
@@ -56,7 +59,8 @@ def test_static_report_of_fixture(report, name):
 def test_static_lines_are_dynamos_break_lines(name):
     """The expectation above is not invented: it is the set of lines dynamo breaks on."""
     truth = json.loads((FIXTURES / "expected_breaks.json").read_text())[name]
-    assert sorted({b["line"] for b in truth["breaks"]}) == [line for line, _ in EXPECTED[name]]
+    assert sorted({(b.get("cell"), b["line"]) if "cell" in b else b["line"] for b in truth["breaks"]}) == [
+        where[:-1] if len(where) == 3 else where[0] for where in EXPECTED[name]]
 
 
 def test_training_loop_and_init_are_not_compiled_regions(report):

@@ -148,7 +148,7 @@ def test_readme_config_and_hook_manifest_are_valid(pre_commit, tmp_path):
     yaml = pytest.importorskip("yaml")
     (hook,) = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text("utf-8"))
     assert hook["id"] == "torchlint" and hook["entry"] == "torchlint check --no-dynamic"
-    assert hook["language"] == "python" and hook["types"] == ["python"]
+    assert hook["language"] == "python" and hook["types_or"] == ["python", "jupyter"]
     assert hook.get("pass_filenames", True)
     ids = [h["id"] for r in yaml.safe_load(config.read_text("utf-8"))["repos"] for h in r["hooks"]]
     assert ids == ["torchlint"]

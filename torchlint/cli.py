@@ -691,5 +691,18 @@ def rule_cmd(code: str) -> None:
     Console(soft_wrap=False).print(Markdown(p.text, code_theme="ansi_dark", hyperlinks=False))
 
 
+@main.command("server")
+@click.option("--debounce", type=click.FloatRange(min=0), default=100, show_default=True, metavar="MS",
+              help="Milliseconds of quiet after an edit before the buffer is linted again.")
+@click.option("--log-file", type=click.Path(dir_okay=False), help="Write the server's log to FILE.")
+def server_cmd(debounce: float, log_file: Optional[str]) -> None:
+    """Run the language server on stdin/stdout (for editors; needs `pip install 'torchlint[lsp]'`)."""
+    try:
+        from torchlint.lsp.server import serve
+    except ImportError as exc:
+        raise _fail(f"torchlint server needs the lsp extra ({exc.name} is missing): pip install 'torchlint[lsp]'")
+    serve(debounce / 1000.0, log_file)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -82,7 +82,7 @@ def _walk(root: str, exclude: Sequence[str], cwd: str, problems: List[Tuple[str,
             and not any(match_path(display_path(os.path.join(dirpath, d), cwd), pat) for pat in exclude)
         )
         for name in sorted(filenames):
-            if name.endswith((".py", ".pyi")):
+            if name.endswith((".py", ".pyi", ".ipynb")):
                 yield os.path.join(dirpath, name)
 
 

@@ -82,6 +82,8 @@ class Finding:
     source_line: Optional[str] = field(default=None, compare=False, repr=False)
     #: every target whose run hit it, in order; ``target`` is their names joined, for output
     targets: List[str] = field(default_factory=list, compare=False, repr=False)
+    #: in a notebook: the code cell (from 1) whose lines ``line``/``end_line`` count
+    cell: Optional[int] = None
 
     def target_names(self) -> List[str]:
         """The targets that hit it (a name may itself hold ", ": ``m.py:build(a=1, b=2)``)."""
@@ -97,7 +99,7 @@ class Finding:
 
     @property
     def sort_key(self):
-        return (self.path, self.line, self.column, self.rule or "~", self.message)
+        return (self.path, self.cell or 0, self.line, self.column, self.rule or "~", self.message)
 
     def fingerprint(self, line_text: Optional[str] = None) -> str:
         """A stable identity that survives line shifts: path, rule, region and the code itself."""
@@ -126,6 +128,8 @@ class Finding:
             d["reason"] = self.reason
             d["explanation"] = self.explanation
             d["hints"] = list(self.hints)
+        if self.cell is not None:
+            d["cell"] = self.cell
         for key in ("hits", "library", "ranks"):
             if getattr(self, key) is not None:
                 d[key] = getattr(self, key)

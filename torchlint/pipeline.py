@@ -103,7 +103,11 @@ def run_check(options: CheckOptions) -> Report:
         findings = merge_passes(static_findings, dynamic_findings, gb_map, fixes,
                                 _flagged(static_findings, dynamic_findings, rules, cwd))
     findings = [f for f in findings if _enabled(f, settings)]
-    report.findings, usage = suppression.apply_tracking(findings, _lines_reader(cwd, texts))
+    in_cells = [f for f in findings if f.cell is not None]  # notebooks: comments count per cell
+    report.findings, usage = suppression.apply_tracking([f for f in findings if f.cell is None],
+                                                        _lines_reader(cwd, texts))
+    if in_cells:
+        report.findings.extend(_suppress_in_cells(in_cells, cwd))
     if settings.enabled_rules([UNUSED_SUPPRESSION]):  # opt-in, as ruff's RUF100
         report.findings.extend(_unused_suppressions(report, files, usage, options, cwd, texts))
     report.sort()
@@ -188,6 +192,22 @@ def _stage(progress: Any, name: str, total: int) -> Optional[Callable[[int], Non
     (:class:`torchlint.output.progress.ProgressBar`) that wants one, else None."""
     stage = getattr(progress, "stage", None)
     return stage(name, total) if stage is not None else None
+
+
+def _suppress_in_cells(findings: List[Finding], cwd: str) -> List[Finding]:
+    """Suppression comments of notebook findings, read from the lines of each one's cell."""
+    from torchlint.static.notebook import cell_lines
+
+    by_cell: Dict[tuple, List[Finding]] = {}
+    for f in findings:
+        by_cell.setdefault((f.path, f.cell), []).append(f)
+    kept: List[Finding] = []
+    cells: Dict[str, Dict[int, List[str]]] = {}
+    for (path, cell), group in by_cell.items():
+        if path not in cells:
+            cells[path] = cell_lines(os.path.join(cwd, path))
+        kept.extend(suppression.apply(group, lambda p, c=cell, lines=cells[path]: lines.get(c)))
+    return kept
 
 
 def _lines_reader(cwd: str, texts: Dict[str, str]) -> Callable[[str], Optional[List[str]]]:

@@ -120,6 +120,11 @@ def fix_files(
     outcomes = []
     for path in files:
         full = os.path.join(cwd, path)
+        if path.endswith(".ipynb"):
+            outcome = _fix_notebook(full, path, rule_classes, unsafe=unsafe, write=write, ignored=ignored_for(path))
+            if outcome is not None:
+                outcomes.append(outcome)
+            continue
         try:
             source, encoding = _read(full)
         except (OSError, FileProblem):
@@ -132,6 +137,25 @@ def fix_files(
                 outcome.error = f"cannot write the fixed file: {getattr(exc, 'strerror', None) or exc}"
         outcomes.append(outcome)
     return outcomes
+
+
+def _fix_notebook(full: str, path: str, rule_classes, *, unsafe: bool, write: bool, ignored) -> Optional[FixOutcome]:
+    """Fix a notebook's code cells (:mod:`torchlint.static.notebook`); only changed cells' sources are rewritten."""
+    from torchlint.static.notebook import CellsMoved, fix_notebook
+
+    try:
+        outcome, new_raw = fix_notebook(
+            full, lambda text: fix_source(text, path, rule_classes, unsafe=unsafe, ignored=ignored))
+    except FileProblem:
+        return None  # the check reports notebooks it cannot read
+    except CellsMoved as exc:
+        return FixOutcome(path=path, old="", new="", error=f"not fixed: {exc}")
+    if new_raw is not None and write:
+        try:
+            write_text_atomic(full, new_raw, encoding="utf-8")
+        except (OSError, UnicodeEncodeError) as exc:
+            outcome.error = f"cannot write the fixed file: {getattr(exc, 'strerror', None) or exc}"
+    return outcome
 
 
 def fix_paths(paths: Sequence[str], settings, cwd: str, *, unsafe: bool, write: bool) -> List[FixOutcome]:

@@ -58,9 +58,19 @@ def display_code(finding: Finding) -> str:
     return finding.rule or finding.gb_code or "dynamo"
 
 
+def location(finding: Finding) -> str:
+    """``path:line:column``; in a notebook ``nb.ipynb:cell 3:2:5`` (line and column in the cell)."""
+    cell = f"cell {finding.cell}:" if finding.cell is not None else ""
+    return f"{finding.path}:{cell}{finding.line}:{finding.column}"
+
+
 def message_with_fix(finding: Finding) -> str:
-    """One self-contained annotation text: the message, then the fix unless it already says it."""
+    """One self-contained annotation text: the message, then the fix unless it already says it.
+    A notebook finding starts with its cell and line (``cell 3, line 2: ...``): annotations
+    point at the notebook file, whose own lines are JSON."""
     message = finding.message.strip()
+    if finding.cell is not None:
+        message = f"cell {finding.cell}, line {finding.line}: {message}"
     fix = (finding.suggestion or "").strip()
     if fix and fix not in message:
         message = f"{message}{'' if message.endswith('.') else '.'} Fix: {fix}"

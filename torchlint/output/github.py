@@ -33,9 +33,11 @@ def command(kind: str, message: str, properties: Optional[Dict[str, object]] = N
 def render(report: Report, stream: TextIO, *, options) -> None:
     for f in report.findings:
         kind = "warning" if f.severity == "warning" else "error"
+        where = {"line": f.line, "col": f.column, "endLine": f.end_line, "endColumn": f.end_column}
+        if f.cell is not None:  # the notebook's own lines are JSON: the message names cell and line
+            where = {}
         stream.write(command(kind, message_with_fix(f), {
-            "file": f.path, "line": f.line, "col": f.column, "endLine": f.end_line,
-            "endColumn": f.end_column, "title": f"{display_code(f)} {f.name}",
+            "file": f.path, **where, "title": f"{display_code(f)} {f.name}",
         }) + "\n")
     for e in report.errors:
         stream.write(command("error", e.message, {"file": e.path, "title": "torchlint error"}) + "\n")

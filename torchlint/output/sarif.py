@@ -106,12 +106,16 @@ def _result(f: Finding, index: Dict[str, int]) -> Dict[str, Any]:
             properties[key] = value
     if f.hints:
         properties["hints"] = list(f.hints)
+    location: Dict[str, Any] = {"artifactLocation": _artifact(f.path), "region": _region(f)}
+    if f.cell is not None:  # lines count in the cell, not in the notebook's JSON: no region
+        properties.update(cell=f.cell, cell_line=f.line, cell_column=f.column)
+        del location["region"]
     return {
         "ruleId": rule_id,
         "ruleIndex": index[rule_id],
         "level": _level(f.severity),
         "message": {"text": message_with_fix(f)},
-        "locations": [{"physicalLocation": {"artifactLocation": _artifact(f.path), "region": _region(f)}}],
+        "locations": [{"physicalLocation": location}],
         "partialFingerprints": {"torchlint/v1": f.fingerprint()},
         "properties": properties,
     }

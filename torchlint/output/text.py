@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from torchlint.findings import Finding, Report
-from torchlint.output import kind_of
+from torchlint.output import kind_of, location
 
 _STATUS = {
     "static": ("potential graph break", "yellow"),
@@ -70,7 +70,7 @@ def render(report: Report, stream: TextIO, *, options) -> None:
             code = f.rule or f.gb_code or "dynamo"
             fix = " [green]\\[*][/]" if _fixable(f, options) else ""
             console.print(
-                f"[bold]{escape(f.path)}:{f.line}:{f.column}:[/] [bold red]{code}[/]{fix} "
+                f"[bold]{escape(location(f))}:[/] [bold red]{code}[/]{fix} "
                 f"{escape(f.name)} {escape(f.message)} ({_status(f, report)})"
             )
             _code_frame(console, f)

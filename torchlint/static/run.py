@@ -179,7 +179,11 @@ def run_static(
     results: List[Optional[FileResult]] = [None] * len(files)
     todo: List[Tuple[int, str, str, Optional[str], Optional[dict]]] = []  # (index, path, source, key, facts)
     sources: List[Optional[str]] = [None] * len(files)
+    notebooks: List[int] = []
     for i, path in enumerate(files):
+        if path.endswith(".ipynb"):  # code cells as one module (torchlint.static.notebook), uncached
+            notebooks.append(i)
+            continue
         try:
             sources[i] = read_source(path)
         except FileProblem as exc:
@@ -211,11 +215,13 @@ def run_static(
             done = 0
     tick(done)
 
-    if todo:
+    if todo or notebooks:
         if rule_classes is None:
             from torchlint.rules import enabled_rules
 
             rule_classes = enabled_rules(settings or _default_settings(), torch_version)
+        for i in notebooks:  # (counted as done with the unreadable files above)
+            results[i] = _lint_notebook(files[i], rule_classes)
         planner = fixes() if fixes is not None else None
         for (i, path, source, key, _), res in zip(todo, _lint_all(todo, rule_classes, jobs, tick, planner,
                                                                   torch_version)):
@@ -231,8 +237,24 @@ def run_static(
         assert res is not None
         findings.extend(res.findings)
         if res.error:
-            errors.append(FileError(res.path, res.error))
+            errors.extend(FileError(res.path, line) for line in res.error.split("\n"))
     return findings, errors
+
+
+def _lint_notebook(path: str, rule_classes) -> FileResult:
+    """A notebook's findings, on cell lines, and its problems, one a line (a cell with a
+    syntax error leaves the other cells checked). Suppression comments are the pipeline's."""
+    from torchlint.static.notebook import map_findings, read_notebook, to_module
+
+    try:
+        module = to_module(read_notebook(path))
+    except FileProblem as exc:
+        return FileResult(path=path, error=str(exc))
+    with _gc_paused():
+        res = check_source(module.text, path, rule_classes)
+    problems = [f"cell {cell}: {msg}" for cell, msg in module.problems] + ([res.error] if res.error else [])
+    return FileResult(path=path, findings=map_findings(res.findings, module), error="\n".join(problems) or None,
+                      lines=res.lines)
 
 
 def project_facts(files: Sequence[str], sources: Sequence[Optional[str]], settings: "Settings",

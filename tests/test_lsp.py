@@ -1,0 +1,299 @@
+"""`torchlint server` driven by a real LSP client (pytest-lsp) over stdio, in its own process."""
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest_lsp = pytest.importorskip("pytest_lsp")
+from lsprotocol import types  # noqa: E402
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities  # noqa: E402
+
+from torchlint.lsp import core  # noqa: E402
+
+MODEL = """\
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        return x * x.sum().item()
+"""
+
+PRINTS = """\
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        y = x + 1
+        print("y", y)
+        return y * x.sum().item()
+"""
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(
+    server_command=[sys.executable, "-m", "torchlint", "server", "--debounce", "150"]))
+async def client(lsp_client: LanguageClient, tmp_path):
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register(params):  # the server asks to watch pyproject.toml files
+        lsp_client.registrations.extend(params.registrations)
+
+    lsp_client.registrations = []
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=client_capabilities("visual-studio-code"), root_uri=tmp_path.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(uri=tmp_path.as_uri(), name="ws")]))
+    yield
+    await lsp_client.shutdown_session()
+
+
+def open_doc(client: LanguageClient, path: Path, text: str) -> str:
+    uri = path.as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
+    return uri
+
+
+def change(client: LanguageClient, uri: str, version: int, text: str) -> None:
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
+
+
+async def diagnostics_for(client: LanguageClient, uri: str, want, timeout: float = 20.0):
+    """Wait until the published diagnostics of ``uri`` satisfy ``want``."""
+    async def wait():
+        while True:
+            got = client.diagnostics.get(uri)
+            if got is not None and want(list(got)):
+                return list(got)
+            await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    return await asyncio.wait_for(wait(), timeout)
+
+
+async def stats(client: LanguageClient) -> dict:
+    result = await client.protocol.send_request_async("torchlint/stats", None)
+    if isinstance(result, dict):
+        return result
+    return {key: getattr(result, key) for key in ("lint_runs", "pending")}
+
+
+def apply(text: str, edits) -> str:
+    """Apply LSP edits (UTF-16 positions; the test texts are ASCII) as an editor would."""
+    return core.apply_edits(text, [core.TextEdit((e.range.start.line, e.range.start.character),
+                                                 (e.range.end.line, e.range.end.character), e.new_text)
+                                   for e in edits])
+
+
+@pytest.mark.asyncio
+async def test_item_in_forward_is_flagged_and_the_code_action_clears_it(client: LanguageClient, tmp_path):
+    path = tmp_path / "model.py"
+    path.write_text("")  # on disk the file is empty: the server must read the buffer
+    uri = open_doc(client, path, MODEL)
+    diags = await diagnostics_for(client, uri, lambda d: len(d) > 0)
+    assert [(d.code, d.range.start.line, d.range.start.character) for d in diags] == [("TL001", 6, 19)]
+    d = diags[0]
+    assert d.severity == types.DiagnosticSeverity.Error and d.source == "torchlint"
+    assert d.code_description.href.startswith("file:") and d.code_description.href.endswith("TL001-tensor-item.md")
+    assert Path(core.rule_page_uri("TL001")[len("file://"):]).is_file()
+
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=d.range,
+        context=types.CodeActionContext(diagnostics=[d])))
+    titles = [a.title for a in actions]
+    fix = next(a for a in actions if "(unsafe)" in a.title)
+    assert not fix.is_preferred  # TL001's fix changes a number to a tensor: unsafe
+    assert "TL001: add `# torchlint: ignore[TL001]`" in titles
+    new = apply(MODEL, fix.edit.changes[uri])
+    assert "return x * x.sum()\n" in new
+    change(client, uri, 2, new)
+    assert await diagnostics_for(client, uri, lambda d: len(d) == 0) == []
+
+    # the ignore comment, applied through the client, silences it too
+    change(client, uri, 3, MODEL)
+    diags = await diagnostics_for(client, uri, lambda d: len(d) == 1)
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=diags[0].range,
+        context=types.CodeActionContext(diagnostics=diags)))
+    ignore = next(a for a in actions if "ignore" in a.title)
+    new = apply(MODEL, ignore.edit.changes[uri])
+    assert "        return x * x.sum().item()  # torchlint: ignore[TL001]\n" in new
+    change(client, uri, 4, new)
+    assert await diagnostics_for(client, uri, lambda d: len(d) == 0) == []
+
+
+@pytest.mark.asyncio
+async def test_safe_fixes_are_preferred_and_fix_all_is_a_source_action(client: LanguageClient, tmp_path):
+    uri = open_doc(client, tmp_path / "m.py", PRINTS)
+    diags = await diagnostics_for(client, uri, lambda d: len(d) == 2)
+    assert sorted(d.code for d in diags) == ["TL001", "TL004"]
+    printed = next(d for d in diags if d.code == "TL004")
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=printed.range,
+        context=types.CodeActionContext(diagnostics=[printed], only=[types.CodeActionKind.QuickFix])))
+    guard = next(a for a in actions if a.title.startswith("TL004:") and "ignore" not in a.title)
+    assert guard.is_preferred and "(unsafe)" not in guard.title
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=printed.range,
+        context=types.CodeActionContext(diagnostics=[], only=[types.CodeActionKind.SourceFixAll])))
+    assert [a.kind for a in actions] == ["source.fixAll.torchlint"]
+    new = apply(PRINTS, actions[0].edit.changes[uri])
+    assert "        if not torch.compiler.is_compiling():\n            print(\"y\", y)\n" in new
+    assert ".item()" in new  # the unsafe fix is not part of "fix all safe"
+    change(client, uri, 2, new)
+    diags = await diagnostics_for(client, uri, lambda d: len(d) == 1)
+    assert diags[0].code == "TL001"
+
+
+@pytest.mark.asyncio
+async def test_hover_shows_the_rule_page(client: LanguageClient, tmp_path):
+    uri = open_doc(client, tmp_path / "m.py", MODEL)
+    await diagnostics_for(client, uri, lambda d: len(d) == 1)
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=6, character=25)))
+    assert hover is not None and "TL001" in hover.contents.value and "## What it does" in hover.contents.value
+    none = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=0, character=2)))
+    assert none is None
+
+
+@pytest.mark.asyncio
+async def test_config_change_is_picked_up(client: LanguageClient, tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.torchlint]\nselect = ['TL0']\n")
+    uri = open_doc(client, tmp_path / "m.py", PRINTS)
+    await diagnostics_for(client, uri, lambda d: len(d) == 2)
+    (tmp_path / "pyproject.toml").write_text("[tool.torchlint]\nselect = ['TL0']\nignore = ['TL001']\n")
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[types.FileEvent(
+        uri=(tmp_path / "pyproject.toml").as_uri(), type=types.FileChangeType.Changed)]))
+    diags = await diagnostics_for(client, uri, lambda d: len(d) == 1)
+    assert diags[0].code == "TL004"
+    # without a notification: the next lint re-stats the config
+    (tmp_path / "pyproject.toml").write_text("[tool.torchlint]\nselect = ['TL0']\nignore = ['TL004']\n   \n")
+    change(client, uri, 2, PRINTS + "\n")
+    diags = await diagnostics_for(client, uri, lambda d: len(d) == 1 and d[0].code == "TL001")
+    assert diags[0].code == "TL001"
+
+
+@pytest.mark.asyncio
+async def test_200_rapid_edits_do_not_queue_200_lint_runs(client: LanguageClient, tmp_path):
+    uri = open_doc(client, tmp_path / "m.py", MODEL)
+    await diagnostics_for(client, uri, lambda d: len(d) == 1)
+    before = (await stats(client))["lint_runs"]
+    text = MODEL
+    for k in range(200):
+        text = text + f"# edit {k}\n"
+        change(client, uri, k + 2, text)
+    final = text + "y = 1\n"
+    change(client, uri, 202, final)
+    await diagnostics_for(client, uri, lambda d: len(d) == 1)
+    await asyncio.sleep(0.5)
+    runs = (await stats(client))["lint_runs"] - before
+    print(f"lint runs for 201 rapid edits: {runs}")
+    assert 1 <= runs <= 10, runs
+    assert (await stats(client))["pending"] == 0
+
+
+@pytest.mark.asyncio
+async def test_syntax_error_mid_edit_clears_diagnostics_and_the_server_lives_on(client: LanguageClient, tmp_path):
+    uri = open_doc(client, tmp_path / "m.py", MODEL)
+    await diagnostics_for(client, uri, lambda d: len(d) == 1)
+    broken = MODEL.replace("return x * x.sum().item()", "return x * x.sum().item(")
+    change(client, uri, 2, broken)
+    assert await diagnostics_for(client, uri, lambda d: len(d) == 0) == []  # nothing stale
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        range=types.Range(start=types.Position(line=6, character=0), end=types.Position(line=6, character=5)),
+        context=types.CodeActionContext(diagnostics=[])))
+    assert not actions
+    change(client, uri, 3, MODEL)
+    diags = await diagnostics_for(client, uri, lambda d: len(d) == 1)
+    assert diags[0].code == "TL001"
+
+
+def test_text_edits_are_minimal_and_reproduce_the_new_text():
+    old = "a = 1\nb = x.item()\nc = 3\n"
+    new = "a = 1\nb = x\nc = 3\nd = 4\n"
+    edits = core.text_edits(old, new)
+    assert core.apply_edits(old, edits) == new
+    assert edits[0] == core.TextEdit((1, 5), (1, 12), "")
+    assert core.text_edits(old, old) == []
+
+
+def test_server_command_without_the_extra_says_what_to_install(monkeypatch):
+    import builtins
+
+    from support import run_cli
+
+    real = builtins.__import__
+
+    def fake(name, *args, **kwargs):
+        if name == "torchlint.lsp.server":
+            err = ImportError("No module named 'pygls'")
+            err.name = "pygls"
+            raise err
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", fake)
+    result = run_cli(["server"])
+    assert result.exit_code == 2
+    assert "pip install 'torchlint[lsp]'" in result.stderr
+
+
+# -- the README's editor snippets ------------------------------------------------------------
+def _snippet_commands():
+    import json
+    import re
+    import tomllib
+
+    from readme_snippets import snippet
+
+    vscode = json.loads(snippet("vscode"))
+    neovim = re.search(r"cmd = \{ (.*?) \}", snippet("neovim")).group(1)
+    helix = tomllib.loads(snippet("helix"))["language-server"]["torchlint"]
+    return {
+        "vscode": [vscode["glspc.server.command"], *vscode["glspc.server.commandArguments"]],
+        "neovim": [s.strip().strip('"') for s in neovim.split(",")],
+        "helix": [helix["command"], *helix["args"]],
+    }, vscode
+
+
+def _initialize(argv):
+    """Start ``argv`` (``torchlint`` run as this Python's module) and do initialize/shutdown."""
+    import json
+    import subprocess
+
+    def frame(obj):
+        body = json.dumps(obj).encode()
+        return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": None, "rootUri": None, "capabilities": {}}},
+        {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+        {"jsonrpc": "2.0", "id": 2, "method": "shutdown", "params": None},
+        {"jsonrpc": "2.0", "method": "exit", "params": None},
+    ]
+    proc = subprocess.run([sys.executable, "-m", *argv], input=b"".join(frame(m) for m in messages),
+                          capture_output=True, timeout=60)
+    out = proc.stdout.decode()
+    start = out.index("{")
+    return json.JSONDecoder().raw_decode(out, start)[0]
+
+
+@pytest.mark.parametrize("editor", ["vscode", "neovim", "helix"])
+def test_editor_snippets_start_the_server(editor):
+    import tomllib
+
+    commands, _ = _snippet_commands()
+    argv = commands[editor]
+    scripts = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"]["scripts"]
+    assert argv[0] in scripts and scripts[argv[0]] == "torchlint.cli:main"  # the installed command
+    reply = _initialize(argv)
+    assert reply["result"]["serverInfo"]["name"] == "torchlint"
+    kinds = reply["result"]["capabilities"]["codeActionProvider"]["codeActionKinds"]
+    if editor == "vscode":  # the on-save action the snippet names is one the server offers
+        _, vscode = _snippet_commands()
+        assert set(vscode["editor.codeActionsOnSave"]) <= set(kinds)

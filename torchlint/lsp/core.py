@@ -1,0 +1,265 @@
+"""What the language server computes, with no protocol in it: lint an editor's text, the
+fixes of one finding as text edits, the ignore comment, settings per folder.
+
+Everything here works on the editor's in-memory text: nothing is imported or run, nothing
+is read from the file being edited (only pyproject.toml files around it).
+"""
+from __future__ import annotations
+
+import difflib
+import functools
+import os
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple, Type
+
+from torchlint import suppression
+from torchlint.config import ConfigError, Settings, find_config, load_settings, match_path
+from torchlint.files import source_lines
+from torchlint.findings import Finding
+
+#: (line, character) 0-based, characters as Python counts them (code points)
+Pos = Tuple[int, int]
+
+
+@dataclass(frozen=True)
+class TextEdit:
+    start: Pos
+    end: Pos
+    new_text: str
+
+
+# -- settings ---------------------------------------------------------------------------
+class SettingsCache:
+    """Settings for a document: from the nearest pyproject.toml, re-read when that file (or
+    which file is nearest) changes. Each lookup re-stats the candidates, so an edit to the
+    config is seen on the next lint even without a file-watch notification."""
+
+    def __init__(self) -> None:
+        self._by_file: Dict[Tuple[str, float, int], Settings] = {}
+        self._lock = threading.Lock()
+
+    def get(self, path: str) -> Tuple[Settings, Optional[str]]:
+        """(settings, problem): a broken config gives the defaults and a one-line problem."""
+        config = find_config(os.path.dirname(os.path.abspath(path)))
+        if config is None:
+            return Settings(), None
+        try:
+            st = config.stat()
+        except OSError:
+            return Settings(), None
+        key = (str(config), st.st_mtime, st.st_size)
+        with self._lock:
+            hit = self._by_file.get(key)
+            if hit is not None:
+                return hit, None
+        try:
+            settings = load_settings(str(config))
+        except ConfigError as exc:
+            return Settings(), str(exc)
+        with self._lock:
+            self._by_file = {k: v for k, v in self._by_file.items() if k[0] != str(config)}
+            self._by_file[key] = settings
+        return settings, None
+
+
+def relative_path(path: str, settings: Settings) -> str:
+    """The path as the config's patterns see it (relative to the config's folder)."""
+    root = os.path.abspath(settings.root) if settings.source else os.getcwd()
+    try:
+        rel = os.path.relpath(os.path.abspath(path), root)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
+
+
+# -- linting ---------------------------------------------------------------------------
+_RULES: Dict[Tuple[str, ...], list] = {}
+
+
+def rules_for(settings: Settings) -> list:
+    """The rule classes the settings enable (kept: the server loads them once)."""
+    from torchlint.rules import all_rules, select_rules
+
+    codes = tuple(settings.enabled_rules([r.code for r in all_rules()]))
+    if codes not in _RULES:
+        _RULES[codes] = select_rules(codes)
+    return _RULES[codes]
+
+
+@dataclass
+class LintResult:
+    findings: List[Finding]
+    #: a one-line problem (a syntax error mid-edit, a broken config), else None
+    problem: Optional[str] = None
+
+
+def lint_text(text: str, path: str, settings: Settings) -> LintResult:
+    """The static pass on ``text`` as ``torchlint check`` would report it for ``path``:
+    enabled rules, ``per-file-ignores``, ``exclude`` and suppression comments honoured."""
+    from torchlint.static.run import check_source
+
+    rel = relative_path(path, settings)
+    if any(match_path(rel, pat) for pat in settings.exclude):
+        return LintResult([])
+    result = check_source(text, path, rules_for(settings))
+    ignored = settings.ignored_for(rel)
+    findings = [f for f in result.findings if not (f.rule and any(f.rule.startswith(p) for p in ignored))]
+    findings = suppression.apply(findings, lambda p: source_lines(text))
+    return LintResult(findings, result.error)
+
+
+# -- fixes -------------------------------------------------------------------------------
+@dataclass
+class FixChoice:
+    code: str
+    line: int
+    column: int
+    applicability: str
+    description: str
+    new_text: str
+
+
+def fixes_for(text: str, path: str, settings: Settings) -> List[FixChoice]:
+    """Each fixable finding's own fix: the text with only that fix applied."""
+    from torchlint.fixes.apply import apply_plans, plan_source
+
+    rules = rules_for(settings)
+    planned = plan_source(text, path, rules, unsafe=True, ignored=settings.ignored_for(relative_path(path, settings)))
+    if planned is None or not planned.plans:
+        return []
+    out = []
+    for plan in planned.plans:
+        new, used = apply_plans(planned, [plan])
+        if used and new != text:
+            code, line, column = planned.keys[id(plan)]
+            out.append(FixChoice(code, line, column, plan.applicability, plan.description, new))
+    return out
+
+
+def fix_all(text: str, path: str, settings: Settings, *, unsafe: bool = False) -> str:
+    """The text after every safe fix (``--fix`` on the buffer)."""
+    from torchlint.fixes.apply import fix_source
+
+    return fix_source(text, path, rules_for(settings), unsafe=unsafe,
+                      ignored=settings.ignored_for(relative_path(path, settings))).new
+
+
+def _offsets(text: str) -> List[int]:
+    starts = [0]
+    for m in re.finditer(r"\r\n|\r|\n", text):
+        starts.append(m.end())
+    return starts
+
+
+def _pos(starts: List[int], offset: int) -> Pos:
+    import bisect
+
+    line = bisect.bisect_right(starts, offset) - 1
+    return line, offset - starts[line]
+
+
+def text_edits(old: str, new: str) -> List[TextEdit]:
+    """Non-overlapping edits turning ``old`` into ``new``: changed line runs, each trimmed
+    to the characters that differ."""
+    a = old.splitlines(True)
+    b = new.splitlines(True)
+    starts_a = [0]
+    for line in a:
+        starts_a.append(starts_a[-1] + len(line))
+    starts = _offsets(old)
+    edits = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        lo, hi = starts_a[i1], starts_a[i2]
+        repl = "".join(b[j1:j2])
+        seg = old[lo:hi]
+        p = 0
+        while p < len(seg) and p < len(repl) and seg[p] == repl[p]:
+            p += 1
+        s = 0
+        while s < len(seg) - p and s < len(repl) - p and seg[len(seg) - 1 - s] == repl[len(repl) - 1 - s]:
+            s += 1
+        edits.append(TextEdit(_pos(starts, lo + p), _pos(starts, hi - s), repl[p:len(repl) - s]))
+    return edits
+
+
+def apply_edits(text: str, edits: Sequence[TextEdit]) -> str:
+    """``text`` with ``edits`` applied (what an editor does; used by tests and the benchmark)."""
+    starts = _offsets(text)
+    out, at = [], 0
+    for e in sorted(edits, key=lambda e: e.start):
+        lo = starts[e.start[0]] + e.start[1] if e.start[0] < len(starts) else len(text)
+        hi = starts[e.end[0]] + e.end[1] if e.end[0] < len(starts) else len(text)
+        out.append(text[at:lo])
+        out.append(e.new_text)
+        at = hi
+    out.append(text[at:])
+    return "".join(out)
+
+
+_IGNORE = re.compile(r"#\s*torchlint:\s*ignore\[(?P<codes>[^\]]*)\]", re.IGNORECASE)
+
+
+def ignore_edit(text: str, finding: Finding) -> Optional[TextEdit]:
+    """Add ``# torchlint: ignore[CODE]`` at the end of the finding's first line (or add the
+    code to the comment already there)."""
+    lines = source_lines(text)
+    if not finding.rule or not 0 < finding.line <= len(lines):
+        return None
+    n = finding.line - 1
+    line = lines[n]
+    m = _IGNORE.search(line)
+    if m:
+        codes = [c.strip() for c in m.group("codes").split(",") if c.strip()]
+        if finding.rule in codes:
+            return None
+        at = m.end("codes")
+        sep = ", " if codes else ""
+        return TextEdit((n, at), (n, at), f"{sep}{finding.rule}")
+    body = line.rstrip()
+    if _in_string_at_end(text, finding.line):
+        return None
+    return TextEdit((n, len(body)), (n, len(line)), f"  # torchlint: ignore[{finding.rule}]")
+
+
+def _in_string_at_end(text: str, line: int) -> bool:
+    """Whether the line ends inside a multi-line string (a comment there would be text)."""
+    import io
+    import tokenize
+
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.STRING and tok.start[0] <= line < tok.end[0]:
+                return True
+            if tok.start[0] > line:
+                break
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return False
+    return False
+
+
+# -- rule pages ---------------------------------------------------------------------------
+@functools.lru_cache(maxsize=None)
+def rule_page_uri(code: str) -> Optional[str]:
+    """A ``file:`` URI of the rule's page as installed (``torchlint rule CODE`` prints it)."""
+    from importlib import resources
+
+    try:
+        root = resources.files("torchlint.rule_pages")
+        for entry in root.iterdir():
+            if entry.name.startswith(f"{code}-") and entry.name.endswith(".md"):
+                return Path(str(entry)).resolve().as_uri()
+    except (ModuleNotFoundError, OSError, TypeError):
+        return None
+    return None
+
+
+def rule_page_text(code: str) -> Optional[str]:
+    from torchlint.pages import page
+
+    p = page(code)
+    return p.text if p is not None else None
