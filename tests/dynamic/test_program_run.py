@@ -320,6 +320,7 @@ def test_torchrun_two_gloo_ranks_merged(tmp_path):
         if rank == 0:
             only_zero(torch.ones(2))
         dist.all_reduce(t)
+        dist.barrier()  # both ranks done before either tears gloo down (else one may abort at exit)
         dist.destroy_process_group()
     """)
     done, report = torchlint_run(
