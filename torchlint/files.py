@@ -184,3 +184,19 @@ def decode_source(data: bytes) -> str:
     if text.startswith("\ufeff"):
         text = text[1:]
     return text
+
+
+def read_json(path: str) -> object:
+    """The JSON document in ``path``; a ValueError whose text says, in words, why it cannot be
+    had ("cannot read it (...)", "not valid JSON (...)") for the caller to prefix with what
+    the file was meant to be."""
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except OSError as e:
+        raise ValueError(f"cannot read it ({e.strerror or e})") from None
+    except ValueError as e:
+        raise ValueError(f"not valid JSON ({e})") from None
+

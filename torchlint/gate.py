@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from torchlint.atomic import write_text_atomic
+from torchlint.files import read_json
 from torchlint.findings import Finding, Report
 
 BASELINE_VERSION = 1
@@ -80,12 +81,9 @@ def write_baseline(report: Report, path: str) -> None:
 
 def load_baseline(path: str) -> Baseline:
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except OSError as e:
-        raise GateError(f"baseline {path}: cannot read it ({e.strerror or e})") from None
+        data = read_json(path)
     except ValueError as e:
-        raise GateError(f"baseline {path}: not valid JSON ({e})") from None
+        raise GateError(f"baseline {path}: {e}") from None
     if not isinstance(data, dict) or data.get("version") != BASELINE_VERSION:
         raise GateError(f"baseline {path}: not a torchlint baseline (version {BASELINE_VERSION})")
     return Baseline(

@@ -11,10 +11,10 @@ appears in several reports is kept once); ``files`` is the largest count.
 """
 from __future__ import annotations
 
-import json
 import os
 from typing import Dict, List, Sequence, Tuple
 
+from torchlint.files import read_json
 from torchlint.findings import JSON_VERSION, FileError, Finding, Report, TargetResult
 
 
@@ -24,12 +24,9 @@ class ReportError(ValueError):
 
 def load_report(path: str) -> Report:
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except OSError as e:
-        raise ReportError(f"{path}: cannot read it ({e.strerror or e})") from None
+        data = read_json(path)
     except ValueError as e:
-        raise ReportError(f"{path}: not valid JSON ({e})") from None
+        raise ReportError(f"{path}: {e}") from None
     if not isinstance(data, dict) or data.get("version") != JSON_VERSION or "findings" not in data:
         raise ReportError(f"{path}: not a torchlint JSON report (--format json, version {JSON_VERSION})")
     try:

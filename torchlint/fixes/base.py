@@ -38,6 +38,18 @@ class Plan:
     needs_torch: bool = False  # the edits spell `torch.<...>`: make sure torch is imported
 
 
+@dataclass
+class Binding:
+    """A value bound to a name once, by a statement of its own (:meth:`FixContext.bound_once`)."""
+
+    line: cst.SimpleStatementLine
+    function: cst.FunctionDef
+    name: str
+    siblings: Tuple[cst.CSTNode, ...]
+    at: int
+    uses: List[cst.Name]
+
+
 class FixContext:
     """What fixers know of the file besides the rule's scope: parents, imports, names."""
 
@@ -111,6 +123,23 @@ class FixContext:
             if isinstance(anc, cst.FunctionDef):
                 return anc
         return None
+
+    def bound_once(self, node: cst.CSTNode) -> Optional["Binding"]:
+        """``name = node`` as a whole statement of a function's block: the statement, the
+        function, the name, the block and the statement's index in it, and every other use of
+        the name in the function; None for any other form."""
+        line = self.statement_of(node)
+        assign = line.body[0] if line is not None else None
+        if not (isinstance(assign, cst.Assign) and assign.value is node and len(assign.targets) == 1
+                and isinstance(assign.targets[0].target, cst.Name)):
+            return None
+        target = assign.targets[0].target
+        fn = self.enclosing_function(node)
+        found = self.block_of(line)
+        if fn is None or found is None:
+            return None
+        uses = [u for u in name_nodes(fn.body, [target.value]) if u is not target]
+        return Binding(line, fn, target.value, found[0], found[1], uses)
 
     def block_of(self, stmt: cst.CSTNode) -> Optional[Tuple[Tuple[cst.CSTNode, ...], int]]:
         """The statement list holding ``stmt`` and its index there."""

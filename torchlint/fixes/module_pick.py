@@ -27,7 +27,7 @@ from typing import Optional
 
 import libcst as cst
 
-from torchlint.fixes.base import REMOVE, UNSAFE, FixContext, Fixer, Plan, assigned_names, is_name, name_nodes, read_names, register
+from torchlint.fixes.base import REMOVE, UNSAFE, FixContext, Fixer, Plan, assigned_names, is_name, read_names, register
 from torchlint.rules.base import Rule
 
 _PICKS = ("argmax", "argmin")
@@ -97,18 +97,10 @@ def keyed_pick_plan(node: cst.Call, rule: Rule, ctx: FixContext) -> Optional[Pla
 
 
 def _pick_plan(node: cst.Call, pick: cst.Call, rule: Rule, ctx: FixContext, only: str) -> Optional[Plan]:
-    line = ctx.statement_of(node)
-    assign = line.body[0] if line is not None else None
-    if not (isinstance(assign, cst.Assign) and assign.value is node and len(assign.targets) == 1
-            and isinstance(assign.targets[0].target, cst.Name)):
+    bound = ctx.bound_once(node)
+    if bound is None:
         return None
-    k = assign.targets[0].target.value
-    fn = ctx.enclosing_function(node)
-    found = ctx.block_of(line)
-    if fn is None or found is None:
-        return None
-    siblings, at = found
-    uses = [u for u in name_nodes(fn.body, [k]) if u is not assign.targets[0].target]
+    line, fn, siblings, at, uses = bound.line, bound.function, bound.siblings, bound.at, bound.uses
     if len(uses) != 1:
         return None
     index = ctx.parent(uses[0])

@@ -32,7 +32,6 @@ from torchlint.fixes.base import (
     assigned_names,
     is_name,
     is_simple_ref,
-    name_nodes,
     read_names,
     register,
     with_leading_lines,
@@ -126,18 +125,10 @@ class TolistRowPick(Fixer):
         idx = node.func.value
         if not isinstance(idx, cst.Name) or not rule.is_tensor(idx):
             return None
-        line = ctx.statement_of(node)
-        assign = line.body[0] if line is not None else None
-        if not (isinstance(assign, cst.Assign) and assign.value is node and len(assign.targets) == 1
-                and isinstance(assign.targets[0].target, cst.Name)):
+        bound = ctx.bound_once(node)
+        if bound is None:
             return None
-        cols = assign.targets[0].target.value
-        fn = ctx.enclosing_function(node)
-        found = ctx.block_of(line)
-        if fn is None or found is None:
-            return None
-        siblings, at = found
-        uses = [u for u in name_nodes(fn.body, [cols]) if u is not assign.targets[0].target]
+        line, cols, siblings, at, uses = bound.line, bound.name, bound.siblings, bound.at, bound.uses
         loop = next((a for a in ctx.ancestors(uses[0]) if isinstance(a, (cst.ListComp, cst.GeneratorExp, cst.For))),
                     None) if uses else None
         if loop is None or any(loop not in set(ctx.ancestors(u)) for u in uses):
