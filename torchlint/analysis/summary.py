@@ -15,8 +15,10 @@ Nothing here imports libcst or the user's code.
 from __future__ import annotations
 
 import ast
+import gc
 import warnings
-from typing import Any, Dict, List, Optional
+from collections import deque
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 #: bump when the summary's shape or meaning changes (it is part of cache keys)
 VERSION = 2
@@ -125,28 +127,66 @@ class _FunctionScan:
                 self.returns.append(_callee(value) or None)
             else:
                 self.returns.append(None)
-        for child in ast.iter_child_nodes(node):
+        for child in _children(node):
             if isinstance(child, ast.stmt):
                 self._stmt(child, guard, prefix)
             else:
                 self._expr(child, guard)
 
     def _expr(self, node: ast.AST, guard: Optional[str]) -> None:
+        # Depth first, last child first (the order the calls are listed in), over the fields
+        # that can hold code (:func:`_code_fields`): a summary is made of every project file,
+        # so this loop is most of its cost.
         stack = [node]
+        pop, push, extend = stack.pop, stack.append, stack.extend
+        seen_calls, seen_attrs, fields_of = self._seen_calls, self._seen_attrs, _FIELDS
         while stack:
-            cur = stack.pop()
-            if isinstance(cur, ast.Call):
-                name = dotted(cur.func)
-                if name is not None and (name, guard) not in self._seen_calls:
-                    self._seen_calls.add((name, guard))
+            cur = pop()
+            t = type(cur)
+            if t is ast.Call:
+                name = dotted(cur.func)  # type: ignore[attr-defined]
+                if name is not None and (name, guard) not in seen_calls:
+                    seen_calls.add((name, guard))
                     self.calls.append([name, guard])
-            elif isinstance(cur, ast.Attribute) and isinstance(cur.value, ast.Name) and cur.value.id == "self":
-                if cur.attr not in self._seen_attrs:
-                    self._seen_attrs.add(cur.attr)
-                    self.attrs.append(cur.attr)
-            elif isinstance(cur, ast.Lambda):
-                pass
-            stack.extend(ast.iter_child_nodes(cur))
+            elif t is ast.Attribute:
+                value = cur.value  # type: ignore[attr-defined]
+                if type(value) is ast.Name and value.id == "self" and cur.attr not in seen_attrs:  # type: ignore[attr-defined]
+                    seen_attrs.add(cur.attr)  # type: ignore[attr-defined]
+                    self.attrs.append(cur.attr)  # type: ignore[attr-defined]
+            fields = fields_of.get(t)
+            if fields is None:
+                fields = fields_of[t] = _code_fields(t)
+            for name in fields:
+                value = getattr(cur, name, None)
+                if type(value) is list:
+                    extend([v for v in value if isinstance(v, ast.AST)])
+                elif isinstance(value, ast.AST):
+                    push(value)
+
+
+#: node type -> the fields that may hold code (contexts and operators never hold a call)
+_FIELDS: Dict[type, Tuple[str, ...]] = {}
+_NOT_CODE = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "kind", "type_comment", "level", "is_async"})
+
+
+def _code_fields(t: type) -> Tuple[str, ...]:
+    return tuple(f for f in getattr(t, "_fields", ()) if f not in _NOT_CODE)
+
+
+def _children(node: ast.AST) -> List[ast.AST]:
+    """``ast.iter_child_nodes(node)`` less the nodes that never hold code."""
+    t = type(node)
+    fields = _FIELDS.get(t)
+    if fields is None:
+        fields = _FIELDS[t] = _code_fields(t)
+    out: List[ast.AST] = []
+    for name in fields:
+        value = getattr(node, name, None)
+        if type(value) is list:
+            out.extend(v for v in value if isinstance(v, ast.AST))
+        elif isinstance(value, ast.AST):
+            out.append(value)
+    return out
 
 
 def _function(fn: ast.AST) -> Dict[str, Any]:
@@ -186,8 +226,30 @@ def _imports(node: ast.AST, out: List[List[Any]]) -> None:
             out.append([a.asname or a.name if a.name != "*" else "*", node.module or "", a.name, node.level or 0])
 
 
+def _walk(tree: ast.AST) -> Iterator[ast.AST]:
+    """``ast.walk`` (breadth first) over the nodes that may hold code."""
+    todo = deque([tree])
+    while todo:
+        node = todo.popleft()
+        todo.extend(_children(node))
+        yield node
+
+
 def summarize(source: str) -> Optional[Summary]:
-    """The summary of one file's text, or None when Python cannot parse it."""
+    """The summary of one file's text, or None when Python cannot parse it.
+
+    No cyclic garbage collection meanwhile: the tree holds no cycles (it is freed as usual),
+    and collections triggered by its many nodes would each walk all of them again."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _summarize(source)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _summarize(source: str) -> Optional[Summary]:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -237,7 +299,7 @@ def summarize(source: str) -> Optional[Summary]:
 
     top(tree.body)
     # torch.compile(...)-like calls anywhere: their first argument, as written
-    for node in ast.walk(tree) if ("compile" in source or "optimize" in source) else ():
+    for node in _walk(tree) if ("compile" in source or "optimize" in source) else ():
         if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1
                 and isinstance(node.targets[0], ast.Name)):
             callee = dotted(node.value.func)
