@@ -190,14 +190,15 @@ def run_static(
             results[i] = FileResult(path=path, error=str(exc))
     settings_ = settings or _default_settings()
     facts: List[Optional[dict]] = [None] * len(files)
+    bare: Set[str] = set()  # files that hold no compiled region (no tree is built for them)
     if project if project is not None else settings_.project:
-        facts = project_facts(files, sources, settings_, cache)
+        facts, bare = project_facts(files, sources, settings_, cache)
     done = 0
     for i, path in enumerate(files):
         source = sources[i]
         if source is not None:
             fact = facts[i]
-            if not is_candidate(source) and not (fact and (fact.get("roots") or fact.get("reached"))):
+            if (not is_candidate(source) and not _reached(fact)) or (bare and os.path.abspath(path) in bare):
                 results[i] = FileResult(path=path, lines=_line_count(source))
             else:
                 key = cache.key(path, source, _digest(fact)) if cache is not None else None
@@ -257,16 +258,30 @@ def _lint_notebook(path: str, rule_classes) -> FileResult:
                       lines=res.lines)
 
 
+def _reached(fact: Optional[dict]) -> bool:
+    """Whether the facts make some function of the file a region."""
+    return bool(fact and (fact.get("roots") or fact.get("reached")))
+
+
 def project_facts(files: Sequence[str], sources: Sequence[Optional[str]], settings: "Settings",
-                  cache: Optional["Cache"] = None) -> List[Optional[dict]]:
-    """Each file's facts from the project-wide analysis (None for a file that cannot be read).
+                  cache: Optional["Cache"] = None) -> Tuple[List[Optional[dict]], Set[str]]:
+    """Each file's facts from the project-wide analysis (None for a file that cannot be read),
+    and the absolute paths of the files that hold no compiled region
+    (:func:`torchlint.analysis.roots.may_hold_regions`: no tree is built for them).
 
     Every file is summarised (``ast``, cached by content); imports are resolved to the checked
     files and to the project's other files (read, never checked); installed packages only
     with ``settings.follow_imports``.
     """
+    with _gc_paused():  # summaries and the analysis make many small objects and no cycles
+        return _project_facts(files, sources, settings, cache)
+
+
+def _project_facts(files: Sequence[str], sources: Sequence[Optional[str]], settings: "Settings",
+                   cache: Optional["Cache"] = None) -> Tuple[List[Optional[dict]], Set[str]]:
     from torchlint.analysis.modules import ModuleMap
     from torchlint.analysis.project import Project
+    from torchlint.analysis.roots import may_hold_regions
     from torchlint.analysis.summary import summarize
 
     root = settings.root if getattr(settings, "source", None) else os.getcwd()
@@ -284,17 +299,12 @@ def project_facts(files: Sequence[str], sources: Sequence[Optional[str]], settin
                 texts[path] = None
         return texts[path]
 
+    summaries: Dict[str, Optional[dict]] = {}
+
     def load(path: str):
-        source = text_of(path)
-        if source is None:
-            return None
-        hit = cache.get_summary(source) if cache is not None else None
-        if hit is not None:
-            return hit
-        summary = summarize(source)
-        if cache is not None and summary is not None:
-            cache.put_summary(source, summary)
-        return summary
+        if path not in summaries:
+            summaries[path] = _load_summary(text_of(path), cache, summarize)
+        return summaries[path]
 
     def display(path: str) -> str:
         entry = given.get(path)
@@ -306,7 +316,7 @@ def project_facts(files: Sequence[str], sources: Sequence[Optional[str]], settin
     key = json.dumps([sorted(given), [display(p) for p in sorted(given)], roots,
                       settings.follow_imports, os.getcwd()])
     stored = cache.get_project(key) if cache is not None else None
-    if stored is not None:
+    if stored is not None and isinstance(stored.get("bare"), list):
         files_seen = dict(stored["files"])
         for path, digests in stored["files"].items():
             source = text_of(path)
@@ -320,12 +330,14 @@ def project_facts(files: Sequence[str], sources: Sequence[Optional[str]], settin
                 files_seen[path] = [_text_digest(source), digests[1]]
         if files_seen is not None:
             if files_seen != stored["files"]:
-                cache.put_project(key, {"files": files_seen, "facts": stored["facts"]})  # type: ignore[union-attr]
-            return [stored["facts"].get(os.path.abspath(p)) if src is not None else None
-                    for p, src in zip(files, sources)]
+                cache.put_project(key, dict(stored, files=files_seen))  # type: ignore[union-attr]
+            return ([stored["facts"].get(os.path.abspath(p)) if src is not None else None
+                     for p, src in zip(files, sources)], set(stored["bare"]))
 
     project = Project(modmap, load, list(given), display)
     out = [project.facts(os.path.abspath(p)) if src is not None else None for p, src in zip(files, sources)]
+    bare = {path for path, fact in zip((os.path.abspath(p) for p in files), out)
+            if path in given and not may_hold_regions(load(path), fact)}
     if cache is not None:
         seen = {}
         for path in project.read_paths():
@@ -333,8 +345,21 @@ def project_facts(files: Sequence[str], sources: Sequence[Optional[str]], settin
             if source is not None:
                 seen[path] = [_text_digest(source), _digest(project.summary(path))]
         cache.put_project(key, {"files": seen, "facts": {os.path.abspath(p): f for p, f in zip(files, out)
-                                                          if f is not None}})
-    return out
+                                                          if f is not None}, "bare": sorted(bare)})
+    return out, bare
+
+
+def _load_summary(source: Optional[str], cache: Optional["Cache"], summarize) -> Optional[dict]:
+    """A file's summary, from the cache (keyed by its text) or made and stored there."""
+    if source is None:
+        return None
+    hit = cache.get_summary(source) if cache is not None else None
+    if hit is not None:
+        return hit
+    summary = summarize(source)
+    if cache is not None and summary is not None:
+        cache.put_summary(source, summary)
+    return summary
 
 
 def _text_digest(source: str) -> str:
