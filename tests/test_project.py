@@ -276,3 +276,76 @@ def test_an_edit_that_leaves_every_summary_alone_reuses_the_whole_analysis(proje
     write(project, "pkg/helpers.py", "def peak(x):\n    return x.max().item()\n\ndef other(x):\n    return x\n")
     assert static(project, cache) == {("helpers.py", 2, "TL001")}
     assert analyses  # a new function: the project is analysed again
+
+
+def test_editing_a_reached_helper_to_call_another_file_rechecks_that_file(project, counted):
+    write(project, "pkg/__init__.py", "")
+    write(project, "pkg/base.py", BASE_MODULE)
+    write(project, "pkg/net.py", NET)
+    write(project, "pkg/helpers.py", HELPERS)
+    write(project, "pkg/deep.py", "def clip(x):\n    return x.clamp(max=x.max().item())\n")
+    cache = Cache(str(project / ".cache"), ["TL0"], [])
+    assert static(project, cache) == set()  # clip is reached from no region
+    counted.clear()
+    write(project, "pkg/helpers.py", "from .deep import clip\n\n\ndef peak(x):\n    return clip(x).max()\n")
+    assert static(project, cache) == {("deep.py", 2, "TL001")}
+    assert sorted(counted) == ["deep.py", "helpers.py"]  # net.py's facts did not change
+    counted.clear()
+    write(project, "pkg/helpers.py", "import torch\n\n\n@torch.compiler.disable\ndef peak(x):\n    return x\n")
+    assert static(project, cache) == set()  # the helper is not traced: nothing it calls is either
+    write(project, "pkg/helpers.py", HELPERS)
+    assert static(project, cache) == set()
+
+
+# -- the order the files are given in ---------------------------------------------------------
+def test_findings_do_not_depend_on_the_order_of_the_files(project):
+    import random
+    import shutil
+
+    for folder in PROJECTS:
+        shutil.copytree(folder, project / folder.name)
+    files = sorted(str(p) for p in project.rglob("*.py"))
+    shuffled = list(files)
+    random.Random(7).shuffle(shuffled)
+    seen = []
+    for order in (files, list(reversed(files)), shuffled):
+        findings, errors = run.run_static(order, settings=Settings())
+        assert errors == []
+        seen.append(sorted((f.path, f.line, f.rule, f.message, f.region) for f in findings))
+    assert seen[0] and seen[0] == seen[1] == seen[2]
+
+
+# -- fixes see the project ------------------------------------------------------------------
+UTILS = 'def scale_by_max(x):\n    print("mean", x.mean())\n    return x / x.abs().max().item()\n'
+MODEL = ("import torch.nn as nn\n\nfrom .utils import scale_by_max\n\n\nclass Net(nn.Module):\n"
+         "    def forward(self, x):\n        return scale_by_max(x)\n")
+
+
+def helper_project(project):
+    write(project, "pkg/__init__.py", "")
+    write(project, "pkg/utils.py", UTILS)  # no torch import: a region only through model.py
+    write(project, "pkg/model.py", MODEL)
+    return project / "pkg" / "utils.py"
+
+
+def test_fix_rewrites_a_helper_reached_from_a_forward_in_another_file(project):
+    utils = helper_project(project)
+    result = run_cli(["check", "pkg", "--no-dynamic", "--fix"])  # the safe fix: the print guarded
+    assert result.exit_code == 1, result.output
+    assert "    if not torch.compiler.is_compiling():\n        print(" in utils.read_text()
+    assert ".max().item()" in utils.read_text()  # the .item() fix is unsafe: left
+    result = run_cli(["check", "pkg", "--no-dynamic", "--fix", "--unsafe-fixes"])
+    assert result.exit_code == 0, result.output
+    assert "return x / x.abs().max()\n" in utils.read_text()
+    again = run_cli(["check", "pkg", "--no-dynamic", "--format", "json"])
+    assert again.exit_code == 0 and json.loads(again.stdout)["findings"] == []
+
+
+def test_diff_shows_the_helper_fix_and_without_the_project_there_is_none(project):
+    utils = helper_project(project)
+    result = run_cli(["check", "pkg", "--no-dynamic", "--diff", "--unsafe-fixes"])
+    assert result.exit_code == 1
+    assert "+++ b/pkg/utils.py" in result.stdout and "+    return x / x.abs().max()" in result.stdout
+    assert utils.read_text() == UTILS
+    result = run_cli(["check", "pkg", "--no-dynamic", "--fix", "--unsafe-fixes", "--no-project"])
+    assert result.exit_code == 0 and utils.read_text() == UTILS  # one file at a time: no region there

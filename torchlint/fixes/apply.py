@@ -108,10 +108,15 @@ def plan_source(
     *,
     unsafe: bool,
     ignored: Iterable[str] = (),
+    facts: Optional[dict] = None,
 ) -> Optional[Planned]:
-    """Plans for the fixable findings of ``source`` (``None`` when it does not parse)."""
+    """Plans for the fixable findings of ``source`` (``None`` when it does not parse);
+    ``facts``: the file's facts from the project-wide analysis, as the check uses them
+    (:func:`torchlint.static.run.project_facts`), so a finding that exists only through
+    another file (a helper called from a forward elsewhere) is fixed too."""
     classes = fixable_rules(rule_classes)
-    if not classes or not is_candidate(source) or too_deep(source):
+    reached = bool(facts and (facts.get("roots") or facts.get("reached")))
+    if not classes or not (reached or is_candidate(source)) or too_deep(source):
         return None  # too deep: libcst would overflow the stack (the check reports the file)
     try:
         module = parse(source)
@@ -121,7 +126,7 @@ def plan_source(
     ctx, sink = planning.ctx, planning.plans
     lines = source_lines(source)  # numbered as Python does, so suppressions line up
     try:
-        findings = lint_module(module, path, classes, lines, fixes=_Given(planning), source=source)
+        findings = lint_module(module, path, classes, lines, fixes=_Given(planning), source=source, project=facts)
     except RecursionError:
         return None
     if not sink:
@@ -311,12 +316,15 @@ def fix_source(
     *,
     unsafe: bool,
     ignored: Iterable[str] = (),
+    facts: Optional[dict] = None,
 ) -> FixOutcome:
-    """Apply every allowed fix to ``source``, round after round, until nothing changes."""
+    """Apply every allowed fix to ``source``, round after round, until nothing changes
+    (``facts``: the file's project facts, :func:`plan_source`; the fixes rename nothing, so
+    the facts of the text before the first round hold for every round)."""
     outcome = FixOutcome(path=path, old=source, new=source)
     ignored = tuple(ignored)
     for _ in range(MAX_ROUNDS):
-        planned = plan_source(outcome.new, path, rule_classes, unsafe=unsafe, ignored=ignored)
+        planned = plan_source(outcome.new, path, rule_classes, unsafe=unsafe, ignored=ignored, facts=facts)
         if planned is None or not planned.plans:
             break
         code, used = apply_plans(planned, choose(planned))

@@ -115,11 +115,19 @@ def fix_files(
     write: bool,
     cwd: str,
     ignored_for: Callable[[str], Iterable[str]] = lambda path: (),
+    facts: Optional[Dict[str, Optional[dict]]] = None,
+    bare: Iterable[str] = (),
 ) -> List[FixOutcome]:
-    """Fix each file (paths relative to ``cwd``); write the changed ones when ``write``."""
+    """Fix each file (paths relative to ``cwd``); write the changed ones when ``write``.
+    ``facts``: path -> the file's project facts (:func:`torchlint.static.run.project_facts`);
+    ``bare``: the paths of files that hold no compiled region (nothing to fix in them)."""
     outcomes = []
+    facts = facts or {}
+    bare = set(bare)
     for path in files:
         full = os.path.join(cwd, path)
+        if path in bare:
+            continue
         if path.endswith(".ipynb"):
             outcome = _fix_notebook(full, path, rule_classes, unsafe=unsafe, write=write, ignored=ignored_for(path))
             if outcome is not None:
@@ -129,7 +137,8 @@ def fix_files(
             source, encoding = _read(full)
         except (OSError, FileProblem):
             continue  # the check reports files it cannot read
-        outcome = fix_source(source, path, rule_classes, unsafe=unsafe, ignored=ignored_for(path))
+        outcome = fix_source(source, path, rule_classes, unsafe=unsafe, ignored=ignored_for(path),
+                             facts=facts.get(path))
         if outcome.changed and write:
             try:
                 write_text_atomic(full, outcome.new, encoding=encoding)
@@ -159,13 +168,24 @@ def _fix_notebook(full: str, path: str, rule_classes, *, unsafe: bool, write: bo
 
 
 def fix_paths(paths: Sequence[str], settings, cwd: str, *, unsafe: bool, write: bool) -> List[FixOutcome]:
-    """``--fix`` / ``--diff``: fix every checked file under ``paths`` with the enabled rules."""
+    """``--fix`` / ``--diff``: fix every checked file under ``paths`` with the enabled rules,
+    seeing the project as the check does (its facts: regions reached from other files,
+    bases and names across files), unless ``settings.project`` is off."""
     from torchlint.files import discover
     from torchlint.rules import enabled_rules
 
     files, _ = discover(paths, settings.exclude, cwd)  # missing paths: the check reports them
+    facts: Dict[str, Optional[dict]] = {}
+    bare: List[str] = []
+    if settings.project:
+        from torchlint.static.run import project_facts, read_for_project
+
+        full = [os.path.join(cwd, f) for f in files]
+        found, empty = project_facts(full, read_for_project(full), settings)
+        facts = dict(zip(files, found))
+        bare = [f for f, p in zip(files, full) if os.path.abspath(p) in empty]
     return fix_files(files, enabled_rules(settings), unsafe=unsafe, write=write, cwd=cwd,
-                     ignored_for=settings.ignored_for)
+                     ignored_for=settings.ignored_for, facts=facts, bare=bare)
 
 
 def unified_diff(outcome: FixOutcome) -> str:

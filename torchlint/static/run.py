@@ -258,6 +258,18 @@ def _lint_notebook(path: str, rule_classes) -> FileResult:
                       lines=res.lines)
 
 
+def read_for_project(files: Sequence[str]) -> List[Optional[str]]:
+    """The texts of ``files`` as :func:`project_facts` takes them (None for a file that
+    cannot be read, or a notebook: notebooks are not part of the project analysis)."""
+    out: List[Optional[str]] = []
+    for path in files:
+        try:
+            out.append(None if path.endswith(".ipynb") else read_source(path))
+        except FileProblem:
+            out.append(None)
+    return out
+
+
 def _reached(fact: Optional[dict]) -> bool:
     """Whether the facts make some function of the file a region."""
     return bool(fact and (fact.get("roots") or fact.get("reached")))
@@ -287,7 +299,10 @@ def _project_facts(files: Sequence[str], sources: Sequence[Optional[str]], setti
     root = settings.root if getattr(settings, "source", None) else os.getcwd()
     roots = [os.path.join(root, r) for r in settings.src] if settings.src else [root, os.path.join(root, "src")]
     given = {os.path.abspath(p): (p, src) for p, src in zip(files, sources) if src is not None}
-    modmap = ModuleMap(given, roots, follow_imports=settings.follow_imports)
+    # in path order, whatever the order of ``files``: which root a function is reached from
+    # first (its "called from"), and which of two files named alike a module is, never
+    # depend on the order the files were given in
+    modmap = ModuleMap(sorted(given), roots, follow_imports=settings.follow_imports)
 
     texts: Dict[str, Optional[str]] = {path: entry[1] for path, entry in given.items()}
 
@@ -334,7 +349,7 @@ def _project_facts(files: Sequence[str], sources: Sequence[Optional[str]], setti
             return ([stored["facts"].get(os.path.abspath(p)) if src is not None else None
                      for p, src in zip(files, sources)], set(stored["bare"]))
 
-    project = Project(modmap, load, list(given), display)
+    project = Project(modmap, load, sorted(given), display)
     out = [project.facts(os.path.abspath(p)) if src is not None else None for p, src in zip(files, sources)]
     bare = {path for path, fact in zip((os.path.abspath(p) for p in files), out)
             if path in given and not may_hold_regions(load(path), fact)}
