@@ -349,3 +349,59 @@ def test_diff_shows_the_helper_fix_and_without_the_project_there_is_none(project
     assert utils.read_text() == UTILS
     result = run_cli(["check", "pkg", "--no-dynamic", "--fix", "--unsafe-fixes", "--no-project"])
     assert result.exit_code == 0 and utils.read_text() == UTILS  # one file at a time: no region there
+
+
+# -- no tree for a file without regions -------------------------------------------------------
+def regions_found(source, facts):
+    """The regions the per-file analysis finds in ``source`` with ``facts`` (libcst)."""
+    import libcst as cst
+
+    from torchlint.analysis.names import ImportTable
+    from torchlint.analysis.regions import build_index, find_regions
+
+    module = cst.parse_module(source)
+    imports = ImportTable.from_module(module)
+    imports.apply_project(facts or {})
+    return find_regions(build_index(module, imports), facts)
+
+
+def test_a_file_said_to_hold_no_region_holds_none():
+    from torchlint.analysis.roots import may_hold_regions
+
+    folders = PROJECTS + [REPO / "fixtures", REPO / "tests" / "fixes"]
+    files = sorted(str(p) for folder in folders for p in folder.rglob("*.py"))
+    sources = run.read_for_project(files)
+    facts, bare = run.project_facts(files, sources, Settings())
+    held = 0
+    for path, source, fact in zip(files, sources, facts):
+        found = bool(regions_found(source, fact))
+        assert may_hold_regions(summarize(source), fact) or not found, path
+        assert (os.path.abspath(path) in bare) == (not may_hold_regions(summarize(source), fact)), path
+        held += found
+    assert held > 20 and bare  # both kinds are there
+
+
+@pytest.mark.parametrize("source", [
+    "from torch import *\n\nclass Net(nn.Module):\n    def forward(self, x):\n        return x\n",  # any name may be torch's
+    "from torch import compile as c\n\ndef f(x):\n    return x\n\ng = c(f)\n",
+    "import torch\n\nclass Base:\n    def forward(self, x):\n        return x\n\n"
+    "class Net(Base, torch.nn.Module):\n    pass\n",  # the forward of a base that is no module
+    "import torch.nn\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x\n",
+    "import torch as T\n\n@T.compile\ndef f(x):\n    return x\n",
+])
+def test_a_file_that_may_hold_a_region_is_parsed(source):
+    from torchlint.analysis.roots import may_hold_regions
+
+    assert may_hold_regions(summarize(source), {})
+    assert regions_found(source, {})
+
+
+def test_a_file_whose_classes_are_no_modules_is_not_parsed():
+    from torchlint.analysis.roots import may_hold_regions
+
+    config = ("import torch\nfrom ...configuration_utils import PretrainedConfig\n\n"
+              "class LlamaConfig(PretrainedConfig):\n    def __init__(self, n=2):\n        self.n = torch.ones(n)\n")
+    assert not may_hold_regions(summarize(config), {}) and not regions_found(config, {})
+    # the same class made a module by another file (a project fact)
+    assert may_hold_regions(summarize(config), {"module_local": ["LlamaConfig"]})
+    assert may_hold_regions(summarize(config), {"aliases": {"PretrainedConfig": "torch.nn.Module"}})
