@@ -7,9 +7,10 @@ repetitions and the median of each figure:
 * torchlint cold (an empty cache folder), the same with ``--no-project`` (regions decided one
   file at a time: the cost of the project-wide analysis is the ratio of the two, printed),
   warm (nothing changed), after one changed file (a comment added to a model file) and
-  after one changed helper (a function added to the file whose functions the most other
-  files' regions reach, chosen by torchlint's own analysis: the project is analysed again
-  and the files using it re-checked), always ``--no-dynamic``;
+  after one changed helper (``_probe = <parameter>.item()`` added to a function of the file
+  whose functions the most regions of other files reach, chosen by torchlint's own
+  analysis: its summary changes, so the project is analysed again and the files whose facts
+  change re-checked; the run must find exactly one finding more), always ``--no-dynamic``;
 * TorchFix and ``ruff check --select ALL --no-cache``, installed into a temporary venv.
 
 Each run is a child process: wall seconds, CPU seconds (user + system of the whole process
@@ -354,19 +355,23 @@ from torchlint.files import discover, read_source
 from torchlint.static.run import project_facts
 files, _ = discover([sys.argv[1]], Settings().exclude, os.getcwd())
 facts, _ = project_facts(files, [read_source(f) for f in files], Settings())
-users = {}
+users, by_file = {}, {}
 for f, fact in zip(files, facts):
     for qualname, root in (fact or {}).get("reached", {}).items():
         if " in " in root:
             users.setdefault((f, qualname), set()).add(root.split(" in ", 1)[1])
-best = max(sorted(users), key=lambda k: len(users[k]), default=None)
-print(json.dumps(None if best is None else [best[0], best[1], len(users[best])]))
+            by_file.setdefault(f, set()).add(root)
+# the file the most regions of other files reach, and in it the function the most files reach
+best = max(sorted(by_file), key=lambda f: len(by_file[f]), default=None)
+pick = max(sorted(k for k in users if k[0] == best), key=lambda k: len(users[k]), default=None)
+print(json.dumps(None if pick is None else [pick[0], pick[1], len({u for k in users if k[0] == best for u in users[k]})]))
 """
 
 
 def pick_helper(target: Path, cwd: str, env) -> Optional[tuple]:
-    """(path from ``cwd``, qualname, how many other files reach it) of the function that regions
-    in the most other files reach, by torchlint's own analysis (in a child process)."""
+    """(path from ``cwd``, qualname, how many other files reach the file) of a helper: the file
+    whose functions the most regions of other files reach, and in it the function reached
+    from the most files, by torchlint's own analysis (in a child process)."""
     out = subprocess.run([sys.executable, "-c", _PICK, str(target.relative_to(cwd))], cwd=cwd, env=env,
                          check=True, capture_output=True, text=True).stdout
     found = json.loads(out)

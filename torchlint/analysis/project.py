@@ -490,10 +490,12 @@ class Project:
         return out
 
     def _relative(self, path: str, local: str) -> bool:
-        for name, _mod, _imp, level in self.summary(path).get("imports", ()):
-            if name == local and level:
-                return True
-        return False
+        key = ("relative", path)
+        names = self._memo.get(key)
+        if names is None:  # once per file, not once per name (a scan per name is quadratic)
+            names = self._memo[key] = {name for name, _mod, _imp, level in self.summary(path).get("imports", ())
+                                       if level}
+        return local in names
 
     def _is_tensor_binding(self, ref: Ref) -> bool:
         callee = self.summary(ref[1]).get("bound", {}).get(ref[2])

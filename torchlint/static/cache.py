@@ -207,7 +207,7 @@ class Cache:
             fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=folder)
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    json.dump(entry, fh, separators=(",", ":"))
+                    fh.write(json.dumps(entry, separators=(",", ":")))  # (json.dump encodes in Python)
                 os.replace(tmp, target)
             except BaseException:
                 try:

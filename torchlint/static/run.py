@@ -331,6 +331,13 @@ def _project_facts(files: Sequence[str], sources: Sequence[Optional[str]], setti
     key = json.dumps([sorted(given), [display(p) for p in sorted(given)], roots,
                       settings.follow_imports, os.getcwd()])
     stored = cache.get_project(key) if cache is not None else None
+    text_digests: Dict[str, str] = {}
+
+    def text_digest(path: str, source: str) -> str:
+        if path not in text_digests:
+            text_digests[path] = _text_digest(source)
+        return text_digests[path]
+
     if stored is not None and isinstance(stored.get("bare"), list):
         files_seen = dict(stored["files"])
         for path, digests in stored["files"].items():
@@ -338,11 +345,11 @@ def _project_facts(files: Sequence[str], sources: Sequence[Optional[str]], setti
             if source is None or not isinstance(digests, list) or len(digests) != 2:
                 files_seen = None
                 break
-            if _text_digest(source) != digests[0]:
+            if text_digest(path, source) != digests[0]:
                 if _digest(load(path)) != digests[1]:
                     files_seen = None
                     break
-                files_seen[path] = [_text_digest(source), digests[1]]
+                files_seen[path] = [text_digest(path, source), digests[1]]
         if files_seen is not None:
             if files_seen != stored["files"]:
                 cache.put_project(key, dict(stored, files=files_seen))  # type: ignore[union-attr]
@@ -355,10 +362,15 @@ def _project_facts(files: Sequence[str], sources: Sequence[Optional[str]], setti
             if path in given and not may_hold_regions(load(path), fact)}
     if cache is not None:
         seen = {}
+        before = stored["files"] if stored is not None else {}
         for path in project.read_paths():
             source = text_of(path)
             if source is not None:
-                seen[path] = [_text_digest(source), _digest(project.summary(path))]
+                digest = text_digest(path, source)
+                old = before.get(path)
+                # the same text has the same summary: its digest is not made again
+                same = isinstance(old, list) and len(old) == 2 and old[0] == digest
+                seen[path] = [digest, old[1] if same else _digest(load(path))]
         cache.put_project(key, {"files": seen, "facts": {os.path.abspath(p): f for p, f in zip(files, out)
                                                           if f is not None}, "bare": sorted(bare)})
     return out, bare
