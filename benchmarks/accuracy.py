@@ -64,6 +64,7 @@ class Source:
     path: Optional[str] = None        # a fixture file; None for page examples
     target: Optional[str] = None
     inputs: Optional[List[str]] = None
+    train: bool = False               # run in train mode, and linted for training (`--train`)
     breaks: Set[int] = field(default_factory=set)
     static: Set[int] = field(default_factory=set)
     peer: Set[int] = field(default_factory=set)
@@ -129,7 +130,7 @@ def test_case_sources() -> List[Source]:
         for name, case in sorted(getattr(module, "CASES", {}).items()):
             if case.dynamo is not None:
                 out.append(Source(f"test {name}"[:34], dedented(case.snippet), target=case.dynamo.get("target"),
-                                  inputs=case.dynamo.get("inputs")))
+                                  inputs=case.dynamo.get("inputs"), train=bool(case.dynamo.get("train"))))
     return out
 
 
@@ -191,7 +192,7 @@ def measure(sources: List[Source]) -> None:
                     if spec is None:
                         s.measured = "no target (nothing compiled)"
                 else:
-                    obs, path = observe_source(s.code, s.target, s.inputs)
+                    obs, path = observe_source(s.code, s.target, s.inputs, train=s.train)
                     s.breaks = obs.break_lines(path)
         except Exception as exc:  # a broken example is reported, not fatal; it scores as no break
             first = (str(exc).strip().splitlines() or [""])[0]
@@ -242,7 +243,7 @@ def main(argv: List[str]) -> int:
               "rule pages skipped", file=sys.stderr)
     started = time.perf_counter()
     for s in sources:
-        s.static = {f.line for f in lint_source(s.code, s.label, rules)}
+        s.static = {f.line for f in lint_source(s.code, s.label, rules, facts={"train": True} if s.train else None)}
         s.peer = {n for n, line in enumerate(s.code.splitlines(), 1)
                   if PEER.search(line.split("#", 1)[0])}
     static_seconds = time.perf_counter() - started
