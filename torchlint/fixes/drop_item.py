@@ -20,7 +20,7 @@ from typing import Optional
 
 import libcst as cst
 
-from torchlint.fixes.base import UNSAFE, FixContext, Fixer, Plan, register
+from torchlint.fixes.base import UNSAFE, FixContext, Fixer, Plan, register, tensor_method_receiver
 from torchlint.fixes.module_pick import module_pick_plan
 from torchlint.fixes.where import branch_is_convertible
 from torchlint.rules.base import Rule
@@ -48,13 +48,10 @@ def _row_pick_index(index: cst.Index, rule: Rule, ctx: FixContext) -> bool:
 @register
 class DropItem(Fixer):
     codes = ("TL001",)
-    applicability = UNSAFE
 
     def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
-        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and not node.args):
-            return None
-        receiver = node.func.value
-        if not rule.is_tensor(receiver):
+        receiver = tensor_method_receiver(node, rule)
+        if receiver is None:
             return None
         why = self._context(node, rule, ctx)
         if why is None:
