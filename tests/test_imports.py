@@ -66,3 +66,9 @@ def test_every_module_imports():
     for name in sorted(MODULES):
         if not name.endswith("__main__"):
             importlib.import_module(name)
+
+
+def test_the_package_itself_imports_no_torchlint_module():
+    # every package imports its plumbing (lazy_exports, load_modules) from it
+    assert not [m for m in GRAPH["torchlint"] if m.startswith("torchlint")]
+    assert "torchlint" in GRAPH["torchlint.rules"] and "torchlint" in GRAPH["torchlint.dynamic"]

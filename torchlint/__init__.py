@@ -6,6 +6,10 @@ Python API (imported on first use, so ``import torchlint`` stays cheap)::
     torchlint.explain(model, *args, ...) -> Report  # dynamo on a live model, in this process
 
 See :mod:`torchlint.api`.
+
+This module imports no other torchlint module, so any of them may import it: it holds the
+package plumbing the subpackages share, :func:`lazy_exports` (a lazy module ``__getattr__``)
+and :func:`load_modules` (import a package's modules once, so the rules and fixes register).
 """
 from __future__ import annotations
 

@@ -17,6 +17,7 @@ from torchlint.rules.base import REGISTRY, Rule
 
 __all__ = ["Rule", "all_rules", "enabled_rules", "get_rule", "select_rules"]
 
+
 def _load() -> None:
     load_modules(__name__, __path__, lambda name: name.startswith("tl"))
 
