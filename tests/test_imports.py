@@ -72,3 +72,16 @@ def test_the_package_itself_imports_no_torchlint_module():
     # every package imports its plumbing (lazy_exports, load_modules) from it
     assert not [m for m in GRAPH["torchlint"] if m.startswith("torchlint")]
     assert "torchlint" in GRAPH["torchlint.rules"] and "torchlint" in GRAPH["torchlint.dynamic"]
+
+
+def test_no_script_folder_module_shadows_the_standard_library():
+    """A script run as ``python benchmarks/x.py`` puts its folder first on sys.path: a
+    ``benchmarks/html.py`` hides the standard ``html`` package from every import after it."""
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parent.parent
+    for folder in ("benchmarks", "benchmarks/hf", "fixtures"):
+        names = {p.stem for p in (repo / folder).glob("*.py")} | {
+            p.name for p in (repo / folder).iterdir() if (p / "__init__.py").is_file()}
+        assert not names & set(sys.stdlib_module_names), folder
