@@ -50,9 +50,8 @@ class DropItem(Fixer):
     codes = ("TL001",)
 
     def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
-        receiver = tensor_method_receiver(node, rule)
-        if receiver is None:
-            return None
+        if tensor_method_receiver(node, rule) is None:
+            return None  # not `t.item()` on a tensor
         why = self._context(node, rule, ctx)
         if why is None:
             return module_pick_plan(node, rule, ctx)
