@@ -19,7 +19,7 @@ and printed apart (``real models ...``), and skipped without transformers or wit
     python benchmarks/accuracy.py [-v] [--with-tests] [--no-real]
 
 ``-v`` lists the lines each source gets wrong; ``--with-tests`` adds the dynamo-checked
-snippets of ``tests/test_rules_*.py`` (positives and look-alikes) to the set.
+snippets of the rule tests in ``tests/rules`` (positives and look-alikes) to the set.
 
 The last line reads ``static precision=P recall=R (tp=.. fp=.. fn=..)`` for the fixtures,
 pages (and tests); the real models' line comes before it.
@@ -117,15 +117,18 @@ def page_sources() -> List[Source]:
 
 
 def test_case_sources() -> List[Source]:
-    """The snippets of tests/test_rules_*.py that the tests also run through dynamo."""
+    """The snippets of the rule tests (tests/rules/test_*.py) that the tests also run through dynamo."""
     import glob
     import importlib
 
-    sys.path.insert(0, os.path.join(REPO, "tests"))
+    sys.path[:0] = [os.path.join(REPO, "tests", "rules"), os.path.join(REPO, "tests")]
     from rule_cases import source as dedented
 
     out = []
-    for path in sorted(glob.glob(os.path.join(REPO, "tests", "test_rules_*.py"))):
+    for path in sorted(glob.glob(os.path.join(REPO, "tests", "rules", "test_*.py"))):
+        with open(path, encoding="utf-8") as fh:
+            if "from rule_cases import" not in fh.read():
+                continue  # not a module of rule cases
         module = importlib.import_module(os.path.basename(path)[:-3])
         for name, case in sorted(getattr(module, "CASES", {}).items()):
             if case.dynamo is not None:
