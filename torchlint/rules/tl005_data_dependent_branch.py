@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchlint.analysis.tensors import register_functions
 from torchlint.rules.base import Rule
 
 
@@ -22,17 +21,11 @@ class DataDependentBranch(Rule):
     gb_codes = ("GB0170", "GB0035", "GB0033", "GB0124")
     fix_applicability = "unsafe"
 
-    def __init__(self, ctx) -> None:
-        super().__init__(ctx)
-        register_functions(ctx.imports, ctx.index.functions)
-
     def _tensor_test(self, test: cst.BaseExpression) -> bool:
-        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-            test = test.expression
-        if isinstance(test, cst.BooleanOperation):
-            return self._tensor_test(test.left) or self._tensor_test(test.right)
-        # `if output_attentions:` / `if n > 0:` on a bare input parameter: a flag, not data
-        return self.ctx.scope is not None and self.ctx.scope.is_tensor_value(test)
+        # Only the operands that run count (`self.training and x.any()` reads no tensor in
+        # eval mode). `if output_attentions:` / `if n > 0:` on a bare input parameter: a flag.
+        scope = self.ctx.scope
+        return scope is not None and any(scope.is_tensor_value(op) for op in self.ctx.index.operands(test))
 
     def visit_If(self, node: cst.If) -> None:
         if self._tensor_test(node.test):

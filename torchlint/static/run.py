@@ -193,6 +193,11 @@ def run_static(
     bare: Set[str] = set()  # files that hold no compiled region (no tree is built for them)
     if project if project is not None else settings_.project:
         facts, bare = project_facts(files, sources, settings_, cache)
+    # Training-only and half-precision-only code is checked too: part of each file's facts
+    # (and so of its cache key), as the engine reads them.
+    paths = {k: True for k in ("train", "half") if getattr(settings_, k)}
+    if paths:
+        facts = [dict(f or {}, **paths) if src is not None else None for f, src in zip(facts, sources)]
     done = 0
     for i, path in enumerate(files):
         source = sources[i]
@@ -329,7 +334,7 @@ def _project_facts(files: Sequence[str], sources: Sequence[Optional[str]], setti
     # summaries are all unchanged (nothing edited, or edits inside what summaries leave out,
     # such as comments) takes every file's facts from it without resolving anything.
     key = json.dumps([sorted(given), [display(p) for p in sorted(given)], roots,
-                      settings.follow_imports, os.getcwd()])
+                      settings.follow_imports, os.getcwd(), settings.train])
     stored = cache.get_project(key) if cache is not None else None
     text_digests: Dict[str, str] = {}
 
@@ -356,7 +361,7 @@ def _project_facts(files: Sequence[str], sources: Sequence[Optional[str]], setti
             return ([stored["facts"].get(os.path.abspath(p)) if src is not None else None
                      for p, src in zip(files, sources)], set(stored["bare"]))
 
-    project = Project(modmap, load, sorted(given), display)
+    project = Project(modmap, load, sorted(given), display, train=settings.train)
     out = [project.facts(os.path.abspath(p)) if src is not None else None for p, src in zip(files, sources)]
     bare = {path for path, fact in zip((os.path.abspath(p) for p in files), out)
             if path in given and not may_hold_regions(load(path), fact)}
