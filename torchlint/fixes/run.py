@@ -175,15 +175,16 @@ def fix_paths(paths: Sequence[str], settings, cwd: str, *, unsafe: bool, write: 
     from torchlint.rules import enabled_rules
 
     files, _ = discover(paths, settings.exclude, cwd)  # missing paths: the check reports them
-    facts: Dict[str, Optional[dict]] = {}
-    bare: List[str] = []
-    if settings.project:
-        from torchlint.static.run import project_facts, read_for_project
+    from torchlint.static.run import project_facts, read_for_project, with_modes
 
-        full = [os.path.join(cwd, f) for f in files]
-        found, empty = project_facts(full, read_for_project(full), settings)
-        facts = dict(zip(files, found))
-        bare = [f for f, p in zip(files, full) if os.path.abspath(p) in empty]
+    full = [os.path.join(cwd, f) for f in files]
+    sources = read_for_project(full)
+    found: List[Optional[dict]] = [None] * len(files)
+    empty: set = set()
+    if settings.project:
+        found, empty = project_facts(full, sources, settings)
+    facts = dict(zip(files, with_modes(found, sources, settings)))  # what the check's facts hold
+    bare = [f for f, p in zip(files, full) if os.path.abspath(p) in empty]
     return fix_files(files, enabled_rules(settings), unsafe=unsafe, write=write, cwd=cwd,
                      ignored_for=settings.ignored_for, facts=facts, bare=bare)
 

@@ -193,11 +193,7 @@ def run_static(
     bare: Set[str] = set()  # files that hold no compiled region (no tree is built for them)
     if project if project is not None else settings_.project:
         facts, bare = project_facts(files, sources, settings_, cache)
-    # Training-only and half-precision-only code is checked too: part of each file's facts
-    # (and so of its cache key), as the engine reads them.
-    paths = {k: True for k in ("train", "half") if getattr(settings_, k)}
-    if paths:
-        facts = [dict(f or {}, **paths) if src is not None else None for f, src in zip(facts, sources)]
+    facts = with_modes(facts, sources, settings_)
     done = 0
     for i, path in enumerate(files):
         source = sources[i]
@@ -261,6 +257,16 @@ def _lint_notebook(path: str, rule_classes) -> FileResult:
     problems = [f"cell {cell}: {msg}" for cell, msg in module.problems] + ([res.error] if res.error else [])
     return FileResult(path=path, findings=map_findings(res.findings, module), error="\n".join(problems) or None,
                       lines=res.lines)
+
+
+def with_modes(facts: List[Optional[dict]], sources: Sequence[Optional[str]], settings: "Settings"
+               ) -> List[Optional[dict]]:
+    """Training-only and half-precision-only code is checked too (``--train``, ``--half``):
+    part of each file's facts (and so of its cache key), as the engine reads them."""
+    paths = {k: True for k in ("train", "half") if getattr(settings, k)}
+    if not paths:
+        return facts
+    return [dict(f or {}, **paths) if src is not None else None for f, src in zip(facts, sources)]
 
 
 def read_for_project(files: Sequence[str]) -> List[Optional[str]]:
