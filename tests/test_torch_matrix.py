@@ -182,6 +182,68 @@ def test_torch_version_reports_exactly_the_rules_live_there(page_project, versio
     assert found == live | unmeasured
 
 
+def _forward_calling(names, *extra):
+    """A module whose compiled forward makes each call (its example statement), one a line;
+    returns (source, {line: call})."""
+    calls = skipped_calls()["calls"]
+    imports = sorted({calls[n]["imports"] for n in names if calls[n]["imports"]} |
+                     {"import copy", "import logging", "import torch", "from torch import nn"})
+    head = imports + ["", "log = logging.getLogger(__name__)", "", "",
+                      "class Net(nn.Module):", "    def forward(self, x):", "        x = x + 1"]
+    body = [calls[n]["example"] for n in names] + list(extra)
+    lines = {len(head) + 1 + i: what for i, what in enumerate([*names, *extra])}
+    return "\n".join(head + [f"        {b}" for b in body] + ["        return x * 2", ""]), lines
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_torch_version_flags_exactly_the_skipped_calls_that_break_there(tmp_path, version):
+    """The committed matrix, nothing made up: every call of skipped_calls.json in a compiled
+    forward is reported with --torch-version V exactly when the matrix has it breaking on V
+    (or did not measure it there), and the logger and deepcopy calls as the matrix says."""
+    calls = skipped_calls()["calls"]
+    names = sorted(n for n in calls if calls[n]["example"])
+    source, lines = _forward_calling(names, "log.info('x')", "y = copy.deepcopy(x)")
+    write(tmp_path, "m.py", source)
+    write(tmp_path, "pyproject.toml", "[tool.torchlint]\n")
+    _, findings = _rules_found(tmp_path, "--torch-version", version)
+    flagged = {lines[f["line"]] for f in findings if f["rule"] == "TL009" and f["line"] in lines}
+    entry = DATA["versions"][version]
+    want = {n for n in names if n in entry["skipped_calls"] or n not in entry["trace_rules"]}
+    if entry.get("logger_methods_break", True):
+        want.add("log.info('x')")
+    if entry.get("deepcopy_breaks", True):
+        want.add("y = copy.deepcopy(x)")
+    assert flagged == want, (f"torch {version}: reported but traced there {sorted(flagged - want)}; "
+                             f"breaks there but not reported {sorted(want - flagged)}")
+
+
+def test_random_random_in_a_forward_is_reported_only_where_it_breaks(tmp_path):
+    """The committed matrix measured ``random.random()`` breaking on torch 2.13 and traced from
+    2.14 on; the static pass says so for each version, without torch."""
+    source, lines = _forward_calling(["random.random"])
+    write(tmp_path, "m.py", source)
+    write(tmp_path, "pyproject.toml", "[tool.torchlint]\n")
+    line = next(iter(lines))
+    measured = {v: "random.random" in DATA["versions"][v]["skipped_calls"] for v in VERSIONS}
+    assert measured == {v: v == "2.13" for v in VERSIONS}, f"the matrix now says {measured}: update this test"
+    for version in VERSIONS:
+        _, findings = _rules_found(tmp_path, "--torch-version", version)
+        reported = [f for f in findings if f["line"] == line]
+        assert [f["rule"] for f in reported] == (["TL009"] if measured[version] else []), (version, reported)
+
+
+def test_families_the_matrix_has_traced_are_not_reported(tmp_path, monkeypatch):
+    oldest = VERSIONS[0]
+    newer = _copy_of(oldest)
+    newer["logger_methods_break"] = newer["deepcopy_breaks"] = False
+    _fake(monkeypatch, {"versions": {oldest: DATA["versions"][oldest], "9.1": newer}})
+    source, lines = _forward_calling([], "log.info('x')", "y = copy.deepcopy(x)")
+    write(tmp_path, "m.py", source)
+    flagged = lambda v: sorted(f["line"] for f in _rules_found(tmp_path, "--torch-version", v)[1] if f["rule"] == "TL009")
+    assert flagged(oldest) == sorted(lines)
+    assert flagged("9.1") == []
+
+
 def test_a_rule_dead_on_a_version_is_not_reported_there_and_nothing_else_changes(page_project, monkeypatch):
     oldest = VERSIONS[0]
     data = {"versions": {oldest: DATA["versions"][oldest], "9.1": _copy_of(oldest, TL001="dead", TL005="dead")}}

@@ -115,6 +115,17 @@ def traced_calls(version: str) -> Set[str]:
     return set(entry.get("trace_rules", {})) - set(entry.get("skipped_calls", []))
 
 
+#: the matrix's verdicts on TL009's call families other than the listed calls
+_FAMILIES = {"logger_methods": "logger_methods_break", "deepcopy": "deepcopy_breaks"}
+
+
+def still_breaks(version: str, family: str) -> bool:
+    """Whether the calls of ``family`` (``"logger_methods"``: ``logger.info(...)`` and the
+    rest; ``"deepcopy"``) were measured breaking on that version; True when not measured."""
+    entry = load()["versions"].get(version) or {}
+    return entry.get(_FAMILIES[family], True) is not False
+
+
 def use_version(version: Optional[str]) -> None:
     """Make the static pass of this process report for ``version`` (a matrix key or None)."""
     global _ACTIVE
