@@ -123,6 +123,31 @@ def test_every_page_has_its_breaks_on_line(code):
     assert lines == [want], f"{code}'s page needs the line `{want}` after its summary (`{REGENERATE}` writes it)"
 
 
+def test_skipped_call_page_carries_the_table_per_version():
+    page = PAGES["TL009"].text
+    table = matrix.skipped_calls_table()
+    assert table in page, f"TL009's page needs the skipped-call table of the matrix (`{REGENERATE}` writes it)"
+    assert PAGES["TL009"].sections["What it does"].endswith(matrix.TABLE_END)
+    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    for v, column in zip(VERSIONS, range(2, 2 + len(VERSIONS))):
+        traced = {row.split(" | ")[0][3:-1] for row in rows if row.split(" | ")[column - 1].strip(" |") == "traced"}
+        assert traced == matrix.traced_calls(v), v
+
+
+def test_skipped_call_table_is_added_once_and_replaced_later():
+    text = "# TL009: skipped-call\n\nOne line.\n\n## What it does\nFlags.\n\n## Why is this bad?\nx\n"
+    data = {"versions": {"2.13": {"skipped_calls": ["a.b", "c.d"], "trace_rules": {"a.b": "S", "c.d": "S"}},
+                         "2.14": {"skipped_calls": ["c.d"], "trace_rules": {"a.b": "traced inline", "c.d": "S"},
+                                  "deepcopy_breaks": False}}}
+    once = matrix.page_with_table(text, matrix.skipped_calls_table(data))
+    assert once.startswith("# TL009: skipped-call\n\nOne line.\n\n## What it does\nFlags.\n\n" + matrix.TABLE_START)
+    assert "| `a.b` | breaks | traced |" in once and "`c.d`" not in once.split(matrix.TABLE_START)[1]
+    assert "| `copy.deepcopy` of a tensor or module | breaks | traced |" in once
+    assert "The other 1 calls" in once and once.endswith(matrix.TABLE_END + "\n\n## Why is this bad?\nx\n")
+    again = matrix.page_with_table(once, matrix.skipped_calls_table({"versions": {"2.13": data["versions"]["2.13"]}}))
+    assert again.count(matrix.TABLE_START) == 1 and "traced" not in again
+
+
 def test_breaks_on_line_words():
     data = {"versions": {
         "2.13": {"rules": {"TL001": {"status": "live", "gb_codes": ["GB0124"]}, "TL101": {"status": "warning", "gb_codes": []}}},
