@@ -46,7 +46,16 @@ def _real_error(e: BaseException) -> BaseException:
     line, which is what to show."""
     chain = _chain(e)
     own = [c for c in chain if not type(c).__module__.startswith("torch._dynamo")]
-    return own[0] if own else e
+    if not own:
+        return e
+    real = own[0]
+    if real is not chain[0]:  # it came through dynamo, which may wrap it in a builtin error
+        # that quotes it: "Dynamo failed to run FX node with fake tensors: ... got RuntimeError('...')"
+        # (torch 2.14 and 2.15 raise that one where 2.13 raised dynamo's own error)
+        while (real.__cause__ is not None and not type(real.__cause__).__module__.startswith("torch._dynamo")
+               and repr(real.__cause__) in str(real)):
+            real = real.__cause__
+    return real
 
 
 def _user_line(e: BaseException, user_files: set) -> str:
