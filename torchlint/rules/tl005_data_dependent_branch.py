@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchlint.analysis.tensors import register_functions
 from torchlint.rules.base import Rule
 
 
@@ -21,10 +20,6 @@ class DataDependentBranch(Rule):
     )
     gb_codes = ("GB0170", "GB0035", "GB0033", "GB0124")
     fix_applicability = "unsafe"
-
-    def __init__(self, ctx) -> None:
-        super().__init__(ctx)
-        register_functions(ctx.imports, ctx.index.functions)
 
     def _tensor_test(self, test: cst.BaseExpression) -> bool:
         # Only the operands that run count (`self.training and x.any()` reads no tensor in
