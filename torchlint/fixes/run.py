@@ -175,10 +175,11 @@ def fix_paths(paths: Sequence[str], settings, cwd: str, *, unsafe: bool, write: 
     from torchlint.rules import enabled_rules
 
     files, _ = discover(paths, settings.exclude, cwd)  # missing paths: the check reports them
-    from torchlint.static.run import project_facts, read_for_project, with_modes
+    from torchlint.static.run import project_facts, read_for_project, trained_if_a_script_trains, with_modes
 
     full = [os.path.join(cwd, f) for f in files]
     sources = read_for_project(full)
+    settings = trained_if_a_script_trains(settings, sources)
     found: List[Optional[dict]] = [None] * len(files)
     empty: set = set()
     if settings.project:

@@ -49,6 +49,17 @@ _CANDIDATE = re.compile(
 )
 
 #: Below this many files to parse, or this many characters, a pool costs more than it saves.
+# A script that compiles a model and calls `.backward()` trains the compiled model (a module is
+# in training mode until `eval()`): the run checks training-only code, as `--train` does.
+_COMPILES = re.compile(r"^[^#\n]*\b(?:torch\.)?compile\(", re.M)
+_BACKWARD = re.compile(r"^[^#\n]*\.backward\(", re.M)
+
+
+def trains_compiled_code(source: str) -> bool:
+    """Whether a file both calls ``compile(...)`` and ``.backward()`` (outside comments)."""
+    return ".backward(" in source and bool(_BACKWARD.search(source)) and bool(_COMPILES.search(source))
+
+
 POOL_MIN_FILES = 8
 POOL_MIN_CHARS = 200_000
 
@@ -191,6 +202,7 @@ def run_static(
     settings_ = settings or _default_settings()
     facts: List[Optional[dict]] = [None] * len(files)
     bare: Set[str] = set()  # files that hold no compiled region (no tree is built for them)
+    settings_ = trained_if_a_script_trains(settings_, sources)
     if project if project is not None else settings_.project:
         facts, bare = project_facts(files, sources, settings_, cache)
     facts = with_modes(facts, sources, settings_)
@@ -257,6 +269,16 @@ def _lint_notebook(path: str, rule_classes) -> FileResult:
     problems = [f"cell {cell}: {msg}" for cell, msg in module.problems] + ([res.error] if res.error else [])
     return FileResult(path=path, findings=map_findings(res.findings, module), error="\n".join(problems) or None,
                       lines=res.lines)
+
+
+def trained_if_a_script_trains(settings: "Settings", sources: Sequence[Optional[str]]) -> "Settings":
+    """``settings`` with ``train`` on when a checked script compiles a model and calls
+    ``.backward()`` (it trains it: training-only code runs), else ``settings``."""
+    if not settings.train and any(src is not None and trains_compiled_code(src) for src in sources):
+        import dataclasses
+
+        return dataclasses.replace(settings, train=True)
+    return settings
 
 
 def with_modes(facts: List[Optional[dict]], sources: Sequence[Optional[str]], settings: "Settings"
