@@ -257,6 +257,20 @@ def test_random_random_in_a_forward_is_reported_only_where_it_breaks(tmp_path):
         assert [f["rule"] for f in reported] == (["TL009"] if measured[version] else []), (version, reported)
 
 
+def test_a_branch_on_a_traced_draw_is_data_dependent_where_the_draw_is_traced(tmp_path):
+    """Where torch traces ``random.random()`` (from 2.14) it holds the draw symbolically, so
+    ``if random.random() < p:`` breaks as a data-dependent branch (seen on the
+    seq_model_misc fixture on 2.14); where it does not (2.13), the call itself breaks."""
+    write(tmp_path, "m.py", "import random\nfrom torch import nn\n\n\nclass M(nn.Module):\n"
+                            "    def forward(self, x):\n        if random.random() < 0.5:\n"
+                            "            x = x + 1\n        return x\n")
+    write(tmp_path, "pyproject.toml", "[tool.torchlint]\n")
+    for version in VERSIONS:
+        breaks = "random.random" in DATA["versions"][version]["skipped_calls"]
+        _, findings = _rules_found(tmp_path, "--torch-version", version)
+        assert [f["rule"] for f in findings if f["line"] == 7] == (["TL009"] if breaks else ["TL005"]), version
+
+
 def test_families_the_matrix_has_traced_are_not_reported(tmp_path, monkeypatch):
     oldest = VERSIONS[0]
     newer = _copy_of(oldest)
