@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from torchlint.rules.base import Rule
     from torchlint.static.cache import Cache
     from torchlint.static.engine import FixPlanner
+    from torchlint.static.incremental import IncrementalParser
 
 #: makes the :class:`~torchlint.static.engine.FixPlanner` that marks fixable findings,
 #: called only when some file has to be parsed (``torchlint.fixes.run.Marker``)
@@ -99,10 +100,13 @@ def _line_count(source: str) -> int:
 
 
 def check_source(source: str, path: str, rule_classes: Sequence[Type["Rule"]],
-                 fixes: Optional["FixPlanner"] = None, facts: Optional[dict] = None) -> FileResult:
+                 fixes: Optional["FixPlanner"] = None, facts: Optional[dict] = None,
+                 parser: Optional["IncrementalParser"] = None, syntax=None) -> FileResult:
     """Lint one file's text (``fixes``: mark fixable findings in the same walk; ``facts``: what
-    the project-wide analysis says about the file, :func:`project_facts`); parse problems
-    become ``error``, never exceptions."""
+    the project-wide analysis says about the file, :func:`project_facts`; ``parser``: the
+    trees of the file's earlier versions, :mod:`torchlint.static.incremental`; ``syntax``: its
+    :func:`~torchlint.static.limits.syntax_tree`, if already made); parse problems become
+    ``error``, never exceptions."""
     result = FileResult(path=path, lines=_line_count(source))
     if not rule_classes or not (is_candidate(source) or (facts and (facts.get("roots") or facts.get("reached")))):
         return result
@@ -110,7 +114,8 @@ def check_source(source: str, path: str, rule_classes: Sequence[Type["Rule"]],
     from torchlint.analysis.tree import unvalidated
 
     with unvalidated():  # the parser's nodes need no re-checking
-        result.findings, result.error = guarded_lint(source, path, rule_classes, fixes=fixes, facts=facts)
+        result.findings, result.error = guarded_lint(source, path, rule_classes, fixes=fixes, facts=facts,
+                                                     parser=parser, syntax=syntax)
     return result
 
 
@@ -250,7 +255,7 @@ def _lint_notebook(path: str, rule_classes) -> FileResult:
         module = to_module(read_notebook(path))
     except FileProblem as exc:
         return FileResult(path=path, error=str(exc))
-    with _gc_paused():
+    with gc_paused():
         res = check_source(module.text, path, rule_classes)
     problems = [f"cell {cell}: {msg}" for cell, msg in module.problems] + ([res.error] if res.error else [])
     return FileResult(path=path, findings=map_findings(res.findings, module), error="\n".join(problems) or None,
@@ -269,8 +274,7 @@ def project_facts(files: Sequence[str], sources: Sequence[Optional[str]], settin
     from torchlint.analysis.project import Project
     from torchlint.analysis.summary import summarize
 
-    root = settings.root if getattr(settings, "source", None) else os.getcwd()
-    roots = [os.path.join(root, r) for r in settings.src] if settings.src else [root, os.path.join(root, "src")]
+    roots = source_roots(settings)
     given = {os.path.abspath(p): (p, src) for p, src in zip(files, sources) if src is not None}
     modmap = ModuleMap(given, roots, follow_imports=settings.follow_imports)
 
@@ -337,6 +341,14 @@ def project_facts(files: Sequence[str], sources: Sequence[Optional[str]], settin
     return out
 
 
+def source_roots(settings: "Settings", default_root: Optional[str] = None) -> List[str]:
+    """The folders module names are read from: the ``src`` setting, else the project root
+    (the config's folder; without one ``default_root``, else the working directory) and its
+    ``src/``."""
+    root = settings.root if getattr(settings, "source", None) else (default_root or os.getcwd())
+    return [os.path.join(root, r) for r in settings.src] if settings.src else [root, os.path.join(root, "src")]
+
+
 def _text_digest(source: str) -> str:
     return hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -385,12 +397,12 @@ def _default_settings() -> "Settings":
 # -- linting the files that need it -----------------------------------------------------
 def _lint(path: str, source: str, rule_classes, fixes: Optional["FixPlanner"],
           facts: Optional[dict] = None) -> FileResult:
-    with _gc_paused():
+    with gc_paused():
         return check_source(source, path, rule_classes, fixes, facts)
 
 
 @contextmanager
-def _gc_paused() -> Iterator[None]:
+def gc_paused() -> Iterator[None]:
     """No cyclic garbage collection while one file is parsed and linted.
 
     A parse builds hundreds of thousands of nodes, and each full collection on the way
