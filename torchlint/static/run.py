@@ -225,9 +225,9 @@ def run_static(
             from torchlint.rules import enabled_rules
 
             rule_classes = enabled_rules(settings or _default_settings(), torch_version)
-        for i in notebooks:  # (counted as done with the unreadable files above)
-            results[i] = _lint_notebook(files[i], rule_classes)
         planner = fixes() if fixes is not None else None
+        for i in notebooks:  # (counted as done with the unreadable files above)
+            results[i] = _lint_notebook(files[i], rule_classes, planner)
         for (i, path, source, key, _), res in zip(todo, _lint_all(todo, rule_classes, jobs, tick, planner,
                                                                   torch_version)):
             results[i] = res
@@ -246,9 +246,10 @@ def run_static(
     return findings, errors
 
 
-def _lint_notebook(path: str, rule_classes) -> FileResult:
+def _lint_notebook(path: str, rule_classes, fixes: Optional["FixPlanner"] = None) -> FileResult:
     """A notebook's findings, on cell lines, and its problems, one a line (a cell with a
-    syntax error leaves the other cells checked). Suppression comments are the pipeline's."""
+    syntax error leaves the other cells checked; ``fixes``: mark fixable findings, their
+    edits on the cell's lines). Suppression comments are the pipeline's."""
     from torchlint.static.notebook import map_findings, read_notebook, to_module
 
     try:
@@ -256,7 +257,7 @@ def _lint_notebook(path: str, rule_classes) -> FileResult:
     except FileProblem as exc:
         return FileResult(path=path, error=str(exc))
     with gc_paused():
-        res = check_source(module.text, path, rule_classes)
+        res = check_source(module.text, path, rule_classes, fixes)
     problems = [f"cell {cell}: {msg}" for cell, msg in module.problems] + ([res.error] if res.error else [])
     return FileResult(path=path, findings=map_findings(res.findings, module), error="\n".join(problems) or None,
                       lines=res.lines)
