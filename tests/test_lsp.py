@@ -255,7 +255,7 @@ def _snippet_commands():
     neovim = re.search(r"cmd = \{ (.*?) \}", snippet("neovim")).group(1)
     helix = tomllib.loads(snippet("helix"))["language-server"]["torchlint"]
     return {
-        "vscode": [vscode["glspc.server.command"], *vscode["glspc.server.commandArguments"]],
+        "vscode": [vscode["glspc.serverCommand"], *vscode["glspc.serverCommandArguments"]],
         "neovim": [s.strip().strip('"') for s in neovim.split(",")],
         "helix": [helix["command"], *helix["args"]],
     }, vscode
@@ -297,6 +297,11 @@ def test_editor_snippets_start_the_server(editor):
     if editor == "vscode":  # the on-save action the snippet names is one the server offers
         _, vscode = _snippet_commands()
         assert set(vscode["editor.codeActionsOnSave"]) <= set(kinds)
+        # the settings the Generic LSP Client extension (llllvvuu.llllvvuu-glspc, 0.1.x) reads
+        glspc = {k for k in vscode if k.startswith("glspc.")}
+        assert glspc <= {"glspc.serverCommand", "glspc.serverCommandArguments", "glspc.languageId",
+                         "glspc.environmentVariables", "glspc.initializationOptions", "glspc.trace.server"}
+        assert vscode["glspc.languageId"] == "python"  # one language id, a string
 
 
 # -- regions across files: the workspace's saved files plus the open buffers -----------------
