@@ -25,6 +25,7 @@ EXPECTED = {
     "shape_recompile.py": [],
     "audio_frontend.py": [(35, "TL009"), (45, "TL002"), (47, "TL015"), (50, "TL008"), (52, "TL014"),
                           (53, "TL002")],
+    "threaded_ranker.py": [(31, "TL013")],
     # a notebook: (cell, line in the cell, rule); its code cells run as one module
     "notebook.ipynb": [(2, 9, "TL001"), (3, 5, "TL004")],
 }
@@ -75,3 +76,20 @@ def test_regions_are_named(report):
     assert regions[("cnn_item_branch.py", 41)].endswith(".forward") or "." in regions[("cnn_item_branch.py", 41)]
     gather = [f for f in report["findings"] if f["path"].endswith("gather_loop.py")][0]
     assert "called from" in gather["message"]
+
+
+@pytest.mark.dynamo
+def test_expected_breaks_are_what_dynamo_breaks_on_now():
+    """expected_breaks.json is a measurement: the dynamic pass over the fixture targets on the
+    installed torch gives the same break lines per file (GB codes included)."""
+    pytest.importorskip("torch")
+    truth = json.loads((FIXTURES / "expected_breaks.json").read_text())
+    _, data = run_json(["check", ".", "--no-static", "--exit-zero"], cwd=FIXTURES)
+    assert not data["errors"] and all(t["error"] is None for t in data["targets"])
+    seen = {}
+    for f in data["findings"]:
+        seen.setdefault(f["path"].rsplit("/", 1)[-1], set()).add((f["line"], f["gb_code"]))
+    files = {t["target"].split(":", 1)[0] for t in data["targets"]}
+    assert files == set(truth) - {"notebook.ipynb"}
+    for name in files:
+        assert seen.get(name, set()) == {(b["line"], b["gb_code"]) for b in truth[name]["breaks"]}, name

@@ -66,3 +66,16 @@ def test_every_module_imports():
     for name in sorted(MODULES):
         if not name.endswith("__main__"):
             importlib.import_module(name)
+
+
+def test_no_script_folder_module_shadows_the_standard_library():
+    """A script run as ``python benchmarks/x.py`` puts its folder first on sys.path: a
+    ``benchmarks/html.py`` hides the standard ``html`` package from every import after it."""
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parent.parent
+    for folder in ("benchmarks", "benchmarks/hf", "fixtures"):
+        names = {p.stem for p in (repo / folder).glob("*.py")} | {
+            p.name for p in (repo / folder).iterdir() if (p / "__init__.py").is_file()}
+        assert not names & set(sys.stdlib_module_names), folder

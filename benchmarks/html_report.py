@@ -1,7 +1,7 @@
 """How fast a large ``--format html`` report opens and filters in headless Chromium.
 
-    python benchmarks/html.py             # transformers/models (pinned wheel), static pass
-    python benchmarks/html.py --workdir /tmp/tl-html   # keep the wheel and the cache for reruns
+    python benchmarks/html_report.py             # transformers/models (pinned wheel), static pass
+    python benchmarks/html_report.py --workdir /tmp/tl-html   # keep the wheel and the cache for reruns
 
 Downloads the pinned transformers wheel (as benchmarks/static.py does), writes the static
 report of ``transformers/models`` as HTML, then loads it in Debian's headless ``chromium``
