@@ -13,8 +13,14 @@
 - Hover on a flagged span: the rule page.
 - Settings per document from the nearest pyproject.toml, re-statted on every lint and
   re-read when it changed; ``workspace/didChangeWatchedFiles`` re-lints the open documents.
-- ``torchlint/stats`` (a custom request) answers ``{"lint_runs": n}`` for tests and the
-  benchmark.
+- Regions across files (:mod:`torchlint.lsp.project`): the project's saved files with the
+  open buffers in their place; when an edit changes what a file exports, the other open
+  documents whose facts changed are linted again. A saved ``.py`` file changing on disk
+  (a watched-file event) does the same.
+- Per edit only the changed top-level statements are parsed again
+  (:mod:`torchlint.static.incremental`), and summarised again.
+- ``torchlint/stats`` (a custom request) answers ``{"lint_runs": n, "lint_ms": [...],
+  "lint_cpu_ms": [...], "project_builds": n, ...}`` for tests and the benchmark.
 
 libcst, the rules and the fixers are imported once, when the server starts.
 """
