@@ -22,7 +22,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from torchlint.findings import Finding
     from torchlint.rules.base import Rule
     from torchlint.static.engine import FixPlanner
-    from torchlint.static.incremental import IncrementalParser
 
 #: seconds one file may take (read, parse, lint) before it is reported and skipped
 FILE_TIME_LIMIT = 60.0
@@ -131,12 +130,13 @@ def run_limited(fn: Callable[..., Any], *args: Any, time_limit: Optional[float] 
 
 def guarded_lint(source: str, path: str, rule_classes: Sequence[Type["Rule"]],
                  time_limit: Optional[float] = None, *, fixes: Optional["FixPlanner"] = None,
-                 facts: Optional[dict] = None, parser: Optional["IncrementalParser"] = None,
+                 facts: Optional[dict] = None, parser: Optional[Any] = None,
                  syntax: Optional[Tuple[Optional[str], Optional[ast.Module]]] = None
                  ) -> Tuple[List["Finding"], Optional[str]]:
     """Parse and lint one file's text (``fixes``: marking fixable findings, inside the same
     limits; ``facts``: what the project-wide analysis knows of this file; ``parser``: the
-    file's earlier versions' trees, to re-parse only what changed; ``syntax``:
+    file's earlier versions' trees, to re-parse only what changed (an
+    :class:`~torchlint.static.incremental.IncrementalParser`, which imports this module); ``syntax``:
     :func:`syntax_tree` of ``source``, when the caller has it): (findings, None),
     or ([], a one-line error) when it is too deep, does not parse, takes longer than
     ``time_limit`` (default :data:`FILE_TIME_LIMIT`) or trips a bug in torchlint. Never raises."""
