@@ -45,13 +45,15 @@ def break_rules() -> List[type]:
     return [r for r in all_rules() if r.severity == "error"]
 
 
-def findings(snippet: str, rules: Optional[Sequence[type]] = None) -> List[Finding]:
-    return lint_source(source(snippet), "case.py", list(rules) if rules else break_rules())
+def findings(snippet: str, rules: Optional[Sequence[type]] = None, train: bool = False) -> List[Finding]:
+    return lint_source(source(snippet), "case.py", list(rules) if rules else break_rules(),
+                       facts={"train": True} if train else None)
 
 
-def assert_flags_marked(snippet: str) -> List[Finding]:
-    """All graph-break rules together flag exactly the marked (line, code) pairs."""
-    found = findings(snippet)
+def assert_flags_marked(snippet: str, train: bool = False) -> List[Finding]:
+    """All graph-break rules together flag exactly the marked (line, code) pairs (``train``:
+    the snippet is compiled for training, as its dynamo run is: training-only code counts)."""
+    found = findings(snippet, train=train)
     got = {(f.line, f.rule) for f in found}
     want = marked(snippet)
     lines = source(snippet).splitlines()
@@ -96,7 +98,8 @@ def static_and_dynamo_tests(cases: Dict[str, Case]):
 
     @pytest.mark.parametrize("name", sorted(cases))
     def test_static(name):
-        assert_flags_marked(cases[name].snippet)
+        case = cases[name]
+        assert_flags_marked(case.snippet, train=bool(case.dynamo and case.dynamo.get("train")))
 
     @needs_torch
     @pytest.mark.dynamo

@@ -25,6 +25,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -369,3 +371,99 @@ def test_page_claims_hold_on_the_gpu(tmp_path, name):
             assert data["per_set"] == [1, 1, 0], data
         else:
             assert (data["rerecordings"] >= 1) == (expected == "rerecord"), data
+
+
+# --------------------------------------------------------------------------- torchlint run
+
+SERVED = '''
+"""A reduce-overhead server: requests of four lengths, a tagger with a host copy, a step that
+scales its input in place, and the tagger again with inductor's graph partitions off."""
+import torch
+
+from host_copy import Tagger
+from varlen_encoder import SeqEncoder
+
+
+def rescale(x, w):
+    x.mul_(0.5)  # MUTATES
+    return x @ w
+
+
+encoder = torch.compile(SeqEncoder().cuda().eval(), mode="reduce-overhead")
+tagger = torch.compile(Tagger().cuda().eval(), mode="reduce-overhead")
+step = torch.compile(rescale, mode="reduce-overhead")
+with torch.no_grad():
+    for n in (16, 32, 64, 48):
+        x = torch.randint(0, 1000, (4, n), device="cuda")
+        for _ in range(3):
+            encoder(x)
+    tokens = torch.randint(0, 1000, (4, 16), device="cuda")
+    for _ in range(3):
+        tagger(tokens)
+    w = torch.randn(16, 16, device="cuda")
+    for _ in range(3):
+        step(torch.randn(4, 16, device="cuda"), w)
+    plain = Tagger().cuda().eval()
+
+    def tag_all(t):
+        return plain(t)
+
+    with torch._inductor.config.patch(graph_partition=False):
+        whole = torch.compile(tag_all, mode="reduce-overhead")
+        for _ in range(3):
+            whole(tokens)
+print("served", flush=True)
+'''
+
+
+@pytest.fixture(scope="module")
+def served_report(tmp_path_factory):
+    """`torchlint run` over a real reduce-overhead program (the fixtures copied into a project)."""
+    import shutil
+
+    folder = tmp_path_factory.mktemp("served")
+    for name in ("host_copy.py", "varlen_encoder.py"):
+        shutil.copy(CG / name, folder / name)
+    (folder / "serve.py").write_text(SERVED)
+    out = folder / "report.json"
+    command = [sys.executable, "-m", "torchlint", "run", "--no-static"]
+    done = subprocess.run(command + ["--format", "json", "-o", str(out), "serve.py"], cwd=folder,
+                          capture_output=True, text=True, timeout=900)
+    assert out.exists(), done.stderr[-3000:]
+    report = json.loads(out.read_text())
+    text = subprocess.run(command + ["serve.py"], cwd=folder, capture_output=True, text=True, timeout=900)
+    print(text.stdout)  # the text report, for the record (pytest -s)
+    _log("run serve.py", report)
+    return folder, done.returncode, report, text.stdout
+
+
+@needs_cuda
+def test_run_reports_split_skips_and_rerecords_of_a_real_program(served_report):
+    folder, code, report, again = served_report
+    assert not report["errors"], report["errors"]
+    found = [(f["name"], f["path"], f["line"]) for f in report["findings"] if f["name"].startswith("cudagraph")]
+    cpu_line = _line_of(folder / "host_copy.py", ".cpu().clamp(")
+    mutated = _line_of(folder / "serve.py", "# MUTATES")
+    forward = _line_of(folder / "varlen_encoder.py", "def forward")
+    # the host round trip cuts the tagger's CUDA graph in two (graph partitions, the default) ...
+    assert ("cudagraph-split", "host_copy.py", cpu_line) in found, found
+    # ... and, with partitions off, makes inductor skip CUDA graphs for it, in words
+    assert ("cudagraph-skip", "host_copy.py", cpu_line) in found, found
+    # an input scaled in place: skipped, at that line
+    assert ("cudagraph-skip", "serve.py", mutated) in found, found
+    # four request lengths: recorded four times, three of them re-recordings, at the encoder's def
+    assert ("cudagraph-rerecord", "varlen_encoder.py", forward) in found, found
+    by = {(f["name"], f["path"]): f for f in report["findings"]}
+    assert "cut in 2" in by[("cudagraph-split", "host_copy.py")]["message"]
+    assert "cpu device" in by[("cudagraph-skip", "host_copy.py")]["message"]
+    assert "mutated inputs" in by[("cudagraph-skip", "serve.py")]["message"]
+    rerecord = by[("cudagraph-rerecord", "varlen_encoder.py")]
+    assert "re-recorded 3 times" in rerecord["message"] and "(4x48)" in rerecord["message"], rerecord["message"]
+    assert len(found) == 4, found  # nothing else: the clean recordings of each partition are no re-recordings
+    (target,) = report["targets"]
+    assert target["cudagraph_skips"] == 3 and target["recompiles"] >= 1
+    assert all(f["severity"] == "warning" for f in report["findings"] if f["name"].startswith("cudagraph"))
+    # run again, the graphs come from inductor's FX graph cache, which logs no partitions: the
+    # tagger's two recorded CUDA graphs still show the cut, at its `def forward`
+    assert "cudagraph-split" in again and "TORCHINDUCTOR_FX_GRAPH_CACHE=0" in again, again
+    assert "re-recorded 3 times" in again and "mutated inputs" in again

@@ -274,6 +274,14 @@ CASES = {
             y.requires_grad_(True)  # error: TL014
             return (y * 2).sum() + x.sum()
         """, {"target": "f", "inputs": ["f32[4,8]"], "train": True}),
+    "lookalike_requires_grad_on_local_in_eval": Case("""
+        import torch
+
+        @torch.compile
+        def f(x):
+            y = torch.zeros_like(x).requires_grad_()
+            return (y * 2).sum() + x.sum()
+        """, {"target": "f", "inputs": ["f32[4,8]"]}),
     "lookalike_requires_grad_read": Case("""
         import torch
 

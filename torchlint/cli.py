@@ -71,7 +71,13 @@ def _remember(ctx: click.Context, param: click.Parameter, value):
               help="A function returning one call's arguments: a tuple, a dict of keyword arguments, or (tuple, dict).")
 @click.option("--input-sets-from", metavar="PATH:FUNC", expose_value=False, callback=_remember,
               help="A function returning a list of calls (each as --inputs-from returns one), run in turn.")
-@click.option("--train", is_flag=True, help="Run forward and backward instead of eval() + no_grad.")
+@click.option("--train", is_flag=True,
+              help="The model is compiled for training: targets run forward and backward instead of eval() + "
+                   "no_grad, and the static pass checks training-only code (`if self.training:`, the loss under "
+                   "`if labels is not None:`) too.")
+@click.option("--half", is_flag=True, expose_value=False, callback=_remember,
+              help="The model runs in float16 or bfloat16: the static pass checks code under half-precision "
+                   "dtype tests (`if x.dtype == torch.float16:`) too; by default tensors are taken as float32.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), help="Seconds per target (default 120).")
 @click.option("--max-memory", metavar="SIZE", expose_value=False, callback=_remember,
               help="Memory each target may allocate, e.g. 8G or 512M, or none (default: half of RAM). "
@@ -278,7 +284,8 @@ def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input
         settings = override(settings, jobs=meta.get("torchlint.jobs"),
                             cache_dir=os.path.abspath(cache_dir) if cache_dir else None,
                             project=False if meta.get("torchlint.no_project") else None,
-                            follow_imports=True if meta.get("torchlint.follow_imports") else None)
+                            follow_imports=True if meta.get("torchlint.follow_imports") else None,
+                            train=True if train else None, half=True if meta.get("torchlint.half") else None)
         if meta.get("torchlint.torch_version") is not None:
             from torchlint.config import check_torch_version
 

@@ -77,6 +77,13 @@ class Settings:
     #: the torch version the static pass reports for (``torch-version``); None: the installed
     #: torch's, else the newest measured (see :mod:`torchlint.matrix`)
     torch_version: Optional[str] = None
+    #: the static pass also checks training-only code (``if self.training:``, the loss under
+    #: ``if labels is not None:``) and targets run a backward; off, the static pass checks what
+    #: dynamo traces in eval mode, as the dynamic pass runs targets by default
+    train: bool = False
+    #: the static pass also checks half-precision-only code (``if x.dtype == torch.float16:``);
+    #: off, tensors are taken to be float32, as modules are built
+    half: bool = False
     #: decide compiled regions over the whole project (bases, calls, loggers across files)
     project: bool = True
     #: also read installed third-party packages the checked files import
@@ -198,7 +205,7 @@ _KEYS = {
     "max-graph-breaks", "max-recompiles", "baseline", "targets", "timeout", "cache-dir", "jobs",
     "max-memory", "mode", "device", "max-cudagraph-skips",
     "torch-version",
-    "project", "follow-imports", "src",
+    "project", "follow-imports", "src", "train", "half",
 }
 
 
@@ -268,7 +275,7 @@ def _parse_key(s: Settings, key: str, value: Any, source: str) -> None:
         s.targets = _targets(value, where)
     elif key == "torch-version":
         s.torch_version = check_torch_version(value, where)
-    elif key in ("project", "follow-imports"):
+    elif key in ("project", "follow-imports", "train", "half"):
         if not isinstance(value, bool):
             raise ConfigError(f"{where}: expected true or false, got {value!r}")
         setattr(s, key.replace("-", "_"), value)

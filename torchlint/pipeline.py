@@ -82,7 +82,7 @@ def run_check(options: CheckOptions) -> Report:
         if observed is None:
             _stage(options.progress, "dynamo", len(targets))
         results, dynamic_findings, errors, version = observed(files) if observed is not None else run_dynamic(
-            targets, settings=settings, cwd=cwd, train=options.train, user_files=files,
+            targets, settings=settings, cwd=cwd, train=options.train or settings.train, user_files=files,
             progress=options.progress, cli=bool(options.cli_targets),
         )
         report.targets = results

@@ -29,6 +29,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set,
 
 from torchlint.analysis.modules import ModuleMap, relative_base
 from torchlint.analysis.summary import Summary
+from torchlint.analysis.summary import TRAINING_ONLY
 from torchlint.analysis.torchnames import COMPILE_CALLS, DISABLE_DECORATORS, IS_COMPILING, is_module_class_name
 
 Ref = Tuple[str, ...]  # ("ext", q) | ("mod", path) | ("cls"|"fn"|"meth"|"bound", path, name)
@@ -46,8 +47,11 @@ class Project:
     """The summaries of the checked files (and of the project files they import)."""
 
     def __init__(self, modmap: ModuleMap, load: Callable[[str], Optional[Summary]],
-                 checked: Sequence[str], display: Optional[Callable[[str], str]] = None) -> None:
+                 checked: Sequence[str], display: Optional[Callable[[str], str]] = None,
+                 train: bool = False) -> None:
         self.map = modmap
+        #: calls made only in training (under ``if self.training:``) reach regions too
+        self.train = train
         self._load = load
         self.checked = [os.path.abspath(p) for p in checked]
         self._checked_set = set(self.checked)
@@ -365,7 +369,10 @@ class Project:
         path = ref[1]
         owner = ref[2].split(".")[0] if ref[0] == "meth" else None
         for name, guard in rec.get("calls", ()):
-            if guard is not None and self.is_compiling(self.resolve_dotted(path, guard)):
+            if guard == TRAINING_ONLY:
+                if not self.train:
+                    continue
+            elif guard is not None and self.is_compiling(self.resolve_dotted(path, guard)):
                 continue
             head, _, rest = name.partition(".")
             target: Optional[Ref] = None

@@ -9,7 +9,7 @@ functions decorated with ``@torch.compiler.disable`` never join.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional, Set
+from typing import Dict, Iterator, List, Optional, Sequence, Set
 
 import libcst as cst
 
@@ -67,6 +67,35 @@ class ModuleIndex:
     # module-level `name = ClassName(...)` bindings, for torch.compile(name)
     instances: Dict[str, str] = field(default_factory=dict)
     compile_args: List[cst.BaseExpression] = field(default_factory=list)
+    #: the static pass checks training-only code too (``--train``); else eval mode is assumed
+    train: bool = False
+    #: and half-precision-only code (``--half``); else float32 is assumed
+    half: bool = False
+
+    def truth(self, test: cst.BaseExpression) -> Optional[bool]:
+        """:func:`branch_truth` of an ``if`` test in this file."""
+        return branch_truth(test, self.imports, self.train, self.half)
+
+    def operands(self, test: cst.BaseExpression) -> List[cst.BaseExpression]:
+        """The operands of a test's ``and``/``or``/``not`` that run, in order, and whose value
+        is not known: ``x.any() and self.training`` still reads ``x.any()`` in eval mode,
+        ``self.training and x.any()`` never does."""
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test = test.expression
+        if isinstance(test, cst.BooleanOperation):
+            left = self.operands(test.left)
+            decided = self.truth(test.left) is (isinstance(test.operator, cst.Or))
+            return left if decided else left + self.operands(test.right)
+        return [] if self.truth(test) is not None else [test]
+
+    def live_statements(self, block: cst.IndentedBlock) -> Sequence[cst.BaseStatement]:
+        """A block's statements up to an ``if`` that is known to be taken and always leaves
+        (``if not self.training: return x`` in eval mode): what follows it never runs."""
+        body = block.body
+        for i, stmt in enumerate(body):
+            if isinstance(stmt, cst.If) and self.truth(stmt.test) is True and _leaves(stmt.body):
+                return body[: i + 1]
+        return body
 
     def resolve(self, expr: cst.BaseExpression) -> Optional[str]:
         return self.imports.resolve(expr)
@@ -86,6 +115,18 @@ class ModuleIndex:
         return False
 
 
+_EXITS = (cst.Return, cst.Raise, cst.Continue, cst.Break)
+
+
+def _leaves(block: cst.BaseSuite) -> bool:
+    """Whether a block always ends in ``return``, ``raise``, ``continue`` or ``break``."""
+    last = block.body[-1] if isinstance(block, cst.IndentedBlock) and block.body else None
+    if isinstance(block, cst.SimpleStatementSuite) or isinstance(last, cst.SimpleStatementLine):
+        small = block.body if isinstance(block, cst.SimpleStatementSuite) else last.body  # type: ignore[union-attr]
+        return bool(small) and isinstance(small[-1], _EXITS)
+    return False
+
+
 def is_compiling_guard(test: cst.BaseExpression, imports: ImportTable) -> Optional[bool]:
     """``True`` for ``is_compiling()``, ``False`` for ``not is_compiling()``, else ``None``."""
     negated = False
@@ -95,6 +136,85 @@ def is_compiling_guard(test: cst.BaseExpression, imports: ImportTable) -> Option
     if isinstance(test, cst.Call) and imports.resolve(test.func) in IS_COMPILING:
         return not negated
     return None
+
+
+#: parameters that carry training targets: given, the model computes a loss (the convention of
+#: transformers and of most training loops); inference passes none
+LABEL_PARAMS = frozenset({"labels", "label"})
+
+
+def is_training_test(test: cst.BaseExpression) -> Optional[bool]:
+    """True for a test that holds only in training: ``self.training`` (the flag ``train()`` /
+    ``eval()`` set) or ``labels is not None`` (a loss is computed); False for ``labels is
+    None``; else None."""
+    if isinstance(test, cst.Attribute) and test.attr.value == "training":
+        return True
+    if (isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name)
+            and test.left.value in LABEL_PARAMS and isinstance(test.comparisons[0].comparator, cst.Name)
+            and test.comparisons[0].comparator.value == "None"):
+        op = test.comparisons[0].operator
+        return True if isinstance(op, cst.IsNot) else False if isinstance(op, cst.Is) else None
+    return None
+
+
+HALF_DTYPES = frozenset({"torch.float16", "torch.half", "torch.bfloat16"})
+
+
+def half_dtype_test(test: cst.BaseExpression, imports: ImportTable) -> Optional[bool]:
+    """For ``x.dtype == torch.float16`` (``is``, ``in (torch.float16, torch.bfloat16)``):
+    True; for ``!=`` / ``is not`` / ``not in``: False (the test holds in float32); else None."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return None
+    target = test.comparisons[0]
+    left, right = test.left, target.comparator
+    if not (isinstance(left, cst.Attribute) and left.attr.value == "dtype"):
+        left, right = right, left
+    if not (isinstance(left, cst.Attribute) and left.attr.value == "dtype"):
+        return None
+    values = [e.value for e in right.elements] if isinstance(right, (cst.Tuple, cst.List, cst.Set)) else [right]
+    if not values or any(imports.resolve(v) not in HALF_DTYPES for v in values):
+        return None
+    op = target.operator
+    if isinstance(op, (cst.Equal, cst.Is, cst.In)):
+        return True
+    if isinstance(op, (cst.NotEqual, cst.IsNot, cst.NotIn)):
+        return False
+    return None
+
+
+def branch_truth(test: cst.BaseExpression, imports: ImportTable, train: bool = False,
+                 half: bool = False) -> Optional[bool]:
+    """What an ``if`` test is while dynamo traces, when that is known without the data.
+
+    ``is_compiling()`` is true. Unless ``train``, the module is in eval mode (as the dynamic
+    pass runs targets by default), so ``self.training`` is false and no ``labels`` are given;
+    with ``train`` both are unknown (a model trained with ``torch.compile`` is evaluated by the
+    same code too).
+    Unless ``half``, tensors are float32 (what modules are built with), so a test for a
+    half-precision dtype is false; with ``half`` it is unknown.
+    ``not``, ``and`` and ``or`` combine these; anything else is ``None`` (decided by values)."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = branch_truth(test.expression, imports, train, half)
+        return None if inner is None else not inner
+    if isinstance(test, cst.BooleanOperation):
+        left = branch_truth(test.left, imports, train, half)
+        right = branch_truth(test.right, imports, train, half)
+        if isinstance(test.operator, cst.And):
+            if left is False or right is False:
+                return False
+            return True if left is True and right is True else None
+        if left is True or right is True:
+            return True
+        return False if left is False and right is False else None
+    if not train:
+        training = is_training_test(test)
+        if training is not None:
+            return not training
+    if not half:
+        dtype = half_dtype_test(test, imports)
+        if dtype is not None:
+            return not dtype
+    return is_compiling_guard(test, imports)
 
 
 def _self_attr(expr: cst.BaseExpression) -> Optional[str]:
@@ -107,8 +227,8 @@ def _self_attr(expr: cst.BaseExpression) -> Optional[str]:
     return None
 
 
-def build_index(module: cst.Module, imports: ImportTable) -> ModuleIndex:
-    index = ModuleIndex(imports=imports)
+def build_index(module: cst.Module, imports: ImportTable, train: bool = False, half: bool = False) -> ModuleIndex:
+    index = ModuleIndex(imports=imports, train=train, half=half)
     for stmt in module.body:
         if isinstance(stmt, cst.FunctionDef):
             index.functions[stmt.name.value] = stmt
@@ -328,20 +448,24 @@ def resolve_callee(call: cst.Call, owner: Optional[ClassInfo], index: ModuleInde
 
 
 def callees(fn: cst.FunctionDef, owner: Optional[ClassInfo], index: ModuleIndex):
-    """Same-file functions called from ``fn``'s body, skipping `if not is_compiling()` blocks."""
+    """Same-file functions called from ``fn``'s body, skipping the blocks dynamo never traces
+    (`if not is_compiling():`, and `if self.training:` unless the index is for training)."""
     out = []
     stack: List[cst.CSTNode] = [fn.body]
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.If):
-            guard = is_compiling_guard(node.test, index.imports)
-            if guard is False:  # `if not is_compiling(): <eager only>` -> only the else runs
+        if isinstance(node, (cst.If, cst.IfExp)):
+            truth = index.truth(node.test)
+            if truth is False:  # only the else runs
                 if node.orelse is not None:
                     stack.append(node.orelse)
                 continue
-            if guard is True:
+            if truth is True:
                 stack.append(node.body)
                 continue
+        if isinstance(node, cst.IndentedBlock):
+            stack.extend(reversed(index.live_statements(node)))
+            continue
         if isinstance(node, cst.Call):
             found = resolve_callee(node, owner, index)
             if found is not None:

@@ -57,8 +57,39 @@ def _annotation_kind(ann: Optional[ast.AST]) -> Optional[str]:
     return "tensor"
 
 
+#: the guard of calls made only in training mode (under ``if self.training:``)
+TRAINING_ONLY = "<training>"
+
+
+def _training_only(test: ast.AST) -> Optional[bool]:
+    """True when the test holds only in training (``self.training``, ``x and self.training``,
+    ``labels is not None``), False when only in eval (``not self.training``), else None."""
+    if isinstance(test, ast.Attribute) and test.attr == "training":
+        return True
+    if (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name)
+            and test.left.id in ("labels", "label") and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value is None and isinstance(test.ops[0], (ast.Is, ast.IsNot))):
+        return isinstance(test.ops[0], ast.IsNot)  # a loss is computed only when labels are given
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _training_only(test.operand)
+        return None if inner is None else not inner
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        if any(_training_only(v) is True for v in test.values):
+            return True
+    return None
+
+
+def _leaves(body: List[ast.stmt]) -> bool:
+    """Whether a block always ends in ``return``, ``raise``, ``continue`` or ``break``."""
+    return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break))
+
+
 def _guard_of(test: ast.AST) -> Optional[tuple]:
-    """(dotted, negated) for ``f()`` / ``not f()`` tests, else None."""
+    """(dotted, negated) for ``f()`` / ``not f()`` tests, (:data:`TRAINING_ONLY`, negated) for
+    training-only tests, else None."""
+    training = _training_only(test)
+    if training is not None:
+        return TRAINING_ONLY, training  # "negated": the body is what the guard holds back
     negated = False
     while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         negated = not negated
@@ -81,8 +112,14 @@ class _FunctionScan:
         self.local_imports: Dict[str, str] = {}
         self._seen_calls = set()
         self._seen_attrs = set()
-        for stmt in fn.body:  # type: ignore[attr-defined]
-            self._stmt(stmt, None, "")
+        self._block(fn.body, None, "")  # type: ignore[attr-defined]
+
+    def _block(self, stmts: List[ast.stmt], guard: Optional[str], prefix: str) -> None:
+        for stmt in stmts:
+            self._stmt(stmt, guard, prefix)
+            # `if not self.training: return x`: the statements after it run only in training
+            if isinstance(stmt, ast.If) and _training_only(stmt.test) is False and _leaves(stmt.body):
+                guard = TRAINING_ONLY
 
     def _stmt(self, node: ast.AST, guard: Optional[str], prefix: str) -> None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -90,8 +127,7 @@ class _FunctionScan:
             self.nested.append(path)
             for d in node.decorator_list:
                 self._expr(d, guard)
-            for stmt in node.body:
-                self._stmt(stmt, guard, path + ".")
+            self._block(node.body, guard, path + ".")
             return
         if isinstance(node, ast.ClassDef):
             return
@@ -113,10 +149,8 @@ class _FunctionScan:
             if g is not None:
                 name, negated = g
                 # `if not g(): <eager>` / `if g(): ... else: <eager>`: eager-only under guard g
-                for stmt in node.body:
-                    self._stmt(stmt, name if negated else guard, prefix)
-                for stmt in node.orelse:
-                    self._stmt(stmt, guard if negated else name, prefix)
+                self._block(node.body, name if negated else guard, prefix)
+                self._block(node.orelse, guard if negated else name, prefix)
                 return
         if isinstance(node, ast.Return) and not prefix:
             value = node.value

@@ -7,8 +7,11 @@ the rest.
 """
 from __future__ import annotations
 
+import functools
+import json
 import re
 import weakref
+from importlib import resources
 from typing import Dict, Optional, Set
 
 import libcst as cst
@@ -44,6 +47,15 @@ TENSORS_METHODS = frozenset(
      "svd", "lu"}
 )
 TENSOR_ATTRS = frozenset({"T", "mT", "H", "mH", "data", "grad", "real", "imag", "weight", "bias"})
+
+
+@functools.lru_cache(maxsize=None)
+def tensor_method_names() -> frozenset:
+    """Every public attribute of ``torch.Tensor`` (a shipped list, remade from torch by the
+    tests): a value taken for a tensor whose method is not one of them is something else
+    (``cache.get_seq_length()`` on a cache parameter of ``forward``)."""
+    text = resources.files("torchlint").joinpath("data/tensor_methods.json").read_text("utf-8")
+    return frozenset(json.loads(text)["names"])
 
 # torch.* functions that do not return a tensor.
 NON_TENSOR_TORCH = frozenset(
@@ -404,7 +416,7 @@ class TensorScope:
             if base_kind == TENSOR and method == "numpy":
                 return HOST_DATA
             if base_kind == TENSOR:
-                if method in NON_TENSOR_METHODS:
+                if method in NON_TENSOR_METHODS or method not in tensor_method_names():
                     return None
                 if method in TENSORS_METHODS:
                     return TENSORS

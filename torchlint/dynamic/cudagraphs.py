@@ -28,6 +28,7 @@ import os
 import re
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
+from torchlint.dynamic.cudagraph_text import frames_in, is_skip, parse_partitions, skip_reason
 from torchlint.dynamic.logs import LogRecords, capture_logs
 
 #: calls of each input set: the first warms up, the second records, the rest replay
@@ -36,7 +37,6 @@ CALLS_PER_SET = 3
 _LOGGING_MODULES = ("torch._inductor.cudagraph_utils", "torch._inductor.cudagraph_trees",
                     "torch._inductor.output_code", "torch._inductor.compile_fx", "torch._inductor.graph")
 
-_SKIP_TEXT = "skipping cudagraphs due to"
 _FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 
 
@@ -101,8 +101,7 @@ def _count_recordings():
 
 def user_frames(trace: Optional[str], user_files: Set[str]) -> List[Tuple[str, int]]:
     """Every ``File "...", line N`` of a stack trace that is in the user's files, outermost first."""
-    frames = [(m.group("file"), int(m.group("line"))) for m in _FRAME.finditer(trace or "")]
-    return [(os.path.realpath(f), n) for f, n in frames if os.path.realpath(f) in user_files]
+    return [(os.path.realpath(f), n) for f, n in frames_in(trace) if os.path.realpath(f) in user_files]
 
 
 def user_frame(trace: Optional[str], user_files: Set[str]) -> Optional[Tuple[str, int]]:
@@ -177,14 +176,6 @@ def _partition_count() -> int:
     from torch._dynamo.utils import counters
 
     return int(counters["inductor"].get("cudagraph_partitions", 0))
-
-
-def _reason(message: str) -> str:
-    text = message
-    while _SKIP_TEXT in text:  # inductor sometimes says it twice
-        text = text.split(_SKIP_TEXT, 1)[1]
-    text = re.split(r"\.\s*Found from|\n", text.strip(), maxsplit=1)[0]
-    return text.strip().rstrip(".") or "an unnamed reason"
 
 
 def _def_site(fn: Any) -> Optional[Tuple[str, int]]:
@@ -287,9 +278,9 @@ def _skips(graphs: Sequence[_Graph], messages: Sequence[str], files: Set[str],
             owner[index] = graph
     for index, message in enumerate(messages):
         graph = owner.get(index)
-        if _SKIP_TEXT not in message:
+        if not is_skip(message):
             continue
-        reason = _reason(message)
+        reason = skip_reason(message)
         key = (id(graph) if graph is not None else -1, reason)
         if key in seen:
             continue
@@ -309,10 +300,6 @@ def _skips(graphs: Sequence[_Graph], messages: Sequence[str], files: Set[str],
     return out
 
 
-_CREATED = re.compile(r"Created (?P<total>\d+) graph partitions: (?P<cuda>\d+) cudagraphable")
-_NODE_REASON = re.compile(r"^\s*\S+: reason=(?P<reason>[^,]+)(?:, ir=(?P<ir>\w+))?")
-
-
 def _splits(graphs: Sequence[_Graph], messages: Sequence[str], files: Set[str]) -> List[Dict[str, Any]]:
     """Graphs where inductor left work outside CUDA graphs that costs something, with its lines.
 
@@ -328,44 +315,16 @@ def _splits(graphs: Sequence[_Graph], messages: Sequence[str], files: Set[str]) 
     """
     out: List[Dict[str, Any]] = []
     for graph in graphs:
-        pieces: Optional[int] = None
-        kinds: List[str] = []
-        cpu_work = False
+        parsed = parse_partitions(messages[graph.span[0]:graph.span[1]], graph.partitions)
         sites: Dict[Tuple[str, int], Dict[str, Any]] = {}
-        node: Optional[Tuple[str, str]] = None
-        frames: List[str] = []
-
-        def close() -> None:
-            if node is not None:
-                frame = user_frame("\n".join(frames), files)
-                if frame is not None:
-                    why = "copies between host and GPU" if node[1] == "DeviceCopy" else "runs on the CPU"
-                    sites.setdefault(frame, {"path": frame[0], "line": frame[1], "why": why})
-
-        for message in messages[graph.span[0]:graph.span[1]]:
-            created = _CREATED.search(message)
-            found = _NODE_REASON.match(message)
-            if created:
-                pieces = int(created.group("cuda"))
-            if found:
-                close()
-                node, frames = (found.group("reason").strip(), found.group("ir") or ""), []
-                kind = "device copies" if node[1] == "DeviceCopy" else node[0].replace("cpu ops", "CPU kernels")
-                if kind not in kinds:
-                    kinds.append(kind)
-                cpu_work = cpu_work or node[1] != "DeviceCopy"
-            elif node is not None and _FRAME.search(message):
-                frames.append(message)
-        close()
-        if pieces is None and graph.partitions > 2:
-            # No partition log on this torch: GPU pieces alternate with host pieces.
-            pieces = (graph.partitions + 1) // 2
-        cut = pieces is not None and pieces >= 2
-        if not (cut or (cpu_work and sites)):
+        for node in parsed.nodes:
+            frame = user_frame(node.trace, files)
+            if frame is not None:
+                sites.setdefault(frame, {"path": frame[0], "line": frame[1], "why": node.why})
+        if not parsed.costs(bool(sites)):
             continue
         located = list(sites.values()) or [dict(s) for s in graph.cpu_sites]
         if not located:
             continue
-        out.append({"reason": " and ".join(kinds) or "host work", "pieces": pieces or 1,
-                    "sites": located})
+        out.append({"reason": parsed.reason, "pieces": parsed.pieces or 1, "sites": located})
     return out

@@ -12,6 +12,8 @@ dynamic half of a :class:`~torchlint.findings.Report`:
   when the breaking line itself is in an installed library (or torch), the message names it
   too: "at transformers/models/xlm/modeling_xlm.py:793, reached from train.py:17";
 * one finding per frame that hit dynamo's recompile limit (it runs eagerly from then on);
+* on a GPU, the CUDA-graph warnings of ``check --mode reduce-overhead`` per compiled frame:
+  skips, splits (a graph cut around host work) and re-recordings;
 * the recompilations, with the failed guard in words, compile time per frame and the
   compile caches' hits and misses, on the run's :class:`~torchlint.findings.TargetResult`.
 
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -666,41 +669,155 @@ def _filesystem(path: str) -> Optional[str]:
     return kind
 
 
+_COMPILE_ID = re.compile(r"^(?:!\d+/)?(?P<frame>\d+)/(?P<attempt>\d+)")
+
+
+def _frame_of(compile_id: Optional[str]) -> Optional[str]:
+    """The frame part of a compile id ("0" of "0/1"): one per code object dynamo compiles."""
+    m = _COMPILE_ID.match(compile_id or "")
+    return m.group("frame") if m else None
+
+
+def _compiled_frames(proc: ProcessRecords) -> Dict[str, Tuple[str, str, int]]:
+    """frame id -> (function, file, first line), from the process's compile records."""
+    out: Dict[str, Tuple[str, str, int]] = {}
+    for r in proc.records:
+        frame = _frame_of(r.get("compile_id")) if r.get("kind") == "compile" and r.get("co_name") else None
+        if frame is not None and r.get("co_filename"):
+            out.setdefault(frame, (r["co_name"], r["co_filename"], int(r.get("co_firstlineno") or 0)))
+    return out
+
+
 def _cudagraph_findings(events: Sequence[Tuple[ProcessRecords, Dict[str, Any]]], places: Places,
                         target: str) -> Tuple[Optional[int], List[Finding]]:
-    """CUDA-graph skips (inductor's "skipping cudagraphs due to ...") and re-recordings (a
-    compiled function recorded again), as the warnings ``--mode reduce-overhead`` reports."""
+    """CUDA-graph skips (inductor's "skipping cudagraphs due to ..."), splits (a graph cut in
+    partitions around host work) and re-recordings (one compiled frame recorded again: a new
+    shape, a recompilation, a failed replay check), as the warnings ``--mode reduce-overhead``
+    reports, placed in the project and named after the compiled frame."""
     if not events:
         return None, []
-    from torchlint.dynamic.results import RERECORD_NAME, SKIP_NAME, _RERECORD_SUGGESTION, _suggestion
+    from torchlint.dynamic.cudagraph_text import Partitions, frames_in, parse_partitions
+    from torchlint.dynamic.results import (RERECORD_NAME, SKIP_NAME, SPLIT_NAME, _RERECORD_SUGGESTION, _suggestion,
+                                           rerecord_words, skip_words, split_words)
+
+    frames_of = {id(proc): _compiled_frames(proc) for proc in {id(p): p for p, _ in events}.values()}
+
+    def frame_site(proc: ProcessRecords, compile_id: Optional[str], stack: Sequence[Any]
+                   ) -> Tuple[Optional[Frame], str]:
+        """(site, name) of a compiled frame: its ``def`` when in the project, else where the
+        program called it; the name is "`fn`", with its place when that is a library's."""
+        frame = frames_of[id(proc)].get(_frame_of(compile_id) or "")
+        if frame is not None and places.is_project(frame[1]):
+            return (frame[1], frame[2]), f"`{frame[0]}`"
+        site, _ = places.place([(f, int(n)) for f, n in stack or []])
+        return site, (f"`{frame[0]}` ({places.show(frame[1])}:{frame[2]})" if frame is not None else "")
+
+    def inside(name: str) -> str:
+        return f"; in {name}" if name else ""
 
     findings: List[Finding] = []
-    skips: Dict[Tuple[Frame, str], int] = {}
-    recordings: Dict[Tuple[str, str], List[Dict[str, Any]]] = defaultdict(list)
+    skips: Dict[Tuple[Frame, str], Dict[str, Any]] = {}
+    partition_logs: Dict[Tuple[int, str], List[str]] = defaultdict(list)
+    recordings: Dict[Tuple[int, str], List[Dict[str, Any]]] = defaultdict(list)
+    owners: Dict[Tuple[int, str], ProcessRecords] = {}
+    reasons: Dict[Tuple[int, str], List[str]] = defaultdict(list)
+    sizes: Dict[Tuple[int, str], int] = {}
     for proc, r in events:
-        if r.get("event") == "skip":
+        event = r.get("event")
+        if event == "skip":
             frames = [(f, int(n)) for f, n in r.get("frames") or []]
-            site, _ = places.place(frames or [(f, int(n)) for f, n in r.get("stack") or []])
+            site, name = frame_site(proc, r.get("compile_id"), r.get("stack") or [])
+            where = inside(name)
+            site = places.place(frames)[0] or site
             if site is not None:
-                key = (site, r.get("reason") or "an unnamed reason")
-                skips[key] = skips.get(key, 0) + 1
-        elif r.get("event") == "record":
-            recordings[(proc.label, r.get("function") or "")].append(r)
-    for (site, reason), hits in sorted(skips.items()):
+                entry = skips.setdefault((site, r.get("reason") or "an unnamed reason"),
+                                         {"hits": 0, "where": where, "message": r.get("message")})
+                entry["hits"] += 1
+        elif event == "partition_log":
+            partition_logs[(id(proc), r.get("compile_id") or "?")].append(r.get("message") or "")
+            owners[(id(proc), r.get("compile_id") or "?")] = proc
+        elif event in ("record", "rerecord_reason", "sizes"):
+            frame = _frame_of(r.get("compile_id"))
+            key = (id(proc), f"frame {frame}" if frame is not None else f"function {r.get('function')}")
+            owners[key] = proc
+            if event == "record":
+                recordings[key].append(r)
+            elif event == "rerecord_reason" and r.get("reason") and r["reason"] not in reasons[key]:
+                reasons[key].append(r["reason"])
+            elif event == "sizes":
+                sizes[key] = max(sizes.get(key, 0), int(r.get("sizes") or 0))
+    for (site, reason), entry in sorted(skips.items()):
         findings.append(_located(
-            SKIP_NAME, None, site, places,
-            f"not a graph break, but under mode=\"reduce-overhead\" inductor runs this graph without a "
-            f"CUDA graph because of {reason}", _suggestion(reason), target, severity="warning", reason=reason,
-            hits=hits))
-    rerecords: Dict[Frame, int] = Counter()
-    for _, recs in recordings.items():
-        for r in recs[1:]:
-            site, _ = places.place([(f, int(n)) for f, n in r.get("stack") or []])
-            if site is not None:
-                rerecords[site] += 1
-    for site, n in sorted(rerecords.items()):
+            SKIP_NAME, None, site, places, skip_words(reason) + entry["where"], _suggestion(reason), target,
+            severity="warning", reason=entry["message"] or reason, hits=entry["hits"]))
+    splits: Dict[Frame, Dict[str, Any]] = {}
+    for key, messages in partition_logs.items():
+        blocks: List[List[str]] = []
+        for message in messages:  # a compile id's graphs (forward, backward) one block each
+            if message.lstrip().startswith("Created ") or not blocks:
+                blocks.append([])
+            blocks[-1].append(message)
+        for block in blocks:
+            parsed = parse_partitions(block)
+            located = [(places.place(frames_in(n.trace))[0], n) for n in parsed.nodes]
+            located = [(site, n) for site, n in located if site is not None]
+            if not parsed.costs(bool(located)):
+                continue
+            where = inside(frame_site(owners[key], key[1], [])[1])
+            for site, node in located:
+                entry = splits.setdefault(site, {"parsed": parsed, "why": node.why, "hits": 0, "where": where})
+                entry["hits"] += 1
+    logged = {key[1] for key in partition_logs}
+    cut: Dict[Tuple[Tuple[int, str], Any, Any], Dict[str, Dict[str, Any]]] = defaultdict(dict)
+    for key, recs in recordings.items():
+        for r in recs:
+            if re.fullmatch(r"partition_\d+", r.get("name") or "") and r.get("compile_id") not in logged:
+                cut[(key, r.get("compile_id"), r.get("mode"))].setdefault(r["name"], r)
+    for (key, compile_id, _), names in cut.items():
+        # inductor writes no partition log for a graph loaded from its FX graph cache; its CUDA
+        # graphs (partition_0, partition_1, ...) still show it was cut, but not where
+        if len(names) < 2:
+            continue
+        site, name = frame_site(owners[key], compile_id, next(iter(names.values())).get("stack") or [])
+        if site is None or site in splits:
+            continue
+        splits[site] = {"parsed": Partitions(pieces=len(names)), "why": None, "hits": 1,
+                        "where": inside(name) + "; this graph came from inductor's FX graph cache, which keeps no record of "
+                                         "the lines that cut it: run once with TORCHINDUCTOR_FX_GRAPH_CACHE=0 to see them"}
+    for site, entry in sorted(splits.items()):
+        parsed = entry["parsed"]
         findings.append(_located(
-            RERECORD_NAME, None, site, places,
-            f"not a graph break, but under mode=\"reduce-overhead\" the CUDA graph called here was re-recorded "
-            f"{n} time{'s' if n != 1 else ''}", _RERECORD_SUGGESTION, target, severity="warning", hits=n))
-    return len(skips), findings
+            SPLIT_NAME, None, site, places, split_words(parsed.pieces or 1, parsed.reason, entry["why"]) + entry["where"],
+            _suggestion("cpu device"), target, severity="warning", reason=parsed.reason, hits=entry["hits"]))
+    rerecords: Dict[Frame, Dict[str, Any]] = {}
+    for key, recs in recordings.items():
+        # one recording per CUDA graph of each compiled graph is expected (partition_0, partition_1...)
+        count = len(recs) - len({(r.get("mode"), r.get("name") or r.get("function")) for r in recs})
+        if count <= 0:
+            continue
+        proc = owners[key]
+        site, name = frame_site(proc, recs[0].get("compile_id"), recs[0].get("stack") or [])
+        if site is None:
+            continue
+        shapes: List[str] = []
+        for r in recs:
+            text = "(" + ", ".join(r.get("shapes") or []) + ")"
+            if r.get("shapes") and text not in shapes:
+                shapes.append(text)
+        versions = len({r.get("compile_id") for r in recs})
+        detail = f"in {len(recs)} recordings"
+        if versions > 1:
+            detail += f" of {versions} compiled versions"
+        if shapes:
+            detail += ", for inputs " + ", ".join(shapes[:8]) + (", ..." if len(shapes) > 8 else "")
+        if reasons[key]:
+            detail += "; inductor's reason: " + reasons[key][0][:300]
+        if sizes.get(key):
+            detail += f"; inductor warned of {sizes[key]} distinct sizes"
+        entry = rerecords.setdefault(site, {"count": 0, "detail": detail, "called": f" of {name}" if name else ""})
+        entry["count"] += count
+    for site, entry in sorted(rerecords.items()):
+        findings.append(_located(
+            RERECORD_NAME, None, site, places, rerecord_words(entry["count"], entry["detail"], entry["called"]),
+            _RERECORD_SUGGESTION, target, severity="warning", hits=entry["count"]))
+    return len(skips) + len(splits), findings

@@ -156,6 +156,29 @@ def _suggestion(reason: str) -> str:
     return next((text for key, text in _SUGGESTIONS if key in reason), _GENERIC_SUGGESTION)
 
 
+_NOT_A_BREAK = 'not a graph break, but under mode="reduce-overhead" '
+
+
+def skip_words(reason: str, why: Optional[str] = None) -> str:
+    """A ``cudagraph-skip`` finding's message (``check --mode`` and ``torchlint run``)."""
+    return (_NOT_A_BREAK + f"inductor runs this graph without a CUDA graph because of {reason}"
+            + (f"; this line {why}" if why else ""))
+
+
+def split_words(pieces: int, reason: str, why: Optional[str] = None) -> str:
+    """A ``cudagraph-split`` finding's message."""
+    what = (f"the CUDA graph is cut in {pieces}: each call replays {pieces} CUDA graphs with "
+            f"{reason} between them" if pieces >= 2 else
+            f"{reason} run outside the CUDA graph, eagerly, on every call")
+    return _NOT_A_BREAK + what + (f"; this line {why}" if why else "")
+
+
+def rerecord_words(count: int, detail: str, called: str = "") -> str:
+    """A ``cudagraph-rerecord`` finding's message; ``detail`` says for which inputs."""
+    return (_NOT_A_BREAK + f"the CUDA graph{called} was re-recorded {count} time{'s' if count != 1 else ''} "
+            + detail)
+
+
 def findings_of(data: Mapping[str, Any], target: str, cwd: str, lines: Optional["SourceLines"] = None
                 ) -> Tuple[int, List[Finding]]:
     """(CUDA-graph skips, findings) from the worker's ``cudagraphs`` answer.
@@ -167,24 +190,15 @@ def findings_of(data: Mapping[str, Any], target: str, cwd: str, lines: Optional[
     findings: List[Finding] = []
     for split in data.get("splits", []):
         pieces = int(split.get("pieces") or 1)
-        what = (f"the CUDA graph is cut in {pieces}: each call replays {pieces} CUDA graphs with "
-                f"{split['reason']} between them" if pieces >= 2 else
-                f"{split['reason']} run outside the CUDA graph, eagerly, on every call")
         for site in split.get("sites") or []:
             findings.append(_finding(
-                SPLIT_NAME, site["path"], site["line"],
-                f"not a graph break, but under mode=\"reduce-overhead\" {what}"
-                + (f"; this line {site['why']}" if site.get("why") else ""),
+                SPLIT_NAME, site["path"], site["line"], split_words(pieces, split["reason"], site.get("why")),
                 _suggestion("cpu device"), target, cwd, lines, severity="warning"))
     for skip in data.get("skips", []):
         reason = skip["reason"]
-        sites = skip.get("sites") or []
-        for site in sites:
+        for site in skip.get("sites") or []:
             findings.append(_finding(
-                SKIP_NAME, site["path"], site["line"],
-                f"not a graph break, but under mode=\"reduce-overhead\" inductor runs this graph "
-                f"without a CUDA graph because of {reason}"
-                + (f"; this line {site['why']}" if site.get("why") else ""),
+                SKIP_NAME, site["path"], site["line"], skip_words(reason, site.get("why")),
                 _suggestion(reason), target, cwd, lines, severity="warning", reason=skip.get("message")))
     rerecords = int(data.get("rerecordings", 0))
     if rerecords and data.get("path") and data.get("line"):
@@ -196,8 +210,6 @@ def findings_of(data: Mapping[str, Any], target: str, cwd: str, lines: Optional[
         )
         findings.append(_finding(
             RERECORD_NAME, data["path"], int(data["line"]),
-            f"not a graph break, but under mode=\"reduce-overhead\" the CUDA graph was re-recorded "
-            f"{rerecords} time{'s' if rerecords != 1 else ''} across {len(per_set)} input sets "
-            f"(recordings per set: {detail})",
+            rerecord_words(rerecords, f"across {len(per_set)} input sets (recordings per set: {detail})"),
             _RERECORD_SUGGESTION, target, cwd, lines, severity="warning"))
     return len(data.get("skips", [])) + len(data.get("splits", [])), findings

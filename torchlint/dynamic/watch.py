@@ -19,7 +19,10 @@ written and flushed as it happens, so a crash keeps what was recorded before it:
   last one, read from ``counters``;
 * ``autotune``: inductor's autotune cache lookups (hit or miss), ``cache_dir``: where
   inductor keeps its caches and whether that folder is writable;
-* ``cudagraph``: inductor's CUDA-graph skips, partitions and (re-)recordings.
+* ``cudagraph``: inductor's CUDA-graph skips (the reason in its words, the user's trace), the
+  partition log of each graph compiled with CUDA graphs (the nodes left out, with their
+  stacks), its re-recording reasons and distinct-size warnings, and each recording cudagraph
+  trees makes (compile id, mode, function, non-static input shapes).
 
 Nothing is printed: the artifact loggers get our handler only, unless the user turned them
 on (``TORCH_LOGS``), in which case their output is left as it was. DataLoader worker
@@ -431,11 +434,18 @@ def _hook_autotune(out: _Records, module: Any) -> None:
 
 # --------------------------------------------------------------------------- CUDA graphs
 
+_CUDAGRAPH_MODULES = ("torch._inductor.cudagraph_utils", "torch._inductor.cudagraph_trees",
+                      "torch._inductor.output_code", "torch._inductor.compile_fx", "torch._inductor.scheduler")
+
+
 def _hook_inductor_logs(out: _Records) -> None:
     """Inductor's ``cudagraphs`` log says when it skips CUDA graphs ("skipping cudagraphs due
-    to ...", with the user's trace) and how it partitions a graph; recorded as they come,
-    the way :mod:`torchlint.dynamic.cudagraphs` reads them for declared targets. The
-    loggers exist once inductor is imported, so they are set up on its import."""
+    to ...", with the user's trace), how it partitions a graph around work it cannot capture,
+    why it re-records one and when a dynamic graph has recorded many sizes; recorded as they
+    come (texts read by :mod:`torchlint.dynamic.cudagraph_text`, as for declared targets).
+    Each module's logger exists once the module is imported (the scheduler's only at the first
+    compile), so the handler is added on each one's import."""
+    handler = _Handler(lambda r: _on_cudagraph_log(out, r))
 
     def configure(_module: Any) -> None:
         import torch._logging._internal as internal
@@ -443,13 +453,6 @@ def _hook_inductor_logs(out: _Records) -> None:
         artifact = "cudagraphs"
         if artifact not in getattr(internal.log_registry, "artifact_names", {artifact}):
             return
-        handler = _Handler(lambda r: _on_cudagraph_log(out, r))
-        for name in ("torch._inductor.cudagraph_utils", "torch._inductor.cudagraph_trees",
-                     "torch._inductor.output_code", "torch._inductor.compile_fx"):
-            try:
-                importlib.import_module(name)
-            except ImportError:
-                pass
         for name in list(logging.root.manager.loggerDict):
             if name.startswith("torch._inductor") and name.endswith(f".__{artifact}"):
                 logger = logging.getLogger(name)
@@ -458,31 +461,72 @@ def _hook_inductor_logs(out: _Records) -> None:
                 if not internal.log_state.is_artifact_enabled(artifact):
                     logger.setLevel(logging.DEBUG)
                     logger.propagate = False
+                    if name.startswith("torch._inductor.scheduler") and "isEnabledFor" not in vars(logger):
+                        # its partition log lists every node (with its stack) of a graph compiled
+                        # without CUDA graphs too: asked for only while compiling with them
+                        plain = logger.isEnabledFor
+                        logger.isEnabledFor = lambda level, plain=plain: plain(level) and (
+                            level > logging.DEBUG or _cudagraphs_on())
 
-    _FINDER.when_imported("torch._inductor.compile_fx", configure)
+    for name in _CUDAGRAPH_MODULES:
+        _FINDER.when_imported(name, configure)
+
+
+def _cudagraphs_on() -> bool:
+    """Whether inductor is compiling with CUDA graphs now (``mode="reduce-overhead"`` patches
+    its config while it compiles): a graph compiled without them is partitioned too."""
+    config = sys.modules.get("torch._inductor.config")
+    return bool(getattr(getattr(config, "triton", None), "cudagraphs", False))
 
 
 def _on_cudagraph_log(out: _Records, record: logging.LogRecord) -> None:
-    import re
-
-    from torchlint.dynamic.cudagraphs import _SKIP_TEXT, _reason
+    from torchlint.dynamic import cudagraph_text as text
 
     message = record.getMessage()
-    if _SKIP_TEXT in message:
-        frames = [[m.group(1), int(m.group(2))] for m in re.finditer(r'File "([^"]+)", line (\d+)', message)]
-        out.write({"kind": "cudagraph", "event": "skip", "reason": _reason(message), "frames": frames,
-                   "message": message.splitlines()[0][:500], "compile_id": _compile_id(), "stack": _live_stack()})
+    base = {"kind": "cudagraph", "compile_id": _compile_id()}
+    if text.is_skip(message):
+        out.write({**base, "event": "skip", "reason": text.skip_reason(message),
+                   "frames": [[f, n] for f, n in text.frames_in(message)],
+                   "message": message.splitlines()[0][:500], "stack": _live_stack()})
+    elif text.rerecord(message) is not None:
+        compile_id, function, reason = text.rerecord(message)
+        out.write({**base, "event": "rerecord_reason", "compile_id": compile_id or base["compile_id"],
+                   "function": function, "reason": reason[:500]})
+    elif text.distinct_sizes(message) is not None:
+        out.write({**base, "event": "sizes", "sizes": text.distinct_sizes(message), "stack": _live_stack()})
+    elif record.name.startswith("torch._inductor.scheduler") and text.is_partition_text(message) and _cudagraphs_on():
+        out.write({**base, "event": "partition_log", "message": message[:1000]})
 
 
 def _hook_cudagraph_trees(out: _Records, module: Any) -> None:
+    """Each CUDA-graph recording (``CUDAGraphTreeManager.record_function``), with the compiled
+    graph it belongs to (compile id, mode, the function: ``partition_0``... or ``call``), the
+    shapes of its non-static inputs and the program's stack."""
     manager = getattr(module, "CUDAGraphTreeManager", None)
     original = getattr(manager, "record_function", None)
     if original is None:
         return
 
     def record_function(self: Any, new_inputs: Any, function_id: Any) -> Any:
-        out.write({"kind": "cudagraph", "event": "record", "function": str(getattr(function_id, "id", function_id)),
-                   "stack": _live_stack()})
+        try:
+            out.write({"kind": "cudagraph", "event": "record", **_recording(self, new_inputs, function_id),
+                       "stack": _live_stack()})
+        except Exception:
+            pass
         return original(self, new_inputs, function_id)
 
     manager.record_function = record_function
+
+
+def _recording(manager: Any, inputs: Any, function_id: Any) -> Dict[str, Any]:
+    import torch
+
+    compile_id = getattr(manager, "id_to_compile_id", {}).get(function_id)
+    mode = getattr(getattr(manager, "id_to_mode", {}).get(function_id), "name", None)
+    wrapped = getattr(manager, "ids_to_funcs", {}).get(function_id)
+    static = set(getattr(wrapped, "static_input_idxs", ()) or ())
+    shapes = ["x".join(str(d) for d in t.shape) or "scalar" for i, t in enumerate(inputs or ())
+              if isinstance(t, torch.Tensor) and i not in static]
+    name = manager.get_func_name(function_id) if hasattr(manager, "get_func_name") else None
+    return {"function": str(getattr(function_id, "id", function_id)), "name": name, "mode": mode,
+            "compile_id": str(compile_id) if compile_id is not None else _compile_id(), "shapes": shapes[:8]}

@@ -27,12 +27,10 @@ class DataDependentBranch(Rule):
         register_functions(ctx.imports, ctx.index.functions)
 
     def _tensor_test(self, test: cst.BaseExpression) -> bool:
-        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-            test = test.expression
-        if isinstance(test, cst.BooleanOperation):
-            return self._tensor_test(test.left) or self._tensor_test(test.right)
-        # `if output_attentions:` / `if n > 0:` on a bare input parameter: a flag, not data
-        return self.ctx.scope is not None and self.ctx.scope.is_tensor_value(test)
+        # Only the operands that run count (`self.training and x.any()` reads no tensor in
+        # eval mode). `if output_attentions:` / `if n > 0:` on a bare input parameter: a flag.
+        scope = self.ctx.scope
+        return scope is not None and any(scope.is_tensor_value(op) for op in self.ctx.index.operands(test))
 
     def visit_If(self, node: cst.If) -> None:
         if self._tensor_test(node.test):

@@ -70,7 +70,8 @@ class RequiresGradMutation(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value == "requires_grad_":
-            # Any tensor: under no_grad a local one is traced, but with gradients on (training)
-            # dynamo breaks on every `requires_grad_()` call.
-            if self.is_tensor(func.value) or self._input_or_parameter(func.value):
+            # An input or parameter always; a tensor made in the region only when the pass
+            # checks training (`--train`): under no_grad (eval mode) dynamo traces the call,
+            # with gradients on it breaks on every `requires_grad_()`.
+            if self._input_or_parameter(func.value) or (self.ctx.index.train and self.is_tensor(func.value)):
                 self.report(node)

@@ -1,7 +1,10 @@
 """Find a parsed file's compiled regions and run every enabled rule over them in one walk.
 
-The walk covers compiled regions only (see :mod:`torchlint.analysis.regions`); code under
-``if not torch.compiler.is_compiling():`` is skipped. While walking, the engine keeps the
+The walk covers compiled regions only (see :mod:`torchlint.analysis.regions`), and in them the
+branches dynamo traces: code under ``if not torch.compiler.is_compiling():`` is skipped, and so
+is code under ``if self.training:`` unless the file's facts say the pass checks training
+(``--train``; eval mode is assumed otherwise, as the dynamic pass runs targets), and code under
+``if x.dtype == torch.float16:`` unless they say half precision (``--half``; else float32). While walking, the engine keeps the
 tensor-ness of local names up to date (:mod:`torchlint.analysis.tensors`) so rules can ask
 ``ctx.is_tensor(expr)``. The walk reads children straight from the nodes
 (:mod:`torchlint.analysis.tree`), and positions are computed for reported nodes only.
@@ -22,7 +25,7 @@ from torchlint.findings import Finding, Fix
 from torchlint.rules.base import FileContext, Rule
 from torchlint.files import line_at, source_lines
 from torchlint.analysis.names import ImportTable
-from torchlint.analysis.regions import Region, build_index, find_regions, is_compiling_guard
+from torchlint.analysis.regions import Region, build_index, find_regions
 from torchlint.analysis.tensors import TensorScope
 from torchlint.analysis.tree import TRIVIA_TYPES, Span, positions, spans_of, traverse, walk
 
@@ -78,13 +81,26 @@ class _Walker(cst.CSTVisitor):
     def on_visit(self, node: cst.CSTNode) -> bool:
         ctx = self.ctx
         t = type(node)
-        if t is cst.If:
-            guard = is_compiling_guard(node.test, ctx.imports)
-            if guard is not None:
-                # `if not is_compiling():` runs only in eager; `if is_compiling():` only compiled.
-                live = node.body if guard else node.orelse
+        if t is cst.If or t is cst.IfExp:
+            truth = ctx.index.truth(node.test)
+            if truth is not None:
+                # `if not is_compiling():` runs only in eager, `if self.training:` only in
+                # training: dynamo traces the operands of the test that run and the live branch.
+                for handler in self.visit_handlers.get(t, ()):
+                    handler(node)
+                for operand in ctx.index.operands(node.test):
+                    self.walk(operand)
+                live = node.body if truth else node.orelse
                 if live is not None:
                     self.walk(live)
+                return False
+        if t is cst.IndentedBlock:
+            live = ctx.index.live_statements(node)
+            if len(live) < len(node.body):  # an early exit known to be taken: the rest never runs
+                for handler in self.visit_handlers.get(t, ()):
+                    handler(node)
+                for stmt in live:
+                    self.walk(stmt)
                 return False
         if t is cst.FunctionDef or t is cst.Lambda:
             if t is cst.FunctionDef and ctx.index.is_disabled(node):
@@ -157,7 +173,8 @@ def lint_module(
 ) -> List[Finding]:
     """Findings of the given rules in one parsed module (``source``: its text, when at hand;
     ``project``: the file's facts from the project-wide analysis,
-    :meth:`torchlint.analysis.project.Project.facts`).
+    :meth:`torchlint.analysis.project.Project.facts`, with ``train`` / ``half`` when the pass
+    checks training-only / half-precision-only code).
 
     With ``fixes``, a finding a fix can rewrite carries its :class:`~torchlint.findings.Fix`.
     ``compiled_lines``: every function holding one of these lines is taken as compiled too
@@ -167,7 +184,8 @@ def lint_module(
     imports = ImportTable.from_module(module)
     if project:
         imports.apply_project(project)
-    index = build_index(module, imports)
+    facts = project or {}
+    index = build_index(module, imports, train=bool(facts.get("train")), half=bool(facts.get("half")))
     regions = find_regions(index, project)
     if compiled_lines:
         owners = {id(m): info for info in index.classes.values() for m in info.methods.values()}
@@ -253,7 +271,9 @@ def lint_lines(source: str, path: str, rule_classes: Sequence[Type[Rule]], wante
 
 
 def lint_source(source: str, path: str, rule_classes: Sequence[Type[Rule]],
-                fixes: Optional[FixPlanner] = None) -> List[Finding]:
-    """Parse ``source`` and lint it. Raises ``libcst.ParserSyntaxError`` on bad syntax."""
+                fixes: Optional[FixPlanner] = None, facts: Optional[dict] = None) -> List[Finding]:
+    """Parse ``source`` and lint it (``facts``: as :func:`lint_module`'s ``project``, e.g.
+    ``{"train": True}``). Raises ``libcst.ParserSyntaxError`` on bad syntax."""
     module = cst.parse_module(source)
-    return lint_module(module, path, rule_classes, source_lines(source), fixes=fixes, source=source)
+    return lint_module(module, path, rule_classes, source_lines(source), fixes=fixes, source=source,
+                       project=facts)

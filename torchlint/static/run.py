@@ -197,6 +197,11 @@ def run_static(
     facts: List[Optional[dict]] = [None] * len(files)
     if project if project is not None else settings_.project:
         facts = project_facts(files, sources, settings_, cache)
+    # Training-only and half-precision-only code is checked too: part of each file's facts
+    # (and so of its cache key), as the engine reads them.
+    paths = {k: True for k in ("train", "half") if getattr(settings_, k)}
+    if paths:
+        facts = [dict(f or {}, **paths) if src is not None else None for f, src in zip(facts, sources)]
     done = 0
     for i, path in enumerate(files):
         source = sources[i]
@@ -309,7 +314,7 @@ def project_facts(files: Sequence[str], sources: Sequence[Optional[str]], settin
     # summaries are all unchanged (nothing edited, or edits inside what summaries leave out,
     # such as comments) takes every file's facts from it without resolving anything.
     key = json.dumps([sorted(given), [display(p) for p in sorted(given)], roots,
-                      settings.follow_imports, os.getcwd()])
+                      settings.follow_imports, os.getcwd(), settings.train])
     stored = cache.get_project(key) if cache is not None else None
     if stored is not None:
         files_seen = dict(stored["files"])
@@ -329,7 +334,7 @@ def project_facts(files: Sequence[str], sources: Sequence[Optional[str]], settin
             return [stored["facts"].get(os.path.abspath(p)) if src is not None else None
                     for p, src in zip(files, sources)]
 
-    project = Project(modmap, load, list(given), display)
+    project = Project(modmap, load, list(given), display, train=settings.train)
     out = [project.facts(os.path.abspath(p)) if src is not None else None for p, src in zip(files, sources)]
     if cache is not None:
         seen = {}
