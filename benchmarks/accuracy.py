@@ -19,7 +19,7 @@ and printed apart (``real models ...``), and skipped without transformers or wit
     python benchmarks/accuracy.py [-v] [--with-tests] [--no-real]
 
 ``-v`` lists the lines each source gets wrong; ``--with-tests`` adds the dynamo-checked
-snippets of ``tests/test_rules_*.py`` (positives and look-alikes) to the set.
+snippets of the rule tests in ``tests/rules`` (positives and look-alikes) to the set.
 
 The last line reads ``static precision=P recall=R (tp=.. fp=.. fn=..)`` for the fixtures,
 pages (and tests); the real models' line comes before it.
@@ -64,6 +64,7 @@ class Source:
     path: Optional[str] = None        # a fixture file; None for page examples
     target: Optional[str] = None
     inputs: Optional[List[str]] = None
+    train: bool = False               # run in train mode, and linted for training (`--train`)
     breaks: Set[int] = field(default_factory=set)
     static: Set[int] = field(default_factory=set)
     peer: Set[int] = field(default_factory=set)
@@ -116,20 +117,23 @@ def page_sources() -> List[Source]:
 
 
 def test_case_sources() -> List[Source]:
-    """The snippets of tests/test_rules_*.py that the tests also run through dynamo."""
+    """The snippets of the rule tests (tests/rules/test_*.py) that the tests also run through dynamo."""
     import glob
     import importlib
 
-    sys.path.insert(0, os.path.join(REPO, "tests"))
+    sys.path[:0] = [os.path.join(REPO, "tests", "rules"), os.path.join(REPO, "tests")]
     from rule_cases import source as dedented
 
     out = []
-    for path in sorted(glob.glob(os.path.join(REPO, "tests", "test_rules_*.py"))):
+    for path in sorted(glob.glob(os.path.join(REPO, "tests", "rules", "test_*.py"))):
+        with open(path, encoding="utf-8") as fh:
+            if "from rule_cases import" not in fh.read():
+                continue  # not a module of rule cases
         module = importlib.import_module(os.path.basename(path)[:-3])
         for name, case in sorted(getattr(module, "CASES", {}).items()):
             if case.dynamo is not None:
                 out.append(Source(f"test {name}"[:34], dedented(case.snippet), target=case.dynamo.get("target"),
-                                  inputs=case.dynamo.get("inputs")))
+                                  inputs=case.dynamo.get("inputs"), train=bool(case.dynamo.get("train"))))
     return out
 
 
@@ -191,7 +195,7 @@ def measure(sources: List[Source]) -> None:
                     if spec is None:
                         s.measured = "no target (nothing compiled)"
                 else:
-                    obs, path = observe_source(s.code, s.target, s.inputs)
+                    obs, path = observe_source(s.code, s.target, s.inputs, train=s.train)
                     s.breaks = obs.break_lines(path)
         except Exception as exc:  # a broken example is reported, not fatal; it scores as no break
             first = (str(exc).strip().splitlines() or [""])[0]
@@ -242,7 +246,7 @@ def main(argv: List[str]) -> int:
               "rule pages skipped", file=sys.stderr)
     started = time.perf_counter()
     for s in sources:
-        s.static = {f.line for f in lint_source(s.code, s.label, rules)}
+        s.static = {f.line for f in lint_source(s.code, s.label, rules, facts={"train": True} if s.train else None)}
         s.peer = {n for n, line in enumerate(s.code.splitlines(), 1)
                   if PEER.search(line.split("#", 1)[0])}
     static_seconds = time.perf_counter() - started

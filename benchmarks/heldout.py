@@ -54,7 +54,10 @@ def score(files: List[str], verbose: bool) -> Tuple[int, int, int]:
     for path in files:
         with open(path, encoding="utf-8") as handle:
             code = handle.read()
-        static = {f.line for f in lint_source(code, os.path.basename(path), rules)}
+        # a program run in train mode is linted for training, as `torchlint check --train` does
+        m = _HEADER.match(code)
+        facts = {"train": True} if m is not None and m.group(3) else None
+        static = {f.line for f in lint_source(code, os.path.basename(path), rules, facts=facts)}
         try:
             real = measure(code)
             note = ""

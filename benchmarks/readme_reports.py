@@ -27,6 +27,9 @@ from typing import List, Optional, Sequence
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
+#: the torch (major.minor) the README's reports come from: the one CI runs. Other versions
+#: count graphs and name some breaks differently (benchmarks/torch_matrix.py measures that).
+TORCH = "2.13"
 _BLOCK = r"(<!--\s*report:\s*{name}\s*-->\s*\n```[a-z]*\n)(.*?)(```)"
 _SECONDS = re.compile(r"\(\d+(?:\.\d+)? s\)")
 

@@ -30,7 +30,11 @@ there (``PYTHONPATH``) in this same environment, installing nothing. It prints t
 ratio new/old and checks that both give the same report (a hash of the ``--format json``
 output less any timing)::
 
-    python benchmarks/static.py --cores 2 --reps 1 --no-peers --against 8373981
+    python benchmarks/static.py --cores 2 --reps 1 --no-peers --against 8373981 --against-per-file
+
+``--against-per-file`` compares REV's cold runs with the current tree's ``--no-project`` cold
+runs instead: like for like with a REV from before the project-wide analysis became the
+default (it changes findings on purpose: regions across files).
 """
 from __future__ import annotations
 
@@ -295,15 +299,16 @@ def bench_torchlint(name: str, target: Path, work: Path, reps: int, rows: List[R
     rows += ([against] if against is not None else []) + [cold, per_file, warm, changed]
 
 
-def compare(rows: List[Row], rev: str) -> List[str]:
-    """Lines comparing each corpus's cold runs of the current tree with those of ``rev``;
-    a line starting ``DIFFERENT`` when their findings differ."""
+def compare(rows: List[Row], rev: str, per_file: bool = False) -> List[str]:
+    """Lines comparing each corpus's cold runs of the current tree (its ``--no-project`` ones
+    with ``per_file``) with those of ``rev``; a line starting ``DIFFERENT`` when their findings differ."""
     lines = []
+    mine = "torchlint cold, --no-project" if per_file else "torchlint cold"
     for old in (r for r in rows if r.tool.startswith("torchlint cold (")):
-        new = next(r for r in rows if r.tool == "torchlint cold" and r.corpus == old.corpus)
+        new = next(r for r in rows if r.tool == mine and r.corpus == old.corpus)
         ratio = new.median("cpu") / old.median("cpu")
         same = {r.findings for r in old.runs} == {r.findings for r in new.runs} and len({r.findings for r in new.runs}) == 1
-        lines.append(f"{CORPORA[old.corpus]}: cold CPU {new.median('cpu'):.2f} s vs {old.median('cpu'):.2f} s at {rev} "
+        lines.append(f"{CORPORA[old.corpus]}: {mine} CPU {new.median('cpu'):.2f} s vs {old.median('cpu'):.2f} s at {rev} "
                      f"= {ratio:.3f} ({(1 - ratio) * 100:.1f}% less CPU); wall {new.median('wall'):.2f} s vs "
                      f"{old.median('wall'):.2f} s")
         lines.append(f"{'  same findings' if same else 'DIFFERENT findings'}: json without timings sha256 "
@@ -349,6 +354,9 @@ def main(argv=None) -> int:
     ap.add_argument("--workdir", type=Path, help="Work here (kept) instead of a temporary folder.")
     ap.add_argument("--against", metavar="REV",
                     help="Also run torchlint as of commit REV (git archive, same venv), cold, and compare.")
+    ap.add_argument("--against-per-file", action="store_true",
+                    help="With --against: compare with this tree's --no-project cold runs (for a REV from "
+                         "before the project-wide analysis was the default).")
     args = ap.parse_args(argv)
 
     only = args.only or sorted(CORPORA)
@@ -385,7 +393,7 @@ def main(argv=None) -> int:
               f"TorchFix {PEERS['torchfix']}, ruff {PEERS['ruff']}, Python {sys.version.split()[0]}\n")
         print(table(rows, sizes))
         if args.against:
-            lines = compare(rows, args.against)
+            lines = compare(rows, args.against, args.against_per_file)
             print("\n" + "\n".join(lines))
             if any(line.startswith("DIFFERENT") for line in lines):
                 return 1

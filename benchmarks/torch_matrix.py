@@ -26,7 +26,7 @@ and the "Breaks on" line of every rule page (``docs/rules/*.md``). A version who
 environment cannot be made is skipped with the reason, and its previous data are kept.
 
     python benchmarks/torch_matrix.py [--versions 2.13.0,2.14.1,2.15.0] [--fixtures DIR]
-                                      [--no-tests] [--no-write] [--venvs DIR] [--reuse]
+                                      [--no-tests] [--no-write] [--venvs DIR] [--reuse | --tests-only]
     python benchmarks/torch_matrix.py --pages   # only rewrite the pages' lines from the data
 
 2.13.0 and 2.14.1 install from this machine's local package index; 2.15.0 comes from PyPI
@@ -52,8 +52,27 @@ DEFAULT_VERSIONS = ("2.13.0", "2.14.1", "2.15.0")
 #: versions on this machine's disk (the local index); others come from the registry
 LOCAL = {"2.13.0", "2.14.1"}
 MATRIX = os.path.join(REPO, "torchlint", "data", "torch_matrix.json")
-TEST_DEPS = ["numpy", "pytest>=8", "pytest-xdist>=3", "hypothesis>=6", "hypothesmith>=0.3",
-             "jsonschema>=4", "pre-commit>=3"]
+
+
+def test_deps() -> List[str]:
+    """The ``test`` extra of pyproject.toml but torch (each environment has its own torch)."""
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11
+        import tomli as tomllib
+    with open(os.path.join(REPO, "pyproject.toml"), "rb") as fh:
+        extra = tomllib.load(fh)["project"]["optional-dependencies"]["test"]
+    return [r for r in extra if not re.match(r"torch\b", r)]
+
+
+def _missing(python: str, requirements: List[str]) -> List[str]:
+    """The requirements whose distribution is not installed in that environment."""
+    names = [re.split(r"[<>=!~ \[;]", r, maxsplit=1)[0] for r in requirements]
+    code = ("import importlib.metadata as m, sys\nfor n in sys.argv[1:]:\n    try: m.version(n)\n"
+            "    except m.PackageNotFoundError: print(n)")
+    out = subprocess.run([python, "-c", code, *names], capture_output=True, text=True)
+    gone = set(out.stdout.split())
+    return [r for r, n in zip(requirements, names) if n in gone]
 
 
 def say(text: str) -> None:
@@ -112,8 +131,10 @@ def ensure_venv(venvs: str, version: str) -> Tuple[Optional[str], str]:
         note = "installed"
     where = subprocess.run([python, "-c", "import torchlint, os; print(os.path.dirname(torchlint.__file__))"],
                            capture_output=True, text=True, cwd=tempfile.gettempdir())
-    if where.returncode or os.path.realpath(where.stdout.strip()) != os.path.realpath(os.path.join(REPO, "torchlint")):
-        proc = _pip(python, [f"torch=={version}", *TEST_DEPS, "-e", REPO], version)
+    deps = test_deps()
+    if (where.returncode or _missing(python, deps)
+            or os.path.realpath(where.stdout.strip()) != os.path.realpath(os.path.join(REPO, "torchlint"))):
+        proc = _pip(python, [f"torch=={version}", *deps, "-e", REPO], version)
         if proc.returncode:
             return None, f"pip install torchlint into the torch {version} environment failed: {_pip_error(proc)}"
     return python, note
@@ -437,8 +458,9 @@ def build_matrix(results: Dict[str, Dict[str, Any]], old: Dict[str, Any]) -> Dic
     for version, r in results.items():
         matrix["versions"][minor(version)] = {
             "torch": r["torch"],
+            # rules about comments (TL9xx: "not-a-break") have nothing of torch's to measure
             "rules": {code: {"status": e["status"], "gb_codes": e["gb_codes"] or []}
-                      for code, e in sorted(r["rules"].items())},
+                      for code, e in sorted(r["rules"].items()) if e["status"] != "not-a-break"},
             # a call without a runnable example (input(), a GPU call) stays in on every version
             "skipped_calls": sorted(n for n, e in r["skipped_calls"]["calls"].items() if e["breaks"] is not False),
             "trace_rules": {n: e["trace_rule"] for n, e in sorted(r["skipped_calls"]["calls"].items())},
@@ -558,6 +580,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--no-write", action="store_true", help="print only; do not write the matrix or the pages")
     ap.add_argument("--reuse", action="store_true",
                     help="take each version's last measurement (kept beside its venv) instead of measuring")
+    ap.add_argument("--tests-only", action="store_true",
+                    help="take each version's last measurement and run only pytest -m dynamo again")
     ap.add_argument("--probe", metavar="OUT", help=argparse.SUPPRESS)
     ap.add_argument("--probe-tests", metavar="OUT", help=argparse.SUPPRESS)
     ap.add_argument("--pages", action="store_true",
@@ -585,10 +609,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     for version in [v.strip() for v in args.versions.split(",") if v.strip()]:
         t0 = time.time()
         out = os.path.join(args.venvs, f"{version}.result.json")
-        if args.reuse and os.path.exists(out):
+        if (args.reuse or args.tests_only) and os.path.exists(out):
             with open(out, encoding="utf-8") as fh:
                 results[version] = json.load(fh)
             say(f"torch {version}: the last measurement ({out})")
+            if args.tests_only and installed_torch(venv_python(args.venvs, version)):
+                pythons[version] = venv_python(args.venvs, version)
             continue
         python, note = ensure_venv(args.venvs, version)
         if python is None:

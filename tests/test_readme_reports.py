@@ -27,5 +27,10 @@ def test_abridge_keeps_the_named_findings_then_everything_after_them():
 @pytest.mark.dynamo
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="the report runs dynamo: torch is not installed")
 def test_readme_reports_match_a_real_run(capsys):
+    from torchlint.matrix import installed_torch, minor
+
+    if minor(installed_torch()) != readme_reports.TORCH:
+        pytest.skip(f"the README's reports are from torch {readme_reports.TORCH}; torch {installed_torch()} "
+                    "counts graphs and names some breaks differently")
     code = readme_reports.main([])
     assert code == 0, capsys.readouterr().out

@@ -563,6 +563,47 @@ def test_hostile_targets_are_each_reported_and_the_rest_still_run(tmp_path):
     assert time.monotonic() - started < 300
 
 
+@pytest.mark.dynamo
+def test_an_error_dynamo_raises_while_tracing_names_the_line_it_was_tracing(tmp_path, monkeypatch):
+    """Out of memory inside dynamo (torch 2.15 folds ``bytearray(n)`` at trace time) can come
+    out without dynamo's user stack when its own error handling runs out too: the user's line
+    is then the one dynamo's instruction translator stood on."""
+    torch = pytest.importorskip("torch")
+    import importlib
+
+    from torchlint.dynamic.worker import _user_line
+
+    write(tmp_path, "deep.py", "def f(x):\n    y = x + 1\n    z = y * 2  # here\n    return z - 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    deep = importlib.import_module("deep")
+    path = os.path.realpath(str(tmp_path / "deep.py"))
+    translator = torch._dynamo.symbolic_convert.InstructionTranslatorBase
+    step = translator.step
+
+    def step_until_the_marked_line(self):
+        if os.path.realpath(self.f_code.co_filename) == path and self.lineno == 3:
+            raise MemoryError
+        return step(self)
+
+    monkeypatch.setattr(translator, "step", step_until_the_marked_line)
+    torch._dynamo.reset()
+    with pytest.raises(Exception) as info:
+        torch.compile(deep.f, backend="eager")(torch.ones(2))
+    torch._dynamo.reset()
+    error = info.value
+    assert _user_line(error, {path}) == " (at deep.py:3)"
+    chain, e = [], error
+    while e is not None and e not in chain:
+        chain.append(e)
+        e = e.__cause__ or e.__context__
+    assert any(isinstance(c, MemoryError) for c in chain)
+    for c in chain:  # as when dynamo's handler ran out before it could attach the user stack
+        if hasattr(c, "real_stack"):
+            c.real_stack = None
+    assert _user_line(error, {path}) == " (at deep.py:3)"
+    assert _user_line(error, {os.path.realpath(str(tmp_path / "other.py"))}) == ""
+
+
 # -- fuzzing --------------------------------------------------------------------------------
 def _fuzz_settings(n):
     from hypothesis import HealthCheck, Phase, settings

@@ -123,6 +123,31 @@ def test_every_page_has_its_breaks_on_line(code):
     assert lines == [want], f"{code}'s page needs the line `{want}` after its summary (`{REGENERATE}` writes it)"
 
 
+def test_skipped_call_page_carries_the_table_per_version():
+    page = PAGES["TL009"].text
+    table = matrix.skipped_calls_table()
+    assert table in page, f"TL009's page needs the skipped-call table of the matrix (`{REGENERATE}` writes it)"
+    assert PAGES["TL009"].sections["What it does"].endswith(matrix.TABLE_END)
+    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    for v, column in zip(VERSIONS, range(2, 2 + len(VERSIONS))):
+        traced = {row.split(" | ")[0][3:-1] for row in rows if row.split(" | ")[column - 1].strip(" |") == "traced"}
+        assert traced == matrix.traced_calls(v), v
+
+
+def test_skipped_call_table_is_added_once_and_replaced_later():
+    text = "# TL009: skipped-call\n\nOne line.\n\n## What it does\nFlags.\n\n## Why is this bad?\nx\n"
+    data = {"versions": {"2.13": {"skipped_calls": ["a.b", "c.d"], "trace_rules": {"a.b": "S", "c.d": "S"}},
+                         "2.14": {"skipped_calls": ["c.d"], "trace_rules": {"a.b": "traced inline", "c.d": "S"},
+                                  "deepcopy_breaks": False}}}
+    once = matrix.page_with_table(text, matrix.skipped_calls_table(data))
+    assert once.startswith("# TL009: skipped-call\n\nOne line.\n\n## What it does\nFlags.\n\n" + matrix.TABLE_START)
+    assert "| `a.b` | breaks | traced |" in once and "`c.d`" not in once.split(matrix.TABLE_START)[1]
+    assert "| `copy.deepcopy` of a tensor or module | breaks | traced |" in once
+    assert "The other 1 calls" in once and once.endswith(matrix.TABLE_END + "\n\n## Why is this bad?\nx\n")
+    again = matrix.page_with_table(once, matrix.skipped_calls_table({"versions": {"2.13": data["versions"]["2.13"]}}))
+    assert again.count(matrix.TABLE_START) == 1 and "traced" not in again
+
+
 def test_breaks_on_line_words():
     data = {"versions": {
         "2.13": {"rules": {"TL001": {"status": "live", "gb_codes": ["GB0124"]}, "TL101": {"status": "warning", "gb_codes": []}}},
@@ -180,6 +205,82 @@ def test_torch_version_reports_exactly_the_rules_live_there(page_project, versio
     live = {c for c, e in rules.items() if e["status"] in ("live", "changed")}
     unmeasured = {c for c in RULES if c not in rules and RULES[c].severity != "warning"}  # kept, not dropped
     assert found == live | unmeasured
+
+
+def _forward_calling(names, *extra):
+    """A module whose compiled forward makes each call (its example statement), one a line;
+    returns (source, {line: call})."""
+    calls = skipped_calls()["calls"]
+    imports = sorted({calls[n]["imports"] for n in names if calls[n]["imports"]} |
+                     {"import copy", "import logging", "import torch", "from torch import nn"})
+    head = imports + ["", "log = logging.getLogger(__name__)", "", "",
+                      "class Net(nn.Module):", "    def forward(self, x):", "        x = x + 1"]
+    body = [calls[n]["example"] for n in names] + list(extra)
+    lines = {len(head) + 1 + i: what for i, what in enumerate([*names, *extra])}
+    return "\n".join(head + [f"        {b}" for b in body] + ["        return x * 2", ""]), lines
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_torch_version_flags_exactly_the_skipped_calls_that_break_there(tmp_path, version):
+    """The committed matrix, nothing made up: every call of skipped_calls.json in a compiled
+    forward is reported with --torch-version V exactly when the matrix has it breaking on V
+    (or did not measure it there), and the logger and deepcopy calls as the matrix says."""
+    calls = skipped_calls()["calls"]
+    names = sorted(n for n in calls if calls[n]["example"])
+    source, lines = _forward_calling(names, "log.info('x')", "y = copy.deepcopy(x)")
+    write(tmp_path, "m.py", source)
+    write(tmp_path, "pyproject.toml", "[tool.torchlint]\n")
+    _, findings = _rules_found(tmp_path, "--torch-version", version)
+    flagged = {lines[f["line"]] for f in findings if f["rule"] == "TL009" and f["line"] in lines}
+    entry = DATA["versions"][version]
+    want = {n for n in names if n in entry["skipped_calls"] or n not in entry["trace_rules"]}
+    if entry.get("logger_methods_break", True):
+        want.add("log.info('x')")
+    if entry.get("deepcopy_breaks", True):
+        want.add("y = copy.deepcopy(x)")
+    assert flagged == want, (f"torch {version}: reported but traced there {sorted(flagged - want)}; "
+                             f"breaks there but not reported {sorted(want - flagged)}")
+
+
+def test_random_random_in_a_forward_is_reported_only_where_it_breaks(tmp_path):
+    """The committed matrix measured ``random.random()`` breaking on torch 2.13 and traced from
+    2.14 on; the static pass says so for each version, without torch."""
+    source, lines = _forward_calling(["random.random"])
+    write(tmp_path, "m.py", source)
+    write(tmp_path, "pyproject.toml", "[tool.torchlint]\n")
+    line = next(iter(lines))
+    measured = {v: "random.random" in DATA["versions"][v]["skipped_calls"] for v in VERSIONS}
+    assert measured == {v: v == "2.13" for v in VERSIONS}, f"the matrix now says {measured}: update this test"
+    for version in VERSIONS:
+        _, findings = _rules_found(tmp_path, "--torch-version", version)
+        reported = [f for f in findings if f["line"] == line]
+        assert [f["rule"] for f in reported] == (["TL009"] if measured[version] else []), (version, reported)
+
+
+def test_a_branch_on_a_traced_draw_is_data_dependent_where_the_draw_is_traced(tmp_path):
+    """Where torch traces ``random.random()`` (from 2.14) it holds the draw symbolically, so
+    ``if random.random() < p:`` breaks as a data-dependent branch (seen on the
+    seq_model_misc fixture on 2.14); where it does not (2.13), the call itself breaks."""
+    write(tmp_path, "m.py", "import random\nfrom torch import nn\n\n\nclass M(nn.Module):\n"
+                            "    def forward(self, x):\n        if random.random() < 0.5:\n"
+                            "            x = x + 1\n        return x\n")
+    write(tmp_path, "pyproject.toml", "[tool.torchlint]\n")
+    for version in VERSIONS:
+        breaks = "random.random" in DATA["versions"][version]["skipped_calls"]
+        _, findings = _rules_found(tmp_path, "--torch-version", version)
+        assert [f["rule"] for f in findings if f["line"] == 7] == (["TL009"] if breaks else ["TL005"]), version
+
+
+def test_families_the_matrix_has_traced_are_not_reported(tmp_path, monkeypatch):
+    oldest = VERSIONS[0]
+    newer = _copy_of(oldest)
+    newer["logger_methods_break"] = newer["deepcopy_breaks"] = False
+    _fake(monkeypatch, {"versions": {oldest: DATA["versions"][oldest], "9.1": newer}})
+    source, lines = _forward_calling([], "log.info('x')", "y = copy.deepcopy(x)")
+    write(tmp_path, "m.py", source)
+    flagged = lambda v: sorted(f["line"] for f in _rules_found(tmp_path, "--torch-version", v)[1] if f["rule"] == "TL009")
+    assert flagged(oldest) == sorted(lines)
+    assert flagged("9.1") == []
 
 
 def test_a_rule_dead_on_a_version_is_not_reported_there_and_nothing_else_changes(page_project, monkeypatch):

@@ -47,6 +47,11 @@ class Fix:
     edits: Tuple[Edit, ...] = ()
 
 
+#: the keys every finding's JSON has, in order (the others only when they apply)
+_FINDING_KEYS = ("rule", "name", "path", "line", "column", "end_line", "end_column", "message", "suggestion",
+                 "source", "gb_code", "region", "target", "severity")
+
+
 @dataclass
 class Finding:
     """One problem at one place in a user's file, from either pass.
@@ -108,22 +113,7 @@ class Finding:
         return hashlib.sha1(raw.encode("utf-8")).hexdigest()[:16]
 
     def to_dict(self) -> Dict[str, Any]:
-        d = {
-            "rule": self.rule,
-            "name": self.name,
-            "path": self.path,
-            "line": self.line,
-            "column": self.column,
-            "end_line": self.end_line,
-            "end_column": self.end_column,
-            "message": self.message,
-            "suggestion": self.suggestion,
-            "source": self.source,
-            "gb_code": self.gb_code,
-            "region": self.region,
-            "target": self.target,
-            "severity": self.severity,
-        }
+        d = {key: getattr(self, key) for key in _FINDING_KEYS}
         if self.source != "static":
             d["reason"] = self.reason
             d["explanation"] = self.explanation
@@ -260,21 +250,14 @@ class Report:
         """How many files hold at least one finding (``files`` counts the files checked)."""
         return len({f.path for f in self.findings})
 
-    @property
-    def graph_breaks(self) -> Optional[int]:
-        return sum(t.graph_breaks for t in self.targets) if self.dynamic_ran else None
+    def _total(self, count: str) -> Optional[int]:
+        """One per-target count summed over the targets; ``None`` when the dynamic pass did not run."""
+        return sum(getattr(t, count) for t in self.targets) if self.dynamic_ran else None
 
-    @property
-    def graph_break_hits(self) -> Optional[int]:
-        return sum(t.graph_break_hits for t in self.targets) if self.dynamic_ran else None
-
-    @property
-    def graphs(self) -> Optional[int]:
-        return sum(t.graphs for t in self.targets) if self.dynamic_ran else None
-
-    @property
-    def recompiles(self) -> Optional[int]:
-        return sum(t.recompiles for t in self.targets) if self.dynamic_ran else None
+    graph_breaks = property(lambda self: self._total("graph_breaks"), doc="graph breaks of all targets")
+    graph_break_hits = property(lambda self: self._total("graph_break_hits"), doc="break hits of all targets")
+    graphs = property(lambda self: self._total("graphs"), doc="graphs of all targets")
+    recompiles = property(lambda self: self._total("recompiles"), doc="recompilations of all targets")
 
     def summary(self) -> Dict[str, Any]:
         return {

@@ -115,6 +115,17 @@ def traced_calls(version: str) -> Set[str]:
     return set(entry.get("trace_rules", {})) - set(entry.get("skipped_calls", []))
 
 
+#: the matrix's verdicts on TL009's call families other than the listed calls
+_FAMILIES = {"logger_methods": "logger_methods_break", "deepcopy": "deepcopy_breaks"}
+
+
+def still_breaks(version: str, family: str) -> bool:
+    """Whether the calls of ``family`` (``"logger_methods"``: ``logger.info(...)`` and the
+    rest; ``"deepcopy"``) were measured breaking on that version; True when not measured."""
+    entry = load()["versions"].get(version) or {}
+    return entry.get(_FAMILIES[family], True) is not False
+
+
 def use_version(version: Optional[str]) -> None:
     """Make the static pass of this process report for ``version`` (a matrix key or None)."""
     global _ACTIVE
@@ -166,21 +177,72 @@ def page_with_line(text: str, line: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: TL009's page carries the skipped-call table between these lines (in "What it does")
+TABLE_START = "<!-- skipped calls by torch version: written by benchmarks/torch_matrix.py from torchlint/data/torch_matrix.json -->"
+TABLE_END = "<!-- end of the skipped calls by torch version -->"
+_FAMILY_ROWS = (("logger_methods_break", "logger methods (`logger.info(...)`, ...)"),
+                ("deepcopy_breaks", "`copy.deepcopy` of a tensor or module"))
+
+
+def skipped_calls_table(matrix: Optional[Dict[str, Any]] = None) -> str:
+    """The markdown table of TL009's page: per measured version, which calls of
+    ``skipped_calls.json`` break (flagged with that ``torch-version``) and which dynamo traces
+    there (not flagged); calls that break on every version are counted, not listed."""
+    data = matrix if matrix is not None else load()
+    measured = sorted(data["versions"], key=_key)
+    entries = [data["versions"][v] for v in measured]
+    names = sorted({n for e in entries for n in e.get("trace_rules", {})})
+
+    def cell(entry: Dict[str, Any], name: str) -> str:
+        if name not in entry.get("trace_rules", {}):
+            return "not measured"
+        return "breaks" if name in entry.get("skipped_calls", []) else "traced"
+
+    rows = [(f"`{n}`", [cell(e, n) for e in entries]) for n in names]
+    moving = [r for r in rows if any(c != "breaks" for c in r[1])]
+    moving += [(words, ["breaks" if e.get(key, True) is not False else "traced" for e in entries])
+               for key, words in _FAMILY_ROWS]
+    out = [TABLE_START, "", "| call | " + " | ".join(f"torch {v}" for v in measured) + " |",
+           "|---|" + "---|" * len(measured)]
+    out += [f"| {name} | " + " | ".join(cells) + " |" for name, cells in moving]
+    steady = len(rows) - sum(1 for r in rows if any(c != "breaks" for c in r[1]))
+    out += ["", f"The other {steady} calls of the list break on every measured version; a call with no "
+            "runnable example (`input()`, a GPU-only call) is taken to break.", "", TABLE_END]
+    return "\n".join(out)
+
+
+def page_with_table(text: str, table: str) -> str:
+    """The page text with the skipped-call table set: replaced, or added at the end of its
+    "What it does" section."""
+    if TABLE_START in text and TABLE_END in text:
+        head, rest = text.split(TABLE_START, 1)
+        return head + table + rest.split(TABLE_END, 1)[1]
+    lines = text.splitlines()
+    start = lines.index("## What it does")
+    end = next(i for i in range(start + 1, len(lines)) if lines[i].startswith("## "))
+    while end > start + 1 and not lines[end - 1].strip():
+        end -= 1
+    lines[end:end] = ["", table]
+    return "\n".join(lines) + "\n"
+
+
 def write_breaks_on_lines(matrix: Optional[Dict[str, Any]] = None, folder: Optional[str] = None) -> int:
-    """Set the "Breaks on" line of every page in ``folder`` (default docs/rules); returns how
-    many pages changed."""
+    """Set the "Breaks on" line of every page in ``folder`` (default docs/rules) and TL009's
+    skipped-call table; returns how many pages changed."""
     from torchlint.atomic import write_text_atomic
 
     folder = folder or str(resources.files("torchlint.rule_pages"))
     changed = 0
     for name in sorted(os.listdir(folder)):
         m = re.match(r"(TL\d{3})-[a-z0-9-]+\.md$", name)
-        if not m:
+        if not m or m.group(1).startswith("TL9"):  # TL9xx judge comments: nothing of torch's to measure
             continue
         path = os.path.join(folder, name)
         with open(path, encoding="utf-8") as fh:
             text = fh.read()
         new = page_with_line(text, breaks_on_line(m.group(1), matrix))
+        if m.group(1) == "TL009":
+            new = page_with_table(new, skipped_calls_table(matrix))
         if new != text:
             write_text_atomic(path, new)
             changed += 1

@@ -9,7 +9,7 @@ functions decorated with ``@torch.compiler.disable`` never join.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional, Sequence, Set
+from typing import AbstractSet, Dict, Iterator, List, Optional, Sequence, Set
 
 import libcst as cst
 
@@ -100,19 +100,19 @@ class ModuleIndex:
     def resolve(self, expr: cst.BaseExpression) -> Optional[str]:
         return self.imports.resolve(expr)
 
-    def is_disabled(self, fn: cst.FunctionDef) -> bool:
+    def decorated_by(self, fn: cst.FunctionDef, names: AbstractSet[str]) -> bool:
+        """Whether a decorator of ``fn`` (``@d`` or ``@d(...)``) resolves to one of ``names``."""
         for dec in fn.decorators:
             target = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
-            if self.resolve(target) in DISABLE_DECORATORS:
+            if self.resolve(target) in names:
                 return True
         return False
 
+    def is_disabled(self, fn: cst.FunctionDef) -> bool:
+        return self.decorated_by(fn, DISABLE_DECORATORS)
+
     def is_compile_decorated(self, fn: cst.FunctionDef) -> bool:
-        for dec in fn.decorators:
-            target = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
-            if self.resolve(target) in COMPILE_CALLS:
-                return True
-        return False
+        return self.decorated_by(fn, COMPILE_CALLS)
 
 
 _EXITS = (cst.Return, cst.Raise, cst.Continue, cst.Break)

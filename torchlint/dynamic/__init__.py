@@ -37,22 +37,14 @@ Importing this package imports no torch. Entry points (imported lazily):
 """
 from __future__ import annotations
 
-from typing import Any
+from torchlint import lazy_exports
 
 __all__ = ["run_targets", "break_lines_of_source", "observe_source", "TargetError", "SpecError"]
 
-_LAZY = {
+__getattr__ = lazy_exports(__name__, {
     "run_targets": "torchlint.dynamic.run",
     "break_lines_of_source": "torchlint.dynamic.observe",
     "observe_source": "torchlint.dynamic.observe",
     "TargetError": "torchlint.dynamic.targets",
     "SpecError": "torchlint.dynamic.specs",
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(name)
+})

@@ -20,6 +20,7 @@ import os
 import re
 import sys
 import traceback
+import types
 from typing import Any, Dict, Optional, Tuple
 
 from torchlint.dynamic.answer import Answer
@@ -45,19 +46,51 @@ def _real_error(e: BaseException) -> BaseException:
     line, which is what to show."""
     chain = _chain(e)
     own = [c for c in chain if not type(c).__module__.startswith("torch._dynamo")]
-    return own[0] if own else e
+    if not own:
+        return e
+    real = own[0]
+    if real is not chain[0]:  # it came through dynamo, which may wrap it in a builtin error
+        # that quotes it: "Dynamo failed to run FX node with fake tensors: ... got RuntimeError('...')"
+        # (torch 2.14 and 2.15 raise that one where 2.13 raised dynamo's own error)
+        while (real.__cause__ is not None and not type(real.__cause__).__module__.startswith("torch._dynamo")
+               and repr(real.__cause__) in str(real)):
+            real = real.__cause__
+    return real
 
 
 def _user_line(e: BaseException, user_files: set) -> str:
     """`` (at model.py:12)``: the innermost frame in the user's files of the traceback, or of
-    the user stack dynamo kept with its error (``real_stack``: the line it was tracing)."""
+    the user stack dynamo kept with its error (``real_stack``: the line it was tracing), or
+    else the line dynamo's tracer stood on. The last is for errors dynamo raises while
+    tracing without a user stack: torch 2.15 evaluates ``bytearray(n)`` of constants at trace
+    time, so running out of memory there fails inside dynamo, and when dynamo's own error
+    handling then runs out too, the error that comes out carries no user stack at all."""
     for error in _chain(e):
         stack = [(f.filename, f.lineno) for f in getattr(error, "real_stack", None) or []]
         stack += [(f.filename, f.lineno) for f in traceback.extract_tb(error.__traceback__)]
         frames = [(f, n) for f, n in stack if os.path.realpath(f) in user_files]
         if frames:
             return f" (at {os.path.basename(frames[-1][0])}:{frames[-1][1]})"
+    for error in _chain(e):
+        traced = _traced_line(error.__traceback__, user_files)
+        if traced:
+            return f" (at {os.path.basename(traced[0])}:{traced[1]})"
     return ""
+
+
+def _traced_line(tb: Any, user_files: set) -> Optional[Tuple[str, int]]:
+    """The line in the user's files that the innermost dynamo instruction translator of the
+    traceback was tracing: a frame whose ``self`` has the traced code (``f_code``) and line
+    (``lineno``), which dynamo's translators have had on every torch of the matrix."""
+    found = None
+    while tb is not None:
+        tracer = tb.tb_frame.f_locals.get("self")
+        code, line = getattr(tracer, "f_code", None), getattr(tracer, "lineno", None)
+        if (isinstance(code, types.CodeType) and isinstance(line, int)
+                and os.path.realpath(code.co_filename) in user_files):
+            found = (code.co_filename, line)
+        tb = tb.tb_next
+    return found
 
 
 _OUT_OF_MEMORY = re.compile(r"MemoryError|can't allocate memory|Cannot allocate memory|out of memory", re.I)
@@ -220,6 +253,8 @@ def _handle(request: Dict[str, Any]) -> Answer:
     except SystemExit as e:
         return Answer(id=number, error=f"the target called sys.exit({e.code!r})", path=path)
     except Exception as e:
+        if any(isinstance(c, MemoryError) for c in _chain(e)):
+            _lift_memory_limit()  # what the target holds still fills its share: room to say so
         return Answer(id=number, error=f"raised {_one_line(_real_error(e))}{_user_line(e, user_files)}",
                       path=path, traceback="".join(traceback.format_exception(type(e), e, e.__traceback__)))
     return obs.answer(id=number, path=path, cudagraphs=cudagraphs)

@@ -14,26 +14,18 @@ Never the output or the dynamic pass; the static pass never imports this package
 """
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from typing import Dict, Optional
 
+from torchlint import load_modules
 from torchlint.fixes.base import REGISTRY, Fixer
 
 __all__ = ["Fixer", "all_fixers", "fixer_for"]
 
 _NOT_FIXES = {"base", "apply", "run"}
-_loaded = False
 
 
 def _load() -> None:
-    global _loaded
-    if _loaded:
-        return
-    for info in pkgutil.iter_modules(__path__):
-        if info.name not in _NOT_FIXES:
-            importlib.import_module(f"{__name__}.{info.name}")
-    _loaded = True
+    load_modules(__name__, __path__, lambda name: name not in _NOT_FIXES)
 
 
 def fixer_for(code: Optional[str]) -> Optional[Fixer]:

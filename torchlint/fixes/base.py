@@ -151,7 +151,7 @@ class FixContext:
 
     def fresh_name(self, scope: cst.CSTNode, base: str, taken: Iterable[str] = ()) -> str:
         """``base`` (or ``base_1``, ...) not used as a name anywhere in ``scope``."""
-        used = set(taken) | names_in(scope)
+        used = set(taken) | read_names(scope, every_identifier=True)
         name, n = base, 0
         while name in used:
             n += 1
@@ -180,29 +180,16 @@ def _map_parents(root: cst.CSTNode, parents: Dict[cst.CSTNode, cst.CSTNode]) -> 
         stack.extend(reversed(kids))
 
 
-def names_in(node: cst.CSTNode) -> Set[str]:
-    """Every identifier used in ``node`` (names and attribute names)."""
-    out: Set[str] = set()
-    stack = [node]
-    while stack:
-        cur = stack.pop()
-        if isinstance(cur, cst.Name):
-            out.add(cur.value)
-        stack.extend(cur.children)
-    return out
-
-
-def read_names(expr: cst.CSTNode) -> Set[str]:
-    """Names read in ``expr`` (not attribute names nor keyword names)."""
+def read_names(expr: cst.CSTNode, *, every_identifier: bool = False) -> Set[str]:
+    """Names read in ``expr`` (not attribute names nor keyword names); with
+    ``every_identifier``, every identifier spelled in it, those too (what a new name must avoid)."""
     out: Set[str] = set()
     stack = [expr]
     while stack:
         cur = stack.pop()
         if isinstance(cur, cst.Name):
             out.add(cur.value)
-        elif isinstance(cur, cst.Attribute):
-            stack.append(cur.value)
-        elif isinstance(cur, cst.Arg):
+        elif not every_identifier and isinstance(cur, (cst.Attribute, cst.Arg)):
             stack.append(cur.value)
         else:
             stack.extend(cur.children)
@@ -279,6 +266,15 @@ def contains(node: cst.CSTNode, types: Tuple[type, ...], stop: Tuple[type, ...] 
     return False
 
 
+def tensor_method_receiver(node: cst.CSTNode, rule: Rule) -> Optional[cst.BaseExpression]:
+    """The tensor ``t`` of ``t.method()`` (called without arguments: ``.item()``,
+    ``.tolist()``), or ``None`` when ``node`` is not such a call on a tensor."""
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and not node.args):
+        return None
+    receiver = node.func.value
+    return receiver if rule.is_tensor(receiver) else None
+
+
 def with_leading_lines(new: cst.CSTNode, old: cst.CSTNode) -> cst.CSTNode:
     """``new`` carrying ``old``'s comment and blank lines above it."""
     lines = getattr(old, "leading_lines", ())
@@ -289,10 +285,9 @@ class Fixer:
     """Turns a finding's node into a :class:`Plan`, or ``None`` when the code is not of a form
     this fix handles (the finding then stays, with its suggestion in words)."""
 
-    #: rule codes this fixer handles
+    #: rule codes this fixer handles (each plan carries its own applicability; the rule's
+    #: ``fix_applicability`` says what to expect of them)
     codes: ClassVar[Tuple[str, ...]] = ()
-    #: the applicability of most of its plans (a plan may be stricter)
-    applicability: ClassVar[str] = UNSAFE
 
     def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
         raise NotImplementedError

@@ -20,7 +20,7 @@ from typing import Optional
 
 import libcst as cst
 
-from torchlint.fixes.base import UNSAFE, FixContext, Fixer, Plan, register
+from torchlint.fixes.base import UNSAFE, FixContext, Fixer, Plan, register, tensor_method_receiver
 from torchlint.fixes.module_pick import module_pick_plan
 from torchlint.fixes.where import branch_is_convertible
 from torchlint.rules.base import Rule
@@ -48,14 +48,10 @@ def _row_pick_index(index: cst.Index, rule: Rule, ctx: FixContext) -> bool:
 @register
 class DropItem(Fixer):
     codes = ("TL001",)
-    applicability = UNSAFE
 
     def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
-        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and not node.args):
-            return None
-        receiver = node.func.value
-        if not rule.is_tensor(receiver):
-            return None
+        if tensor_method_receiver(node, rule) is None:
+            return None  # not `t.item()` on a tensor
         why = self._context(node, rule, ctx)
         if why is None:
             return module_pick_plan(node, rule, ctx)

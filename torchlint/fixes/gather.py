@@ -141,7 +141,6 @@ _DESCRIPTION = ("Replace the per-row Python loop with one advanced-indexing op "
 @register
 class VectorisedRowPick(Fixer):
     codes = ("TL006",)
-    applicability = UNSAFE
 
     def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
         if not isinstance(node, cst.Subscript):

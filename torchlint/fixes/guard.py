@@ -60,7 +60,6 @@ def _the_statement(node: cst.CSTNode, ctx: FixContext) -> Optional[cst.SimpleSta
 @register
 class GuardSideEffect(Fixer):
     codes = ("TL004", "TL009")
-    applicability = SAFE
 
     def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
         stmt = _the_statement(node, ctx)

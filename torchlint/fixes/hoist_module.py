@@ -94,7 +94,6 @@ class _Constants:
 @register
 class HoistModule(Fixer):
     codes = ("TL007",)
-    applicability = UNSAFE
 
     def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
         region = rule.ctx.region

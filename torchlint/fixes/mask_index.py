@@ -113,7 +113,6 @@ _DESCRIPTION = ("Find the `True` positions of `{mask}` once (`{idx} = {mask}.non
 @register
 class SharedMaskPositions(Fixer):
     codes = ("TL008",)
-    applicability = UNSAFE
 
     def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
         mask = self._mask_of(node)

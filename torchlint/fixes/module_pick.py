@@ -144,7 +144,6 @@ class KeyedPick(Fixer):
     """TL015's one fixable form: ``max``/``min`` over submodule indices keyed by a tensor."""
 
     codes = ("TL015",)
-    applicability = UNSAFE
 
     def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
         return keyed_pick_plan(node, rule, ctx) if isinstance(node, cst.Call) else None

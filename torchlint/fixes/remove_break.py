@@ -20,7 +20,6 @@ _BREAKS = ("torch._dynamo.graph_break", "torch._dynamo.skip_frame")
 @register
 class RemoveGraphBreak(Fixer):
     codes = ("TL011",)
-    applicability = UNSAFE
 
     def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
         if not isinstance(node, cst.Call) or rule.resolve(node.func) not in _BREAKS:

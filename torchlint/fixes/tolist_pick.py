@@ -34,6 +34,7 @@ from torchlint.fixes.base import (
     is_simple_ref,
     read_names,
     register,
+    tensor_method_receiver,
     with_leading_lines,
 )
 from torchlint.fixes.gather import _index_values, _stack_of, init_and_use as _init_and_use
@@ -117,13 +118,10 @@ _DESCRIPTION = (
 @register
 class TolistRowPick(Fixer):
     codes = ("TL003",)
-    applicability = UNSAFE
 
     def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
-        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and not node.args):
-            return None
-        idx = node.func.value
-        if not isinstance(idx, cst.Name) or not rule.is_tensor(idx):
+        idx = tensor_method_receiver(node, rule)
+        if not isinstance(idx, cst.Name):
             return None
         bound = ctx.bound_once(node)
         if bound is None:

@@ -248,7 +248,6 @@ def early_return_form(node: cst.If, ctx: FixContext, is_tensor: IsTensor):
 @register
 class WhereForBranch(Fixer):
     codes = ("TL005",)
-    applicability = UNSAFE
 
     def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
         owner = ctx.parent(node)

@@ -10,25 +10,16 @@ fixes, the output or the dynamic pass.
 """
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from typing import Any, Dict, Iterable, List, Optional, Type
 
+from torchlint import load_modules
 from torchlint.rules.base import REGISTRY, Rule
 
 __all__ = ["Rule", "all_rules", "enabled_rules", "get_rule", "select_rules"]
 
-_loaded = False
-
 
 def _load() -> None:
-    global _loaded
-    if _loaded:
-        return
-    for info in pkgutil.iter_modules(__path__):
-        if info.name.startswith("tl"):
-            importlib.import_module(f"{__name__}.{info.name}")
-    _loaded = True
+    load_modules(__name__, __path__, lambda name: name.startswith("tl"))
 
 
 def select_rules(codes: Iterable[str]) -> List[Type[Rule]]:

@@ -20,7 +20,7 @@ from typing import Callable, ClassVar, Dict, List, Optional, Tuple, Type
 import libcst as cst
 
 from torchlint.analysis.regions import ModuleIndex, Region, resolve_callee
-from torchlint.analysis.tensors import TensorScope
+from torchlint.analysis.tensors import TensorScope, register_functions
 
 REGISTRY: Dict[str, Type["Rule"]] = {}
 
@@ -94,6 +94,7 @@ class FileContext:
         self.module = module
         self.index = index
         self.imports = index.imports
+        register_functions(index.imports, index.functions)  # calls of same-file helpers are followed
         self.regions = regions
         self.region: Optional[Region] = None
         self.scope: Optional[TensorScope] = None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchlint.analysis.tensors import HOST_DATA, register_functions
+from torchlint.analysis.tensors import HOST_DATA
 from torchlint.rules.base import Rule
 
 _BUILTINS = {"builtins.float", "builtins.int", "builtins.bool", "builtins.complex", "builtins.range"}
@@ -39,10 +39,6 @@ class TensorToPython(Rule):
         "number, a size or a slice bound reads it on the host and splits the graph; compute it "
         "with torch ops, or draw and convert it outside the compiled region and pass it in"
     )
-
-    def __init__(self, ctx) -> None:
-        super().__init__(ctx)
-        register_functions(ctx.imports, ctx.index.functions)
 
     def _value(self, expr: cst.BaseExpression) -> bool:
         """A tensor used for its value; a bare input parameter (`range(n)`) is likely a number."""

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchlint.analysis.tensors import register_functions
+from torchlint import matrix
+from torchlint.analysis.tree import walk
 from torchlint.rules.base import Rule
 
 
@@ -22,15 +23,21 @@ class DataDependentBranch(Rule):
     gb_codes = ("GB0170", "GB0035", "GB0033", "GB0124")
     fix_applicability = "unsafe"
 
-    def __init__(self, ctx) -> None:
-        super().__init__(ctx)
-        register_functions(ctx.imports, ctx.index.functions)
-
     def _tensor_test(self, test: cst.BaseExpression) -> bool:
         # Only the operands that run count (`self.training and x.any()` reads no tensor in
         # eval mode). `if output_attentions:` / `if n > 0:` on a bare input parameter: a flag.
         scope = self.ctx.scope
-        return scope is not None and any(scope.is_tensor_value(op) for op in self.ctx.index.operands(test))
+        operands = self.ctx.index.operands(test)
+        return scope is not None and (any(scope.is_tensor_value(op) for op in operands)
+                                      or any(self._traced_draw(op) for op in operands))
+
+    def _traced_draw(self, expr: cst.BaseExpression) -> bool:
+        """A `random` draw that the torch the pass reports for traces (``random.random()``
+        from 2.14, see the matrix): dynamo holds the value symbolically, so a branch on it
+        reads data, where an older torch broke at the call itself (TL009)."""
+        version = matrix.active_version()
+        traced = {c for c in matrix.traced_calls(version) if c.startswith("random.")} if version else set()
+        return bool(traced) and any(isinstance(n, cst.Call) and self.resolve(n.func) in traced for n in walk(expr))
 
     def visit_If(self, node: cst.If) -> None:
         if self._tensor_test(node.test):

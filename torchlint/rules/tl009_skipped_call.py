@@ -64,6 +64,10 @@ class SkippedCall(Rule):
             self.calls = {name: entry for name, entry in self.calls.items() if name not in traced}
         self.logger_methods = set(data["logger_methods"])
         self.deepcopy = set(data["deepcopy"])
+        if version and not matrix.still_breaks(version, "logger_methods"):
+            self.logger_methods = set()
+        if version and not matrix.still_breaks(version, "deepcopy"):
+            self.deepcopy = set()
         self.copies = set(data["copy_tensor"])
         self.containers: set = set()
         self.numpy_unsupported = {f"numpy.{name}" for name in data["numpy_unsupported"]["names"]}

@@ -7,6 +7,6 @@ reads the files, pre-filters them, runs them in a process pool and asks the ``ca
 ``notebook`` turns a notebook's code cells into one module and fixed text back into cells.
 
 May import: :mod:`torchlint.analysis`, :mod:`torchlint.rules`, ``files``, ``findings``,
-``config`` and ``matrix``. Never the fixes (they are handed in as a
+``config``, ``matrix`` and ``atomic`` (the cache's writes). Never the fixes (they are handed in as a
 :class:`~torchlint.static.engine.FixPlanner`), the output or the dynamic pass.
 """

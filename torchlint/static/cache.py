@@ -23,10 +23,10 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 from typing import Any, Dict, List, Optional, Tuple
 
 from torchlint import __version__
+from torchlint.atomic import write_text_atomic
 from torchlint.findings import Edit, Finding, Fix
 
 FORMAT = 1
@@ -204,17 +204,7 @@ class Cache:
                 self._prepare()
             folder = os.path.dirname(target)
             os.makedirs(folder, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=folder)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    json.dump(entry, fh, separators=(",", ":"))
-                os.replace(tmp, target)
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            write_text_atomic(target, json.dumps(entry, separators=(",", ":")), durable=False)
         except OSError:
             self.write_failed = True
 

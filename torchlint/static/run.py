@@ -50,6 +50,17 @@ _CANDIDATE = re.compile(
 )
 
 #: Below this many files to parse, or this many characters, a pool costs more than it saves.
+# A script that compiles a model and calls `.backward()` trains the compiled model (a module is
+# in training mode until `eval()`): the run checks training-only code, as `--train` does.
+_COMPILES = re.compile(r"^[^#\n]*\b(?:torch\.)?compile\(", re.M)
+_BACKWARD = re.compile(r"^[^#\n]*\.backward\(", re.M)
+
+
+def trains_compiled_code(source: str) -> bool:
+    """Whether a file both calls ``compile(...)`` and ``.backward()`` (outside comments)."""
+    return ".backward(" in source and bool(_BACKWARD.search(source)) and bool(_COMPILES.search(source))
+
+
 POOL_MIN_FILES = 8
 POOL_MIN_CHARS = 200_000
 
@@ -195,6 +206,10 @@ def run_static(
             results[i] = FileResult(path=path, error=str(exc))
     settings_ = settings or _default_settings()
     facts: List[Optional[dict]] = [None] * len(files)
+    if not settings_.train and any(src is not None and trains_compiled_code(src) for src in sources):
+        import dataclasses
+
+        settings_ = dataclasses.replace(settings_, train=True)
     if project if project is not None else settings_.project:
         facts = project_facts(files, sources, settings_, cache)
     # Training-only and half-precision-only code is checked too: part of each file's facts

@@ -4,7 +4,7 @@ Each snippet marks the lines the TL1xx rules must flag (``# error: TL1nn``); the
 runs the three rules together and compares (line, code) pairs exactly. Where torch is
 installed, dynamo confirms the rules' claim "not a graph break": the bad snippets compile to
 one graph, and TL103's snippet recompiles when the number changes. (That CUDA graphs are then
-skipped or re-recorded is proven on a GPU by tests/test_cudagraphs_gpu.py.)
+skipped or re-recorded is proven on a GPU by tests/dynamic/test_cudagraphs_gpu.py.)
 """
 from __future__ import annotations
 

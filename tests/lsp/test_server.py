@@ -289,7 +289,7 @@ def test_editor_snippets_start_the_server(editor):
 
     commands, _ = _snippet_commands()
     argv = commands[editor]
-    scripts = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"]["scripts"]
+    scripts = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"]["scripts"]
     assert argv[0] in scripts and scripts[argv[0]] == "torchlint.cli:main"  # the installed command
     reply = _initialize(argv)
     assert reply["result"]["serverInfo"]["name"] == "torchlint"

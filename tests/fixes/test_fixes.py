@@ -20,7 +20,7 @@ from torchlint.fixes.run import Marker
 from torchlint.fixes.base import Plan
 from torchlint.rules import all_rules
 
-FIXES = Path(__file__).resolve().parent / "fixes"
+FIXES = Path(__file__).resolve().parent  # the snapshots sit beside this file
 SNAPSHOTS = sorted(p.name[: -len(".in.py")] for p in FIXES.glob("*.in.py"))
 RUNNABLE = [n for n in SNAPSHOTS if n != "nofix"]
 #: snapshots whose fix leaves one break by design, at the line named (shared mask: one `nonzero`)

@@ -264,7 +264,7 @@ CASES = {
             y = x * 2
             y.requires_grad = True  # error: TL014
             return y + 1
-        """, FN),
+        """, {"target": "f", "inputs": ["f32[4,8]"], "train": True}),  # traced under no_grad from torch 2.15
     "requires_grad_on_local_with_grad_on": Case("""
         import torch
 

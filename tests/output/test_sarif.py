@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from support import run_cli, write
+from support import REPO, run_cli, write
 from torchlint.findings import FileError, Finding, Report
 from torchlint.output import RenderOptions, render
 from torchlint.rules import all_rules
 
-SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "data" / "sarif-schema-2.1.0.json"
+SCHEMA = REPO.parent / "shared" / "data" / "sarif-schema-2.1.0.json"
 
 MODEL = """
 import torch

@@ -3,7 +3,8 @@
 By default a module is taken to run in eval mode (as the dynamic pass runs targets), with no
 ``labels`` to compute a loss from, on float32 tensors (as modules are built): code under
 ``if self.training:``, ``if labels is not None:`` and ``if x.dtype == torch.float16:`` is not
-traced, so nothing there is reported. ``--train`` /
+traced, so nothing there is reported (unless a script of the project compiles the model and
+calls ``.backward()``: it trains the compiled model). ``--train`` /
 ``train = true`` and ``--half`` / ``half = true`` check that code too. The dynamo tests check
 the assumption itself: the branch dynamo does not trace in eval mode does not break.
 """
@@ -76,6 +77,28 @@ def test_train_checks_training_only_code_from_the_command_line_and_the_config(tm
     assert findings(tmp_path, "--train") == at("enc.py", IN_TRAINING)
     write(tmp_path, "pyproject.toml", "[tool.torchlint]\ntrain = true\n")
     assert findings(tmp_path) == at("enc.py", IN_TRAINING)
+
+
+def test_a_script_that_compiles_and_calls_backward_trains_the_model(tmp_path):
+    """A module is in training mode until eval(): a training loop over a compiled model runs
+    its training-only code, so the project is checked as with --train."""
+    write(tmp_path, "enc.py", TRAINING)
+    write(tmp_path, "train.py", '''
+        import torch
+
+        from enc import Encoder
+
+        model = torch.compile(Encoder())
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for _ in range(3):
+            loss = model(torch.randn(4, 8)).sum()
+            loss.backward()  # trains the compiled model
+            opt.step()
+    ''')
+    assert findings(tmp_path) == at("enc.py", IN_TRAINING)
+    # a comment that mentions backward, or no compile call, is no training script
+    write(tmp_path, "train.py", "import torch\n# loss.backward() happens elsewhere\nm = torch.compile(f)\n")
+    assert findings(tmp_path) == at("enc.py", IN_EVAL)
 
 
 def test_a_helper_in_another_file_called_only_in_training_is_no_region(tmp_path):
