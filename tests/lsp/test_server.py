@@ -367,7 +367,7 @@ def test_the_server_package_ships_in_the_wheel():
     """``torchlint server`` from a wheel: every package folder is in setuptools' list."""
     import tomllib
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     listed = set(tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     folders = {".".join(p.parent.relative_to(root).parts) for p in (root / "torchlint").rglob("__init__.py")}
     assert "torchlint.lsp" in folders and folders <= listed, folders - listed

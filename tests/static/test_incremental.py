@@ -14,7 +14,7 @@ from torchlint.config import Settings
 from torchlint.lsp import core
 from torchlint.static.incremental import IncrementalParser, chunk_bounds
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FILES = sorted([*ROOT.glob("fixtures/*.py"), *ROOT.glob("torchlint/analysis/*.py"), *ROOT.glob("torchlint/rules/tl0*.py"),
                 *ROOT.glob("tests/projects/**/*.py")])
 
