@@ -699,7 +699,7 @@ def rule_cmd(code: str) -> None:
 
 
 @main.command("server")
-@click.option("--debounce", type=click.FloatRange(min=0), default=100, show_default=True, metavar="MS",
+@click.option("--debounce", type=click.FloatRange(min=0), default=50, show_default=True, metavar="MS",
               help="Milliseconds of quiet after an edit before the buffer is linted again.")
 @click.option("--log-file", type=click.Path(dir_okay=False), help="Write the server's log to FILE.")
 def server_cmd(debounce: float, log_file: Optional[str]) -> None:

@@ -79,7 +79,7 @@ async def stats(client: LanguageClient) -> dict:
     result = await client.protocol.send_request_async("torchlint/stats", None)
     if isinstance(result, dict):
         return result
-    return {key: getattr(result, key) for key in ("lint_runs", "pending")}
+    return {key: getattr(result, key) for key in ("lint_runs", "pending", "project_builds")}
 
 
 def apply(text: str, edits) -> str:
@@ -255,7 +255,7 @@ def _snippet_commands():
     neovim = re.search(r"cmd = \{ (.*?) \}", snippet("neovim")).group(1)
     helix = tomllib.loads(snippet("helix"))["language-server"]["torchlint"]
     return {
-        "vscode": [vscode["glspc.server.command"], *vscode["glspc.server.commandArguments"]],
+        "vscode": [vscode["glspc.serverCommand"], *vscode["glspc.serverCommandArguments"]],
         "neovim": [s.strip().strip('"') for s in neovim.split(",")],
         "helix": [helix["command"], *helix["args"]],
     }, vscode
@@ -297,3 +297,77 @@ def test_editor_snippets_start_the_server(editor):
     if editor == "vscode":  # the on-save action the snippet names is one the server offers
         _, vscode = _snippet_commands()
         assert set(vscode["editor.codeActionsOnSave"]) <= set(kinds)
+        # the settings the Generic LSP Client extension (llllvvuu.llllvvuu-glspc, 0.1.x) reads
+        glspc = {k for k in vscode if k.startswith("glspc.")}
+        assert glspc <= {"glspc.serverCommand", "glspc.serverCommandArguments", "glspc.languageId",
+                         "glspc.environmentVariables", "glspc.initializationOptions", "glspc.trace.server"}
+        assert vscode["glspc.languageId"] == "python"  # one language id, a string
+
+
+# -- regions across files: the workspace's saved files plus the open buffers -----------------
+HELPER = """\
+import torch
+
+
+def scale(x):
+    return x / x.abs().max().item()
+"""
+
+CALLER = """\
+import torch
+import torch.nn as nn
+
+from helper import scale
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        return scale(x) + 1
+"""
+
+
+@pytest.mark.asyncio
+async def test_a_helper_called_from_a_forward_in_another_open_document_is_flagged(client: LanguageClient, tmp_path):
+    helper = tmp_path / "helper.py"
+    helper.write_text(HELPER)
+    model = tmp_path / "model.py"
+    model.write_text("import torch\n")  # as saved, nothing calls the helper: the buffer must count
+    helper_uri = open_doc(client, helper, HELPER)
+    await asyncio.sleep(0.5)
+    assert list(client.diagnostics.get(helper_uri, [])) == []  # no compiled caller anywhere yet
+
+    model_uri = open_doc(client, model, CALLER)
+    diags = await diagnostics_for(client, helper_uri, lambda d: len(d) == 1)
+    assert diags[0].code == "TL001" and diags[0].range.start.line == 4
+    assert "called from Net.forward in model.py" in diags[0].message
+    assert list(client.diagnostics.get(model_uri, [])) == []  # the caller itself is clean
+
+    # editing the caller so that it no longer calls the helper clears the helper's finding
+    change(client, model_uri, 2, CALLER.replace("return scale(x) + 1", "return x + 1"))
+    assert await diagnostics_for(client, helper_uri, lambda d: len(d) == 0) == []
+
+    # a saved file of the workspace that is not open counts too
+    (tmp_path / "other.py").write_text(CALLER.replace("class Net", "class Other"))
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[types.FileEvent(
+        uri=(tmp_path / "other.py").as_uri(), type=types.FileChangeType.Created)]))
+    diags = await diagnostics_for(client, helper_uri, lambda d: len(d) == 1)
+    assert "called from Other.forward in other.py" in diags[0].message
+    # and an edit inside an expression of the caller re-summarises it without re-deciding regions
+    before = await stats(client)
+    change(client, model_uri, 3, CALLER.replace("return scale(x) + 1", "return x + 2"))
+    for _ in range(200):
+        after = await stats(client)
+        if after["lint_runs"] > before["lint_runs"] and not after["pending"]:
+            break
+        await asyncio.sleep(0.05)
+    assert after["lint_runs"] > before["lint_runs"] and after["project_builds"] == before["project_builds"]
+
+
+def test_the_server_package_ships_in_the_wheel():
+    """``torchlint server`` from a wheel: every package folder is in setuptools' list."""
+    import tomllib
+
+    root = Path(__file__).resolve().parents[2]
+    listed = set(tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    folders = {".".join(p.parent.relative_to(root).parts) for p in (root / "torchlint").rglob("__init__.py")}
+    assert "torchlint.lsp" in folders and folders <= listed, folders - listed

@@ -56,6 +56,37 @@ def test_fixture_findings_name_cell_and_line_in_text_and_json():
     assert "9 |         return self.fc2(h / h.abs().max().item())" in text  # the cell's own line
 
 
+def test_fixable_findings_in_cells_are_marked_as_in_python_files(tmp_path):
+    """`[*]` and the JSON `fix` mark a notebook finding `--fix` would fix, as for a .py file,
+    and the fix's edits are on the cell's lines (applied to the cell, they are the fix)."""
+    text = run_cli(["check", str(NOTEBOOK), "--no-dynamic"]).stdout
+    assert "notebook.ipynb:cell 3:5:5: TL004 [*] tensor-to-string" in text  # print(): a safe fix
+    assert "notebook.ipynb:cell 2:9:29: TL001 tensor-item" in text  # .item(): unsafe, unmarked
+    assert "[*] 1 fixable with `--fix`." in text
+    assert "1 more fixable with `--fix --unsafe-fixes`." in text
+    _, data = run_json(["check", str(NOTEBOOK), "--no-dynamic"])
+    fixes = {f["rule"]: f.get("fix") for f in data["findings"]}
+    assert fixes["TL004"]["applicability"] == "safe" and fixes["TL001"]["applicability"] == "unsafe"
+    # the same findings in a .py file are marked alike
+    from torchlint.static.notebook import read_notebook
+
+    cells = read_notebook(str(NOTEBOOK)).cells
+    (tmp_path / "nb.py").write_text(to_module(read_notebook(str(NOTEBOOK))).text)  # the cells as one module
+    py = run_cli(["check", str(tmp_path / "nb.py"), "--no-dynamic"]).stdout
+    assert py.count("[*]") == text.count("[*]")
+
+    from torchlint.fixes.run import Marker
+    from torchlint.rules import all_rules
+    from torchlint.static.run import _lint_notebook
+
+    found = {f.rule: f for f in _lint_notebook(str(NOTEBOOK), all_rules(), Marker()).findings}
+    cell = next(c for c in cells if c.number == found["TL004"].cell)
+    lines = cell.text.splitlines(True)
+    edits = found["TL004"].fix.edits
+    assert edits and all(1 <= e.line <= e.end_line <= len(lines) + 1 for e in edits)
+    assert lines[found["TL004"].line - 1].strip() == 'print("loss", loss)'
+
+
 def test_python_files_carry_no_cell_key(tmp_path):
     (tmp_path / "m.py").write_text(HEADER + MODEL)
     _, data = run_json(["check", str(tmp_path / "m.py"), "--no-dynamic"])

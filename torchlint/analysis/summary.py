@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import gc
+import re
 import warnings
 from collections import deque
 from typing import Any, Dict, Iterator, List, Optional, Tuple
@@ -269,27 +270,39 @@ def _walk(tree: ast.AST) -> Iterator[ast.AST]:
         yield node
 
 
-def summarize(source: str) -> Optional[Summary]:
+#: one run of top-level statements' part of a summary: (imports, aliases, bound, classes, functions)
+_Part = Tuple[List[List[Any]], Dict[str, str], Dict[str, str], Dict[str, Any], Dict[str, Any]]
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def summarize(source: str, tree: Optional[ast.Module] = None,
+              memo: Optional[Dict[str, _Part]] = None) -> Optional[Summary]:
     """The summary of one file's text, or None when Python cannot parse it.
+
+    ``tree``: the text's ``ast`` tree, when the caller has it. ``memo``: the parts of the
+    summary of an earlier version of the file, by the text of the top-level statements they
+    come from; they are reused where that text is unchanged, and the memo is left holding this
+    version's (an editor's buffer, summarised at every change, re-reads one statement).
 
     No cyclic garbage collection meanwhile: the tree holds no cycles (it is freed as usual),
     and collections triggered by its many nodes would each walk all of them again."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _summarize(source)
+        return _summarize(source, tree, memo)
     finally:
         if was_enabled:
             gc.enable()
 
 
-def _summarize(source: str) -> Optional[Summary]:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+def _summarize(source: str, tree: Optional[ast.Module], memo: Optional[Dict[str, _Part]]) -> Optional[Summary]:
+    if tree is None:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
     imports: List[List[Any]] = []
     aliases: Dict[str, str] = {}
     bound: Dict[str, str] = {}
@@ -297,6 +310,48 @@ def _summarize(source: str) -> Optional[Summary]:
     functions: Dict[str, Any] = {}
     compiled: List[List[Optional[str]]] = []
     instances: Dict[str, str] = {}  # `name = Cls(...)` anywhere (for torch.compile(name))
+    if memo is None:
+        _top(tree.body, imports, aliases, bound, classes, functions)
+    else:
+        fresh: Dict[str, _Part] = {}
+        for text, stmts in _statement_runs(source, tree.body):
+            part = memo.get(text) or fresh.get(text)
+            if part is None:
+                part = ([], {}, {}, {}, {})
+                _top(stmts, *part)
+            fresh[text] = part
+            imports.extend(part[0])
+            aliases.update(part[1])
+            bound.update(part[2])
+            classes.update(part[3])
+            functions.update(part[4])
+        memo.clear()
+        memo.update(fresh)
+    return _finish(source, tree, imports, aliases, bound, classes, functions, compiled, instances)
+
+
+def _statement_runs(source: str, body: List[ast.stmt]) -> List[Tuple[str, List[ast.stmt]]]:
+    """(text of their lines, statements) for the top-level statements, those sharing a line together."""
+    starts = [0] + [m.end() for m in _LINE_END.finditer(source)]
+    runs: List[Tuple[int, int, List[ast.stmt]]] = []
+    for stmt in body:
+        first = min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", ())])
+        last = stmt.end_lineno or stmt.lineno
+        if runs and first <= runs[-1][1]:
+            runs[-1] = (runs[-1][0], max(runs[-1][1], last), runs[-1][2] + [stmt])
+        else:
+            runs.append((first, last, [stmt]))
+    out = []
+    for first, last, stmts in runs:
+        lo = starts[first - 1] if first - 1 < len(starts) else len(source)
+        hi = starts[last] if last < len(starts) else len(source)
+        out.append((source[lo:hi], stmts))
+    return out
+
+
+def _top(body, imports, aliases, bound, classes, functions) -> None:
+    """What the top-level statements ``body`` add to a summary's imports, aliases, bindings,
+    classes and functions."""
 
     def top(body) -> None:
         for stmt in body:
@@ -331,7 +386,10 @@ def _summarize(source: str) -> Optional[Summary]:
                     top(h.body)
                 top(stmt.orelse)
 
-    top(tree.body)
+    top(body)
+
+
+def _finish(source, tree, imports, aliases, bound, classes, functions, compiled, instances) -> Summary:
     # torch.compile(...)-like calls anywhere: their first argument, as written
     for node in _walk(tree) if ("compile" in source or "optimize" in source) else ():
         if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1

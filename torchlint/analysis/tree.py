@@ -316,6 +316,19 @@ def spans_of(module: cst.Module, nodes: Iterable[cst.CSTNode], whole: Iterable[c
     return {node: state.spans[node] for node in wanted if node in state.spans}, state.text_spans
 
 
+def spans_within(module: cst.Module, parts: Sequence[cst.CSTNode]) -> Dict[cst.CSTNode, Span]:
+    """The syntactic range of every node inside ``parts`` -- consecutive top-level pieces of
+    ``module`` (header lines, statements) -- counted as if their text began the file: the
+    ranges :func:`positions` gives, less the lines above the first piece."""
+    state = _PositionState(module, set(parts), set())
+    try:
+        for part in parts:
+            part._codegen(state)
+    except _AllFound:
+        pass
+    return state.spans
+
+
 def code_ranges(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> Dict[cst.CSTNode, "CodeRange"]:
     """:func:`positions` as libcst ``CodeRange`` objects: a drop-in for
     ``MetadataWrapper(module).resolve(PositionProvider)`` when only ``nodes`` are needed."""

@@ -13,12 +13,15 @@ import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple, Type
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple, Type
 
 from torchlint import suppression
 from torchlint.config import ConfigError, Settings, find_config, load_settings, match_path
 from torchlint.files import source_lines
 from torchlint.findings import Finding
+
+if TYPE_CHECKING:  # pragma: no cover
+    from torchlint.static.incremental import IncrementalParser
 
 #: (line, character) 0-based, characters as Python counts them (code points)
 Pos = Tuple[int, int]
@@ -40,16 +43,19 @@ class SettingsCache:
     def __init__(self) -> None:
         self._by_file: Dict[Tuple[str, float, int], Settings] = {}
         self._lock = threading.Lock()
+        #: the defaults, one object while nothing changes (what is built from settings is kept
+        #: while the settings object is the same)
+        self._default = Settings()
 
     def get(self, path: str) -> Tuple[Settings, Optional[str]]:
         """(settings, problem): a broken config gives the defaults and a one-line problem."""
         config = find_config(os.path.dirname(os.path.abspath(path)))
         if config is None:
-            return Settings(), None
+            return self._default, None
         try:
             st = config.stat()
         except OSError:
-            return Settings(), None
+            return self._default, None
         key = (str(config), st.st_mtime, st.st_size)
         with self._lock:
             hit = self._by_file.get(key)
@@ -58,7 +64,7 @@ class SettingsCache:
         try:
             settings = load_settings(str(config))
         except ConfigError as exc:
-            return Settings(), str(exc)
+            return self._default, str(exc)
         with self._lock:
             self._by_file = {k: v for k, v in self._by_file.items() if k[0] != str(config)}
             self._by_file[key] = settings
@@ -76,16 +82,20 @@ def relative_path(path: str, settings: Settings) -> str:
 
 
 # -- linting ---------------------------------------------------------------------------
-_RULES: Dict[Tuple[str, ...], list] = {}
+_RULES: Dict[tuple, list] = {}  # (torch version, codes) -> rule classes
 
 
 def rules_for(settings: Settings) -> list:
-    """The rule classes the settings enable (kept: the server loads them once)."""
-    from torchlint.rules import all_rules, select_rules
+    """The rule classes the settings enable, as ``torchlint check`` picks them (less the rules
+    dead on the torch version reported for); kept, so the server loads them once."""
+    from torchlint import matrix
+    from torchlint.rules import all_rules, enabled_rules
 
-    codes = tuple(settings.enabled_rules([r.code for r in all_rules()]))
+    version = settings.static_torch_version()
+    matrix.use_version(version)  # what TL009 and TL005 read, as the check's workers are told
+    codes = (version, tuple(settings.enabled_rules([r.code for r in all_rules()])))
     if codes not in _RULES:
-        _RULES[codes] = select_rules(codes)
+        _RULES[codes] = enabled_rules(settings, version)
     return _RULES[codes]
 
 
@@ -96,15 +106,21 @@ class LintResult:
     problem: Optional[str] = None
 
 
-def lint_text(text: str, path: str, settings: Settings) -> LintResult:
+def lint_text(text: str, path: str, settings: Settings, *, facts: Optional[dict] = None,
+              parser: Optional["IncrementalParser"] = None, syntax=None) -> LintResult:
     """The static pass on ``text`` as ``torchlint check`` would report it for ``path``:
-    enabled rules, ``per-file-ignores``, ``exclude`` and suppression comments honoured."""
-    from torchlint.static.run import check_source
+    enabled rules, ``per-file-ignores``, ``exclude`` and suppression comments honoured
+    (``facts``: the file's facts from the project-wide analysis; ``parser``: the trees of the
+    document's earlier versions, so that only the statements that changed are parsed;
+    ``syntax``: :func:`torchlint.static.limits.syntax_tree` of the text, if already made)."""
+    from torchlint.static.run import check_source, gc_paused, with_modes
 
+    facts = with_modes([facts], [text], settings)[0]  # `train` / `half` from the config
     rel = relative_path(path, settings)
     if any(match_path(rel, pat) for pat in settings.exclude):
         return LintResult([])
-    result = check_source(text, path, rules_for(settings))
+    with gc_paused():
+        result = check_source(text, path, rules_for(settings), facts=facts, parser=parser, syntax=syntax)
     ignored = settings.ignored_for(rel)
     findings = [f for f in result.findings if not (f.rule and any(f.rule.startswith(p) for p in ignored))]
     findings = suppression.apply(findings, lambda p: source_lines(text))

@@ -80,7 +80,7 @@ def _diffs(report: Report) -> Dict[str, str]:
     """finding index -> the fix as a unified diff (where the finding has a fix)."""
     out: Dict[str, str] = {}
     for i, f in enumerate(report.findings):
-        if f.fix is None:
+        if f.fix is None or f.cell is not None:  # a notebook's edits are on its cell's lines, not the file's
             continue
         try:
             old = read_source(f.path)

@@ -169,6 +169,7 @@ def lint_module(
     source: Optional[str] = None,
     project: Optional[dict] = None,
     compiled_lines: Optional[Set[int]] = None,
+    spans_from: Optional[Callable] = None,
 ) -> List[Finding]:
     """Findings of the given rules in one parsed module (``source``: its text, when at hand;
     ``project``: the file's facts from the project-wide analysis,
@@ -177,7 +178,9 @@ def lint_module(
 
     With ``fixes``, a finding a fix can rewrite carries its :class:`~torchlint.findings.Fix`.
     ``compiled_lines``: every function holding one of these lines is taken as compiled too
-    (:func:`lint_lines`)."""
+    (:func:`lint_lines`). ``spans_from``: computes the reported nodes' ranges in place of
+    :func:`~torchlint.analysis.tree.spans_of` (same signature; the incremental parser's keeps
+    them for unchanged statements)."""
     imports = ImportTable.from_module(module)
     if project:
         imports.apply_project(project)
@@ -212,7 +215,7 @@ def lint_module(
             whole = list(planning.nodes())
         except Exception:  # noqa: BLE001 - the marks are a hint: never lose the findings over them
             planning = None
-    spans, text_spans = spans_of(module, [item[1] for item in ctx.reports], whole)
+    spans, text_spans = (spans_from or spans_of)(module, [item[1] for item in ctx.reports], whole)
     fix_at: Dict[Tuple[str, int, int], Fix] = {}
     if planning is not None:
         try:

@@ -130,22 +130,30 @@ def run_limited(fn: Callable[..., Any], *args: Any, time_limit: Optional[float] 
 
 def guarded_lint(source: str, path: str, rule_classes: Sequence[Type["Rule"]],
                  time_limit: Optional[float] = None, *, fixes: Optional["FixPlanner"] = None,
-                 facts: Optional[dict] = None) -> Tuple[List["Finding"], Optional[str]]:
+                 facts: Optional[dict] = None, parser: Optional[Any] = None,
+                 syntax: Optional[Tuple[Optional[str], Optional[ast.Module]]] = None
+                 ) -> Tuple[List["Finding"], Optional[str]]:
     """Parse and lint one file's text (``fixes``: marking fixable findings, inside the same
-    limits; ``facts``: what the project-wide analysis knows of this file): (findings, None),
+    limits; ``facts``: what the project-wide analysis knows of this file; ``parser``: the
+    file's earlier versions' trees, to re-parse only what changed (an
+    :class:`~torchlint.static.incremental.IncrementalParser`, which imports this module); ``syntax``:
+    :func:`syntax_tree` of ``source``, when the caller has it): (findings, None),
     or ([], a one-line error) when it is too deep, does not parse, takes longer than
     ``time_limit`` (default :data:`FILE_TIME_LIMIT`) or trips a bug in torchlint. Never raises."""
     time_limit = FILE_TIME_LIMIT if time_limit is None else time_limit
     from torchlint.static.engine import lint_module
     from torchlint.files import source_lines
 
-    reason = too_deep(source)
+    reason, tree = syntax if syntax is not None else syntax_tree(source)
     if reason:
         return [], reason
 
     def work() -> List["Finding"]:
-        return lint_module(parse(source), path, rule_classes, source_lines(source), fixes=fixes, source=source,
-                           project=facts)
+        if parser is None:
+            return lint_module(parse(source), path, rule_classes, source_lines(source), fixes=fixes,
+                               source=source, project=facts)
+        return lint_module(parser.parse(source, tree), path, rule_classes, source_lines(source), fixes=fixes,
+                           source=source, project=facts, spans_from=parser.spans_of)
 
     try:
         return run_limited(work, time_limit=time_limit), None
@@ -206,7 +214,13 @@ def parse_error_message(exc: Exception, source: str = "") -> str:
 
 
 def too_deep(source: str) -> Optional[str]:
-    """A one-line reason not to hand ``source`` to libcst, else None.
+    """A one-line reason not to hand ``source`` to libcst, else None (:func:`syntax_tree`)."""
+    return syntax_tree(source)[0]
+
+
+def syntax_tree(source: str) -> Tuple[Optional[str], Optional[ast.Module]]:
+    """(a one-line reason not to hand ``source`` to libcst, else None; CPython's ``ast`` tree
+    of it when that parsed).
 
     libcst's parser recurses once per nesting level, in native code that neither a time
     limit nor a recursion limit can stop, and its time grows with the square of the depth.
@@ -220,25 +234,25 @@ def too_deep(source: str) -> Optional[str]:
             tree = compile(source, "<file>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
     except SyntaxError as err:
         if "too many nested" in (err.msg or "") or "too many statically nested" in (err.msg or ""):
-            return f"syntax error at line {err.lineno}: {err.msg}"
+            return f"syntax error at line {err.lineno}: {err.msg}", None
         # CPython stopped at an earlier error (perhaps newer syntax than it knows), before
         # any deep nesting further on: count brackets as its tokenizer would, and refuse
         # lines long enough to hide a chain deeper than MAX_DEPTH.
         if _bracket_depth(source) > MAX_BRACKET_DEPTH:
-            return f"brackets nested more than {MAX_BRACKET_DEPTH} deep; Python cannot parse it"
+            return f"brackets nested more than {MAX_BRACKET_DEPTH} deep; Python cannot parse it", None
         number, length = _longest_line(source)
         if length > 4 * MAX_DEPTH:
             return (f"line {number} is {length} characters long and this Python cannot parse the "
-                    f"file ({err.msg}, line {err.lineno}); not checked")
-        return None
+                    f"file ({err.msg}, line {err.lineno}); not checked"), None
+        return None, None
     except (RecursionError, MemoryError):
-        return "code nested too deeply for Python's parser (it cannot run either)"
+        return "code nested too deeply for Python's parser (it cannot run either)", None
     except ValueError:  # e.g. NUL bytes: the parser that follows reports them
-        return None
+        return None, None
     depth, line = _deepest(tree, source)
     if depth > MAX_DEPTH:
-        return f"code nested {depth} levels deep at line {line}; torchlint analyses up to {MAX_DEPTH}"
-    return None
+        return f"code nested {depth} levels deep at line {line}; torchlint analyses up to {MAX_DEPTH}", None
+    return None, tree
 
 
 _LINE_END = re.compile(r"\r\n?|\n")  # where Python's lines end (so AST line numbers index them)

@@ -20,6 +20,7 @@ of the file stay byte for byte.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 import re
 import warnings
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from torchlint.files import FileProblem, source_lines
+from torchlint.findings import Fix
 
 SUFFIX = ".ipynb"
 
@@ -238,8 +240,26 @@ def map_findings(findings, module: Module) -> list:
         f.line, f.end_line, f.cell = line, end_line, cell
         lines = module.lines[cell]
         f.source_line = lines[line - 1] if 0 < line <= len(lines) else None
+        if f.fix is not None:
+            f.fix = _fix_in_cell(f.fix, module, cell)
         kept.append(f)
     return kept
+
+
+def _fix_in_cell(fix: Fix, module: Module, cell: int) -> Optional[Fix]:
+    """The fix with its edits on the cell's lines, as the finding is (None if it reaches
+    outside the cell: ``--fix`` would not make it)."""
+    edits = []
+    for e in fix.edits:
+        start = module.where.get(e.line)
+        end = module.where.get(e.end_line)
+        if end is None and e.end_column == 1:  # up to the end of the cell's last line
+            before = module.where.get(e.end_line - 1)
+            end = (before[0], before[1] + 1) if before is not None else None
+        if start is None or end is None or start[0] != cell or end[0] != cell:
+            return None
+        edits.append(dataclasses.replace(e, line=start[1], end_line=end[1]))
+    return dataclasses.replace(fix, edits=tuple(edits))
 
 
 def cell_lines(path: str) -> Dict[int, List[str]]:

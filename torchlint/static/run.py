@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from torchlint.rules.base import Rule
     from torchlint.static.cache import Cache
     from torchlint.static.engine import FixPlanner
+    from torchlint.static.incremental import IncrementalParser
 
 #: makes the :class:`~torchlint.static.engine.FixPlanner` that marks fixable findings,
 #: called only when some file has to be parsed (``torchlint.fixes.run.Marker``)
@@ -110,10 +111,13 @@ def _line_count(source: str) -> int:
 
 
 def check_source(source: str, path: str, rule_classes: Sequence[Type["Rule"]],
-                 fixes: Optional["FixPlanner"] = None, facts: Optional[dict] = None) -> FileResult:
+                 fixes: Optional["FixPlanner"] = None, facts: Optional[dict] = None,
+                 parser: Optional["IncrementalParser"] = None, syntax=None) -> FileResult:
     """Lint one file's text (``fixes``: mark fixable findings in the same walk; ``facts``: what
-    the project-wide analysis says about the file, :func:`project_facts`); parse problems
-    become ``error``, never exceptions."""
+    the project-wide analysis says about the file, :func:`project_facts`; ``parser``: the
+    trees of the file's earlier versions, :mod:`torchlint.static.incremental`; ``syntax``: its
+    :func:`~torchlint.static.limits.syntax_tree`, if already made); parse problems become
+    ``error``, never exceptions."""
     result = FileResult(path=path, lines=_line_count(source))
     if not rule_classes or not (is_candidate(source) or (facts and (facts.get("roots") or facts.get("reached")))):
         return result
@@ -121,7 +125,8 @@ def check_source(source: str, path: str, rule_classes: Sequence[Type["Rule"]],
     from torchlint.analysis.tree import unvalidated
 
     with unvalidated():  # the parser's nodes need no re-checking
-        result.findings, result.error = guarded_lint(source, path, rule_classes, fixes=fixes, facts=facts)
+        result.findings, result.error = guarded_lint(source, path, rule_classes, fixes=fixes, facts=facts,
+                                                     parser=parser, syntax=syntax)
     return result
 
 
@@ -234,9 +239,9 @@ def run_static(
             from torchlint.rules import enabled_rules
 
             rule_classes = enabled_rules(settings or _default_settings(), torch_version)
-        for i in notebooks:  # (counted as done with the unreadable files above)
-            results[i] = _lint_notebook(files[i], rule_classes)
         planner = fixes() if fixes is not None else None
+        for i in notebooks:  # (counted as done with the unreadable files above)
+            results[i] = _lint_notebook(files[i], rule_classes, planner)
         for (i, path, source, key, _), res in zip(todo, _lint_all(todo, rule_classes, jobs, tick, planner,
                                                                   torch_version)):
             results[i] = res
@@ -255,17 +260,18 @@ def run_static(
     return findings, errors
 
 
-def _lint_notebook(path: str, rule_classes) -> FileResult:
+def _lint_notebook(path: str, rule_classes, fixes: Optional["FixPlanner"] = None) -> FileResult:
     """A notebook's findings, on cell lines, and its problems, one a line (a cell with a
-    syntax error leaves the other cells checked). Suppression comments are the pipeline's."""
+    syntax error leaves the other cells checked; ``fixes``: mark fixable findings, their
+    edits on the cell's lines). Suppression comments are the pipeline's."""
     from torchlint.static.notebook import map_findings, read_notebook, to_module
 
     try:
         module = to_module(read_notebook(path))
     except FileProblem as exc:
         return FileResult(path=path, error=str(exc))
-    with _gc_paused():
-        res = check_source(module.text, path, rule_classes)
+    with gc_paused():
+        res = check_source(module.text, path, rule_classes, fixes)
     problems = [f"cell {cell}: {msg}" for cell, msg in module.problems] + ([res.error] if res.error else [])
     return FileResult(path=path, findings=map_findings(res.findings, module), error="\n".join(problems) or None,
                       lines=res.lines)
@@ -318,7 +324,7 @@ def project_facts(files: Sequence[str], sources: Sequence[Optional[str]], settin
     files and to the project's other files (read, never checked); installed packages only
     with ``settings.follow_imports``.
     """
-    with _gc_paused():  # summaries and the analysis make many small objects and no cycles
+    with gc_paused():  # summaries and the analysis make many small objects and no cycles
         return _project_facts(files, sources, settings, cache)
 
 
@@ -329,8 +335,7 @@ def _project_facts(files: Sequence[str], sources: Sequence[Optional[str]], setti
     from torchlint.analysis.roots import may_hold_regions
     from torchlint.analysis.summary import summarize
 
-    root = settings.root if getattr(settings, "source", None) else os.getcwd()
-    roots = [os.path.join(root, r) for r in settings.src] if settings.src else [root, os.path.join(root, "src")]
+    roots = source_roots(settings)
     given = {os.path.abspath(p): (p, src) for p, src in zip(files, sources) if src is not None}
     # in path order, whatever the order of ``files``: which root a function is reached from
     # first (its "called from"), and which of two files named alike a module is, never
@@ -422,6 +427,14 @@ def _load_summary(source: Optional[str], cache: Optional["Cache"], summarize) ->
     return summary
 
 
+def source_roots(settings: "Settings", default_root: Optional[str] = None) -> List[str]:
+    """The folders module names are read from: the ``src`` setting, else the project root
+    (the config's folder; without one ``default_root``, else the working directory) and its
+    ``src/``."""
+    root = settings.root if getattr(settings, "source", None) else (default_root or os.getcwd())
+    return [os.path.join(root, r) for r in settings.src] if settings.src else [root, os.path.join(root, "src")]
+
+
 def _text_digest(source: str) -> str:
     return hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -470,12 +483,12 @@ def _default_settings() -> "Settings":
 # -- linting the files that need it -----------------------------------------------------
 def _lint(path: str, source: str, rule_classes, fixes: Optional["FixPlanner"],
           facts: Optional[dict] = None) -> FileResult:
-    with _gc_paused():
+    with gc_paused():
         return check_source(source, path, rule_classes, fixes, facts)
 
 
 @contextmanager
-def _gc_paused() -> Iterator[None]:
+def gc_paused() -> Iterator[None]:
     """No cyclic garbage collection while one file is parsed and linted.
 
     A parse builds hundreds of thousands of nodes, and each full collection on the way

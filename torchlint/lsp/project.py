@@ -1,0 +1,166 @@
+"""Project-wide facts for the language server: the saved files of the workspace, with the open
+buffers in place of their saved text.
+
+``torchlint check`` decides compiled regions over all the files it checks
+(:mod:`torchlint.analysis.project`): a helper called from a ``forward`` in another file is a
+region, a class is an ``nn.Module`` through a base in another file. The server does the same
+for the project each open document belongs to (the folder of its pyproject.toml, else the
+workspace folder): every Python file under it is summarised once (``ast``, no libcst; kept
+per file, re-read when its size or modification time changes) and an open buffer's summary
+replaces its file's. The regions are worked out again only when some summary changed -- a
+base class, an import, a call added or removed, never an edit inside an expression or a
+comment -- and then :meth:`WorkspaceProject.facts` may differ for documents other than the
+one edited: the server re-lints those.
+"""
+from __future__ import annotations
+
+import ast
+import os
+import threading
+from typing import Dict, List, Optional, Tuple
+
+from torchlint.analysis.summary import Summary, summarize
+from torchlint.config import Settings
+from torchlint.files import FileProblem, discover, read_source
+
+#: files summarised for one project at most (a bigger workspace is analysed over its first ones)
+MAX_FILES = 20_000
+
+
+class WorkspaceProject:
+    """One project root's files, summaries and regions (see the module's docstring).
+
+    Used from the server's one lint thread; the lock only guards against a caller elsewhere.
+    """
+
+    def __init__(self, root: str, settings: Settings, scan: bool = True) -> None:
+        self.root = os.path.abspath(root)
+        self.settings = settings
+        #: whether the files under ``root`` count (else only the open buffers and what they import)
+        self.scan = scan
+        self._lock = threading.RLock()
+        self._files: Optional[List[str]] = None
+        #: path -> ((mtime, size), summary) of the saved file
+        self._saved: Dict[str, Tuple[Tuple[float, int], Optional[Summary]]] = {}
+        #: path -> (text, summary) of an open buffer
+        self._buffers: Dict[str, Tuple[str, Optional[Summary]]] = {}
+        #: path -> the parts of its buffer's last summary (:func:`summarize`'s ``memo``)
+        self._memos: Dict[str, dict] = {}
+        self._project = None
+        self._facts: Dict[str, Optional[dict]] = {}
+        #: times the regions were worked out (for tests and the benchmark)
+        self.builds = 0
+
+    # -- what changed ------------------------------------------------------------------
+    def set_buffer(self, path: str, text: str, tree: Optional[ast.Module] = None) -> bool:
+        """Use ``text`` (``tree``: its ``ast``, if at hand) for ``path``; whether that changed
+        what other files may see of it."""
+        path = os.path.abspath(path)
+        with self._lock:
+            old = self._buffers.get(path)
+            if old is not None and old[0] == text:
+                return False
+            summary = summarize(text, tree, self._memos.setdefault(path, {})) if tree is not None else summarize(text)
+            if summary is None and old is not None:
+                summary = old[1]  # mid-edit syntax error: keep what the file said before
+            before = old[1] if old is not None else self._saved_summary(path)
+            self._buffers[path] = (text, summary)
+            if summary != before:
+                self._project = None
+                return True
+            return False
+
+    def close_buffer(self, path: str) -> bool:
+        """The buffer is closed: the saved file counts again. Whether that changed anything."""
+        path = os.path.abspath(path)
+        with self._lock:
+            old = self._buffers.pop(path, None)
+            self._memos.pop(path, None)
+            if old is not None and old[1] != self._saved_summary(path):
+                self._project = None
+                return True
+            return False
+
+    def files_changed(self, paths: List[str], created_or_deleted: bool) -> None:
+        """Files changed on disk (a save, a checkout, a new file): re-read them when next needed."""
+        with self._lock:
+            for p in paths:
+                self._saved.pop(os.path.abspath(p), None)
+            if created_or_deleted:
+                self._files = None
+            self._project = None
+
+    # -- facts -------------------------------------------------------------------------
+    def facts(self, path: str) -> Optional[dict]:
+        """What checking ``path`` needs from the rest of the project (None: ``project`` is off)."""
+        if not self.settings.project:
+            return None
+        path = os.path.abspath(path)
+        with self._lock:
+            if self._project is None:
+                self._build()
+                self._facts = {}
+            if path not in self._facts:
+                self._facts[path] = self._project.facts(path)
+            return self._facts[path]
+
+    def adopt(self, other: "WorkspaceProject") -> None:
+        """Take over the open buffers of the project this one replaces (its config changed)."""
+        with self._lock:
+            self._buffers.update(other._buffers)
+            self._saved.update(other._saved)
+
+    def _build(self):
+        from torchlint.analysis.modules import ModuleMap
+        from torchlint.analysis.project import Project
+        from torchlint.static.run import source_roots
+
+        files = self._workspace_files()
+        checked = sorted(set(files) | set(self._buffers))
+        for path in list(self._saved):  # files changed on disk since they were read
+            if path not in self._buffers and self._saved[path][0] != _stamp(path):
+                del self._saved[path]
+        modmap = ModuleMap(checked, source_roots(self.settings, self.root), follow_imports=self.settings.follow_imports)
+        self._project = Project(modmap, self._summary, checked, self._display)
+        self.builds += 1
+        return self._project
+
+    def _display(self, path: str) -> str:
+        try:
+            rel = os.path.relpath(path, self.root)
+        except ValueError:
+            return path
+        return path if rel.startswith("..") else rel
+
+    def _summary(self, path: str) -> Optional[Summary]:
+        path = os.path.abspath(path)
+        entry = self._buffers.get(path)
+        return entry[1] if entry is not None else self._saved_summary(path)
+
+    def _saved_summary(self, path: str) -> Optional[Summary]:
+        stamp = _stamp(path)
+        hit = self._saved.get(path)
+        if hit is not None and hit[0] == stamp:
+            return hit[1]
+        try:
+            summary = summarize(read_source(path)) if stamp is not None else None
+        except FileProblem:
+            summary = None
+        self._saved[path] = (stamp, summary)  # type: ignore[assignment]
+        return summary
+
+    def _workspace_files(self) -> List[str]:
+        if not self.scan:
+            return []
+        if self._files is None:
+            found, _ = discover([self.root], self.settings.exclude, self.root)
+            self._files = [os.path.join(self.root, f) for f in found if f.endswith((".py", ".pyi"))][:MAX_FILES]
+        return self._files
+
+
+def _stamp(path: str) -> Optional[Tuple[float, int]]:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime, st.st_size
