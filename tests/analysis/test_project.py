@@ -93,6 +93,17 @@ def test_the_summary_keeps_what_other_files_use():
     assert summarize("def f(:\n") is None
 
 
+def test_calls_on_a_functions_own_parameters_are_not_in_its_summary():
+    """They reach nothing in another file, so a body edit that adds one (`_probe = q.item()`)
+    leaves the summary, and the project's analysis, as they were."""
+    before = "from .ops import rotate\ndef helper(q, *args, fn=None):\n    return rotate(q)\n"
+    after = before.replace("    return", "    _probe = q.item()\n    fn(*args)\n    args.count(1)\n    return")
+    assert summarize(after) == summarize(before)
+    assert ["rotate", None] in summarize(after)["functions"]["helper"]["calls"]
+    method = "class A:\n    def f(self, x):\n        return self.g(x.sum())\n"
+    assert ["self.g", None] in summarize(method)["classes"]["A"]["methods"]["f"]["calls"]
+
+
 # -- the multi-file set --------------------------------------------------------------------
 @pytest.mark.parametrize("folder", PROJECTS, ids=[p.name for p in PROJECTS])
 def test_the_static_pass_finds_exactly_the_marked_breaks(folder):

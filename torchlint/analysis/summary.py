@@ -22,7 +22,7 @@ from collections import deque
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 #: bump when the summary's shape or meaning changes (it is part of cache keys)
-VERSION = 2
+VERSION = 3
 
 Summary = Dict[str, Any]
 
@@ -228,7 +228,14 @@ def _function(fn: ast.AST) -> Dict[str, Any]:
     scan = _FunctionScan(fn)
     decorators = [d for d in (_callee(x) for x in fn.decorator_list) if d]  # type: ignore[attr-defined]
     params = [a.arg for a in fn.args.posonlyargs + fn.args.args]  # type: ignore[attr-defined]
-    out: Dict[str, Any] = {"decorators": decorators, "calls": scan.calls}
+    # Calls on the function's own parameters (`q.item()`, `fn(*args)`) reach nothing in another
+    # file: left out, an edit that adds one leaves the summary, and the project, as they were.
+    args = fn.args  # type: ignore[attr-defined]
+    own = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs} | {
+        a.arg for a in (args.vararg, args.kwarg) if a is not None}
+    own -= {"self", "cls"}
+    calls = [c for c in scan.calls if c[0].split(".", 1)[0] not in own]
+    out: Dict[str, Any] = {"decorators": decorators, "calls": calls}
     if scan.attrs:
         out["attrs"] = scan.attrs
     kind = _annotation_kind(fn.returns)  # type: ignore[attr-defined]
