@@ -82,8 +82,12 @@ def test_regions_are_named(report):
 def test_expected_breaks_are_what_dynamo_breaks_on_now():
     """expected_breaks.json is a measurement: the dynamic pass over the fixture targets on the
     installed torch gives the same break lines per file (GB codes included)."""
-    pytest.importorskip("torch")
+    torch = pytest.importorskip("torch")
     truth = json.loads((FIXTURES / "expected_breaks.json").read_text())
+    measured_on = {entry["torch_version"].split("+")[0] for entry in truth.values()}
+    if measured_on != {torch.__version__.split("+")[0]}:
+        pytest.skip(f"expected_breaks.json was measured on torch {', '.join(sorted(measured_on))}; "
+                    "other versions' counts are checked by benchmarks/torch_matrix.py")
     _, data = run_json(["check", ".", "--no-static", "--exit-zero"], cwd=FIXTURES)
     assert not data["errors"] and all(t["error"] is None for t in data["targets"])
     seen = {}
