@@ -20,6 +20,7 @@ from torchlint.analysis.torchnames import (  # noqa: F401 - re-exported
     COMPILE_CALLS,
     DISABLE_DECORATORS,
     IS_COMPILING,
+    LABEL_PARAMS,
     MODULE_BASES,
     NOT_MODULES,
     is_module_class_name,
@@ -136,11 +137,6 @@ def is_compiling_guard(test: cst.BaseExpression, imports: ImportTable) -> Option
     if isinstance(test, cst.Call) and imports.resolve(test.func) in IS_COMPILING:
         return not negated
     return None
-
-
-#: parameters that carry training targets: given, the model computes a loss (the convention of
-#: transformers and of most training loops); inference passes none
-LABEL_PARAMS = frozenset({"labels", "label"})
 
 
 def is_training_test(test: cst.BaseExpression) -> Optional[bool]:

@@ -21,6 +21,8 @@ import warnings
 from collections import deque
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
+from torchlint.analysis.torchnames import LABEL_PARAMS
+
 #: bump when the summary's shape or meaning changes (it is part of cache keys)
 VERSION = 3
 
@@ -69,7 +71,7 @@ def _training_only(test: ast.AST) -> Optional[bool]:
     if isinstance(test, ast.Attribute) and test.attr == "training":
         return True
     if (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name)
-            and test.left.id in ("labels", "label") and isinstance(test.comparators[0], ast.Constant)
+            and test.left.id in LABEL_PARAMS and isinstance(test.comparators[0], ast.Constant)
             and test.comparators[0].value is None and isinstance(test.ops[0], (ast.Is, ast.IsNot))):
         return isinstance(test.ops[0], ast.IsNot)  # a loss is computed only when labels are given
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):

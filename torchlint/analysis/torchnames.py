@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Optional
 
+#: parameters that carry training targets: given, the model computes a loss (the convention of
+#: transformers and of most training loops); inference passes none
+LABEL_PARAMS = frozenset({"labels", "label"})
 COMPILE_CALLS = frozenset({"torch.compile", "torch.compiler.compile", "torch._dynamo.optimize"})
 DISABLE_DECORATORS = frozenset({"torch.compiler.disable", "torch._dynamo.disable"})
 IS_COMPILING = frozenset(
