@@ -39,8 +39,7 @@ def discover(paths: Sequence[str], exclude: Sequence[str], cwd: str) -> Tuple[Li
     problems: List[Tuple[str, str]] = []
     seen = set()
 
-    def add(p: str) -> None:
-        rel = display_path(p, cwd)
+    def add(rel: str) -> None:
         if rel in seen or any(match_path(rel, pat) for pat in exclude):
             return
         seen.add(rel)
@@ -51,19 +50,20 @@ def discover(paths: Sequence[str], exclude: Sequence[str], cwd: str) -> Tuple[Li
             for f in _walk(raw, exclude, cwd, problems):
                 add(f)
         elif os.path.exists(raw):
-            add(raw)
+            add(display_path(raw, cwd))
         else:
             try:
                 os.stat(raw)
             except OSError as exc:
                 problems.append((display_path(raw, cwd), _open_problem(raw, exc)))
             else:  # pragma: no cover - appeared meanwhile
-                add(raw)
+                add(display_path(raw, cwd))
     files.sort()
     return files, problems
 
 
 def _walk(root: str, exclude: Sequence[str], cwd: str, problems: List[Tuple[str, str]]) -> Iterable[str]:
+    """The Python files under ``root``, as :func:`display_path` shows them."""
     visited = set()
 
     def unreadable(exc: OSError) -> None:
@@ -76,14 +76,19 @@ def _walk(root: str, exclude: Sequence[str], cwd: str, problems: List[Tuple[str,
             dirnames[:] = []
             continue
         visited.add(real)
+        shown = display_path(dirpath, cwd)  # a file's display path is its folder's joined with its name
         dirnames[:] = sorted(
             d for d in dirnames
             if d not in SKIP_DIRS and not d.endswith(".egg-info")
-            and not any(match_path(display_path(os.path.join(dirpath, d), cwd), pat) for pat in exclude)
+            and not any(match_path(_joined(shown, d), pat) for pat in exclude)
         )
         for name in sorted(filenames):
             if name.endswith((".py", ".pyi", ".ipynb")):
-                yield os.path.join(dirpath, name)
+                yield _joined(shown, name)
+
+
+def _joined(folder: str, name: str) -> str:
+    return name if folder == "." else os.path.join(folder, name)
 
 
 #: bigger files are reported, not read: the parser's time grows with size and cannot be stopped

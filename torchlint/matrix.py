@@ -51,8 +51,10 @@ def minor(version: str) -> Optional[str]:
     return f"{int(m.group(1))}.{int(m.group(2))}" if m else None
 
 
+@functools.lru_cache(maxsize=1)
 def installed_torch() -> Optional[str]:
-    """The installed torch's version, read from its metadata (torch is not imported)."""
+    """The installed torch's version, read from its metadata (torch is not imported), once
+    a process."""
     import importlib.metadata
 
     try:

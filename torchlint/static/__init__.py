@@ -2,8 +2,10 @@
 
 ``engine`` walks one parsed file's compiled regions once, running every enabled rule (and,
 when asked, letting the fixes plan their edits in the same walk); ``limits`` runs one
-file's parse and walk under a time limit on a big stack (and words parse errors); ``run``
-reads the files, pre-filters them, runs them in a process pool and asks the ``cache``;
+file's parse and walk under a time limit on a big stack (and words parse errors); ``sources``
+reads the files once and pre-filters them (with an index of their stats, so a warm run
+opens only what changed); ``run`` decides what to parse, runs it in a process pool and asks
+the ``cache``;
 ``notebook`` turns a notebook's code cells into one module and fixed text back into cells.
 
 May import: :mod:`torchlint.analysis`, :mod:`torchlint.rules`, ``files``, ``findings``,

@@ -2,11 +2,14 @@
 
 An entry holds one file's static findings (or its parse error), with their fixes when the
 run marked them (each as its text edits: line and column spans and the new text).
-Its key is a hash of the file's text and path, torchlint's version, the rule selection
+Its key is a hash of the file's path and text (its digest), torchlint's version, the rule selection
 (``select``/``ignore``; ``per-file-ignores`` are applied after the cache, so they are not
 part of it), the torch version it reports for (``torch-version``) and the *engine version*: a hash of the rule modules, the static engine, the
 fixes and the data files they read, plus the libcst and Python versions. Change any of
 them and old entries are simply not found.
+
+Beside the entries, ``files-v1.json`` indexes the files' ``stat()`` with their text digests
+(:mod:`torchlint.static.sources`): a warm run opens only the files that changed.
 
 Entries are JSON files under ``<cache-dir>/static-v1/``; each is written to a temporary
 file and renamed into place, so a reader never sees half an entry. A reader trusts nothing:
@@ -23,11 +26,14 @@ import json
 import os
 import shutil
 import sys
-from typing import Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from torchlint import __version__
 from torchlint.atomic import write_text_atomic
 from torchlint.findings import Edit, Finding, Fix
+
+if TYPE_CHECKING:  # pragma: no cover
+    from torchlint.static.sources import Sources
 
 FORMAT = 1
 DEFAULT_DIR = ".torchlint_cache"
@@ -111,40 +117,50 @@ class Cache:
         self.folder = folder
         self.entries = os.path.join(folder, ENTRIES)
         # torch_version: the version the static pass reports for (what breaks differs by version)
-        namespace = json.dumps([FORMAT, engine or engine_version(), settings_key(select, ignore), torch_version])
+        self.engine = engine or engine_version()
+        namespace = json.dumps([FORMAT, self.engine, settings_key(select, ignore), torch_version])
         self.namespace = hashlib.sha256(namespace.encode()).hexdigest()
         self._ready = False
         self.write_failed = False
 
+    def sources(self) -> "Sources":
+        """Where a run reads its files, with the index of their stats kept in this cache (an
+        unchanged file is not read again: :mod:`torchlint.static.sources`)."""
+        from torchlint.static.sources import INDEX_NAME, Sources
+
+        return Sources(os.path.join(self.folder, INDEX_NAME), namespace=self.engine)
+
     # -- keys ---------------------------------------------------------------------------
-    def key(self, path: str, source: str, project: str = "") -> str:
-        """The entry of ``path`` with text ``source``; ``project``: a digest of the file's facts
-        from the project-wide analysis (what it uses of the files its regions reach)."""
+    def key(self, path: str, digest: str, project: str = "") -> str:
+        """The entry of ``path`` whose text has ``digest``
+        (:func:`~torchlint.static.sources.text_digest`); ``project``: a digest of the file's
+        facts from the project-wide analysis (what it uses of the files its regions reach)."""
         h = hashlib.sha256(self.namespace.encode())
         h.update(b"\0" + path.encode("utf-8", "surrogatepass") + b"\0")
-        h.update(source.encode("utf-8", "surrogatepass"))
+        h.update(digest.encode())
         if project:
             h.update(b"\0project\0" + project.encode())
         return h.hexdigest()
 
     # -- summaries (the project-wide analysis's per-file input, keyed by content only) ----
-    def _summary_file(self, source: str) -> str:
+    def _summary_file(self, digest: str) -> str:
         h = hashlib.sha256(self.namespace.encode() + b"\0summary\0")
-        h.update(source.encode("utf-8", "surrogatepass"))
-        digest = h.hexdigest()
-        return os.path.join(self.folder, SUMMARIES, digest[:2], digest[2:] + ".json")
+        h.update(digest.encode())
+        name = h.hexdigest()
+        return os.path.join(self.folder, SUMMARIES, name[:2], name[2:] + ".json")
 
-    def get_summary(self, source: str) -> Optional[Dict[str, Any]]:
+    def get_summary(self, digest: str) -> Optional[Dict[str, Any]]:
+        """The summary of the text with ``digest``, or None."""
         try:
-            with open(self._summary_file(source), "rb") as fh:
+            with open(self._summary_file(digest), "rb") as fh:
                 entry = json.loads(fh.read())
         except (OSError, ValueError, RecursionError):
             return None
         return entry if isinstance(entry, dict) and isinstance(entry.get("imports"), list) else None
 
-    def put_summary(self, source: str, summary: Dict[str, Any]) -> None:
+    def put_summary(self, digest: str, summary: Dict[str, Any]) -> None:
         if not self.write_failed:
-            self._write(self._summary_file(source), summary)
+            self._write(self._summary_file(digest), summary)
 
     # -- the project-wide result for one set of checked files ----------------------------
     def _project_file(self, key: str) -> str:

@@ -16,15 +16,17 @@ import gc
 import hashlib
 import json
 import os
-import re
 import sys
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Type
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Type, Union
 
 from torchlint.findings import FileError, Finding
 from torchlint.files import FileProblem, read_source
+from torchlint.static.sources import (  # noqa: F401 - the pre-filter, as callers name it
+    REGION_PACKAGES, Known, Sources, _CANDIDATE, is_candidate, line_count, text_digest, trains_compiled_code,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from torchlint.config import Settings
@@ -37,30 +39,7 @@ if TYPE_CHECKING:  # pragma: no cover
 #: called only when some file has to be parsed (``torchlint.fixes.run.Marker``)
 Planner = Callable[[], "FixPlanner"]
 
-#: Top-level packages a compiled region needs an import of: ``nn.Module`` subclasses,
-#: ``torch.compile`` and the Lightning module bases all resolve through one of them (the
-#: import table reads absolute imports only). A test keeps this in step with regions.py.
-REGION_PACKAGES = ("torch", "lightning", "pytorch_lightning")
-_PACKAGES = "|".join(REGION_PACKAGES)
-# `import a, torch.nn as nn` (also across backslash continuations) or `from torch... import`.
-# Loose on purpose: a mention in a docstring only costs a parse.
-_CANDIDATE = re.compile(
-    rf"\bimport\b(?:[^\n]*\\\r?\n)*[^\n]*\b(?:{_PACKAGES})\b"
-    rf"|\bfrom(?:[ \t\f]|\\\r?\n)+(?:{_PACKAGES})\b"
-)
-
 #: Below this many files to parse, or this many characters, a pool costs more than it saves.
-# A script that compiles a model and calls `.backward()` trains the compiled model (a module is
-# in training mode until `eval()`): the run checks training-only code, as `--train` does.
-_COMPILES = re.compile(r"^[^#\n]*\b(?:torch\.)?compile\(", re.M)
-_BACKWARD = re.compile(r"^[^#\n]*\.backward\(", re.M)
-
-
-def trains_compiled_code(source: str) -> bool:
-    """Whether a file both calls ``compile(...)`` and ``.backward()`` (outside comments)."""
-    return ".backward(" in source and bool(_BACKWARD.search(source)) and bool(_COMPILES.search(source))
-
-
 POOL_MIN_FILES = 8
 POOL_MIN_CHARS = 200_000
 
@@ -75,41 +54,6 @@ class FileResult:
     lines: int = 0
 
 
-def is_candidate(source: str) -> bool:
-    """Whether the file may hold a compiled region (else it is not parsed at all).
-
-    The same answer as ``_CANDIDATE.search(source)``, found faster: only the (logical)
-    lines around each mention of a package are searched.
-    """
-    for needle in ("torch", "lightning"):
-        at = source.find(needle)
-        checked = -1  # end of the last line searched
-        while at >= 0:
-            if at >= checked:
-                start = _logical_line_start(source, at)
-                end = source.find("\n", at)
-                checked = len(source) if end < 0 else end
-                if _CANDIDATE.search(source, start, checked) is not None:
-                    return True
-            at = source.find(needle, at + len(needle))
-    return False
-
-
-def _logical_line_start(source: str, at: int) -> int:
-    """Where the line holding ``at`` starts, following backslash continuations back."""
-    start = source.rfind("\n", 0, at) + 1
-    while start > 1:
-        before = source[max(0, start - 3):start - 1]  # what precedes the newline
-        if not before.endswith("\\") and not before.endswith("\\\r"):
-            break
-        start = source.rfind("\n", 0, start - 1) + 1
-    return start
-
-
-def _line_count(source: str) -> int:
-    return source.count("\n") + 1
-
-
 def check_source(source: str, path: str, rule_classes: Sequence[Type["Rule"]],
                  fixes: Optional["FixPlanner"] = None, facts: Optional[dict] = None,
                  parser: Optional["IncrementalParser"] = None, syntax=None) -> FileResult:
@@ -118,7 +62,7 @@ def check_source(source: str, path: str, rule_classes: Sequence[Type["Rule"]],
     trees of the file's earlier versions, :mod:`torchlint.static.incremental`; ``syntax``: its
     :func:`~torchlint.static.limits.syntax_tree`, if already made); parse problems become
     ``error``, never exceptions."""
-    result = FileResult(path=path, lines=_line_count(source))
+    result = FileResult(path=path, lines=line_count(source))
     if not rule_classes or not (is_candidate(source) or (facts and (facts.get("roots") or facts.get("reached")))):
         return result
     from torchlint.static.limits import guarded_lint
@@ -175,6 +119,7 @@ def run_static(
     texts: Optional[Dict[str, str]] = None,
     torch_version: Optional[str] = None,
     project: Optional[bool] = None,
+    sources: Optional[Sources] = None,
 ):
     """Findings and errors for ``files``, in file order.
 
@@ -186,7 +131,10 @@ def run_static(
     ``torch_version``: report what breaks on that measured torch version (default: what
     ``settings`` say, when given): rules dead there are not run, TL009 keeps the calls that
     still break there (see :mod:`torchlint.matrix`). ``project``: decide regions over all
-    the files (default ``settings.project``, on).
+    the files (default ``settings.project``, on). ``sources``: where texts are read from
+    (:class:`~torchlint.static.sources.Sources`; with an index, unchanged files are not
+    read; the caller saves it). ``texts`` gets only the files parsed in this run: the others
+    are read by whoever needs their text.
     """
     mark_fixes = fixes is not None
     if torch_version is None and settings is not None:
@@ -194,40 +142,42 @@ def run_static(
     tick = advance or (lambda n: None)
     results: List[Optional[FileResult]] = [None] * len(files)
     todo: List[Tuple[int, str, str, Optional[str], Optional[dict]]] = []  # (index, path, source, key, facts)
-    sources: List[Optional[str]] = [None] * len(files)
+    srcs = sources if sources is not None else cache.sources() if cache is not None else Sources()
+    known: List[Optional[Known]] = [None] * len(files)
     notebooks: List[int] = []
     for i, path in enumerate(files):
         if path.endswith(".ipynb"):  # code cells as one module (torchlint.static.notebook), uncached
             notebooks.append(i)
             continue
-        try:
-            sources[i] = read_source(path)
-        except FileProblem as exc:
-            results[i] = FileResult(path=path, error=str(exc))
+        known[i] = srcs.known(path)
+        if known[i] is None:
+            results[i] = FileResult(path=path, error=srcs.problem(path) or "cannot read")
     settings_ = settings or _default_settings()
     facts: List[Optional[dict]] = [None] * len(files)
     bare: Set[str] = set()  # files that hold no compiled region (no tree is built for them)
-    settings_ = trained_if_a_script_trains(settings_, sources)
+    settings_ = _trained_if(settings_, (k is not None and k.trains for k in known))
     if project if project is not None else settings_.project:
-        facts, bare = project_facts(files, sources, settings_, cache)
-    facts = with_modes(facts, sources, settings_)
+        facts, bare = project_facts(files, srcs, settings_, cache)
+    facts = with_modes(facts, known, settings_)
     done = 0
     for i, path in enumerate(files):
-        source = sources[i]
-        if source is not None:
+        info = known[i]
+        if info is not None:
             fact = facts[i]
-            if (not is_candidate(source) and not _reached(fact)) or (bare and os.path.abspath(path) in bare):
-                results[i] = FileResult(path=path, lines=_line_count(source))
+            if (not info.candidate and not _reached(fact)) or (bare and os.path.abspath(path) in bare):
+                results[i] = FileResult(path=path, lines=info.lines)
             else:
-                key = cache.key(path, source, _digest(fact)) if cache is not None else None
+                key = cache.key(path, info.digest, _digest(fact)) if cache is not None else None
                 hit = cache.get(key, path, mark_fixes) if key is not None else None  # type: ignore[union-attr]
                 if hit is not None:
                     results[i] = FileResult(path, hit[0], hit[1], hit[2])
-                    if hit[0] and texts is not None:
-                        texts[path] = source
                 else:
-                    todo.append((i, path, source, key, fact))
-                    continue
+                    source = srcs.text(path)
+                    if source is None:  # gone or changed into something unreadable since
+                        results[i] = FileResult(path=path, error=srcs.problem(path) or "cannot read")
+                    else:
+                        todo.append((i, path, source, key, fact))
+                        continue
         done += 1
         if done >= 64:
             tick(done)
@@ -257,6 +207,8 @@ def run_static(
         findings.extend(res.findings)
         if res.error:
             errors.extend(FileError(res.path, line) for line in res.error.split("\n"))
+    if sources is None:
+        srcs.save()
     return findings, errors
 
 
@@ -280,14 +232,18 @@ def _lint_notebook(path: str, rule_classes, fixes: Optional["FixPlanner"] = None
 def trained_if_a_script_trains(settings: "Settings", sources: Sequence[Optional[str]]) -> "Settings":
     """``settings`` with ``train`` on when a checked script compiles a model and calls
     ``.backward()`` (it trains it: training-only code runs), else ``settings``."""
-    if not settings.train and any(src is not None and trains_compiled_code(src) for src in sources):
+    return _trained_if(settings, (src is not None and trains_compiled_code(src) for src in sources))
+
+
+def _trained_if(settings: "Settings", trains: Iterable[bool]) -> "Settings":
+    if not settings.train and any(trains):
         import dataclasses
 
         return dataclasses.replace(settings, train=True)
     return settings
 
 
-def with_modes(facts: List[Optional[dict]], sources: Sequence[Optional[str]], settings: "Settings"
+def with_modes(facts: List[Optional[dict]], sources: Sequence[object], settings: "Settings"
                ) -> List[Optional[dict]]:
     """Training-only and half-precision-only code is checked too (``--train``, ``--half``):
     part of each file's facts (and so of its cache key), as the engine reads them."""
@@ -314,54 +270,41 @@ def _reached(fact: Optional[dict]) -> bool:
     return bool(fact and (fact.get("roots") or fact.get("reached")))
 
 
-def project_facts(files: Sequence[str], sources: Sequence[Optional[str]], settings: "Settings",
+def project_facts(files: Sequence[str], sources: Union[Sequence[Optional[str]], Sources], settings: "Settings",
                   cache: Optional["Cache"] = None) -> Tuple[List[Optional[dict]], Set[str]]:
     """Each file's facts from the project-wide analysis (None for a file that cannot be read),
     and the absolute paths of the files that hold no compiled region
     (:func:`torchlint.analysis.roots.may_hold_regions`: no tree is built for them).
 
-    Every file is summarised (``ast``, cached by content); imports are resolved to the checked
-    files and to the project's other files (read, never checked); installed packages only
-    with ``settings.follow_imports``.
+    ``sources``: the files' texts (None: unreadable or a notebook), or the
+    :class:`~torchlint.static.sources.Sources` they are read from. Every file is summarised
+    (``ast``, cached by content); imports are resolved to the checked files and to the
+    project's other files (read, never checked); installed packages only with
+    ``settings.follow_imports``.
     """
+    if not isinstance(sources, Sources):
+        sources = Sources.of(files, sources)
     with gc_paused():  # summaries and the analysis make many small objects and no cycles
         return _project_facts(files, sources, settings, cache)
 
 
-def _project_facts(files: Sequence[str], sources: Sequence[Optional[str]], settings: "Settings",
+def _project_facts(files: Sequence[str], srcs: Sources, settings: "Settings",
                    cache: Optional["Cache"] = None) -> Tuple[List[Optional[dict]], Set[str]]:
-    from torchlint.analysis.modules import ModuleMap
-    from torchlint.analysis.project import Project
-    from torchlint.analysis.roots import may_hold_regions
     from torchlint.analysis.summary import summarize
 
     roots = source_roots(settings)
-    given = {os.path.abspath(p): (p, src) for p, src in zip(files, sources) if src is not None}
-    # in path order, whatever the order of ``files``: which root a function is reached from
-    # first (its "called from"), and which of two files named alike a module is, never
-    # depend on the order the files were given in
-    modmap = ModuleMap(sorted(given), roots, follow_imports=settings.follow_imports)
-
-    texts: Dict[str, Optional[str]] = {path: entry[1] for path, entry in given.items()}
-
-    def text_of(path: str) -> Optional[str]:
-        if path not in texts:
-            try:
-                texts[path] = read_source(path)
-            except FileProblem:
-                texts[path] = None
-        return texts[path]
-
+    paths = [os.path.abspath(p) for p in files]
+    given = {path: p for p, path in zip(files, paths) if not p.endswith(".ipynb") and srcs.known(path) is not None}
     summaries: Dict[str, Optional[dict]] = {}
 
     def load(path: str):
         if path not in summaries:
-            summaries[path] = _load_summary(text_of(path), cache, summarize)
+            summaries[path] = _load_summary(path, srcs, cache, summarize)
         return summaries[path]
 
     def display(path: str) -> str:
-        entry = given.get(path)
-        return entry[0] if entry is not None else os.path.relpath(path)
+        shown = given.get(path)
+        return shown if shown is not None else os.path.relpath(path)
 
     # The whole analysis is kept too, with a digest of each file it read: a run whose files'
     # summaries are all unchanged (nothing edited, or edits inside what summaries leave out,
@@ -369,61 +312,62 @@ def _project_facts(files: Sequence[str], sources: Sequence[Optional[str]], setti
     key = json.dumps([sorted(given), [display(p) for p in sorted(given)], roots,
                       settings.follow_imports, os.getcwd(), settings.train])
     stored = cache.get_project(key) if cache is not None else None
-    text_digests: Dict[str, str] = {}
-
-    def text_digest(path: str, source: str) -> str:
-        if path not in text_digests:
-            text_digests[path] = _text_digest(source)
-        return text_digests[path]
-
     if stored is not None and isinstance(stored.get("bare"), list):
         files_seen = dict(stored["files"])
         for path, digests in stored["files"].items():
-            source = text_of(path)
-            if source is None or not isinstance(digests, list) or len(digests) != 2:
+            digest = srcs.digest(path)
+            if digest is None or not isinstance(digests, list) or len(digests) != 2:
                 files_seen = None
                 break
-            if text_digest(path, source) != digests[0]:
+            if digest != digests[0]:
                 if _digest(load(path)) != digests[1]:
                     files_seen = None
                     break
-                files_seen[path] = [text_digest(path, source), digests[1]]
+                files_seen[path] = [digest, digests[1]]
         if files_seen is not None:
             if files_seen != stored["files"]:
                 cache.put_project(key, dict(stored, files=files_seen))  # type: ignore[union-attr]
-            return ([stored["facts"].get(os.path.abspath(p)) if src is not None else None
-                     for p, src in zip(files, sources)], set(stored["bare"]))
+            return ([stored["facts"].get(path) if path in given else None for path in paths],
+                    set(stored["bare"]))
 
+    from torchlint.analysis.modules import ModuleMap
+    from torchlint.analysis.project import Project
+    from torchlint.analysis.roots import may_hold_regions
+
+    # in path order, whatever the order of ``files``: which root a function is reached from
+    # first (its "called from"), and which of two files named alike a module is, never
+    # depend on the order the files were given in
+    modmap = ModuleMap(sorted(given), roots, follow_imports=settings.follow_imports)
     project = Project(modmap, load, sorted(given), display, train=settings.train)
-    out = [project.facts(os.path.abspath(p)) if src is not None else None for p, src in zip(files, sources)]
-    bare = {path for path, fact in zip((os.path.abspath(p) for p in files), out)
-            if path in given and not may_hold_regions(load(path), fact)}
+    out = [project.facts(path) if path in given else None for path in paths]
+    bare = {path for path, fact in zip(paths, out) if path in given and not may_hold_regions(load(path), fact)}
     if cache is not None:
         seen = {}
         before = stored["files"] if stored is not None else {}
         for path in project.read_paths():
-            source = text_of(path)
-            if source is not None:
-                digest = text_digest(path, source)
+            digest = srcs.digest(path)
+            if digest is not None:
                 old = before.get(path)
                 # the same text has the same summary: its digest is not made again
                 same = isinstance(old, list) and len(old) == 2 and old[0] == digest
                 seen[path] = [digest, old[1] if same else _digest(load(path))]
-        cache.put_project(key, {"files": seen, "facts": {os.path.abspath(p): f for p, f in zip(files, out)
-                                                          if f is not None}, "bare": sorted(bare)})
+        cache.put_project(key, {"files": seen, "facts": {path: f for path, f in zip(paths, out) if f is not None},
+                                "bare": sorted(bare)})
     return out, bare
 
 
-def _load_summary(source: Optional[str], cache: Optional["Cache"], summarize) -> Optional[dict]:
-    """A file's summary, from the cache (keyed by its text) or made and stored there."""
-    if source is None:
+def _load_summary(path: str, srcs: Sources, cache: Optional["Cache"], summarize) -> Optional[dict]:
+    """A file's summary, from the cache (keyed by its text's digest) or made and stored there."""
+    digest = srcs.digest(path)
+    if digest is None:
         return None
-    hit = cache.get_summary(source) if cache is not None else None
+    hit = cache.get_summary(digest) if cache is not None else None
     if hit is not None:
         return hit
-    summary = summarize(source)
+    source = srcs.text(path)
+    summary = summarize(source) if source is not None else None
     if cache is not None and summary is not None:
-        cache.put_summary(source, summary)
+        cache.put_summary(digest, summary)
     return summary
 
 
@@ -433,10 +377,6 @@ def source_roots(settings: "Settings", default_root: Optional[str] = None) -> Li
     ``src/``."""
     root = settings.root if getattr(settings, "source", None) else (default_root or os.getcwd())
     return [os.path.join(root, r) for r in settings.src] if settings.src else [root, os.path.join(root, "src")]
-
-
-def _text_digest(source: str) -> str:
-    return hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _digest(facts: Optional[dict]) -> str:

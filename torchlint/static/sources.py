@@ -1,0 +1,264 @@
+"""The texts of the files a static run reads, each read at most once, and what the run needs
+to know of a file without reading it again when it has not changed.
+
+What the run needs of a file before it decides to parse it is small: a digest of its text
+(the cache keys), whether it may hold a compiled region (:func:`~torchlint.static.run.is_candidate`),
+whether it trains a compiled model and how many lines it has. :class:`Sources` keeps these
+per file in an *index* stored with the cache (``<cache-dir>/files-v1.json``), next to the
+file's ``stat()``: size, modification and change times (nanoseconds), inode and mode. A
+later run that finds the same ``stat()`` takes the facts from the index and does not open
+the file; only the files it goes on to parse, or whose findings it shows, are read.
+
+An entry is trusted only when it was recorded well after the file's last change (two
+seconds, more than any filesystem's timestamp granularity): a file edited again within the
+tick its timestamp records cannot keep a stale entry, because such an entry is re-read and
+re-recorded first (git's "racy" index entries are handled the same way). The index is
+rewritten atomically and only when it changed; an unreadable or foreign index is ignored.
+
+This module must not import libcst (a warm run never does).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import time
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence
+
+from torchlint.files import FileProblem, read_source
+
+INDEX_NAME = "files-v1.json"
+FORMAT = 1
+#: an entry recorded less than this long after the file's last change is checked again
+RACY_NS = 2_000_000_000
+#: entries kept at most (the oldest go first): a cache shared by many trees stays small
+MAX_ENTRIES = 200_000
+
+
+def text_digest(source: str) -> str:
+    """The digest that names a text in the cache (its entries, summaries and the index)."""
+    return hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Known:
+    """What the static run needs of a file's text without reading it."""
+
+    digest: str
+    #: may hold a compiled region (else it is not parsed)
+    candidate: bool
+    #: compiles a model and calls ``.backward()`` (training-only code is checked)
+    trains: bool
+    lines: int
+
+
+#: Top-level packages a compiled region needs an import of: ``nn.Module`` subclasses,
+#: ``torch.compile`` and the Lightning module bases all resolve through one of them (the
+#: import table reads absolute imports only). A test keeps this in step with regions.py.
+REGION_PACKAGES = ("torch", "lightning", "pytorch_lightning")
+_PACKAGES = "|".join(REGION_PACKAGES)
+# `import a, torch.nn as nn` (also across backslash continuations) or `from torch... import`.
+# Loose on purpose: a mention in a docstring only costs a parse.
+_CANDIDATE = re.compile(
+    rf"\bimport\b(?:[^\n]*\\\r?\n)*[^\n]*\b(?:{_PACKAGES})\b"
+    rf"|\bfrom(?:[ \t\f]|\\\r?\n)+(?:{_PACKAGES})\b"
+)
+
+# A script that compiles a model and calls `.backward()` trains the compiled model (a module is
+# in training mode until `eval()`): the run checks training-only code, as `--train` does.
+_COMPILES = re.compile(r"^[^#\n]*\b(?:torch\.)?compile\(", re.M)
+_BACKWARD = re.compile(r"^[^#\n]*\.backward\(", re.M)
+
+
+def trains_compiled_code(source: str) -> bool:
+    """Whether a file both calls ``compile(...)`` and ``.backward()`` (outside comments)."""
+    return ".backward(" in source and bool(_BACKWARD.search(source)) and bool(_COMPILES.search(source))
+
+
+def is_candidate(source: str) -> bool:
+    """Whether the file may hold a compiled region (else it is not parsed at all).
+
+    The same answer as ``_CANDIDATE.search(source)``, found faster: only the (logical)
+    lines around each mention of a package are searched.
+    """
+    for needle in ("torch", "lightning"):
+        at = source.find(needle)
+        checked = -1  # end of the last line searched
+        while at >= 0:
+            if at >= checked:
+                start = _logical_line_start(source, at)
+                end = source.find("\n", at)
+                checked = len(source) if end < 0 else end
+                if _CANDIDATE.search(source, start, checked) is not None:
+                    return True
+            at = source.find(needle, at + len(needle))
+    return False
+
+
+def _logical_line_start(source: str, at: int) -> int:
+    """Where the line holding ``at`` starts, following backslash continuations back."""
+    start = source.rfind("\n", 0, at) + 1
+    while start > 1:
+        before = source[max(0, start - 3):start - 1]  # what precedes the newline
+        if not before.endswith("\\") and not before.endswith("\\\r"):
+            break
+        start = source.rfind("\n", 0, start - 1) + 1
+    return start
+
+
+def line_count(source: str) -> int:
+    return source.count("\n") + 1
+
+
+def describe(source: str) -> Known:
+    return Known(text_digest(source), is_candidate(source), trains_compiled_code(source), line_count(source))
+
+
+def _stamp(info: os.stat_result) -> List[int]:
+    return [info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_mode]
+
+
+class Sources:
+    """Texts and :class:`Known` facts of files by absolute path.
+
+    ``index``: the index file (None: nothing is remembered between runs; every file is read);
+    ``given``: texts to use instead of what is on disk (open editor buffers, tests, files
+    already read by the caller)."""
+
+    def __init__(self, index: Optional[str] = None, given: Optional[Dict[str, Optional[str]]] = None,
+                 namespace: str = "") -> None:
+        self.index_path = index
+        self.namespace = namespace
+        self._texts: Dict[str, Optional[str]] = dict(given or {})
+        self._given = frozenset(self._texts)
+        self._known: Dict[str, Optional[Known]] = {}
+        self._problems: Dict[str, str] = {}
+        self._entries: Dict[str, list] = self._load() if index else {}
+        self._changed = False
+        #: how many files the run opened (the rest came from the index)
+        self.reads = 0
+
+    @classmethod
+    def of(cls, files: Sequence[str], sources: Sequence[Optional[str]]) -> "Sources":
+        """The texts a caller already read (None: unreadable), by the files' absolute paths."""
+        return cls(given={os.path.abspath(p): s for p, s in zip(files, sources)})
+
+    # -- reading ------------------------------------------------------------------------
+    def known(self, path: str) -> Optional[Known]:
+        """The file's facts, from the index when its ``stat()`` is unchanged, else read (None
+        when it cannot be read: :meth:`problem` says why)."""
+        path = os.path.abspath(path)
+        if path in self._known:
+            return self._known[path]
+        known = None
+        if path not in self._given and self.index_path:
+            known = self._from_index(path)
+        if known is None:
+            text = self.text(path)
+            known = describe(text) if text is not None else None
+        self._known[path] = known
+        return known
+
+    def digest(self, path: str) -> Optional[str]:
+        known = self.known(path)
+        return known.digest if known is not None else None
+
+    def text(self, path: str) -> Optional[str]:
+        """The file's text, read once (None when it cannot be read: :meth:`problem` says why)."""
+        path = os.path.abspath(path)
+        if path not in self._texts:
+            self._texts[path] = self._read(path)
+        return self._texts[path]
+
+    def problem(self, path: str) -> Optional[str]:
+        """Why the file cannot be read (the one-line reason), or None."""
+        return self._problems.get(os.path.abspath(path))
+
+    def _read(self, path: str) -> Optional[str]:
+        self.reads += 1
+        try:
+            before = os.stat(path) if self.index_path else None
+            text = read_source(path)
+        except FileProblem as exc:
+            self._problems[path] = str(exc)
+            return None
+        except OSError:  # stat failed: read_source says why in words
+            try:
+                text = read_source(path)
+            except FileProblem as exc:
+                self._problems[path] = str(exc)
+                return None
+            before = None
+        if before is not None:
+            self._record(path, before, text)
+        return text
+
+    # -- the index ------------------------------------------------------------------------
+    def _from_index(self, path: str) -> Optional[Known]:
+        entry = self._entries.get(path)
+        if entry is None:
+            return None
+        try:
+            info = os.stat(path)
+        except OSError:
+            return None
+        stamp, recorded, digest, candidate, trains, lines = entry
+        if stamp != _stamp(info) or recorded - max(info.st_mtime_ns, info.st_ctime_ns) < RACY_NS:
+            return None
+        return Known(digest, candidate, trains, lines)
+
+    def _record(self, path: str, info: os.stat_result, text: str) -> None:
+        known = describe(text)
+        self._known.setdefault(path, known)
+        entry = [_stamp(info), time.time_ns(), known.digest, known.candidate, known.trains, known.lines]
+        if self._entries.get(path) != entry:
+            self._entries.pop(path, None)  # re-inserted last: the newest entries are kept
+            self._entries[path] = entry
+            self._changed = True
+
+    def _load(self) -> Dict[str, list]:
+        try:
+            with open(self.index_path, "rb") as fh:  # type: ignore[arg-type]
+                doc = json.loads(fh.read())
+        except (OSError, ValueError, RecursionError):
+            return {}
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("namespace") != self.namespace:
+            return {}
+        entries = doc.get("files")
+        if not isinstance(entries, dict):
+            return {}
+        return {p: e for p, e in entries.items() if _well_formed(e)}
+
+    def save(self) -> None:
+        """Write the index when this run changed it (a cache that cannot be written is
+        quietly not used)."""
+        if not self.index_path or not self._changed:
+            return
+        from torchlint.atomic import write_text_atomic
+
+        entries = self._entries
+        if len(entries) > MAX_ENTRIES:
+            entries = dict(list(entries.items())[-MAX_ENTRIES:])
+        doc = {"format": FORMAT, "namespace": self.namespace, "files": entries}
+        try:
+            os.makedirs(os.path.dirname(self.index_path), exist_ok=True)
+            write_text_atomic(self.index_path, json.dumps(doc, separators=(",", ":")), durable=False)
+        except OSError:
+            pass
+        self._changed = False
+
+
+def _well_formed(entry: object) -> bool:
+    if not isinstance(entry, list) or len(entry) != 6:
+        return False
+    stamp, recorded, digest, candidate, trains, lines = entry
+    return (isinstance(stamp, list) and len(stamp) == 5 and all(_is_int(v) for v in stamp) and _is_int(recorded)
+            and isinstance(digest, str) and len(digest) == 64 and isinstance(candidate, bool)
+            and isinstance(trains, bool) and _is_int(lines))
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
