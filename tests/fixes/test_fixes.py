@@ -15,7 +15,7 @@ import pytest
 from support import run_cli, write
 
 from torchlint.fixes import fixer_for
-from torchlint.fixes.apply import apply_edits, apply_plans, fix_source, plan_source
+from torchlint.fixes.apply import FixOptions, apply_edits, apply_plans, fix_source, plan_source
 from torchlint.fixes.run import Marker
 from torchlint.fixes.base import Plan
 from torchlint.rules import all_rules
@@ -28,7 +28,7 @@ ONE_BREAK_LEFT = {"mask_index": "keep_idx = keep.nonzero(as_tuple=True)"}
 
 
 def _fix(text: str, path: str = "snippet.py", unsafe: bool = True):
-    return fix_source(text, path, all_rules(), unsafe=unsafe)
+    return fix_source(text, path, FixOptions(all_rules(), unsafe=unsafe))
 
 
 def _pair(name: str):
@@ -338,7 +338,7 @@ def test_marked_edits_are_what_applying_the_plan_alone_writes(name):
 
     before, _ = _pair(name)
     for text in (before, before.rstrip("\n"), before.replace("\n", "\r\n")):
-        planned = plan_source(text, "x.py", all_rules(), unsafe=True)
+        planned = plan_source(text, "x.py", FixOptions(all_rules(), unsafe=True))
         alone = {planned.keys[id(p)]: apply_plans(planned, [p]) for p in planned.plans} if planned else {}
         findings = lint_source(text, "x.py", all_rules(), fixes=Marker())
         marked = {(f.rule, f.line, f.column): f.fix for f in findings if f.fix is not None}
@@ -349,7 +349,7 @@ def test_marked_edits_are_what_applying_the_plan_alone_writes(name):
 
 def test_plans_respect_noqa():
     src = MIXED.replace("torch._dynamo.graph_break()", "torch._dynamo.graph_break()  # noqa: TL011")
-    planned = plan_source(src, "m.py", all_rules(), unsafe=True)
+    planned = plan_source(src, "m.py", FixOptions(all_rules(), unsafe=True))
     assert [p.code for p in planned.plans] == ["TL004"]
 
 
@@ -375,7 +375,7 @@ def test_host_sync_statements_are_guarded_safely():
 
     src = ("import torch\n\n\n@torch.compile\ndef step(x):\n    y = x * 2\n"
            "    torch.cuda.synchronize()\n    return y\n")
-    outcome = fix_source(src, "s.py", [get_rule("TL009")], unsafe=False)
+    outcome = fix_source(src, "s.py", FixOptions([get_rule("TL009")], unsafe=False))
     assert "    if not torch.compiler.is_compiling():\n        torch.cuda.synchronize()\n" in outcome.new
     assert [a.applicability for a in outcome.applied] == ["safe"]
 

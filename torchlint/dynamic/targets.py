@@ -132,10 +132,12 @@ def parse_ref(text: str, what: str = "target") -> ObjectRef:
 
 @dataclass(frozen=True)
 class TargetSpec:
-    """One declared target with its sample inputs.
+    """One declared target with its sample inputs and how to run it.
 
     ``input_sets``: one list of argument specs per call; several calls run in turn without a
     reset (recompilations are counted). ``inputs_from`` names a function returning the args.
+    A target's gate limits (``max-graph-breaks``, ``max-recompiles``) are not run options:
+    the gate reads them from the declared tables (``Settings.targets``), by target name.
     """
 
     ref: ObjectRef
@@ -143,9 +145,7 @@ class TargetSpec:
     inputs_from: Optional[ObjectRef] = None
     train: bool = False
     timeout: Optional[float] = None
-    max_graph_breaks: Optional[int] = None
     input_sets_from: Optional[ObjectRef] = None
-    max_recompiles: Optional[int] = None
     label: Optional[str] = None
     #: ``reduce-overhead`` also measures CUDA graphs (:mod:`torchlint.dynamic.cudagraphs`)
     mode: Optional[str] = None
@@ -184,9 +184,7 @@ def make_target(
     *,
     train: bool = False,
     timeout: Optional[float] = None,
-    max_graph_breaks: Optional[int] = None,
     input_sets_from: Optional[str] = None,
-    max_recompiles: Optional[int] = None,
     name: Optional[str] = None,
     mode: Optional[str] = None,
     device: Optional[str] = None,
@@ -214,8 +212,8 @@ def make_target(
         check_mode(mode, device, "run")
     except ConfigError as e:
         raise TargetError(target, str(e).split(": ", 1)[1]) from None
-    return TargetSpec(ref, tuple(calls), source, train, timeout, max_graph_breaks, sets_source,
-                      max_recompiles, name, mode, device)
+    return TargetSpec(ref, tuple(calls), source, train=train, timeout=timeout, input_sets_from=sets_source,
+                      label=name, mode=mode, device=device)
 
 
 def target_from_config(table: Dict[str, Any], *, base_dir: str = ".", search: Sequence[str] = ()
@@ -223,11 +221,11 @@ def target_from_config(table: Dict[str, Any], *, base_dir: str = ".", search: Se
     """One ``[[tool.torchlint.targets]]`` table (or a CLI declaration with the same keys):
     ``target`` (required), ``input`` (list of specs, one call), ``input-sets`` (list of
     ``;``-separated calls), ``inputs-from``, ``input-sets-from``, ``train``, ``timeout``,
-    ``max-graph-breaks``, ``max-recompiles``, ``name``, ``mode``, ``device``. Relative paths are taken from
-    ``base_dir`` (the folder of pyproject.toml for config targets, the cwd for CLI ones).
-    A dotted name (``pkg.model:Net``) is looked up as a file under ``base_dir``, then under
-    ``search`` (each with its ``src/``); one found nowhere is left to the worker to import
-    (an installed package)."""
+    ``max-graph-breaks``, ``max-recompiles`` (checked, and read by the gate from the table),
+    ``name``, ``mode``, ``device``. Relative paths are taken from ``base_dir`` (the folder
+    of pyproject.toml for config targets, the cwd for CLI ones). A dotted name
+    (``pkg.model:Net``) is looked up as a file under ``base_dir``, then under ``search`` (each
+    with its ``src/``); one found nowhere is left to the worker to import (an installed package)."""
     name = str(table.get("target", "?")) if isinstance(table, dict) else "?"
     problem = target_table_problem(table)
     if problem is not None:
@@ -251,7 +249,6 @@ def target_from_config(table: Dict[str, Any], *, base_dir: str = ".", search: Se
         rebase(name), table.get("input", []), table.get("input-sets", []),
         rebase(table.get("inputs-from")),
         train=bool(table.get("train", False)), timeout=table.get("timeout"),
-        max_graph_breaks=table.get("max-graph-breaks"), max_recompiles=table.get("max-recompiles"),
         input_sets_from=rebase(table.get("input-sets-from")), name=table.get("name") or name,
         mode=table.get("mode"), device=table.get("device"),
     )

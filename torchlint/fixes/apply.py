@@ -16,6 +16,8 @@ in, text out; reading and writing files, marking a report's findings and diffs a
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple, Type
 
 import libcst as cst
@@ -101,20 +103,39 @@ class Planned:
         self.spans = spans
 
 
-def plan_source(
-    source: str,
-    path: str,
-    rule_classes: Sequence[Type[Rule]],
-    *,
-    unsafe: bool,
-    ignored: Iterable[str] = (),
-    facts: Optional[dict] = None,
-) -> Optional[Planned]:
-    """Plans for the fixable findings of ``source`` (``None`` when it does not parse);
-    ``facts``: the file's facts from the project-wide analysis, as the check uses them
+@dataclass(frozen=True)
+class FixOptions:
+    """What fixing one text may do, the one home of the fix settings that planning, every
+    round of :func:`fix_source` and the callers pass along: the enabled rules (those with a
+    fixer are fixed), ``unsafe`` (also the fixes that change behaviour or need review), the
+    codes or prefixes ignored for the file (``per-file-ignores``: their findings are not
+    fixed) and the file's facts from the project-wide analysis, as the check uses them
     (:func:`torchlint.static.run.project_facts`), so a finding that exists only through
     another file (a helper called from a forward elsewhere) is fixed too."""
-    classes = fixable_rules(rule_classes)
+
+    rule_classes: Tuple[Type[Rule], ...]
+    unsafe: bool
+    ignored: Tuple[str, ...] = ()
+    facts: Optional[dict] = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rule_classes", tuple(self.rule_classes))
+        object.__setattr__(self, "ignored", tuple(self.ignored))
+
+    @cached_property
+    def fixable(self) -> List[Type[Rule]]:
+        """The rules of :attr:`rule_classes` that can be fixed (:func:`fixable_rules`)."""
+        return fixable_rules(self.rule_classes)
+
+    def for_file(self, ignored: Iterable[str] = (), facts: Optional[dict] = None) -> "FixOptions":
+        """These options for one file: its ignored codes and its project facts."""
+        return replace(self, ignored=tuple(ignored), facts=facts)
+
+
+def plan_source(source: str, path: str, options: FixOptions) -> Optional[Planned]:
+    """Plans for the fixable findings of ``source`` (``None`` when it does not parse) that
+    ``options`` allow."""
+    classes, facts = options.fixable, options.facts
     reached = bool(facts and (facts.get("roots") or facts.get("reached")))
     if not classes or not (reached or is_candidate(source)) or too_deep(source):
         return None  # too deep: libcst would overflow the stack (the check reports the file)
@@ -131,11 +152,10 @@ def plan_source(
         return None
     if not sink:
         return Planned(module, ctx, [], {}, {})
-    ignored = tuple(ignored)
     table = suppression.parse(lines)
     live: Set[Key] = {
         (f.rule, f.line, f.column) for f in findings  # type: ignore[misc]
-        if not suppression.is_suppressed(f, table) and not any(f.rule.startswith(p) for p in ignored)
+        if not suppression.is_suppressed(f, table) and not any(f.rule.startswith(p) for p in options.ignored)
     }
     positions = code_ranges(module, [plan.node for plan in sink]
                             + [node for plan in sink for node in plan.edits])
@@ -143,7 +163,7 @@ def plan_source(
     for plan in sink:
         pos = positions[plan.node]
         key = (plan.code, pos.start.line, pos.start.column + 1)
-        if key in live and (unsafe or plan.applicability == SAFE):
+        if key in live and (options.unsafe or plan.applicability == SAFE):
             plans.append(plan)
             keys[id(plan)] = key
     spans = {node: positions[node] for plan in plans for node in plan.edits}
@@ -309,22 +329,13 @@ def apply_plans(planned: Planned, plans: Sequence[Plan]) -> Tuple[str, List[Plan
     return (run(good) or original) if good else original, good
 
 
-def fix_source(
-    source: str,
-    path: str,
-    rule_classes: Sequence[Type[Rule]],
-    *,
-    unsafe: bool,
-    ignored: Iterable[str] = (),
-    facts: Optional[dict] = None,
-) -> FixOutcome:
-    """Apply every allowed fix to ``source``, round after round, until nothing changes
-    (``facts``: the file's project facts, :func:`plan_source`; the fixes rename nothing, so
-    the facts of the text before the first round hold for every round)."""
+def fix_source(source: str, path: str, options: FixOptions) -> FixOutcome:
+    """Apply every fix ``options`` allow to ``source``, round after round, until nothing
+    changes (the fixes rename nothing, so the project facts of the text before the first
+    round hold for every round)."""
     outcome = FixOutcome(path=path, old=source, new=source)
-    ignored = tuple(ignored)
     for _ in range(MAX_ROUNDS):
-        planned = plan_source(outcome.new, path, rule_classes, unsafe=unsafe, ignored=ignored, facts=facts)
+        planned = plan_source(outcome.new, path, options)
         if planned is None or not planned.plans:
             break
         code, used = apply_plans(planned, choose(planned))

@@ -10,7 +10,7 @@ transformer pass (:mod:`torchlint.fixes.apply`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, ClassVar, Dict, Iterable, Iterator, List, Optional, Set, Tuple, Type
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple, Type
 
 import libcst as cst
 
@@ -283,11 +283,10 @@ def with_leading_lines(new: cst.CSTNode, old: cst.CSTNode) -> cst.CSTNode:
 
 class Fixer:
     """Turns a finding's node into a :class:`Plan`, or ``None`` when the code is not of a form
-    this fix handles (the finding then stays, with its suggestion in words)."""
+    this fix handles (the finding then stays, with its suggestion in words).
 
-    #: rule codes this fixer handles (each plan carries its own applicability; the rule's
-    #: ``fix_applicability`` says what to expect of them)
-    codes: ClassVar[Tuple[str, ...]] = ()
+    A fixer is made the fixer of its rule codes by :func:`register`; each plan carries its own
+    applicability (the rule's ``fix_applicability`` says what to expect of them)."""
 
     def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
         raise NotImplementedError
@@ -296,14 +295,19 @@ class Fixer:
 REGISTRY: Dict[str, Fixer] = {}
 
 
-def register(cls: Type[Fixer]) -> Type[Fixer]:
-    """Class decorator: make ``cls`` the fixer of its rule codes."""
-    instance = cls()
-    for code in cls.codes:
-        if code in REGISTRY:
-            raise RuntimeError(f"two fixers for {code}: {type(REGISTRY[code]).__name__} and {cls.__name__}")
-        REGISTRY[code] = instance
-    return cls
+def register(*codes: str) -> Callable[[Type[Fixer]], Type[Fixer]]:
+    """Class decorator: ``@register("TL004", "TL009")`` makes the class the fixer of these
+    rule codes."""
+
+    def decorate(cls: Type[Fixer]) -> Type[Fixer]:
+        instance = cls()
+        for code in codes:
+            if code in REGISTRY:
+                raise RuntimeError(f"two fixers for {code}: {type(REGISTRY[code]).__name__} and {cls.__name__}")
+            REGISTRY[code] = instance
+        return cls
+
+    return decorate
 
 
 @dataclass

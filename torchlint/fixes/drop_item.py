@@ -45,10 +45,8 @@ def _row_pick_index(index: cst.Index, rule: Rule, ctx: FixContext) -> bool:
     return isinstance(call, cst.Call) and rule.resolve(call.func) in ("torch.stack", "torch.cat")
 
 
-@register
+@register("TL001")
 class DropItem(Fixer):
-    codes = ("TL001",)
-
     def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
         if tensor_method_receiver(node, rule) is None:
             return None  # not `t.item()` on a tensor

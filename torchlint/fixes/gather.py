@@ -138,10 +138,8 @@ _DESCRIPTION = ("Replace the per-row Python loop with one advanced-indexing op "
                 "when each per-row index is a single integer (a 1-D index tensor).")
 
 
-@register
+@register("TL006")
 class VectorisedRowPick(Fixer):
-    codes = ("TL006",)
-
     def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
         if not isinstance(node, cst.Subscript):
             return None

@@ -57,10 +57,8 @@ def _the_statement(node: cst.CSTNode, ctx: FixContext) -> Optional[cst.SimpleSta
     return None
 
 
-@register
+@register("TL004", "TL009")
 class GuardSideEffect(Fixer):
-    codes = ("TL004", "TL009")
-
     def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
         stmt = _the_statement(node, ctx)
         if stmt is None:

@@ -91,10 +91,8 @@ class _Constants:
         return False
 
 
-@register
+@register("TL007")
 class HoistModule(Fixer):
-    codes = ("TL007",)
-
     def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
         region = rule.ctx.region
         owner = region.owner if region is not None else None

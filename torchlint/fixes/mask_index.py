@@ -110,10 +110,8 @@ _DESCRIPTION = ("Find the `True` positions of `{mask}` once (`{idx} = {mask}.non
                 "an error).")
 
 
-@register
+@register("TL008")
 class SharedMaskPositions(Fixer):
-    codes = ("TL008",)
-
     def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
         mask = self._mask_of(node)
         fn = ctx.enclosing_function(node)

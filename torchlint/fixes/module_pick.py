@@ -139,11 +139,9 @@ def _pick_plan(node: cst.Call, pick: cst.Call, rule: Rule, ctx: FixContext, only
         "outputs must have one shape, and the others get zero gradients instead of none."))
 
 
-@register
+@register("TL015")
 class KeyedPick(Fixer):
     """TL015's one fixable form: ``max``/``min`` over submodule indices keyed by a tensor."""
-
-    codes = ("TL015",)
 
     def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
         return keyed_pick_plan(node, rule, ctx) if isinstance(node, cst.Call) else None

@@ -17,10 +17,8 @@ from torchlint.rules.base import Rule
 _BREAKS = ("torch._dynamo.graph_break", "torch._dynamo.skip_frame")
 
 
-@register
+@register("TL011")
 class RemoveGraphBreak(Fixer):
-    codes = ("TL011",)
-
     def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
         if not isinstance(node, cst.Call) or rule.resolve(node.func) not in _BREAKS:
             return None

@@ -21,8 +21,8 @@ from torchlint.atomic import write_text_atomic
 from torchlint.files import FileProblem, decode_source
 from torchlint.findings import Edit, Fix
 from torchlint.fixes.apply import (
-    Change, Lines, Planning, _parses, apply_edits, change_nodes, edit_range, edits_of, fix_source, fixable_rules,
-    plan_changes,
+    Change, FixOptions, Lines, Planning, _parses, apply_edits, change_nodes, edit_range, edits_of, fix_source,
+    fixable_rules, plan_changes,
 )
 from torchlint.fixes.base import FixOutcome, Plan
 from torchlint.rules.base import Rule
@@ -109,16 +109,16 @@ def _read(path: str) -> Tuple[str, str]:
 
 def fix_files(
     files: Sequence[str],
-    rule_classes: Sequence[Type[Rule]],
+    options: FixOptions,
     *,
-    unsafe: bool,
     write: bool,
     cwd: str,
     ignored_for: Callable[[str], Iterable[str]] = lambda path: (),
     facts: Optional[Dict[str, Optional[dict]]] = None,
     bare: Iterable[str] = (),
 ) -> List[FixOutcome]:
-    """Fix each file (paths relative to ``cwd``); write the changed ones when ``write``.
+    """Fix each file (paths relative to ``cwd``) as ``options`` allow, with each file's
+    ignored codes (``ignored_for(path)``) and facts; write the changed ones when ``write``.
     ``facts``: path -> the file's project facts (:func:`torchlint.static.run.project_facts`);
     ``bare``: the paths of files that hold no compiled region (nothing to fix in them)."""
     outcomes = []
@@ -129,7 +129,7 @@ def fix_files(
         if path in bare:
             continue
         if path.endswith(".ipynb"):
-            outcome = _fix_notebook(full, path, rule_classes, unsafe=unsafe, write=write, ignored=ignored_for(path))
+            outcome = _fix_notebook(full, path, options.for_file(ignored_for(path)), write=write)
             if outcome is not None:
                 outcomes.append(outcome)
             continue
@@ -137,8 +137,7 @@ def fix_files(
             source, encoding = _read(full)
         except (OSError, FileProblem):
             continue  # the check reports files it cannot read
-        outcome = fix_source(source, path, rule_classes, unsafe=unsafe, ignored=ignored_for(path),
-                             facts=facts.get(path))
+        outcome = fix_source(source, path, options.for_file(ignored_for(path), facts.get(path)))
         if outcome.changed and write:
             try:
                 write_text_atomic(full, outcome.new, encoding=encoding)
@@ -148,13 +147,13 @@ def fix_files(
     return outcomes
 
 
-def _fix_notebook(full: str, path: str, rule_classes, *, unsafe: bool, write: bool, ignored) -> Optional[FixOutcome]:
+def _fix_notebook(full: str, path: str, options: FixOptions, *, write: bool) -> Optional[FixOutcome]:
     """Fix a notebook's code cells (:mod:`torchlint.static.notebook`); only changed cells' sources are rewritten."""
     from torchlint.static.notebook import CellsMoved, fix_notebook
 
     try:
         outcome, new_raw = fix_notebook(
-            full, lambda text: fix_source(text, path, rule_classes, unsafe=unsafe, ignored=ignored))
+            full, lambda text: fix_source(text, path, options))
     except FileProblem:
         return None  # the check reports notebooks it cannot read
     except CellsMoved as exc:
@@ -186,7 +185,7 @@ def fix_paths(paths: Sequence[str], settings, cwd: str, *, unsafe: bool, write: 
         found, empty = project_facts(full, sources, settings)
     facts = dict(zip(files, with_modes(found, sources, settings)))  # what the check's facts hold
     bare = [f for f, p in zip(files, full) if os.path.abspath(p) in empty]
-    return fix_files(files, enabled_rules(settings), unsafe=unsafe, write=write, cwd=cwd,
+    return fix_files(files, FixOptions(enabled_rules(settings), unsafe=unsafe), write=write, cwd=cwd,
                      ignored_for=settings.ignored_for, facts=facts, bare=bare)
 
 

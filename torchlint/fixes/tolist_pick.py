@@ -115,10 +115,8 @@ _DESCRIPTION = (
     "differently; an empty one made `torch.stack` raise and now gives an empty result).")
 
 
-@register
+@register("TL003")
 class TolistRowPick(Fixer):
-    codes = ("TL003",)
-
     def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
         idx = tensor_method_receiver(node, rule)
         if not isinstance(idx, cst.Name):

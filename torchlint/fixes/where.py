@@ -245,10 +245,8 @@ def early_return_form(node: cst.If, ctx: FixContext, is_tensor: IsTensor):
     return a, final, rest
 
 
-@register
+@register("TL005")
 class WhereForBranch(Fixer):
-    codes = ("TL005",)
-
     def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
         owner = ctx.parent(node)
         if isinstance(owner, cst.IfExp) and owner.test is node:

@@ -142,8 +142,7 @@ def fixes_for(text: str, path: str, settings: Settings) -> List[FixChoice]:
     """Each fixable finding's own fix: the text with only that fix applied."""
     from torchlint.fixes.apply import apply_plans, plan_source
 
-    rules = rules_for(settings)
-    planned = plan_source(text, path, rules, unsafe=True, ignored=settings.ignored_for(relative_path(path, settings)))
+    planned = plan_source(text, path, _fix_options(path, settings, unsafe=True))
     if planned is None or not planned.plans:
         return []
     out = []
@@ -159,8 +158,14 @@ def fix_all(text: str, path: str, settings: Settings, *, unsafe: bool = False) -
     """The text after every safe fix (``--fix`` on the buffer)."""
     from torchlint.fixes.apply import fix_source
 
-    return fix_source(text, path, rules_for(settings), unsafe=unsafe,
-                      ignored=settings.ignored_for(relative_path(path, settings))).new
+    return fix_source(text, path, _fix_options(path, settings, unsafe=unsafe)).new
+
+
+def _fix_options(path: str, settings: Settings, *, unsafe: bool):
+    """What fixing the buffer of ``path`` may do: the enabled rules and the file's ignores."""
+    from torchlint.fixes.apply import FixOptions
+
+    return FixOptions(rules_for(settings), unsafe=unsafe, ignored=settings.ignored_for(relative_path(path, settings)))
 
 
 def _offsets(text: str) -> List[int]:
