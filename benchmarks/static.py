@@ -9,8 +9,9 @@ repetitions and the median of each figure:
   warm (nothing changed), after one changed file (a comment added to a model file) and
   after one changed helper (``_probe = <parameter>.item()`` added to a function of the file
   whose functions the most regions of other files reach, chosen by torchlint's own
-  analysis: its summary changes, so the project is analysed again and the files whose facts
-  change re-checked; the run must find exactly one finding more), always ``--no-dynamic``;
+  analysis; the run must find exactly one finding more) and after the same edit with a new
+  function added beside it (the file's summary changes, so the whole project is analysed
+  again and the files whose facts change re-checked), always ``--no-dynamic``;
 * TorchFix and ``ruff check --select ALL --no-cache``, installed into a temporary venv.
 
 Each run is a child process: wall seconds, CPU seconds (user + system of the whole process
@@ -313,6 +314,7 @@ def bench_torchlint(name: str, target: Path, work: Path, reps: int, rows: List[R
     finally:
         edited.write_bytes(original)
     helper_row = Row("torchlint 1 changed helper", name)
+    widened_row = Row("torchlint 1 changed helper, new function", name)
     helper = pick_helper(target, cwd, env)
     if helper is None:
         log("  no function of one file is reached from regions in other files: no helper figure")
@@ -322,16 +324,20 @@ def bench_torchlint(name: str, target: Path, work: Path, reps: int, rows: List[R
         edited = target.parents[1] / rel
         original = edited.read_bytes()
         try:
-            for rep in range(reps):
-                measure(torchlint_cmd(target, cache), cwd, env)  # warm again (the last edit undone)
-                edited.write_bytes(probe_edit(original, qualname, rep))
-                run = measure(torchlint_cmd(target, cache), cwd, env)
-                helper_row.runs.append(run)
-                more = run.count - cold.runs[0].count
-                log(f"  torchlint 1 helper #{rep + 1}: {run.wall:6.2f} s wall, {run.cpu:6.2f} s CPU "
-                    f"({more:+d} finding{'s' if abs(more) != 1 else ''}: the edit adds one)")
-                if more != 1:
-                    raise SystemExit(f"{name}: the helper edit should add exactly one finding, it added {more}")
+            # the probe inside the helper's body, then the same with a new function beside it:
+            # the file's summary changes, so the whole project is analysed again
+            for row, edit in ((helper_row, probe_edit), (widened_row, widening_edit)):
+                for rep in range(reps):
+                    measure(torchlint_cmd(target, cache), cwd, env)  # warm again (the last edit undone)
+                    edited.write_bytes(edit(original, qualname, rep))
+                    run = measure(torchlint_cmd(target, cache), cwd, env)
+                    row.runs.append(run)
+                    edited.write_bytes(original)
+                    more = run.count - cold.runs[0].count
+                    log(f"  {row.tool} #{rep + 1}: {run.wall:6.2f} s wall, {run.cpu:6.2f} s CPU "
+                        f"({more:+d} finding{'s' if abs(more) != 1 else ''}: the edit adds one)")
+                    if more != 1:
+                        raise SystemExit(f"{name}: the helper edit should add exactly one finding, it added {more}")
         finally:
             edited.write_bytes(original)
     checks: Dict[str, str] = {"cold": cold.runs[0].findings, "warm": warm.runs[0].findings}
@@ -343,8 +349,9 @@ def bench_torchlint(name: str, target: Path, work: Path, reps: int, rows: List[R
             log(f"  torchlint {' '.join(extra)}: {'same' if same else 'DIFFERENT'} findings "
                 f"({check.wall:.2f} s wall, {check.cpu:.2f} s CPU)")
     rows += ([against] if against is not None else []) + [cold, per_file, warm, changed]
-    rows += [helper_row] if helper_row.runs else []
+    rows += [helper_row, widened_row] if helper_row.runs else []
     BAR[name] = {"cold": cold, "per_file": per_file, "helper": helper_row if helper_row.runs else None,
+                 "widened": widened_row if widened_row.runs else None,
                  "checks": checks if cross_check else None, "helper_file": helper}
 
 
@@ -401,6 +408,13 @@ def probe_edit(original: bytes, qualname: str, rep: int) -> bytes:
     return "".join(lines).encode("utf-8")
 
 
+def widening_edit(original: bytes, qualname: str, rep: int) -> bytes:
+    """:func:`probe_edit`, and a new module-level function at the end of the file: what the
+    file offers other files (its summary) changes, so the project is analysed again."""
+    text = probe_edit(original, qualname, rep).decode("utf-8")
+    return (text.rstrip("\n") + f"\n\n\ndef _probe_helper_{rep}(x):\n    return x\n").encode("utf-8")
+
+
 def bar_lines(names: Sequence[str]) -> List[str]:
     """The project-wide bar in words, one line per point, with the figures."""
     lines = []
@@ -419,6 +433,11 @@ def bar_lines(names: Sequence[str]) -> List[str]:
             lines.append(f"{'PASS' if wall < 1.0 else 'FAIL'} {CORPORA[name]} one changed helper ({qualname} in {rel}, "
                          f"reached from {users} files) re-checked warm: {wall:.2f} s wall, {helper.median('cpu'):.2f} s CPU "
                          f"(bar 1 s)")
+            widened = entry.get("widened")
+            if widened is not None:
+                lines.append(f"---- {CORPORA[name]} the same edit with a new function beside it (the file's summary "
+                             f"changes: the whole project is analysed again): {widened.median('wall'):.2f} s wall, "
+                             f"{widened.median('cpu'):.2f} s CPU")
         else:
             lines.append(f"---- {CORPORA[name]}: no helper reached from other files, no helper figure")
         if checks is not None:

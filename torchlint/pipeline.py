@@ -7,19 +7,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from torchlint.config import Settings
 from torchlint.findings import FileError, Finding, Report
 from torchlint import suppression
 from torchlint.files import FileProblem, discover, display_path, read_source, source_lines
-
-
-def _may_suppress(text: str) -> bool:
-    """Whether ``text`` can hold a comment torchlint.suppression honours: each says
-    `noqa` or `torchlint`, in any case (``lower()`` + ``in`` beats a case-blind search)."""
-    low = text.lower()
-    return "noqa" in low or "torchlint" in low
+from torchlint.static.sources import may_suppress
 
 
 @dataclass
@@ -52,6 +46,7 @@ def run_check(options: CheckOptions) -> Report:
     settings = options.settings
     report = Report()
     texts: Dict[str, str] = {}  # path -> text, of the files with static findings
+    uncommented: Set[str] = set()  # files known to hold no suppression comment (not read for them)
     if options.stdin is not None:
         files, missing = [display_path(options.stdin[0], cwd)], []
         texts[files[0]] = options.stdin[1]
@@ -66,7 +61,7 @@ def run_check(options: CheckOptions) -> Report:
         static_findings, errors = _stdin_pass(files[0], options.stdin[1], settings)
         report.errors.extend(errors)
     elif options.static:
-        static_findings, errors = _static_pass(files, options, cwd, texts)
+        static_findings, errors = _static_pass(files, options, cwd, texts, uncommented)
         report.errors.extend(errors)
 
     dynamic_findings: List[Finding] = []
@@ -105,11 +100,11 @@ def run_check(options: CheckOptions) -> Report:
     findings = [f for f in findings if _enabled(f, settings)]
     in_cells = [f for f in findings if f.cell is not None]  # notebooks: comments count per cell
     report.findings, usage = suppression.apply_tracking([f for f in findings if f.cell is None],
-                                                        _lines_reader(cwd, texts))
+                                                        _lines_reader(cwd, texts, uncommented))
     if in_cells:
         report.findings.extend(_suppress_in_cells(in_cells, cwd))
     if settings.enabled_rules([UNUSED_SUPPRESSION]):  # opt-in, as ruff's RUF100
-        report.findings.extend(_unused_suppressions(report, files, usage, options, cwd, texts))
+        report.findings.extend(_unused_suppressions(report, files, usage, options, cwd, texts, uncommented))
     report.sort()
     return report
 
@@ -118,7 +113,7 @@ UNUSED_SUPPRESSION = "TL900"
 
 
 def _unused_suppressions(report: Report, files: Sequence[str], usage, options: CheckOptions, cwd: str,
-                         texts: Dict[str, str]) -> List[Finding]:
+                         texts: Dict[str, str], uncommented: Set[str]) -> List[Finding]:
     """TL900 findings (silenced by per-file-ignores and by comments that name TL900)."""
     from torchlint.unused_suppression import unused_suppressions
 
@@ -127,6 +122,8 @@ def _unused_suppressions(report: Report, files: Sequence[str], usage, options: C
     def read(path: str) -> Optional[str]:
         if path in texts:
             return texts[path]
+        if path in uncommented:
+            return ""  # no comment to find in it
         try:
             return read_source(os.path.join(cwd, path))
         except FileProblem:
@@ -162,13 +159,15 @@ def _enabled(finding: Finding, settings: Settings) -> bool:
     return not any(finding.rule.startswith(p) for p in ignored)
 
 
-def _static_pass(files: Sequence[str], options: CheckOptions, cwd: str, texts: Dict[str, str]):
+def _static_pass(files: Sequence[str], options: CheckOptions, cwd: str, texts: Dict[str, str],
+                 uncommented: Set[str]):
     from torchlint.static.run import run_static_pass  # imports libcst only if a file needs parsing
 
     advance = _stage(options.progress, "static", len(files))  # a bar on a terminal moves per file
     return run_static_pass(files, options.settings, cwd=cwd, jobs=options.jobs,
                            use_cache=options.use_cache, advance=advance,
-                           fixes=_fix_marker if options.mark_fixes else None, texts=texts)
+                           fixes=_fix_marker if options.mark_fixes else None, texts=texts,
+                           uncommented=uncommented)
 
 
 def _fix_marker():
@@ -210,8 +209,10 @@ def _suppress_in_cells(findings: List[Finding], cwd: str) -> List[Finding]:
     return kept
 
 
-def _lines_reader(cwd: str, texts: Dict[str, str]) -> Callable[[str], Optional[List[str]]]:
+def _lines_reader(cwd: str, texts: Dict[str, str], uncommented: Set[str]) -> Callable[[str], Optional[List[str]]]:
     def read(path: str) -> Optional[List[str]]:
+        if path in uncommented:
+            return []  # the static pass knows it holds no suppression comment: not read
         text = texts.get(path)  # the text the static pass checked: no second read
         if text is None:
             try:
@@ -219,7 +220,7 @@ def _lines_reader(cwd: str, texts: Dict[str, str]) -> Callable[[str], Optional[L
             except FileProblem:
                 return None
         # Every suppression comment says `noqa` or `torchlint`: without either, skip the split.
-        return source_lines(text) if _may_suppress(text) else []
+        return source_lines(text) if may_suppress(text) else []
 
     return read
 

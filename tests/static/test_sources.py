@@ -146,3 +146,22 @@ def test_texts_given_by_the_caller_win_over_the_disk(tree):
     given = sources.Sources(given={path: "x = 1\n"})
     assert given.text(path) == "x = 1\n" and given.known(path).lines == 2
     assert not given.known(path).candidate
+
+
+def test_a_warm_check_reads_only_the_files_that_may_hold_a_suppression_comment(tree, monkeypatch):
+    from torchlint import pipeline
+
+    write(tree, "quiet.py", MODEL.replace("x.sum().item()", "x.sum().item()  # noqa: TL001"))
+    read = []
+    real = pipeline.read_source
+    monkeypatch.setattr(pipeline, "read_source", lambda p: read.append(os.path.basename(p)) or real(p))
+
+    def findings():
+        out = pipeline.run_check(pipeline.CheckOptions(paths=["."], dynamic=False))
+        return sorted((f.path, f.line, f.rule) for f in out.findings)
+
+    cold = findings()
+    assert ("model.py", 9, "TL001") in cold and not any(f[0] == "quiet.py" and f[2] == "TL001" for f in cold)
+    read.clear()
+    assert findings() == cold  # warm: the comment still silences its finding
+    assert read == ["quiet.py"]  # the one file whose text may hold a comment

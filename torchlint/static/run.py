@@ -120,6 +120,7 @@ def run_static(
     torch_version: Optional[str] = None,
     project: Optional[bool] = None,
     sources: Optional[Sources] = None,
+    uncommented: Optional[Set[str]] = None,
 ):
     """Findings and errors for ``files``, in file order.
 
@@ -134,7 +135,8 @@ def run_static(
     the files (default ``settings.project``, on). ``sources``: where texts are read from
     (:class:`~torchlint.static.sources.Sources`; with an index, unchanged files are not
     read; the caller saves it). ``texts`` gets only the files parsed in this run: the others
-    are read by whoever needs their text.
+    are read by whoever needs their text. ``uncommented`` gets the files known to hold no
+    suppression comment (nobody needs to read them for one).
     """
     mark_fixes = fixes is not None
     if torch_version is None and settings is not None:
@@ -152,6 +154,8 @@ def run_static(
         known[i] = srcs.known(path)
         if known[i] is None:
             results[i] = FileResult(path=path, error=srcs.problem(path) or "cannot read")
+        elif uncommented is not None and not known[i].comments:
+            uncommented.add(path)
     settings_ = settings or _default_settings()
     facts: List[Optional[dict]] = [None] * len(files)
     bare: Set[str] = set()  # files that hold no compiled region (no tree is built for them)
@@ -325,7 +329,8 @@ def _project_facts(files: Sequence[str], srcs: Sources, settings: "Settings",
                     break
                 files_seen[path] = [digest, digests[1]]
         if files_seen is not None:
-            if files_seen != stored["files"]:
+            edited = sum(1 for p, d in files_seen.items() if d != stored["files"][p])
+            if edited > _REWRITE_AFTER:  # (until then each run compares those few summaries again)
                 cache.put_project(key, dict(stored, files=files_seen))  # type: ignore[union-attr]
             return ([stored["facts"].get(path) if path in given else None for path in paths],
                     set(stored["bare"]))
@@ -354,6 +359,12 @@ def _project_facts(files: Sequence[str], srcs: Sources, settings: "Settings",
         cache.put_project(key, {"files": seen, "facts": {path: f for path, f in zip(paths, out) if f is not None},
                                 "bare": sorted(bare)})
     return out, bare
+
+
+#: a stored analysis whose files' summaries are unchanged but whose texts differ is rewritten
+#: with the new text digests only once more than this many differ (it is megabytes on a big
+#: project; comparing a few summaries again costs less)
+_REWRITE_AFTER = 16
 
 
 def _load_summary(path: str, srcs: Sources, cache: Optional["Cache"], summarize) -> Optional[dict]:
@@ -400,6 +411,7 @@ def run_static_pass(
     advance: Optional[Advance] = None,
     fixes: Optional[Planner] = None,
     texts: Optional[Dict[str, str]] = None,
+    uncommented: Optional[Set[str]] = None,
 ):
     """The static pass as ``torchlint check`` runs it: the rules the settings enable, with
     the cache (``settings.cache_dir`` or ``.torchlint_cache``) unless ``use_cache`` is off,
@@ -411,7 +423,7 @@ def run_static_pass(
         cache = Cache(default_dir(settings, cwd), settings.selected, settings.ignored,
                       torch_version=settings.static_torch_version())
     return run_static(files, settings=settings, jobs=jobs if jobs is not None else settings.jobs,
-                      cache=cache, advance=advance, fixes=fixes, texts=texts)
+                      cache=cache, advance=advance, fixes=fixes, texts=texts, uncommented=uncommented)
 
 
 def _default_settings() -> "Settings":

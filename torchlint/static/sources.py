@@ -3,7 +3,8 @@ to know of a file without reading it again when it has not changed.
 
 What the run needs of a file before it decides to parse it is small: a digest of its text
 (the cache keys), whether it may hold a compiled region (:func:`~torchlint.static.run.is_candidate`),
-whether it trains a compiled model and how many lines it has. :class:`Sources` keeps these
+whether it trains a compiled model, how many lines it has and whether it may hold a
+suppression comment (its findings' comments are then looked up). :class:`Sources` keeps these
 per file in an *index* stored with the cache (``<cache-dir>/files-v1.json``), next to the
 file's ``stat()``: size, modification and change times (nanoseconds), inode and mode. A
 later run that finds the same ``stat()`` takes the facts from the index and does not open
@@ -52,6 +53,8 @@ class Known:
     #: compiles a model and calls ``.backward()`` (training-only code is checked)
     trains: bool
     lines: int
+    #: may hold a suppression comment (says ``noqa`` or ``torchlint``, in any case)
+    comments: bool
 
 
 #: Top-level packages a compiled region needs an import of: ``nn.Module`` subclasses,
@@ -112,8 +115,16 @@ def line_count(source: str) -> int:
     return source.count("\n") + 1
 
 
+def may_suppress(source: str) -> bool:
+    """Whether ``source`` can hold a comment :mod:`torchlint.suppression` honours: each says
+    `noqa` or `torchlint`, in any case (``lower()`` + ``in`` beats a case-blind search)."""
+    low = source.lower()
+    return "noqa" in low or "torchlint" in low
+
+
 def describe(source: str) -> Known:
-    return Known(text_digest(source), is_candidate(source), trains_compiled_code(source), line_count(source))
+    return Known(text_digest(source), is_candidate(source), trains_compiled_code(source), line_count(source),
+                 may_suppress(source))
 
 
 def _stamp(info: os.stat_result) -> List[int]:
@@ -204,15 +215,16 @@ class Sources:
             info = os.stat(path)
         except OSError:
             return None
-        stamp, recorded, digest, candidate, trains, lines = entry
+        stamp, recorded, digest, candidate, trains, lines, comments = entry
         if stamp != _stamp(info) or recorded - max(info.st_mtime_ns, info.st_ctime_ns) < RACY_NS:
             return None
-        return Known(digest, candidate, trains, lines)
+        return Known(digest, candidate, trains, lines, comments)
 
     def _record(self, path: str, info: os.stat_result, text: str) -> None:
         known = describe(text)
         self._known.setdefault(path, known)
-        entry = [_stamp(info), time.time_ns(), known.digest, known.candidate, known.trains, known.lines]
+        entry = [_stamp(info), time.time_ns(), known.digest, known.candidate, known.trains, known.lines,
+                 known.comments]
         if self._entries.get(path) != entry:
             self._entries.pop(path, None)  # re-inserted last: the newest entries are kept
             self._entries[path] = entry
@@ -251,12 +263,12 @@ class Sources:
 
 
 def _well_formed(entry: object) -> bool:
-    if not isinstance(entry, list) or len(entry) != 6:
+    if not isinstance(entry, list) or len(entry) != 7:
         return False
-    stamp, recorded, digest, candidate, trains, lines = entry
+    stamp, recorded, digest, candidate, trains, lines, comments = entry
     return (isinstance(stamp, list) and len(stamp) == 5 and all(_is_int(v) for v in stamp) and _is_int(recorded)
             and isinstance(digest, str) and len(digest) == 64 and isinstance(candidate, bool)
-            and isinstance(trains, bool) and _is_int(lines))
+            and isinstance(trains, bool) and _is_int(lines) and isinstance(comments, bool))
 
 
 def _is_int(value: object) -> bool:
