@@ -6,8 +6,10 @@ buffers in place of their saved text.
 region, a class is an ``nn.Module`` through a base in another file. The server does the same
 for the project each open document belongs to (the folder of its pyproject.toml, else the
 workspace folder): every Python file under it is summarised once (``ast``, no libcst; kept
-per file, re-read when its size or modification time changes) and an open buffer's summary
-replaces its file's. The regions are worked out again only when some summary changed -- a
+per file, re-read when its size or modification time changes; kept between sessions in the
+project's cache, shared with ``torchlint check``, so an editor opened on a big project that
+was checked before does not summarise it again) and an open buffer's summary replaces its
+file's. The regions are worked out again only when some summary changed -- a
 base class, an import, a call added or removed, never an edit inside an expression or a
 comment -- and then :meth:`WorkspaceProject.facts` may differ for documents other than the
 one edited: the server re-lints those.
@@ -50,6 +52,7 @@ class WorkspaceProject:
         self._facts: Dict[str, Optional[dict]] = {}
         #: times the regions were worked out (for tests and the benchmark)
         self.builds = 0
+        self._store: Optional[object] = None  # the cache of summaries (False: none), made when first needed
 
     # -- what changed ------------------------------------------------------------------
     def set_buffer(self, path: str, text: str, tree: Optional[ast.Module] = None) -> bool:
@@ -143,11 +146,35 @@ class WorkspaceProject:
         if hit is not None and hit[0] == stamp:
             return hit[1]
         try:
-            summary = summarize(read_source(path)) if stamp is not None else None
+            summary = self._summarize_saved(read_source(path)) if stamp is not None else None
         except FileProblem:
             summary = None
         self._saved[path] = (stamp, summary)  # type: ignore[assignment]
         return summary
+
+    def _summarize_saved(self, text: str) -> Optional[Summary]:
+        """A saved file's summary, through the project's cache (as ``torchlint check`` keeps it)
+        when the project has a root."""
+        store = self._summary_store()
+        if store is None:
+            return summarize(text)
+        from torchlint.static.sources import text_digest
+
+        return store.summary(text_digest(text), lambda: text)
+
+    def _summary_store(self):
+        if self._store is None:
+            self._store = False
+            if self.scan:  # a project root (a lone file's folder gets no cache folder)
+                from torchlint.config import ConfigError
+                from torchlint.static.cache import Cache, default_dir
+
+                try:
+                    self._store = Cache(default_dir(self.settings, self.root), self.settings.selected,
+                                        self.settings.ignored, torch_version=self.settings.static_torch_version())
+                except (ConfigError, OSError):
+                    pass
+        return self._store or None
 
     def _workspace_files(self) -> List[str]:
         if not self.scan:

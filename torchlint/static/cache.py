@@ -26,7 +26,7 @@ import json
 import os
 import shutil
 import sys
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
 from torchlint import __version__
 from torchlint.atomic import write_text_atomic
@@ -161,6 +161,21 @@ class Cache:
     def put_summary(self, digest: str, summary: Dict[str, Any]) -> None:
         if not self.write_failed:
             self._write(self._summary_file(digest), summary)
+
+    def summary(self, digest: str, text: Callable[[], Optional[str]]) -> Optional[Dict[str, Any]]:
+        """The summary (:func:`torchlint.analysis.summary.summarize`) of the text with
+        ``digest``: stored, or made from ``text()`` and stored (None: no text, or it does not
+        parse)."""
+        hit = self.get_summary(digest)
+        if hit is not None:
+            return hit
+        from torchlint.analysis.summary import summarize
+
+        source = text()
+        made = summarize(source) if source is not None else None
+        if made is not None:
+            self.put_summary(digest, made)
+        return made
 
     # -- the project-wide result for one set of checked files ----------------------------
     def _project_file(self, key: str) -> str:

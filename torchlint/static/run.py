@@ -372,14 +372,10 @@ def _load_summary(path: str, srcs: Sources, cache: Optional["Cache"], summarize)
     digest = srcs.digest(path)
     if digest is None:
         return None
-    hit = cache.get_summary(digest) if cache is not None else None
-    if hit is not None:
-        return hit
+    if cache is not None:
+        return cache.summary(digest, lambda: srcs.text(path))
     source = srcs.text(path)
-    summary = summarize(source) if source is not None else None
-    if cache is not None and summary is not None:
-        cache.put_summary(digest, summary)
-    return summary
+    return summarize(source) if source is not None else None
 
 
 def source_roots(settings: "Settings", default_root: Optional[str] = None) -> List[str]:
