@@ -27,8 +27,7 @@ class ExplicitGraphBreak(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         qual = self.resolve(node.func)
         if qual in _BREAKS:
-            self.report(node, message=f"`{qual}()` splits the graph on purpose; remove it, or keep it "
-                        "knowingly and suppress this finding with `# torchlint: ignore[TL011]`")
+            self.report(node, message=self.message.replace("this call", f"`{qual}()`", 1))
             return
         callee = self.ctx.callee(node)
         if callee is not None and self.ctx.index.is_disabled(callee):
