@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import shutil
 from pathlib import Path
 
 import pytest
@@ -272,7 +273,7 @@ def test_an_edit_that_leaves_every_summary_alone_reuses_the_whole_analysis(proje
 
     analyses = []
     real = project_mod.Project.analyze
-    monkeypatch.setattr(project_mod.Project, "analyze", lambda self: (analyses.append(1), real(self))[1])
+    monkeypatch.setattr(project_mod.Project, "analyze", lambda self, *a, **kw: (analyses.append(1), real(self, *a, **kw))[1])
     write(project, "pkg/__init__.py", "")
     write(project, "pkg/base.py", BASE_MODULE)
     write(project, "pkg/net.py", NET)
@@ -416,3 +417,45 @@ def test_a_file_whose_classes_are_no_modules_is_not_parsed():
     # the same class made a module by another file (a project fact)
     assert may_hold_regions(summarize(config), {"module_local": ["LlamaConfig"]})
     assert may_hold_regions(summarize(config), {"aliases": {"PretrainedConfig": "torch.nn.Module"}})
+
+
+# -- an analysis redone in part gives what a whole analysis gives --------------------------
+def _edits(source: str):
+    """Edits that change what a file offers other files: a new function, and its last
+    top-level statement removed (a class, a function, an import...)."""
+    import ast
+
+    yield source.rstrip("\n") + "\n\n\ndef _probe_added(x):\n    return x.max().item()\n"
+    tree = ast.parse(source)
+    if tree.body:
+        last = tree.body[-1]
+        lines = source.splitlines(keepends=True)
+        yield "".join(lines[: last.lineno - 1] + lines[last.end_lineno:])
+
+
+@pytest.mark.parametrize("name", ["flat", "hf_like", "srclayout"])
+def test_an_analysis_redone_in_part_gives_the_facts_of_a_whole_one(name, tmp_path, monkeypatch):
+    from torchlint.analysis import project as project_mod
+
+    shutil.copytree(Path(__file__).parents[1] / "projects" / name, tmp_path / name)
+    monkeypatch.chdir(tmp_path / name)
+    files = sorted(str(p.relative_to(tmp_path / name)) for p in (tmp_path / name).rglob("*.py"))
+    settings = Settings()
+    cache = Cache(str(tmp_path / "cache"), ["TL0"], [])
+    partial = []
+    real = project_mod.Project.analyze
+
+    def spy(self, earlier=None, unchanged=()):
+        partial.append(len(set(unchanged)))
+        return real(self, earlier, unchanged)
+
+    monkeypatch.setattr(project_mod.Project, "analyze", spy)
+    run.project_facts(files, run.read_for_project(files), settings, cache)  # stored: a whole analysis
+    for path in files:
+        original = Path(path).read_text(encoding="utf-8")
+        for edited in _edits(original):
+            Path(path).write_text(edited, encoding="utf-8")
+            texts = run.read_for_project(files)
+            assert run.project_facts(files, texts, settings, cache) == run.project_facts(files, texts, settings), path
+        Path(path).write_text(original, encoding="utf-8")
+    assert any(partial), "no edit was analysed in part"

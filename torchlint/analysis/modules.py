@@ -24,18 +24,32 @@ def _is_identifier_path(parts: Sequence[str]) -> bool:
     return all(p.isidentifier() for p in parts)
 
 
-def package_walk(path: str) -> Tuple[str, str]:
-    """(dotted name, the folder its top package sits in) by walking up ``__init__.py``."""
+def package_walk(path: str, folders: Optional[Dict[str, Tuple[List[str], str]]] = None) -> Tuple[str, str]:
+    """(dotted name, the folder its top package sits in) by walking up ``__init__.py``;
+    ``folders`` remembers each folder's walk (files of one folder share it)."""
     path = os.path.abspath(path)
     folder, name = os.path.split(path)
     stem = name[:-3] if name.endswith(".py") else name
-    parts = [] if stem == "__init__" else [stem]
-    while os.path.isfile(os.path.join(folder, "__init__.py")):
-        folder, pkg = os.path.split(folder)
-        parts.append(pkg)
-        if not pkg:
-            break
-    return ".".join(reversed(parts)), folder
+    packages, top = _folder_walk(folder, folders if folders is not None else {})
+    parts = packages if stem == "__init__" else packages + [stem]
+    return ".".join(parts), top
+
+
+def _folder_walk(folder: str, memo: Dict[str, Tuple[List[str], str]]) -> Tuple[List[str], str]:
+    """The package names from the top package down to ``folder``, and the top's parent."""
+    hit = memo.get(folder)
+    if hit is None:
+        if os.path.isfile(os.path.join(folder, "__init__.py")):
+            parent, pkg = os.path.split(folder)
+            if not pkg:  # the filesystem's root
+                hit = ([""], parent)
+            else:
+                above, top = _folder_walk(parent, memo)
+                hit = (above + [pkg], top)
+        else:
+            hit = ([], folder)
+        memo[folder] = hit
+    return hit
 
 
 def relative_base(module: str, is_package: bool, level: int) -> Optional[str]:
@@ -78,6 +92,7 @@ class ModuleMap:
         self.search: List[str] = list(self.roots)
         self.project_tops: Set[str] = set()
         self._missing: Set[str] = set()
+        self._folders: Dict[str, Tuple[List[str], str]] = {}
         for path in files:
             self.add(path)
         if follow_imports:
@@ -90,7 +105,7 @@ class ModuleMap:
         if path in self.names:
             return self.names[path]
         names: List[str] = []
-        dotted, top_folder = package_walk(path)
+        dotted, top_folder = package_walk(path, self._folders)
         if dotted:
             names.append(dotted)
             self.project_tops.add(dotted.split(".")[0])

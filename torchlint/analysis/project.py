@@ -20,12 +20,20 @@ project: it resolves each file's imports to files (:mod:`torchlint.analysis.modu
 What a file's check needs from the project is its *facts* (:meth:`Project.facts`): small,
 JSON-able, and part of the file's cache key, so editing a helper re-checks exactly the files
 whose facts change.
+
+An analysis can be redone in part. What it works out per file -- the roots a file declares,
+the functions each region calls, whether a reached function is traced, a file's name facts
+-- depends only on the summaries of the file and of what it reads (:meth:`Project.reads`:
+its imports, transitively). After an edit, the files that cannot read an edited summary
+keep what an earlier analysis said (:meth:`Project.analyze`'s ``earlier``); the regions are
+then decided anew over all the roots, in the same order, so the result is a whole
+analysis's (a test compares the two after every kind of edit).
 """
 from __future__ import annotations
 
 import os
 from collections import deque
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from torchlint.analysis.modules import ModuleMap, relative_base
 from torchlint.analysis.summary import Summary
@@ -61,6 +69,13 @@ class Project:
         self._memo: Dict[Tuple, Any] = {}
         # (path, qualname) -> (root path, root qualname); roots map to themselves
         self.regions: Dict[Tuple[str, str], Tuple[str, str]] = {}
+        #: what the analysis worked out per file, to be taken as it is by a later one
+        #: (:meth:`analyze`'s ``earlier``): checked path -> the roots it declares, in the
+        #: order they are added; path -> region qualname -> the functions it calls; path ->
+        #: qualname -> whether a function reached by a region is traced
+        self.root_refs: Dict[str, List[Ref]] = {}
+        self.edges: Dict[str, Dict[str, List[Ref]]] = {}
+        self.traced: Dict[str, Dict[str, bool]] = {}
         self._analyzed = False
         self._by_path: Optional[Dict[str, List[Tuple[str, Tuple[str, str]]]]] = None
 
@@ -98,6 +113,58 @@ class Project:
                 table[local] = (mod, name)
         self._imports[path] = table
         return table
+
+    # -- what a file's analysis can read ----------------------------------------------
+    def reads(self, path: str) -> List[str]:
+        """The files whose summaries resolving a name of ``path`` may read directly: what its
+        imports (star, relative, the absolute calls a function returns) name, and the modules
+        one level below it (``pkg.sub`` read through the package). Their own reads, transitively, are
+        all that the file's roots and name facts depend on besides its own summary."""
+        s = self.summary(path)
+        module = self.map.module_of(path)
+        out: Set[str] = set()
+
+        def find(name: Optional[str]) -> None:
+            f = self.map.find(name) if name else None
+            if f is not None:
+                out.add(f)
+
+        for local, target in self._import_map(path).items():
+            if local == "*":
+                for mod in target:  # type: ignore[union-attr]
+                    find(mod)
+                continue
+            mod, imported = target  # type: ignore[misc]
+            find(mod)
+            if imported:
+                find(f"{mod}.{imported}")
+        records = list(s.get("functions", {}).values())
+        for cls in s.get("classes", {}).values():
+            records.extend(cls.get("methods", {}).values())
+        for rec in records:
+            call = rec.get("returns_call")
+            if call and rec.get("returns_abs"):
+                pieces = call.split(".")
+                for i in range(1, len(pieces) + 1):
+                    find(".".join(pieces[:i]))
+        out.update(self._children(path))
+        out.discard(path)
+        return sorted(out)
+
+    def _children(self, path: str) -> List[str]:
+        """The mapped files one module level below ``path``'s module (``find("m.x")``)."""
+        index = self._memo.get(("children",))
+        if index is None:
+            index = self._memo[("children",)] = {}
+            for f, names in self.map.names.items():
+                for name in names:
+                    parent = name.rpartition(".")[0]
+                    if parent:
+                        index.setdefault(parent, set()).add(f)
+        found: Set[str] = set()
+        for name in self.map.names.get(os.path.abspath(path), ()):
+            found |= index.get(name, set())
+        return sorted(found)
 
     # -- name resolution ---------------------------------------------------------------
     def resolve_name(self, path: str, name: str, depth: int = 0) -> Optional[Ref]:
@@ -298,50 +365,81 @@ class Project:
         return any(self.is_disable(r) for _, r in self._decorator_refs(path, rec))
 
     # -- regions -----------------------------------------------------------------------
-    def analyze(self) -> None:
+    def analyze(self, earlier: Optional[Dict[str, Any]] = None, unchanged: Iterable[str] = ()) -> None:
+        """Decide the regions.
+
+        ``earlier``: what an earlier analysis worked out per file (:attr:`root_refs`,
+        :attr:`edges`, :attr:`traced`), taken as it is for the files in ``unchanged``: the
+        files none of whose reads changed (their summaries and those of everything they
+        import, transitively). The roots keep their order, so which root reaches a function
+        first ("called from") is what a whole analysis says."""
         if self._analyzed:
             return
         self._analyzed = True
+        same = set(unchanged) if earlier else set()
+        old_roots = earlier.get("roots", {}) if earlier else {}
+        old_edges = earlier.get("edges", {}) if earlier else {}
+        old_traced = earlier.get("traced", {}) if earlier else {}
         queue: deque = deque()
+
+        def traced(ref: Ref) -> bool:
+            """Whether a function reached by a region is traced (defined, not a constructor,
+            not ``@torch.compiler.disable``)."""
+            path, qual = ref[1], ref[2]
+            known = old_traced.get(path, {}).get(qual) if path in same else None
+            if known is None:
+                rec = self.record(ref)
+                known = not (rec is None or qual.rsplit(".", 1)[-1] == "__init__" or self.is_disabled(path, rec))
+            self.traced.setdefault(path, {})[qual] = known
+            return known
 
         def add(ref: Ref, root: Tuple[str, str]) -> None:
             key = (ref[1], ref[2])
-            if key in self.regions:
-                return
-            rec = self.record(ref)
-            if rec is None or ref[2].rsplit(".", 1)[-1] == "__init__" or self.is_disabled(ref[1], rec):
+            if key in self.regions or not traced(ref):
                 return
             self.regions[key] = root
-            queue.append((ref, rec))
-
-        def add_root(ref: Optional[Ref]) -> None:
-            if ref is not None and ref[0] in ("fn", "meth"):
-                add(ref, (ref[1], ref[2]))
+            queue.append(ref)
 
         for path in self.checked:
-            s = self.summary(path)
-            for cname, cls in s.get("classes", {}).items():
-                if self.is_module(path, cname):
-                    for m in ("forward", "__call__"):
-                        if m in cls.get("methods", {}):
-                            add_root(("meth", path, f"{cname}.{m}"))
-                for mname, rec in cls.get("methods", {}).items():
-                    if self._compile_decorated(path, rec):
-                        add_root(("meth", path, f"{cname}.{mname}"))
-            for fname, rec in s.get("functions", {}).items():
-                if self._compile_decorated(path, rec):
-                    add_root(("fn", path, fname))
-            for func, how, target in s.get("compiled", ()):
-                fref = self.resolve_dotted(path, func)
-                if fref is None or fref[0] != "ext" or fref[1] not in COMPILE_CALLS:
-                    continue
-                add_root(self._compile_target(path, how, target))
+            refs = old_roots.get(path) if path in same else None
+            self.root_refs[path] = refs = list(self._declared_roots(path)) if refs is None else refs
+            for ref in refs:
+                if ref[0] in ("fn", "meth"):
+                    add(ref, (ref[1], ref[2]))
 
         while queue:
-            ref, rec = queue.popleft()
-            root = self.regions[(ref[1], ref[2])]
-            for target in self._edges(ref, rec):
+            ref = queue.popleft()
+            path, qual = ref[1], ref[2]
+            root = self.regions[(path, qual)]
+            targets = old_edges.get(path, {}).get(qual) if path in same else None
+            if targets is None:
+                targets = list(self._edges(ref, self.record(ref) or {}))
+            self.edges.setdefault(path, {})[qual] = targets
+            for target in targets:
                 add(target, root)
+
+    def _declared_roots(self, path: str) -> Iterator[Ref]:
+        """The roots ``path`` declares: forwards of its module classes, ``@torch.compile``
+        functions and methods, the targets of its ``torch.compile(...)`` calls (in any file)."""
+        s = self.summary(path)
+        for cname, cls in s.get("classes", {}).items():
+            if self.is_module(path, cname):
+                for m in ("forward", "__call__"):
+                    if m in cls.get("methods", {}):
+                        yield ("meth", path, f"{cname}.{m}")
+            for mname, rec in cls.get("methods", {}).items():
+                if self._compile_decorated(path, rec):
+                    yield ("meth", path, f"{cname}.{mname}")
+        for fname, rec in s.get("functions", {}).items():
+            if self._compile_decorated(path, rec):
+                yield ("fn", path, fname)
+        for func, how, target in s.get("compiled", ()):
+            fref = self.resolve_dotted(path, func)
+            if fref is None or fref[0] != "ext" or fref[1] not in COMPILE_CALLS:
+                continue
+            ref = self._compile_target(path, how, target)
+            if ref is not None and ref[0] in ("fn", "meth"):
+                yield ref
 
     def _compile_decorated(self, path: str, rec: Dict[str, Any]) -> bool:
         for _, r in self._decorator_refs(path, rec):
@@ -400,11 +498,18 @@ class Project:
                     yield ("nested", dref[1], f"{dref[2]}.{nested}")
 
     # -- per-file facts ----------------------------------------------------------------
-    def facts(self, path: str) -> Dict[str, Any]:
-        """What checking ``path`` needs to know from the rest of the project."""
+    def facts(self, path: str, names: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+        """What checking ``path`` needs to know from the rest of the project: the regions
+        other files make of its functions, and what its names are (``names``: those facts
+        from an earlier analysis, for a file none of whose reads changed)."""
+        out = self.region_facts(path)
+        out.update(self.name_facts(path) if names is None else names)
+        return out
+
+    def region_facts(self, path: str) -> Dict[str, Any]:
+        """``roots`` and ``reached``: the file's functions that are regions."""
         self.analyze()
         path = os.path.abspath(path)
-        s = self.summary(path)
         out: Dict[str, Any] = {}
         roots, reached = [], {}
         if self._by_path is None:
@@ -416,6 +521,17 @@ class Project:
                 roots.append(qual)
             else:
                 reached[qual] = root_qual if root_path == path else f"{root_qual} in {self._display(root_path)}"
+        if roots:
+            out["roots"] = sorted(roots)
+        if reached:
+            out["reached"] = dict(sorted(reached.items()))
+        return out
+
+    def name_facts(self, path: str) -> Dict[str, Any]:
+        """What the file's names are: aliases, loggers, module classes, tensor returns."""
+        path = os.path.abspath(path)
+        s = self.summary(path)
+        out: Dict[str, Any] = {}
         aliases: Dict[str, str] = {}
         loggers: List[str] = []
         module_classes: Set[str] = set()
@@ -480,10 +596,6 @@ class Project:
         for name, rec in s.get("functions", {}).items():
             if rec.get("returns") == "tensor":
                 returns[name] = "tensor"
-        if roots:
-            out["roots"] = sorted(roots)
-        if reached:
-            out["reached"] = dict(sorted(reached.items()))
         if aliases:
             out["aliases"] = dict(sorted(aliases.items()))
         if loggers:

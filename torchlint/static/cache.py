@@ -197,6 +197,32 @@ class Cache:
         if not self.write_failed:
             self._write(self._project_file(key), entry)
 
+    def get_project_graph(self, key: str) -> Optional[Dict[str, Any]]:
+        """What the stored analysis of ``key`` worked out per file, for a later one to take
+        where nothing a file reads changed (:meth:`torchlint.analysis.project.Project.analyze`):
+        ``roots`` (path -> refs), ``edges`` (path -> qualname -> refs), ``traced`` (path ->
+        qualname -> bool) and ``reads`` (path -> the files it reads), refs as tuples; or None.
+        Kept apart from the analysis, which every warm run reads: only a run after an edit
+        that changed some summary needs it."""
+        try:
+            with open(self._project_file(key)[:-5] + "-graph.json", "rb") as fh:
+                entry = json.loads(fh.read())
+            roots = {p: [_ref(r) for r in refs] for p, refs in entry["roots"].items()}
+            edges = {p: {q: [_ref(r) for r in refs] for q, refs in by_qual.items()}
+                     for p, by_qual in entry["edges"].items()}
+            traced = {p: dict(by_qual) for p, by_qual in entry["traced"].items()}
+            reads = {p: list(targets) for p, targets in entry["reads"].items()}
+        except (OSError, ValueError, RecursionError, TypeError, KeyError, AttributeError):
+            return None
+        if not all(isinstance(v, bool) for by_qual in traced.values() for v in by_qual.values()) \
+                or not all(isinstance(t, str) for targets in reads.values() for t in targets):
+            return None
+        return {"roots": roots, "edges": edges, "traced": traced, "reads": reads}
+
+    def put_project_graph(self, key: str, entry: Dict[str, Any]) -> None:
+        if not self.write_failed:
+            self._write(self._project_file(key)[:-5] + "-graph.json", entry)
+
     def _file(self, key: str) -> str:
         return os.path.join(self.entries, key[:2], key[2:] + ".json")
 
@@ -249,6 +275,13 @@ class Cache:
             with open(os.path.join(self.folder, ".gitignore"), "w", encoding="utf-8") as fh:
                 fh.write("# Created by torchlint.\n*\n")
         self._ready = True
+
+
+def _ref(raw: Any) -> Tuple[str, ...]:
+    """A stored analysis ref (``["fn", path, qualname]``), checked."""
+    if not isinstance(raw, list) or len(raw) != 3 or not all(isinstance(x, str) for x in raw):
+        raise ValueError("bad ref")
+    return tuple(raw)
 
 
 def _encode(f: Finding) -> Dict[str, Any]:

@@ -312,10 +312,15 @@ def _project_facts(files: Sequence[str], srcs: Sources, settings: "Settings",
 
     # The whole analysis is kept too, with a digest of each file it read: a run whose files'
     # summaries are all unchanged (nothing edited, or edits inside what summaries leave out,
-    # such as comments) takes every file's facts from it without resolving anything.
+    # such as comments) takes every file's facts from it without resolving anything. When
+    # some summaries changed, only the files that can read one of them (through their
+    # imports, transitively) have their roots and name facts worked out again; the regions
+    # are then decided anew from every file's roots, in the same order as a whole analysis.
     key = json.dumps([sorted(given), [display(p) for p in sorted(given)], roots,
                       settings.follow_imports, os.getcwd(), settings.train])
     stored = cache.get_project(key) if cache is not None else None
+    files_seen: Optional[Dict[str, list]] = None
+    changed: Set[str] = set()
     if stored is not None and isinstance(stored.get("bare"), list):
         files_seen = dict(stored["files"])
         for path, digests in stored["files"].items():
@@ -324,16 +329,17 @@ def _project_facts(files: Sequence[str], srcs: Sources, settings: "Settings",
                 files_seen = None
                 break
             if digest != digests[0]:
-                if _digest(load(path)) != digests[1]:
-                    files_seen = None
-                    break
-                files_seen[path] = [digest, digests[1]]
-        if files_seen is not None:
+                summary_digest = _digest(load(path))
+                if summary_digest != digests[1]:
+                    changed.add(path)
+                files_seen[path] = [digest, summary_digest]
+        if files_seen is not None and not changed:
             edited = sum(1 for p, d in files_seen.items() if d != stored["files"][p])
             if edited > _REWRITE_AFTER:  # (until then each run compares those few summaries again)
                 cache.put_project(key, dict(stored, files=files_seen))  # type: ignore[union-attr]
             return ([stored["facts"].get(path) if path in given else None for path in paths],
                     set(stored["bare"]))
+    graph = cache.get_project_graph(key) if cache is not None and files_seen is not None else None
 
     from torchlint.analysis.modules import ModuleMap
     from torchlint.analysis.project import Project
@@ -344,10 +350,30 @@ def _project_facts(files: Sequence[str], srcs: Sources, settings: "Settings",
     # depend on the order the files were given in
     modmap = ModuleMap(sorted(given), roots, follow_imports=settings.follow_imports)
     project = Project(modmap, load, sorted(given), display, train=settings.train)
-    out = [project.facts(path) if path in given else None for path in paths]
-    bare = {path for path, fact in zip(paths, out) if path in given and not may_hold_regions(load(path), fact)}
+    reuse: Set[str] = set()  # checked files whose name facts the stored analysis gives
+    if graph is not None and stored is not None:
+        affected = _readers(changed, graph["reads"])
+        reuse = {path for path in given if path not in affected and path in stored["facts"]}
+        project.analyze(graph, unchanged=set(graph["reads"]) - affected)
+    out: List[Optional[dict]] = []
+    for path in paths:
+        if path not in given:
+            out.append(None)
+        elif path in reuse:
+            names = {k: v for k, v in stored["facts"][path].items() if k not in _REGION_KEYS}  # type: ignore[index]
+            out.append(project.facts(path, names=names))
+        else:
+            out.append(project.facts(path))
+    was_bare = set(stored["bare"]) if stored is not None and reuse else set()
+
+    def is_bare(path: str, fact: dict) -> bool:
+        if path in reuse and fact == stored["facts"][path]:  # type: ignore[index]
+            return path in was_bare
+        return not may_hold_regions(load(path), fact)
+
+    bare = {path for path, fact in zip(paths, out) if path in given and is_bare(path, fact)}  # type: ignore[arg-type]
     if cache is not None:
-        seen = {}
+        seen = dict(files_seen) if reuse else {}
         before = stored["files"] if stored is not None else {}
         for path in project.read_paths():
             digest = srcs.digest(path)
@@ -356,9 +382,38 @@ def _project_facts(files: Sequence[str], srcs: Sources, settings: "Settings",
                 # the same text has the same summary: its digest is not made again
                 same = isinstance(old, list) and len(old) == 2 and old[0] == digest
                 seen[path] = [digest, old[1] if same else _digest(load(path))]
+        reads = dict(graph["reads"]) if reuse else {}  # type: ignore[index]
+        for path in project.read_paths():
+            if path not in reads or path in changed:
+                reads[path] = project.reads(path)
         cache.put_project(key, {"files": seen, "facts": {path: f for path, f in zip(paths, out) if f is not None},
                                 "bare": sorted(bare)})
+        cache.put_project_graph(key, {
+            "roots": {p: [list(r) for r in refs] for p, refs in project.root_refs.items()},
+            "edges": {p: {q: [list(r) for r in refs] for q, refs in by_qual.items()}
+                      for p, by_qual in project.edges.items()},
+            "traced": project.traced, "reads": reads})
     return out, bare
+
+
+#: the facts that come from the regions (the rest say what a file's names are)
+_REGION_KEYS = ("roots", "reached")
+
+
+def _readers(changed: Set[str], reads: Dict[str, List[str]]) -> Set[str]:
+    """``changed`` and every file that reads one of them, directly or through others."""
+    readers: Dict[str, List[str]] = {}
+    for path, targets in reads.items():
+        for target in targets:
+            readers.setdefault(target, []).append(path)
+    out = set(changed)
+    todo = list(changed)
+    while todo:
+        for reader in readers.get(todo.pop(), ()):
+            if reader not in out:
+                out.add(reader)
+                todo.append(reader)
+    return out
 
 
 #: a stored analysis whose files' summaries are unchanged but whose texts differ is rewritten
