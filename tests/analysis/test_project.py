@@ -426,6 +426,7 @@ def _edits(source: str):
     import ast
 
     yield source.rstrip("\n") + "\n\n\ndef _probe_added(x):\n    return x.max().item()\n"
+    yield source.replace("def ", "def renamed_", 1)
     tree = ast.parse(source)
     if tree.body:
         last = tree.body[-1]
@@ -433,11 +434,25 @@ def _edits(source: str):
         yield "".join(lines[: last.lineno - 1] + lines[last.end_lineno:])
 
 
-@pytest.mark.parametrize("name", ["flat", "hf_like", "srclayout"])
+#: a package whose submodule is reached only as an attribute of the package (``pkg.ops.f``:
+#: found on disk by the lookup, never imported by name)
+LAZY = {
+    "pkg/__init__.py": "",
+    "pkg/ops.py": "def scale(x):\n    return x * x.sum().item()\n",
+    "model.py": "import torch\nimport pkg\n\n\nclass Net(torch.nn.Module):\n"
+                "    def forward(self, x):\n        return pkg.ops.scale(x)\n",
+}
+
+
+@pytest.mark.parametrize("name", ["flat", "hf_like", "srclayout", "lazy"])
 def test_an_analysis_redone_in_part_gives_the_facts_of_a_whole_one(name, tmp_path, monkeypatch):
     from torchlint.analysis import project as project_mod
 
-    shutil.copytree(Path(__file__).parents[1] / "projects" / name, tmp_path / name)
+    if name == "lazy":
+        for rel, text in LAZY.items():
+            write(tmp_path / name, rel, text)
+    else:
+        shutil.copytree(Path(__file__).parents[1] / "projects" / name, tmp_path / name)
     monkeypatch.chdir(tmp_path / name)
     files = sorted(str(p.relative_to(tmp_path / name)) for p in (tmp_path / name).rglob("*.py"))
     settings = Settings()

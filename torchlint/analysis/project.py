@@ -152,7 +152,9 @@ class Project:
         return sorted(out)
 
     def _children(self, path: str) -> List[str]:
-        """The mapped files one module level below ``path``'s module (``find("m.x")``)."""
+        """The files one module level below ``path``'s module (``find("m.x")``): those mapped,
+        and those on disk beside an ``__init__.py`` or in a folder named as the module (a
+        lookup not made yet may find them)."""
         index = self._memo.get(("children",))
         if index is None:
             index = self._memo[("children",)] = {}
@@ -161,10 +163,30 @@ class Project:
                     parent = name.rpartition(".")[0]
                     if parent:
                         index.setdefault(parent, set()).add(f)
+        path = os.path.abspath(path)
         found: Set[str] = set()
-        for name in self.map.names.get(os.path.abspath(path), ()):
+        for name in self.map.names.get(path, ()):
             found |= index.get(name, set())
+        is_pkg = os.path.basename(path) == "__init__.py"
+        found.update(self._python_files(os.path.dirname(path) if is_pkg else os.path.splitext(path)[0]))
         return sorted(found)
+
+    def _python_files(self, folder: str) -> List[str]:
+        """The modules and packages directly in ``folder`` (none when it is not a folder)."""
+        key = ("folder", folder)
+        if key not in self._memo:
+            out: List[str] = []
+            try:
+                with os.scandir(folder) as entries:
+                    for entry in entries:
+                        if entry.name.endswith(".py") and entry.name != "__init__.py":
+                            out.append(os.path.join(folder, entry.name))
+                        elif entry.is_dir() and os.path.isfile(os.path.join(entry.path, "__init__.py")):
+                            out.append(os.path.join(entry.path, "__init__.py"))
+            except OSError:
+                pass
+            self._memo[key] = out
+        return self._memo[key]
 
     # -- name resolution ---------------------------------------------------------------
     def resolve_name(self, path: str, name: str, depth: int = 0) -> Optional[Ref]:

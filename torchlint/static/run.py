@@ -351,7 +351,8 @@ def _project_facts(files: Sequence[str], srcs: Sources, settings: "Settings",
     modmap = ModuleMap(sorted(given), roots, follow_imports=settings.follow_imports)
     project = Project(modmap, load, sorted(given), display, train=settings.train)
     reuse: Set[str] = set()  # checked files whose name facts the stored analysis gives
-    if graph is not None and stored is not None:
+    partial = graph is not None and stored is not None
+    if partial:
         affected = _readers(changed, graph["reads"])
         reuse = {path for path in given if path not in affected and path in stored["facts"]}
         project.analyze(graph, unchanged=set(graph["reads"]) - affected)
@@ -373,7 +374,8 @@ def _project_facts(files: Sequence[str], srcs: Sources, settings: "Settings",
 
     bare = {path for path, fact in zip(paths, out) if path in given and is_bare(path, fact)}  # type: ignore[arg-type]
     if cache is not None:
-        seen = dict(files_seen) if reuse else {}
+        # in part: the files not read this time keep their digests and what they read
+        seen = dict(files_seen) if partial else {}  # type: ignore[arg-type]
         before = stored["files"] if stored is not None else {}
         for path in project.read_paths():
             digest = srcs.digest(path)
@@ -382,8 +384,8 @@ def _project_facts(files: Sequence[str], srcs: Sources, settings: "Settings",
                 # the same text has the same summary: its digest is not made again
                 same = isinstance(old, list) and len(old) == 2 and old[0] == digest
                 seen[path] = [digest, old[1] if same else _digest(load(path))]
-        reads = dict(graph["reads"]) if reuse else {}  # type: ignore[index]
-        for path in project.read_paths():
+        reads = dict(graph["reads"]) if partial else {}  # type: ignore[index]
+        for path in set(project.read_paths()) | changed:
             if path not in reads or path in changed:
                 reads[path] = project.reads(path)
         cache.put_project(key, {"files": seen, "facts": {path: f for path, f in zip(paths, out) if f is not None},
