@@ -20,7 +20,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from support import FIXTURES, REPO, run_cli, write
 from torchlint.static import cache as cache_mod
 from torchlint.analysis import regions, tree
-from torchlint.static import run
+from torchlint.static import run, sources
 
 MODEL = """
 import torch
@@ -70,7 +70,7 @@ def pool_always(monkeypatch):
 
 
 def fresh_candidates(folder: Path):
-    return [p for p in folder.rglob("*.py") if run.is_candidate(p.read_text(encoding="utf-8"))]
+    return [p for p in folder.rglob("*.py") if sources.is_candidate(p.read_text(encoding="utf-8"))]
 
 
 def check(*args):
@@ -255,7 +255,7 @@ def test_cache_dir_from_the_command_line_and_the_config(corpus):
 # -- the pre-filter ----------------------------------------------------------------------
 def test_region_packages_cover_every_name_a_region_needs():
     names = regions.MODULE_BASES | regions.COMPILE_CALLS | regions.DISABLE_DECORATORS | regions.IS_COMPILING
-    assert {n.split(".")[0] for n in names} | {"torch"} <= set(run.REGION_PACKAGES)
+    assert {n.split(".")[0] for n in names} | {"torch"} <= set(sources.REGION_PACKAGES)
 
 
 @pytest.mark.parametrize("source", [
@@ -264,7 +264,7 @@ def test_region_packages_cover_every_name_a_region_needs():
     "from \\\n  torch import nn\n", "x = 1; import torch\n", "if True:\n    from torch import compile\n",
 ])
 def test_files_importing_torch_are_candidates(source):
-    assert run.is_candidate(source)
+    assert sources.is_candidate(source)
 
 
 @pytest.mark.parametrize("source", [
@@ -272,7 +272,7 @@ def test_files_importing_torch_are_candidates(source):
     "# Module, compile and torch.nn, but no import\nclass A:\n    pass\n",
 ])
 def test_files_without_torch_are_not_parsed(source):
-    assert not run.is_candidate(source)
+    assert not sources.is_candidate(source)
 
 
 def test_a_file_that_is_not_a_candidate_is_not_even_parsed(project):
@@ -289,7 +289,7 @@ def test_every_fixture_with_findings_passes_the_pre_filter():
     for path in sorted(FIXTURES.rglob("*.py")):
         source = path.read_text(encoding="utf-8")
         if lint_source(source, path.name, all_rules()):
-            assert run.is_candidate(source), path
+            assert sources.is_candidate(source), path
 
 
 # -- the fast walk is libcst's walk ------------------------------------------------------
@@ -399,7 +399,7 @@ def test_the_fast_pre_filter_agrees_with_its_regular_expression():
              "pytorch_lightning", "torchvision", "x", ",", ".", "#", "_torch", "as ", "nn"]
     for _ in range(20000):
         source = "".join(rng.choice(parts) for _ in range(rng.randint(1, 8)))
-        assert run.is_candidate(source) == (run._CANDIDATE.search(source) is not None), repr(source)
+        assert sources.is_candidate(source) == (sources._CANDIDATE.search(source) is not None), repr(source)
 
 
 def test_suppression_comments_still_count_on_a_warm_run(project):

@@ -118,10 +118,10 @@ class Project:
     def reads(self, path: str) -> List[str]:
         """The files whose summaries resolving a name of ``path`` may read directly: what its
         imports (star, relative, the absolute calls a function returns) name, and the modules
-        one level below it (``pkg.sub`` read through the package). Their own reads, transitively, are
-        all that the file's roots and name facts depend on besides its own summary."""
+        one level below it (``pkg.sub`` read through the package). Their own reads,
+        transitively, are all that the file's roots and name facts depend on besides its own
+        summary."""
         s = self.summary(path)
-        module = self.map.module_of(path)
         out: Set[str] = set()
 
         def find(name: Optional[str]) -> None:

@@ -32,7 +32,7 @@ from torchlint import suppression
 from torchlint.static.engine import FileFixes, FixPlanner, lint_module
 from torchlint.files import source_lines
 from torchlint.static.limits import parse, too_deep
-from torchlint.static.run import is_candidate
+from torchlint.static.sources import is_candidate
 from torchlint.analysis.names import dotted
 from torchlint.analysis.tree import Span, children, code_ranges, validated
 

@@ -182,6 +182,9 @@ class Cache:
         h = hashlib.sha256(self.namespace.encode() + b"\0project\0" + key.encode()).hexdigest()
         return os.path.join(self.folder, SUMMARIES, "project-" + h[:32] + ".json")
 
+    def _graph_file(self, key: str) -> str:
+        return self._project_file(key)[: -len(".json")] + "-graph.json"
+
     def get_project(self, key: str) -> Optional[Dict[str, Any]]:
         """The stored analysis of the files named by ``key``: ``{"files": {path: [text digest,
         summary digest]}, "facts": {path: facts}}``, or None."""
@@ -205,7 +208,7 @@ class Cache:
         Kept apart from the analysis, which every warm run reads: only a run after an edit
         that changed some summary needs it."""
         try:
-            with open(self._project_file(key)[:-5] + "-graph.json", "rb") as fh:
+            with open(self._graph_file(key), "rb") as fh:
                 entry = json.loads(fh.read())
             roots = {p: [_ref(r) for r in refs] for p, refs in entry["roots"].items()}
             edges = {p: {q: [_ref(r) for r in refs] for q, refs in by_qual.items()}
@@ -221,7 +224,7 @@ class Cache:
 
     def put_project_graph(self, key: str, entry: Dict[str, Any]) -> None:
         if not self.write_failed:
-            self._write(self._project_file(key)[:-5] + "-graph.json", entry)
+            self._write(self._graph_file(key), entry)
 
     def _file(self, key: str) -> str:
         return os.path.join(self.entries, key[:2], key[2:] + ".json")

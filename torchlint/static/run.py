@@ -24,9 +24,7 @@ from typing import TYPE_CHECKING, Callable, Dict, Iterable, Iterator, List, Mapp
 
 from torchlint.findings import FileError, Finding
 from torchlint.files import FileProblem, read_source
-from torchlint.static.sources import (  # noqa: F401 - the pre-filter, as callers name it
-    REGION_PACKAGES, Known, Sources, _CANDIDATE, is_candidate, line_count, text_digest, trains_compiled_code,
-)
+from torchlint.static.sources import Known, Sources, is_candidate, line_count, trains_compiled_code
 
 if TYPE_CHECKING:  # pragma: no cover
     from torchlint.config import Settings

@@ -2,7 +2,7 @@
 to know of a file without reading it again when it has not changed.
 
 What the run needs of a file before it decides to parse it is small: a digest of its text
-(the cache keys), whether it may hold a compiled region (:func:`~torchlint.static.run.is_candidate`),
+(the cache keys), whether it may hold a compiled region (:func:`is_candidate`),
 whether it trains a compiled model, how many lines it has and whether it may hold a
 suppression comment (its findings' comments are then looked up). :class:`Sources` keeps these
 per file in an *index* stored with the cache (``<cache-dir>/files-v1.json``), next to the
@@ -189,19 +189,15 @@ class Sources:
 
     def _read(self, path: str) -> Optional[str]:
         self.reads += 1
+        try:  # the stat taken before reading: an edit made meanwhile shows as a changed stat
+            before: Optional[os.stat_result] = os.stat(path) if self.index_path else None
+        except OSError:
+            before = None  # read_source says why in words
         try:
-            before = os.stat(path) if self.index_path else None
             text = read_source(path)
         except FileProblem as exc:
             self._problems[path] = str(exc)
             return None
-        except OSError:  # stat failed: read_source says why in words
-            try:
-                text = read_source(path)
-            except FileProblem as exc:
-                self._problems[path] = str(exc)
-                return None
-            before = None
         if before is not None:
             self._record(path, before, text)
         return text
