@@ -169,8 +169,8 @@ def page_with_line(text: str, line: str) -> str:
         if existing.startswith(BREAKS_ON):
             lines[i] = line
             return "\n".join(lines) + "\n"
-    # after the one-line summary paragraph that follows the title
-    i = 1
+    # after the one-line summary paragraph that follows the title (the facts block before it)
+    i = next((n for n, existing in enumerate(lines) if existing.startswith("# ")), 0) + 1
     while i < len(lines) and not lines[i].strip():
         i += 1
     while i < len(lines) and lines[i].strip():

@@ -1,1 +1,3 @@
-"""The rule catalog: one page per rule. Shipped inside the package as torchlint.rule_pages."""
+"""The rule catalog: one page per rule, the one home of its words (the facts block at its top
+holds the summary, message, suggestion and fix safety the rule's class reads). Shipped inside
+the package as torchlint.rule_pages."""

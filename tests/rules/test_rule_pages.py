@@ -57,7 +57,7 @@ def test_page_shape(code):
     assert not page.good.marked, "the good example must not mark lines"
     assert {c for codes in page.bad.marked.values() for c in codes} == {code}
     listed = re.findall(r"GB\d{4}", page.sections["GB codes"])
-    assert sorted(listed) == sorted(rule.gb_codes), "the page's GB codes differ from the rule's"
+    assert sorted(listed) == sorted(rule.gb_codes), "a GB code named in the section but not as an item of its list"
 
 
 def _static_lines(code: str, example: Example) -> Dict[int, Set[str]]:

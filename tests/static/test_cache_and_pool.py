@@ -185,13 +185,31 @@ def test_cache_key_covers_engine_settings_and_content(tmp_path):
     assert a.key("m.py", "x") not in others and len(set(others)) == len(others)
 
 
-def test_an_edited_rule_module_misses_the_cache(tmp_path):
-    """The engine hash covers every module of the package: edit one rule in a copy of
-    torchlint and the next run recomputes (and finds what the edited rule now says)."""
+def _edit_rule_module(package: Path) -> None:
+    rule = package / "rules" / "tl001_tensor_item.py"
+    rule.write_text(rule.read_text() + '\nTensorItem.message = "edited message"\n')
+
+
+def _edit_rule_page(package: Path) -> None:
+    page = next((package / "rule_pages").glob("TL001-*.md"))
+    text = page.read_text()
+    start = text.index("\nmessage: ") + 1
+    page.write_text(text[:start] + "message: edited message" + text[text.index("\n", start):])
+
+
+@pytest.mark.parametrize("edit", [_edit_rule_module, _edit_rule_page], ids=["module", "page"])
+def test_an_edited_rule_misses_the_cache(tmp_path, edit):
+    """The engine hash covers every module of the package and every rule page: edit one rule
+    (its code or its page) in a copy of torchlint and the next run recomputes, and finds what
+    the edited rule now says."""
+    from importlib import resources
+
     import torchlint
 
-    shutil.copytree(Path(torchlint.__file__).parent, tmp_path / "copy" / "torchlint",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    package = tmp_path / "copy" / "torchlint"
+    shutil.copytree(Path(torchlint.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(str(resources.files("torchlint.rule_pages")), package / "rule_pages",
+                    ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True)
     project = tmp_path / "project"
     project.mkdir()
     (project / "m.py").write_text("import torch\n\n@torch.compile\ndef f(x):\n    return x.item()\n")
@@ -205,8 +223,7 @@ def test_an_edited_rule_module_misses_the_cache(tmp_path):
 
     before, stored = run()
     assert run() == (before, stored)  # unchanged: answered from the cache
-    rule = tmp_path / "copy" / "torchlint" / "rules" / "tl001_tensor_item.py"
-    rule.write_text(rule.read_text() + '\nTensorItem.message = "edited message"\n')
+    edit(package)
     after, now = run()
     assert after == ["edited message"] and before != after
     assert len(now) == 2 * len(stored)  # a new entry beside the old one: a miss

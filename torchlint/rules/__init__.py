@@ -1,11 +1,13 @@
 """The rule catalog: one module per rule, each registering one :class:`Rule` subclass.
 
 ``base`` holds :class:`Rule` and :class:`~torchlint.rules.base.FileContext`: all a rule
-author reads. ``tlNNN_<name>.py`` holds one rule (its page is ``docs/rules/TLNNN-<name>.md``).
+author reads. ``tlNNN_<name>.py`` holds one rule's code; its page,
+``docs/rules/TLNNN-<name>.md``, holds its words (message, suggestion, summary, GB codes, fix
+safety), which the class reads when it is defined.
 :func:`enabled_rules` is the one rule selection the check, the fixes and the API share.
 
-May import: :mod:`torchlint.analysis`, ``torchlint.data`` and :mod:`torchlint.matrix` (what
-breaks on which torch). Never the engine, the
+May import: :mod:`torchlint.analysis`, ``torchlint.data``, :mod:`torchlint.matrix` (what
+breaks on which torch) and :mod:`torchlint.pages`. Never the engine, the
 fixes, the output or the dynamic pass.
 """
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """The one base class every rule derives from, and the registry that finds them.
 
-A rule is a small class: a code, a kebab-case name, a one-line message that says what to
-do, a suggestion, the PyTorch GB codes it corresponds to, and ``visit_<Node>`` /
-``leave_<Node>`` methods that the engine calls while it walks a compiled region. Rules never
+A rule is a small class: a code and ``visit_<Node>`` / ``leave_<Node>`` methods; its
+kebab-case name, one-line message that says what to do, suggestion, the PyTorch GB codes it
+corresponds to and its fix's safety are read from its page (:mod:`torchlint.pages`). The
+engine calls the methods while it walks a compiled region. Rules never
 print: they call :meth:`Rule.report` and the engine collects the findings.
 
 :class:`FileContext` is what a rule sees of the file being checked: its imports, the
@@ -11,7 +12,7 @@ engine (:mod:`torchlint.static.engine`) fills it in as it walks; this module is 
 author needs to read.
 
 Subclasses register themselves; ``torchlint.rules.all_rules()`` imports every module of the
-package, so adding a rule is adding one module (and its page in ``docs/rules/``).
+package, so adding a rule is adding one module and its page in ``docs/rules/``.
 """
 from __future__ import annotations
 
@@ -21,8 +22,12 @@ import libcst as cst
 
 from torchlint.analysis.regions import ModuleIndex, Region, resolve_callee
 from torchlint.analysis.tensors import TensorScope, register_functions
+from torchlint.pages import rule_facts
 
 REGISTRY: Dict[str, Type["Rule"]] = {}
+# Rule attribute -> the page fact it is set from.
+_FROM_PAGE = {"name": "name", "summary": "summary", "message": "message", "suggestion": "suggestion",
+              "gb_codes": "gb_codes", "fix_applicability": "fix", "severity": "severity"}
 
 # Class decorators that replace the class's `forward` at run time with an implementation the
 # config picks (transformers' `@use_experts_implementation` swaps a per-expert Python loop for
@@ -41,7 +46,13 @@ def _dispatched(owner) -> bool:
 
 
 class Rule:
+    """A rule module declares the code and the logic; its words come from its page
+    (``docs/rules/TLnnn-name.md``, see :mod:`torchlint.pages`), set on the class when it is
+    defined, so a message, a GB code or a fix's safety has one home."""
+
     code: ClassVar[str]
+    # From the page:
+    #: kebab-case, the page's file name
     name: ClassVar[str]
     #: one line for `torchlint rules`
     summary: ClassVar[str]
@@ -63,6 +74,15 @@ class Rule:
             return  # an abstract helper base
         if code in REGISTRY and REGISTRY[code] is not cls:
             raise RuntimeError(f"rule code {code} is used by both {REGISTRY[code].__name__} and {cls.__name__}")
+        declared = sorted(set(cls.__dict__) & set(_FROM_PAGE))
+        if declared:
+            raise RuntimeError(f"rule {code} ({cls.__name__}) declares {', '.join(declared)}: "
+                               "a rule's words are in its page, docs/rules/")
+        facts = rule_facts(code)
+        if facts is None:
+            raise RuntimeError(f"rule {code} ({cls.__name__}) has no page docs/rules/{code}-<name>.md")
+        for attr, field_name in _FROM_PAGE.items():
+            setattr(cls, attr, getattr(facts, field_name))
         REGISTRY[code] = cls
 
     def __init__(self, ctx: "FileContext") -> None:

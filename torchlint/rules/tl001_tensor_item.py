@@ -8,18 +8,6 @@ from torchlint.rules.base import Rule
 
 class TensorItem(Rule):
     code = "TL001"
-    name = "tensor-item"
-    summary = "`.item()` in a compiled region"
-    message = (
-        "`.item()` copies a tensor to Python and splits the graph; keep the value as a 0-d tensor "
-        "(`x * s` instead of `x * s.item()`)"
-    )
-    suggestion = (
-        "Keep the value as a 0-d tensor and use tensor ops with it; if a Python number is truly "
-        "needed, set `torch._dynamo.config.capture_scalar_outputs = True`."
-    )
-    gb_codes = ("GB0124", "GB0033")
-    fix_applicability = "unsafe"
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func

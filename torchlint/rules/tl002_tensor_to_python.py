@@ -22,17 +22,6 @@ _SIZE_METHODS = {"narrow", "view", "reshape", "expand", "repeat", "new_zeros", "
 
 class TensorToPython(Rule):
     code = "TL002"
-    name = "tensor-to-python"
-    summary = "`float(t)`, `int(t)`, `bool(t)`, `math.*(t)`, `range(t)` on a tensor (or a numpy/random value)"
-    message = (
-        "converting a tensor to a Python number reads its value on the host and splits the graph; "
-        "keep it a tensor (`torch.exp(t)` instead of `math.exp(t)`, `t > 0` as a mask)"
-    )
-    suggestion = (
-        "Stay in tensor land: use the torch equivalent of the Python/math call, or pass sizes "
-        "from shapes (`x.shape[0]`) rather than from tensor values."
-    )
-    gb_codes = ("GB0124", "GB0033", "GB0059", "GB0178", "GB0213")
 
     _HOST_MESSAGE = (
         "dynamo holds this numpy result or `random` draw as a tensor, so turning it into a Python "

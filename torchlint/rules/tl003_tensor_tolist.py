@@ -8,15 +8,6 @@ from torchlint.rules.base import Rule
 
 class TensorTolist(Rule):
     code = "TL003"
-    name = "tensor-tolist"
-    summary = "`.tolist()` in a compiled region"
-    message = (
-        "`.tolist()` copies a tensor into Python lists and splits the graph; keep working on the "
-        "tensor (index, mask or gather instead of looping over a list)"
-    )
-    suggestion = "Replace the list processing with tensor ops (indexing, `torch.gather`, `torch.where`)."
-    gb_codes = ("GB0109", "GB0124", "GB0033")
-    fix_applicability = "unsafe"
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func

@@ -10,18 +10,6 @@ _STRINGS = (cst.SimpleString, cst.ConcatenatedString)
 
 class TensorToString(Rule):
     code = "TL004"
-    name = "tensor-to-string"
-    summary = "`print(...)`, `str(t)`, `repr(t)`, `'%f' % t` in a compiled region"
-    message = (
-        "printing or formatting a tensor needs its values on the host and splits the graph; "
-        "remove it or guard it with `if not torch.compiler.is_compiling():`"
-    )
-    suggestion = (
-        "Remove the call, or wrap it in `if not torch.compiler.is_compiling():` so it runs only "
-        "in eager mode."
-    )
-    gb_codes = ("GB0059", "GB0569", "GB0005", "GB0007", "GB0033")
-    fix_applicability = "safe"
 
     def visit_Call(self, node: cst.Call) -> None:
         qual = self.resolve(node.func)

@@ -10,18 +10,6 @@ from torchlint.rules.base import Rule
 
 class DataDependentBranch(Rule):
     code = "TL005"
-    name = "data-dependent-branch"
-    summary = "`if`/`while`/ternary on a tensor's value"
-    message = (
-        "branching on a tensor's value makes dynamo read it on the host and split the graph; "
-        "compute both sides and pick with `torch.where(cond, a, b)` (or `torch.cond`)"
-    )
-    suggestion = (
-        "Compute both branches and select with `torch.where(cond, a, b)`; for branches with "
-        "different computations use `torch.cond(pred, true_fn, false_fn, operands)`."
-    )
-    gb_codes = ("GB0170", "GB0035", "GB0033", "GB0124")
-    fix_applicability = "unsafe"
 
     def _tensor_test(self, test: cst.BaseExpression) -> bool:
         # Only the operands that run count (`self.training and x.any()` reads no tensor in

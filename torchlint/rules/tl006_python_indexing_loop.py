@@ -23,19 +23,6 @@ def _names(target: cst.BaseExpression) -> Set[str]:
 
 class PythonIndexingLoop(Rule):
     code = "TL006"
-    name = "python-indexing-loop"
-    summary = "Python loop/comprehension indexing tensors element by element"
-    message = (
-        "indexing a tensor with another tensor's elements one by one in a Python loop reads each "
-        "index on the host and splits the graph; gather all rows at once with "
-        "`x.gather(1, idx.unsqueeze(1)).squeeze(1)` or `x[torch.arange(len(idx)), idx]`"
-    )
-    suggestion = (
-        "Replace the loop with one vectorised op: `torch.gather(x, 1, idx.unsqueeze(1)).squeeze(1)` "
-        "or advanced indexing `x[torch.arange(x.shape[0]), idx]`."
-    )
-    gb_codes = ("GB0033", "GB0124")
-    fix_applicability = "unsafe"
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)

@@ -19,18 +19,6 @@ _AFFINE_FLAGS = ("affine", "elementwise_affine")
 
 class ModuleInForward(Rule):
     code = "TL007"
-    name = "module-in-forward"
-    summary = "`nn.Linear(...)`, `nn.Parameter(...)` (modules with parameters) built in a region"
-    message = (
-        "building a module with parameters inside a compiled region creates new parameters on "
-        "every call and splits the graph; build it once in `__init__` and call `self.<name>`"
-    )
-    suggestion = (
-        "Create the module in `__init__` (`self.proj = nn.Linear(...)`) and use it in `forward`; "
-        "this also makes its weights trainable and saved in the state dict."
-    )
-    gb_codes = ("GB0264",)
-    fix_applicability = "unsafe"
 
     def visit_Call(self, node: cst.Call) -> None:
         qual = self.resolve(node.func)

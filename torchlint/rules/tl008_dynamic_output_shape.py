@@ -49,19 +49,6 @@ def _mask_uses(body: cst.CSTNode, imports) -> Set[str]:
 
 class DynamicOutputShape(Rule):
     code = "TL008"
-    name = "dynamic-output-shape"
-    summary = "`x[mask]`, `nonzero`, `unique`, `masked_select`, `repeat_interleave`, `bincount`"
-    message = (
-        "the output shape depends on tensor values, so dynamo splits the graph here; keep shapes "
-        "fixed (`torch.where(mask, x, 0)` instead of `x[mask]`)"
-    )
-    suggestion = (
-        "Use a fixed-size form: `torch.where(mask, x, fill)`, multiply by the mask, or "
-        "`torch.nonzero_static(x, size=k)`; or set "
-        "`torch._dynamo.config.capture_dynamic_output_shape_ops = True`."
-    )
-    gb_codes = ("GB0036", "GB0037")
-    fix_applicability = "unsafe"
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)

@@ -42,17 +42,6 @@ def _module_loggers(module: cst.Module) -> set:
 
 class SkippedCall(Rule):
     code = "TL009"
-    name = "skipped-call"
-    summary = "calls dynamo will not trace: `time.*`, `random.*`, `warnings.warn`, `logging`, ..."
-    message = "dynamo cannot trace `{name}` and splits the graph around it; move the call out of the compiled region"
-    suggestion = (
-        "Call it before or after the compiled function (e.g. time in the training loop), use a "
-        "torch equivalent (`torch.rand` for `random.random`), or guard it with "
-        "`if not torch.compiler.is_compiling():`."
-    )
-    gb_codes = ("GB0007", "GB0008", "GB0059", "GB0156", "GB0291", "GB4198", "GB6215", "GB4841", "GB0294", "GB0170",
-                "GB0208", "GB9193")  # GB9193: time.* from torch 2.15 on
-    fix_applicability = "safe"
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)

@@ -8,17 +8,6 @@ from torchlint.rules.base import Rule
 
 class AutogradInRegion(Rule):
     code = "TL010"
-    name = "autograd-in-region"
-    summary = "`.backward()`, `torch.autograd.grad` inside compiled code"
-    message = (
-        "running autograd inside a compiled region splits the graph; compile the forward (and "
-        "loss) only and call `.backward()` outside it"
-    )
-    suggestion = (
-        "Compile the model or a loss function, and keep `loss.backward()` / "
-        "`torch.autograd.grad` in the training loop, outside the compiled region."
-    )
-    gb_codes = ("GB0123", "GB9186", "GB7054", "GB0007")
 
     def visit_Call(self, node: cst.Call) -> None:
         qual = self.resolve(node.func)

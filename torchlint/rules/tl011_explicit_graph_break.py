@@ -11,18 +11,6 @@ _BREAKS = {"torch._dynamo.graph_break", "torch._dynamo.skip_frame"}
 
 class ExplicitGraphBreak(Rule):
     code = "TL011"
-    name = "explicit-graph-break"
-    summary = "`torch._dynamo.graph_break()`, calls to `@torch.compiler.disable` functions"
-    message = (
-        "this call splits the graph on purpose; remove it, or keep it knowingly and suppress "
-        "this finding with `# torchlint: ignore[TL011]`"
-    )
-    suggestion = (
-        "Remove the explicit break, or make the disabled function traceable; if the break is "
-        "intended, suppress the finding with a comment saying why."
-    )
-    gb_codes = ("GB0025", "GB0098", "GB0099", "GB4297")
-    fix_applicability = "unsafe"
 
     def visit_Call(self, node: cst.Call) -> None:
         qual = self.resolve(node.func)

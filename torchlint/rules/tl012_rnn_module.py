@@ -10,18 +10,6 @@ RNN_MODULES = frozenset({"torch.nn.RNN", "torch.nn.GRU", "torch.nn.LSTM"})
 
 class RnnModule(Rule):
     code = "TL012"
-    name = "rnn-module"
-    summary = "`nn.RNN`/`nn.GRU`/`nn.LSTM` submodule called in a compiled region"
-    message = (
-        "dynamo does not trace RNN modules by default and runs the calling frame eagerly; set "
-        "`torch._dynamo.config.allow_rnn = True`, or unroll an `nn.GRUCell`/`nn.LSTMCell` "
-        "over the steps"
-    )
-    suggestion = (
-        "Set `torch._dynamo.config.allow_rnn = True` before compiling, or replace the module "
-        "with a cell (`nn.GRUCell`, `nn.LSTMCell`) unrolled over a fixed number of steps."
-    )
-    gb_codes = ("GB0014", "GB0148")  # GB0148: torch 2.15
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func

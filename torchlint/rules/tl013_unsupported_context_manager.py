@@ -23,17 +23,6 @@ def _self_attr(expr: cst.BaseExpression) -> Optional[str]:
 
 class UnsupportedContextManager(Rule):
     code = "TL013"
-    name = "unsupported-context-manager"
-    summary = "`with lock:` on a `threading` lock (or another object dynamo cannot enter)"
-    message = (
-        "dynamo cannot enter a `threading` lock and gives up on the code inside the `with`; take "
-        "the lock outside the compiled region (around the call of the model), not in `forward`"
-    )
-    suggestion = (
-        "Hold the lock in the caller (`with lock: out = model(x)`), or guard the block with "
-        "`if not torch.compiler.is_compiling():` when it only protects eager-mode bookkeeping."
-    )
-    gb_codes = ("GB0142", "GB0156")
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)

@@ -12,18 +12,6 @@ _PARAM_ITERATORS = frozenset({"parameters", "named_parameters", "buffers", "name
 
 class RequiresGradMutation(Rule):
     code = "TL014"
-    name = "requires-grad-mutation"
-    summary = "`t.requires_grad = ...` or `.requires_grad_()` on an input or parameter in compiled code"
-    message = (
-        "changing `requires_grad` of a tensor inside a compiled region splits the graph; freeze "
-        "parameters once, before compiling (`p.requires_grad_(False)` in setup code), and use "
-        "`.detach()` for values that must not get gradients"
-    )
-    suggestion = (
-        "Set `requires_grad` when the model is built (or in the training loop, outside the "
-        "compiled function); inside the region use `t.detach()` or `torch.no_grad()`."
-    )
-    gb_codes = ("GB0206", "GB0125", "GB8985")
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)

@@ -32,19 +32,6 @@ def _root_name(expr: cst.BaseExpression):
 
 class SortByTensor(Rule):
     code = "TL015"
-    name = "sort-by-tensor"
-    summary = "`sorted`/`min`/`max`/`.sort()` ordering tensors by their values"
-    message = (
-        "ordering Python objects by tensor values makes dynamo compare them on the host and split "
-        "the graph; sort with tensor ops (`torch.sort`, `torch.argsort`, `torch.topk`) and index "
-        "with the result"
-    )
-    suggestion = (
-        "Stack the items and sort in torch: `order = torch.stack(keys).argsort()`, then "
-        "`torch.stack(items)[order]` (or `torch.topk` for the largest k)."
-    )
-    gb_codes = ("GB0207", "GB0193", "GB0059", "GB5687")
-    fix_applicability = "unsafe"
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)

@@ -26,19 +26,6 @@ def _string_value(expr: cst.BaseExpression) -> Optional[str]:
 
 class HostSync(Rule):
     code = "TL101"
-    name = "host-sync"
-    summary = "`.cpu()`, `.to(\"cpu\")` in a compiled region (warning)"
-    message = (
-        "not a graph break, but a host sync: `{what}` makes every call wait for the GPU, and when "
-        "GPU work uses the result again, `mode=\"reduce-overhead\"` cuts the CUDA graph there; keep "
-        "the computation on the device and copy results after the compiled call"
-    )
-    suggestion = (
-        "Keep the region on the device (`t.clamp(...)` on the GPU instead of "
-        "`t.cpu().clamp(...).to(device)`); return tensors and call `.cpu()` on the results outside "
-        "the compiled function, once per step."
-    )
-    severity = "warning"
 
     def _cpu_target(self, call: cst.Call) -> bool:
         """``.to("cpu")``, ``.to(device="cpu")``, ``.to(torch.device("cpu"))``."""

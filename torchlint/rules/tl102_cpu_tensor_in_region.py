@@ -21,18 +21,6 @@ RANDOM_CREATION = frozenset(f"torch.{name}" for name in ("rand", "randn", "randi
 
 class CpuTensorInRegion(Rule):
     code = "TL102"
-    name = "cpu-tensor-in-region"
-    summary = "`torch.rand/randn/randint/randperm(...)` without `device=` in a compiled region (warning)"
-    message = (
-        "not a graph break, but `{name}(...)` without `device=` draws the numbers on the CPU on "
-        "every call and copies them to the GPU outside the CUDA graph of "
-        "`mode=\"reduce-overhead\"`; pass `device=x.device` (or use the `*_like` form)"
-    )
-    suggestion = (
-        "Draw on the input's device: `torch.randn(x.shape, device=x.device)` or "
-        "`torch.randn_like(x)` (also `rand_like`, `randint_like`)."
-    )
-    severity = "warning"
 
     def visit_Call(self, node: cst.Call) -> None:
         qual = self.resolve(node.func)

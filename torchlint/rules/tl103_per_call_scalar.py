@@ -64,19 +64,6 @@ class _Assigned(cst.CSTVisitor):
 
 class PerCallScalar(Rule):
     code = "TL103"
-    name = "per-call-scalar"
-    summary = "an `int` parameter of a compiled function used in tensor arithmetic (warning)"
-    message = (
-        "not a graph break, but `{name}: {ann}` is a Python int used in tensor math: a second "
-        "value recompiles, and under `mode=\"reduce-overhead\"` every new value records another "
-        "CUDA graph; pass values that change per call as a 0-d tensor"
-    )
-    suggestion = (
-        "Pass values that change between calls (a step counter, a timestep, an offset) as 0-d "
-        "tensors on the model's device (`torch.tensor(step, device=x.device)`, built outside the "
-        "compiled call); keep Python ints for values fixed for the whole run."
-    )
-    severity = "warning"
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)

@@ -10,12 +10,5 @@ from torchlint.rules.base import Rule
 
 class UnusedSuppression(Rule):
     code = "TL900"
-    name = "unused-suppression"
-    summary = "a suppression comment, or a code in it, that silenced nothing"
-    message = "unused suppression"
-    suggestion = "Remove the unused code from the comment (the whole comment when none is left)."
-    fix_applicability = "safe"
-    severity = "warning"
-    gb_codes = ()
     #: its fix is not a libcst Fixer: torchlint.unused_suppression.without edits the comments
     fixes_comments = True

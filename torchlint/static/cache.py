@@ -4,7 +4,7 @@ An entry holds one file's static findings (or its parse error), with their fixes
 run marked them (each as its text edits: line and column spans and the new text).
 Its key is a hash of the file's path and text (its digest), torchlint's version, the rule selection
 (``select``/``ignore``; ``per-file-ignores`` are applied after the cache, so they are not
-part of it), the torch version it reports for (``torch-version``) and the *engine version*: a hash of the rule modules, the static engine, the
+part of it), the torch version it reports for (``torch-version``) and the *engine version*: a hash of the rule modules and pages, the static engine, the
 fixes and the data files they read, plus the libcst and Python versions. Change any of
 them and old entries are simply not found.
 
@@ -61,7 +61,8 @@ _SEVERITIES = frozenset({"error", "warning"})
 # What the static results depend on besides the file and the settings.
 def engine_version() -> str:
     """A hash of the code and data that produce static findings: every module and data file
-    of the package (a moved or renamed module is covered as well as an edited one)."""
+    of the package (a moved or renamed module is covered as well as an edited one) and the
+    rule pages."""
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # torchlint/
     h = hashlib.sha256()
     h.update(f"{__version__}\0{sys.version_info[0]}.{sys.version_info[1]}\0".encode())
@@ -75,8 +76,25 @@ def engine_version() -> str:
                     h.update(fh.read())
             except OSError:
                 h.update(b"?")
+    _hash_pages(h)
     h.update(_libcst_version().encode())
     return h.hexdigest()
+
+
+def _hash_pages(h) -> None:
+    """The rule pages, wherever they are installed (``docs/rules`` in a checkout): the rules
+    read their messages and suggestions there."""
+    from importlib import resources
+
+    try:
+        entries = sorted(resources.files("torchlint.rule_pages").iterdir(), key=lambda e: e.name)
+    except (ModuleNotFoundError, OSError, TypeError):
+        h.update(b"pages?")
+        return
+    for entry in entries:
+        if entry.name.endswith(".md"):
+            h.update(f"pages/{entry.name}\0".encode())
+            h.update(entry.read_bytes())
 
 
 def _libcst_version() -> str:
