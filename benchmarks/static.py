@@ -241,17 +241,24 @@ def count(folder: Path):
 def snapshot(work: Path) -> Dict[str, str]:
     """The environment to run a copy of torchlint taken now: edits to the working tree
     during the benchmark (which would rightly invalidate the cache) do not reach it."""
+    from importlib import resources
+
     import torchlint
 
-    shutil.copytree(Path(torchlint.__file__).parent, work / "snapshot" / "torchlint",
+    package = work / "snapshot" / "torchlint"
+    shutil.copytree(Path(torchlint.__file__).parent, package,
+                    ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True)
+    # the rule pages hold the rules' words (docs/rules in a checkout)
+    shutil.copytree(str(resources.files("torchlint.rule_pages")), package / "rule_pages",
                     ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True)
     path = os.pathsep.join(p for p in (str(work / "snapshot"), os.environ.get("PYTHONPATH")) if p)
     return dict(os.environ, PYTHONPATH=path)
 
 
 def export(rev: str, work: Path) -> Dict[str, str]:
-    """The environment to run torchlint as it was at commit ``rev`` (its ``torchlint/``
-    exported with ``git archive``, first on ``PYTHONPATH``; nothing is installed)."""
+    """The environment to run torchlint as it was at commit ``rev`` (its ``torchlint/``, and
+    its ``docs/rules/`` as ``torchlint/rule_pages``, exported with ``git archive``, first on
+    ``PYTHONPATH``; nothing is installed)."""
     repo = Path(__file__).resolve().parents[1]
     folder = work / f"old-{rev}"
     shutil.rmtree(folder, ignore_errors=True)
@@ -259,6 +266,10 @@ def export(rev: str, work: Path) -> Dict[str, str]:
     archive = subprocess.run(["git", "-C", str(repo), "archive", "--format=tar", rev, "torchlint"],
                              check=True, capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    pages = subprocess.run(["git", "-C", str(repo), "archive", "--format=tar", "--prefix=torchlint/rule_pages/",
+                            f"{rev}:docs/rules"], capture_output=True)
+    if pages.returncode == 0:  # where REV keeps its rule pages in docs/rules (they hold the rules' words)
+        subprocess.run(["tar", "-x", "-C", str(folder)], input=pages.stdout, check=True)
     path = os.pathsep.join(p for p in (str(folder), os.environ.get("PYTHONPATH")) if p)
     return dict(os.environ, PYTHONPATH=path)
 
