@@ -38,9 +38,9 @@ def test_the_facts_block_gives_the_rules_words_and_is_left_out_of_the_text():
     facts = _facts(PAGE)
     assert (facts.summary, facts.message, facts.suggestion) == (
         "one line", "what is wrong; what to do", "The fix in words.")
-    assert facts.fix == "unsafe" and facts.severity == "error"
+    assert facts.fix_applicability == "unsafe" and facts.severity == "error"
     assert facts.gb_codes == ("GB0124", "GB0007")  # the list items, in the page's order, not codes named in prose
-    assert _facts(PAGE.replace("fix: unsafe", "fix: none\nseverity: warning")).fix is None
+    assert _facts(PAGE.replace("fix: unsafe", "fix: none\nseverity: warning")).fix_applicability is None
     assert _facts(PAGE.replace("fix: unsafe", "fix: safe\nseverity: warning")).severity == "warning"
 
 
@@ -74,7 +74,7 @@ def test_each_rule_class_carries_its_pages_words():
         assert facts is not None
         assert (rule.name, rule.summary, rule.message, rule.suggestion, rule.gb_codes, rule.fix_applicability,
                 rule.severity) == (facts.name, facts.summary, facts.message, facts.suggestion, facts.gb_codes,
-                                   facts.fix, facts.severity)
+                                   facts.fix_applicability, facts.severity)
 
 
 def test_a_rule_that_declares_its_words_in_code_or_has_no_page_is_refused():

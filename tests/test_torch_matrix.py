@@ -167,6 +167,13 @@ def test_page_line_is_added_after_the_summary_and_replaced_later():
     assert matrix.page_with_line(once, "Breaks on: torch 2.13 no.").count("Breaks on:") == 1
 
 
+def test_page_line_goes_after_the_summary_below_the_facts_block():
+    text = "<!-- rule\nsummary: s\nfix: none\n-->\n# TL999: made-up\n\nOne line.\n\n## What it does\nx\n"
+    assert matrix.page_with_line(text, "Breaks on: torch 2.13 yes.") == (
+        "<!-- rule\nsummary: s\nfix: none\n-->\n# TL999: made-up\n\nOne line.\n\n"
+        "Breaks on: torch 2.13 yes.\n\n## What it does\nx\n")
+
+
 # --------------------------------------------------------------------------- torch-version
 
 def _fake(monkeypatch, data):

@@ -20,6 +20,8 @@ import re
 from importlib import resources
 from typing import Any, Dict, List, Optional, Set
 
+from torchlint.pages import PAGE_FILE
+
 BREAKS_ON = "Breaks on:"
 _VERSION = re.compile(r"^\s*(\d+)\.(\d+)(?:\.\d+)?(?:[+.\-\w]*)?\s*$")
 #: the torch version the static pass of this process reports for (see :func:`use_version`)
@@ -236,7 +238,7 @@ def write_breaks_on_lines(matrix: Optional[Dict[str, Any]] = None, folder: Optio
     folder = folder or str(resources.files("torchlint.rule_pages"))
     changed = 0
     for name in sorted(os.listdir(folder)):
-        m = re.match(r"(TL\d{3})-[a-z0-9-]+\.md$", name)
+        m = PAGE_FILE.match(name)
         if not m or m.group(1).startswith("TL9"):  # TL9xx judge comments: nothing of torch's to measure
             continue
         path = os.path.join(folder, name)

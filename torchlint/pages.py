@@ -19,13 +19,15 @@ import functools
 import re
 from dataclasses import dataclass, field
 from importlib import resources
+from importlib.abc import Traversable
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix safety", "GB codes")
 _FENCE = re.compile(r"```python\n(.*?)```", re.DOTALL)
 _DIRECTIVE = re.compile(r"<!--\s*dynamo:(.*?)-->", re.DOTALL)
 _ERROR = re.compile(r"#\s*error:\s*(TL\d{3}(?:\s*,\s*TL\d{3})*)")
-_FILE = re.compile(r"(TL\d{3})-([a-z0-9-]+)\.md$")
+#: a page's file name: its rule's code and name
+PAGE_FILE = re.compile(r"(TL\d{3})-([a-z0-9-]+)\.md$")
 _FACTS = re.compile(r"\A<!-- rule\n(.*?)\n-->\n", re.DOTALL)
 _GB_ITEM = re.compile(r"^- `(GB\d{4})`", re.MULTILINE)
 #: the keys of the facts block; ``severity`` may be left out (a graph break: ``error``)
@@ -46,8 +48,8 @@ class RuleFacts:
     summary: str
     message: str
     suggestion: str
-    #: "safe", "unsafe" or None when the rule offers no automatic fix
-    fix: Optional[str]
+    #: "safe", "unsafe" or None when the rule offers no automatic fix (the page's ``fix``)
+    fix_applicability: Optional[str]
     severity: str
     gb_codes: Tuple[str, ...]
 
@@ -115,13 +117,17 @@ def _split(text: str) -> Dict[str, str]:
     return sections
 
 
+def entries() -> List[Traversable]:
+    """The page files as installed (``docs/rules`` in a checkout), by file name."""
+    root = resources.files("torchlint.rule_pages")
+    return [e for e in sorted(root.iterdir(), key=lambda e: e.name) if PAGE_FILE.match(e.name)]
+
+
 def _files() -> Iterator[Tuple[str, str, str, str]]:
     """(file name, code, name, text) of every page, by file name."""
-    root = resources.files("torchlint.rule_pages")
-    for entry in sorted(root.iterdir(), key=lambda e: e.name):
-        m = _FILE.match(entry.name)
-        if m:
-            yield entry.name, m.group(1), m.group(2), entry.read_text("utf-8")
+    for entry in entries():
+        m = PAGE_FILE.match(entry.name)
+        yield entry.name, m.group(1), m.group(2), entry.read_text("utf-8")  # type: ignore[union-attr]
 
 
 def split_facts(file: str, text: str) -> Tuple[Dict[str, str], str]:

@@ -267,16 +267,12 @@ def _in_string_at_end(text: str, line: int) -> bool:
 @functools.lru_cache(maxsize=None)
 def rule_page_uri(code: str) -> Optional[str]:
     """A ``file:`` URI of the rule's page as installed (``torchlint rule CODE`` prints it)."""
-    from importlib import resources
+    from torchlint.pages import entries
 
     try:
-        root = resources.files("torchlint.rule_pages")
-        for entry in root.iterdir():
-            if entry.name.startswith(f"{code}-") and entry.name.endswith(".md"):
-                return Path(str(entry)).resolve().as_uri()
+        return next((Path(str(e)).resolve().as_uri() for e in entries() if e.name.startswith(f"{code}-")), None)
     except (ModuleNotFoundError, OSError, TypeError):
         return None
-    return None
 
 
 def rule_page_text(code: str) -> Optional[str]:

@@ -16,18 +16,18 @@ package, so adding a rule is adding one module and its page in ``docs/rules/``.
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Callable, ClassVar, Dict, List, Optional, Tuple, Type
 
 import libcst as cst
 
 from torchlint.analysis.regions import ModuleIndex, Region, resolve_callee
 from torchlint.analysis.tensors import TensorScope, register_functions
-from torchlint.pages import rule_facts
+from torchlint.pages import RuleFacts, rule_facts
 
 REGISTRY: Dict[str, Type["Rule"]] = {}
-# Rule attribute -> the page fact it is set from.
-_FROM_PAGE = {"name": "name", "summary": "summary", "message": "message", "suggestion": "suggestion",
-              "gb_codes": "gb_codes", "fix_applicability": "fix", "severity": "severity"}
+# The class attributes set from the rule's page.
+_FROM_PAGE = tuple(f.name for f in dataclasses.fields(RuleFacts))
 
 # Class decorators that replace the class's `forward` at run time with an implementation the
 # config picks (transformers' `@use_experts_implementation` swaps a per-expert Python loop for
@@ -81,8 +81,8 @@ class Rule:
         facts = rule_facts(code)
         if facts is None:
             raise RuntimeError(f"rule {code} ({cls.__name__}) has no page docs/rules/{code}-<name>.md")
-        for attr, field_name in _FROM_PAGE.items():
-            setattr(cls, attr, getattr(facts, field_name))
+        for attr in _FROM_PAGE:
+            setattr(cls, attr, getattr(facts, attr))
         REGISTRY[code] = cls
 
     def __init__(self, ctx: "FileContext") -> None:

@@ -84,17 +84,16 @@ def engine_version() -> str:
 def _hash_pages(h) -> None:
     """The rule pages, wherever they are installed (``docs/rules`` in a checkout): the rules
     read their messages and suggestions there."""
-    from importlib import resources
+    from torchlint import pages
 
     try:
-        entries = sorted(resources.files("torchlint.rule_pages").iterdir(), key=lambda e: e.name)
+        entries = pages.entries()
     except (ModuleNotFoundError, OSError, TypeError):
         h.update(b"pages?")
         return
     for entry in entries:
-        if entry.name.endswith(".md"):
-            h.update(f"pages/{entry.name}\0".encode())
-            h.update(entry.read_bytes())
+        h.update(f"pages/{entry.name}\0".encode())
+        h.update(entry.read_bytes())
 
 
 def _libcst_version() -> str:
