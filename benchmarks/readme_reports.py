@@ -1,77 +1,123 @@
-"""Regenerate the reports pasted in README.md from real runs, so they cannot drift.
+"""Regenerate the reports shown in README.md and docs/ from real runs, so they cannot drift.
 
-Each report in the README follows a marker ``<!-- report: NAME -->`` and is the fenced block
-after it. This script runs each report's command (a real ``torchlint check``), keeps the
-parts the README shows (an abridged report keeps the findings it names, then every target
-line and the summary, exactly as printed) and either rewrites the README (``--write``) or
-says where it differs (``--check``, the default; exit 1 on a difference). Seconds in target
-lines vary from run to run and machine to machine: ``--check`` compares them masked.
+A report is the fenced block after a marker ``<!-- report: NAME -->`` in README.md or a page
+under docs/. The block is a shell session: ``$ COMMAND``, what it prints (an abridged report
+keeps the findings named in ``REPORTS``, then everything after the last finding, exactly as
+printed), then ``$ echo $?`` and the exit code. This script runs each block's own command from
+the repository root and either rewrites the output and exit code (``--write``) or says where a
+block differs (``--check``, the default; exit 1 on a difference). Seconds in target lines vary
+from run to run: they are compared masked.
 
-    python benchmarks/readme_reports.py            # check (about 2 minutes on 2 cores)
-    python benchmarks/readme_reports.py --write    # regenerate the README's reports
+    python benchmarks/readme_reports.py              # check every report (about 2 minutes on 2 cores)
+    python benchmarks/readme_reports.py --static     # only those that need no torch (seconds)
+    python benchmarks/readme_reports.py --write      # regenerate them
 
-The CUDA-graph report (``--mode reduce-overhead``) needs a CUDA GPU and is not among them:
-it is marked in the README as measured on one.
+The CUDA-graph report in docs/cuda-graphs.md needs a CUDA GPU: it carries no marker and says
+it was measured on one.
 """
+
 from __future__ import annotations
 
 import argparse
 import difflib
 import os
 import re
+import shlex
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional, Sequence
 
 REPO = Path(__file__).resolve().parents[1]
-README = REPO / "README.md"
-#: the torch (major.minor) the README's reports come from: the one CI runs. Other versions
-#: count graphs and name some breaks differently (benchmarks/torch_matrix.py measures that).
+#: the torch (major.minor) the reports with the dynamic pass come from: the one CI runs. Other
+#: versions count graphs and name some breaks differently (benchmarks/torch_matrix.py measures that).
 TORCH = "2.13"
-_BLOCK = r"(<!--\s*report:\s*{name}\s*-->\s*\n```[a-z]*\n)(.*?)(```)"
+_MARKER = re.compile(r"<!--\s*report:\s*([\w-]+)\s*-->\s*\n```[a-z]*\n(.*?)```", re.S)
 _SECONDS = re.compile(r"\(\d+(?:\.\d+)? s\)")
+_EXIT = "$ echo $?"
+
+
+@dataclass(frozen=True)
+class Report:
+    """What a report block shows of its command's output."""
+
+    #: keep only the findings whose first line starts with one of these (None: every finding)
+    keep: tuple[str, ...] | None = None
+    #: whether the command runs the dynamic pass (needs torch, minutes; its counts are torch 2.13's)
+    dynamic: bool = False
+
+
+#: every report the docs show, by marker name
+REPORTS: dict[str, Report] = {
+    "fixtures": Report(keep=("fixtures/cnn_item_branch.py:41:", "fixtures/transformer_block.py:65:"), dynamic=True),
+    "static-fixtures": Report(keep=("fixtures/cnn_item_branch.py:41:",)),
+    "static-statistics": Report(),
+}
+
+
+def doc_files() -> list[Path]:
+    """README.md and every page of the docs site (the rule pages included)."""
+    return [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
 
 
 @dataclass
-class Report:
+class Block:
     name: str
-    #: the command as the README shows it (run from the repository root)
-    command: List[str]
-    #: keep only the findings whose first line starts with one of these (None: every finding)
-    keep: Optional[Sequence[str]] = None
+    path: Path
+    command: str
+    shown: str
+    exit_code: int
+    start: int  # where the block's body starts and ends in its file
+    end: int
 
 
-REPORTS = [
-    Report("fixtures", ["torchlint", "check", "fixtures", "--config", "fixtures/pyproject.toml"],
-           keep=("fixtures/cnn_item_branch.py:41:", "fixtures/transformer_block.py:65:")),
-]
+def _rel(path: Path) -> str:
+    return str(path.relative_to(REPO)) if path.is_relative_to(REPO) else str(path)
 
 
-def run(report: Report) -> str:
-    """The report's text from a real run (stdout; torchlint's exit code 1 is expected)."""
-    exe = os.path.join(os.path.dirname(sys.executable), report.command[0])
+def parse(name: str, path: Path, body: str, start: int, end: int) -> Block:
+    """A report block: ``$ COMMAND``, the output, ``$ echo $?``, the exit code."""
+    lines = body.rstrip("\n").split("\n")
+    if len(lines) < 3 or not lines[0].startswith("$ ") or lines[-2] != _EXIT or not lines[-1].isdigit():
+        raise SystemExit(f"{_rel(path)}: report {name!r} must be `$ COMMAND`, its output, `{_EXIT}` and the exit code")
+    return Block(name, path, lines[0][2:], "\n".join(lines[1:-2]) + "\n", int(lines[-1]), start, end)
+
+
+def blocks(files: Sequence[Path] | None = None) -> list[Block]:
+    out = []
+    for path in files or doc_files():
+        text = path.read_text("utf-8")
+        for m in _MARKER.finditer(text):
+            out.append(parse(m.group(1), path, m.group(2), m.start(2), m.end(2)))
+    return out
+
+
+def run(block: Block) -> tuple[str, int]:
+    """What the block's command prints (stdout, abridged as registered) and its exit code."""
+    argv = shlex.split(block.command)
+    if argv[0] != "torchlint":
+        raise SystemExit(f"{_rel(block.path)}: report {block.name!r} does not run torchlint")
+    exe = os.path.join(os.path.dirname(sys.executable), "torchlint")
     env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
-    done = subprocess.run([exe, *report.command[1:]], cwd=REPO, capture_output=True, text=True,
-                          env=env, timeout=1800)
-    if done.returncode not in (0, 1):
-        raise SystemExit(f"{' '.join(report.command)} exited {done.returncode}:\n{done.stderr}")
-    return abridge(done.stdout, report.keep)
+    done = subprocess.run([exe, *argv[1:]], cwd=REPO, capture_output=True, text=True, env=env, timeout=1800)
+    return abridge(done.stdout, REPORTS[block.name].keep), done.returncode
 
 
-def abridge(out: str, keep: Optional[Sequence[str]]) -> str:
+def abridge(out: str, keep: Sequence[str] | None) -> str:
     """The findings ``keep`` names (blocks up to a blank line), then everything after the
     last finding (errors, target lines, summary)."""
+    if keep is None:
+        return out.strip("\n") + "\n"
     lines = out.splitlines()
-    blocks: List[List[str]] = []
-    rest: List[str] = []
-    current: Optional[List[str]] = None
-    finding = re.compile(r"^\S+:\d+:\d+: ")
+    found: list[list[str]] = []
+    rest: list[str] = []
+    current: list[str] | None = None
+    finding = re.compile(r"^\S+(?::cell \d+)?:\d+:\d+: ")  # a notebook finding names its cell
     for line in lines:
         if finding.match(line):
             current = [line]
-            blocks.append(current)
+            found.append(current)
         elif current is not None and line.strip():
             if line.startswith(" "):
                 current.append(line)
@@ -82,49 +128,76 @@ def abridge(out: str, keep: Optional[Sequence[str]]) -> str:
             current = None
         elif line.strip() or rest:
             rest.append(line)
-    shown = [b for b in blocks if keep is None or any(b[0].startswith(k) for k in keep)]
+    shown = [b for b in found if any(b[0].startswith(k) for k in keep)]
     text = "\n\n".join("\n".join(b) for b in shown)
     return (text + "\n\n" if text else "") + "\n".join(rest).strip("\n") + "\n"
-
-
-def block(readme: str, name: str) -> re.Match:
-    m = re.search(_BLOCK.format(name=re.escape(name)), readme, re.S)
-    if m is None:
-        raise SystemExit(f"README.md has no `<!-- report: {name} -->` block")
-    return m
 
 
 def masked(text: str) -> str:
     return _SECONDS.sub("(… s)", text)
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--write", action="store_true", help="rewrite the README's reports")
+def body(block: Block, shown: str, exit_code: int) -> str:
+    return f"$ {block.command}\n{shown}{_EXIT}\n{exit_code}\n"
+
+
+def check_registry(found: Sequence[Block]) -> list[str]:
+    """Problems: a block with no entry in REPORTS, an entry with no block, a name used twice."""
+    names = [b.name for b in found]
+    problems = [f"{_rel(b.path)}: report {b.name!r} is not in REPORTS" for b in found if b.name not in REPORTS]
+    problems += [f"report {n!r} is in REPORTS but in no page" for n in REPORTS if n not in names]
+    problems += [f"report {n!r} appears {names.count(n)} times" for n in sorted(set(names)) if names.count(n) > 1]
+    return problems
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    ap.add_argument("--write", action="store_true", help="rewrite the reports from real runs")
+    ap.add_argument("--static", action="store_true", help="only the reports without the dynamic pass")
+    ap.add_argument("--dynamic", action="store_true", help="only the reports with the dynamic pass")
     ap.add_argument("names", nargs="*", help="reports to do (default: all)")
     args = ap.parse_args(argv)
-    readme = README.read_text("utf-8")
+    found = blocks()
+    problems = check_registry(found)
+    if problems:
+        print("\n".join(problems))
+        return 1
     drift = 0
-    for report in REPORTS:
-        if args.names and report.name not in args.names:
+    edits: dict[Path, list[tuple[int, int, str]]] = {}
+    for block in found:
+        spec = REPORTS[block.name]
+        if (
+            (args.names and block.name not in args.names)
+            or (args.static and spec.dynamic)
+            or (args.dynamic and not spec.dynamic)
+        ):
             continue
-        fresh = run(report)
-        m = block(readme, report.name)
+        shown, code = run(block)
+        where = f"{_rel(block.path)}: {block.name}"
         if args.write:
-            readme = readme[:m.start(2)] + fresh + readme[m.end(2):]
-            print(f"{report.name}: regenerated")
-        elif masked(m.group(2)) != masked(fresh):
+            edits.setdefault(block.path, []).append((block.start, block.end, body(block, shown, code)))
+            print(f"{where}: regenerated")
+        elif masked(block.shown) != masked(shown) or block.exit_code != code:
             drift += 1
-            diff = difflib.unified_diff(masked(m.group(2)).splitlines(), masked(fresh).splitlines(),
-                                        "README.md", "a real run", lineterm="")
-            print(f"{report.name}: README.md differs from a real run:\n" + "\n".join(diff))
+            diff = difflib.unified_diff(
+                masked(body(block, block.shown, block.exit_code)).splitlines(),
+                masked(body(block, shown, code)).splitlines(),
+                "the page",
+                "a real run",
+                lineterm="",
+            )
+            print(f"{where}: differs from a real run:\n" + "\n".join(diff))
         else:
-            print(f"{report.name}: README.md matches a real run")
-    if args.write:
+            print(f"{where}: matches a real run")
+    if edits:
         sys.path.insert(0, str(REPO))
         from torchlint.atomic import write_text_atomic
 
-        write_text_atomic(str(README), readme)
+        for path, changes in edits.items():
+            text = path.read_text("utf-8")
+            for start, end, new in sorted(changes, reverse=True):
+                text = text[:start] + new + text[end:]
+            write_text_atomic(str(path), text)
     return 1 if drift else 0
 
 

@@ -1,6 +1,7 @@
 """`--format json` against its shipped schema (torchlint/data/report.schema.json): real reports
 validate, from the static pass, the dynamic pass, `torchlint run` and `torchlint merge`, and as the
 HTML page and SARIF log embed them; a renamed, missing or added key fails."""
+
 from __future__ import annotations
 
 import copy
@@ -11,7 +12,6 @@ import textwrap
 from importlib import resources
 
 import pytest
-
 from support import FIXTURES, REPO, run_cli, run_subprocess
 
 jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is not installed (pip install jsonschema)")
@@ -56,10 +56,18 @@ def test_a_static_report_of_the_fixtures_validates(schema, static_report):
     assert static_report["summary"]["findings"] == len(findings)
 
 
-@pytest.mark.parametrize("change", [
-    "rename a summary key", "rename a finding key", "drop a finding key", "add a top-level key",
-    "misspell a fix key", "a bad source", "a 0 line",
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        "rename a summary key",
+        "rename a finding key",
+        "drop a finding key",
+        "add a top-level key",
+        "misspell a fix key",
+        "a bad source",
+        "a 0 line",
+    ],
+)
 def test_a_renamed_missing_or_unknown_key_fails(schema, static_report, change):
     bad = copy.deepcopy(static_report)
     finding = next(f for f in bad["findings"] if "fix" in f)
@@ -95,9 +103,22 @@ def test_a_merged_report_and_the_html_page_carry_a_valid_report(schema, static_r
 @pytest.mark.dynamo
 def test_a_dynamic_report_validates_and_so_do_the_targets_sarif_carries(schema, tmp_path):
     pytest.importorskip("torch")
-    done = run_subprocess(["check", "cnn_item_branch.py", "--target", "cnn_item_branch.py:ConvNet", "--inputs-from",
-                           "cnn_item_branch.py:example_inputs", "--format", "json", "-o", str(tmp_path / "r.json")],
-                          cwd=FIXTURES, timeout=600)
+    done = run_subprocess(
+        [
+            "check",
+            "cnn_item_branch.py",
+            "--target",
+            "cnn_item_branch.py:ConvNet",
+            "--inputs-from",
+            "cnn_item_branch.py:example_inputs",
+            "--format",
+            "json",
+            "-o",
+            str(tmp_path / "r.json"),
+        ],
+        cwd=FIXTURES,
+        timeout=600,
+    )
     assert done.returncode == 1, done.stderr
     report = json.loads((tmp_path / "r.json").read_text("utf-8"))
     validate(schema, report)
@@ -114,7 +135,8 @@ def test_a_dynamic_report_validates_and_so_do_the_targets_sarif_carries(schema, 
 @pytest.mark.dynamo
 def test_a_torchlint_run_report_validates(schema, tmp_path):
     pytest.importorskip("torch")
-    (tmp_path / "prog.py").write_text(textwrap.dedent("""
+    (tmp_path / "prog.py").write_text(
+        textwrap.dedent("""
         import torch
 
         def step(x):
@@ -124,13 +146,15 @@ def test_a_torchlint_run_report_validates(schema, tmp_path):
         f = torch.compile(step, backend="eager")
         f(torch.ones(2))
         f(torch.ones(3))
-    """), "utf-8")
-    done = run_subprocess(["run", "--format", "json", "-o", str(tmp_path / "r.json"), "prog.py"],
-                          cwd=tmp_path, timeout=600)
+    """),
+        "utf-8",
+    )
+    done = run_subprocess(
+        ["run", "--format", "json", "-o", str(tmp_path / "r.json"), "prog.py"], cwd=tmp_path, timeout=600
+    )
     assert done.returncode == 1, done.stderr
     report = json.loads((tmp_path / "r.json").read_text("utf-8"))
     validate(schema, report)
     (target,) = report["targets"]
     assert target["program"]["exit_code"] == 0 and target["program"]["frames"]
     assert any(f["source"] in ("both", "dynamic") for f in report["findings"])
-
