@@ -146,3 +146,21 @@ def test_the_architecture_pages_import_table_is_the_one_the_tests_hold():
     rows = re.findall(r"^\| `(\w+)` \| (.+) \|$", page("architecture.md"), re.M)
     table = {name: set(re.findall(r"`(\w+)`", allowed)) for name, allowed in rows}
     assert table == ALLOWED
+
+
+def test_the_fixtures_break_count_quoted_on_the_torch_versions_page_is_the_measured_one():
+    """The page quotes the fixtures' graph breaks and targets; expected_breaks.json holds the
+    measurement (tests/static/test_fixture_models.py holds it to dynamo)."""
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11
+        import tomli as tomllib
+
+    fixtures = REPO / "fixtures"
+    targets = tomllib.loads((fixtures / "pyproject.toml").read_text("utf-8"))["tool"]["torchlint"]["targets"]
+    files = {t["target"].split(":")[0] for t in targets}
+    truth = json.loads((fixtures / "expected_breaks.json").read_text("utf-8"))
+    breaks = sum(len(entry["breaks"]) for name, entry in truth.items() if name in files)
+    quoted = re.search(r"the fixtures' (\d+) graph breaks \((\d+) targets\)", page("torch-versions.md"))
+    assert quoted is not None
+    assert (int(quoted.group(1)), int(quoted.group(2))) == (breaks, len(targets))
