@@ -87,6 +87,17 @@ def test_the_readme_example_is_the_main_jobs_report():
     assert example.path.name == "README.md"
     assert main_job == [".venv/bin/torchlint", *shlex.split(example.command)[1:]]
     assert main_job[0].endswith("/torchlint") and example.exit_code == 1
+    # the prose beside it: how many findings it keeps, and the exit code
+    readme = example.path.read_text("utf-8")
+    prose = readme[readme.index("## Example report") : readme.index("<!-- report: fixtures -->")]
+    shown = re.findall(r"^\S+(?::cell \d+)?:\d+:\d+: ", example.shown, re.M)
+    words = {"one": 1, "two": 2, "three": 3, "four": 4}
+    assert words[re.search(r"abridged to (\w+) of its findings", prose).group(1)] == len(shown)
+    assert len(shown) == len(readme_reports.REPORTS["fixtures"].keep)
+    assert int(re.search(r"it exits (\d)", prose).group(1)) == example.exit_code
+    for path in readme_reports.doc_files():
+        for quoted in re.findall(r"main job exits (\d)", path.read_text("utf-8")):
+            assert int(quoted) == example.exit_code, path
 
 
 def test_ci_runs_the_readmes_test_command():
