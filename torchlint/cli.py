@@ -16,9 +16,9 @@ import click
 from torchlint import __version__
 from torchlint.config import (ConfigError, Settings, codes_option, config_start, load_settings, override,
                               parse_size, select_override)
+from torchlint.gate import EXIT_ERROR, EXIT_FAIL, EXIT_OK, GateError, apply_settings, exit_code
 
 FORMAT_CHOICES = ["text", "json", "sarif", "github", "html"]
-EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
 
 
 def _fail(message: str) -> "click.exceptions.Exit":
@@ -157,7 +157,7 @@ def check(paths: Tuple[str, ...], fmt: str, select, ignore, no_static, no_dynami
     unsafe_fixable = 0 if no_static else _mark_fixes(report, settings, unsafe_fixes, verbose)
     _emit(report, fmt, output_file, statistics=statistics, quiet=quiet, verbose=verbose,
           unsafe_fixable=unsafe_fixable, unsafe_fixes=unsafe_fixes)
-    sys.exit(_exit_code(report, settings, exit_zero))
+    sys.exit(exit_code(report, settings, exit_zero))
 
 
 @main.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
@@ -210,7 +210,7 @@ def run(program, fmt, select, ignore, paths, no_static, timeout, max_graph_break
     try:
         report, _ = watch(program, settings=settings, paths=paths or (".",), static=not no_static,
                           timeout=timeout, records_dir=records_dir)
-        _apply_gate(report, settings)
+        apply_settings(report, settings)
     except ConfigError as exc:
         raise _fail(str(exc))
     except ValueError as exc:
@@ -222,7 +222,7 @@ def run(program, fmt, select, ignore, paths, no_static, timeout, max_graph_break
     sys.stdout.flush()
     sys.stderr.flush()
     _emit(report, fmt, output_file, statistics=statistics, quiet=quiet, verbose=verbose)
-    sys.exit(_exit_code(report, settings, exit_zero))
+    sys.exit(exit_code(report, settings, exit_zero))
 
 
 @main.command("merge")
@@ -250,11 +250,11 @@ def merge_cmd(reports, fmt, max_graph_breaks, max_recompiles, baseline, config_f
         settings = override(load_settings(config_file), max_graph_breaks=max_graph_breaks,
                             max_recompiles=max_recompiles, baseline=baseline)
         report = combine([load_report(p) for p in reports])
-        _apply_gate(report, settings)
-    except (ConfigError, ReportError) as exc:
+        apply_settings(report, settings)
+    except (ConfigError, GateError, ReportError) as exc:
         raise _fail(str(exc))
     _emit(report, fmt, output_file, statistics=statistics, quiet=quiet, verbose=False)
-    sys.exit(_exit_code(report, settings, exit_zero))
+    sys.exit(exit_code(report, settings, exit_zero))
 
 
 def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input_sets, inputs_from,
@@ -350,8 +350,8 @@ def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input
             if failed.traceback:
                 click.echo(f"{failed.target}: {failed.traceback.rstrip()}", err=True)
         if gate:
-            _apply_gate(report, settings)
-    except ConfigError as exc:
+            apply_settings(report, settings)
+    except (ConfigError, GateError) as exc:
         raise _fail(str(exc))
     except Exception as exc:  # an internal error: say so in one line, traceback with -v
         if verbose:
@@ -489,39 +489,6 @@ def _cli_target(target, inputs, input_sets, inputs_from, train) -> dict:
     if train:
         table["train"] = True
     return table
-
-
-def _gate_set(settings: Settings) -> bool:
-    return (settings.max_graph_breaks is not None or settings.max_recompiles is not None
-            or settings.baseline is not None or settings.max_cudagraph_skips is not None
-            or any("max-graph-breaks" in t or "max-recompiles" in t for t in settings.targets))
-
-
-def _apply_gate(report, settings: Settings) -> None:
-    if not _gate_set(settings):
-        return
-    from torchlint.gate import GateError, apply_gate
-
-    def limits(key: str) -> dict:
-        return {str(t.get("name") or t["target"]): t[key] for t in settings.targets if key in t}
-
-    try:
-        apply_gate(report, max_graph_breaks=settings.max_graph_breaks,
-                   max_recompiles=settings.max_recompiles, per_target=limits("max-graph-breaks"),
-                   per_target_recompiles=limits("max-recompiles"), baseline=settings.baseline,
-                   max_cudagraph_skips=settings.max_cudagraph_skips)
-    except GateError as exc:
-        raise ConfigError(str(exc)) from None
-
-
-def _exit_code(report, settings: Settings, exit_zero: bool) -> int:
-    if report.errors:
-        return EXIT_ERROR
-    if exit_zero:
-        return EXIT_OK
-    if _gate_set(settings):
-        return EXIT_FAIL if report.gate_failures else EXIT_OK
-    return EXIT_FAIL if report.findings else EXIT_OK
 
 
 def _emit(report, fmt: str, output_file: Optional[str], *, statistics: bool, quiet: bool, verbose: bool,

@@ -19,13 +19,20 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
 
 from torchlint.atomic import write_text_atomic
 from torchlint.files import read_json
 from torchlint.findings import Finding, Report
 
+if TYPE_CHECKING:
+    from torchlint.config import Settings
+
 BASELINE_VERSION = 1
+
+#: the exit codes of every command: the run meets its criterion, it does not, a usage,
+#: config or input error
+EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
 
 
 class GateError(ValueError):
@@ -216,3 +223,38 @@ def apply_gate(
     report.gate_failures = failures
     report.gate_notes = notes
     return not failures
+
+
+def gate_set(settings: "Settings") -> bool:
+    """Whether a gate (a limit or a baseline, on the command line or in the config) is set:
+    it then replaces "no unsuppressed finding" as the run's criterion."""
+    return (settings.max_graph_breaks is not None or settings.max_recompiles is not None
+            or settings.baseline is not None or settings.max_cudagraph_skips is not None
+            or any("max-graph-breaks" in t or "max-recompiles" in t for t in settings.targets))
+
+
+def apply_settings(report: Report, settings: "Settings") -> None:
+    """Apply the gates the settings set (none: the report is left as it is).
+    Raises :class:`GateError` for an unreadable baseline."""
+    if not gate_set(settings):
+        return
+
+    def limits(key: str) -> Dict[str, int]:
+        return {str(t.get("name") or t["target"]): t[key] for t in settings.targets if key in t}
+
+    apply_gate(report, max_graph_breaks=settings.max_graph_breaks,
+               max_recompiles=settings.max_recompiles, per_target=limits("max-graph-breaks"),
+               per_target_recompiles=limits("max-recompiles"), baseline=settings.baseline,
+               max_cudagraph_skips=settings.max_cudagraph_skips)
+
+
+def exit_code(report: Report, settings: "Settings", exit_zero: bool) -> int:
+    """2 when a file or target could not be checked; else 0 with ``--exit-zero``; else the
+    gate's verdict when a gate is set; else 1 when an unsuppressed finding remains."""
+    if report.errors:
+        return EXIT_ERROR
+    if exit_zero:
+        return EXIT_OK
+    if gate_set(settings):
+        return EXIT_FAIL if report.gate_failures else EXIT_OK
+    return EXIT_FAIL if report.findings else EXIT_OK
