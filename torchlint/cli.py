@@ -5,7 +5,6 @@ meets its criterion, 1 it does not, 2 a usage, config or input error.
 """
 from __future__ import annotations
 
-import io
 import os
 import sys
 import traceback
@@ -399,75 +398,31 @@ def _apply_fixes(settings: Settings, paths, *, diff: bool, unsafe: bool, quiet: 
 
 
 def _add_noqa(report) -> int:
-    """--add-noqa: a suppression comment for every finding left (not TL900's), one atomic
-    write per file; says how many were added. Exit 0, or 2 when a file could not be checked
-    or written."""
-    from torchlint.atomic import write_text_atomic
-    from torchlint.files import FileProblem, read_source
-    from torchlint.suppression import add_comments
+    """--add-noqa: the comments written (:func:`torchlint.suppression.add_noqa`), then one
+    line saying how many. Exit 0, or 2 when a file could not be checked or written."""
+    from torchlint.suppression import add_noqa
 
-    by_path: dict = {}
-    for f in report.findings:
-        if f.rule != "TL900":
-            by_path.setdefault(f.path, []).append(f)
-    added = files = skipped = 0
-    failed = bool(report.errors)
     for e in report.errors:
         click.echo(f"torchlint: error: {e.path}: {e.message}", err=True)
-    for path, found in sorted(by_path.items()):
-        try:
-            text = read_source(path)
-        except FileProblem as exc:
-            click.echo(f"torchlint: error: {path}: {exc}", err=True)
-            failed = True
-            continue
-        new, n, missed = add_comments(text, found)
-        skipped += missed
-        if n:
-            try:
-                write_text_atomic(path, new)
-            except OSError as exc:
-                click.echo(f"torchlint: error: {path}: cannot write: {exc.strerror or exc}", err=True)
-                failed = True
-                continue
-            added, files = added + n, files + 1
+    done = add_noqa(report.findings)
+    for path, problem in done.errors:
+        click.echo(f"torchlint: error: {path}: {problem}", err=True)
+    added, files, skipped = done.added, done.files, done.skipped
     click.echo(f"Added {added} suppression comment{'s' if added != 1 else ''}"
                + (f" in {files} file{'s' if files != 1 else ''}" if added else "") + "."
                + (f" {skipped} finding{'s' if skipped != 1 else ''} left: no line of it can take a comment."
                   if skipped else ""), err=True)
-    return EXIT_ERROR if failed else EXIT_OK
+    return EXIT_ERROR if report.errors or done.errors else EXIT_OK
 
 
 def _fix_unused_suppressions(report, quiet: bool) -> None:
-    """--fix: take the unused suppressions (TL900, found after the merge) out of their
-    comments, one atomic write per file; the fixed findings leave the report."""
-    fixable = [f for f in report.findings if f.rule == "TL900" and f.fix is not None]
-    if not fixable:
-        return
-    from torchlint.atomic import write_text_atomic
-    from torchlint.files import FileProblem, read_source
-    from torchlint.findings import FileError
-    from torchlint.unused_suppression import fixed_texts
+    """--fix: the unused suppressions taken out (:func:`torchlint.unused_suppression.fix_unused`)."""
+    from torchlint.unused_suppression import fix_unused
 
-    def read(path: str) -> Optional[str]:
-        try:
-            return read_source(path)
-        except FileProblem:
-            return None
-
-    written = set()
-    for path, text in fixed_texts(fixable, read).items():
-        try:
-            write_text_atomic(path, text)
-        except OSError as exc:
-            report.errors.append(FileError(path, f"cannot write the fixed file: {exc.strerror or exc}"))
-            continue
-        written.add(path)
-    done = [f for f in fixable if f.path in written]
-    report.findings = [f for f in report.findings if not (f.rule == "TL900" and f.path in written)]
-    if done and not quiet:
-        click.echo(f"Fixed {len(done)} unused suppression{'s' if len(done) != 1 else ''} in {len(written)} "
-                   f"file{'s' if len(written) != 1 else ''}.", err=True)
+    fixed, written = fix_unused(report)
+    if fixed and not quiet:
+        click.echo(f"Fixed {fixed} unused suppression{'s' if fixed != 1 else ''} in {written} "
+                   f"file{'s' if written != 1 else ''}.", err=True)
 
 
 def _mark_fixes(report, settings: Settings, unsafe: bool, verbose: bool) -> int:
@@ -493,7 +448,7 @@ def _cli_target(target, inputs, input_sets, inputs_from, train) -> dict:
 
 def _emit(report, fmt: str, output_file: Optional[str], *, statistics: bool, quiet: bool, verbose: bool,
           unsafe_fixable: int = 0, unsafe_fixes: bool = False) -> None:
-    from torchlint.output import RenderOptions, render
+    from torchlint.output import RenderOptions, render, write_report
 
     color = output_file is None and fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     opts = RenderOptions(statistics=statistics, color=color, quiet=quiet, verbose=verbose,
@@ -502,12 +457,8 @@ def _emit(report, fmt: str, output_file: Optional[str], *, statistics: bool, qui
         render(report, fmt, sys.stdout, opts)
         sys.stdout.flush()
         return
-    from torchlint.atomic import write_text_atomic
-
-    buf = io.StringIO()
-    render(report, fmt, buf, opts)
     try:
-        write_text_atomic(output_file, buf.getvalue())
+        write_report(report, fmt, output_file, opts)
     except OSError as exc:
         raise _fail(f"{output_file}: cannot write report: {exc.strerror or exc}")
 
