@@ -8,13 +8,13 @@ from __future__ import annotations
 import os
 import sys
 import traceback
-from typing import Optional, Tuple
+from typing import Optional
 
 import click
 
 from torchlint import __version__
-from torchlint.config import (ConfigError, Settings, codes_option, config_start, load_settings, override,
-                              parse_size, select_override)
+from torchlint.arguments import CheckArgs, MergeArgs, RunArgs, check_settings, cli_targets
+from torchlint.config import ConfigError, Settings, codes_option, load_settings, override
 from torchlint.gate import EXIT_ERROR, EXIT_FAIL, EXIT_OK, GateError, apply_settings, exit_code
 
 FORMAT_CHOICES = ["text", "json", "sarif", "github", "html"]
@@ -40,21 +40,15 @@ def main() -> None:
     """
 
 
-def _remember(ctx: click.Context, param: click.Parameter, value):
-    """Keep an option's value for :func:`_run` without widening every command's signature."""
-    ctx.meta[f"torchlint.{param.name}"] = value
-    return value
-
-
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default="text", show_default=True,
               help="Report format.")
 @click.option("--select", help="Comma-separated rule codes or prefixes to enable (e.g. TL0,TL101). Default: TL0 (graph breaks).")
 @click.option("--ignore", help="Comma-separated rule codes or prefixes to disable.")
-@click.option("--extend-select", metavar="CODES", expose_value=False, callback=_remember,
+@click.option("--extend-select", metavar="CODES",
               help="Rule codes or prefixes to enable on top of the selected ones (e.g. TL101).")
-@click.option("--extend-ignore", metavar="CODES", expose_value=False, callback=_remember,
+@click.option("--extend-ignore", metavar="CODES",
               help="Rule codes or prefixes to disable on top of the ignored ones.")
 @click.option("--no-static", is_flag=True, help="Skip the static pass.")
 @click.option("--no-dynamic", is_flag=True, help="Skip the dynamic pass even when targets are declared.")
@@ -68,17 +62,17 @@ def _remember(ctx: click.Context, param: click.Parameter, value):
               help="One call's arguments separated by ';' (NAME=SPEC by keyword). Repeat to run several calls in turn and count recompilations.")
 @click.option("--inputs-from", metavar="PATH:FUNC",
               help="A function returning one call's arguments: a tuple, a dict of keyword arguments, or (tuple, dict).")
-@click.option("--input-sets-from", metavar="PATH:FUNC", expose_value=False, callback=_remember,
+@click.option("--input-sets-from", metavar="PATH:FUNC",
               help="A function returning a list of calls (each as --inputs-from returns one), run in turn.")
 @click.option("--train", is_flag=True,
               help="The model is compiled for training: targets run forward and backward instead of eval() + "
                    "no_grad, and the static pass checks training-only code (`if self.training:`, the loss under "
                    "`if labels is not None:`) too.")
-@click.option("--half", is_flag=True, expose_value=False, callback=_remember,
+@click.option("--half", is_flag=True,
               help="The model runs in float16 or bfloat16: the static pass checks code under half-precision "
                    "dtype tests (`if x.dtype == torch.float16:`) too; by default tensors are taken as float32.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), help="Seconds per target (default 120).")
-@click.option("--max-memory", metavar="SIZE", expose_value=False, callback=_remember,
+@click.option("--max-memory", metavar="SIZE",
               help="Memory each target may allocate, e.g. 8G or 512M, or none (default: half of RAM). "
                    "A target over it is reported as out of memory (GPU memory is not counted).")
 @click.option("--max-graph-breaks", type=click.IntRange(min=0), help="Gate: fail when the dynamic graph-break count exceeds N.")
@@ -95,27 +89,27 @@ def _remember(ctx: click.Context, param: click.Parameter, value):
 @click.option("--fix", is_flag=True, help="Apply safe fixes (eager behaviour unchanged), then report what remains.")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply (with --fix or --diff) and show fixes that change behaviour or need review.")
 @click.option("--diff", is_flag=True, help="Print the fixes as unified diffs instead of writing them; exit 1 if there are any.")
-@click.option("-j", "--jobs", type=click.IntRange(min=0), expose_value=False, callback=_remember,
+@click.option("-j", "--jobs", type=click.IntRange(min=0),
               help="Processes for the static pass (default: one per core; 0: the same).")
-@click.option("--no-cache", is_flag=True, expose_value=False, callback=_remember,
+@click.option("--no-cache", is_flag=True,
               help="Neither read nor write the static pass's per-file cache.")
-@click.option("--cache-dir", type=click.Path(file_okay=False), expose_value=False, callback=_remember,
+@click.option("--cache-dir", type=click.Path(file_okay=False),
               help="Where the cache lives (default: .torchlint_cache in the project root).")
-@click.option("--stdin-filename", metavar="PATH", expose_value=False, callback=_remember,
+@click.option("--stdin-filename", metavar="PATH",
               help="With `-` as the path: read the source from stdin and report it as PATH (static "
                    "pass only; the config is the one PATH would use).")
-@click.option("--add-noqa", is_flag=True, expose_value=False, callback=_remember,
+@click.option("--add-noqa", is_flag=True,
               help="Add `# torchlint: ignore[CODE]` to every line with a finding (to adopt torchlint "
                    "on an existing codebase), then exit 0.")
-@click.option("--torch-version", metavar="X.Y", expose_value=False, callback=_remember,
+@click.option("--torch-version", metavar="X.Y",
               help="Report what breaks on this torch version (static pass; torch need not be installed). "
                    "Default: the installed torch's, else the newest verified one.")
-@click.option("--shard", metavar="K/N", expose_value=False, callback=_remember,
+@click.option("--shard", metavar="K/N",
               help="Run only every N-th declared target, starting with the K-th (a CI matrix job); "
                    "combine the shards' JSON reports with `torchlint merge`.")
-@click.option("--no-project", is_flag=True, expose_value=False, callback=_remember,
+@click.option("--no-project", is_flag=True,
               help="Decide compiled regions one file at a time (no bases, calls or facts across files).")
-@click.option("--follow-imports", is_flag=True, expose_value=False, callback=_remember,
+@click.option("--follow-imports", is_flag=True,
               help="Also read installed third-party packages that the checked files import.")
 @click.option("--statistics", is_flag=True, help="Show counts per rule.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2).")
@@ -123,10 +117,7 @@ def _remember(ctx: click.Context, param: click.Parameter, value):
 @click.option("-q", "--quiet", is_flag=True, help="Print only the summary (text format).")
 @click.option("-v", "--verbose", "--debug", is_flag=True,
               help="Progress on stderr; tracebacks on internal errors (--debug is the same).")
-def check(paths: Tuple[str, ...], fmt: str, select, ignore, no_static, no_dynamic, targets, inputs,
-          input_sets, inputs_from, train, timeout, max_graph_breaks, max_recompiles, mode, device,
-          max_cudagraph_skips, baseline, config_file, fix, unsafe_fixes, diff, statistics, exit_zero,
-          output_file, quiet, verbose) -> None:
+def check(**params) -> None:
     """Check PATHS (files or folders, default: .) for what makes torch.compile slow.
 
     The static pass flags graph-break patterns inside compiled regions (a module's forward,
@@ -134,29 +125,21 @@ def check(paths: Tuple[str, ...], fmt: str, select, ignore, no_static, no_dynami
     targets (--target, or [[tool.torchlint.targets]] in pyproject.toml) also run through
     torch._dynamo in a child process; the report then says which findings dynamo confirmed.
     """
-    add_noqa = click.get_current_context().meta.get("torchlint.add_noqa")
-    if add_noqa and (fix or diff):
+    args = CheckArgs(**params)
+    if args.add_noqa and args.fixing:
         raise _fail("--add-noqa cannot be combined with --fix or --diff")
-    settings, report = _run(paths, select=select, ignore=ignore, no_static=no_static,
-                            no_dynamic=no_dynamic, targets=targets, inputs=inputs,
-                            input_sets=input_sets, inputs_from=inputs_from, train=train,
-                            timeout=timeout, max_graph_breaks=max_graph_breaks,
-                            max_recompiles=max_recompiles, baseline=baseline,
-                            config_file=config_file, verbose=verbose, mode=mode, device=device,
-                            max_cudagraph_skips=max_cudagraph_skips,
-                            fixes=dict(diff=diff, unsafe=unsafe_fixes, quiet=quiet, exit_zero=exit_zero)
-                            if fix or diff else None)
-    if add_noqa:
+    settings, report = _run(args)
+    if args.add_noqa:
         sys.exit(_add_noqa(report))
-    if fix and not diff:
-        _fix_unused_suppressions(report, quiet)
-    if report.files == 0 and not no_static and not report.errors:
+    if args.fix and not args.diff:
+        _fix_unused_suppressions(report, args.quiet)
+    if report.files == 0 and not args.no_static and not report.errors:
         # as ruff: a warning, not an error (a hook over a commit without Python files passes)
         click.echo("torchlint: warning: No Python files found under the given path(s)", err=True)
-    unsafe_fixable = 0 if no_static else _mark_fixes(report, settings, unsafe_fixes, verbose)
-    _emit(report, fmt, output_file, statistics=statistics, quiet=quiet, verbose=verbose,
-          unsafe_fixable=unsafe_fixable, unsafe_fixes=unsafe_fixes)
-    sys.exit(exit_code(report, settings, exit_zero))
+    unsafe_fixable = 0 if args.no_static else _mark_fixes(report, settings, args.unsafe_fixes, args.verbose)
+    _emit(report, args.fmt, args.output_file, statistics=args.statistics, quiet=args.quiet,
+          verbose=args.verbose, unsafe_fixable=unsafe_fixable, unsafe_fixes=args.unsafe_fixes)
+    sys.exit(exit_code(report, settings, args.exit_zero))
 
 
 @main.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
@@ -182,8 +165,7 @@ def check(paths: Tuple[str, ...], fmt: str, select, ignore, no_static, no_dynami
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report to FILE instead of stdout.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only the summary (text format).")
 @click.option("-v", "--verbose", "--debug", is_flag=True, help="Tracebacks on internal errors.")
-def run(program, fmt, select, ignore, paths, no_static, timeout, max_graph_breaks, max_recompiles, baseline,
-        config_file, records_dir, statistics, exit_zero, output_file, quiet, verbose) -> None:
+def run(**params) -> None:
     """Run PROGRAM unchanged and report what torch.compile did to it.
 
     \b
@@ -200,28 +182,30 @@ def run(program, fmt, select, ignore, paths, no_static, timeout, max_graph_break
     """
     from torchlint.watching import watch
 
+    args = RunArgs(**params)
     try:
-        settings = load_settings(config_file)
-        settings = override(settings, select=codes_option(select, "--select"), ignore=codes_option(ignore, "--ignore"),
-                            max_graph_breaks=max_graph_breaks, max_recompiles=max_recompiles, baseline=baseline)
+        settings = load_settings(args.config_file)
+        settings = override(settings, select=codes_option(args.select, "--select"),
+                            ignore=codes_option(args.ignore, "--ignore"), max_graph_breaks=args.max_graph_breaks,
+                            max_recompiles=args.max_recompiles, baseline=args.baseline)
     except ConfigError as exc:
         raise _fail(str(exc))
     try:
-        report, _ = watch(program, settings=settings, paths=paths or (".",), static=not no_static,
-                          timeout=timeout, records_dir=records_dir)
+        report, _ = watch(args.program, settings=settings, paths=args.paths or (".",), static=not args.no_static,
+                          timeout=args.timeout, records_dir=args.records_dir)
         apply_settings(report, settings)
     except ConfigError as exc:
         raise _fail(str(exc))
     except ValueError as exc:
         raise _fail(str(exc))
     except Exception as exc:  # an internal error: one line, traceback with -v
-        if verbose:
+        if args.verbose:
             traceback.print_exc()
         raise _fail(f"internal error: {type(exc).__name__}: {exc} (run with -v for the traceback)")
     sys.stdout.flush()
     sys.stderr.flush()
-    _emit(report, fmt, output_file, statistics=statistics, quiet=quiet, verbose=verbose)
-    sys.exit(exit_code(report, settings, exit_zero))
+    _emit(report, args.fmt, args.output_file, statistics=args.statistics, quiet=args.quiet, verbose=args.verbose)
+    sys.exit(exit_code(report, settings, args.exit_zero))
 
 
 @main.command("merge")
@@ -236,8 +220,7 @@ def run(program, fmt, select, ignore, paths, no_static, timeout, max_graph_break
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2).")
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report to FILE instead of stdout.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only the summary (text format).")
-def merge_cmd(reports, fmt, max_graph_breaks, max_recompiles, baseline, config_file, statistics, exit_zero,
-              output_file, quiet) -> None:
+def merge_cmd(**params) -> None:
     """Combine JSON reports (e.g. the shards of `torchlint check --shard K/N`) into one.
 
     The same finding from several reports is listed once, naming every target that saw it;
@@ -245,80 +228,53 @@ def merge_cmd(reports, fmt, max_graph_breaks, max_recompiles, baseline, config_f
     """
     from torchlint.reports import ReportError, combine, load_report
 
+    args = MergeArgs(**params)
     try:
-        settings = override(load_settings(config_file), max_graph_breaks=max_graph_breaks,
-                            max_recompiles=max_recompiles, baseline=baseline)
-        report = combine([load_report(p) for p in reports])
+        settings = override(load_settings(args.config_file), max_graph_breaks=args.max_graph_breaks,
+                            max_recompiles=args.max_recompiles, baseline=args.baseline)
+        report = combine([load_report(p) for p in args.reports])
         apply_settings(report, settings)
     except (ConfigError, GateError, ReportError) as exc:
         raise _fail(str(exc))
-    _emit(report, fmt, output_file, statistics=statistics, quiet=quiet, verbose=False)
-    sys.exit(exit_code(report, settings, exit_zero))
+    _emit(report, args.fmt, args.output_file, statistics=args.statistics, quiet=args.quiet, verbose=False)
+    sys.exit(exit_code(report, settings, args.exit_zero))
 
 
-def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input_sets, inputs_from,
-         train, timeout, max_graph_breaks, max_recompiles, baseline, config_file, verbose,
-         gate: bool = True, fixes: Optional[dict] = None, mode=None, device=None,
-         max_cudagraph_skips=None):
+def _run(args: CheckArgs, *, gate: bool = True):
     """Settings and the report of one run, shared by `check` and `baseline`."""
+    paths = args.paths
     try:
-        meta = click.get_current_context().meta  # --jobs / --cache-dir win over the config
-        stdin_name = meta.get("torchlint.stdin_filename")
+        stdin_name = args.stdin_filename
         use_stdin = tuple(paths) == ("-",) or (stdin_name is not None and not paths)
         if stdin_name is not None and not use_stdin:
             raise ConfigError("--stdin-filename names the source read from stdin: give `-` as the only path")
-        if use_stdin and (fixes is not None or meta.get("torchlint.add_noqa")):
+        if use_stdin and (args.fixing or args.add_noqa):
             raise ConfigError("--fix, --diff and --add-noqa rewrite files: not with a source read from stdin")
-        settings = load_settings(config_file, start=config_start([stdin_name] if stdin_name else paths))
-        settings = select_override(
-            settings, select=codes_option(select, "--select"), ignore=codes_option(ignore, "--ignore"),
-            extend_select=codes_option(meta.get("torchlint.extend_select"), "--extend-select"),
-            extend_ignore=codes_option(meta.get("torchlint.extend_ignore"), "--extend-ignore"))
-        settings = override(settings, max_graph_breaks=max_graph_breaks, max_recompiles=max_recompiles,
-                            baseline=baseline, timeout=timeout, mode=mode, device=device,
-                            max_cudagraph_skips=max_cudagraph_skips)
-        cache_dir = meta.get("torchlint.cache_dir")
-        memory = meta.get("torchlint.max_memory")
-        settings = override(settings, max_memory=parse_size(memory, "--max-memory") if memory else None)
-        settings = override(settings, jobs=meta.get("torchlint.jobs"),
-                            cache_dir=os.path.abspath(cache_dir) if cache_dir else None,
-                            project=False if meta.get("torchlint.no_project") else None,
-                            follow_imports=True if meta.get("torchlint.follow_imports") else None,
-                            train=True if train else None, half=True if meta.get("torchlint.half") else None)
-        if meta.get("torchlint.torch_version") is not None:
-            from torchlint.config import check_torch_version
-
-            settings = override(settings, torch_version=check_torch_version(
-                meta["torchlint.torch_version"], "--torch-version"))
-        if mode or device:
-            from torchlint.config import check_run_options
-
-            check_run_options(settings, "--mode/--device")
+        settings = check_settings(args)
     except ConfigError as exc:
         raise _fail(str(exc))
-    if (mode or device) and not (targets or settings.targets):
+    targets = args.targets
+    if (args.mode or args.device) and not (targets or settings.targets):
         raise _fail("--mode and --device apply to dynamic targets: give a --target (or [[tool.torchlint.targets]])")
-    if use_stdin and no_static:
+    if use_stdin and args.no_static:
         raise _fail("a source read from stdin is checked by the static pass: drop --no-static")
-    if no_static and (no_dynamic or not (targets or settings.targets)):
+    if args.no_static and (args.no_dynamic or not (targets or settings.targets)):
         raise _fail("nothing to do: --no-static and no dynamic targets")
-    sets_from = click.get_current_context().meta.get("torchlint.input_sets_from")
-    if (inputs or input_sets or inputs_from or sets_from) and not targets:
+    if (args.inputs or args.input_sets or args.inputs_from or args.input_sets_from) and not targets:
         raise _fail("--input, --input-set, --inputs-from and --input-sets-from need a --target")
-    cli_targets = [_cli_target(t, inputs, input_sets, inputs_from, train) for t in targets]
     shard = None
-    if meta.get("torchlint.shard"):
+    if args.shard:
         from torchlint.reports import parse_shard
 
         try:
-            shard = parse_shard(meta["torchlint.shard"])
+            shard = parse_shard(args.shard)
         except ValueError as exc:
             raise _fail(str(exc))
-    for table in cli_targets if sets_from else ():
-        table["input-sets-from"] = sets_from
-    if fixes is not None and no_static:
+    if args.fixing and args.no_static:
         raise _fail("--fix and --diff need the static pass (drop --no-static)")
-    fix_errors = _apply_fixes(settings, paths or (".",), verbose=verbose, **fixes) if fixes is not None else []
+    fix_errors = _apply_fixes(settings, paths or (".",), diff=args.diff, unsafe=args.unsafe_fixes,
+                              quiet=args.quiet, exit_zero=args.exit_zero,
+                              verbose=args.verbose) if args.fixing else []
 
     from torchlint.pipeline import CheckOptions, run_check
 
@@ -326,15 +282,14 @@ def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input
 
     from torchlint.static import limits as guard
 
-    guard.SHOW_TRACEBACKS = bool(verbose)  # a file that trips a bug: its traceback with -v
-    params = click.get_current_context().params  # a bar only on a terminal, for a text report
-    progress = progress_for(params.get("fmt", "text"), verbose, quiet=params.get("quiet", False))
+    guard.SHOW_TRACEBACKS = bool(args.verbose)  # a file that trips a bug: its traceback with -v
+    progress = progress_for(args.fmt, args.verbose, quiet=args.quiet)  # a bar on a terminal, text only
     stdin = (stdin_name or "-", sys.stdin.read()) if use_stdin else None
-    options = CheckOptions(paths=paths or (".",), settings=settings, static=not no_static, stdin=stdin,
-                           dynamic=False if no_dynamic else None, cli_targets=cli_targets,
-                           train=train, progress=progress,
+    options = CheckOptions(paths=paths or (".",), settings=settings, static=not args.no_static, stdin=stdin,
+                           dynamic=False if args.no_dynamic else None, cli_targets=cli_targets(args),
+                           train=args.train, progress=progress,
                            # --fix/--diff rewrite files and want fixes: they never read the cache
-                           use_cache=not (meta.get("torchlint.no_cache") or fixes is not None),
+                           use_cache=not (args.no_cache or args.fixing),
                            mark_fixes=True,  # per file, in the pass, cached with the findings
                            shard=shard)
     try:
@@ -345,7 +300,7 @@ def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input
 
             for note in support_notes(report.torch_version):
                 click.echo(f"torchlint: warning: {note}", err=True)
-        for failed in report.targets if verbose else ():  # a target that raised: its traceback
+        for failed in report.targets if args.verbose else ():  # a target that raised: its traceback
             if failed.traceback:
                 click.echo(f"{failed.target}: {failed.traceback.rstrip()}", err=True)
         if gate:
@@ -353,7 +308,7 @@ def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input
     except (ConfigError, GateError) as exc:
         raise _fail(str(exc))
     except Exception as exc:  # an internal error: say so in one line, traceback with -v
-        if verbose:
+        if args.verbose:
             traceback.print_exc()
         raise _fail(f"internal error: {type(exc).__name__}: {exc} (run with -v for the traceback)")
     finally:
@@ -433,19 +388,6 @@ def _mark_fixes(report, settings: Settings, unsafe: bool, verbose: bool) -> int:
     return sum(1 for f in report.findings if f.fix is not None and f.fix.applicability != "safe")
 
 
-def _cli_target(target, inputs, input_sets, inputs_from, train) -> dict:
-    table = {"target": target}
-    if inputs:
-        table["input"] = list(inputs)
-    if input_sets:
-        table["input-sets"] = list(input_sets)
-    if inputs_from:
-        table["inputs-from"] = inputs_from
-    if train:
-        table["train"] = True
-    return table
-
-
 def _emit(report, fmt: str, output_file: Optional[str], *, statistics: bool, quiet: bool, verbose: bool,
           unsafe_fixable: int = 0, unsafe_fixes: bool = False) -> None:
     from torchlint.output import RenderOptions, render, write_report
@@ -465,19 +407,17 @@ def _emit(report, fmt: str, output_file: Optional[str], *, statistics: bool, qui
 
 _BASELINE_PARAMS = {"paths", "select", "ignore", "no_static", "no_dynamic", "targets", "inputs",
                     "input_sets", "inputs_from", "train", "timeout", "config_file", "verbose",
-                    "mode", "device"}
+                    "mode", "device", "max_memory", "extend_select", "extend_ignore", "torch_version"}
 
 
-@click.pass_context
-def _baseline(ctx: click.Context, output_file: Optional[str], **kwargs) -> None:
+def _baseline(output_file: Optional[str], **params) -> None:
     """Write a baseline of the current graph-break and recompile counts and findings.
 
     Run it once on a main branch; later `torchlint check --baseline FILE` fails only on
     regressions (more breaks or recompiles, new findings) and reports improvements so the
     baseline can be ratcheted down. Takes the same paths, targets and config as `check`.
     """
-    settings, report = _run(max_graph_breaks=None, max_recompiles=None, baseline=None, gate=False,
-                            **{k: kwargs.get(k) for k in _BASELINE_PARAMS})
+    settings, report = _run(CheckArgs(**params), gate=False)
     if report.errors:
         for e in report.errors:
             click.echo(f"torchlint: error: {e.path}: {e.message}", err=True)
@@ -497,8 +437,7 @@ def _baseline(ctx: click.Context, output_file: Optional[str], **kwargs) -> None:
 
 main.add_command(click.Command(
     "baseline", callback=_baseline, help=_baseline.__doc__,
-    params=[p for p in check.params if p.name in _BASELINE_PARAMS
-            or p.name in ("max_memory", "extend_select", "extend_ignore", "torch_version")] + [
+    params=[p for p in check.params if p.name in _BASELINE_PARAMS] + [
         click.Option(["-o", "--output-file"], type=click.Path(dir_okay=False),
                      help="Where to write the baseline (default: the config's `baseline`, else "
                           "torchlint-baseline.json)."),
