@@ -104,10 +104,50 @@ def test_binary_and_undecodable_files_are_errors(project):
     assert len(report["findings"]) == 1
 
 
+TARGET_CONFIG = """
+[[tool.torchlint.targets]]
+target = "model.py:Net"
+input = ["f32[2,8]"]
+"""
+
+
 def test_missing_path_is_an_error(project):
     code, report = run_json(["check", "nope.py"])
     assert code == 2
     assert report["errors"] == [{"path": "nope.py", "message": "no such file or directory"}]
+
+
+GATE_LINE = "potential graph breaks (static pass; the dynamic pass did not run)"
+
+
+def test_without_the_dynamic_pass_the_graph_break_gate_counts_static_breaks(project):
+    write(project, "model.py", MODEL)
+    for args in (["check", "--no-dynamic", "--max-graph-breaks", "0"], ["check", "--max-graph-breaks", "0"]):
+        result = run_cli(args)
+        assert result.exit_code == 1, args
+        assert f"{GATE_LINE}: 1 > limit 0 (+1)" in result.stdout
+    write(project, "pyproject.toml", "[tool.torchlint]\nmax-graph-breaks = 0\n")  # the README's sample
+    assert run_cli(["check", "--no-dynamic"]).exit_code == 1
+    passed = run_cli(["check", "--no-dynamic", "--max-graph-breaks", "1"])  # the gate decides, not findings
+    assert passed.exit_code == 0 and f"{GATE_LINE}: 1 <= limit 1" in passed.stdout
+    write(project, "model.py", MODEL.replace("y = self.fc(x)", "y = self.fc(x).cpu()").replace(
+        "scale = y.abs().max().item()", "scale = 2.0"))
+    warned = run_cli(["check", "--select", "ALL", "--max-graph-breaks", "0"])  # a TL101 warning: no break
+    assert warned.exit_code == 0 and "TL101" in warned.stdout and f"{GATE_LINE}: 0 <= limit 0" in warned.stdout
+
+
+def test_a_gate_over_a_count_not_measured_keeps_the_default_criterion(project):
+    write(project, "model.py", MODEL)
+    result = run_cli(["check", "--max-recompiles", "5"])
+    assert result.exit_code == 1
+    assert "recompile limit not checked: the dynamic pass did not run" in result.stdout
+    assert "1 unsuppressed finding: a limit was not checked" in result.stdout
+    write(project, "pyproject.toml", TARGET_CONFIG + "max-graph-breaks = 5\n")  # a per-target limit
+    hook = run_cli(["check", "--no-dynamic", "model.py"])
+    assert hook.exit_code == 1
+    assert "graph breaks limit for model.py:Net not checked: the dynamic pass did not run" in hook.stdout
+    write(project, "model.py", CLEAN)
+    assert run_cli(["check", "--no-dynamic", "model.py"]).exit_code == 0  # nothing found: passes
 
 
 def test_select_ignore_and_exit_zero(project):

@@ -133,6 +133,10 @@ def check(**params) -> None:
         sys.exit(_add_noqa(report))
     if args.fix and not args.diff:
         _fix_unused_suppressions(report, args.quiet)
+    try:  # on the findings left after the fixes
+        apply_settings(report, settings)
+    except GateError as exc:
+        raise _fail(str(exc))
     if report.files == 0 and not args.no_static and not report.errors:
         # as ruff: a warning, not an error (a hook over a commit without Python files passes)
         click.echo("torchlint: warning: No Python files found under the given path(s)", err=True)
@@ -240,7 +244,7 @@ def merge_cmd(**params) -> None:
     sys.exit(exit_code(report, settings, args.exit_zero))
 
 
-def _run(args: CheckArgs, *, gate: bool = True):
+def _run(args: CheckArgs):
     """Settings and the report of one run, shared by `check` and `baseline`."""
     paths = args.paths
     try:
@@ -303,9 +307,7 @@ def _run(args: CheckArgs, *, gate: bool = True):
         for failed in report.targets if args.verbose else ():  # a target that raised: its traceback
             if failed.traceback:
                 click.echo(f"{failed.target}: {failed.traceback.rstrip()}", err=True)
-        if gate:
-            apply_settings(report, settings)
-    except (ConfigError, GateError) as exc:
+    except ConfigError as exc:
         raise _fail(str(exc))
     except Exception as exc:  # an internal error: say so in one line, traceback with -v
         if args.verbose:
@@ -417,7 +419,7 @@ def _baseline(output_file: Optional[str], **params) -> None:
     regressions (more breaks or recompiles, new findings) and reports improvements so the
     baseline can be ratcheted down. Takes the same paths, targets and config as `check`.
     """
-    settings, report = _run(CheckArgs(**params), gate=False)
+    settings, report = _run(CheckArgs(**params))
     if report.errors:
         for e in report.errors:
             click.echo(f"torchlint: error: {e.path}: {e.message}", err=True)
