@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 from support import FIXTURES, run_cli, run_json, run_subprocess, write
 
@@ -111,10 +112,29 @@ input = ["f32[2,8]"]
 """
 
 
-def test_missing_path_is_an_error(project):
-    code, report = run_json(["check", "nope.py"])
-    assert code == 2
-    assert report["errors"] == [{"path": "nope.py", "message": "no such file or directory"}]
+def test_a_missing_path_is_a_usage_error_before_any_work(project, monkeypatch):
+    """One line naming it, exit 2, and neither pass starts: no declared target runs first."""
+    import torchlint.dynamic.run
+    import torchlint.pipeline
+
+    source = MODEL.replace("        return y / scale", "        print(y)\n        return y / scale")
+    write(project, "model.py", source)  # a print: --fix would remove it
+    write(project, "pyproject.toml", TARGET_CONFIG)
+    ran = []
+    monkeypatch.setattr(torchlint.pipeline, "run_check", lambda *a, **k: ran.append("check"))
+    monkeypatch.setattr(torchlint.dynamic.run, "run_dynamic", lambda *a, **k: ran.append("target"))
+    for args in (["check", "nope.py"], ["check", "model.py", "nope.py", "--format", "json"],
+                 ["check", "model.py", "nope.py", "--fix"], ["baseline", "nope.py"]):
+        result = run_cli(args)
+        assert result.exit_code == 2, args
+        assert result.stderr == "torchlint: error: nope.py: no such file or directory\n", args
+        assert result.stdout == "", args
+    assert ran == []
+    assert "print(y)" in (project / "model.py").read_text()  # --fix wrote nothing either
+    (project / "ran").unlink(missing_ok=True)
+    watched = run_cli(["run", "--path", "nope.py", "--", sys.executable, "-c", "open('ran', 'w')"])
+    assert watched.exit_code == 2 and "nope.py: no such file or directory" in watched.stderr
+    assert not (project / "ran").exists()  # the program never started
 
 
 GATE_LINE = "potential graph breaks (static pass; the dynamic pass did not run)"

@@ -188,6 +188,7 @@ def run(**params) -> None:
 
     args = RunArgs(**params)
     try:
+        _check_paths(args.paths)
         settings = load_settings(args.config_file)
         settings = override(settings, select=codes_option(args.select, "--select"),
                             ignore=codes_option(args.ignore, "--ignore"), max_graph_breaks=args.max_graph_breaks,
@@ -254,6 +255,7 @@ def _run(args: CheckArgs):
             raise ConfigError("--stdin-filename names the source read from stdin: give `-` as the only path")
         if use_stdin and (args.fixing or args.add_noqa):
             raise ConfigError("--fix, --diff and --add-noqa rewrite files: not with a source read from stdin")
+        _check_paths(() if use_stdin else paths)
         settings = check_settings(args)
     except ConfigError as exc:
         raise _fail(str(exc))
@@ -317,6 +319,14 @@ def _run(args: CheckArgs):
         close_progress(progress)
 
     return settings, report
+
+
+def _check_paths(paths) -> None:
+    """A path that does not exist is a usage error, said before any work (a mistyped path
+    would otherwise be reported after every declared target ran)."""
+    missing = [p for p in paths if not os.path.exists(p)]
+    if missing:
+        raise ConfigError("\n".join(f"{p}: no such file or directory" for p in missing))
 
 
 def _apply_fixes(settings: Settings, paths, *, diff: bool, unsafe: bool, quiet: bool, exit_zero: bool,
