@@ -137,6 +137,16 @@ def test_a_missing_path_is_a_usage_error_before_any_work(project, monkeypatch):
     assert not (project / "ran").exists()  # the program never started
 
 
+def test_a_syntax_error_is_never_all_clear(project):
+    write(project, "bad.py", "import torch\n\ndef broken(:\n    pass\n")
+    result = run_cli(["check", "bad.py"])
+    assert result.exit_code == 2
+    assert "bad.py: error: syntax error at line 3" in result.stdout
+    assert "All clear" not in result.stdout
+    assert "No findings in what could be checked." in result.stdout
+    assert "1 error (files or targets that could not be checked)." in result.stdout
+
+
 GATE_LINE = "potential graph breaks (static pass; the dynamic pass did not run)"
 
 
