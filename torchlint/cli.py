@@ -10,7 +10,8 @@ import sys
 import traceback
 from typing import Optional
 
-import click
+import rich_click as click
+from click.exceptions import Exit, NoArgsIsHelpError
 
 from torchlint import __version__
 from torchlint.arguments import CheckArgs, MergeArgs, RunArgs, check_settings, cli_targets
@@ -20,13 +21,76 @@ from torchlint.gate import EXIT_ERROR, EXIT_FAIL, EXIT_OK, GateError, apply_sett
 FORMAT_CHOICES = ["text", "json", "sarif", "github", "html"]
 
 
-def _fail(message: str) -> "click.exceptions.Exit":
+def _fail(message: str) -> Exit:
     for line in message.splitlines() or [""]:  # a config with several problems: one line each
         click.echo(f"torchlint: error: {line}", err=True)
-    return click.exceptions.Exit(EXIT_ERROR)
+    return Exit(EXIT_ERROR)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+#: what decides the exit code of a command that reports (check, run, merge)
+CRITERION_EXIT_CODES = (
+    "Exit codes: 0 the run meets its criterion; 1 it does not; 2 a usage, config or input error "
+    "(a path that does not exist, a file that cannot be read or parsed, a target that cannot be "
+    "loaded or crashes), said in one line each. The criterion is \"no unsuppressed finding\", "
+    "unless a gate is set (see Gates); --exit-zero makes 1 a 0, never a 2."
+)
+
+#: what a gate does to the findings: the Gates panel's help
+GATES_HELP = (
+    "A gate (a limit or a baseline, here or in [tool.torchlint]) replaces \"no unsuppressed "
+    "finding\" as the criterion: findings are still reported, and the run fails only when a "
+    "count is over its limit or worse than the baseline, with a line saying by how much. "
+    "Without the dynamic pass, --max-graph-breaks counts the static pass's potential graph "
+    "breaks (not the TL1xx warnings). A limit on a count the run did not measure "
+    "(recompiles without the dynamic pass, a target that did not run or failed, CUDA-graph "
+    "skips without reduce-overhead) is noted, and the findings then decide as without a gate."
+)
+
+#: the exit codes of the commands that do one thing (rule, clean, server)
+PLAIN_EXIT_CODES = "Exit codes: 0 done; 2 a usage or input error, said in one line."
+
+#: the option panels, in the order --help shows them (an option names its panel)
+PANELS = ("Output", "Rules", "Project", "Dynamic", "Gates", "Fixes", "Cache", "Server")
+
+
+def _panels(*names: str):
+    """The panels of a command, in :data:`PANELS` order; Gates carries what a gate does."""
+    def decorate(f):
+        for name in reversed([p for p in PANELS if p in names]):
+            f = click.option_panel(name, help=GATES_HELP if name == "Gates" else None)(f)
+        return f
+    return decorate
+
+
+#: --help through rich-click: options in panels by topic; --help itself in the last one
+HELP_CONFIG = click.RichHelpConfiguration(options_panel_title="Help", text_markup="ansi")
+
+
+class _Group(click.RichGroup):
+    """Usage errors as click prints them (the usage line, a hint, one ``Error:`` line), not
+    in a rich panel: they stay short and greppable in a CI log or a hook's output."""
+
+    def make_context(self, *args, **kwargs):
+        try:
+            return super().make_context(*args, **kwargs)
+        except NoArgsIsHelpError:
+            raise
+        except click.ClickException as exc:
+            exc.show()
+            raise Exit(exc.exit_code) from None
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except click.ClickException as exc:
+            exc.show()
+            raise Exit(exc.exit_code) from None
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]},
+             epilog="Exit codes: 0 the run meets its criterion, 1 it does not, 2 a usage, config or "
+                    "input error (each command's --help says what decides it).")
+@click.rich_config(help_config=HELP_CONFIG)
 @click.version_option(__version__, prog_name="torchlint")
 def main() -> None:
     """Find what makes torch.compile slow: graph breaks, host syncs and recompilations.
@@ -35,87 +99,92 @@ def main() -> None:
     torchlint check model.py                     static pass (safe, never imports your code)
     torchlint check model.py --target model.py:Net --input 'f32[8,3,224,224]'
                                                  + dynamic pass: run dynamo on a declared target
+    torchlint run train.py                       run a program, report what torch.compile did
     torchlint rules                              list the rules
     torchlint rule TL001                         explain one rule
+    torchlint server                             the language server, for editors
     """
 
 
-@main.command()
+@main.command(epilog=CRITERION_EXIT_CODES)
+@_panels("Output", "Rules", "Project", "Dynamic", "Gates", "Fixes", "Cache")
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default="text", show_default=True,
+@click.option("--format", "fmt", panel="Output", type=click.Choice(FORMAT_CHOICES), default="text", show_default=True,
               help="Report format.")
-@click.option("--select", help="Comma-separated rule codes or prefixes to enable (e.g. TL0,TL101). Default: TL0 (graph breaks).")
-@click.option("--ignore", help="Comma-separated rule codes or prefixes to disable.")
-@click.option("--extend-select", metavar="CODES",
+@click.option("--select", panel="Rules", help="Comma-separated rule codes or prefixes to enable (e.g. TL0,TL101). Default: TL0 (graph breaks).")
+@click.option("--ignore", panel="Rules", help="Comma-separated rule codes or prefixes to disable.")
+@click.option("--extend-select", panel="Rules", metavar="CODES",
               help="Rule codes or prefixes to enable on top of the selected ones (e.g. TL101).")
-@click.option("--extend-ignore", metavar="CODES",
+@click.option("--extend-ignore", panel="Rules", metavar="CODES",
               help="Rule codes or prefixes to disable on top of the ignored ones.")
-@click.option("--no-static", is_flag=True, help="Skip the static pass.")
-@click.option("--no-dynamic", is_flag=True, help="Skip the dynamic pass even when targets are declared.")
-@click.option("--target", "targets", multiple=True, metavar="PATH:OBJ",
+@click.option("--no-static", panel="Project", is_flag=True, help="Skip the static pass.")
+@click.option("--no-dynamic", panel="Dynamic", is_flag=True, help="Skip the dynamic pass even when targets are declared.")
+@click.option("--target", "targets", panel="Dynamic", multiple=True, metavar="PATH:OBJ",
               help="Run dynamo on this target: a module class, a function, or a factory call "
                    "(model.py:build(num_classes=10)). Repeatable.")
-@click.option("--input", "inputs", multiple=True, metavar="SPEC",
+@click.option("--input", "inputs", panel="Dynamic", multiple=True, metavar="SPEC",
               help="Sample input, one per argument: f32[8,3,224,224], i64[2,16]:0..1000, bool[4], 3; "
                    "NAME=SPEC passes it by keyword (input_ids=i64[2,16]:0..1000).")
-@click.option("--input-set", "input_sets", multiple=True, metavar="SPECS",
+@click.option("--input-set", "input_sets", panel="Dynamic", multiple=True, metavar="SPECS",
               help="One call's arguments separated by ';' (NAME=SPEC by keyword). Repeat to run several calls in turn and count recompilations.")
-@click.option("--inputs-from", metavar="PATH:FUNC",
+@click.option("--inputs-from", panel="Dynamic", metavar="PATH:FUNC",
               help="A function returning one call's arguments: a tuple, a dict of keyword arguments, or (tuple, dict).")
-@click.option("--input-sets-from", metavar="PATH:FUNC",
+@click.option("--input-sets-from", panel="Dynamic", metavar="PATH:FUNC",
               help="A function returning a list of calls (each as --inputs-from returns one), run in turn.")
-@click.option("--train", is_flag=True,
+@click.option("--train", panel="Project", is_flag=True,
               help="The model is compiled for training: targets run forward and backward instead of eval() + "
                    "no_grad, and the static pass checks training-only code (`if self.training:`, the loss under "
                    "`if labels is not None:`) too.")
-@click.option("--half", is_flag=True,
+@click.option("--half", panel="Project", is_flag=True,
               help="The model runs in float16 or bfloat16: the static pass checks code under half-precision "
                    "dtype tests (`if x.dtype == torch.float16:`) too; by default tensors are taken as float32.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), help="Seconds per target (default 120).")
-@click.option("--max-memory", metavar="SIZE",
+@click.option("--timeout", panel="Dynamic", type=click.FloatRange(min=0, min_open=True), metavar="S", help="Seconds per target (default 120).")
+@click.option("--max-memory", panel="Dynamic", metavar="SIZE",
               help="Memory each target may allocate, e.g. 8G or 512M, or none (default: half of RAM). "
                    "A target over it is reported as out of memory (GPU memory is not counted).")
-@click.option("--max-graph-breaks", type=click.IntRange(min=0), help="Gate: fail when the dynamic graph-break count exceeds N.")
-@click.option("--max-recompiles", type=click.IntRange(min=0), help="Gate: fail when recompilations exceed N.")
-@click.option("--mode", type=click.Choice(["default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"]),
+@click.option("--max-graph-breaks", panel="Gates", type=click.IntRange(min=0), metavar="N",
+              help="Gate: fail when graph breaks exceed N (dynamo's count; without the dynamic pass, the "
+                   "static pass's potential graph breaks).")
+@click.option("--max-recompiles", panel="Gates", type=click.IntRange(min=0), metavar="N", help="Gate: fail when recompilations exceed N.")
+@click.option("--mode", panel="Dynamic", type=click.Choice(["default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"]),
               help="reduce-overhead or max-autotune (both use CUDA graphs): also compile targets the way "
                    "torch.compile(mode=...) does and report CUDA-graph skips and re-recordings (needs a CUDA GPU).")
-@click.option("--device", type=click.Choice(["cpu", "cuda"]),
+@click.option("--device", panel="Dynamic", type=click.Choice(["cpu", "cuda"]),
               help="Move targets and their inputs to this device first (reduce-overhead implies cuda).")
-@click.option("--max-cudagraph-skips", type=click.IntRange(min=0),
+@click.option("--max-cudagraph-skips", panel="Gates", type=click.IntRange(min=0), metavar="N",
               help="Gate: fail when more than N graphs run without a CUDA graph (with --mode reduce-overhead).")
-@click.option("--baseline", type=click.Path(), help="Gate: fail only on regressions against this baseline file.")
-@click.option("--config", "config_file", type=click.Path(), help="Read settings from this file instead of the nearest pyproject.toml.")
-@click.option("--fix", is_flag=True, help="Apply safe fixes (eager behaviour unchanged), then report what remains.")
-@click.option("--unsafe-fixes", is_flag=True, help="Also apply (with --fix or --diff) and show fixes that change behaviour or need review.")
-@click.option("--diff", is_flag=True, help="Print the fixes as unified diffs instead of writing them; exit 1 if there are any.")
-@click.option("-j", "--jobs", type=click.IntRange(min=0),
+@click.option("--baseline", panel="Gates", type=click.Path(), help="Gate: fail only on regressions against this baseline file.")
+@click.option("--config", "config_file", panel="Project", type=click.Path(), help="Read settings from this file instead of the nearest pyproject.toml.")
+@click.option("--fix", panel="Fixes", is_flag=True, help="Apply safe fixes (eager behaviour unchanged), then report what remains.")
+@click.option("--unsafe-fixes", panel="Fixes", is_flag=True, help="Also apply (with --fix or --diff) and show fixes that change behaviour or need review.")
+@click.option("--diff", panel="Fixes", is_flag=True, help="Print the fixes as unified diffs instead of writing them; exit 1 if there are any.")
+@click.option("-j", "--jobs", panel="Cache", type=click.IntRange(min=0), metavar="N",
               help="Processes for the static pass (default: one per core; 0: the same).")
-@click.option("--no-cache", is_flag=True,
+@click.option("--no-cache", panel="Cache", is_flag=True,
               help="Neither read nor write the static pass's per-file cache.")
-@click.option("--cache-dir", type=click.Path(file_okay=False),
+@click.option("--cache-dir", panel="Cache", type=click.Path(file_okay=False),
               help="Where the cache lives (default: .torchlint_cache in the project root).")
-@click.option("--stdin-filename", metavar="PATH",
+@click.option("--stdin-filename", panel="Project", metavar="PATH",
               help="With `-` as the path: read the source from stdin and report it as PATH (static "
                    "pass only; the config is the one PATH would use).")
-@click.option("--add-noqa", is_flag=True,
+@click.option("--add-noqa", panel="Fixes", is_flag=True,
               help="Add `# torchlint: ignore[CODE]` to every line with a finding (to adopt torchlint "
                    "on an existing codebase), then exit 0.")
-@click.option("--torch-version", metavar="X.Y",
+@click.option("--torch-version", panel="Rules", metavar="X.Y",
               help="Report what breaks on this torch version (static pass; torch need not be installed). "
                    "Default: the installed torch's, else the newest verified one.")
-@click.option("--shard", metavar="K/N",
+@click.option("--shard", panel="Dynamic", metavar="K/N",
               help="Run only every N-th declared target, starting with the K-th (a CI matrix job); "
                    "combine the shards' JSON reports with `torchlint merge`.")
-@click.option("--no-project", is_flag=True,
+@click.option("--no-project", panel="Project", is_flag=True,
               help="Decide compiled regions one file at a time (no bases, calls or facts across files).")
-@click.option("--follow-imports", is_flag=True,
+@click.option("--follow-imports", panel="Project", is_flag=True,
               help="Also read installed third-party packages that the checked files import.")
-@click.option("--statistics", is_flag=True, help="Show counts per rule.")
-@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2).")
-@click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report to FILE instead of stdout.")
-@click.option("-q", "--quiet", is_flag=True, help="Print only the summary (text format).")
-@click.option("-v", "--verbose", "--debug", is_flag=True,
+@click.option("--statistics", panel="Output", is_flag=True, help="Show counts per rule.")
+@click.option("--exit-zero", panel="Gates", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2).")
+@click.option("-o", "--output-file", panel="Output", type=click.Path(dir_okay=False), help="Write the report to FILE instead of stdout.")
+@click.option("-q", "--quiet", panel="Output", is_flag=True, help="Print only the summary (text format).")
+@click.option("-v", "--verbose", "--debug", panel="Output", is_flag=True,
               help="Progress on stderr; tracebacks on internal errors (--debug is the same).")
 def check(**params) -> None:
     """Check PATHS (files or folders, default: .) for what makes torch.compile slow.
@@ -146,29 +215,31 @@ def check(**params) -> None:
     sys.exit(exit_code(report, settings, args.exit_zero))
 
 
-@main.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@main.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+              epilog=CRITERION_EXIT_CODES)
+@_panels("Output", "Rules", "Project", "Dynamic", "Gates")
 @click.argument("program", nargs=-1, type=click.UNPROCESSED, required=True)
-@click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default="text", show_default=True,
+@click.option("--format", "fmt", panel="Output", type=click.Choice(FORMAT_CHOICES), default="text", show_default=True,
               help="Report format (the program's own output goes to stdout too: use -o for json/sarif).")
-@click.option("--select", help="Comma-separated rule codes or prefixes to enable.")
-@click.option("--ignore", help="Comma-separated rule codes or prefixes to disable.")
-@click.option("--path", "paths", multiple=True, type=click.Path(),
+@click.option("--select", panel="Rules", help="Comma-separated rule codes or prefixes to enable.")
+@click.option("--ignore", panel="Rules", help="Comma-separated rule codes or prefixes to disable.")
+@click.option("--path", "paths", panel="Project", multiple=True, type=click.Path(),
               help="The project's files for the static pass (default: .). Repeatable. Breaks are placed "
                    "on the innermost frame under the working folder or the script's folder.")
-@click.option("--no-static", is_flag=True, help="Skip the static pass over the project's files.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
+@click.option("--no-static", panel="Project", is_flag=True, help="Skip the static pass over the project's files.")
+@click.option("--timeout", panel="Dynamic", type=click.FloatRange(min=0, min_open=True), metavar="S",
               help="Stop the program (and every process it started) after S seconds (default: no limit).")
-@click.option("--max-graph-breaks", type=click.IntRange(min=0), help="Gate: fail when distinct graph breaks exceed N.")
-@click.option("--max-recompiles", type=click.IntRange(min=0), help="Gate: fail when recompilations exceed N.")
-@click.option("--baseline", type=click.Path(), help="Gate: fail only on regressions against this baseline file.")
-@click.option("--config", "config_file", type=click.Path(), help="Read settings from this file instead of the nearest pyproject.toml.")
-@click.option("--records", "records_dir", type=click.Path(file_okay=False),
+@click.option("--max-graph-breaks", panel="Gates", type=click.IntRange(min=0), metavar="N", help="Gate: fail when distinct graph breaks exceed N.")
+@click.option("--max-recompiles", panel="Gates", type=click.IntRange(min=0), metavar="N", help="Gate: fail when recompilations exceed N.")
+@click.option("--baseline", panel="Gates", type=click.Path(), help="Gate: fail only on regressions against this baseline file.")
+@click.option("--config", "config_file", panel="Project", type=click.Path(), help="Read settings from this file instead of the nearest pyproject.toml.")
+@click.option("--records", "records_dir", panel="Dynamic", type=click.Path(file_okay=False),
               help="Keep the observer's per-process records (JSON lines) in this folder.")
-@click.option("--statistics", is_flag=True, help="Show counts per rule.")
-@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2).")
-@click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report to FILE instead of stdout.")
-@click.option("-q", "--quiet", is_flag=True, help="Print only the summary (text format).")
-@click.option("-v", "--verbose", "--debug", is_flag=True, help="Tracebacks on internal errors.")
+@click.option("--statistics", panel="Output", is_flag=True, help="Show counts per rule.")
+@click.option("--exit-zero", panel="Gates", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2).")
+@click.option("-o", "--output-file", panel="Output", type=click.Path(dir_okay=False), help="Write the report to FILE instead of stdout.")
+@click.option("-q", "--quiet", panel="Output", is_flag=True, help="Print only the summary (text format).")
+@click.option("-v", "--verbose", "--debug", panel="Output", is_flag=True, help="Tracebacks on internal errors.")
 def run(**params) -> None:
     """Run PROGRAM unchanged and report what torch.compile did to it.
 
@@ -213,18 +284,19 @@ def run(**params) -> None:
     sys.exit(exit_code(report, settings, args.exit_zero))
 
 
-@main.command("merge")
+@main.command("merge", epilog=CRITERION_EXIT_CODES)
+@_panels("Output", "Project", "Gates")
 @click.argument("reports", nargs=-1, required=True, type=click.Path())
-@click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default="text", show_default=True,
+@click.option("--format", "fmt", panel="Output", type=click.Choice(FORMAT_CHOICES), default="text", show_default=True,
               help="Report format.")
-@click.option("--max-graph-breaks", type=click.IntRange(min=0), help="Gate: fail when the graph-break count exceeds N.")
-@click.option("--max-recompiles", type=click.IntRange(min=0), help="Gate: fail when recompilations exceed N.")
-@click.option("--baseline", type=click.Path(), help="Gate: fail only on regressions against this baseline file.")
-@click.option("--config", "config_file", type=click.Path(), help="Read the gates from this file instead of the nearest pyproject.toml.")
-@click.option("--statistics", is_flag=True, help="Show counts per rule.")
-@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2).")
-@click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report to FILE instead of stdout.")
-@click.option("-q", "--quiet", is_flag=True, help="Print only the summary (text format).")
+@click.option("--max-graph-breaks", panel="Gates", type=click.IntRange(min=0), metavar="N", help="Gate: fail when the graph-break count exceeds N.")
+@click.option("--max-recompiles", panel="Gates", type=click.IntRange(min=0), metavar="N", help="Gate: fail when recompilations exceed N.")
+@click.option("--baseline", panel="Gates", type=click.Path(), help="Gate: fail only on regressions against this baseline file.")
+@click.option("--config", "config_file", panel="Project", type=click.Path(), help="Read the gates from this file instead of the nearest pyproject.toml.")
+@click.option("--statistics", panel="Output", is_flag=True, help="Show counts per rule.")
+@click.option("--exit-zero", panel="Gates", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2).")
+@click.option("-o", "--output-file", panel="Output", type=click.Path(dir_okay=False), help="Write the report to FILE instead of stdout.")
+@click.option("-q", "--quiet", panel="Output", is_flag=True, help="Print only the summary (text format).")
 def merge_cmd(**params) -> None:
     """Combine JSON reports (e.g. the shards of `torchlint check --shard K/N`) into one.
 
@@ -447,20 +519,22 @@ def _baseline(output_file: Optional[str], **params) -> None:
                err=True)
 
 
-main.add_command(click.Command(
+main.add_command(click.RichCommand(
     "baseline", callback=_baseline, help=_baseline.__doc__,
+    epilog="Exit codes: 0 the baseline was written; 2 a usage, config or input error (a file or "
+           "target that could not be checked: nothing is written).",
     params=[p for p in check.params if p.name in _BASELINE_PARAMS] + [
-        click.Option(["-o", "--output-file"], type=click.Path(dir_okay=False),
+        click.RichOption(["-o", "--output-file"], panel="Output", type=click.Path(dir_okay=False),
                      help="Where to write the baseline (default: the config's `baseline`, else "
                           "torchlint-baseline.json)."),
     ],
 ))
 
 
-@main.command("clean")
-@click.option("--cache-dir", type=click.Path(file_okay=False),
+@main.command("clean", epilog=PLAIN_EXIT_CODES)
+@click.option("--cache-dir", panel="Cache", type=click.Path(file_okay=False),
               help="The cache folder to remove (default: the config's `cache-dir`, else .torchlint_cache).")
-@click.option("--config", "config_file", type=click.Path(), help="Read settings from this file instead of the nearest pyproject.toml.")
+@click.option("--config", "config_file", panel="Project", type=click.Path(), help="Read settings from this file instead of the nearest pyproject.toml.")
 def clean_cmd(cache_dir: Optional[str], config_file: Optional[str]) -> None:
     """Remove the static pass's cache (only a folder torchlint made: it carries its CACHEDIR.TAG)."""
     from torchlint.static.cache import clean, default_dir
@@ -479,11 +553,12 @@ def clean_cmd(cache_dir: Optional[str], config_file: Optional[str]) -> None:
     click.echo(f"removed {folder}" if removed else f"no cache at {folder}", err=True)
 
 
-@main.command("rules")
-@click.option("--all", "show_all", is_flag=True, help="Also list rules not enabled by default.")
-@click.option("--verify", is_flag=True, help="Run each rule page's examples through the installed torch "
+@main.command("rules", epilog="Exit codes: 0 done; 1 with --verify: a rule is not live on the installed "
+                               "torch; 2 a usage error (--verify without torch).")
+@click.option("--all", "show_all", panel="Rules", is_flag=True, help="Also list rules not enabled by default.")
+@click.option("--verify", panel="Rules", is_flag=True, help="Run each rule page's examples through the installed torch "
               "and say which rules are live there (exit 1 if one is not).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+@click.option("--format", "fmt", panel="Output", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="With --verify: one line per rule, or one JSON object (torch version, a verdict per rule).")
 def rules_cmd(show_all: bool, verify: bool, fmt: str) -> None:
     """List the rules: code, name, what they catch."""
@@ -543,7 +618,7 @@ def _verify_rules(rules, show_all: bool, fmt: str = "text") -> None:
     sys.exit(EXIT_FAIL if dead else EXIT_OK)
 
 
-@main.command("rule")
+@main.command("rule", epilog=PLAIN_EXIT_CODES)
 @click.argument("code")
 def rule_cmd(code: str) -> None:
     """Print the page of rule CODE or NAME (TL001 or tensor-item): what it does, why, examples, fix."""
@@ -567,10 +642,10 @@ def rule_cmd(code: str) -> None:
     Console(soft_wrap=False).print(Markdown(p.text, code_theme="ansi_dark", hyperlinks=False))
 
 
-@main.command("server")
-@click.option("--debounce", type=click.FloatRange(min=0), default=50, show_default=True, metavar="MS",
+@main.command("server", epilog=PLAIN_EXIT_CODES)
+@click.option("--debounce", panel="Server", type=click.FloatRange(min=0), default=50, show_default=True, metavar="MS",
               help="Milliseconds of quiet after an edit before the buffer is linted again.")
-@click.option("--log-file", type=click.Path(dir_okay=False), help="Write the server's log to FILE.")
+@click.option("--log-file", panel="Server", type=click.Path(dir_okay=False), help="Write the server's log to FILE.")
 def server_cmd(debounce: float, log_file: Optional[str]) -> None:
     """Run the language server on stdin/stdout (for editors; needs `pip install 'torchlint[lsp]'`)."""
     try:
