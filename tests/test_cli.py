@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 from support import FIXTURES, run_cli, run_json, run_subprocess, write
 
@@ -104,10 +105,79 @@ def test_binary_and_undecodable_files_are_errors(project):
     assert len(report["findings"]) == 1
 
 
-def test_missing_path_is_an_error(project):
-    code, report = run_json(["check", "nope.py"])
-    assert code == 2
-    assert report["errors"] == [{"path": "nope.py", "message": "no such file or directory"}]
+TARGET_CONFIG = """
+[[tool.torchlint.targets]]
+target = "model.py:Net"
+input = ["f32[2,8]"]
+"""
+
+
+def test_a_missing_path_is_a_usage_error_before_any_work(project, monkeypatch):
+    """One line naming it, exit 2, and neither pass starts: no declared target runs first."""
+    import torchlint.dynamic.run
+    import torchlint.pipeline
+
+    source = MODEL.replace("        return y / scale", "        print(y)\n        return y / scale")
+    write(project, "model.py", source)  # a print: --fix would remove it
+    write(project, "pyproject.toml", TARGET_CONFIG)
+    ran = []
+    monkeypatch.setattr(torchlint.pipeline, "run_check", lambda *a, **k: ran.append("check"))
+    monkeypatch.setattr(torchlint.dynamic.run, "run_dynamic", lambda *a, **k: ran.append("target"))
+    for args in (["check", "nope.py"], ["check", "model.py", "nope.py", "--format", "json"],
+                 ["check", "model.py", "nope.py", "--fix"], ["baseline", "nope.py"]):
+        result = run_cli(args)
+        assert result.exit_code == 2, args
+        assert result.stderr == "torchlint: error: nope.py: no such file or directory\n", args
+        assert result.stdout == "", args
+    assert ran == []
+    assert "print(y)" in (project / "model.py").read_text()  # --fix wrote nothing either
+    (project / "ran").unlink(missing_ok=True)
+    watched = run_cli(["run", "--path", "nope.py", "--", sys.executable, "-c", "open('ran', 'w')"])
+    assert watched.exit_code == 2 and "nope.py: no such file or directory" in watched.stderr
+    assert not (project / "ran").exists()  # the program never started
+
+
+def test_a_syntax_error_is_never_all_clear(project):
+    write(project, "bad.py", "import torch\n\ndef broken(:\n    pass\n")
+    result = run_cli(["check", "bad.py"])
+    assert result.exit_code == 2
+    assert "bad.py: error: syntax error at line 3" in result.stdout
+    assert "All clear" not in result.stdout
+    assert "No findings in what could be checked." in result.stdout
+    assert "1 error (files or targets that could not be checked)." in result.stdout
+
+
+GATE_LINE = "potential graph breaks (static pass; the dynamic pass did not run)"
+
+
+def test_without_the_dynamic_pass_the_graph_break_gate_counts_static_breaks(project):
+    write(project, "model.py", MODEL)
+    for args in (["check", "--no-dynamic", "--max-graph-breaks", "0"], ["check", "--max-graph-breaks", "0"]):
+        result = run_cli(args)
+        assert result.exit_code == 1, args
+        assert f"{GATE_LINE}: 1 > limit 0 (+1)" in result.stdout
+    write(project, "pyproject.toml", "[tool.torchlint]\nmax-graph-breaks = 0\n")  # the README's sample
+    assert run_cli(["check", "--no-dynamic"]).exit_code == 1
+    passed = run_cli(["check", "--no-dynamic", "--max-graph-breaks", "1"])  # the gate decides, not findings
+    assert passed.exit_code == 0 and f"{GATE_LINE}: 1 <= limit 1" in passed.stdout
+    write(project, "model.py", MODEL.replace("y = self.fc(x)", "y = self.fc(x).cpu()").replace(
+        "scale = y.abs().max().item()", "scale = 2.0"))
+    warned = run_cli(["check", "--select", "ALL", "--max-graph-breaks", "0"])  # a TL101 warning: no break
+    assert warned.exit_code == 0 and "TL101" in warned.stdout and f"{GATE_LINE}: 0 <= limit 0" in warned.stdout
+
+
+def test_a_gate_over_a_count_not_measured_keeps_the_default_criterion(project):
+    write(project, "model.py", MODEL)
+    result = run_cli(["check", "--max-recompiles", "5"])
+    assert result.exit_code == 1
+    assert "recompile limit not checked: the dynamic pass did not run" in result.stdout
+    assert "1 unsuppressed finding: a limit was not checked" in result.stdout
+    write(project, "pyproject.toml", TARGET_CONFIG + "max-graph-breaks = 5\n")  # a per-target limit
+    hook = run_cli(["check", "--no-dynamic", "model.py"])
+    assert hook.exit_code == 1
+    assert "graph breaks limit for model.py:Net not checked: the dynamic pass did not run" in hook.stdout
+    write(project, "model.py", CLEAN)
+    assert run_cli(["check", "--no-dynamic", "model.py"]).exit_code == 0  # nothing found: passes
 
 
 def test_select_ignore_and_exit_zero(project):

@@ -33,7 +33,7 @@ ALLOWED: Dict[str, Set[str]] = {
     "rules": {"analysis", "data", "matrix", "pages"},
     "static": {"analysis", "rules", "files", "findings", "config", "matrix", "pages", "atomic"},
     "fixes": {"analysis", "rules", "static", "files", "findings", "suppression", "atomic"},
-    "output": {"findings", "pages", "rules", "files"},
+    "output": {"findings", "pages", "rules", "files", "atomic"},
 }
 
 

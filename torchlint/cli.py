@@ -5,29 +5,92 @@ meets its criterion, 1 it does not, 2 a usage, config or input error.
 """
 from __future__ import annotations
 
-import io
 import os
 import sys
 import traceback
-from typing import Optional, Tuple
+from typing import Optional
 
-import click
+import rich_click as click
+from click.exceptions import Exit, NoArgsIsHelpError
 
 from torchlint import __version__
-from torchlint.config import (ConfigError, Settings, codes_option, config_start, load_settings, override,
-                              parse_size, select_override)
+from torchlint.arguments import CheckArgs, MergeArgs, RunArgs, check_settings, cli_targets
+from torchlint.config import ConfigError, Settings, codes_option, load_settings, override
+from torchlint.gate import EXIT_ERROR, EXIT_FAIL, EXIT_OK, GateError, apply_settings, exit_code
 
 FORMAT_CHOICES = ["text", "json", "sarif", "github", "html"]
-EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
 
 
-def _fail(message: str) -> "click.exceptions.Exit":
+def _fail(message: str) -> Exit:
     for line in message.splitlines() or [""]:  # a config with several problems: one line each
         click.echo(f"torchlint: error: {line}", err=True)
-    return click.exceptions.Exit(EXIT_ERROR)
+    return Exit(EXIT_ERROR)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+#: what decides the exit code of a command that reports (check, run, merge)
+CRITERION_EXIT_CODES = (
+    "Exit codes: 0 the run meets its criterion; 1 it does not; 2 a usage, config or input error "
+    "(a path that does not exist, a file that cannot be read or parsed, a target that cannot be "
+    "loaded or crashes), said in one line each. The criterion is \"no unsuppressed finding\", "
+    "unless a gate is set (see Gates); --exit-zero makes 1 a 0, never a 2."
+)
+
+#: what a gate does to the findings: the Gates panel's help
+GATES_HELP = (
+    "A gate (a limit or a baseline, here or in [tool.torchlint]) replaces \"no unsuppressed "
+    "finding\" as the criterion: findings are still reported, and the run fails only when a "
+    "count is over its limit or worse than the baseline, with a line saying by how much. "
+    "Without the dynamic pass, --max-graph-breaks counts the static pass's potential graph "
+    "breaks (not the TL1xx warnings). A limit on a count the run did not measure "
+    "(recompiles without the dynamic pass, a target that did not run or failed, CUDA-graph "
+    "skips without reduce-overhead) is noted, and the findings then decide as without a gate."
+)
+
+#: the exit codes of the commands that do one thing (rule, clean, server)
+PLAIN_EXIT_CODES = "Exit codes: 0 done; 2 a usage or input error, said in one line."
+
+#: the option panels, in the order --help shows them (an option names its panel)
+PANELS = ("Output", "Rules", "Project", "Dynamic", "Gates", "Fixes", "Cache", "Server")
+
+
+def _panels(*names: str):
+    """The panels of a command, in :data:`PANELS` order; Gates carries what a gate does."""
+    def decorate(f):
+        for name in reversed([p for p in PANELS if p in names]):
+            f = click.option_panel(name, help=GATES_HELP if name == "Gates" else None)(f)
+        return f
+    return decorate
+
+
+#: --help through rich-click: options in panels by topic; --help itself in the last one
+HELP_CONFIG = click.RichHelpConfiguration(options_panel_title="Help", text_markup="ansi")
+
+
+class _Group(click.RichGroup):
+    """Usage errors as click prints them (the usage line, a hint, one ``Error:`` line), not
+    in a rich panel: they stay short and greppable in a CI log or a hook's output."""
+
+    def make_context(self, *args, **kwargs):
+        try:
+            return super().make_context(*args, **kwargs)
+        except NoArgsIsHelpError:
+            raise
+        except click.ClickException as exc:
+            exc.show()
+            raise Exit(exc.exit_code) from None
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except click.ClickException as exc:
+            exc.show()
+            raise Exit(exc.exit_code) from None
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]},
+             epilog="Exit codes: 0 the run meets its criterion, 1 it does not, 2 a usage, config or "
+                    "input error (each command's --help says what decides it).")
+@click.rich_config(help_config=HELP_CONFIG)
 @click.version_option(__version__, prog_name="torchlint")
 def main() -> None:
     """Find what makes torch.compile slow: graph breaks, host syncs and recompilations.
@@ -36,98 +99,94 @@ def main() -> None:
     torchlint check model.py                     static pass (safe, never imports your code)
     torchlint check model.py --target model.py:Net --input 'f32[8,3,224,224]'
                                                  + dynamic pass: run dynamo on a declared target
+    torchlint run train.py                       run a program, report what torch.compile did
     torchlint rules                              list the rules
     torchlint rule TL001                         explain one rule
+    torchlint server                             the language server, for editors
     """
 
 
-def _remember(ctx: click.Context, param: click.Parameter, value):
-    """Keep an option's value for :func:`_run` without widening every command's signature."""
-    ctx.meta[f"torchlint.{param.name}"] = value
-    return value
-
-
-@main.command()
+@main.command(epilog=CRITERION_EXIT_CODES)
+@_panels("Output", "Rules", "Project", "Dynamic", "Gates", "Fixes", "Cache")
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default="text", show_default=True,
+@click.option("--format", "fmt", panel="Output", type=click.Choice(FORMAT_CHOICES), default="text", show_default=True,
               help="Report format.")
-@click.option("--select", help="Comma-separated rule codes or prefixes to enable (e.g. TL0,TL101). Default: TL0 (graph breaks).")
-@click.option("--ignore", help="Comma-separated rule codes or prefixes to disable.")
-@click.option("--extend-select", metavar="CODES", expose_value=False, callback=_remember,
+@click.option("--select", panel="Rules", help="Comma-separated rule codes or prefixes to enable (e.g. TL0,TL101). Default: TL0 (graph breaks).")
+@click.option("--ignore", panel="Rules", help="Comma-separated rule codes or prefixes to disable.")
+@click.option("--extend-select", panel="Rules", metavar="CODES",
               help="Rule codes or prefixes to enable on top of the selected ones (e.g. TL101).")
-@click.option("--extend-ignore", metavar="CODES", expose_value=False, callback=_remember,
+@click.option("--extend-ignore", panel="Rules", metavar="CODES",
               help="Rule codes or prefixes to disable on top of the ignored ones.")
-@click.option("--no-static", is_flag=True, help="Skip the static pass.")
-@click.option("--no-dynamic", is_flag=True, help="Skip the dynamic pass even when targets are declared.")
-@click.option("--target", "targets", multiple=True, metavar="PATH:OBJ",
+@click.option("--no-static", panel="Project", is_flag=True, help="Skip the static pass.")
+@click.option("--no-dynamic", panel="Dynamic", is_flag=True, help="Skip the dynamic pass even when targets are declared.")
+@click.option("--target", "targets", panel="Dynamic", multiple=True, metavar="PATH:OBJ",
               help="Run dynamo on this target: a module class, a function, or a factory call "
                    "(model.py:build(num_classes=10)). Repeatable.")
-@click.option("--input", "inputs", multiple=True, metavar="SPEC",
+@click.option("--input", "inputs", panel="Dynamic", multiple=True, metavar="SPEC",
               help="Sample input, one per argument: f32[8,3,224,224], i64[2,16]:0..1000, bool[4], 3; "
                    "NAME=SPEC passes it by keyword (input_ids=i64[2,16]:0..1000).")
-@click.option("--input-set", "input_sets", multiple=True, metavar="SPECS",
+@click.option("--input-set", "input_sets", panel="Dynamic", multiple=True, metavar="SPECS",
               help="One call's arguments separated by ';' (NAME=SPEC by keyword). Repeat to run several calls in turn and count recompilations.")
-@click.option("--inputs-from", metavar="PATH:FUNC",
+@click.option("--inputs-from", panel="Dynamic", metavar="PATH:FUNC",
               help="A function returning one call's arguments: a tuple, a dict of keyword arguments, or (tuple, dict).")
-@click.option("--input-sets-from", metavar="PATH:FUNC", expose_value=False, callback=_remember,
+@click.option("--input-sets-from", panel="Dynamic", metavar="PATH:FUNC",
               help="A function returning a list of calls (each as --inputs-from returns one), run in turn.")
-@click.option("--train", is_flag=True,
+@click.option("--train", panel="Project", is_flag=True,
               help="The model is compiled for training: targets run forward and backward instead of eval() + "
                    "no_grad, and the static pass checks training-only code (`if self.training:`, the loss under "
                    "`if labels is not None:`) too.")
-@click.option("--half", is_flag=True, expose_value=False, callback=_remember,
+@click.option("--half", panel="Project", is_flag=True,
               help="The model runs in float16 or bfloat16: the static pass checks code under half-precision "
                    "dtype tests (`if x.dtype == torch.float16:`) too; by default tensors are taken as float32.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), help="Seconds per target (default 120).")
-@click.option("--max-memory", metavar="SIZE", expose_value=False, callback=_remember,
+@click.option("--timeout", panel="Dynamic", type=click.FloatRange(min=0, min_open=True), metavar="S", help="Seconds per target (default 120).")
+@click.option("--max-memory", panel="Dynamic", metavar="SIZE",
               help="Memory each target may allocate, e.g. 8G or 512M, or none (default: half of RAM). "
                    "A target over it is reported as out of memory (GPU memory is not counted).")
-@click.option("--max-graph-breaks", type=click.IntRange(min=0), help="Gate: fail when the dynamic graph-break count exceeds N.")
-@click.option("--max-recompiles", type=click.IntRange(min=0), help="Gate: fail when recompilations exceed N.")
-@click.option("--mode", type=click.Choice(["default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"]),
+@click.option("--max-graph-breaks", panel="Gates", type=click.IntRange(min=0), metavar="N",
+              help="Gate: fail when graph breaks exceed N (dynamo's count; without the dynamic pass, the "
+                   "static pass's potential graph breaks).")
+@click.option("--max-recompiles", panel="Gates", type=click.IntRange(min=0), metavar="N", help="Gate: fail when recompilations exceed N.")
+@click.option("--mode", panel="Dynamic", type=click.Choice(["default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"]),
               help="reduce-overhead or max-autotune (both use CUDA graphs): also compile targets the way "
                    "torch.compile(mode=...) does and report CUDA-graph skips and re-recordings (needs a CUDA GPU).")
-@click.option("--device", type=click.Choice(["cpu", "cuda"]),
+@click.option("--device", panel="Dynamic", type=click.Choice(["cpu", "cuda"]),
               help="Move targets and their inputs to this device first (reduce-overhead implies cuda).")
-@click.option("--max-cudagraph-skips", type=click.IntRange(min=0),
+@click.option("--max-cudagraph-skips", panel="Gates", type=click.IntRange(min=0), metavar="N",
               help="Gate: fail when more than N graphs run without a CUDA graph (with --mode reduce-overhead).")
-@click.option("--baseline", type=click.Path(), help="Gate: fail only on regressions against this baseline file.")
-@click.option("--config", "config_file", type=click.Path(), help="Read settings from this file instead of the nearest pyproject.toml.")
-@click.option("--fix", is_flag=True, help="Apply safe fixes (eager behaviour unchanged), then report what remains.")
-@click.option("--unsafe-fixes", is_flag=True, help="Also apply (with --fix or --diff) and show fixes that change behaviour or need review.")
-@click.option("--diff", is_flag=True, help="Print the fixes as unified diffs instead of writing them; exit 1 if there are any.")
-@click.option("-j", "--jobs", type=click.IntRange(min=0), expose_value=False, callback=_remember,
+@click.option("--baseline", panel="Gates", type=click.Path(), help="Gate: fail only on regressions against this baseline file.")
+@click.option("--config", "config_file", panel="Project", type=click.Path(), help="Read settings from this file instead of the nearest pyproject.toml.")
+@click.option("--fix", panel="Fixes", is_flag=True, help="Apply safe fixes (eager behaviour unchanged), then report what remains.")
+@click.option("--unsafe-fixes", panel="Fixes", is_flag=True, help="Also apply (with --fix or --diff) and show fixes that change behaviour or need review.")
+@click.option("--diff", panel="Fixes", is_flag=True, help="Print the fixes as unified diffs instead of writing them; exit 1 if there are any.")
+@click.option("-j", "--jobs", panel="Cache", type=click.IntRange(min=0), metavar="N",
               help="Processes for the static pass (default: one per core; 0: the same).")
-@click.option("--no-cache", is_flag=True, expose_value=False, callback=_remember,
+@click.option("--no-cache", panel="Cache", is_flag=True,
               help="Neither read nor write the static pass's per-file cache.")
-@click.option("--cache-dir", type=click.Path(file_okay=False), expose_value=False, callback=_remember,
+@click.option("--cache-dir", panel="Cache", type=click.Path(file_okay=False),
               help="Where the cache lives (default: .torchlint_cache in the project root).")
-@click.option("--stdin-filename", metavar="PATH", expose_value=False, callback=_remember,
+@click.option("--stdin-filename", panel="Project", metavar="PATH",
               help="With `-` as the path: read the source from stdin and report it as PATH (static "
                    "pass only; the config is the one PATH would use).")
-@click.option("--add-noqa", is_flag=True, expose_value=False, callback=_remember,
+@click.option("--add-noqa", panel="Fixes", is_flag=True,
               help="Add `# torchlint: ignore[CODE]` to every line with a finding (to adopt torchlint "
                    "on an existing codebase), then exit 0.")
-@click.option("--torch-version", metavar="X.Y", expose_value=False, callback=_remember,
+@click.option("--torch-version", panel="Rules", metavar="X.Y",
               help="Report what breaks on this torch version (static pass; torch need not be installed). "
                    "Default: the installed torch's, else the newest verified one.")
-@click.option("--shard", metavar="K/N", expose_value=False, callback=_remember,
+@click.option("--shard", panel="Dynamic", metavar="K/N",
               help="Run only every N-th declared target, starting with the K-th (a CI matrix job); "
                    "combine the shards' JSON reports with `torchlint merge`.")
-@click.option("--no-project", is_flag=True, expose_value=False, callback=_remember,
+@click.option("--no-project", panel="Project", is_flag=True,
               help="Decide compiled regions one file at a time (no bases, calls or facts across files).")
-@click.option("--follow-imports", is_flag=True, expose_value=False, callback=_remember,
+@click.option("--follow-imports", panel="Project", is_flag=True,
               help="Also read installed third-party packages that the checked files import.")
-@click.option("--statistics", is_flag=True, help="Show counts per rule.")
-@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2).")
-@click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report to FILE instead of stdout.")
-@click.option("-q", "--quiet", is_flag=True, help="Print only the summary (text format).")
-@click.option("-v", "--verbose", "--debug", is_flag=True,
+@click.option("--statistics", panel="Output", is_flag=True, help="Show counts per rule.")
+@click.option("--exit-zero", panel="Gates", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2).")
+@click.option("-o", "--output-file", panel="Output", type=click.Path(dir_okay=False), help="Write the report to FILE instead of stdout.")
+@click.option("-q", "--quiet", panel="Output", is_flag=True, help="Print only the summary (text format).")
+@click.option("-v", "--verbose", "--debug", panel="Output", is_flag=True,
               help="Progress on stderr; tracebacks on internal errors (--debug is the same).")
-def check(paths: Tuple[str, ...], fmt: str, select, ignore, no_static, no_dynamic, targets, inputs,
-          input_sets, inputs_from, train, timeout, max_graph_breaks, max_recompiles, mode, device,
-          max_cudagraph_skips, baseline, config_file, fix, unsafe_fixes, diff, statistics, exit_zero,
-          output_file, quiet, verbose) -> None:
+def check(**params) -> None:
     """Check PATHS (files or folders, default: .) for what makes torch.compile slow.
 
     The static pass flags graph-break patterns inside compiled regions (a module's forward,
@@ -135,56 +194,53 @@ def check(paths: Tuple[str, ...], fmt: str, select, ignore, no_static, no_dynami
     targets (--target, or [[tool.torchlint.targets]] in pyproject.toml) also run through
     torch._dynamo in a child process; the report then says which findings dynamo confirmed.
     """
-    add_noqa = click.get_current_context().meta.get("torchlint.add_noqa")
-    if add_noqa and (fix or diff):
+    args = CheckArgs(**params)
+    if args.add_noqa and args.fixing:
         raise _fail("--add-noqa cannot be combined with --fix or --diff")
-    settings, report = _run(paths, select=select, ignore=ignore, no_static=no_static,
-                            no_dynamic=no_dynamic, targets=targets, inputs=inputs,
-                            input_sets=input_sets, inputs_from=inputs_from, train=train,
-                            timeout=timeout, max_graph_breaks=max_graph_breaks,
-                            max_recompiles=max_recompiles, baseline=baseline,
-                            config_file=config_file, verbose=verbose, mode=mode, device=device,
-                            max_cudagraph_skips=max_cudagraph_skips,
-                            fixes=dict(diff=diff, unsafe=unsafe_fixes, quiet=quiet, exit_zero=exit_zero)
-                            if fix or diff else None)
-    if add_noqa:
+    settings, report = _run(args)
+    if args.add_noqa:
         sys.exit(_add_noqa(report))
-    if fix and not diff:
-        _fix_unused_suppressions(report, quiet)
-    if report.files == 0 and not no_static and not report.errors:
+    if args.fix and not args.diff:
+        _fix_unused_suppressions(report, args.quiet)
+    try:  # on the findings left after the fixes
+        apply_settings(report, settings)
+    except GateError as exc:
+        raise _fail(str(exc))
+    if report.files == 0 and not args.no_static and not report.errors:
         # as ruff: a warning, not an error (a hook over a commit without Python files passes)
         click.echo("torchlint: warning: No Python files found under the given path(s)", err=True)
-    unsafe_fixable = 0 if no_static else _mark_fixes(report, settings, unsafe_fixes, verbose)
-    _emit(report, fmt, output_file, statistics=statistics, quiet=quiet, verbose=verbose,
-          unsafe_fixable=unsafe_fixable, unsafe_fixes=unsafe_fixes)
-    sys.exit(_exit_code(report, settings, exit_zero))
+    unsafe_fixable = 0 if args.no_static else _mark_fixes(report, settings, args.unsafe_fixes, args.verbose)
+    _emit(report, args.fmt, args.output_file, statistics=args.statistics, quiet=args.quiet,
+          verbose=args.verbose, unsafe_fixable=unsafe_fixable, unsafe_fixes=args.unsafe_fixes)
+    sys.exit(exit_code(report, settings, args.exit_zero))
 
 
-@main.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@main.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+              epilog=CRITERION_EXIT_CODES)
+@_panels("Output", "Rules", "Project", "Dynamic", "Gates")
 @click.argument("program", nargs=-1, type=click.UNPROCESSED, required=True)
-@click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default="text", show_default=True,
+@click.option("--format", "fmt", panel="Output", type=click.Choice(FORMAT_CHOICES), default="text", show_default=True,
               help="Report format (the program's own output goes to stdout too: use -o for json/sarif).")
-@click.option("--select", help="Comma-separated rule codes or prefixes to enable.")
-@click.option("--ignore", help="Comma-separated rule codes or prefixes to disable.")
-@click.option("--path", "paths", multiple=True, type=click.Path(),
+@click.option("--select", panel="Rules", help="Comma-separated rule codes or prefixes to enable.")
+@click.option("--ignore", panel="Rules", help="Comma-separated rule codes or prefixes to disable.")
+@click.option("--path", "paths", panel="Project", multiple=True, type=click.Path(),
               help="The project's files for the static pass (default: .). Repeatable. Breaks are placed "
                    "on the innermost frame under the working folder or the script's folder.")
-@click.option("--no-static", is_flag=True, help="Skip the static pass over the project's files.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
+@click.option("--no-static", panel="Project", is_flag=True, help="Skip the static pass over the project's files.")
+@click.option("--timeout", panel="Dynamic", type=click.FloatRange(min=0, min_open=True), metavar="S",
               help="Stop the program (and every process it started) after S seconds (default: no limit).")
-@click.option("--max-graph-breaks", type=click.IntRange(min=0), help="Gate: fail when distinct graph breaks exceed N.")
-@click.option("--max-recompiles", type=click.IntRange(min=0), help="Gate: fail when recompilations exceed N.")
-@click.option("--baseline", type=click.Path(), help="Gate: fail only on regressions against this baseline file.")
-@click.option("--config", "config_file", type=click.Path(), help="Read settings from this file instead of the nearest pyproject.toml.")
-@click.option("--records", "records_dir", type=click.Path(file_okay=False),
+@click.option("--max-graph-breaks", panel="Gates", type=click.IntRange(min=0), metavar="N", help="Gate: fail when distinct graph breaks exceed N.")
+@click.option("--max-recompiles", panel="Gates", type=click.IntRange(min=0), metavar="N", help="Gate: fail when recompilations exceed N.")
+@click.option("--baseline", panel="Gates", type=click.Path(), help="Gate: fail only on regressions against this baseline file.")
+@click.option("--config", "config_file", panel="Project", type=click.Path(), help="Read settings from this file instead of the nearest pyproject.toml.")
+@click.option("--records", "records_dir", panel="Dynamic", type=click.Path(file_okay=False),
               help="Keep the observer's per-process records (JSON lines) in this folder.")
-@click.option("--statistics", is_flag=True, help="Show counts per rule.")
-@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2).")
-@click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report to FILE instead of stdout.")
-@click.option("-q", "--quiet", is_flag=True, help="Print only the summary (text format).")
-@click.option("-v", "--verbose", "--debug", is_flag=True, help="Tracebacks on internal errors.")
-def run(program, fmt, select, ignore, paths, no_static, timeout, max_graph_breaks, max_recompiles, baseline,
-        config_file, records_dir, statistics, exit_zero, output_file, quiet, verbose) -> None:
+@click.option("--statistics", panel="Output", is_flag=True, help="Show counts per rule.")
+@click.option("--exit-zero", panel="Gates", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2).")
+@click.option("-o", "--output-file", panel="Output", type=click.Path(dir_okay=False), help="Write the report to FILE instead of stdout.")
+@click.option("-q", "--quiet", panel="Output", is_flag=True, help="Print only the summary (text format).")
+@click.option("-v", "--verbose", "--debug", panel="Output", is_flag=True, help="Tracebacks on internal errors.")
+def run(**params) -> None:
     """Run PROGRAM unchanged and report what torch.compile did to it.
 
     \b
@@ -201,44 +257,47 @@ def run(program, fmt, select, ignore, paths, no_static, timeout, max_graph_break
     """
     from torchlint.watching import watch
 
+    args = RunArgs(**params)
     try:
-        settings = load_settings(config_file)
-        settings = override(settings, select=codes_option(select, "--select"), ignore=codes_option(ignore, "--ignore"),
-                            max_graph_breaks=max_graph_breaks, max_recompiles=max_recompiles, baseline=baseline)
+        _check_paths(args.paths)
+        settings = load_settings(args.config_file)
+        settings = override(settings, select=codes_option(args.select, "--select"),
+                            ignore=codes_option(args.ignore, "--ignore"), max_graph_breaks=args.max_graph_breaks,
+                            max_recompiles=args.max_recompiles, baseline=args.baseline)
     except ConfigError as exc:
         raise _fail(str(exc))
     try:
-        report, _ = watch(program, settings=settings, paths=paths or (".",), static=not no_static,
-                          timeout=timeout, records_dir=records_dir)
-        _apply_gate(report, settings)
+        report, _ = watch(args.program, settings=settings, paths=args.paths or (".",), static=not args.no_static,
+                          timeout=args.timeout, records_dir=args.records_dir)
+        apply_settings(report, settings)
     except ConfigError as exc:
         raise _fail(str(exc))
     except ValueError as exc:
         raise _fail(str(exc))
     except Exception as exc:  # an internal error: one line, traceback with -v
-        if verbose:
+        if args.verbose:
             traceback.print_exc()
         raise _fail(f"internal error: {type(exc).__name__}: {exc} (run with -v for the traceback)")
     sys.stdout.flush()
     sys.stderr.flush()
-    _emit(report, fmt, output_file, statistics=statistics, quiet=quiet, verbose=verbose)
-    sys.exit(_exit_code(report, settings, exit_zero))
+    _emit(report, args.fmt, args.output_file, statistics=args.statistics, quiet=args.quiet, verbose=args.verbose)
+    sys.exit(exit_code(report, settings, args.exit_zero))
 
 
-@main.command("merge")
+@main.command("merge", epilog=CRITERION_EXIT_CODES)
+@_panels("Output", "Project", "Gates")
 @click.argument("reports", nargs=-1, required=True, type=click.Path())
-@click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default="text", show_default=True,
+@click.option("--format", "fmt", panel="Output", type=click.Choice(FORMAT_CHOICES), default="text", show_default=True,
               help="Report format.")
-@click.option("--max-graph-breaks", type=click.IntRange(min=0), help="Gate: fail when the graph-break count exceeds N.")
-@click.option("--max-recompiles", type=click.IntRange(min=0), help="Gate: fail when recompilations exceed N.")
-@click.option("--baseline", type=click.Path(), help="Gate: fail only on regressions against this baseline file.")
-@click.option("--config", "config_file", type=click.Path(), help="Read the gates from this file instead of the nearest pyproject.toml.")
-@click.option("--statistics", is_flag=True, help="Show counts per rule.")
-@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2).")
-@click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report to FILE instead of stdout.")
-@click.option("-q", "--quiet", is_flag=True, help="Print only the summary (text format).")
-def merge_cmd(reports, fmt, max_graph_breaks, max_recompiles, baseline, config_file, statistics, exit_zero,
-              output_file, quiet) -> None:
+@click.option("--max-graph-breaks", panel="Gates", type=click.IntRange(min=0), metavar="N", help="Gate: fail when the graph-break count exceeds N.")
+@click.option("--max-recompiles", panel="Gates", type=click.IntRange(min=0), metavar="N", help="Gate: fail when recompilations exceed N.")
+@click.option("--baseline", panel="Gates", type=click.Path(), help="Gate: fail only on regressions against this baseline file.")
+@click.option("--config", "config_file", panel="Project", type=click.Path(), help="Read the gates from this file instead of the nearest pyproject.toml.")
+@click.option("--statistics", panel="Output", is_flag=True, help="Show counts per rule.")
+@click.option("--exit-zero", panel="Gates", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2).")
+@click.option("-o", "--output-file", panel="Output", type=click.Path(dir_okay=False), help="Write the report to FILE instead of stdout.")
+@click.option("-q", "--quiet", panel="Output", is_flag=True, help="Print only the summary (text format).")
+def merge_cmd(**params) -> None:
     """Combine JSON reports (e.g. the shards of `torchlint check --shard K/N`) into one.
 
     The same finding from several reports is listed once, naming every target that saw it;
@@ -246,80 +305,54 @@ def merge_cmd(reports, fmt, max_graph_breaks, max_recompiles, baseline, config_f
     """
     from torchlint.reports import ReportError, combine, load_report
 
+    args = MergeArgs(**params)
     try:
-        settings = override(load_settings(config_file), max_graph_breaks=max_graph_breaks,
-                            max_recompiles=max_recompiles, baseline=baseline)
-        report = combine([load_report(p) for p in reports])
-        _apply_gate(report, settings)
-    except (ConfigError, ReportError) as exc:
+        settings = override(load_settings(args.config_file), max_graph_breaks=args.max_graph_breaks,
+                            max_recompiles=args.max_recompiles, baseline=args.baseline)
+        report = combine([load_report(p) for p in args.reports])
+        apply_settings(report, settings)
+    except (ConfigError, GateError, ReportError) as exc:
         raise _fail(str(exc))
-    _emit(report, fmt, output_file, statistics=statistics, quiet=quiet, verbose=False)
-    sys.exit(_exit_code(report, settings, exit_zero))
+    _emit(report, args.fmt, args.output_file, statistics=args.statistics, quiet=args.quiet, verbose=False)
+    sys.exit(exit_code(report, settings, args.exit_zero))
 
 
-def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input_sets, inputs_from,
-         train, timeout, max_graph_breaks, max_recompiles, baseline, config_file, verbose,
-         gate: bool = True, fixes: Optional[dict] = None, mode=None, device=None,
-         max_cudagraph_skips=None):
+def _run(args: CheckArgs):
     """Settings and the report of one run, shared by `check` and `baseline`."""
+    paths = args.paths
     try:
-        meta = click.get_current_context().meta  # --jobs / --cache-dir win over the config
-        stdin_name = meta.get("torchlint.stdin_filename")
+        stdin_name = args.stdin_filename
         use_stdin = tuple(paths) == ("-",) or (stdin_name is not None and not paths)
         if stdin_name is not None and not use_stdin:
             raise ConfigError("--stdin-filename names the source read from stdin: give `-` as the only path")
-        if use_stdin and (fixes is not None or meta.get("torchlint.add_noqa")):
+        if use_stdin and (args.fixing or args.add_noqa):
             raise ConfigError("--fix, --diff and --add-noqa rewrite files: not with a source read from stdin")
-        settings = load_settings(config_file, start=config_start([stdin_name] if stdin_name else paths))
-        settings = select_override(
-            settings, select=codes_option(select, "--select"), ignore=codes_option(ignore, "--ignore"),
-            extend_select=codes_option(meta.get("torchlint.extend_select"), "--extend-select"),
-            extend_ignore=codes_option(meta.get("torchlint.extend_ignore"), "--extend-ignore"))
-        settings = override(settings, max_graph_breaks=max_graph_breaks, max_recompiles=max_recompiles,
-                            baseline=baseline, timeout=timeout, mode=mode, device=device,
-                            max_cudagraph_skips=max_cudagraph_skips)
-        cache_dir = meta.get("torchlint.cache_dir")
-        memory = meta.get("torchlint.max_memory")
-        settings = override(settings, max_memory=parse_size(memory, "--max-memory") if memory else None)
-        settings = override(settings, jobs=meta.get("torchlint.jobs"),
-                            cache_dir=os.path.abspath(cache_dir) if cache_dir else None,
-                            project=False if meta.get("torchlint.no_project") else None,
-                            follow_imports=True if meta.get("torchlint.follow_imports") else None,
-                            train=True if train else None, half=True if meta.get("torchlint.half") else None)
-        if meta.get("torchlint.torch_version") is not None:
-            from torchlint.config import check_torch_version
-
-            settings = override(settings, torch_version=check_torch_version(
-                meta["torchlint.torch_version"], "--torch-version"))
-        if mode or device:
-            from torchlint.config import check_run_options
-
-            check_run_options(settings, "--mode/--device")
+        _check_paths(() if use_stdin else paths)
+        settings = check_settings(args)
     except ConfigError as exc:
         raise _fail(str(exc))
-    if (mode or device) and not (targets or settings.targets):
+    targets = args.targets
+    if (args.mode or args.device) and not (targets or settings.targets):
         raise _fail("--mode and --device apply to dynamic targets: give a --target (or [[tool.torchlint.targets]])")
-    if use_stdin and no_static:
+    if use_stdin and args.no_static:
         raise _fail("a source read from stdin is checked by the static pass: drop --no-static")
-    if no_static and (no_dynamic or not (targets or settings.targets)):
+    if args.no_static and (args.no_dynamic or not (targets or settings.targets)):
         raise _fail("nothing to do: --no-static and no dynamic targets")
-    sets_from = click.get_current_context().meta.get("torchlint.input_sets_from")
-    if (inputs or input_sets or inputs_from or sets_from) and not targets:
+    if (args.inputs or args.input_sets or args.inputs_from or args.input_sets_from) and not targets:
         raise _fail("--input, --input-set, --inputs-from and --input-sets-from need a --target")
-    cli_targets = [_cli_target(t, inputs, input_sets, inputs_from, train) for t in targets]
     shard = None
-    if meta.get("torchlint.shard"):
+    if args.shard:
         from torchlint.reports import parse_shard
 
         try:
-            shard = parse_shard(meta["torchlint.shard"])
+            shard = parse_shard(args.shard)
         except ValueError as exc:
             raise _fail(str(exc))
-    for table in cli_targets if sets_from else ():
-        table["input-sets-from"] = sets_from
-    if fixes is not None and no_static:
+    if args.fixing and args.no_static:
         raise _fail("--fix and --diff need the static pass (drop --no-static)")
-    fix_errors = _apply_fixes(settings, paths or (".",), verbose=verbose, **fixes) if fixes is not None else []
+    fix_errors = _apply_fixes(settings, paths or (".",), diff=args.diff, unsafe=args.unsafe_fixes,
+                              quiet=args.quiet, exit_zero=args.exit_zero,
+                              verbose=args.verbose) if args.fixing else []
 
     from torchlint.pipeline import CheckOptions, run_check
 
@@ -327,15 +360,14 @@ def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input
 
     from torchlint.static import limits as guard
 
-    guard.SHOW_TRACEBACKS = bool(verbose)  # a file that trips a bug: its traceback with -v
-    params = click.get_current_context().params  # a bar only on a terminal, for a text report
-    progress = progress_for(params.get("fmt", "text"), verbose, quiet=params.get("quiet", False))
+    guard.SHOW_TRACEBACKS = bool(args.verbose)  # a file that trips a bug: its traceback with -v
+    progress = progress_for(args.fmt, args.verbose, quiet=args.quiet)  # a bar on a terminal, text only
     stdin = (stdin_name or "-", sys.stdin.read()) if use_stdin else None
-    options = CheckOptions(paths=paths or (".",), settings=settings, static=not no_static, stdin=stdin,
-                           dynamic=False if no_dynamic else None, cli_targets=cli_targets,
-                           train=train, progress=progress,
+    options = CheckOptions(paths=paths or (".",), settings=settings, static=not args.no_static, stdin=stdin,
+                           dynamic=False if args.no_dynamic else None, cli_targets=cli_targets(args),
+                           train=args.train, progress=progress,
                            # --fix/--diff rewrite files and want fixes: they never read the cache
-                           use_cache=not (meta.get("torchlint.no_cache") or fixes is not None),
+                           use_cache=not (args.no_cache or args.fixing),
                            mark_fixes=True,  # per file, in the pass, cached with the findings
                            shard=shard)
     try:
@@ -346,21 +378,27 @@ def _run(paths, *, select, ignore, no_static, no_dynamic, targets, inputs, input
 
             for note in support_notes(report.torch_version):
                 click.echo(f"torchlint: warning: {note}", err=True)
-        for failed in report.targets if verbose else ():  # a target that raised: its traceback
+        for failed in report.targets if args.verbose else ():  # a target that raised: its traceback
             if failed.traceback:
                 click.echo(f"{failed.target}: {failed.traceback.rstrip()}", err=True)
-        if gate:
-            _apply_gate(report, settings)
     except ConfigError as exc:
         raise _fail(str(exc))
     except Exception as exc:  # an internal error: say so in one line, traceback with -v
-        if verbose:
+        if args.verbose:
             traceback.print_exc()
         raise _fail(f"internal error: {type(exc).__name__}: {exc} (run with -v for the traceback)")
     finally:
         close_progress(progress)
 
     return settings, report
+
+
+def _check_paths(paths) -> None:
+    """A path that does not exist is a usage error, said before any work (a mistyped path
+    would otherwise be reported after every declared target ran)."""
+    missing = [p for p in paths if not os.path.exists(p)]
+    if missing:
+        raise ConfigError("\n".join(f"{p}: no such file or directory" for p in missing))
 
 
 def _apply_fixes(settings: Settings, paths, *, diff: bool, unsafe: bool, quiet: bool, exit_zero: bool,
@@ -399,75 +437,31 @@ def _apply_fixes(settings: Settings, paths, *, diff: bool, unsafe: bool, quiet: 
 
 
 def _add_noqa(report) -> int:
-    """--add-noqa: a suppression comment for every finding left (not TL900's), one atomic
-    write per file; says how many were added. Exit 0, or 2 when a file could not be checked
-    or written."""
-    from torchlint.atomic import write_text_atomic
-    from torchlint.files import FileProblem, read_source
-    from torchlint.suppression import add_comments
+    """--add-noqa: the comments written (:func:`torchlint.suppression.add_noqa`), then one
+    line saying how many. Exit 0, or 2 when a file could not be checked or written."""
+    from torchlint.suppression import add_noqa
 
-    by_path: dict = {}
-    for f in report.findings:
-        if f.rule != "TL900":
-            by_path.setdefault(f.path, []).append(f)
-    added = files = skipped = 0
-    failed = bool(report.errors)
     for e in report.errors:
         click.echo(f"torchlint: error: {e.path}: {e.message}", err=True)
-    for path, found in sorted(by_path.items()):
-        try:
-            text = read_source(path)
-        except FileProblem as exc:
-            click.echo(f"torchlint: error: {path}: {exc}", err=True)
-            failed = True
-            continue
-        new, n, missed = add_comments(text, found)
-        skipped += missed
-        if n:
-            try:
-                write_text_atomic(path, new)
-            except OSError as exc:
-                click.echo(f"torchlint: error: {path}: cannot write: {exc.strerror or exc}", err=True)
-                failed = True
-                continue
-            added, files = added + n, files + 1
+    done = add_noqa(report.findings)
+    for path, problem in done.errors:
+        click.echo(f"torchlint: error: {path}: {problem}", err=True)
+    added, files, skipped = done.added, done.files, done.skipped
     click.echo(f"Added {added} suppression comment{'s' if added != 1 else ''}"
                + (f" in {files} file{'s' if files != 1 else ''}" if added else "") + "."
                + (f" {skipped} finding{'s' if skipped != 1 else ''} left: no line of it can take a comment."
                   if skipped else ""), err=True)
-    return EXIT_ERROR if failed else EXIT_OK
+    return EXIT_ERROR if report.errors or done.errors else EXIT_OK
 
 
 def _fix_unused_suppressions(report, quiet: bool) -> None:
-    """--fix: take the unused suppressions (TL900, found after the merge) out of their
-    comments, one atomic write per file; the fixed findings leave the report."""
-    fixable = [f for f in report.findings if f.rule == "TL900" and f.fix is not None]
-    if not fixable:
-        return
-    from torchlint.atomic import write_text_atomic
-    from torchlint.files import FileProblem, read_source
-    from torchlint.findings import FileError
-    from torchlint.unused_suppression import fixed_texts
+    """--fix: the unused suppressions taken out (:func:`torchlint.unused_suppression.fix_unused`)."""
+    from torchlint.unused_suppression import fix_unused
 
-    def read(path: str) -> Optional[str]:
-        try:
-            return read_source(path)
-        except FileProblem:
-            return None
-
-    written = set()
-    for path, text in fixed_texts(fixable, read).items():
-        try:
-            write_text_atomic(path, text)
-        except OSError as exc:
-            report.errors.append(FileError(path, f"cannot write the fixed file: {exc.strerror or exc}"))
-            continue
-        written.add(path)
-    done = [f for f in fixable if f.path in written]
-    report.findings = [f for f in report.findings if not (f.rule == "TL900" and f.path in written)]
-    if done and not quiet:
-        click.echo(f"Fixed {len(done)} unused suppression{'s' if len(done) != 1 else ''} in {len(written)} "
-                   f"file{'s' if len(written) != 1 else ''}.", err=True)
+    fixed, written = fix_unused(report)
+    if fixed and not quiet:
+        click.echo(f"Fixed {fixed} unused suppression{'s' if fixed != 1 else ''} in {written} "
+                   f"file{'s' if written != 1 else ''}.", err=True)
 
 
 def _mark_fixes(report, settings: Settings, unsafe: bool, verbose: bool) -> int:
@@ -478,55 +472,9 @@ def _mark_fixes(report, settings: Settings, unsafe: bool, verbose: bool) -> int:
     return sum(1 for f in report.findings if f.fix is not None and f.fix.applicability != "safe")
 
 
-def _cli_target(target, inputs, input_sets, inputs_from, train) -> dict:
-    table = {"target": target}
-    if inputs:
-        table["input"] = list(inputs)
-    if input_sets:
-        table["input-sets"] = list(input_sets)
-    if inputs_from:
-        table["inputs-from"] = inputs_from
-    if train:
-        table["train"] = True
-    return table
-
-
-def _gate_set(settings: Settings) -> bool:
-    return (settings.max_graph_breaks is not None or settings.max_recompiles is not None
-            or settings.baseline is not None or settings.max_cudagraph_skips is not None
-            or any("max-graph-breaks" in t or "max-recompiles" in t for t in settings.targets))
-
-
-def _apply_gate(report, settings: Settings) -> None:
-    if not _gate_set(settings):
-        return
-    from torchlint.gate import GateError, apply_gate
-
-    def limits(key: str) -> dict:
-        return {str(t.get("name") or t["target"]): t[key] for t in settings.targets if key in t}
-
-    try:
-        apply_gate(report, max_graph_breaks=settings.max_graph_breaks,
-                   max_recompiles=settings.max_recompiles, per_target=limits("max-graph-breaks"),
-                   per_target_recompiles=limits("max-recompiles"), baseline=settings.baseline,
-                   max_cudagraph_skips=settings.max_cudagraph_skips)
-    except GateError as exc:
-        raise ConfigError(str(exc)) from None
-
-
-def _exit_code(report, settings: Settings, exit_zero: bool) -> int:
-    if report.errors:
-        return EXIT_ERROR
-    if exit_zero:
-        return EXIT_OK
-    if _gate_set(settings):
-        return EXIT_FAIL if report.gate_failures else EXIT_OK
-    return EXIT_FAIL if report.findings else EXIT_OK
-
-
 def _emit(report, fmt: str, output_file: Optional[str], *, statistics: bool, quiet: bool, verbose: bool,
           unsafe_fixable: int = 0, unsafe_fixes: bool = False) -> None:
-    from torchlint.output import RenderOptions, render
+    from torchlint.output import RenderOptions, render, write_report
 
     color = output_file is None and fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     opts = RenderOptions(statistics=statistics, color=color, quiet=quiet, verbose=verbose,
@@ -535,31 +483,25 @@ def _emit(report, fmt: str, output_file: Optional[str], *, statistics: bool, qui
         render(report, fmt, sys.stdout, opts)
         sys.stdout.flush()
         return
-    from torchlint.atomic import write_text_atomic
-
-    buf = io.StringIO()
-    render(report, fmt, buf, opts)
     try:
-        write_text_atomic(output_file, buf.getvalue())
+        write_report(report, fmt, output_file, opts)
     except OSError as exc:
         raise _fail(f"{output_file}: cannot write report: {exc.strerror or exc}")
 
 
 _BASELINE_PARAMS = {"paths", "select", "ignore", "no_static", "no_dynamic", "targets", "inputs",
                     "input_sets", "inputs_from", "train", "timeout", "config_file", "verbose",
-                    "mode", "device"}
+                    "mode", "device", "max_memory", "extend_select", "extend_ignore", "torch_version"}
 
 
-@click.pass_context
-def _baseline(ctx: click.Context, output_file: Optional[str], **kwargs) -> None:
+def _baseline(output_file: Optional[str], **params) -> None:
     """Write a baseline of the current graph-break and recompile counts and findings.
 
     Run it once on a main branch; later `torchlint check --baseline FILE` fails only on
     regressions (more breaks or recompiles, new findings) and reports improvements so the
     baseline can be ratcheted down. Takes the same paths, targets and config as `check`.
     """
-    settings, report = _run(max_graph_breaks=None, max_recompiles=None, baseline=None, gate=False,
-                            **{k: kwargs.get(k) for k in _BASELINE_PARAMS})
+    settings, report = _run(CheckArgs(**params))
     if report.errors:
         for e in report.errors:
             click.echo(f"torchlint: error: {e.path}: {e.message}", err=True)
@@ -577,21 +519,22 @@ def _baseline(ctx: click.Context, output_file: Optional[str], **kwargs) -> None:
                err=True)
 
 
-main.add_command(click.Command(
+main.add_command(click.RichCommand(
     "baseline", callback=_baseline, help=_baseline.__doc__,
-    params=[p for p in check.params if p.name in _BASELINE_PARAMS
-            or p.name in ("max_memory", "extend_select", "extend_ignore", "torch_version")] + [
-        click.Option(["-o", "--output-file"], type=click.Path(dir_okay=False),
+    epilog="Exit codes: 0 the baseline was written; 2 a usage, config or input error (a file or "
+           "target that could not be checked: nothing is written).",
+    params=[p for p in check.params if p.name in _BASELINE_PARAMS] + [
+        click.RichOption(["-o", "--output-file"], panel="Output", type=click.Path(dir_okay=False),
                      help="Where to write the baseline (default: the config's `baseline`, else "
                           "torchlint-baseline.json)."),
     ],
 ))
 
 
-@main.command("clean")
-@click.option("--cache-dir", type=click.Path(file_okay=False),
+@main.command("clean", epilog=PLAIN_EXIT_CODES)
+@click.option("--cache-dir", panel="Cache", type=click.Path(file_okay=False),
               help="The cache folder to remove (default: the config's `cache-dir`, else .torchlint_cache).")
-@click.option("--config", "config_file", type=click.Path(), help="Read settings from this file instead of the nearest pyproject.toml.")
+@click.option("--config", "config_file", panel="Project", type=click.Path(), help="Read settings from this file instead of the nearest pyproject.toml.")
 def clean_cmd(cache_dir: Optional[str], config_file: Optional[str]) -> None:
     """Remove the static pass's cache (only a folder torchlint made: it carries its CACHEDIR.TAG)."""
     from torchlint.static.cache import clean, default_dir
@@ -610,11 +553,12 @@ def clean_cmd(cache_dir: Optional[str], config_file: Optional[str]) -> None:
     click.echo(f"removed {folder}" if removed else f"no cache at {folder}", err=True)
 
 
-@main.command("rules")
-@click.option("--all", "show_all", is_flag=True, help="Also list rules not enabled by default.")
-@click.option("--verify", is_flag=True, help="Run each rule page's examples through the installed torch "
+@main.command("rules", epilog="Exit codes: 0 done; 1 with --verify: a rule is not live on the installed "
+                               "torch; 2 a usage error (--verify without torch).")
+@click.option("--all", "show_all", panel="Rules", is_flag=True, help="Also list rules not enabled by default.")
+@click.option("--verify", panel="Rules", is_flag=True, help="Run each rule page's examples through the installed torch "
               "and say which rules are live there (exit 1 if one is not).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+@click.option("--format", "fmt", panel="Output", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="With --verify: one line per rule, or one JSON object (torch version, a verdict per rule).")
 def rules_cmd(show_all: bool, verify: bool, fmt: str) -> None:
     """List the rules: code, name, what they catch."""
@@ -674,7 +618,7 @@ def _verify_rules(rules, show_all: bool, fmt: str = "text") -> None:
     sys.exit(EXIT_FAIL if dead else EXIT_OK)
 
 
-@main.command("rule")
+@main.command("rule", epilog=PLAIN_EXIT_CODES)
 @click.argument("code")
 def rule_cmd(code: str) -> None:
     """Print the page of rule CODE or NAME (TL001 or tensor-item): what it does, why, examples, fix."""
@@ -698,10 +642,10 @@ def rule_cmd(code: str) -> None:
     Console(soft_wrap=False).print(Markdown(p.text, code_theme="ansi_dark", hyperlinks=False))
 
 
-@main.command("server")
-@click.option("--debounce", type=click.FloatRange(min=0), default=50, show_default=True, metavar="MS",
+@main.command("server", epilog=PLAIN_EXIT_CODES)
+@click.option("--debounce", panel="Server", type=click.FloatRange(min=0), default=50, show_default=True, metavar="MS",
               help="Milliseconds of quiet after an edit before the buffer is linted again.")
-@click.option("--log-file", type=click.Path(dir_okay=False), help="Write the server's log to FILE.")
+@click.option("--log-file", panel="Server", type=click.Path(dir_okay=False), help="Write the server's log to FILE.")
 def server_cmd(debounce: float, log_file: Optional[str]) -> None:
     """Run the language server on stdin/stdout (for editors; needs `pip install 'torchlint[lsp]'`)."""
     try:

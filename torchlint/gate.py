@@ -5,6 +5,10 @@ fails only when a count is over its limit or worse than the baseline, and each v
 line saying by how much (``graph breaks: 5 > limit 3 (+2)``). Improvements over the baseline
 become notes, so the baseline can be written again (ratcheted down).
 
+A gate never passes a run on a count it did not measure: without the dynamic pass the
+graph-break limit counts the static pass's potential graph breaks (and says so), and a limit
+on anything else this run did not measure leaves the default criterion in force.
+
 Baseline file (JSON, written atomically)::
 
     {"version": 1, "torch_version": ..., "graph_breaks": int|null, "recompiles": int|null,
@@ -19,13 +23,20 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
 
 from torchlint.atomic import write_text_atomic
 from torchlint.files import read_json
 from torchlint.findings import Finding, Report
 
+if TYPE_CHECKING:
+    from torchlint.config import Settings
+
 BASELINE_VERSION = 1
+
+#: the exit codes of every command: the run meets its criterion, it does not, a usage,
+#: config or input error
+EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
 
 
 class GateError(ValueError):
@@ -160,6 +171,14 @@ def _comparable(entry: Dict[str, Any], report: Report) -> bool:
     return True  # both: either pass finds it
 
 
+def potential_breaks(report: Report) -> int:
+    """The static pass's count of graph breaks: findings of graph-break rules (not the TL1xx
+    performance warnings, not the TL9xx findings about suppression comments)."""
+    from torchlint.output import kind_of
+
+    return sum(1 for f in report.findings if kind_of(f) == "break")
+
+
 def apply_gate(
     report: Report,
     *,
@@ -176,43 +195,102 @@ def apply_gate(
     ``per_target_recompiles``: target name -> its recompile limit. ``max_cudagraph_skips``: a
     limit on the graphs run without a CUDA graph, over the targets run with
     ``mode="reduce-overhead"``.
-    A limit on counts the dynamic pass did not produce (``--no-dynamic``) is noted, not failed.
+
+    Without the dynamic pass, ``max_graph_breaks`` counts the static pass's potential graph
+    breaks (:func:`potential_breaks`), and the line says so. A limit on a count this run did
+    not measure (recompiles without the dynamic pass, a target that did not run or failed,
+    CUDA-graph skips without reduce-overhead) is noted as not checked, and then the default
+    criterion applies as well: an unsuppressed finding fails the run, so a gate never turns a
+    failing run into a passing one.
     Raises :class:`GateError` for an unreadable baseline (a usage error: exit 2).
     """
     failures: List[str] = []
     notes: List[str] = []
+    unmeasured: List[str] = []  # limits on counts this run did not produce
     counted = report.dynamic_ran
-    if (max_graph_breaks is not None or max_recompiles is not None or per_target
-            or per_target_recompiles) and not counted:
-        notes.append("graph-break and recompile limits not checked: the dynamic pass did not run")
-    if counted:
-        for line in (_over("graph breaks", report.graph_breaks, max_graph_breaks),
-                     _over("recompiles", report.recompiles, max_recompiles)):
-            if line:
-                failures.append(line)
-        for what, limits in (("graph breaks", per_target), ("recompiles", per_target_recompiles)):
-            for name, limit in (limits or {}).items():
-                result = next((t for t in report.targets if t.target == name), None)
-                if result is None:
-                    notes.append(f"{what} limit for {name}: no such target ran")
-                    continue
-                line = _over(f"{what} in {name}", getattr(result, what.replace(" ", "_")), limit)
-                if line:
-                    failures.append(line)
+    if max_graph_breaks is not None:
+        if counted:
+            _check(failures, _over("graph breaks", report.graph_breaks, max_graph_breaks))
+        elif report.static_ran:
+            what = "potential graph breaks (static pass; the dynamic pass did not run)"
+            n = potential_breaks(report)
+            line = _over(what, n, max_graph_breaks)
+            _check(failures, line)
+            if line is None:
+                notes.append(f"{what}: {n} <= limit {max_graph_breaks}")
+        else:
+            unmeasured.append("graph-break limit not checked: neither pass ran")
+    if max_recompiles is not None:
+        if counted:
+            _check(failures, _over("recompiles", report.recompiles, max_recompiles))
+        else:
+            unmeasured.append("recompile limit not checked: the dynamic pass did not run")
+    for what, limits in (("graph breaks", per_target), ("recompiles", per_target_recompiles)):
+        for name, limit in (limits or {}).items():
+            result = next((t for t in report.targets if t.target == name), None)
+            why = ("the dynamic pass did not run" if not counted else "no such target ran" if result is None
+                   else "the target failed" if result.error is not None else None)
+            if why is not None:
+                unmeasured.append(f"{what} limit for {name} not checked: {why}")
+                continue
+            _check(failures, _over(f"{what} in {name}", getattr(result, what.replace(" ", "_")), limit))
     if max_cudagraph_skips is not None:
         measured = [t.cudagraph_skips for t in report.targets if t.cudagraph_skips is not None]
         if not measured:
-            notes.append("CUDA-graph skip limit not checked: no target ran with --mode reduce-overhead")
+            unmeasured.append("CUDA-graph skip limit not checked: no target ran with --mode reduce-overhead")
         else:
-            line = _over("CUDA-graph skips", sum(measured), max_cudagraph_skips)
-            if line:
-                failures.append(line)
+            _check(failures, _over("CUDA-graph skips", sum(measured), max_cudagraph_skips))
     if baseline is not None:
         regressions, improvements = compare(report, load_baseline(baseline))
         failures.extend(regressions)
         notes.extend(improvements)
         if improvements and not regressions:
             notes.append(f"better than the baseline: run `torchlint baseline` to update {baseline}")
+    notes.extend(unmeasured)
+    n = len(report.findings)
+    if unmeasured and n:
+        failures.append(f"{n} unsuppressed finding{'s' if n != 1 else ''}: a limit was not checked, "
+                        "so the default criterion (no unsuppressed finding) still applies")
     report.gate_failures = failures
     report.gate_notes = notes
     return not failures
+
+
+def _check(failures: List[str], line: Optional[str]) -> None:
+    if line:
+        failures.append(line)
+
+
+def gate_set(settings: "Settings") -> bool:
+    """Whether a gate (a limit or a baseline, on the command line or in the config) is set:
+    it then replaces "no unsuppressed finding" as the run's criterion."""
+    return (settings.max_graph_breaks is not None or settings.max_recompiles is not None
+            or settings.baseline is not None or settings.max_cudagraph_skips is not None
+            or any("max-graph-breaks" in t or "max-recompiles" in t for t in settings.targets))
+
+
+def apply_settings(report: Report, settings: "Settings") -> None:
+    """Apply the gates the settings set (none: the report is left as it is).
+    Raises :class:`GateError` for an unreadable baseline."""
+    if not gate_set(settings):
+        return
+
+    def limits(key: str) -> Dict[str, int]:
+        return {str(t.get("name") or t["target"]): t[key] for t in settings.targets if key in t}
+
+    apply_gate(report, max_graph_breaks=settings.max_graph_breaks,
+               max_recompiles=settings.max_recompiles, per_target=limits("max-graph-breaks"),
+               per_target_recompiles=limits("max-recompiles"), baseline=settings.baseline,
+               max_cudagraph_skips=settings.max_cudagraph_skips)
+
+
+def exit_code(report: Report, settings: "Settings", exit_zero: bool) -> int:
+    """2 when a file or target could not be checked; else 0 with ``--exit-zero``; else the
+    gate's verdict when a gate is set; else 1 when an unsuppressed finding remains."""
+    if report.errors:
+        return EXIT_ERROR
+    if exit_zero:
+        return EXIT_OK
+    if gate_set(settings):
+        return EXIT_FAIL if report.gate_failures else EXIT_OK
+    return EXIT_FAIL if report.findings else EXIT_OK

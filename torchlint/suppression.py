@@ -10,6 +10,7 @@ and codes silenced something (for TL900 unused-suppression).
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
@@ -210,3 +211,42 @@ def add_comments(text: str, findings: Iterable[Finding]) -> Tuple[str, int, int]
         added += len(new)
         lines[number - 1] = (content, end)
     return "".join(c + e for c, e in lines), added, skipped
+
+
+@dataclass
+class AddedComments:
+    """What :func:`add_noqa` did: codes added, files written, findings no line could take,
+    and (path, one-line problem) for each file it could not read or write."""
+    added: int = 0
+    files: int = 0
+    skipped: int = 0
+    errors: List[Tuple[str, str]] = dataclasses.field(default_factory=list)
+
+
+def add_noqa(findings: Iterable[Finding]) -> AddedComments:
+    """``--add-noqa``: a suppression comment for every finding (not TL900's, which are about
+    the comments themselves), one atomic write per file."""
+    from torchlint.atomic import write_text_atomic
+    from torchlint.files import FileProblem, read_source
+
+    by_path: Dict[str, List[Finding]] = {}
+    for f in findings:
+        if f.rule != "TL900":
+            by_path.setdefault(f.path, []).append(f)
+    done = AddedComments()
+    for path, found in sorted(by_path.items()):
+        try:
+            text = read_source(path)
+        except FileProblem as exc:
+            done.errors.append((path, str(exc)))
+            continue
+        new, n, missed = add_comments(text, found)
+        done.skipped += missed
+        if n:
+            try:
+                write_text_atomic(path, new)
+            except OSError as exc:
+                done.errors.append((path, f"cannot write: {exc.strerror or exc}"))
+                continue
+            done.added, done.files = done.added + n, done.files + 1
+    return done

@@ -186,3 +186,34 @@ def _codes_of(f: Finding, d: Directive) -> Set[str]:
         return {"*"}
     named = set(re.findall(r"`((?:TL|GB)\d+)`", f.message))
     return named & set(d.written) or {"*"}
+
+
+def fix_unused(report: Report) -> Tuple[int, int]:
+    """``--fix``: take the unused suppressions (TL900 findings with a fix) out of their
+    comments, one atomic write per file. The fixed findings leave the report; a file that
+    cannot be written is an error in it. Returns (findings fixed, files written)."""
+    fixable = [f for f in report.findings if f.rule == UnusedSuppression.code and f.fix is not None]
+    if not fixable:
+        return 0, 0
+    from torchlint.atomic import write_text_atomic
+    from torchlint.files import FileProblem, read_source
+    from torchlint.findings import FileError
+
+    def read(path: str) -> Optional[str]:
+        try:
+            return read_source(path)
+        except FileProblem:
+            return None
+
+    written = set()
+    for path, text in fixed_texts(fixable, read).items():
+        try:
+            write_text_atomic(path, text)
+        except OSError as exc:
+            report.errors.append(FileError(path, f"cannot write the fixed file: {exc.strerror or exc}"))
+            continue
+        written.add(path)
+    done = [f for f in fixable if f.path in written]
+    report.findings = [f for f in report.findings
+                       if not (f.rule == UnusedSuppression.code and f.path in written)]
+    return len(done), len(written)

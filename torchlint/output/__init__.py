@@ -4,7 +4,8 @@ Add a format by adding a module with ``render(report, stream, *, options)`` and 
 in :data:`FORMATS`. ``progress`` is the progress bar on stderr.
 
 May import: ``findings``, ``pages``, :mod:`torchlint.rules` (the catalog's names and
-summaries, for SARIF) and ``files`` (the HTML page reads the source lines it shows). Never a pass (static, dynamic) or the fixes: a report holds all
+summaries, for SARIF), ``files`` (the HTML page reads the source lines it shows) and
+``atomic`` (a report written to a file). Never a pass (static, dynamic) or the fixes: a report holds all
 an output needs (the code a finding shows is ``Finding.source_line``).
 """
 from __future__ import annotations
@@ -39,6 +40,18 @@ class RenderOptions:
 def render(report: Report, fmt: str, stream: TextIO, options: RenderOptions) -> None:
     module = importlib.import_module(FORMATS[fmt])
     module.render(report, stream, options=options)
+
+
+def write_report(report: Report, fmt: str, path: str, options: RenderOptions) -> None:
+    """Render the report to ``path`` atomically (a reader never sees half a report).
+    Raises OSError when it cannot be written."""
+    import io
+
+    from torchlint.atomic import write_text_atomic
+
+    buf = io.StringIO()
+    render(report, fmt, buf, options)
+    write_text_atomic(path, buf.getvalue())
 
 
 #: rule-code prefix of the rules about the comments themselves (TL900 unused-suppression)

@@ -150,6 +150,18 @@ def _breaks(t) -> str:
     return text
 
 
+def _targets(report: Report) -> str:
+    """``3 graph breaks in 1 target``; a target that failed is never counted as clean:
+    ``3 graph breaks in 1 target, 1 target failed`` or ``1 target failed``."""
+    failed = sum(1 for t in report.targets if t.error)
+    ran = len(report.targets) - failed
+    parts = [f"{report.graph_breaks} graph break{'s' if report.graph_breaks != 1 else ''} in {ran} "
+             f"target{'s' if ran != 1 else ''}"] if ran or not failed else []
+    if failed:
+        parts.append(f"{failed} target{'s' if failed != 1 else ''} failed")
+    return ", ".join(parts)
+
+
 def _summary(console: Console, report: Report, options) -> None:
     counts = Counter((f.rule or f.gb_code or "dynamo", f.name) for f in report.findings)
     n = len(report.findings)
@@ -160,8 +172,7 @@ def _summary(console: Console, report: Report, options) -> None:
             f"Found {n} finding{'s' if n != 1 else ''} in {_files(report)}: "
             f"{by['both']} confirmed by dynamo, {ran} not confirmed (ran without breaking), "
             f"{by['static'] - ran} not reached by dynamo, {by['dynamic']} found only by dynamo; "
-            f"{report.graph_breaks} graph break{'s' if report.graph_breaks != 1 else ''} in {len(report.targets)} "
-            f"target{'s' if len(report.targets) != 1 else ''}."
+            f"{_targets(report)}."
         )
     elif n:
         per_rule = ", ".join(f"{code} × {k}" for (code, _), k in sorted(counts.items()))
@@ -171,6 +182,8 @@ def _summary(console: Console, report: Report, options) -> None:
             (kinds["suppression"], "unused suppression")) if k]
         found = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
         console.print(f"Found {found} in {_files(report)} ({per_rule}).")
+    elif report.errors:  # not "all clear": the errors below were not checked
+        console.print("No findings in what could be checked.")
     else:
         console.print(f"All clear: no findings in {report.files} file{'s' if report.files != 1 else ''}.")
     fixable = sum(1 for f in report.findings if _fixable(f, options))
