@@ -13,7 +13,14 @@ repetitions and the median of each figure:
   function added beside it (the file's summary changes: the files that read it, through
   their imports, are analysed again, the regions decided anew, and the files whose facts
   change re-checked), always ``--no-dynamic``;
+* torchlint on one model file alone (``EDITED``), cold (its project, the whole package, is
+  summarised and analysed) and warm after a comment is added to it (a hook's run on a
+  one-file change), with the ratio of the cold wall time to ruff's on the whole corpus
+  folder (``--one-file``: only these and ruff's figures);
 * TorchFix and ``ruff check --select ALL --no-cache``, installed into a temporary venv.
+
+The wheel's whole package is unpacked (the project of a file checked alone is its top
+package); the corpus folder is what the folder figures check.
 
 Each run is a child process: wall seconds, CPU seconds (user + system of the whole process
 tree, from ``wait4``), the largest single process (``ru_maxrss``) and the peak of the whole
@@ -217,7 +224,8 @@ def fetch_corpora(work: Path, wheels: Optional[Path], only: Sequence[str]) -> Di
     out = {}
     for name in only:
         (wheel,) = folder.glob(f"{name}-{PINS[name]}-*.whl")
-        prefix = CORPORA[name] + "/"
+        # the whole package: it is the project of a file checked alone (its top package)
+        prefix = CORPORA[name].split("/")[0] + "/"
         with zipfile.ZipFile(wheel) as zf:
             zf.extractall(src, [m for m in zf.namelist() if m.startswith(prefix)])
         out[name] = src / CORPORA[name]
@@ -369,6 +377,54 @@ def bench_torchlint(name: str, target: Path, work: Path, reps: int, rows: List[R
 
 #: corpus -> what the project-wide bar reads (filled by bench_torchlint)
 BAR: Dict[str, dict] = {}
+#: corpus -> the one-file rows (cold, warm after an edit; filled by bench_one_file)
+ONE_FILE: Dict[str, tuple] = {}
+
+
+def bench_one_file(name: str, target: Path, work: Path, reps: int, rows: List[Row], log, env) -> None:
+    """``torchlint check <one model file>`` with an empty cache (its project, the whole
+    package, is summarised and analysed: the regions are decided over all of it), then warm
+    after a comment is added to that file (the pre-commit hook's run on a one-file change)."""
+    cwd = str(target.parents[1])
+    rel = EDITED[name]
+    edited = target.parents[1] / rel
+    cold, warm = Row("torchlint 1 file cold", name), Row("torchlint 1 file edited, warm", name)
+    original = edited.read_bytes()
+    try:
+        for rep in range(reps):
+            cache = work / f"cache-one-{name}-{rep}"
+            shutil.rmtree(cache, ignore_errors=True)
+            run = measure(torchlint_cmd(Path(rel), cache), cwd, env)
+            cold.runs.append(run)
+            log(f"  torchlint {rel} cold #{rep + 1}: {run.wall:6.2f} s wall, {run.cpu:6.2f} s CPU "
+                f"({run.count} findings)")
+            edited.write_bytes(original + f"\n# benchmark edit {rep} {time.time()}\n".encode())
+            run = measure(torchlint_cmd(Path(rel), cache), cwd, env)
+            warm.runs.append(run)
+            log(f"  torchlint {rel} edited, warm #{rep + 1}: {run.wall:6.2f} s wall, {run.cpu:6.2f} s CPU")
+            edited.write_bytes(original)
+            shutil.rmtree(cache, ignore_errors=True)
+    finally:
+        edited.write_bytes(original)
+    rows += [cold, warm]
+    ONE_FILE[name] = (rel, cold, warm)
+
+
+def one_file_lines(rows: List[Row]) -> List[str]:
+    """The one-file bar: cold at most 1.5x ruff's wall time on the corpus folder, warm after
+    an edit under half a second."""
+    lines = []
+    for name, (rel, cold, warm) in ONE_FILE.items():
+        ruff = [r for r in rows if r.corpus == name and r.tool.startswith("ruff") and r.runs]
+        if ruff:
+            ratio = cold.median("wall") / max(ruff[0].median("wall"), 1e-9)
+            lines.append(f"{'PASS' if ratio <= 1.5 else 'FAIL'} {rel} alone, cold: {cold.median('wall'):.2f} s wall "
+                         f"= {ratio:.2f}x ruff's {ruff[0].median('wall'):.2f} s on {CORPORA[name]} (bar 1.5x)")
+        else:
+            lines.append(f"---- {rel} alone, cold: {cold.median('wall'):.2f} s wall (no ruff run to compare)")
+        wall = warm.median("wall")
+        lines.append(f"{'PASS' if wall < 0.5 else 'FAIL'} {rel} alone, edited, warm: {wall:.2f} s wall (bar 0.5 s)")
+    return lines
 
 _PICK = """
 import json, os, sys
@@ -518,6 +574,8 @@ def main(argv=None) -> int:
     ap.add_argument("--no-peers", action="store_true", help="Skip TorchFix and ruff.")
     ap.add_argument("--cross-check", action="store_true",
                     help="Also check that --jobs 1 and --jobs 2 without the cache find exactly the same.")
+    ap.add_argument("--one-file", action="store_true",
+                    help="Only the one-file figures (cold, warm after an edit) and ruff's, not the whole folders.")
     ap.add_argument("--wheels", type=Path, help="Read wheels from this folder instead of the index.")
     ap.add_argument("--workdir", type=Path, help="Work here (kept) instead of a temporary folder.")
     ap.add_argument("--against", metavar="REV",
@@ -547,9 +605,11 @@ def main(argv=None) -> int:
         for name, target in corpora.items():
             log(f"{CORPORA[name]}: {sizes[name][0]} files, {sizes[name][1]:,} lines; load average {_load()}")
             against = Row(f"torchlint cold ({args.against})", name) if args.against else None
-            bench_torchlint(name, target, work, args.reps, rows, log, env, args.cross_check, against, old_env)
+            bench_one_file(name, target, work, args.reps, rows, log, env)
+            if not args.one_file:
+                bench_torchlint(name, target, work, args.reps, rows, log, env, args.cross_check, against, old_env)
             if peers is not None:
-                if name in (args.torchfix_on or ["timm"]):
+                if name in (args.torchfix_on or ["timm"]) and not args.one_file:
                     bench_peer("TorchFix", [str(peers / "torchfix"), str(target)], name, target,
                                args.torchfix_reps, rows, log)
                 bench_peer("ruff --select ALL", [str(peers / "ruff"), "check", "--select", "ALL", "--no-cache",
@@ -561,7 +621,10 @@ def main(argv=None) -> int:
               f"TorchFix {PEERS['torchfix']}, ruff {PEERS['ruff']}, Python {sys.version.split()[0]}\n")
         print(table(rows, sizes))
         print(f"\nload average (1, 5, 15 min) at the end: {_load()} on {os.cpu_count()} CPUs of the machine")
-        lines = bar_lines(list(corpora))
+        lines = one_file_lines(rows)
+        if lines:
+            print("\none file checked alone:\n" + "\n".join(lines))
+        lines = bar_lines([name for name in corpora if name in BAR])
         if lines:
             print("\nproject-wide bar:\n" + "\n".join(lines))
         if args.against:

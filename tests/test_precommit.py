@@ -110,6 +110,38 @@ def test_hook_fails_on_a_break_and_passes_once_fixed(pre_commit, tmp_path):
     assert re.search(r"^torchlint\.+Passed$", out, re.M), out
 
 
+#: a package whose helper breaks only because a forward in another file calls it
+PACKAGE = {
+    "pkg/__init__.py": "",
+    "pkg/base.py": "from torch import nn\n\n\nclass Base(nn.Module):\n    pass\n",
+    "pkg/model.py": "from .base import Base\nfrom .utils import scale\n\n\nclass Model(Base):\n"
+                    "    def forward(self, x):\n        return scale(x)\n",
+    "pkg/utils.py": "def scale(x):\n    s = x.abs().max().item()\n    return x / s\n",
+}
+
+
+def test_hook_with_only_the_helper_staged_fails(pre_commit, tmp_path):
+    """What pre-commit passes when only the helper changed: the helper alone. Its break comes
+    from the forward of another file, which the hook's check sees as part of the project."""
+    repo = tmp_path / "project"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True, env=_env())
+    for name, text in PACKAGE.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text, encoding="utf-8")
+    subprocess.run(["git", "add", "."], cwd=repo, check=True, env=_env())
+    proc = subprocess.run([*pre_commit, "try-repo", str(REPO), "torchlint", "--files", "pkg/utils.py"],
+                          cwd=repo, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          timeout=900)
+    out = proc.stdout
+    if proc.returncode not in (0, 1) and any(w in out for w in _OFFLINE):
+        _skip("the package registry is unreachable, so pre-commit cannot build the hook's environment")
+    assert proc.returncode == 1, out
+    assert re.search(r"^torchlint\.+Failed$", out, re.M), out
+    assert "pkg/utils.py:2:9: TL001 tensor-item" in out, out
+    assert "(called from Model.forward in pkg/model.py)" in out, out
+
+
 def test_readme_snippet_runs_as_written_with_a_real_rev(pre_commit, tmp_path):
     """The README's .pre-commit-config.yaml, its placeholders filled with a clone of this
     repository and that clone's HEAD sha, runs the hook: a graph break fails the commit."""

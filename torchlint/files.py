@@ -91,6 +91,93 @@ def _joined(folder: str, name: str) -> str:
     return name if folder == "." else os.path.join(folder, name)
 
 
+#: files one project holds at most (a bigger one is analysed over its first ones, in path order)
+MAX_PROJECT_FILES = 20_000
+
+
+def project_root(paths: Sequence[str], config_root: Optional[str], cwd: str) -> Optional[str]:
+    """The folder of the project ``paths`` belong to: the config's folder (``config_root``),
+    else the repository holding them (a ``.git`` above their common folder), else their top
+    package (walking up while folders hold ``__init__.py``); None when there is none (the
+    given files are then the whole project)."""
+    if config_root:
+        return os.path.abspath(config_root)
+    folders = []
+    for p in paths or (".",):
+        full = os.path.abspath(os.path.join(cwd, p))
+        folders.append(full if os.path.isdir(full) else os.path.dirname(full))
+    try:
+        start = os.path.commonpath(folders)
+    except ValueError:  # different drives
+        return None
+    folder = start
+    while True:
+        if os.path.exists(os.path.join(folder, ".git")):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    top = None
+    folder = start
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        top = folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    return top
+
+
+def project_files(root: str, exclude: Sequence[str]) -> List[str]:
+    """The Python files of the project at ``root`` (absolute, sorted): what :func:`discover`
+    finds under it (``.venv``, ``site-packages`` and ``exclude`` left out) less what git
+    ignores there (one ``git`` call lists the ignored paths; without git, nothing is taken
+    as ignored), at most :data:`MAX_PROJECT_FILES`."""
+    found, _ = discover([root], exclude, root)
+    ignored = _git_ignored(root)
+    out = []
+    for rel in found:
+        if not rel.endswith((".py", ".pyi")):
+            continue
+        if ignored and _ignored(rel, ignored):
+            continue
+        out.append(os.path.join(root, rel))
+        if len(out) >= MAX_PROJECT_FILES:
+            break
+    return out
+
+
+def _ignored(rel: str, ignored: "frozenset[str]") -> bool:
+    """Whether ``rel`` (or a folder above it) is among git's ignored paths."""
+    rel = rel.replace(os.sep, "/")
+    if rel in ignored:
+        return True
+    at = rel.find("/")
+    while at >= 0:
+        if rel[:at + 1] in ignored:
+            return True
+        at = rel.find("/", at + 1)
+    return False
+
+
+def _git_ignored(root: str) -> "frozenset[str]":
+    """The paths under ``root`` that git ignores, relative to it (an ignored folder as
+    ``name/``, its files not listed), from one ``git ls-files`` call; empty outside a
+    repository or without git."""
+    import subprocess
+
+    try:
+        proc = subprocess.run(
+            ["git", "-C", root, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=30, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return frozenset()
+    if proc.returncode != 0:
+        return frozenset()
+    return frozenset(p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p)
+
+
 #: bigger files are reported, not read: the parser's time grows with size and cannot be stopped
 MAX_FILE_BYTES = 8 * 1024 * 1024
 

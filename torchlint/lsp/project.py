@@ -24,6 +24,7 @@ from typing import Dict, List, Optional, Tuple
 from torchlint.analysis.summary import Summary, summarize
 from torchlint.config import Settings
 from torchlint.files import FileProblem, discover, read_source
+from torchlint.static.sources import trains_compiled_code
 
 #: files summarised for one project at most (a bigger workspace is analysed over its first ones)
 MAX_FILES = 20_000
@@ -46,6 +47,10 @@ class WorkspaceProject:
         self._saved: Dict[str, Tuple[Tuple[float, int], Optional[Summary]]] = {}
         #: path -> (text, summary) of an open buffer
         self._buffers: Dict[str, Tuple[str, Optional[Summary]]] = {}
+        #: the files (saved or open) that compile a model and call ``.backward()``: the project
+        #: trains, so training-only code is checked (as ``torchlint check`` decides it)
+        self._trainers: Dict[str, bool] = {}  # open buffers
+        self._saved_trainers: Dict[str, bool] = {}  # saved files
         #: path -> the parts of its buffer's last summary (:func:`summarize`'s ``memo``)
         self._memos: Dict[str, dict] = {}
         self._project = None
@@ -67,8 +72,10 @@ class WorkspaceProject:
             if summary is None and old is not None:
                 summary = old[1]  # mid-edit syntax error: keep what the file said before
             before = old[1] if old is not None else self._saved_summary(path)
+            trained = self.trains()
             self._buffers[path] = (text, summary)
-            if summary != before:
+            self._trainers[path] = trains_compiled_code(text)
+            if summary != before or self.trains() != trained:
                 self._project = None
                 return True
             return False
@@ -77,9 +84,11 @@ class WorkspaceProject:
         """The buffer is closed: the saved file counts again. Whether that changed anything."""
         path = os.path.abspath(path)
         with self._lock:
+            trained = self.trains()
             old = self._buffers.pop(path, None)
             self._memos.pop(path, None)
-            if old is not None and old[1] != self._saved_summary(path):
+            self._trainers.pop(path, None)
+            if old is not None and (old[1] != self._saved_summary(path) or self.trains() != trained):
                 self._project = None
                 return True
             return False
@@ -89,6 +98,7 @@ class WorkspaceProject:
         with self._lock:
             for p in paths:
                 self._saved.pop(os.path.abspath(p), None)
+                self._saved_trainers.pop(os.path.abspath(p), None)
             if created_or_deleted:
                 self._files = None
             self._project = None
@@ -104,8 +114,24 @@ class WorkspaceProject:
                 self._build()
                 self._facts = {}
             if path not in self._facts:
-                self._facts[path] = self._project.facts(path)
+                facts = self._project.facts(path)
+                if self._project.train:  # checked as the check's facts say it (``with_modes``)
+                    facts = dict(facts, train=True)
+                self._facts[path] = facts
             return self._facts[path]
+
+    def trains(self) -> bool:
+        """Whether the project trains its compiled model: the setting, or a file of the
+        project (saved, or its open buffer) that compiles a model and calls ``.backward()``."""
+        with self._lock:
+            if self.settings.train:
+                return True
+            for path in self._workspace_files():
+                if path not in self._buffers:
+                    self._saved_summary(path)  # (reads the file once, and notes whether it trains)
+                    if self._saved_trainers.get(path):
+                        return True
+            return any(self._trainers.values())
 
     def adopt(self, other: "WorkspaceProject") -> None:
         """Take over the open buffers of the project this one replaces (its config changed)."""
@@ -124,7 +150,7 @@ class WorkspaceProject:
             if path not in self._buffers and self._saved[path][0] != _stamp(path):
                 del self._saved[path]
         modmap = ModuleMap(checked, source_roots(self.settings, self.root), follow_imports=self.settings.follow_imports)
-        self._project = Project(modmap, self._summary, checked, self._display)
+        self._project = Project(modmap, self._summary, checked, self._display, train=self.trains())
         self.builds += 1
         return self._project
 
@@ -146,9 +172,11 @@ class WorkspaceProject:
         if hit is not None and hit[0] == stamp:
             return hit[1]
         try:
-            summary = self._summarize_saved(read_source(path)) if stamp is not None else None
+            text = read_source(path) if stamp is not None else None
         except FileProblem:
-            summary = None
+            text = None
+        summary = self._summarize_saved(text) if text is not None else None
+        self._saved_trainers[path] = text is not None and trains_compiled_code(text)
         self._saved[path] = (stamp, summary)  # type: ignore[assignment]
         return summary
 

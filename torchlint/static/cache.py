@@ -175,6 +175,10 @@ class Cache:
             return None
         return entry if isinstance(entry, dict) and isinstance(entry.get("imports"), list) else None
 
+    def has_summary(self, digest: str) -> bool:
+        """Whether a summary of the text with ``digest`` is stored (not read)."""
+        return os.path.isfile(self._summary_file(digest))
+
     def put_summary(self, digest: str, summary: Dict[str, Any]) -> None:
         if not self.write_failed:
             self._write(self._summary_file(digest), summary)

@@ -139,7 +139,14 @@ def run_static(
     mark_fixes = fixes is not None
     if torch_version is None and settings is not None:
         torch_version = settings.static_torch_version()
-    tick = advance or (lambda n: None)
+    left = [len(files)]  # the files given (a file checked only for what they reach is not counted)
+
+    def tick(n: int) -> None:
+        n = min(n, left[0])
+        left[0] -= n
+        if n and advance is not None:
+            advance(n)
+
     results: List[Optional[FileResult]] = [None] * len(files)
     todo: List[Tuple[int, str, str, Optional[str], Optional[dict]]] = []  # (index, path, source, key, facts)
     srcs = sources if sources is not None else cache.sources() if cache is not None else Sources()
@@ -157,9 +164,27 @@ def run_static(
     settings_ = settings or _default_settings()
     facts: List[Optional[dict]] = [None] * len(files)
     bare: Set[str] = set()  # files that hold no compiled region (no tree is built for them)
-    settings_ = _trained_if(settings_, (k is not None and k.trains for k in known))
+    scope = Scope()
     if project if project is not None else settings_.project:
-        facts, bare = project_facts(files, srcs, settings_, cache)
+        scope = project_scope(files, settings_)
+    # the project's files say whether it trains (a training script compiles a model and
+    # calls backward()), whichever of them were given
+    project_known = (srcs.known(p) for p in scope.files)
+    settings_ = _trained_if(settings_, (k is not None and k.trains for k in (*known, *project_known)))
+    reach: Dict[str, Tuple[dict, Set[str]]] = {}
+    if project if project is not None else settings_.project:
+        facts, bare = project_facts(files, srcs, settings_, cache, scope=scope, reach=reach, jobs=jobs)
+    # project files not given whose functions a given file's regions reach (a staged caller,
+    # its helper unstaged): checked too, and their findings in those functions reported
+    from torchlint.files import display_path
+
+    cwd = os.getcwd()
+    extra = sorted(reach)
+    files = list(files) + [display_path(p, cwd) for p in extra]
+    known = known + [srcs.known(p) for p in extra]
+    facts = list(facts) + [reach[p][0] for p in extra]
+    results = results + [None] * len(extra)
+    only: Dict[int, Set[str]] = {len(files) - len(extra) + k: reach[p][1] for k, p in enumerate(extra)}
     facts = with_modes(facts, known, settings_)
     done = 0
     for i, path in enumerate(files):
@@ -204,8 +229,11 @@ def run_static(
 
     findings: List[Finding] = []
     errors: List[FileError] = []
-    for res in results:
+    for i, res in enumerate(results):
         assert res is not None
+        if i in only:  # a file not given: the findings in what a given file's regions reach
+            findings.extend(f for f in res.findings if f.region in only[i])
+            continue
         findings.extend(res.findings)
         if res.error:
             errors.extend(FileError(res.path, line) for line in res.error.split("\n"))
@@ -272,31 +300,70 @@ def _reached(fact: Optional[dict]) -> bool:
     return bool(fact and (fact.get("roots") or fact.get("reached")))
 
 
+@dataclass
+class Scope:
+    """The project a run's files belong to (:func:`project_scope`): its root (None: the given
+    files are the whole project) and its Python files (absolute, sorted)."""
+
+    root: Optional[str] = None
+    files: Sequence[str] = ()
+
+
+def project_scope(files: Sequence[str], settings: "Settings", cwd: Optional[str] = None) -> Scope:
+    """The project ``files`` belong to: the folder of the config that applies, else the
+    repository holding them, else their top package (:func:`torchlint.files.project_root`),
+    and its Python files less ``exclude``d and git-ignored ones. Compiled regions are decided
+    over all of them, whatever subset is given."""
+    from torchlint.files import project_files, project_root
+
+    if not files:
+        return Scope()
+    root = project_root(files, settings.root if getattr(settings, "source", None) else None, cwd or os.getcwd())
+    if root is None:
+        return Scope()
+    return Scope(root, project_files(root, settings.exclude))
+
+
 def project_facts(files: Sequence[str], sources: Union[Sequence[Optional[str]], Sources], settings: "Settings",
-                  cache: Optional["Cache"] = None) -> Tuple[List[Optional[dict]], Set[str]]:
+                  cache: Optional["Cache"] = None, scope: Optional[Scope] = None,
+                  reach: Optional[Dict[str, Tuple[dict, Set[str]]]] = None, jobs: Optional[int] = None
+                  ) -> Tuple[List[Optional[dict]], Set[str]]:
     """Each file's facts from the project-wide analysis (None for a file that cannot be read),
     and the absolute paths of the files that hold no compiled region
     (:func:`torchlint.analysis.roots.may_hold_regions`: no tree is built for them).
 
     ``sources``: the files' texts (None: unreadable or a notebook), or the
-    :class:`~torchlint.static.sources.Sources` they are read from. Every file is summarised
-    (``ast``, cached by content); imports are resolved to the checked files and to the
-    project's other files (read, never checked); installed packages only with
-    ``settings.follow_imports``.
+    :class:`~torchlint.static.sources.Sources` they are read from. The regions are decided
+    over the whole project (``scope``, default :func:`project_scope`): its files are
+    summarised too (``ast``, cached by content) and declare roots as the given ones do;
+    imports are resolved to the project's files; installed packages only with
+    ``settings.follow_imports``. ``reach`` receives, for each project file that was not
+    given but holds functions reached from a region through a given file (a caller given,
+    its helper not): absolute path -> (its facts, the qualified names of those functions).
+    ``jobs``: processes that make the summaries not yet stored (None: one per core).
     """
     if not isinstance(sources, Sources):
         sources = Sources.of(files, sources)
+    if scope is None:
+        scope = project_scope(files, settings)
     with gc_paused():  # summaries and the analysis make many small objects and no cycles
-        return _project_facts(files, sources, settings, cache)
+        return _project_facts(files, sources, settings, cache, scope, reach, jobs)
 
 
 def _project_facts(files: Sequence[str], srcs: Sources, settings: "Settings",
-                   cache: Optional["Cache"] = None) -> Tuple[List[Optional[dict]], Set[str]]:
+                   cache: Optional["Cache"], scope: Scope,
+                   reach: Optional[Dict[str, Tuple[dict, Set[str]]]], jobs: Optional[int] = None
+                   ) -> Tuple[List[Optional[dict]], Set[str]]:
     from torchlint.analysis.summary import summarize
+    from torchlint.files import display_path
 
     roots = source_roots(settings)
+    cwd = os.getcwd()
     paths = [os.path.abspath(p) for p in files]
-    given = {path: p for p, path in zip(files, paths) if not p.endswith(".ipynb") and srcs.known(path) is not None}
+    given = {path for p, path in zip(files, paths) if not p.endswith(".ipynb") and srcs.known(path) is not None}
+    listed = set(scope.files)
+    # the files whose roots count: the project's and the given ones outside it, in path order
+    analysed = sorted(given | {p for p in scope.files if srcs.known(p) is not None})
     summaries: Dict[str, Optional[dict]] = {}
 
     def load(path: str):
@@ -304,9 +371,10 @@ def _project_facts(files: Sequence[str], srcs: Sources, settings: "Settings",
             summaries[path] = _load_summary(path, srcs, cache, summarize)
         return summaries[path]
 
-    def display(path: str) -> str:
-        shown = given.get(path)
-        return shown if shown is not None else os.path.relpath(path)
+    def display(path: str) -> str:  # the same whatever files were given
+        return display_path(path, cwd)
+
+    _summarize_missing(analysed, srcs, cache, summaries, jobs)
 
     # The whole analysis is kept too, with a digest of each file it read: a run whose files'
     # summaries are all unchanged (nothing edited, or edits inside what summaries leave out,
@@ -314,9 +382,14 @@ def _project_facts(files: Sequence[str], srcs: Sources, settings: "Settings",
     # some summaries changed, only the files that can read one of them (through their
     # imports, transitively) have their roots and name facts worked out again; the regions
     # are then decided anew from every file's roots, in the same order as a whole analysis.
-    key = json.dumps([sorted(given), [display(p) for p in sorted(given)], roots,
-                      settings.follow_imports, os.getcwd(), settings.train])
+    # One analysis serves every subset of the project's files: the key names the project,
+    # and the given files outside it.
+    outside = sorted(p for p in given if p not in listed) if scope.root is not None else sorted(given)
+    key = json.dumps([scope.root, outside, roots, settings.follow_imports, cwd, settings.train])
+    members = hashlib.sha256("\0".join(analysed).encode("utf-8", "surrogatepass")).hexdigest()
     stored = cache.get_project(key) if cache is not None else None
+    if stored is not None and stored.get("members") != members:
+        stored = None  # a file was added to the project or left it: analysed anew
     files_seen: Optional[Dict[str, list]] = None
     changed: Set[str] = set()
     if stored is not None and isinstance(stored.get("bare"), list):
@@ -335,8 +408,15 @@ def _project_facts(files: Sequence[str], srcs: Sources, settings: "Settings",
             edited = sum(1 for p, d in files_seen.items() if d != stored["files"][p])
             if edited > _REWRITE_AFTER:  # (until then each run compares those few summaries again)
                 cache.put_project(key, dict(stored, files=files_seen))  # type: ignore[union-attr]
-            return ([stored["facts"].get(path) if path in given else None for path in paths],
-                    set(stored["bare"]))
+            if reach is not None and len(analysed) > len(given):
+                graph = cache.get_project_graph(key)  # type: ignore[union-attr]
+                if graph is not None:
+                    _reached_through(given, graph["edges"], graph["roots"], stored["facts"], reach)
+                else:
+                    stored = None  # (no graph to follow the calls in: analysed anew)
+            if stored is not None:
+                return ([stored["facts"].get(path) if path in given else None for path in paths],
+                        set(stored["bare"]))
     graph = cache.get_project_graph(key) if cache is not None and files_seen is not None else None
 
     from torchlint.analysis.modules import ModuleMap
@@ -346,23 +426,21 @@ def _project_facts(files: Sequence[str], srcs: Sources, settings: "Settings",
     # in path order, whatever the order of ``files``: which root a function is reached from
     # first (its "called from"), and which of two files named alike a module is, never
     # depend on the order the files were given in
-    modmap = ModuleMap(sorted(given), roots, follow_imports=settings.follow_imports)
-    project = Project(modmap, load, sorted(given), display, train=settings.train)
-    reuse: Set[str] = set()  # checked files whose name facts the stored analysis gives
+    modmap = ModuleMap(analysed, roots, follow_imports=settings.follow_imports)
+    project = Project(modmap, load, analysed, display, train=settings.train)
+    reuse: Set[str] = set()  # analysed files whose name facts the stored analysis gives
     partial = graph is not None and stored is not None
     if partial:
-        affected = _readers(changed, graph["reads"])
-        reuse = {path for path in given if path not in affected and path in stored["facts"]}
-        project.analyze(graph, unchanged=set(graph["reads"]) - affected)
-    out: List[Optional[dict]] = []
-    for path in paths:
-        if path not in given:
-            out.append(None)
-        elif path in reuse:
+        affected = _readers(changed, graph["reads"])  # type: ignore[index]
+        reuse = {path for path in analysed if path not in affected and path in stored["facts"]}  # type: ignore[index]
+        project.analyze(graph, unchanged=set(graph["reads"]) - affected)  # type: ignore[index]
+    facts: Dict[str, dict] = {}
+    for path in analysed:
+        if path in reuse:
             names = {k: v for k, v in stored["facts"][path].items() if k not in _REGION_KEYS}  # type: ignore[index]
-            out.append(project.facts(path, names=names))
+            facts[path] = project.facts(path, names=names)
         else:
-            out.append(project.facts(path))
+            facts[path] = project.facts(path)
     was_bare = set(stored["bare"]) if stored is not None and reuse else set()
 
     def is_bare(path: str, fact: dict) -> bool:
@@ -370,7 +448,9 @@ def _project_facts(files: Sequence[str], srcs: Sources, settings: "Settings",
             return path in was_bare
         return not may_hold_regions(load(path), fact)
 
-    bare = {path for path, fact in zip(paths, out) if path in given and is_bare(path, fact)}  # type: ignore[arg-type]
+    bare = {path for path, fact in facts.items() if is_bare(path, fact)}
+    if reach is not None and len(analysed) > len(given):
+        _reached_through(given, project.edges, project.root_refs, facts, reach)
     if cache is not None:
         # in part: the files not read this time keep their digests and what they read
         seen = dict(files_seen) if partial else {}  # type: ignore[arg-type]
@@ -386,14 +466,35 @@ def _project_facts(files: Sequence[str], srcs: Sources, settings: "Settings",
         for path in set(project.read_paths()) | changed:
             if path not in reads or path in changed:
                 reads[path] = project.reads(path)
-        cache.put_project(key, {"files": seen, "facts": {path: f for path, f in zip(paths, out) if f is not None},
-                                "bare": sorted(bare)})
+        cache.put_project(key, {"files": seen, "facts": facts, "bare": sorted(bare), "members": members})
         cache.put_project_graph(key, {
             "roots": {p: [list(r) for r in refs] for p, refs in project.root_refs.items()},
             "edges": {p: {q: [list(r) for r in refs] for q, refs in by_qual.items()}
                       for p, by_qual in project.edges.items()},
             "traced": project.traced, "reads": reads})
-    return out, bare
+    return [facts.get(path) if path in given else None for path in paths], bare
+
+
+def _reached_through(given: Set[str], edges: Mapping[str, Mapping[str, Sequence[Sequence[str]]]],
+                     roots: Mapping[str, Sequence[Sequence[str]]],
+                     facts: Mapping[str, dict], reach: Dict[str, Tuple[dict, Set[str]]]) -> None:
+    """Into ``reach``: the functions of files not in ``given`` that a region of a given file
+    calls, directly or through others, or that a given file compiles (``torch.compile(model)``
+    in a training script), by file, with the file's facts. ``edges``: region -> the
+    functions it calls; ``roots``: file -> the roots it declares (as the analysis found them)."""
+    todo = [(path, qual) for path in given for qual in edges.get(path, ())]
+    todo += [(ref[1], ref[2]) for path in given for ref in roots.get(path, ()) if ref[2] in edges.get(ref[1], ())]
+    seen = set(todo)
+    while todo:
+        path, qual = todo.pop()
+        for ref in edges.get(path, {}).get(qual, ()):
+            key = (ref[1], ref[2])
+            if key not in seen and ref[2] in edges.get(ref[1], ()):  # (a region: traced)
+                seen.add(key)
+                todo.append(key)
+    for path, qual in seen:
+        if path not in given and path in facts:
+            reach.setdefault(path, (facts[path], set()))[1].add(qual)
 
 
 #: the facts that come from the regions (the rest say what a file's names are)
@@ -420,6 +521,48 @@ def _readers(changed: Set[str], reads: Dict[str, List[str]]) -> Set[str]:
 #: with the new text digests only once more than this many differ (it is megabytes on a big
 #: project; comparing a few summaries again costs less)
 _REWRITE_AFTER = 16
+
+
+def _summarize_missing(paths: Sequence[str], srcs: Sources, cache: Optional["Cache"],
+                       summaries: Dict[str, Optional[dict]], jobs: Optional[int]) -> None:
+    """Make the summaries of ``paths`` that the cache does not hold yet on ``jobs`` processes
+    (into ``summaries``, and the cache), when there are enough to pay for a pool; the rest
+    are made one by one as the analysis asks for them."""
+    workers = jobs or default_jobs()
+    if workers < 2 or len(paths) < POOL_MIN_FILES:
+        return
+    todo: List[Tuple[str, str]] = []
+    for path in paths:
+        digest = srcs.digest(path)
+        if digest is not None and (cache is None or not cache.has_summary(digest)):
+            todo.append((path, digest))
+    if len(todo) < POOL_MIN_FILES:
+        return
+    texts = [srcs.text(path) or "" for path, _ in todo]
+    if sum(len(t) for t in texts) < POOL_MIN_CHARS:
+        return
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    from torchlint.analysis.summary import summarize
+
+    workers = min(workers, len(todo))
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(),
+                                 initializer=_init_summarizer) as pool:
+            made = list(pool.map(summarize, texts, chunksize=max(1, len(texts) // (workers * 8))))
+    except BrokenProcessPool:  # a worker died: the analysis makes them one by one
+        return
+    for (path, digest), summary in zip(todo, made):
+        summaries[path] = summary
+        if summary is not None and cache is not None:
+            cache.put_summary(digest, summary)
+
+
+def _init_summarizer() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
 
 
 def _load_summary(path: str, srcs: Sources, cache: Optional["Cache"], summarize) -> Optional[dict]:
