@@ -28,13 +28,13 @@ import shlex
 import signal
 import subprocess
 import sys
-import sysconfig
 import threading
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
+from torchlint.dynamic.records import Places, SourceLines
 from torchlint.findings import FileError, Finding, Recompile, TargetResult
 
 #: names the records folder to the observer (the same name as ``torchlint.dynamic.watch.ENV_DIR``;
@@ -42,7 +42,6 @@ from torchlint.findings import FileError, Finding, Recompile, TargetResult
 ENV_DIR = "TORCHLINT_WATCH_DIR"
 BOOTSTRAP_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bootstrap")
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-_TORCHLINT_DIR = os.path.join(_PACKAGE_ROOT, "torchlint")
 TAIL_BYTES = 64 * 1024
 TAIL_LINES = 20
 
@@ -284,87 +283,6 @@ def read_records(directory: str) -> List[ProcessRecords]:
     return out
 
 
-# --------------------------------------------------------------------------- places
-
-def _real(path: str) -> str:
-    return os.path.realpath(path)
-
-
-def _library_dirs() -> Tuple[str, ...]:
-    from torchlint.dynamic.gb_registry import _torch_dir
-
-    dirs = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
-    torch_dir = _torch_dir()
-    if torch_dir:
-        dirs.add(torch_dir)
-    return tuple(sorted({os.path.join(_real(d), "") for d in dirs if d}))
-
-
-class Places:
-    """Which frames are the user's project: files under a project root, not inside an
-    installed library (site-packages, the standard library, torch) nor torchlint itself."""
-
-    def __init__(self, roots: Iterable[str], cwd: str) -> None:
-        self.roots = tuple(sorted({os.path.join(_real(r), "") for r in roots}))
-        self.cwd = cwd
-        self.library = _library_dirs()
-        self.own = (os.path.join(_real(_TORCHLINT_DIR), ""),)
-        from torchlint.dynamic.gb_registry import _torch_dir
-
-        torch_dir = _torch_dir()
-        self.torch = (os.path.join(_real(torch_dir), ""),) if torch_dir else ()
-
-    def is_project(self, path: str) -> bool:
-        real = _real(path)
-        if real.startswith(self.library + self.own) or _installed(real):
-            return False
-        return real.startswith(self.roots)
-
-    def may_be_named(self, path: str) -> bool:
-        """A frame worth naming as the library line: not torchlint's, not generated code."""
-        return not path.startswith("<") and not _real(path).startswith(self.own)
-
-    def may_be_site(self, path: str) -> bool:
-        real = _real(path)
-        return self.may_be_named(path) and not real.startswith(self.torch)
-
-    def show(self, path: str) -> str:
-        """A path as the report prints it: relative to the cwd in the project, else from the
-        installed package's folder ("transformers/models/...")."""
-        real = _real(path)
-        if self.is_project(real):
-            rel = os.path.relpath(real, self.cwd)
-            return rel if not rel.startswith(os.pardir + os.sep) else real
-        for marker in ("site-packages" + os.sep, "dist-packages" + os.sep):
-            if marker in real:
-                return real.split(marker, 1)[1]
-        for base in self.library:
-            if real.startswith(base):
-                return os.path.relpath(real, os.path.dirname(base.rstrip(os.sep)))
-        return real
-
-    def place(self, frames: Sequence[Frame]) -> Tuple[Optional[Frame], Optional[Frame]]:
-        """(site, library line) for a stack, outermost first: the site is the innermost frame
-        in the project; the library line is the innermost frame when that one is not in the
-        project. Without a project frame the site is the innermost frame outside torch and
-        torchlint (an installed library's line), and there is no separate library line."""
-        frames = [(f, int(n)) for f, n in frames if f and not f.startswith("<")]
-        if not frames:
-            return None, None
-        inner = frames[-1]
-        mine = [f for f in frames if self.is_project(f[0])]
-        if mine:
-            site = mine[-1]
-            library = inner if site != inner and self.may_be_named(inner[0]) else None
-            return site, library
-        outside = [f for f in frames if self.may_be_site(f[0])]
-        return (outside[-1] if outside else None), None
-
-
-def _installed(real: str) -> bool:
-    return (os.sep + "site-packages" + os.sep in real) or (os.sep + "dist-packages" + os.sep in real)
-
-
 # --------------------------------------------------------------------------- results
 
 @dataclass
@@ -483,7 +401,7 @@ def _where(places: Places, path: Optional[str], line: Optional[int], site: Optio
     if not path or not line:
         return f"{places.show(site[0])}:{site[1]}" if site else ""
     text = f"{places.show(path)}:{line}"
-    if site is not None and (_real(site[0]), site[1]) != (_real(path), line):
+    if site is not None and (os.path.realpath(site[0]), site[1]) != (os.path.realpath(path), line):
         text += f", reached from {places.show(site[0])}:{site[1]}"
     return text
 
@@ -492,8 +410,6 @@ _LINES: List[Any] = []
 
 
 def _source_line(path: str, line: int) -> str:
-    from torchlint.dynamic.results import SourceLines
-
     if not _LINES:
         _LINES.append(SourceLines())
     return _LINES[0].line(path, line) or ""
@@ -656,7 +572,7 @@ def cache_warnings(path: str, d: Dict[str, Any], gone: Optional[bool] = None) ->
 def _filesystem(path: str) -> Optional[str]:
     """The type of the filesystem holding ``path``, from /proc/mounts (None when unknown)."""
     best, kind = "", None
-    real = _real(path)
+    real = os.path.realpath(path)
     try:
         with open("/proc/mounts", encoding="utf-8") as handle:
             for line in handle:

@@ -15,41 +15,12 @@ import os
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from torchlint.dynamic.answer import Answer
-from torchlint.files import FileProblem, read_source, source_lines
+from torchlint.dynamic.records import SourceLines, relpath
 from torchlint.findings import Finding, Recompile, TargetResult
 
 SKIP_NAME = "cudagraph-skip"
 SPLIT_NAME = "cudagraph-split"
 RERECORD_NAME = "cudagraph-rerecord"
-
-
-def relpath(path: Optional[str], cwd: str) -> Optional[str]:
-    """``path`` relative to ``cwd`` when it lies inside it, else as given."""
-    if path is None:
-        return None
-    try:
-        rel = os.path.relpath(path, cwd)
-    except ValueError:
-        return path
-    return path if rel.startswith(os.pardir + os.sep) else rel
-
-
-class SourceLines:
-    """The lines of the files findings point at, numbered as Python numbers them; each file
-    is read once per instance (one run), so an edited file is read afresh by the next run."""
-
-    def __init__(self) -> None:
-        self._files: Dict[str, List[str]] = {}
-
-    def line(self, path: str, number: int) -> Optional[str]:
-        lines = self._files.get(path)
-        if lines is None:
-            try:
-                lines = source_lines(read_source(path))
-            except FileProblem:
-                lines = []
-            self._files[path] = lines
-        return lines[number - 1] if 0 < number <= len(lines) else None
 
 
 def _finding(name: str, path: str, line: int, message: str, suggestion: str, target: str,
