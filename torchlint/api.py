@@ -147,7 +147,7 @@ def explain(
         torch._dynamo.reset()  # leave no recording-backend caches behind in the user's process
     from torchlint.dynamic.results import result_from_answer
 
-    result, dynamic = result_from_answer(name, obs.answer(), time.monotonic() - started, base)
+    result, dynamic = result_from_answer(name, obs.answer(), time.monotonic() - started, base, train=train)
     report = Report(targets=[result], torch_version=torch.__version__, dynamic_ran=True)
     report.findings = _with_rules(dynamic)
     report.files = len({f.path for f in report.findings}) or 1

@@ -61,6 +61,9 @@ class BreakSite:
     seen_by: Set[str] = field(default_factory=set)  # "explain", "log", "counters"
     #: times each witness saw it (a break in a loop or a layer run several times is one site)
     seen: Dict[str, int] = field(default_factory=dict)
+    #: every break type a witness placed here (a line may hold several: a dataclass defined in
+    #: ``forward`` breaks on its bytecode, and on the ``exec`` its decorator calls)
+    gb_types: Set[str] = field(default_factory=set)
 
     @property
     def hits(self) -> int:
@@ -219,6 +222,8 @@ class _BreakCollector:
         site.seen_by.add(witness)
         site.seen[witness] = site.seen.get(witness, 0) + 1
         site.frame_skipped = site.frame_skipped or skipped
+        if entry is not None or gb_type:
+            site.gb_types.add(entry.gb_type if entry else gb_type)
         if site.gb_type is None and (entry is not None or gb_type):
             site.gb_type = entry.gb_type if entry else gb_type
             site.gb_code = entry.code if entry else None
@@ -262,13 +267,13 @@ class _BreakCollector:
 
     def add_counters(self, counter: Dict[str, int]) -> None:
         """Counter keys are dynamo's messages; add the break types no located site explains."""
-        located = {s.gb_type for s in self.sites.values()}
+        located = {t for s in self.sites.values() for t in s.gb_types | {s.gb_type}}
         for message in counter:
             entry = self.registry.find_in_text(message)
             gb_type = entry.gb_type if entry else message.strip().splitlines()[0]
             if gb_type in located:
                 for site in self.sites.values():
-                    if site.gb_type == gb_type:
+                    if gb_type in site.gb_types or site.gb_type == gb_type:
                         site.seen_by.add("counters")
                 continue
             explanation, hints, _ = _split_reason(message)

@@ -22,12 +22,12 @@ Standard library only: no torch. The worker reads :class:`Places` too (through
 from __future__ import annotations
 
 import os
+import re
 import sysconfig
-from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from torchlint.dynamic.gb_registry import torch_dir
-from torchlint.findings import Finding, Recompile
+from torchlint.findings import Finding
 
 Frame = Tuple[str, int]
 
@@ -193,3 +193,210 @@ class SourceLines:
                 lines = []
             self._files[path] = lines
         return lines[number - 1] if 0 < number <= len(lines) else None
+
+
+# --------------------------------------------------------------------------- findings
+
+GRAPH_BREAK = "graph-break"
+LIMIT_NAME = "recompile-limit"
+SKIP_NAME = "cudagraph-skip"
+SPLIT_NAME = "cudagraph-split"
+RERECORD_NAME = "cudagraph-rerecord"
+
+
+class Findings:
+    """Builds the findings of one target or program: each placed on a real (file, line) and
+    shown as ``show`` prints paths, its source line read once per file (:class:`SourceLines`)."""
+
+    def __init__(self, target: str, show: Any, lines: Optional[SourceLines] = None) -> None:
+        self.target = target
+        self.show = show
+        self.lines = lines or SourceLines()
+
+    def located(self, name: str, path: str, line: int, message: str, suggestion: str, **extra: Any) -> Finding:
+        """A dynamic finding spanning the code of ``line`` (indentation and trailing blanks out)."""
+        text = self.lines.line(path, line) or ""
+        stripped = text.strip()
+        return Finding(
+            rule=None, name=name, path=self.show(path), line=line,
+            column=len(text) - len(text.lstrip()) + 1 if stripped else 1, end_line=line,
+            end_column=len(text.rstrip()) + 1 if stripped else 1, message=message, suggestion=suggestion,
+            source="dynamic", target=self.target, targets=[self.target], source_line=text or None, **extra)
+
+    def graph_break(self, site: Frame, record: Mapping[str, Any], hits: int, *, library: Optional[Frame] = None,
+                    note: str = "", ranks: Optional[List[int]] = None) -> Finding:
+        """One break site: dynamo's reason, explanation and hints (its first hint, else its
+        explanation, as the fix: the merge puts a rule's fix in its place)."""
+        reason = record.get("reason") or "graph break"
+        message = f"graph break: {reason}"
+        if library is not None:
+            message += f" at {self.show(library[0])}:{library[1]}, reached from {self.show(site[0])}:{site[1]}"
+        if record.get("skipped") or record.get("frame_skipped"):
+            message += " (dynamo gave up the whole function and ran it eagerly)"
+        message += f"; hit {hits} time{'s' if hits != 1 else ''} while compiling" + note
+        hints = [h for h in record.get("hints") or [] if h]
+        suggestion = hints[0] if hints else (record.get("explanation") or "move this out of the compiled region")
+        return self.located(
+            GRAPH_BREAK, site[0], site[1], message, suggestion, gb_code=record.get("gb_code"), severity="error",
+            reason=reason, explanation=record.get("explanation") or None, hints=hints, hits=hits,
+            library=f"{self.show(library[0])}:{library[1]}" if library else None, ranks=ranks)
+
+    def recompile_limit(self, site: Frame, hit: Mapping[str, Any], hits: int = 1) -> Finding:
+        """A function that hit dynamo's recompile limit (``hit``: ``function``, ``where``,
+        ``limit``, ``kind``, ``words``, ``fix``, ``gb_code``)."""
+        message = limit_words(hit)
+        return self.located(
+            LIMIT_NAME, site[0], site[1], message, hit.get("fix") or LIMIT_SUGGESTION, severity="error",
+            gb_code=hit.get("gb_code"), reason=f"hit config.{hit.get('kind') or 'recompile_limit'}", hits=hits)
+
+    def cudagraph_skip(self, site: Frame, reason: str, why: Optional[str] = None, where: str = "",
+                       message: Optional[str] = None, hits: Optional[int] = None) -> Finding:
+        return self.located(SKIP_NAME, site[0], site[1], skip_words(reason, why) + where, cudagraph_fix(reason),
+                            severity="warning", reason=message or reason, hits=hits)
+
+    def cudagraph_split(self, site: Frame, pieces: int, reason: str, why: Optional[str] = None, where: str = "",
+                        hits: Optional[int] = None) -> Finding:
+        return self.located(SPLIT_NAME, site[0], site[1], split_words(pieces, reason, why) + where,
+                            cudagraph_fix("cpu device"), severity="warning", reason=reason, hits=hits)
+
+    def cudagraph_rerecord(self, site: Frame, count: int, detail: str, called: str = "") -> Finding:
+        return self.located(RERECORD_NAME, site[0], site[1], rerecord_words(count, detail, called),
+                            RERECORD_SUGGESTION, severity="warning", hits=count)
+
+
+LIMIT_SUGGESTION = ("Remove what recompiles it (the reason above, and the target's recompile lines): "
+                    "each variant of the inputs, the layers or the Python values it sees is one "
+                    "more compilation; raising `torch._dynamo.config.recompile_limit` only delays this.")
+
+
+def limit_words(hit: Mapping[str, Any]) -> str:
+    """A recompile-limit hit in words: loudly, since the function then runs uncompiled."""
+    where = f" ({hit['where']})" if hit.get("where") else ""
+    last = f"; the last guard that failed: {hit['words']}" if hit.get("words") else ""
+    return (f"RECOMPILE LIMIT HIT: `{hit.get('function') or '?'}`{where} hit dynamo's recompile limit "
+            f"(config.{hit.get('kind') or 'recompile_limit'} = {hit.get('limit', '?')} compilations): "
+            f"from then on it runs eagerly, uncompiled, on every call that misses its compiled "
+            f"versions{last}")
+
+
+_CUDAGRAPH_FIXES = (
+    ("cpu device", "Keep every tensor of the compiled region on the GPU: return device tensors "
+                   "and copy them to the host after the call (TL101), create tensors with "
+                   "`device=x.device` or as buffers (TL102)."),
+    ("multiple devices", "Keep the whole compiled region on one GPU."),
+    ("mutated inputs", "Do not modify inputs in place inside the region (`x.add_(1)`, "
+                       "`x[...] = v`): return a new tensor, or copy into a buffer of the module."),
+    ("incompatible op", "Move the op that CUDA graphs cannot capture out of the compiled region."),
+    ("dynamic shape", "Pad inputs to a few fixed sizes so each size is captured once."),
+)
+_CUDAGRAPH_FIX = ("Inductor ran this graph without a CUDA graph; remove the cause it names, "
+                  "or compile without mode=\"reduce-overhead\" if it cannot be avoided.")
+RERECORD_SUGGESTION = (
+    "Each new input shape, and each new value of a Python number, records and keeps another CUDA "
+    "graph: pad or bucket inputs to a few fixed sizes so each records once, and pass per-call "
+    "numbers as 0-d tensors (TL103)."
+)
+
+
+def cudagraph_fix(reason: str) -> str:
+    """The fix for a graph inductor ran without a CUDA graph, by the reason it gave."""
+    return next((text for key, text in _CUDAGRAPH_FIXES if key in reason), _CUDAGRAPH_FIX)
+
+
+_NOT_A_BREAK = 'not a graph break, but under mode="reduce-overhead" '
+
+
+def skip_words(reason: str, why: Optional[str] = None) -> str:
+    """A ``cudagraph-skip`` finding's message."""
+    return (_NOT_A_BREAK + f"inductor runs this graph without a CUDA graph because of {reason}"
+            + (f"; this line {why}" if why else ""))
+
+
+def split_words(pieces: int, reason: str, why: Optional[str] = None) -> str:
+    """A ``cudagraph-split`` finding's message."""
+    what = (f"the CUDA graph is cut in {pieces}: each call replays {pieces} CUDA graphs with "
+            f"{reason} between them" if pieces >= 2 else
+            f"{reason} run outside the CUDA graph, eagerly, on every call")
+    return _NOT_A_BREAK + what + (f"; this line {why}" if why else "")
+
+
+def rerecord_words(count: int, detail: str, called: str = "") -> str:
+    """A ``cudagraph-rerecord`` finding's message; ``detail`` says for which inputs."""
+    return (_NOT_A_BREAK + f"the CUDA graph{called} was re-recorded {count} time{'s' if count != 1 else ''} "
+            + detail)
+
+
+# --------------------------------------------------------------------------- recompilations
+
+#: what names the input a guard is about in a recompile's words
+_NAMED = re.compile(r"`[^`]+`|the value handed over at a graph break")
+_CUDAGRAPH_MODES = ("reduce-overhead", "max-autotune")
+SHAPES_UNDER_CUDAGRAPHS = (
+    'under mode="reduce-overhead" each new shape also records and keeps another CUDA graph, and '
+    "`dynamic=True` or `mark_dynamic` do not stop that (a dynamic shape still re-records per size): "
+    "pad or bucket the inputs to a few fixed sizes, so each size compiles and records once"
+)
+
+
+def group_recompiles(events: Sequence[Mapping[str, Any]], show: Any, mode: Optional[str] = None
+                     ) -> List[Dict[str, Any]]:
+    """Recompilations grouped by cause: the same kind of guard failing for the same change
+    (``dimension 0 of ... changed from 8 to 4``), whichever input it names and whichever
+    frames it recompiles (a break splits one forward into several frames, and each
+    recompiles for the one change of the inputs). Each cause: ``cause`` (in words),
+    ``recompiles``, ``frames`` (``function``, ``path``, ``line``, ``recompiles``), ``inputs``
+    (the names the guards gave), ``fix`` (once) and ``within_call``; most recompiles first.
+
+    ``events``: dicts with ``function``, ``path``, ``line``, ``words``, ``fix`` and
+    ``within_call`` (``RecompileEvent.to_dict``). ``mode``: the compile mode; under CUDA
+    graphs a shape change is fixed by fixed or bucketed shapes, not by ``dynamic=True``.
+    """
+    from torchlint.dynamic.recompiles import FIXES_FOR_SHAPES
+
+    groups: Dict[Tuple[str, str], Dict[str, Any]] = {}
+    for event in events:
+        words = event.get("words") or "a guard failed (no reason given)"
+        fix = event.get("fix") or ""
+        key = (_NAMED.sub("\0", words), fix)
+        group = groups.get(key)
+        if group is None:
+            group = groups[key] = {"template": key[0], "inputs": [], "recompiles": 0, "frames": {},
+                                   "fix": fix, "within_call": bool(event.get("within_call"))}
+        group["recompiles"] += 1
+        for name in _NAMED.findall(words):
+            if name not in group["inputs"]:
+                group["inputs"].append(name)
+        path = event.get("path")
+        frame = (event.get("function") or "?", show(path) if path else None, event.get("line"))
+        group["frames"][frame] = group["frames"].get(frame, 0) + 1
+    out = []
+    for group in groups.values():
+        names = group["inputs"]
+        said = names[0] if len(names) == 1 else (", ".join(names[:-1]) + " and " + names[-1] if names else "")
+        fix = group["fix"]
+        if mode in _CUDAGRAPH_MODES and fix == FIXES_FOR_SHAPES:
+            fix = SHAPES_UNDER_CUDAGRAPHS
+        out.append({
+            "cause": group["template"].replace("\0", said, 1).replace("\0", "it"),
+            "recompiles": group["recompiles"],
+            "frames": [{"function": f, "path": p, "line": l, "recompiles": n}
+                       for (f, p, l), n in group["frames"].items()],
+            "inputs": [n.strip("`") for n in names], "fix": fix, "within_call": group["within_call"],
+        })
+    out.sort(key=lambda c: -c["recompiles"])
+    return out
+
+
+def cause_words(cause: Mapping[str, Any]) -> str:
+    """``dimension 0 of `x` changed from 8 to 4: 7 recompiles in 4 frames``."""
+    n, k = cause["recompiles"], len(cause.get("frames") or [])
+    return (f"{cause['cause']}: {n} recompile{'s' if n != 1 else ''} in {k} frame{'s' if k != 1 else ''}")
+
+
+def frames_words(cause: Mapping[str, Any]) -> str:
+    """The frames a cause recompiled: ``forward` (model.py:8) ×2, `scale` (utils.py:4)``."""
+    parts = []
+    for f in cause.get("frames") or []:
+        where = f" ({f['path']}:{f['line']})" if f.get("path") and f.get("line") else ""
+        parts.append(f"`{f['function']}`{where}" + (f" ×{f['recompiles']}" if f.get("recompiles", 1) > 1 else ""))
+    return ", ".join(parts)

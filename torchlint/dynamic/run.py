@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from torchlint.config import CUDAGRAPH_MODES, ConfigError
 from torchlint.dynamic.answer import Answer
@@ -187,7 +187,8 @@ def run_targets(
                 answer = Answer(id=number, error=with_memory_hint(str(e), memory))
             if answer.recycle:  # after running out of memory: a fresh process next
                 worker.close()
-            result, found = result_from_answer(spec.name, answer, time.monotonic() - started, cwd, lines)
+            result, found = result_from_answer(spec.name, answer, time.monotonic() - started, cwd, lines,
+                                               mode=spec.mode, train=payload["train"])
             results.append(result)
             if result.error:
                 message = result.error if result.error.startswith("target ") else f"target {spec.name!r}: {result.error}"
