@@ -345,7 +345,8 @@ def group_recompiles(events: Sequence[Mapping[str, Any]], show: Any, mode: Optio
     frames it recompiles (a break splits one forward into several frames, and each
     recompiles for the one change of the inputs). Each cause: ``cause`` (in words),
     ``recompiles``, ``frames`` (``function``, ``path``, ``line``, ``recompiles``), ``inputs``
-    (the names the guards gave), ``fix`` (once) and ``within_call``; most recompiles first.
+    (the names the guards gave), ``fix`` (once), ``within_call`` and ``input_sets`` (the
+    1-based calls it happened in, when known); most recompiles first.
 
     ``events``: dicts with ``function``, ``path``, ``line``, ``words``, ``fix`` and
     ``within_call`` (``RecompileEvent.to_dict``). ``mode``: the compile mode; under CUDA
@@ -361,8 +362,11 @@ def group_recompiles(events: Sequence[Mapping[str, Any]], show: Any, mode: Optio
         group = groups.get(key)
         if group is None:
             group = groups[key] = {"template": key[0], "inputs": [], "recompiles": 0, "frames": {},
-                                   "fix": fix, "within_call": bool(event.get("within_call"))}
+                                   "fix": fix, "within_call": bool(event.get("within_call")),
+                                   "input_sets": []}
         group["recompiles"] += 1
+        if event.get("call") is not None and int(event["call"]) + 1 not in group["input_sets"]:
+            group["input_sets"].append(int(event["call"]) + 1)
         for name in _NAMED.findall(words):
             if name not in group["inputs"]:
                 group["inputs"].append(name)
@@ -382,21 +386,7 @@ def group_recompiles(events: Sequence[Mapping[str, Any]], show: Any, mode: Optio
             "frames": [{"function": f, "path": p, "line": l, "recompiles": n}
                        for (f, p, l), n in group["frames"].items()],
             "inputs": [n.strip("`") for n in names], "fix": fix, "within_call": group["within_call"],
+            "input_sets": sorted(group["input_sets"]),
         })
     out.sort(key=lambda c: -c["recompiles"])
     return out
-
-
-def cause_words(cause: Mapping[str, Any]) -> str:
-    """``dimension 0 of `x` changed from 8 to 4: 7 recompiles in 4 frames``."""
-    n, k = cause["recompiles"], len(cause.get("frames") or [])
-    return (f"{cause['cause']}: {n} recompile{'s' if n != 1 else ''} in {k} frame{'s' if k != 1 else ''}")
-
-
-def frames_words(cause: Mapping[str, Any]) -> str:
-    """The frames a cause recompiled: ``forward` (model.py:8) ×2, `scale` (utils.py:4)``."""
-    parts = []
-    for f in cause.get("frames") or []:
-        where = f" ({f['path']}:{f['line']})" if f.get("path") and f.get("line") else ""
-        parts.append(f"`{f['function']}`{where}" + (f" ×{f['recompiles']}" if f.get("recompiles", 1) > 1 else ""))
-    return ", ".join(parts)
