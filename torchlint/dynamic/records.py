@@ -275,7 +275,7 @@ def limit_words(hit: Mapping[str, Any]) -> str:
     last = f"; the last guard that failed: {hit['words']}" if hit.get("words") else ""
     return (f"RECOMPILE LIMIT HIT: `{hit.get('function') or '?'}`{where} hit dynamo's recompile limit "
             f"(config.{hit.get('kind') or 'recompile_limit'} = {hit.get('limit', '?')} compilations): "
-            f"from then on it runs eagerly, uncompiled, on every call that misses its compiled "
+            f"from then on dynamo runs it eagerly, uncompiled, on every call that misses its compiled "
             f"versions{last}")
 
 
