@@ -62,7 +62,7 @@ def check_outcome(result):
     assert re.search(r"\b1 failed, 1 passed\b", out), out
     assert re.findall(r"FAILED test_models.py::(\w+)", out) == ["test_encoder_compiles_whole"], out
     # the message: target, count and limit, then each break with file, line, reason and fix
-    assert "torchlint: mymodels.py:Encoder: 1 graph break (max_breaks=0)" in out, out
+    assert "torchlint: mymodels.py:Encoder: 1 graph-break site, 1 break hit (max_breaks=0)" in out, out
     assert re.search(r"mymodels\.py:12: TL001 Unsupported Tensor\.item\(\) call", out), out
     assert "peak = y.abs().max().item()" in out, out
     assert "fix: Keep the value as a 0-d tensor" in out, out

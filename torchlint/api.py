@@ -103,7 +103,9 @@ def explain(
     tuple of positional arguments, a dict of keyword arguments, or a ``(tuple, dict)`` pair
     (``calls=[((ids,), {"attention_mask": m}), ...]``); ``**kwargs`` go to every call.
     ``files``: the files whose frames are yours (a break inside a library is placed on your
-    line that called it); default the file defining the model. Each break is one finding
+    line that called it); default the project's files (the folder of the config that applies
+    from the working directory, else the git repository, else the working directory) and the
+    model's own file, as ``torchlint check --target`` places them. Each break is one finding
     (``source="dynamic"``, dynamo's ``reason``, ``explanation`` and ``hints``); when a rule
     predicts it, the finding carries the rule's code and fix (``source="both"``).
     ``report.graph_breaks`` and ``report.recompiles`` are the counts; ``report.targets[0]``
@@ -128,10 +130,13 @@ def explain(
         raise ValueError("explain() needs at least one call")
     base = os.getcwd()
     if files:
-        user_files = {os.path.realpath(os.fspath(p)) for p in files}
-    else:
+        user_files: Any = {os.path.realpath(os.fspath(p)) for p in files}
+    else:  # the project's files (and the model's own), as `check --target` places breaks
+        from torchlint.dynamic.records import ProjectFiles, project_root
+
         own = _defining_file(model)
-        user_files = {own} if own else None
+        roots = [project_root(None, base)] + ([os.path.dirname(own)] if own else [])
+        user_files = ProjectFiles(roots, base, also=[own] if own else [])
     name = _target_name(model, base)
     started = time.monotonic()
     try:
@@ -142,7 +147,7 @@ def explain(
         torch._dynamo.reset()  # leave no recording-backend caches behind in the user's process
     from torchlint.dynamic.results import result_from_answer
 
-    result, dynamic = result_from_answer(name, obs.answer(), time.monotonic() - started, base)
+    result, dynamic = result_from_answer(name, obs.answer(), time.monotonic() - started, base, train=train)
     report = Report(targets=[result], torch_version=torch.__version__, dynamic_ran=True)
     report.findings = _with_rules(dynamic)
     report.files = len({f.path for f in report.findings}) or 1

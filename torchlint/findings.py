@@ -184,6 +184,11 @@ class TargetResult:
     graph_break_hits: int = 0
     #: the traceback of a target that raised, for ``-v`` (not in JSON)
     traceback: Optional[str] = field(default=None, repr=False)
+    #: the recompilations grouped by cause (``torchlint.dynamic.records.group_recompiles``)
+    recompile_causes: List[Dict[str, Any]] = field(default_factory=list)
+    #: how the code ran: "eval" or "training" (None: not known), and the compile mode
+    run_mode: Optional[str] = None
+    compile_mode: Optional[str] = None
 
     def to_dict(self) -> Dict[str, Any]:
         d = {
@@ -206,6 +211,11 @@ class TargetResult:
             d["program"] = self.program
         d["graph_break_hits"] = self.graph_break_hits
         d["recompile_limit_hits"] = [r.to_dict() for r in self.recompile_limit_hits]
+        d["recompile_causes"] = [dict(c) for c in self.recompile_causes]
+        if self.run_mode is not None:
+            d["run_mode"] = self.run_mode
+        if self.compile_mode is not None:
+            d["compile_mode"] = self.compile_mode
         return d
 
     @classmethod

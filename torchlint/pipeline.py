@@ -72,13 +72,14 @@ def run_check(options: CheckOptions) -> Report:
         targets = shard(targets, *options.shard)
     observed = options.observed
     if observed is not None or (options.dynamic is not False and targets and options.stdin is None):
+        from torchlint.dynamic.records import project_root
         from torchlint.dynamic.run import run_dynamic  # imports no torch in this process
 
         if observed is None:
             _stage(options.progress, "dynamo", len(targets))
         results, dynamic_findings, errors, version = observed(files) if observed is not None else run_dynamic(
             targets, settings=settings, cwd=cwd, train=options.train or settings.train, user_files=files,
-            progress=options.progress, cli=bool(options.cli_targets),
+            project=project_root(settings, cwd), progress=options.progress, cli=bool(options.cli_targets),
         )
         report.targets = results
         report.errors.extend(errors)
@@ -93,10 +94,14 @@ def run_check(options: CheckOptions) -> Report:
         rules = rules_by_code()
         gb_map = {code: set(rule.gb_codes) for code, rule in rules.items()}
         fixes = {code: rule.suggestion for code, rule in rules.items()}
+        consulted = _consulted(files, dynamic_findings, options, cwd) if options.static else []
         # graph breaks confirm graph-break rules; CUDA-graph findings confirm TL1xx warnings;
         # a break no finding matched is named after a rule only if that rule flags its line
-        findings = merge_passes(static_findings, dynamic_findings, gb_map, fixes,
-                                _flagged(static_findings, dynamic_findings, rules, cwd))
+        findings = merge_passes(static_findings + consulted, dynamic_findings, gb_map, fixes,
+                                _flagged(static_findings + consulted, dynamic_findings, rules, cwd))
+        if consulted:  # a file read only to label its breaks reports only what dynamo confirmed
+            extra = {f.path for f in consulted}
+            findings = [f for f in findings if not (f.source == "static" and f.path in extra)]
     findings = [f for f in findings if _enabled(f, settings)]
     in_cells = [f for f in findings if f.cell is not None]  # notebooks: comments count per cell
     report.findings, usage = suppression.apply_tracking([f for f in findings if f.cell is None],
@@ -135,6 +140,25 @@ def _unused_suppressions(report: Report, files: Sequence[str], usage, options: C
 
     found = unused_suppressions(report, files, usage, read, static_ran=options.static, enabled=enabled)
     return [f for f in found if _enabled(f, settings)]
+
+
+def _consulted(files: Sequence[str], dynamic: List[Finding], options: CheckOptions, cwd: str) -> List[Finding]:
+    """The static findings of the project files that dynamo broke in but that were not given:
+    the static pass runs over the given files and those together (so the regions it follows
+    from the given files reach them; the cache makes the given files free), and only the
+    findings in those files are kept, to be matched to their breaks. So a break is labelled
+    the same whichever paths were given."""
+    given = set(files)
+    extra = sorted({f.path for f in dynamic if f.path not in given and not os.path.isabs(f.path)
+                    and not f.path.startswith(os.pardir) and os.path.isfile(os.path.join(cwd, f.path))})
+    if not extra:
+        return []
+    from torchlint.static.run import run_static_pass
+
+    found, _errors = run_static_pass(list(files) + extra, options.settings, cwd=cwd, jobs=options.jobs,
+                                     use_cache=options.use_cache)
+    wanted = set(extra)
+    return [f for f in found if f.path in wanted]
 
 
 def _flagged(static: List[Finding], dynamic: List[Finding], rules: Dict[str, Any], cwd: str):

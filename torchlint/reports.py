@@ -75,7 +75,7 @@ def combine(reports: Sequence[Report]) -> Report:
     out.findings = list(findings.values())
     out.targets = list(targets.values())
     out.errors = list(errors.values())
-    from torchlint.dynamic.results import SourceLines
+    from torchlint.dynamic.records import SourceLines
 
     lines = SourceLines()
     for f in out.findings:  # the code frame, where the file is here

@@ -47,7 +47,8 @@ def assert_graph_breaks(
     each a tuple of positional arguments, a dict of keyword arguments, or a ``(tuple, dict)``
     pair (``calls=[((ids,), {"attention_mask": m}), {"input_ids": ids2}]``); ``**kwargs``
     go to every call. ``train``: forward and backward. ``files``: the files whose lines breaks are
-    placed on (default: the model's own file). The :class:`AssertionError` lists each break
+    placed on (default: the project's files and the model's own, as ``torchlint check`` places
+    them, so the counts are ``check``'s for the same model and inputs). The :class:`AssertionError` lists each break
     with file, line, dynamo's reason and the fix. Returns the report when within limits.
     """
     __tracebackhide__ = True
@@ -62,10 +63,13 @@ def assert_graph_breaks(
 
 def failure_message(report: "Report", *, max_breaks: int = 0, max_recompiles: Optional[int] = None) -> str:
     """Why ``report`` is over its limits, one break or recompilation a line; "" when it is not."""
+    from torchlint.output import breaks_words, cause_words, frames_words
+
     over: List[str] = []
     breaks, recompiles = report.graph_breaks or 0, report.recompiles or 0
     if breaks > max_breaks:
-        over.append(f"{breaks} graph break{'s' if breaks != 1 else ''} (max_breaks={max_breaks})")
+        hits = sum(max(t.graph_break_hits, t.graph_breaks) for t in report.targets)
+        over.append(f"{breaks_words(breaks, hits)} (max_breaks={max_breaks})")
     if max_recompiles is not None and recompiles > max_recompiles:
         over.append(f"{recompiles} recompile{'s' if recompiles != 1 else ''} (max_recompiles={max_recompiles})")
     if not over:
@@ -85,10 +89,12 @@ def failure_message(report: "Report", *, max_breaks: int = 0, max_recompiles: Op
             lines.append(f"  and {unplaced} break{'s' if unplaced != 1 else ''} dynamo counted without a "
                          "location in your files")
     if max_recompiles is not None and recompiles > max_recompiles:
-        for t in report.targets:
-            for r in t.recompile_reasons:
-                where = f"{r.path}:{r.line}: " if r.path and r.line else ""
-                lines.append(f"  {where}recompiled: {r.reason}")
+        for t in report.targets:  # one entry per cause, its fix said once
+            for cause in t.recompile_causes:
+                lines.append(f"  recompiled: {cause_words(cause)}")
+                lines.append(f"      frames: {frames_words(cause)}")
+                if cause.get("fix"):
+                    lines.append(f"      fix: {cause['fix']}")
     return "\n".join(lines)
 
 

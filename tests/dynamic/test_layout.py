@@ -9,7 +9,7 @@ from import_graph import GRAPH, MODULES, cycles, reach
 PARENT = {"torchlint.dynamic.run", "torchlint.dynamic.process", "torchlint.dynamic.results",
           "torchlint.dynamic.targets", "torchlint.dynamic.specs", "torchlint.dynamic.answer",
           "torchlint.dynamic.gb_registry", "torchlint.dynamic.recompiles", "torchlint.dynamic.program",
-          "torchlint.dynamic.cudagraph_text"}  # (read by both sides, torch-free)
+          "torchlint.dynamic.cudagraph_text", "torchlint.dynamic.records"}  # (read by both sides, torch-free)
 CHILD = {"torchlint.dynamic.worker", "torchlint.dynamic.load", "torchlint.dynamic.observe",
          "torchlint.dynamic.cudagraphs", "torchlint.dynamic.logs", "torchlint.dynamic.watch",
          "torchlint.dynamic.bootstrap.sitecustomize"}

@@ -78,7 +78,7 @@ def test_recompiles_limits_and_cache_warnings(tmp_path):
            "`input_ids` changed from 8 to 12" in recompile.reason
     (limit,) = [f for f in findings if f.name == "recompile-limit"]
     assert limit.path == "train.py" and limit.line == 3 and "RECOMPILE LIMIT HIT" in limit.message
-    assert "runs eagerly" in limit.message and "`k` was specialised to 7" in limit.message
+    assert "runs it eagerly" in limit.message and "`k` was specialised to 7" in limit.message
     assert result.graphs == 1
     assert any("1.50 s  `forward` (transformers/models/modeling.py:10)" in d for d in result.details)
     assert any("FX graph cache 0 hits, 1 miss" in d for d in result.details)

@@ -231,7 +231,7 @@ def test_text_report_and_pass_through(tmp_path):
     assert done.returncode == 1, done.stderr[-2000:]  # a finding, no gate
     assert "3.0 ['--epochs', '1'] from stdin" in done.stdout
     assert "prog.py:8:5: TL001 graph-break graph break: Unsupported Tensor.item()" in done.stdout
-    assert "python prog.py --epochs 1: 1 graph, 1 graph break, 0 recompiles" in done.stdout
+    assert "python prog.py --epochs 1: 1 graph-break site, 1 break hit, 1 graph, 0 recompiles (eval" in done.stdout
     gated = subprocess.run([sys.executable, "-m", "torchlint", "run", "--no-static", "--max-graph-breaks", "1",
                             "--", sys.executable, "prog.py"], cwd=tmp_path, input="", capture_output=True,
                            text=True, timeout=300)

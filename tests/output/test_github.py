@@ -73,7 +73,7 @@ def test_escaping_warnings_errors_targets_and_gate():
         "::warning file=m.py,line=9,col=9,endLine=9,endColumn=15,title=TL199 host-sync::"
         "`.cpu()` syncs. Fix: keep it on device",
         "::error file=bad.py,title=torchlint error::syntax error at line 2, column 7: invalid syntax",
-        "::notice title=torchlint dynamo::m.py:Net: 2 graphs, 1 graph break, 0 recompiles",
+        "::notice title=torchlint dynamo::m.py:Net: 1 graph-break site, 1 break hit, 2 graphs, 0 recompiles",
         "::error title=torchlint gate::graph breaks: 1 > limit 0 (+1)",
     ]
 
@@ -109,5 +109,6 @@ def test_readme_workflow_dynamic_gate(project):
     result = run_cli(shlex.split(command)[1:])
     lines = result.stdout.splitlines()
     assert result.exit_code == 1, result.stdout + result.stderr
-    assert "::notice title=torchlint dynamo::model.py:Net: 2 graphs, 2 graph breaks, 0 recompiles" in lines
+    assert ("::notice title=torchlint dynamo::model.py:Net: 2 graph-break sites, 2 breaks hit, 2 graphs, "
+            "0 recompiles (eval, default compile mode)") in lines
     assert lines[-1] == "::error title=torchlint gate::graph breaks: 2 > limit 0 (+2)"

@@ -114,5 +114,5 @@ def test_a_target_line_counts_break_hits_and_sites():
                                                     unsafe_fixable=0, unsafe_fixes=False))
         return out.getvalue().splitlines()[0]
 
-    assert "5 graphs, 4 graph breaks at 2 sites, 0 recompiles" in line(graph_breaks=2, graph_break_hits=4)
-    assert "5 graphs, 1 graph break, 0 recompiles" in line(graph_breaks=1, graph_break_hits=1)
+    assert "2 graph-break sites, 4 breaks hit, 5 graphs, 0 recompiles" in line(graph_breaks=2, graph_break_hits=4)
+    assert "1 graph-break site, 1 break hit, 5 graphs, 0 recompiles" in line(graph_breaks=1, graph_break_hits=1)

@@ -224,7 +224,7 @@ def observe_cudagraphs(
     import torch
     from torch._dynamo.utils import counters
 
-    files = {os.path.realpath(p) for p in user_files}
+    files = user_files if hasattr(user_files, "places") else {os.path.realpath(p) for p in user_files}
     if isinstance(fn, torch.nn.Module):
         fn.eval()
     torch._dynamo.reset()

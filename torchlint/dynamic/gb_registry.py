@@ -28,7 +28,7 @@ class GraphBreakType:
     hints: Tuple[str, ...] = field(default_factory=tuple)
 
 
-def _torch_dir() -> Optional[str]:
+def torch_dir() -> Optional[str]:
     """The installed torch package folder, found without importing torch."""
     try:
         spec = importlib.util.find_spec("torch")
@@ -41,7 +41,7 @@ def _torch_dir() -> Optional[str]:
 
 def registry_path() -> Optional[str]:
     """Where the installed torch keeps its graph-break registry, or None."""
-    base = _torch_dir()
+    base = torch_dir()
     if base is None:
         return None
     path = os.path.join(base, "_dynamo", REGISTRY_NAME)

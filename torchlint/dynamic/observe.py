@@ -61,6 +61,9 @@ class BreakSite:
     seen_by: Set[str] = field(default_factory=set)  # "explain", "log", "counters"
     #: times each witness saw it (a break in a loop or a layer run several times is one site)
     seen: Dict[str, int] = field(default_factory=dict)
+    #: every break type a witness placed here (a line may hold several: a dataclass defined in
+    #: ``forward`` breaks on its bytecode, and on the ``exec`` its decorator calls)
+    gb_types: Set[str] = field(default_factory=set)
 
     @property
     def hits(self) -> int:
@@ -158,13 +161,21 @@ def _split_reason(text: str) -> Tuple[str, List[str], str]:
     return text, [" ".join(h) for h in hints if h], " ".join(context)
 
 
+def _files(user_files: Any) -> Any:
+    """The user's files as a container of real paths: a set of files, or a
+    :class:`~torchlint.dynamic.records.ProjectFiles` (every file of the project) as it is."""
+    if hasattr(user_files, "places"):
+        return user_files
+    return {os.path.realpath(p) for p in user_files}
+
+
 def _in_dir(path: str, dirs: Iterable[str]) -> bool:
     return any(path == d or path.startswith(d + os.sep) for d in dirs)
 
 
-def site_frame(frames: Sequence[Frame], user_files: Optional[Set[str]]) -> Optional[Frame]:
+def site_frame(frames: Sequence[Frame], user_files: Optional[Any]) -> Optional[Frame]:
     """Which frame of a stack (outermost first) a break is placed on: the innermost in the
-    linted files; else the innermost outside torch, torchlint and the standard library (the
+    user's files (the project's, for the worker and ``explain``); else the innermost outside torch, torchlint and the standard library (the
     line of an installed library, a model in site-packages); else the innermost outside torch
     and torchlint. Never a frame of torch or of torchlint: None when there is no other."""
     frames = [(os.path.realpath(f), int(n)) for f, n in frames if f and not f.startswith("<")]
@@ -180,8 +191,8 @@ def site_frame(frames: Sequence[Frame], user_files: Optional[Set[str]]) -> Optio
 class _BreakCollector:
     """Turns the three witnesses into distinct :class:`BreakSite` objects."""
 
-    def __init__(self, user_files: Optional[Set[str]], registry: GraphBreakRegistry) -> None:
-        self.user_files = {os.path.realpath(p) for p in user_files} if user_files else None
+    def __init__(self, user_files: Optional[Any], registry: GraphBreakRegistry) -> None:
+        self.user_files = _files(user_files) if user_files else None
         self.registry = registry
         self.sites: Dict[Tuple[Optional[str], Optional[int]], BreakSite] = {}
         # dynamo's own location (innermost frame) -> the user site it resolved to
@@ -211,6 +222,8 @@ class _BreakCollector:
         site.seen_by.add(witness)
         site.seen[witness] = site.seen.get(witness, 0) + 1
         site.frame_skipped = site.frame_skipped or skipped
+        if entry is not None or gb_type:
+            site.gb_types.add(entry.gb_type if entry else gb_type)
         if site.gb_type is None and (entry is not None or gb_type):
             site.gb_type = entry.gb_type if entry else gb_type
             site.gb_code = entry.code if entry else None
@@ -254,13 +267,13 @@ class _BreakCollector:
 
     def add_counters(self, counter: Dict[str, int]) -> None:
         """Counter keys are dynamo's messages; add the break types no located site explains."""
-        located = {s.gb_type for s in self.sites.values()}
+        located = {t for s in self.sites.values() for t in s.gb_types | {s.gb_type}}
         for message in counter:
             entry = self.registry.find_in_text(message)
             gb_type = entry.gb_type if entry else message.strip().splitlines()[0]
             if gb_type in located:
                 for site in self.sites.values():
-                    if site.gb_type == gb_type:
+                    if gb_type in site.gb_types or site.gb_type == gb_type:
                         site.seen_by.add("counters")
                 continue
             explanation, hints, _ = _split_reason(message)
@@ -322,7 +335,7 @@ def observe(
     registry = registry or load_registry()
     if user_files is None:
         user_files = _defining_files(fn)
-    collector = _BreakCollector(set(user_files), registry)
+    collector = _BreakCollector(user_files, registry)
     graphs: List[Any] = []
 
     def recording_backend(gm: torch.fx.GraphModule, example_inputs: Any) -> Callable[..., Any]:

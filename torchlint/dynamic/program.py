@@ -28,13 +28,13 @@ import shlex
 import signal
 import subprocess
 import sys
-import sysconfig
 import threading
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
+from torchlint.dynamic.records import Findings, Places, SourceLines, group_recompiles
 from torchlint.findings import FileError, Finding, Recompile, TargetResult
 
 #: names the records folder to the observer (the same name as ``torchlint.dynamic.watch.ENV_DIR``;
@@ -42,7 +42,6 @@ from torchlint.findings import FileError, Finding, Recompile, TargetResult
 ENV_DIR = "TORCHLINT_WATCH_DIR"
 BOOTSTRAP_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bootstrap")
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-_TORCHLINT_DIR = os.path.join(_PACKAGE_ROOT, "torchlint")
 TAIL_BYTES = 64 * 1024
 TAIL_LINES = 20
 
@@ -284,87 +283,6 @@ def read_records(directory: str) -> List[ProcessRecords]:
     return out
 
 
-# --------------------------------------------------------------------------- places
-
-def _real(path: str) -> str:
-    return os.path.realpath(path)
-
-
-def _library_dirs() -> Tuple[str, ...]:
-    from torchlint.dynamic.gb_registry import _torch_dir
-
-    dirs = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
-    torch_dir = _torch_dir()
-    if torch_dir:
-        dirs.add(torch_dir)
-    return tuple(sorted({os.path.join(_real(d), "") for d in dirs if d}))
-
-
-class Places:
-    """Which frames are the user's project: files under a project root, not inside an
-    installed library (site-packages, the standard library, torch) nor torchlint itself."""
-
-    def __init__(self, roots: Iterable[str], cwd: str) -> None:
-        self.roots = tuple(sorted({os.path.join(_real(r), "") for r in roots}))
-        self.cwd = cwd
-        self.library = _library_dirs()
-        self.own = (os.path.join(_real(_TORCHLINT_DIR), ""),)
-        from torchlint.dynamic.gb_registry import _torch_dir
-
-        torch_dir = _torch_dir()
-        self.torch = (os.path.join(_real(torch_dir), ""),) if torch_dir else ()
-
-    def is_project(self, path: str) -> bool:
-        real = _real(path)
-        if real.startswith(self.library + self.own) or _installed(real):
-            return False
-        return real.startswith(self.roots)
-
-    def may_be_named(self, path: str) -> bool:
-        """A frame worth naming as the library line: not torchlint's, not generated code."""
-        return not path.startswith("<") and not _real(path).startswith(self.own)
-
-    def may_be_site(self, path: str) -> bool:
-        real = _real(path)
-        return self.may_be_named(path) and not real.startswith(self.torch)
-
-    def show(self, path: str) -> str:
-        """A path as the report prints it: relative to the cwd in the project, else from the
-        installed package's folder ("transformers/models/...")."""
-        real = _real(path)
-        if self.is_project(real):
-            rel = os.path.relpath(real, self.cwd)
-            return rel if not rel.startswith(os.pardir + os.sep) else real
-        for marker in ("site-packages" + os.sep, "dist-packages" + os.sep):
-            if marker in real:
-                return real.split(marker, 1)[1]
-        for base in self.library:
-            if real.startswith(base):
-                return os.path.relpath(real, os.path.dirname(base.rstrip(os.sep)))
-        return real
-
-    def place(self, frames: Sequence[Frame]) -> Tuple[Optional[Frame], Optional[Frame]]:
-        """(site, library line) for a stack, outermost first: the site is the innermost frame
-        in the project; the library line is the innermost frame when that one is not in the
-        project. Without a project frame the site is the innermost frame outside torch and
-        torchlint (an installed library's line), and there is no separate library line."""
-        frames = [(f, int(n)) for f, n in frames if f and not f.startswith("<")]
-        if not frames:
-            return None, None
-        inner = frames[-1]
-        mine = [f for f in frames if self.is_project(f[0])]
-        if mine:
-            site = mine[-1]
-            library = inner if site != inner and self.may_be_named(inner[0]) else None
-            return site, library
-        outside = [f for f in frames if self.may_be_site(f[0])]
-        return (outside[-1] if outside else None), None
-
-
-def _installed(real: str) -> bool:
-    return (os.sep + "site-packages" + os.sep in real) or (os.sep + "dist-packages" + os.sep in real)
-
-
 # --------------------------------------------------------------------------- results
 
 @dataclass
@@ -391,7 +309,6 @@ def observed(processes: Sequence[ProcessRecords], places: Places, *, name: str, 
     world = max((p.header.get("world_size") or 1 for p in processes), default=1)
     ranks_seen = {p.rank for p in processes if p.rank is not None}
     breaks: Dict[Tuple[Any, ...], _Break] = {}
-    locations: Set[Frame] = set()
     full_frames: Dict[Frame, List[Frame]] = {}
     findings: List[Finding] = []
     unplaced = 0
@@ -400,6 +317,7 @@ def observed(processes: Sequence[ProcessRecords], places: Places, *, name: str, 
     cache: Counter = Counter()
     cache_dirs: Dict[str, Dict[str, Any]] = {}
     cudagraph: List[Tuple[ProcessRecords, Dict[str, Any]]] = []
+    recompiles: List[Dict[str, Any]] = []
     for proc in processes:
         for r in proc.records:
             kind = r.get("kind")
@@ -414,7 +332,6 @@ def observed(processes: Sequence[ProcessRecords], places: Places, *, name: str, 
                     full_frames.setdefault(loc, frames)
                 else:  # a repeat: dynamo printed the stack the first time only
                     frames = full_frames.get(loc) or [(f, int(n)) for f, n in r.get("stack") or []] + [loc]
-                locations.add(loc)
                 site, library = places.place(frames)
                 if site is None:
                     unplaced += 1
@@ -429,6 +346,7 @@ def observed(processes: Sequence[ProcessRecords], places: Places, *, name: str, 
                     entry.ranks.add(proc.rank)
             elif kind == "recompile":
                 for event in parse_recompile_message(r.get("message") or ""):
+                    recompiles.append(event.to_dict())
                     frames = [(f, int(n)) for f, n in r.get("stack") or []]
                     if event.path and event.line:
                         frames.append((event.path, event.line))
@@ -450,13 +368,20 @@ def observed(processes: Sequence[ProcessRecords], places: Places, *, name: str, 
             elif kind == "cudagraph":
                 cudagraph.append((proc, r))
     result.recompiles = len(result.recompile_reasons)
-    result.graph_breaks = len(locations)
+    # one count with `check`: the distinct sites in the project (file, line), and every hit
+    result.graph_breaks = len({entry.site for entry in breaks.values()})
+    result.graph_break_hits = sum(entry.hits for entry in breaks.values())
     result.graphs = sum(f["graphs"] for f in frames_compiled.values())
+    result.run_mode = "training" if any(r.get("is_forward") is False for p in processes for r in p.records
+                                        if r.get("kind") == "compile") else "eval"
+    result.compile_mode = "reduce-overhead" if cudagraph else None
+    result.recompile_causes = group_recompiles(recompiles, places.show, mode=result.compile_mode)
+    build = Findings(name, places.show, _source_lines())
     for entry in sorted(breaks.values(), key=lambda b: (b.site, b.library or ("", 0))):
-        findings.append(_break_finding(entry, places, name, world, ranks_seen))
+        findings.append(_break_finding(build, entry, world, ranks_seen))
     for limit in limits.values():
-        findings.append(_limit_finding(limit, places, name))
-    skips, more = _cudagraph_findings(cudagraph, places, name)
+        findings.append(build.recompile_limit(limit["site"], limit, limit["hits"]))
+    skips, more = _cudagraph_findings(cudagraph, places, build)
     findings.extend(more)
     if skips is not None:
         result.cudagraph_skips = skips
@@ -483,101 +408,50 @@ def _where(places: Places, path: Optional[str], line: Optional[int], site: Optio
     if not path or not line:
         return f"{places.show(site[0])}:{site[1]}" if site else ""
     text = f"{places.show(path)}:{line}"
-    if site is not None and (_real(site[0]), site[1]) != (_real(path), line):
+    if site is not None and (os.path.realpath(site[0]), site[1]) != (os.path.realpath(path), line):
         text += f", reached from {places.show(site[0])}:{site[1]}"
     return text
 
 
-_LINES: List[Any] = []
+_LINES: List[SourceLines] = []
 
 
-def _source_line(path: str, line: int) -> str:
-    from torchlint.dynamic.results import SourceLines
-
+def _source_lines() -> SourceLines:
     if not _LINES:
         _LINES.append(SourceLines())
-    return _LINES[0].line(path, line) or ""
+    return _LINES[0]
 
 
-def _located(name: str, rule: Optional[str], site: Frame, places: Places, message: str, suggestion: str,
-             target: str, **extra: Any) -> Finding:
-    text = _source_line(site[0], site[1])
-    stripped = text.strip()
-    return Finding(
-        rule=rule, name=name, path=places.show(site[0]), line=site[1],
-        column=len(text) - len(text.lstrip()) + 1 if stripped else 1, end_line=site[1],
-        end_column=len(text.rstrip()) + 1 if stripped else 1, message=message, suggestion=suggestion,
-        source="dynamic", target=target, source_line=text or None, **extra)
-
-
-def _break_finding(entry: _Break, places: Places, target: str, world: int, ranks_seen: Set[int]) -> Finding:
-    r = entry.record
-    reason = r.get("reason") or "graph break"
-    message = f"graph break: {reason}"
-    if entry.library is not None:
-        message += f" at {places.show(entry.library[0])}:{entry.library[1]}, reached from " \
-                   f"{places.show(entry.site[0])}:{entry.site[1]}"
-    if r.get("skipped"):
-        message += " (dynamo gave up the whole function and ran it eagerly)"
-    message += f"; hit {entry.hits} time{'s' if entry.hits != 1 else ''} while compiling"
+def _break_finding(build: Findings, entry: _Break, world: int, ranks_seen: Set[int]) -> Finding:
+    note = ""
     if world > 1 and entry.ranks and len(entry.ranks) < max(world, len(ranks_seen)):
         shown = ", ".join(str(x) for x in sorted(entry.ranks))
-        message += f"; seen on rank{'s' if len(entry.ranks) != 1 else ''} {shown} only, of {world}"
-    hints = [h for h in r.get("hints") or [] if h]
-    suggestion = hints[0] if hints else (r.get("explanation") or "move this out of the compiled region")
-    return _located(
-        "graph-break", None, entry.site, places, message, suggestion, target, gb_code=r.get("gb_code"),
-        severity="error", reason=reason, explanation=r.get("explanation") or None, hints=hints,
-        hits=entry.hits, library=f"{places.show(entry.library[0])}:{entry.library[1]}" if entry.library else None,
-        ranks=sorted(entry.ranks) if world > 1 else None)
+        note = f"; seen on rank{'s' if len(entry.ranks) != 1 else ''} {shown} only, of {world}"
+    return build.graph_break(entry.site, entry.record, entry.hits, library=entry.library, note=note,
+                             ranks=sorted(entry.ranks) if world > 1 else None)
 
 
 def _add_limit(limits: Dict[Tuple[str, int], Dict[str, Any]], r: Dict[str, Any], places: Places) -> None:
-    import re
+    from torchlint.dynamic.gb_registry import load_registry
+    from torchlint.dynamic.recompiles import describe_guard, parse_limit_message
 
-    message = r.get("message") or ""
-    head = re.match(r"torch\._dynamo hit config\.(\w+) \((\d+)\)", message)
-    func = re.search(r"function: '([^']+)' \((.+):(\d+)\)", message)
-    last = re.search(r"last reason: (?:\d+/\d+: )?(.+)", message)
+    hit = parse_limit_message(r.get("message") or "")
     frames = [(f, int(n)) for f, n in r.get("stack") or []]
-    if func:
-        frames.append((func.group(2), int(func.group(3))))
+    if hit is not None and hit.get("path"):
+        frames.append((hit["path"], int(hit["line"])))
     site, _ = places.place(frames)
     if site is None:
         return
-    key = (site[0], site[1])
-    entry = limits.setdefault(key, {
-        "site": site, "limit": head.group(1) if head else "recompile_limit", "value": head.group(2) if head else "?",
-        "function": func.group(1) if func else "?", "where": f"{func.group(2)}:{func.group(3)}" if func else None,
-        "last": last.group(1).split("#", 1)[0].strip() if last else "", "hits": 0})
+    entry = limits.get(site)
+    if entry is None:
+        hit = dict(hit or {"function": "?"})
+        if hit.get("path"):
+            hit["where"] = _where(places, hit["path"], int(hit["line"]), site)
+        hit["fix"] = describe_guard(hit["guard"])[1] if hit.get("guard") else ""
+        code = load_registry().lookup("Dynamo recompile limit exceeded")
+        hit["gb_code"] = code.code if code else None
+        entry = limits[site] = dict(hit, site=site, hits=0)
     entry["hits"] += 1
-
-
-def _code_of(gb_type: str) -> Optional[str]:
-    from torchlint.dynamic.gb_registry import load_registry
-
-    entry = load_registry().lookup(gb_type)
-    return entry.code if entry else None
-
-
-def _limit_finding(limit: Dict[str, Any], places: Places, target: str) -> Finding:
-    from torchlint.dynamic.recompiles import describe_guard
-
-    func_where = ""
-    if limit["where"]:
-        path, line = limit["where"].rsplit(":", 1)
-        func_where = f" ({_where(places, path, int(line), limit['site'])})"
-    words, fix = describe_guard(limit["last"]) if limit["last"] else ("", "")
-    message = (f"RECOMPILE LIMIT HIT: dynamo reached config.{limit['limit']} ({limit['value']}) for "
-               f"`{limit['function']}`{func_where}; from now on every call that misses its "
-               f"{limit['value']} compiled versions runs eagerly, without torch.compile"
-               + (f"; last guard that failed: {words}" if words else ""))
-    return _located(
-        "recompile-limit", None, limit["site"], places, message,
-        fix or f"stop the recompilations (see the recompile reasons), or raise "
-               f"`torch._dynamo.config.{limit['limit']}` if they are expected", target,
-        gb_code=_code_of("Dynamo recompile limit exceeded"), severity="error",
-        reason="Dynamo recompile limit exceeded", hits=limit["hits"])
 
 
 def _add_compile(frames: Dict[Tuple[str, str, int], Dict[str, Any]], r: Dict[str, Any], cache: Counter) -> None:
@@ -656,7 +530,7 @@ def cache_warnings(path: str, d: Dict[str, Any], gone: Optional[bool] = None) ->
 def _filesystem(path: str) -> Optional[str]:
     """The type of the filesystem holding ``path``, from /proc/mounts (None when unknown)."""
     best, kind = "", None
-    real = _real(path)
+    real = os.path.realpath(path)
     try:
         with open("/proc/mounts", encoding="utf-8") as handle:
             for line in handle:
@@ -689,7 +563,7 @@ def _compiled_frames(proc: ProcessRecords) -> Dict[str, Tuple[str, str, int]]:
 
 
 def _cudagraph_findings(events: Sequence[Tuple[ProcessRecords, Dict[str, Any]]], places: Places,
-                        target: str) -> Tuple[Optional[int], List[Finding]]:
+                        build: Findings) -> Tuple[Optional[int], List[Finding]]:
     """CUDA-graph skips (inductor's "skipping cudagraphs due to ..."), splits (a graph cut in
     partitions around host work) and re-recordings (one compiled frame recorded again: a new
     shape, a recompilation, a failed replay check), as the warnings ``--mode reduce-overhead``
@@ -697,8 +571,6 @@ def _cudagraph_findings(events: Sequence[Tuple[ProcessRecords, Dict[str, Any]]],
     if not events:
         return None, []
     from torchlint.dynamic.cudagraph_text import Partitions, frames_in, parse_partitions
-    from torchlint.dynamic.results import (RERECORD_NAME, SKIP_NAME, SPLIT_NAME, _RERECORD_SUGGESTION, _suggestion,
-                                           rerecord_words, skip_words, split_words)
 
     frames_of = {id(proc): _compiled_frames(proc) for proc in {id(p): p for p, _ in events}.values()}
 
@@ -747,9 +619,8 @@ def _cudagraph_findings(events: Sequence[Tuple[ProcessRecords, Dict[str, Any]]],
             elif event == "sizes":
                 sizes[key] = max(sizes.get(key, 0), int(r.get("sizes") or 0))
     for (site, reason), entry in sorted(skips.items()):
-        findings.append(_located(
-            SKIP_NAME, None, site, places, skip_words(reason) + entry["where"], _suggestion(reason), target,
-            severity="warning", reason=entry["message"] or reason, hits=entry["hits"]))
+        findings.append(build.cudagraph_skip(site, reason, where=entry["where"], message=entry["message"],
+                                             hits=entry["hits"]))
     splits: Dict[Frame, Dict[str, Any]] = {}
     for key, messages in partition_logs.items():
         blocks: List[List[str]] = []
@@ -786,9 +657,8 @@ def _cudagraph_findings(events: Sequence[Tuple[ProcessRecords, Dict[str, Any]]],
                                          "the lines that cut it: run once with TORCHINDUCTOR_FX_GRAPH_CACHE=0 to see them"}
     for site, entry in sorted(splits.items()):
         parsed = entry["parsed"]
-        findings.append(_located(
-            SPLIT_NAME, None, site, places, split_words(parsed.pieces or 1, parsed.reason, entry["why"]) + entry["where"],
-            _suggestion("cpu device"), target, severity="warning", reason=parsed.reason, hits=entry["hits"]))
+        findings.append(build.cudagraph_split(site, parsed.pieces or 1, parsed.reason, entry["why"],
+                                              where=entry["where"], hits=entry["hits"]))
     rerecords: Dict[Frame, Dict[str, Any]] = {}
     for key, recs in recordings.items():
         # one recording per CUDA graph of each compiled graph is expected (partition_0, partition_1...)
@@ -817,7 +687,5 @@ def _cudagraph_findings(events: Sequence[Tuple[ProcessRecords, Dict[str, Any]]],
         entry = rerecords.setdefault(site, {"count": 0, "detail": detail, "called": f" of {name}" if name else ""})
         entry["count"] += count
     for site, entry in sorted(rerecords.items()):
-        findings.append(_located(
-            RERECORD_NAME, None, site, places, rerecord_words(entry["count"], entry["detail"], entry["called"]),
-            _RERECORD_SUGGESTION, target, severity="warning", hits=entry["count"]))
+        findings.append(build.cudagraph_rerecord(site, entry["count"], entry["detail"], entry["called"]))
     return len(skips) + len(splits), findings

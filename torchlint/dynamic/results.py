@@ -7,100 +7,39 @@ replace it with a rule's fix), and, for ``mode = "reduce-overhead"``, the CUDA-g
 of :func:`findings_of` (severity ``warning``): ``cudagraph-skip`` (a graph run without a CUDA
 graph), ``cudagraph-split`` (part of a graph run outside CUDA graphs, cutting it or running
 CPU kernels each call) and ``cudagraph-rerecord``. Each finding shows its source line, read
-through :class:`SourceLines` (one read per file and run).
+through :class:`SourceLines` (one read per file and run). The findings themselves are built
+by :mod:`torchlint.dynamic.records`, as ``torchlint run``'s are.
 """
 from __future__ import annotations
 
-import os
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, List, Mapping, Optional, Tuple
 
 from torchlint.dynamic.answer import Answer
-from torchlint.files import FileProblem, read_source, source_lines
+from torchlint.dynamic.records import Findings, SourceLines, group_recompiles, relpath
 from torchlint.findings import Finding, Recompile, TargetResult
 
-SKIP_NAME = "cudagraph-skip"
-SPLIT_NAME = "cudagraph-split"
-RERECORD_NAME = "cudagraph-rerecord"
 
-
-def relpath(path: Optional[str], cwd: str) -> Optional[str]:
-    """``path`` relative to ``cwd`` when it lies inside it, else as given."""
-    if path is None:
-        return None
-    try:
-        rel = os.path.relpath(path, cwd)
-    except ValueError:
-        return path
-    return path if rel.startswith(os.pardir + os.sep) else rel
-
-
-class SourceLines:
-    """The lines of the files findings point at, numbered as Python numbers them; each file
-    is read once per instance (one run), so an edited file is read afresh by the next run."""
-
-    def __init__(self) -> None:
-        self._files: Dict[str, List[str]] = {}
-
-    def line(self, path: str, number: int) -> Optional[str]:
-        lines = self._files.get(path)
-        if lines is None:
-            try:
-                lines = source_lines(read_source(path))
-            except FileProblem:
-                lines = []
-            self._files[path] = lines
-        return lines[number - 1] if 0 < number <= len(lines) else None
-
-
-def _finding(name: str, path: str, line: int, message: str, suggestion: str, target: str,
-             cwd: str, lines: SourceLines, **more: Any) -> Finding:
-    """A dynamic finding spanning the code of ``line`` (indentation and trailing blanks out)."""
-    text = lines.line(path, line) or ""
-    stripped = text.strip()
-    return Finding(
-        rule=None, name=name, path=relpath(path, cwd) or path, line=line,
-        column=len(text) - len(text.lstrip()) + 1 if stripped else 1, end_line=line,
-        end_column=len(text.rstrip()) + 1 if stripped else 1, message=message,
-        suggestion=suggestion, source="dynamic", target=target, targets=[target],
-        source_line=text or None, **more,
-    )
+def _findings(target: str, cwd: str, lines: Optional[SourceLines]) -> Findings:
+    return Findings(target, lambda path: relpath(path, cwd) or path, lines)
 
 
 def break_finding(site: Mapping[str, Any], target: str, cwd: str, lines: Optional[SourceLines] = None
                   ) -> Finding:
     """The finding for one break site of an answer."""
-    reason = site.get("reason") or "graph break"
-    message = f"graph break: {reason}"
-    if site.get("frame_skipped"):
-        message += " (dynamo gave up the whole function and ran it eagerly)"
-    hints = [h for h in site.get("hints") or [] if h]
-    suggestion = hints[0] if hints else (site.get("explanation") or "move this out of the compiled region")
-    return _finding(
-        "graph-break", site["path"], site["line"], message, suggestion, target, cwd, lines or SourceLines(),
-        gb_code=site.get("gb_code"), severity="error", reason=reason,
-        explanation=site.get("explanation") or None, hints=hints,
-    )
-
-
-LIMIT_NAME = "recompile-limit"
-LIMIT_SUGGESTION = ("Remove what recompiles it (the reason above, and the target's recompile lines): "
-                    "each variant of the inputs, the layers or the Python values it sees is one "
-                    "more compilation; raising `torch._dynamo.config.recompile_limit` only delays this.")
-
-
-def limit_words(hit: Mapping[str, Any]) -> str:
-    """A recompile-limit hit in words: loudly, since the function then runs uncompiled."""
-    last = f" (the last: {hit['words']})" if hit.get("words") else ""
-    return (f"`{hit.get('function') or '?'}` hit dynamo's recompile limit ({hit.get('limit', '?')} "
-            f"compilations){last}: from then on dynamo runs it eagerly, uncompiled, on every call")
+    return _findings(target, cwd, lines).graph_break((site["path"], int(site["line"])), site,
+                                                     int(site.get("hits") or 1))
 
 
 def result_from_answer(target: str, answer: Answer, seconds: float, cwd: str,
-                       lines: Optional[SourceLines] = None) -> Tuple[TargetResult, List[Finding]]:
+                       lines: Optional[SourceLines] = None, mode: Optional[str] = None,
+                       train: bool = False) -> Tuple[TargetResult, List[Finding]]:
     """The result and findings of target ``target`` (its name in reports) from its answer;
-    paths inside ``cwd`` become relative to it."""
-    lines = lines or SourceLines()
+    paths inside ``cwd`` become relative to it. ``mode``: the compile mode it ran under;
+    ``train``: it ran forward and backward."""
+    build = _findings(target, cwd, lines)
     result = TargetResult(target=target, seconds=seconds)
+    result.run_mode = "training" if train else "eval"
+    result.compile_mode = mode or "default"
     if answer.error:
         result.error = answer.error
         result.traceback = answer.traceback
@@ -116,90 +55,42 @@ def result_from_answer(target: str, answer: Answer, seconds: float, cwd: str,
             target=target, reason=words, path=relpath(event.get("path"), cwd), line=event.get("line"),
         ))
     result.recompiles = len(result.recompile_reasons)
+    result.recompile_causes = group_recompiles(answer.recompiles, build.show, mode=mode)
     for path, line in answer.traced:
         result.traced.setdefault(relpath(path, cwd), set()).add(int(line))
     result.graph_break_hits = sum(int(b.get("hits") or 1) for b in answer.breaks)
-    findings = [break_finding(b, target, cwd, lines) for b in answer.breaks if b.get("path") and b.get("line")]
+    findings = [build.graph_break((b["path"], int(b["line"])), b, int(b.get("hits") or 1))
+                for b in answer.breaks if b.get("path") and b.get("line")]
     for hit in answer.recompile_limit_hits:
+        words = build.recompile_limit((hit.get("path") or "?", int(hit.get("line") or 0)), hit).message
         result.recompile_limit_hits.append(Recompile(
-            target=target, reason=limit_words(hit), path=relpath(hit.get("path"), cwd), line=hit.get("line")))
+            target=target, reason=words, path=relpath(hit.get("path"), cwd), line=hit.get("line")))
         if hit.get("path") and hit.get("line"):
-            findings.append(_finding(
-                LIMIT_NAME, hit["path"], int(hit["line"]), limit_words(hit), LIMIT_SUGGESTION, target, cwd,
-                lines, severity="error", reason=f"hit config.{hit.get('kind') or 'recompile_limit'}"))
+            findings.append(build.recompile_limit((hit["path"], int(hit["line"])), hit))
     if answer.cudagraphs is not None:
         result.cudagraph_skips, more = findings_of(answer.cudagraphs, target, cwd, lines)
         findings.extend(more)
     return result, findings
 
 
-_SUGGESTIONS = (
-    ("cpu device", "Keep every tensor of the compiled region on the GPU: return device tensors "
-                   "and copy them to the host after the call (TL101), create tensors with "
-                   "`device=x.device` or as buffers (TL102)."),
-    ("multiple devices", "Keep the whole compiled region on one GPU."),
-    ("mutated inputs", "Do not modify inputs in place inside the region (`x.add_(1)`, "
-                       "`x[...] = v`): return a new tensor, or copy into a buffer of the module."),
-    ("incompatible op", "Move the op that CUDA graphs cannot capture out of the compiled region."),
-    ("dynamic shape", "Pad inputs to a few fixed sizes so each size is captured once."),
-)
-_GENERIC_SUGGESTION = ("Inductor ran this graph without a CUDA graph; remove the cause it names, "
-                       "or compile without mode=\"reduce-overhead\" if it cannot be avoided.")
-_RERECORD_SUGGESTION = (
-    "Each new input shape, and each new value of a Python number, records and keeps another CUDA "
-    "graph: pad or bucket inputs to a few fixed sizes so each records once, and pass per-call "
-    "numbers as 0-d tensors (TL103)."
-)
-
-
-def _suggestion(reason: str) -> str:
-    return next((text for key, text in _SUGGESTIONS if key in reason), _GENERIC_SUGGESTION)
-
-
-_NOT_A_BREAK = 'not a graph break, but under mode="reduce-overhead" '
-
-
-def skip_words(reason: str, why: Optional[str] = None) -> str:
-    """A ``cudagraph-skip`` finding's message (``check --mode`` and ``torchlint run``)."""
-    return (_NOT_A_BREAK + f"inductor runs this graph without a CUDA graph because of {reason}"
-            + (f"; this line {why}" if why else ""))
-
-
-def split_words(pieces: int, reason: str, why: Optional[str] = None) -> str:
-    """A ``cudagraph-split`` finding's message."""
-    what = (f"the CUDA graph is cut in {pieces}: each call replays {pieces} CUDA graphs with "
-            f"{reason} between them" if pieces >= 2 else
-            f"{reason} run outside the CUDA graph, eagerly, on every call")
-    return _NOT_A_BREAK + what + (f"; this line {why}" if why else "")
-
-
-def rerecord_words(count: int, detail: str, called: str = "") -> str:
-    """A ``cudagraph-rerecord`` finding's message; ``detail`` says for which inputs."""
-    return (_NOT_A_BREAK + f"the CUDA graph{called} was re-recorded {count} time{'s' if count != 1 else ''} "
-            + detail)
-
-
-def findings_of(data: Mapping[str, Any], target: str, cwd: str, lines: Optional["SourceLines"] = None
+def findings_of(data: Mapping[str, Any], target: str, cwd: str, lines: Optional[SourceLines] = None
                 ) -> Tuple[int, List[Finding]]:
     """(CUDA-graph skips, findings) from the worker's ``cudagraphs`` answer.
 
     The count is what ``--max-cudagraph-skips`` limits: graphs run without a CUDA graph plus
     graphs cut into several CUDA graphs.
     """
-    lines = lines or SourceLines()
+    build = _findings(target, cwd, lines)
     findings: List[Finding] = []
     for split in data.get("splits", []):
         pieces = int(split.get("pieces") or 1)
         for site in split.get("sites") or []:
-            findings.append(_finding(
-                SPLIT_NAME, site["path"], site["line"], split_words(pieces, split["reason"], site.get("why")),
-                _suggestion("cpu device"), target, cwd, lines, severity="warning"))
+            findings.append(build.cudagraph_split((site["path"], site["line"]), pieces, split["reason"],
+                                                  site.get("why")))
     for skip in data.get("skips", []):
-        reason = skip["reason"]
         for site in skip.get("sites") or []:
-            findings.append(_finding(
-                SKIP_NAME, site["path"], site["line"], skip_words(reason, site.get("why")),
-                _suggestion(reason), target, cwd, lines, severity="warning", reason=skip.get("message")))
+            findings.append(build.cudagraph_skip((site["path"], site["line"]), skip["reason"], site.get("why"),
+                                                 message=skip.get("message")))
     rerecords = int(data.get("rerecordings", 0))
     if rerecords and data.get("path") and data.get("line"):
         per_set = data.get("per_set") or []
@@ -208,8 +99,7 @@ def findings_of(data: Mapping[str, Any], target: str, cwd: str, lines: Optional[
             f"input set {i + 1} {shapes[i] if i < len(shapes) else ''}".rstrip() + f": {n}"
             for i, n in enumerate(per_set) if n
         )
-        findings.append(_finding(
-            RERECORD_NAME, data["path"], int(data["line"]),
-            rerecord_words(rerecords, f"across {len(per_set)} input sets (recordings per set: {detail})"),
-            _RERECORD_SUGGESTION, target, cwd, lines, severity="warning"))
+        findings.append(build.cudagraph_rerecord(
+            (data["path"], int(data["line"])), rerecords,
+            f"across {len(per_set)} input sets (recordings per set: {detail})"))
     return len(data.get("skips", [])) + len(data.get("splits", [])), findings

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from torchlint.config import CUDAGRAPH_MODES, ConfigError
 from torchlint.dynamic.answer import Answer
 from torchlint.dynamic.process import Worker, WorkerError, default_max_memory, with_memory_hint
-from torchlint.dynamic.results import SourceLines, relpath, result_from_answer
+from torchlint.dynamic.records import SourceLines, project_root, relpath
+from torchlint.dynamic.results import result_from_answer
 from torchlint.dynamic.specs import SpecError
 from torchlint.dynamic.targets import TargetError, TargetSpec, package_of, target_from_config
 from torchlint.findings import FileError, Finding, TargetResult
@@ -85,6 +86,7 @@ def run_dynamic(
     cwd: Optional[str] = None,
     train: bool = False,
     user_files: Sequence[str] = (),
+    project: Optional[str] = None,
     progress: Optional[Callable[[str], None]] = None,
     cli: bool = False,
     worker: Optional[Worker] = None,
@@ -93,7 +95,10 @@ def run_dynamic(
 
     ``settings``: a :class:`torchlint.config.Settings` (uses ``root`` for config-relative
     paths, ``timeout`` as the per-target default and ``mode``/``device`` for targets that set
-    none). ``cli``: the targets came from the command line, so their paths are relative to
+    none). ``user_files``: the linted files (the folders of their packages are searched for
+    dotted targets). ``project``: the project's root folder (default
+    :func:`~torchlint.dynamic.records.project_root`): a break is placed on the innermost frame
+    in it, whatever files were linted. ``cli``: the targets came from the command line, so their paths are relative to
     ``cwd``. ``worker``: a started :class:`Worker` to reuse (left running); default a new one.
     """
     cwd = os.path.abspath(cwd or os.getcwd())
@@ -112,7 +117,7 @@ def run_dynamic(
     try:
         require_cuda(worker, specs)  # no GPU for --device cuda: one line, exit 2
         results, findings, run_errors = run_targets(
-            specs, cwd=cwd, timeout=timeout, train=train, user_files=user_files,
+            specs, cwd=cwd, timeout=timeout, train=train, project=project or project_root(settings, cwd),
             worker=worker, progress=progress, max_memory=getattr(settings, "max_memory", None),
         ) if specs else ([], [], [])
         version = worker.torch_version
@@ -128,7 +133,7 @@ def run_targets(
     cwd: Optional[str] = None,
     timeout: Optional[float] = None,
     train: bool = False,
-    user_files: Iterable[str] = (),
+    project: Optional[str] = None,
     worker: Optional[Worker] = None,
     progress: Any = None,
     max_memory: Optional[int] = None,
@@ -137,8 +142,9 @@ def run_targets(
 
     ``timeout``: seconds per target (a target's own ``timeout`` wins; default 120).
     ``train``: forward + backward for every target (or per target via its spec).
-    ``user_files``: the linted files; a break is placed on the innermost frame inside them
-    (the target's own file always counts). ``worker``: an already started :class:`Worker` to
+    ``project``: the project's root folder (default: :func:`project_root` of ``cwd``); a
+    break is placed on the innermost frame in it or in the target's own folder, never on
+    torch, torchlint or an installed package's line unless no project frame led there. ``worker``: an already started :class:`Worker` to
     reuse (it is left running); by default one is started and stopped here. ``progress``: an
     optional callable taking one line of text (for stderr). ``max_memory``: bytes each target
     may allocate in the worker (data beyond what the worker already holds; None:
@@ -156,12 +162,12 @@ def run_targets(
     findings: Dict[Tuple[str, int, Optional[str], str], Finding] = {}
     errors: List[FileError] = []
     lines = SourceLines()
-    files = sorted({os.path.realpath(os.path.join(cwd, p)) for p in user_files})
+    roots = [os.path.abspath(project or project_root(None, cwd))]
     memory = default_max_memory() if max_memory is None else max_memory
     try:
         for number, spec in enumerate(specs):
             limit = float(spec.timeout or timeout or DEFAULT_TIMEOUT)
-            payload = dict(spec.to_wire(), id=number, cwd=cwd, user_files=files)
+            payload = dict(spec.to_wire(), id=number, cwd=cwd, project=roots)
             payload["train"] = bool(spec.train or train)
             payload["max_memory"] = memory
             if progress:
@@ -181,7 +187,8 @@ def run_targets(
                 answer = Answer(id=number, error=with_memory_hint(str(e), memory))
             if answer.recycle:  # after running out of memory: a fresh process next
                 worker.close()
-            result, found = result_from_answer(spec.name, answer, time.monotonic() - started, cwd, lines)
+            result, found = result_from_answer(spec.name, answer, time.monotonic() - started, cwd, lines,
+                                               mode=spec.mode, train=payload["train"])
             results.append(result)
             if result.error:
                 message = result.error if result.error.startswith("target ") else f"target {spec.name!r}: {result.error}"

@@ -381,7 +381,10 @@ def _hook_metrics(out: _Records) -> None:
 
     def _record_metrics(m: Any) -> None:
         now = {f"{group}.{name}": int(counters[group].get(name, 0)) for group, name in _CACHE_COUNTERS}
-        delta = {k: v - last.get(k, 0) for k, v in now.items() if v - last.get(k, 0)}
+        # a counter below its last reading was cleared in between (``torch._dynamo.reset``,
+        # ``explain``, ``assert_graph_breaks``): all it holds now is new
+        delta = {k: (v - last.get(k, 0) if v >= last.get(k, 0) else v) for k, v in now.items()}
+        delta = {k: v for k, v in delta.items() if v}
         last.update(now)
         get = lambda name: getattr(m, name, None)  # noqa: E731
         out.write({

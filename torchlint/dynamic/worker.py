@@ -8,7 +8,8 @@ bytes of data beyond the worker's own), and what it changed in the process (work
 directory, ``sys.path``, environment, streams, its own modules) is put back before the next.
 
 Request: ``{"id", "target", "input_sets": [[spec, ...], ...], "inputs_from", "input_sets_from", "train", "cwd",
-"user_files", "mode", "device", "max_memory"}`` (``TargetSpec.to_wire`` and the run's options).
+"project", "user_files", "mode", "device", "max_memory"}`` (``project``: the project's root
+folders, whose frames breaks are placed on) (``TargetSpec.to_wire`` and the run's options).
 Answer: an :class:`~torchlint.dynamic.answer.Answer` as JSON, with ``cudagraphs``
 (:func:`torchlint.dynamic.cudagraphs.observe_cudagraphs`) for ``mode == "reduce-overhead"`` and
 ``recycle`` set when the worker should be replaced (out of memory).
@@ -219,12 +220,13 @@ def _handle(request: Dict[str, Any]) -> Answer:
     from torchlint.dynamic.load import load_input_sets, load_inputs, load_target
     from torchlint.dynamic.observe import observe
     from torchlint.dynamic.load import materialize_call
+    from torchlint.dynamic.records import ProjectFiles
     from torchlint.dynamic.specs import parse_input
     from torchlint.dynamic.targets import TargetError, parse_ref
 
     number = request.get("id")
     cwd = request.get("cwd") or os.getcwd()
-    user_files = {os.path.realpath(p) for p in request.get("user_files") or []}
+    user_files: Any = {os.path.realpath(p) for p in request.get("user_files") or []}
     path: Optional[str] = None
     cudagraphs = None
     try:
@@ -232,7 +234,13 @@ def _handle(request: Dict[str, Any]) -> Answer:
         torch.manual_seed(0)
         ref = parse_ref(request["target"])
         fn, path = load_target(ref, cwd)
-        user_files.add(path)
+        # a break belongs to the innermost frame in the project (its root, and the target's
+        # folder), whichever files were linted; without a project: the linted files
+        project = request.get("project") or []
+        if project:
+            user_files = ProjectFiles(list(project) + [os.path.dirname(path)], cwd, also=[path])
+        else:
+            user_files.add(path)
         calls = [materialize_call([parse_input(s) for s in call]) for call in request.get("input_sets") or []]
         if request.get("inputs_from"):
             source = parse_ref(request["inputs_from"], "inputs-from function")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import TextIO
+from typing import Any, Mapping, TextIO
 
 from torchlint.findings import Finding, Report
 
@@ -88,3 +88,65 @@ def message_with_fix(finding: Finding) -> str:
     if fix and fix not in message:
         message = f"{message}{'' if message.endswith('.') else '.'} Fix: {fix}"
     return message
+
+
+# --------------------------------------------------------------------------- one vocabulary
+# The counts of the dynamic pass are said in these words by every format and door (`check`,
+# `run`, the pytest plugin, `assert_graph_breaks`), so the same number reads the same.
+
+def _n(count: int, word: str, plural: str = "") -> str:
+    return f"{count} {word if count == 1 else (plural or word + 's')}"
+
+
+def breaks_words(sites: int, hits: int) -> str:
+    """``3 graph-break sites, 7 breaks hit``."""
+    return f"{_n(sites, 'graph-break site')}, {_n(max(hits, sites), 'break')} hit"
+
+
+def how_it_ran(target: Any) -> str:
+    """``eval, default mode`` / ``training, mode reduce-overhead`` ("" when not known)."""
+    parts = []
+    if getattr(target, "run_mode", None):
+        parts.append(target.run_mode)
+    mode = getattr(target, "compile_mode", None)
+    if mode:
+        parts.append("default compile mode" if mode == "default" else f'mode="{mode}"')
+    return ", ".join(parts)
+
+
+def target_words(target: Any, seconds: bool = False) -> str:
+    """A target's line: ``3 graph-break sites, 7 breaks hit, 4 graphs, 4 recompiles (eval,
+    default compile mode, 1.5 s)``."""
+    text = (f"{breaks_words(target.graph_breaks, target.graph_break_hits)}, {_n(target.graphs, 'graph')}, "
+            f"{_n(target.recompiles, 'recompile')}")
+    how = [how_it_ran(target)] if how_it_ran(target) else []
+    if seconds:
+        how.append(f"{target.seconds:.1f} s")
+    return text + (f" ({', '.join(how)})" if how else "")
+
+
+def summary_words(report: Report) -> str:
+    """``3 graph-break sites, 7 breaks hit in 1 target``: the run's totals. A target that
+    failed is never counted as clean: ``..., 1 target failed``, or only ``1 target failed``."""
+    ran = [t for t in report.targets if not t.error]
+    failed = len(report.targets) - len(ran)
+    hits = sum(max(t.graph_break_hits, t.graph_breaks) for t in ran)
+    parts = [f"{breaks_words(report.graph_breaks or 0, hits)} in {_n(len(ran), 'target')}"] if ran or not failed else []
+    if failed:
+        parts.append(f"{_n(failed, 'target')} failed")
+    return ", ".join(parts)
+
+
+def cause_words(cause: Mapping[str, Any]) -> str:
+    """One recompile cause: ``dimension 0 of `x` changed from 8 to 4: 7 recompiles in 4 frames``."""
+    return (f"{cause['cause']}: {_n(cause['recompiles'], 'recompile')} in "
+            f"{_n(len(cause.get('frames') or []), 'frame')}")
+
+
+def frames_words(cause: Mapping[str, Any]) -> str:
+    """The frames a cause recompiled: ``forward` (model.py:8), `scale` (utils.py:4) ×2``."""
+    parts = []
+    for f in cause.get("frames") or []:
+        where = f" ({f['path']}:{f['line']})" if f.get("path") and f.get("line") else ""
+        parts.append(f"`{f['function']}`{where}" + (f" ×{f['recompiles']}" if f.get("recompiles", 1) > 1 else ""))
+    return ", ".join(parts)

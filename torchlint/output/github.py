@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Dict, Optional, TextIO
 
 from torchlint.findings import Report
-from torchlint.output import display_code, message_with_fix
+from torchlint.output import display_code, message_with_fix, target_words
 
 
 def escape_data(value: str) -> str:
@@ -43,10 +43,7 @@ def render(report: Report, stream: TextIO, *, options) -> None:
         stream.write(command("error", e.message, {"file": e.path, "title": "torchlint error"}) + "\n")
     for t in report.targets:
         if t.error is None:
-            counts = (f"{t.graphs} graph{'s' if t.graphs != 1 else ''}, "
-                      f"{t.graph_breaks} graph break{'s' if t.graph_breaks != 1 else ''}, "
-                      f"{t.recompiles} recompile{'s' if t.recompiles != 1 else ''}")
-            stream.write(command("notice", f"{t.target}: {counts}", {"title": "torchlint dynamo"}) + "\n")
+            stream.write(command("notice", f"{t.target}: {target_words(t)}", {"title": "torchlint dynamo"}) + "\n")
     for line in report.gate_failures:
         stream.write(command("error", line, {"title": "torchlint gate"}) + "\n")
     for line in report.gate_notes:

@@ -19,6 +19,7 @@ from typing import Any, Dict, List, Set, TextIO
 from torchlint import pages
 from torchlint.files import FileProblem, read_source, source_lines
 from torchlint.findings import Report
+from torchlint.output import cause_words, frames_words, target_words
 from torchlint.output.html_page import CSS, SCRIPT
 
 #: lines of context shown around a finding
@@ -111,6 +112,9 @@ def extras(report: Report) -> Dict[str, Any]:
         "dynamic_ran": report.dynamic_ran,
         "gate_failures": list(report.gate_failures),
         "gate_notes": list(report.gate_notes),
+        # each target's counts and recompile causes in the words of the other formats
+        "targets": [{"words": target_words(t), "causes": [cause_words(c) for c in t.recompile_causes],
+                     "frames": [frames_words(c) for c in t.recompile_causes]} for t in report.targets],
     }
 
 

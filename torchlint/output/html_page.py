@@ -72,7 +72,7 @@ main.appendChild(el("div",{"class":"muted",text:(R.torch_version?"torch "+R.torc
   (X.dynamic_ran?"static and dynamic passes":"static pass only (no targets run)")}));
 // ---------------------------------------------------------------- summary cards
 var cudaSkips=ts.reduce(function(a,t){return a+(t.cudagraph_skips||0);},0);
-var breakHits=R.findings.filter(function(f){return f.source!=="static";}).reduce(function(a,f){return a+Math.max(1,targets(f).length);},0);
+var breakHits=s.graph_break_hits==null?ts.reduce(function(a,t){return a+Math.max(t.graph_break_hits||0,t.graph_breaks||0);},0):s.graph_break_hits;
 var cards=el("div",{"class":"cards",id:"cards"});main.appendChild(cards);
 function card(id,label,value,action,cls){var b=el("button",{"class":"card"+(cls?" "+cls:""),id:id,type:"button"},
   [el("b",{text:String(value)}),label]);b.addEventListener("click",action);cards.appendChild(b);return b;}
@@ -84,7 +84,7 @@ card("card-findings","findings",s.findings,setCard("findings",{scroll:"findings"
 card("card-files","files",s.files,setCard("files",{scroll:"findings"}));
 card("card-targets","targets",ts.length,setCard("targets",{scroll:"graphmap"}));
 card("card-graphs","graphs",s.graphs==null?"\u2013":s.graphs,setCard("graphs",{scroll:"graphmap"}));
-card("card-breaks","graph breaks (sites / hits)",s.graph_breaks==null?"\u2013":s.graph_breaks+" / "+breakHits,
+card("card-breaks","graph-break sites / breaks hit",s.graph_breaks==null?"\u2013":s.graph_breaks+" / "+breakHits,
   setCard("breaks",{source:"dynamic+",scroll:"findings"}));
 card("card-recompiles","recompiles",s.recompiles==null?"\u2013":s.recompiles,setCard("recompiles",{scroll:"recompiles"}));
 card("card-cudagraphs","CUDA-graph skips",cudaSkips,setCard("cudagraphs",{scroll:"recompiles"}));
@@ -100,8 +100,7 @@ if(!ts.length)gm.appendChild(el("p",{"class":"muted",text:"No target was run: de
 function gbLink(c){return c?el("a",{href:GB_PAGE+c.toLowerCase()+".html",rel:"noreferrer",target:"_blank",text:c}):null;}
 ts.forEach(function(t,ti){
   var box=el("div",{"class":"map target",id:"target-"+ti,"data-target":t.target});gm.appendChild(box);
-  var info=t.error?"error: "+t.error:(t.graphs+" graph"+(t.graphs===1?"":"s")+", "+t.graph_breaks+" break"+(t.graph_breaks===1?"":"s")+
-    ", "+t.recompiles+" recompile"+(t.recompiles===1?"":"s")+(t.ops_per_graph.length?" \u00b7 ops per graph: "+t.ops_per_graph.join(", "):""));
+  var info=t.error?"error: "+t.error:(X.targets[ti].words+(t.ops_per_graph.length?" \u00b7 ops per graph: "+t.ops_per_graph.join(", "):""));
   box.appendChild(el("h3",{},[t.target+" ",el("span",{"class":"muted",text:info})]));
   var gl=t.graph_lines||[];if(!gl.length){if(!t.error)box.appendChild(el("div",{"class":"legend muted",text:"no graph lines recorded"}));return;}
   var legend=el("div",{"class":"legend"});box.appendChild(legend);
@@ -133,11 +132,13 @@ ts.forEach(function(t,ti){
 // ---------------------------------------------------------------- recompiles and CUDA graphs
 var rs=el("section",{id:"recompiles"},[el("h2",{text:"Recompiles and CUDA graphs"})]);main.appendChild(rs);
 var anyR=false;
-ts.forEach(function(t){var rr=t.recompile_reasons||[];if(!rr.length&&!t.cudagraph_skips)return;anyR=true;
+ts.forEach(function(t,ti){var rc=t.recompile_causes||[];if(!rc.length&&!t.cudagraph_skips)return;anyR=true;
   rs.appendChild(el("h3",{text:t.target}));var ul=el("ol",{"class":"timeline"});rs.appendChild(ul);
-  ul.appendChild(el("li",{"class":"rec",text:"input set 1: graph recorded"}));
-  rr.forEach(function(r,i){ul.appendChild(el("li",{"class":"re"},["input set "+(i+2)+": recompiled \u2014 "+r.reason,
-    r.path?el("span",{"class":"muted",text:" ("+r.path+":"+r.line+")"}):null]));});
+  ul.appendChild(el("li",{"class":"rec",text:"input set 1: compiled"}));
+  rc.forEach(function(c,i){var sets=c.input_sets||[];
+    var when=sets.length?"input set"+(sets.length===1?" ":"s ")+sets.join(", ")+": ":"";
+    ul.appendChild(el("li",{"class":"re"},[when+"recompiled \u2014 "+X.targets[ti].causes[i],
+      el("div",{"class":"muted",text:"frames: "+X.targets[ti].frames[i]}),c.fix?el("div",{text:"fix: "+c.fix}):null]));});
   if(t.cudagraph_skips)ul.appendChild(el("li",{"class":"re",text:t.cudagraph_skips+" graph(s) ran without a CUDA graph (see the findings)"}));});
 if(!anyR)rs.appendChild(el("p",{"class":"muted",text:"No recompilation and no CUDA-graph skip was recorded."}));
 // ---------------------------------------------------------------- findings

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from torchlint.findings import Finding, Report
-from torchlint.output import kind_of, location
+from torchlint.output import cause_words, frames_words, kind_of, location, summary_words, target_words
 
 _STATUS = {
     "static": ("potential graph break", "yellow"),
@@ -90,16 +90,20 @@ def render(report: Report, stream: TextIO, *, options) -> None:
             console.print(f"[bold]{escape(t.target)}[/]: [red]failed[/]: {escape(t.error)}")
         if not t.error or t.program is not None:  # a watched program that failed: what it recorded
             console.print(
-                f"[bold]{escape(t.target)}[/]: {t.graphs} graph{'s' if t.graphs != 1 else ''}, "
-                + _breaks(t) + ", "
-                f"{t.recompiles} recompile{'s' if t.recompiles != 1 else ''}"
+                f"[bold]{escape(t.target)}[/]: {escape(target_words(t, seconds=t.cudagraph_skips is None))}"
                 + (f", {t.cudagraph_skips} CUDA-graph skip{'s' if t.cudagraph_skips != 1 else ''}"
-                   if t.cudagraph_skips is not None else "")
-                + f" ({t.seconds:.1f} s)"
+                   f" ({t.seconds:.1f} s)" if t.cudagraph_skips is not None else "")
             )
-        for r in t.recompile_reasons:
-            where = f" at {r.path}:{r.line}" if r.path and r.line else ""
-            console.print(f"  recompiled{where}: {escape(r.reason)}")
+        if t.recompile_causes:
+            for cause in t.recompile_causes:
+                console.print(f"  recompiled: {escape(cause_words(cause))}")
+                console.print(f"    frames: {escape(frames_words(cause))}")
+                if cause.get("fix"):
+                    console.print(f"    [green]fix:[/] {escape(cause['fix'])}")
+        else:
+            for r in t.recompile_reasons:
+                where = f" at {r.path}:{r.line}" if r.path and r.line else ""
+                console.print(f"  recompiled{where}: {escape(r.reason)}")
         for r in t.recompile_limit_hits:
             where = f" at {r.path}:{r.line}" if r.path and r.line else ""
             console.print(f"  [bold red]RECOMPILE LIMIT{where}[/]: {escape(r.reason)}")
@@ -141,25 +145,6 @@ def _files(report: Report) -> str:
     return f"{k} file{'s' if k != 1 else ''}"
 
 
-def _breaks(t) -> str:
-    """``4 graph breaks at 2 sites`` (hits, distinct places), ``1 graph break`` when they agree."""
-    hits = max(t.graph_break_hits, t.graph_breaks)
-    text = f"{hits} graph break{'s' if hits != 1 else ''}"
-    if hits != t.graph_breaks:
-        text += f" at {t.graph_breaks} site{'s' if t.graph_breaks != 1 else ''}"
-    return text
-
-
-def _targets(report: Report) -> str:
-    """``3 graph breaks in 1 target``; a target that failed is never counted as clean:
-    ``3 graph breaks in 1 target, 1 target failed`` or ``1 target failed``."""
-    failed = sum(1 for t in report.targets if t.error)
-    ran = len(report.targets) - failed
-    parts = [f"{report.graph_breaks} graph break{'s' if report.graph_breaks != 1 else ''} in {ran} "
-             f"target{'s' if ran != 1 else ''}"] if ran or not failed else []
-    if failed:
-        parts.append(f"{failed} target{'s' if failed != 1 else ''} failed")
-    return ", ".join(parts)
 
 
 def _summary(console: Console, report: Report, options) -> None:
@@ -168,11 +153,12 @@ def _summary(console: Console, report: Report, options) -> None:
     if report.dynamic_ran:
         by = Counter(f.source for f in report.findings)
         ran = sum(1 for f in report.findings if f.source == "static" and report.traced(f))
+        flagged = sum(1 for f in report.findings if f.source == "dynamic" and f.rule)
         console.print(
             f"Found {n} finding{'s' if n != 1 else ''} in {_files(report)}: "
             f"{by['both']} confirmed by dynamo, {ran} not confirmed (ran without breaking), "
-            f"{by['static'] - ran} not reached by dynamo, {by['dynamic']} found only by dynamo; "
-            f"{_targets(report)}."
+            f"{by['static'] - ran} not reached by dynamo, {flagged} found by dynamo on a line a rule "
+            f"flags, {by['dynamic'] - flagged} found only by dynamo; {escape(summary_words(report))}."
         )
     elif n:
         per_rule = ", ".join(f"{code} × {k}" for (code, _), k in sorted(counts.items()))
