@@ -13,6 +13,7 @@ lines vary from run to run and machine to machine: ``--check`` compares them mas
 The CUDA-graph report (``--mode reduce-overhead``) needs a CUDA GPU and is not among them:
 it is marked in the README as measured on one.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,9 +22,9 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional, Sequence
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
@@ -38,14 +39,17 @@ _SECONDS = re.compile(r"\(\d+(?:\.\d+)? s\)")
 class Report:
     name: str
     #: the command as the README shows it (run from the repository root)
-    command: List[str]
+    command: list[str]
     #: keep only the findings whose first line starts with one of these (None: every finding)
-    keep: Optional[Sequence[str]] = None
+    keep: Sequence[str] | None = None
 
 
 REPORTS = [
-    Report("fixtures", ["torchlint", "check", "fixtures", "--config", "fixtures/pyproject.toml"],
-           keep=("fixtures/cnn_item_branch.py:41:", "fixtures/transformer_block.py:65:")),
+    Report(
+        "fixtures",
+        ["torchlint", "check", "fixtures", "--config", "fixtures/pyproject.toml"],
+        keep=("fixtures/cnn_item_branch.py:41:", "fixtures/transformer_block.py:65:"),
+    ),
 ]
 
 
@@ -53,20 +57,19 @@ def run(report: Report) -> str:
     """The report's text from a real run (stdout; torchlint's exit code 1 is expected)."""
     exe = os.path.join(os.path.dirname(sys.executable), report.command[0])
     env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
-    done = subprocess.run([exe, *report.command[1:]], cwd=REPO, capture_output=True, text=True,
-                          env=env, timeout=1800)
+    done = subprocess.run([exe, *report.command[1:]], cwd=REPO, capture_output=True, text=True, env=env, timeout=1800)
     if done.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(report.command)} exited {done.returncode}:\n{done.stderr}")
     return abridge(done.stdout, report.keep)
 
 
-def abridge(out: str, keep: Optional[Sequence[str]]) -> str:
+def abridge(out: str, keep: Sequence[str] | None) -> str:
     """The findings ``keep`` names (blocks up to a blank line), then everything after the
     last finding (errors, target lines, summary)."""
     lines = out.splitlines()
-    blocks: List[List[str]] = []
-    rest: List[str] = []
-    current: Optional[List[str]] = None
+    blocks: list[list[str]] = []
+    rest: list[str] = []
+    current: list[str] | None = None
     finding = re.compile(r"^\S+:\d+:\d+: ")
     for line in lines:
         if finding.match(line):
@@ -98,7 +101,7 @@ def masked(text: str) -> str:
     return _SECONDS.sub("(… s)", text)
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--write", action="store_true", help="rewrite the README's reports")
     ap.add_argument("names", nargs="*", help="reports to do (default: all)")
@@ -111,12 +114,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         fresh = run(report)
         m = block(readme, report.name)
         if args.write:
-            readme = readme[:m.start(2)] + fresh + readme[m.end(2):]
+            readme = readme[: m.start(2)] + fresh + readme[m.end(2) :]
             print(f"{report.name}: regenerated")
         elif masked(m.group(2)) != masked(fresh):
             drift += 1
-            diff = difflib.unified_diff(masked(m.group(2)).splitlines(), masked(fresh).splitlines(),
-                                        "README.md", "a real run", lineterm="")
+            diff = difflib.unified_diff(
+                masked(m.group(2)).splitlines(), masked(fresh).splitlines(), "README.md", "a real run", lineterm=""
+            )
             print(f"{report.name}: README.md differs from a real run:\n" + "\n".join(diff))
         else:
             print(f"{report.name}: README.md matches a real run")

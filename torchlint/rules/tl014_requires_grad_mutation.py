@@ -1,7 +1,6 @@
 """TL014 requires-grad-mutation: ``t.requires_grad = ...`` / ``p.requires_grad_()`` in compiled code."""
-from __future__ import annotations
 
-from typing import Set
+from __future__ import annotations
 
 import libcst as cst
 
@@ -15,7 +14,7 @@ class RequiresGradMutation(Rule):
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        self.param_loops: Set[tuple] = set()
+        self.param_loops: set[tuple] = set()
 
     def visit_For(self, node: cst.For) -> None:
         # for p in self.parameters(): / for name, p in self.encoder.named_parameters():

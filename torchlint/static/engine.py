@@ -4,8 +4,8 @@ The walk covers compiled regions only (see :mod:`torchlint.analysis.regions`), a
 branches dynamo traces: code under ``if not torch.compiler.is_compiling():`` is skipped, and so
 is code under ``if self.training:`` unless the file's facts say the pass checks training
 (``--train``; eval mode is assumed otherwise, as the dynamic pass runs targets), and code under
-``if x.dtype == torch.float16:`` unless they say half precision (``--half``; else float32). While walking, the engine keeps the
-tensor-ness of local names up to date (:mod:`torchlint.analysis.tensors`) so rules can ask
+``if x.dtype == torch.float16:`` unless they say half precision (``--half``; else float32). While
+walking, the engine keeps the tensor-ness of local names up to date (:mod:`torchlint.analysis.tensors`) so rules can ask
 ``ctx.is_tensor(expr)``. The walk reads children straight from the nodes
 (:mod:`torchlint.analysis.tree`), and positions are computed for reported nodes only.
 
@@ -14,20 +14,22 @@ by the caller, hears of each report while the rule's scope is current): the file
 and walked once whether or not its findings are marked fixable. This module imports the
 rules' base and the analysis, never the fixes.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Type
+from collections.abc import Iterable, Sequence
+from typing import Callable
 
 import libcst as cst
 
-from torchlint.findings import Finding, Fix
-from torchlint.rules.base import FileContext, Rule
-from torchlint.files import line_at, source_lines
 from torchlint.analysis.names import ImportTable
 from torchlint.analysis.regions import Region, build_index, find_regions
 from torchlint.analysis.tensors import TensorScope
 from torchlint.analysis.tree import TRIVIA_TYPES, Span, positions, spans_of, traverse, walk
+from torchlint.files import line_at, source_lines
+from torchlint.findings import Finding, Fix
+from torchlint.rules.base import FileContext, Rule
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
@@ -42,7 +44,7 @@ class FileFixes:
         """The nodes whose whole text range :meth:`fixes` needs."""
         return ()
 
-    def fixes(self, text_spans: Dict[cst.CSTNode, Span], source: str) -> List[Tuple[cst.CSTNode, str, Fix]]:
+    def fixes(self, text_spans: dict[cst.CSTNode, Span], source: str) -> list[tuple[cst.CSTNode, str, Fix]]:
         """(reported node, rule code, fix) of each report a fix can rewrite."""
         return []
 
@@ -50,7 +52,7 @@ class FileFixes:
 class FixPlanner:
     """Marks fixable findings while the engine walks (see :class:`torchlint.fixes.run.Marker`)."""
 
-    def start(self, module: cst.Module, rule_classes: Sequence[Type[Rule]]) -> Optional[FileFixes]:
+    def start(self, module: cst.Module, rule_classes: Sequence[type[Rule]]) -> FileFixes | None:
         return None
 
 
@@ -60,8 +62,8 @@ class _Walker(cst.CSTVisitor):
     def __init__(self, ctx: FileContext, rules: Sequence[Rule]) -> None:
         super().__init__()
         self.ctx = ctx
-        self.visit_handlers: Dict[type, List[Callable]] = defaultdict(list)
-        self.leave_handlers: Dict[type, List[Callable]] = defaultdict(list)
+        self.visit_handlers: dict[type, list[Callable]] = defaultdict(list)
+        self.leave_handlers: dict[type, list[Callable]] = defaultdict(list)
         for rule in rules:
             for attr in dir(rule):
                 if attr.startswith("visit_") or attr.startswith("leave_"):
@@ -162,15 +164,15 @@ class _Walker(cst.CSTVisitor):
 def lint_module(
     module: cst.Module,
     path: str,
-    rule_classes: Sequence[Type[Rule]],
-    lines: Optional[List[str]] = None,
+    rule_classes: Sequence[type[Rule]],
+    lines: list[str] | None = None,
     *,
-    fixes: Optional[FixPlanner] = None,
-    source: Optional[str] = None,
-    project: Optional[dict] = None,
-    compiled_lines: Optional[Set[int]] = None,
-    spans_from: Optional[Callable] = None,
-) -> List[Finding]:
+    fixes: FixPlanner | None = None,
+    source: str | None = None,
+    project: dict | None = None,
+    compiled_lines: set[int] | None = None,
+    spans_from: Callable | None = None,
+) -> list[Finding]:
     """Findings of the given rules in one parsed module (``source``: its text, when at hand;
     ``project``: the file's facts from the project-wide analysis,
     :meth:`torchlint.analysis.project.Project.facts`, with ``train`` / ``half`` when the pass
@@ -192,8 +194,7 @@ def lint_module(
         functions = [n for n in walk(module) if isinstance(n, cst.FunctionDef)]
         for fn, ((start, _), (end, _)) in positions(module, functions).items():
             if fn not in regions and any(start <= line <= end for line in compiled_lines):
-                regions[fn] = Region(node=fn, qualname=fn.name.value, root=fn.name.value,
-                                     owner=owners.get(id(fn)))
+                regions[fn] = Region(node=fn, qualname=fn.name.value, root=fn.name.value, owner=owners.get(id(fn)))
     if not regions or not rule_classes:
         return []
     planning = fixes.start(module, rule_classes) if fixes is not None else None
@@ -216,7 +217,7 @@ def lint_module(
         except Exception:  # noqa: BLE001 - the marks are a hint: never lose the findings over them
             planning = None
     spans, text_spans = (spans_from or spans_of)(module, [item[1] for item in ctx.reports], whole)
-    fix_at: Dict[Tuple[str, int, int], Fix] = {}
+    fix_at: dict[tuple[str, int, int], Fix] = {}
     if planning is not None:
         try:
             for node, code, fix in planning.fixes(text_spans, module.code if source is None else source):
@@ -259,21 +260,24 @@ def lint_module(
     return findings
 
 
-def lint_lines(source: str, path: str, rule_classes: Sequence[Type[Rule]], wanted: Set[int]) -> List[Finding]:
+def lint_lines(source: str, path: str, rule_classes: Sequence[type[Rule]], wanted: set[int]) -> list[Finding]:
     """The findings the rules make on the ``wanted`` lines when every function holding one is
     taken as compiled (dynamo broke there, so it was traced, whatever the regions say): what
     a rule would flag on a line the static pass did not reach. Never imports the code.
     Raises ``libcst.ParserSyntaxError`` on bad syntax."""
     module = cst.parse_module(source)
-    findings = lint_module(module, path, rule_classes, source_lines(source), source=source,
-                           compiled_lines=set(wanted))
+    findings = lint_module(module, path, rule_classes, source_lines(source), source=source, compiled_lines=set(wanted))
     return [f for f in findings if any(f.line <= line <= max(f.end_line, f.line) for line in wanted)]
 
 
-def lint_source(source: str, path: str, rule_classes: Sequence[Type[Rule]],
-                fixes: Optional[FixPlanner] = None, facts: Optional[dict] = None) -> List[Finding]:
+def lint_source(
+    source: str,
+    path: str,
+    rule_classes: Sequence[type[Rule]],
+    fixes: FixPlanner | None = None,
+    facts: dict | None = None,
+) -> list[Finding]:
     """Parse ``source`` and lint it (``facts``: as :func:`lint_module`'s ``project``, e.g.
     ``{"train": True}``). Raises ``libcst.ParserSyntaxError`` on bad syntax."""
     module = cst.parse_module(source)
-    return lint_module(module, path, rule_classes, source_lines(source), fixes=fixes, source=source,
-                       project=facts)
+    return lint_module(module, path, rule_classes, source_lines(source), fixes=fixes, source=source, project=facts)
