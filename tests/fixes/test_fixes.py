@@ -210,7 +210,7 @@ def test_diff_prints_the_change_writes_nothing_and_exits_1(project):
     assert result.exit_code == 1
     assert result.stdout.startswith("--- a/m.py\n+++ b/m.py\n")
     assert "+        if not torch.compiler.is_compiling():" in result.stdout
-    assert "graph_break" not in "".join(l for l in result.stdout.splitlines() if l.startswith("-"))
+    assert "graph_break" not in "".join(x for x in result.stdout.splitlines() if x.startswith("-"))
     assert "Would fix 1 finding in 1 file." in result.stderr
     assert path.read_text() == before
 
@@ -300,7 +300,10 @@ def test_a_fix_that_would_not_parse_is_never_written(project, monkeypatch):
 
 
 def test_fix_keeps_the_files_encoding_bom_and_line_endings(project):
-    src = "# -*- coding: latin-1 -*-\r\nimport torch\r\n\r\n\r\n@torch.compile\r\ndef f(x):\r\n    print('caf\xe9', x)\r\n    return x\r\n"
+    src = (
+        "# -*- coding: latin-1 -*-\r\nimport torch\r\n\r\n\r\n"
+        "@torch.compile\r\ndef f(x):\r\n    print('caf\xe9', x)\r\n    return x\r\n"
+    )
     path = project / "m.py"
     path.write_bytes(src.encode("latin-1"))
     bom = project / "b.py"
@@ -355,7 +358,7 @@ def test_plans_respect_noqa():
 
 def test_rules_list_says_which_rules_have_fixes():
     out = run_cli(["rules"]).stdout
-    line = {l.split()[0]: l for l in out.splitlines() if l.startswith("TL")}
+    line = {x.split()[0]: x for x in out.splitlines() if x.startswith("TL")}
     assert "fix (unsafe)" in line["TL005"] and " fix " in line["TL004"]
     assert "fix" not in line["TL010"].split("autograd-in-region")[1].split("`")[0]
 
