@@ -106,6 +106,7 @@ def model_module(project):
     return _load(write(project, "model.py", MODEL))
 
 
+@pytest.mark.dynamo
 def test_explain_reports_breaks_with_rules_and_fixes(model_module):
     import torch
 
@@ -123,6 +124,7 @@ def test_explain_reports_breaks_with_rules_and_fixes(model_module):
     assert [f["rule"] for f in doc["findings"]] == ["TL001", "TL004"]
 
 
+@pytest.mark.dynamo
 def test_explain_clean_model_and_recompiles(model_module):
     import torch
 
@@ -149,6 +151,7 @@ class Encoder(nn.Module):
 """
 
 
+@pytest.mark.dynamo
 def test_readme_api_snippet(project, monkeypatch, capsys):
     pytest.importorskip("torch", reason="the README's API snippet runs torchlint.explain")
     write(project, "src/model.py", MODEL)
