@@ -14,7 +14,7 @@ test. Named paths, ``-k``, ``-m`` or ``--lf`` run one plain session, as when wor
 ``--lane NAME`` runs one lane (``all`` for the three).
 
 Whatever the lane, a test not marked ``dynamo`` or ``cuda`` fails if torch was imported while it
-ran (the ``torch_stays_out`` fixture in conftest.py).
+ran (the ``torch_stays_out`` fixture below).
 """
 
 from __future__ import annotations
@@ -40,7 +40,15 @@ CHECKS = (
 
 NO_TESTS = pytest.ExitCode.NO_TESTS_COLLECTED
 
-__all__ = ["pytest_addoption", "pytest_cmdline_main", "pytest_configure", "pytest_runtest_protocol"]
+__all__ = [
+    "pytest_addoption",
+    "pytest_cmdline_main",
+    "pytest_configure",
+    "pytest_runtest_protocol",
+    "torch_stays_out",
+]
+
+NEEDS_TORCH = ("dynamo", "cuda")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -165,3 +173,16 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem):
     finally:
         _running.pop()
         pytest.importorskip = _real_importorskip
+
+
+@pytest.fixture(autouse=True)
+def torch_stays_out(request):
+    """A test not marked dynamo (or cuda) fails if torch was imported while it ran, here or in
+    its fixtures: it would fail in the torch-free lane. Once a test of this process has imported
+    torch there is nothing left to see (the torch-free lane sees it everywhere)."""
+    if sys.modules.get("torch") is not None or any(request.node.get_closest_marker(m) for m in NEEDS_TORCH):
+        yield
+        return
+    yield
+    if sys.modules.get("torch") is not None:
+        pytest.fail(f"{request.node.nodeid} imported torch: mark it `dynamo`", pytrace=False)
