@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from typing import Callable
+from typing import Callable, Union, cast
 
 import libcst as cst
 
@@ -32,6 +32,7 @@ from torchlint.findings import Finding, Fix
 from torchlint.rules.base import FileContext, Rule
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+_Comprehension = Union[cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp]
 
 
 class FileFixes:
@@ -79,75 +80,95 @@ class _Walker(cst.CSTVisitor):
         """Visit ``node`` and its subtree, as ``node.visit(self)`` would, without rebuilding it."""
         traverse(node, self.on_visit, self.on_leave, self.skip_trivia)
 
-    # The engine's own bookkeeping happens around the rules' handlers.
+    # The engine's own bookkeeping happens around the rules' handlers. The node's type is
+    # compared with `is` (the walk's hot path), so each branch names the type it found with a
+    # cast, which costs nothing at run time.
     def on_visit(self, node: cst.CSTNode) -> bool:
         ctx = self.ctx
         t = type(node)
         if t is cst.If or t is cst.IfExp:
-            truth = ctx.index.truth(node.test)
+            branch = cast(Union[cst.If, cst.IfExp], node)
+            truth = ctx.index.truth(branch.test)
             if truth is not None:
                 # `if not is_compiling():` runs only in eager, `if self.training:` only in
                 # training: dynamo traces the operands of the test that run and the live branch.
                 for handler in self.visit_handlers.get(t, ()):
                     handler(node)
-                for operand in ctx.index.operands(node.test):
+                for operand in ctx.index.operands(branch.test):
                     self.walk(operand)
-                live = node.body if truth else node.orelse
-                if live is not None:
-                    self.walk(live)
+                live_branch = branch.body if truth else branch.orelse
+                if live_branch is not None:
+                    self.walk(live_branch)
                 return False
         if t is cst.IndentedBlock:
-            live = ctx.index.live_statements(node)
-            if len(live) < len(node.body):  # an early exit known to be taken: the rest never runs
+            block = cast(cst.IndentedBlock, node)
+            live = ctx.index.live_statements(block)
+            if len(live) < len(block.body):  # an early exit known to be taken: the rest never runs
                 for handler in self.visit_handlers.get(t, ()):
                     handler(node)
                 for stmt in live:
                     self.walk(stmt)
                 return False
         if t is cst.FunctionDef or t is cst.Lambda:
-            if t is cst.FunctionDef and ctx.index.is_disabled(node):
+            if t is cst.FunctionDef and ctx.index.is_disabled(cast(cst.FunctionDef, node)):
                 return False
-            ctx.scope = TensorScope(ctx.imports, ctx.scope.owner if ctx.scope else None, parent=ctx.scope)
-            ctx.scope.bind_params(node, set(), all_tensors=False)  # type: ignore[arg-type]
+            scope = ctx.scope = TensorScope(ctx.imports, ctx.scope.owner if ctx.scope else None, parent=ctx.scope)
+            # a lambda's parameters are read as a function's (TensorScope types it FunctionDef)
+            scope.bind_params(cast(cst.FunctionDef, node), set(), all_tensors=False)
         elif t in _COMPREHENSIONS:
-            ctx.scope = TensorScope(ctx.imports, ctx.scope.owner if ctx.scope else None, parent=ctx.scope)
-            comp = node.for_in
+            scope = ctx.scope = TensorScope(ctx.imports, ctx.scope.owner if ctx.scope else None, parent=ctx.scope)
+            comp: cst.CompFor | None = cast(_Comprehension, node).for_in
             while comp is not None:
-                ctx.scope.bind_target(comp.target, ctx.scope.iter_element_kind(comp.iter))
+                scope.bind_target(comp.target, scope.iter_element_kind(comp.iter))
                 comp = comp.inner_for_in
         elif t is cst.For:
-            ctx.scope.bind_target(node.target, ctx.scope.iter_element_kind(node.iter))
+            loop = cast(cst.For, node)
+            scope = self._scope()
+            scope.bind_target(loop.target, scope.iter_element_kind(loop.iter))
         elif t is cst.Call:
-            self._record_call_site(node)
+            self._record_call_site(cast(cst.Call, node))
         for handler in self.visit_handlers.get(t, ()):
             handler(node)
         return True
+
+    def _scope(self) -> TensorScope:
+        scope = self.ctx.scope
+        assert scope is not None, "the walk runs inside a region, which has a scope"
+        return scope
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         t = type(original_node)
         for handler in self.leave_handlers.get(t, ()):
             handler(original_node)
-        scope = self.ctx.scope
         if t is cst.Assign:
-            kind = scope.kind(original_node.value)
-            for target in original_node.targets:
+            assign = cast(cst.Assign, original_node)
+            scope = self._scope()
+            kind = scope.kind(assign.value)
+            for target in assign.targets:
                 scope.bind_target(target.target, kind)
         elif t is cst.AnnAssign:
-            if original_node.value is not None:
-                scope.bind_target(original_node.target, scope.kind(original_node.value))
+            annotated = cast(cst.AnnAssign, original_node)
+            if annotated.value is not None:
+                scope = self._scope()
+                scope.bind_target(annotated.target, scope.kind(annotated.value))
         elif t is cst.AugAssign:
-            target = original_node.target
-            if isinstance(target, cst.Name) and scope.is_tensor(original_node.value):
-                scope.bind(target.value, "tensor")
+            augmented = cast(cst.AugAssign, original_node)
+            scope = self._scope()
+            if isinstance(augmented.target, cst.Name) and scope.is_tensor(augmented.value):
+                scope.bind(augmented.target.value, "tensor")
         elif t is cst.NamedExpr:
-            scope.bind_target(original_node.target, scope.kind(original_node.value))
+            named = cast(cst.NamedExpr, original_node)
+            scope = self._scope()
+            scope.bind_target(named.target, scope.kind(named.value))
         elif t in (cst.FunctionDef, cst.Lambda) or t in _COMPREHENSIONS:
-            self.ctx.scope = scope.parent
+            self.ctx.scope = self._scope().parent
 
     def _record_call_site(self, call: cst.Call) -> None:
         """Remember which parameters of a same-file callee receive tensors here."""
         callee = self.ctx.callee(call)
-        region = self.ctx.regions.get(callee) if callee is not None else None
+        if callee is None:
+            return
+        region = self.ctx.regions.get(callee)
         if region is None:
             return
         params = [p.name.value for p in list(callee.params.posonly_params) + list(callee.params.params)]
@@ -192,7 +213,8 @@ def lint_module(
     if compiled_lines:
         owners = {id(m): info for info in index.classes.values() for m in info.methods.values()}
         functions = [n for n in walk(module) if isinstance(n, cst.FunctionDef)]
-        for fn, ((start, _), (end, _)) in positions(module, functions).items():
+        for node, ((start, _), (end, _)) in positions(module, functions).items():
+            fn = cast(cst.FunctionDef, node)
             if fn not in regions and any(start <= line <= end for line in compiled_lines):
                 regions[fn] = Region(node=fn, qualname=fn.name.value, root=fn.name.value, owner=owners.get(id(fn)))
     if not regions or not rule_classes:
@@ -220,8 +242,8 @@ def lint_module(
     fix_at: dict[tuple[str, int, int], Fix] = {}
     if planning is not None:
         try:
-            for node, code, fix in planning.fixes(text_spans, module.code if source is None else source):
-                (line, column), _ = spans[node]
+            for fixed, code, fix in planning.fixes(text_spans, module.code if source is None else source):
+                (line, column), _ = spans[fixed]
                 fix_at[(code, line, column)] = fix
         except Exception:  # noqa: BLE001 - as above
             fix_at = {}
@@ -252,7 +274,7 @@ def lint_module(
                 source="static",
                 gb_code=None,
                 region=region.qualname,
-                severity=rule.severity,  # type: ignore[arg-type]
+                severity=rule.severity,
                 fix=fix_at.get(key),
                 source_line=line_at(lines, line),
             )
