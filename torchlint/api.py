@@ -63,9 +63,9 @@ def check(
 
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
-    paths = [os.fspath(p) for p in paths] or ["."]
+    path_list: list[str] = [os.fspath(p) for p in paths] or ["."]
     base = os.getcwd()
-    settings = load_settings(os.fspath(config) if config is not None else None, start=config_start(paths, base))
+    settings = load_settings(os.fspath(config) if config is not None else None, start=config_start(path_list, base))
     settings = override(
         settings, select=codes_option(select, "select"), ignore=codes_option(ignore, "ignore"), timeout=timeout
     )
@@ -78,7 +78,7 @@ def check(
     try:
         report = run_check(
             CheckOptions(
-                paths=paths,
+                paths=path_list,
                 settings=settings,
                 static=static,
                 dynamic=dynamic,
@@ -136,6 +136,7 @@ def explain(
     if not arg_sets:
         raise ValueError("explain() needs at least one call")
     base = os.getcwd()
+    user_files: set[str] | None
     if files:
         user_files = {os.path.realpath(os.fspath(p)) for p in files}
     else:

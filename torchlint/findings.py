@@ -118,7 +118,7 @@ class Finding:
         self.target = ", ".join(names)
 
     @property
-    def sort_key(self):
+    def sort_key(self) -> tuple[str, int, int, int, str, str]:
         return (self.path, self.cell or 0, self.line, self.column, self.rule or "~", self.message)
 
     def fingerprint(self, line_text: str | None = None) -> str:

@@ -97,6 +97,8 @@ class DynamicOutputShape(Rule):
         if _MASK_NAME.search(name):
             return True
         region = self.ctx.region
+        if region is None:
+            return False
         key = id(region.node)
         if key not in self.mask_uses:
             self.mask_uses[key] = _mask_uses(region.node.body, self.ctx.imports)

@@ -22,7 +22,7 @@ class RequiresGradMutation(Rule):
         if isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and it.func.attr.value in _PARAM_ITERATORS:
             base = it.func.value
             if (isinstance(base, cst.Name) and base.value == "self") or self.ctx.kind(base) == "module":
-                target = node.target
+                target: cst.BaseExpression = node.target
                 if isinstance(target, cst.Tuple) and target.elements:
                     target = target.elements[-1].value
                 if isinstance(target, cst.Name):

@@ -95,6 +95,6 @@ class PerCallScalar(Rule):
             return
         for number, other in ((node.left, node.right), (node.right, node.left)):
             param = self._param(number)
-            if param is not None and self.is_tensor(other):
+            if param is not None and param.annotation is not None and self.is_tensor(other):
                 ann = cst.Module([]).code_for_node(param.annotation.annotation).strip()
                 self.report(param, message=self.message.format(name=param.name.value, ann=ann))

@@ -42,7 +42,7 @@ class _Chunk:
         if not first and body and module.header:
             # the empty lines above a statement are its own in a whole parse
             body[0] = body[0].with_changes(leading_lines=[*module.header, *body[0].leading_lines])
-        self.statements: Sequence[cst.BaseStatement] = body
+        self.statements: Sequence[cst.SimpleStatementLine | cst.BaseCompoundStatement] = body
         self.header = module.header if first else ()
         self.footer = module.footer
         self.indent = module.default_indent
@@ -159,7 +159,8 @@ class IncrementalParser:
         return module
 
     def _assemble(self, source: str, bounds: list[tuple[int, int]]) -> cst.Module | None:
-        old, new = self._chunks, {}
+        old = self._chunks
+        new: dict[_Key, list[_Chunk]] = {}
         chunks: list[_Chunk] = []
         reused = parsed = 0
         for n, (lo, hi) in enumerate(bounds):

@@ -249,7 +249,7 @@ def syntax_tree(source: str) -> tuple[str | None, ast.Module | None]:
     try:
         with warnings.catch_warnings():  # "invalid escape sequence" & co. are not ours to print
             warnings.simplefilter("ignore")
-            tree = compile(source, "<file>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+            tree = ast.parse(source, "<file>", "exec")
     except SyntaxError as err:
         if "too many nested" in (err.msg or "") or "too many statically nested" in (err.msg or ""):
             return f"syntax error at line {err.lineno}: {err.msg}", None
@@ -287,7 +287,7 @@ def _deepest(tree: ast.AST, source: str = "") -> tuple[int, int]:
     many more would stay within the limit. So most statements are not walked into."""
     starts = [0] + [m.end() for m in _LINE_END.finditer(source)] if source else None
     best, line = 0, 0
-    stack = [(tree, 1)]
+    stack: list[tuple[Any, int]] = [(tree, 1)]  # the nodes' line attributes are read where present
     while stack:
         node, depth = stack.pop()
         if depth > best:
