@@ -127,6 +127,7 @@ def _align_hoisted(original, fixed, torch) -> None:
             child.reset_parameters()
 
 
+@pytest.mark.dynamo
 @pytest.mark.parametrize("name", RUNNABLE)
 def test_fixed_code_computes_the_same_outputs_and_gradients(name):
     torch = pytest.importorskip("torch", reason="torch is needed to run the snapshots")
@@ -488,6 +489,7 @@ def pick(h, idx):
 '''
 
 
+@pytest.mark.dynamo
 def test_tolist_pick_declines_when_the_index_changes_in_between_or_the_list_is_kept():
     torch = pytest.importorskip("torch")
     _declines(TOLIST_MUTATED, "TL003")
@@ -518,6 +520,7 @@ def pick(scores, boxes, flags):
 '''
 
 
+@pytest.mark.dynamo
 def test_mask_positions_decline_for_an_integer_mask_and_for_a_store():
     torch = pytest.importorskip("torch")
     src = MASK_INT.replace("keep = (scores > 0.5) & flags", "keep = scores > 0.5")
@@ -599,6 +602,7 @@ def f(x):
     _declines(with_else, "TL005")
 
 
+@pytest.mark.dynamo
 def test_masked_reduction_declines_a_reduction_over_a_dimension():
     torch = pytest.importorskip("torch")
     src = '''
@@ -615,6 +619,7 @@ def f(x):
     assert torch.where(x > 0, x, 0).sum(0).shape != x[x > 0].sum(0).shape  # what the rewrite would give
 
 
+@pytest.mark.dynamo
 def test_value_check_still_raises_in_eager_with_the_message():
     torch = pytest.importorskip("torch")
     fixed = _load(FIXES / "value_check.out.py").build()
@@ -622,6 +627,7 @@ def test_value_check_still_raises_in_eager_with_the_message():
         fixed(torch.full((2, 4), 1e5))
 
 
+@pytest.mark.dynamo
 def test_loop_exit_declines_an_in_place_update_and_a_body_value_read_after_the_loop(tmp_path):
     torch = pytest.importorskip("torch")
     before, after = _pair("loop_exit")
@@ -648,6 +654,7 @@ def test_where_chain_declines_an_arm_that_reads_a_name_it_just_assigned():
     _declines(reads, "TL005")
 
 
+@pytest.mark.dynamo
 def test_item_as_an_index_is_kept_outside_a_row_pick():
     torch = pytest.importorskip("torch")
     src = '''
@@ -665,6 +672,7 @@ def first_row(h, idx):
     assert h[idx[:1].item()].shape != h[idx[:1]].shape
 
 
+@pytest.mark.dynamo
 def test_module_pick_declines_arguments_that_would_run_once_per_submodule(tmp_path):
     torch = pytest.importorskip("torch")
     before, after = _pair("module_pick")
