@@ -163,7 +163,7 @@ def plan_source(source: str, path: str, options: FixOptions) -> Planned | None:
     table = suppression.parse(lines)
     live: set[Key] = {
         (f.rule, f.line, f.column)
-        for f in findings  # type: ignore[misc]
+        for f in findings
         if not suppression.is_suppressed(f, table) and not any(f.rule.startswith(p) for p in options.ignored)
     }
     positions = code_ranges(module, [plan.node for plan in sink] + [node for plan in sink for node in plan.edits])

@@ -210,7 +210,7 @@ def _last_dim(
         if not isinstance(stmt, cst.SimpleStatementLine):
             continue  # a call inside a compound statement may not run
         for call in _self_calls_on(stmt, x):
-            size = _layer_size(call.func.attr.value, init, constant, rule)  # type: ignore[union-attr]
+            size = _layer_size(call.func.attr.value, init, constant, rule)
             if size is not None:
                 return size
     return None

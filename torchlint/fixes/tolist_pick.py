@@ -61,7 +61,7 @@ def _loop_roles(target: cst.BaseExpression, it: cst.BaseExpression, cols: str, r
             and len(target.elements) == 2
             and all(isinstance(e.value, cst.Name) for e in target.elements)
         ):
-            row, value = (e.value.value for e in target.elements)  # type: ignore[union-attr]
+            row, value = (e.value.value for e in target.elements)
             return None if row == value else {row: "row", value: "value"}
         return None
     if qual == _RANGE and len(args) == 1 and isinstance(target, cst.Name):

@@ -70,7 +70,7 @@ def value_check_plan(
     call = cst.Call(ctx.torch_expr("_assert_async"), [cst.Arg(negate(cond)), cst.Arg(message)])
     new = with_leading_lines(cst.SimpleStatementLine([cst.Expr(call)]), owner)
     exc = line.body[0].exc
-    name = cst.Module([]).code_for_node(exc.func if isinstance(exc, cst.Call) else exc)  # type: ignore[union-attr]
+    name = cst.Module([]).code_for_node(exc.func if isinstance(exc, cst.Call) else exc)
     return Plan(
         rule.code,
         node,
