@@ -24,6 +24,7 @@ snippets of the rule tests in ``tests/rules`` (positives and look-alikes) to the
 The last line reads ``static precision=P recall=R (tp=.. fp=.. fn=..)`` for the fixtures,
 pages (and tests); the real models' line comes before it.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -33,15 +34,14 @@ import re
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Set
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
-from torchlint.pages import pages  # noqa: E402
 from torchlint.config import Settings  # noqa: E402
-from torchlint.static.engine import lint_source  # noqa: E402
+from torchlint.pages import pages  # noqa: E402
 from torchlint.rules import enabled_rules  # noqa: E402
+from torchlint.static.engine import lint_source  # noqa: E402
 from torchlint.verify import silenced  # noqa: E402
 
 FIXTURES = os.path.join(REPO, "fixtures")
@@ -61,13 +61,13 @@ PEER = re.compile(
 class Source:
     label: str
     code: str
-    path: Optional[str] = None        # a fixture file; None for page examples
-    target: Optional[str] = None
-    inputs: Optional[List[str]] = None
-    train: bool = False               # run in train mode, and linted for training (`--train`)
-    breaks: Set[int] = field(default_factory=set)
-    static: Set[int] = field(default_factory=set)
-    peer: Set[int] = field(default_factory=set)
+    path: str | None = None  # a fixture file; None for page examples
+    target: str | None = None
+    inputs: list[str] | None = None
+    train: bool = False  # run in train mode, and linted for training (`--train`)
+    breaks: set[int] = field(default_factory=set)
+    static: set[int] = field(default_factory=set)
+    peer: set[int] = field(default_factory=set)
     measured: str = "dynamo"
 
 
@@ -77,7 +77,7 @@ class Score:
     fp: int = 0
     fn: int = 0
 
-    def add(self, predicted: Set[int], real: Set[int]) -> "Score":
+    def add(self, predicted: set[int], real: set[int]) -> Score:
         self.tp += len(predicted & real)
         self.fp += len(predicted - real)
         self.fn += len(real - predicted)
@@ -92,7 +92,7 @@ class Score:
         return self.tp / (self.tp + self.fn) if self.tp + self.fn else 1.0
 
 
-def fixture_sources() -> List[Source]:
+def fixture_sources() -> list[Source]:
     out = []
     for name in sorted(os.listdir(FIXTURES)):
         if name.endswith(".py"):
@@ -102,7 +102,7 @@ def fixture_sources() -> List[Source]:
     return out
 
 
-def page_sources() -> List[Source]:
+def page_sources() -> list[Source]:
     """The graph-break rules' pages (TL1xx performance warnings are not graph breaks)."""
     from torchlint.rules import rules_by_code
 
@@ -116,7 +116,7 @@ def page_sources() -> List[Source]:
     return out
 
 
-def test_case_sources() -> List[Source]:
+def test_case_sources() -> list[Source]:
     """The snippets of the rule tests (tests/rules/test_*.py) that the tests also run through dynamo."""
     import glob
     import importlib
@@ -132,12 +132,19 @@ def test_case_sources() -> List[Source]:
         module = importlib.import_module(os.path.basename(path)[:-3])
         for name, case in sorted(getattr(module, "CASES", {}).items()):
             if case.dynamo is not None:
-                out.append(Source(f"test {name}"[:34], dedented(case.snippet), target=case.dynamo.get("target"),
-                                  inputs=case.dynamo.get("inputs"), train=bool(case.dynamo.get("train"))))
+                out.append(
+                    Source(
+                        f"test {name}"[:34],
+                        dedented(case.snippet),
+                        target=case.dynamo.get("target"),
+                        inputs=case.dynamo.get("inputs"),
+                        train=bool(case.dynamo.get("train")),
+                    )
+                )
     return out
 
 
-def fixture_targets() -> Dict[str, object]:
+def fixture_targets() -> dict[str, object]:
     """fixture file name -> its TargetSpec from fixtures/pyproject.toml."""
     try:
         import tomllib
@@ -154,7 +161,7 @@ def fixture_targets() -> Dict[str, object]:
     return specs
 
 
-def measure_fixture(source: Source, spec) -> Set[int]:
+def measure_fixture(source: Source, spec) -> set[int]:
     """Dynamo's break lines in the fixture, running its declared target on its sample inputs."""
     from torchlint.dynamic.load import load_input_sets, load_inputs, load_target, materialize
     from torchlint.dynamic.observe import observe
@@ -167,12 +174,11 @@ def measure_fixture(source: Source, spec) -> Set[int]:
         calls.append((tuple(materialize(s, seed=i) for i, s in enumerate(call)), {}))
     if spec.input_sets_from is not None:
         calls.extend(load_input_sets(spec.input_sets_from, FIXTURES))
-    obs = observe(obj, [c[0] for c in calls], kwarg_sets=[c[1] for c in calls],
-                  user_files={path}, train=spec.train)
+    obs = observe(obj, [c[0] for c in calls], kwarg_sets=[c[1] for c in calls], user_files={path}, train=spec.train)
     return obs.break_lines(path)
 
 
-def measure(sources: List[Source]) -> None:
+def measure(sources: list[Source]) -> None:
     """Fill each source's ``breaks`` from dynamo, or from expected_breaks.json without torch."""
     fixtures = [s for s in sources if s.path is not None]
     if not HAS_TORCH:
@@ -197,7 +203,7 @@ def measure(sources: List[Source]) -> None:
                 else:
                     obs, path = observe_source(s.code, s.target, s.inputs, train=s.train)
                     s.breaks = obs.break_lines(path)
-        except Exception as exc:  # a broken example is reported, not fatal; it scores as no break
+        except Exception as exc:  # noqa: BLE001 (a broken example is reported, scored as no break)
             first = (str(exc).strip().splitlines() or [""])[0]
             s.measured = f"dynamo run failed: {type(exc).__name__}: {first[:80]}"
 
@@ -230,25 +236,28 @@ def real_models(rules, verbose: bool) -> None:
                 print(f"    fp {n}: {lines[n - 1].strip()[:90]}")
             for n in sorted(s.breaks - static):
                 print(f"    fn {n}: {lines[n - 1].strip()[:90]}")
-    print(f"real models  static precision={score.precision:.2f} recall={score.recall:.2f} "
-          f"(tp={score.tp} fp={score.fp} fn={score.fn}; {len(sources)} transformers modeling files); "
-          f"grep peer precision={peer.precision:.2f} recall={peer.recall:.2f}")
+    print(
+        f"real models  static precision={score.precision:.2f} recall={score.recall:.2f} "
+        f"(tp={score.tp} fp={score.fp} fn={score.fn}; {len(sources)} transformers modeling files); "
+        f"grep peer precision={peer.precision:.2f} recall={peer.recall:.2f}"
+    )
 
 
-def main(argv: List[str]) -> int:
+def main(argv: list[str]) -> int:
     verbose = "-v" in argv
     rules = enabled_rules(Settings())
     sources = fixture_sources() + (page_sources() if HAS_TORCH else [])
     if "--with-tests" in argv and HAS_TORCH:
         sources += test_case_sources()
     if not HAS_TORCH:
-        print("torch is not installed: fixtures are scored against expected_breaks.json (torch 2.13); "
-              "rule pages skipped", file=sys.stderr)
+        print(
+            "torch is not installed: fixtures are scored against expected_breaks.json (torch 2.13); rule pages skipped",
+            file=sys.stderr,
+        )
     started = time.perf_counter()
     for s in sources:
         s.static = {f.line for f in lint_source(s.code, s.label, rules, facts={"train": True} if s.train else None)}
-        s.peer = {n for n, line in enumerate(s.code.splitlines(), 1)
-                  if PEER.search(line.split("#", 1)[0])}
+        s.peer = {n for n, line in enumerate(s.code.splitlines(), 1) if PEER.search(line.split("#", 1)[0])}
     static_seconds = time.perf_counter() - started
     started = time.perf_counter()
     measure(sources)
@@ -256,8 +265,10 @@ def main(argv: List[str]) -> int:
 
     total, peer_total = Score(), Score()
     groups = {"fixtures": (Score(), Score()), "rule pages": (Score(), Score()), "rule tests": (Score(), Score())}
-    print(f"{'source':34s} {'breaks':>6s} {'static':>6s} {'tp':>3s} {'fp':>3s} {'fn':>3s}  "
-          f"{'prec':>5s} {'rec':>5s}   grep-peer prec rec")
+    print(
+        f"{'source':34s} {'breaks':>6s} {'static':>6s} {'tp':>3s} {'fp':>3s} {'fn':>3s}  "
+        f"{'prec':>5s} {'rec':>5s}   grep-peer prec rec"
+    )
     for s in sources:
         score = Score().add(s.static, s.breaks)
         peer = Score().add(s.peer, s.breaks)
@@ -267,8 +278,10 @@ def main(argv: List[str]) -> int:
         group[0].add(s.static, s.breaks)
         group[1].add(s.peer, s.breaks)
         note = "" if s.measured == "dynamo" else f"  ({s.measured})"
-        print(f"{s.label:34s} {len(s.breaks):6d} {len(s.static):6d} {score.tp:3d} {score.fp:3d} {score.fn:3d}  "
-              f"{fmt(score)}   {fmt(peer)}{note}")
+        print(
+            f"{s.label:34s} {len(s.breaks):6d} {len(s.static):6d} {score.tp:3d} {score.fp:3d} {score.fn:3d}  "
+            f"{fmt(score)}   {fmt(peer)}{note}"
+        )
         if verbose and (s.static != s.breaks):
             lines = s.code.splitlines()
             for n in sorted(s.static - s.breaks):
@@ -279,16 +292,21 @@ def main(argv: List[str]) -> int:
     for name, (score, peer) in groups.items():
         if not (score.tp or score.fp or score.fn or peer.tp or peer.fp):
             continue
-        print(f"{name:12s} static precision={score.precision:.2f} recall={score.recall:.2f} "
-              f"(tp={score.tp} fp={score.fp} fn={score.fn}); grep peer precision={peer.precision:.2f} "
-              f"recall={peer.recall:.2f} (tp={peer.tp} fp={peer.fp} fn={peer.fn})")
+        print(
+            f"{name:12s} static precision={score.precision:.2f} recall={score.recall:.2f} "
+            f"(tp={score.tp} fp={score.fp} fn={score.fn}); grep peer precision={peer.precision:.2f} "
+            f"recall={peer.recall:.2f} (tp={peer.tp} fp={peer.fp} fn={peer.fn})"
+        )
     if HAS_TORCH and "--no-real" not in argv:
         real_models(rules, verbose)
     ratio = (total.precision / peer_total.precision) if peer_total.precision else float("inf")
-    print(f"static pass: {static_seconds:.2f}s for {len(sources)} sources; dynamo: {dynamo_seconds:.1f}s. "
-          f"Precision vs grep peer: {ratio:.1f}x")
-    print(f"static precision={total.precision:.2f} recall={total.recall:.2f} "
-          f"(tp={total.tp} fp={total.fp} fn={total.fn})")
+    print(
+        f"static pass: {static_seconds:.2f}s for {len(sources)} sources; dynamo: {dynamo_seconds:.1f}s. "
+        f"Precision vs grep peer: {ratio:.1f}x"
+    )
+    print(
+        f"static precision={total.precision:.2f} recall={total.recall:.2f} (tp={total.tp} fp={total.fp} fn={total.fn})"
+    )
     return 0
 
 

@@ -18,6 +18,7 @@ and the speed-up of P50 over eager, as a Markdown table.
 
 Needs a CUDA GPU (exits 2 with one line otherwise).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -77,8 +78,7 @@ def main() -> int:
     configs = []  # (fixture, mode, callable, uses CUDA graphs, warm-up seconds)
     with torch.no_grad():
         reference = after(tokens)[1].clone()
-        for label, eager in (("before: host round trip in forward", before),
-                             ("after: kept on the GPU", after)):
+        for label, eager in (("before: host round trip in forward", before), ("after: kept on the GPU", after)):
             for mode, kwargs in MODES:
                 model = eager if kwargs is None else torch.compile(copy.deepcopy(eager), **kwargs)
                 graphs = mode.startswith("reduce-overhead")
@@ -101,11 +101,15 @@ def main() -> int:
                     model(tokens)
                     torch.cuda.synchronize()
                     times[(label, mode)].append((time.perf_counter() - t0) * 1e3)
-    rows = [(label, mode, statistics.median(times[(label, mode)]), _percentile(times[(label, mode)], 0.95), warm)
-            for label, mode, _, _, warm in configs]
+    rows = [
+        (label, mode, statistics.median(times[(label, mode)]), _percentile(times[(label, mode)], 0.95), warm)
+        for label, mode, _, _, warm in configs
+    ]
     eager_p50 = {label: p50 for label, mode, p50, _, _ in rows if mode == "eager"}
-    print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}, batch {args.batch} x seq "
-          f"{args.seq}, {args.rounds} rounds x {args.steps} timed steps per configuration, interleaved")
+    print(
+        f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}, batch {args.batch} x seq "
+        f"{args.seq}, {args.rounds} rounds x {args.steps} timed steps per configuration, interleaved"
+    )
     print()
     print("| fixture | mode | P50 ms | P95 ms | P50 vs eager | compile + warm-up s |")
     print("|---|---|---:|---:|---:|---:|")

@@ -12,6 +12,7 @@ Prints the median of ``--repeat`` runs of each and the ratio (target: under 1.5x
 
     .venv/bin/python benchmarks/dynamic.py [--repeat 3]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,7 +26,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "fixtures")
 
-BARE = r'''
+BARE = r"""
 import importlib.util, inspect, os, sys, tomllib
 import torch
 root = sys.argv[1]
@@ -53,7 +54,7 @@ for t in targets:
             torch._dynamo.explain(obj)(*args)
     count += 1
 print(count)
-'''
+"""
 
 
 def timed(cmd, cwd):
@@ -75,8 +76,7 @@ def main() -> int:
             print(proc.stderr[-2000:], file=sys.stderr)
             return 2
         bare_times.append(seconds)
-        seconds, proc = timed([python, "-m", "torchlint", "check", ".", "--no-static", "--format", "json"],
-                              FIXTURES)
+        seconds, proc = timed([python, "-m", "torchlint", "check", ".", "--no-static", "--format", "json"], FIXTURES)
         if proc.returncode not in (0, 1):
             print(proc.stdout[-2000:], proc.stderr[-2000:], file=sys.stderr)
             return 2
@@ -84,10 +84,16 @@ def main() -> int:
         summary = json.loads(proc.stdout)
     bare, lint = statistics.median(bare_times), statistics.median(lint_times)
     targets = summary["targets"]
-    print(f"targets: {len(targets)} ({sum(1 for t in targets if t['error'] is None)} ran), "
-          f"graph breaks: {summary['summary']['graph_breaks']}, recompiles: {summary['summary']['recompiles']}")
-    print(f"bare torch._dynamo.explain, one process: {bare:6.2f} s  (runs: {', '.join(f'{t:.2f}' for t in bare_times)})")
-    print(f"torchlint check --no-static:              {lint:6.2f} s  (runs: {', '.join(f'{t:.2f}' for t in lint_times)})")
+    print(
+        f"targets: {len(targets)} ({sum(1 for t in targets if t['error'] is None)} ran), "
+        f"graph breaks: {summary['summary']['graph_breaks']}, recompiles: {summary['summary']['recompiles']}"
+    )
+    print(
+        f"bare torch._dynamo.explain, one process: {bare:6.2f} s  (runs: {', '.join(f'{t:.2f}' for t in bare_times)})"
+    )
+    print(
+        f"torchlint check --no-static:              {lint:6.2f} s  (runs: {', '.join(f'{t:.2f}' for t in lint_times)})"
+    )
     print(f"ratio: {lint / bare:.2f}x (target < 1.5x)")
     return 0 if lint / bare < 1.5 else 1
 

@@ -14,6 +14,7 @@ target's outputs equal. It then lists the breaks left, with the reason no fix co
 times the fix step itself against a plain static check (the peer: what `torchlint check` costs
 without `--fix`).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -28,14 +29,19 @@ import time
 import warnings
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 MAX_BREAKS_AFTER = 6
 
 
 def torchlint(cwd: Path, *args: str) -> dict:
-    proc = subprocess.run([sys.executable, "-m", "torchlint", "check", ".", "--format", "json", *args],
-                          cwd=cwd, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "torchlint", "check", ".", "--format", "json", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+    )
     if proc.returncode not in (0, 1):
         sys.exit(f"torchlint check {' '.join(args)} failed ({proc.returncode}):\n{proc.stderr}")
     return json.loads(proc.stdout)
@@ -43,8 +49,9 @@ def torchlint(cwd: Path, *args: str) -> dict:
 
 def timed(cwd: Path, *args: str) -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "torchlint", "check", ".", "-q", *args], cwd=cwd,
-                   capture_output=True, check=False)
+    subprocess.run(
+        [sys.executable, "-m", "torchlint", "check", ".", "-q", *args], cwd=cwd, capture_output=True, check=False
+    )
     return time.perf_counter() - start
 
 
@@ -85,13 +92,17 @@ def _run(target: str, table: dict, folder: Path, hoisted_from=None):
     import random
 
     import torch
+
     from torchlint.dynamic.load import load_input_sets, load_inputs, load_target
     from torchlint.dynamic.targets import parse_ref
 
     torch.manual_seed(0)
     model, _ = load_target(parse_ref(target), str(folder))
-    calls = (load_input_sets(parse_ref(table["input-sets-from"]), str(folder)) if "input-sets-from" in table
-             else [load_inputs(parse_ref(table["inputs-from"]), str(folder))])
+    calls = (
+        load_input_sets(parse_ref(table["input-sets-from"]), str(folder))
+        if "input-sets-from" in table
+        else [load_inputs(parse_ref(table["inputs-from"]), str(folder))]
+    )
     if isinstance(model, torch.nn.Module):
         model.eval()
     if hoisted_from is not None and isinstance(model, torch.nn.Module):
@@ -107,11 +118,24 @@ def _run(target: str, table: dict, folder: Path, hoisted_from=None):
                 m.reset_parameters()
         torch.manual_seed(1)
         random.seed(1)
-        with torch.no_grad(), torch.compiler.set_stance("force_eager"), warnings.catch_warnings(), \
-                contextlib.redirect_stdout(io.StringIO()):
+        with (
+            torch.no_grad(),
+            torch.compiler.set_stance("force_eager"),
+            warnings.catch_warnings(),
+            contextlib.redirect_stdout(io.StringIO()),
+        ):
             warnings.simplefilter("ignore")  # the models' own prints and warnings
             outs.append(model(*args, **kwargs))
     return model, outs
+
+
+def _without_tensors(value: Any) -> Any:
+    """``value`` with each tensor in its lists and tuples replaced by None."""
+    import torch
+
+    if isinstance(value, (list, tuple)):
+        return [_without_tensors(e) for e in value]
+    return None if isinstance(value, torch.Tensor) else value
 
 
 def same_outputs(target: str, original: Path, fixed: Path) -> str:
@@ -130,12 +154,13 @@ def same_outputs(target: str, original: Path, fixed: Path) -> str:
         if len(t0) != len(t1):
             return "DIFFER"
         for x, y in zip(t0, t1):
-            if x.shape != y.shape or x.dtype != y.dtype or not torch.allclose(x, y, rtol=1e-6, atol=1e-6,
-                                                                               equal_nan=True):
+            if (
+                x.shape != y.shape
+                or x.dtype != y.dtype
+                or not torch.allclose(x, y, rtol=1e-6, atol=1e-6, equal_nan=True)
+            ):
                 return "DIFFER"
-        strip = lambda v: [strip(e) for e in v] if isinstance(v, (list, tuple)) else (  # noqa: E731
-            None if isinstance(v, torch.Tensor) else v)
-        if strip(a) != strip(b):
+        if _without_tensors(a) != _without_tensors(b):
             return "DIFFER"
     return "equal"
 
@@ -146,18 +171,22 @@ def main() -> int:
         shutil.copytree(REPO / "fixtures", work)
         before = torchlint(work, "--unsafe-fixes")  # --unsafe-fixes only marks the findings here
         fixable = sites_by_target(before, fixable_only=True)
-        fix_seconds = timed(Path(shutil.copytree(REPO / "fixtures", Path(tmp) / "timing")), "--no-dynamic",
-                            "--fix", "--unsafe-fixes")
+        fix_seconds = timed(
+            Path(shutil.copytree(REPO / "fixtures", Path(tmp) / "timing")), "--no-dynamic", "--fix", "--unsafe-fixes"
+        )
         check_seconds = timed(REPO / "fixtures", "--no-dynamic")
         after = torchlint(work, "--fix", "--unsafe-fixes")
-        changed = sorted(p.name for p in work.glob("*.py")
-                         if p.read_bytes() != (REPO / "fixtures" / p.name).read_bytes())
+        changed = sorted(
+            p.name for p in work.glob("*.py") if p.read_bytes() != (REPO / "fixtures" / p.name).read_bytes()
+        )
         equal = {t["target"]: same_outputs(t["target"], REPO / "fixtures", work) for t in before["targets"]}
 
     import torch  # noqa: F401 - only to name the version in the header
 
-    print(f"torchlint check --fix --unsafe-fixes on fixtures/ (torch {before['torch_version']}, "
-          f"{os.cpu_count()} CPUs); files rewritten: {', '.join(changed)}\n")
+    print(
+        f"torchlint check --fix --unsafe-fixes on fixtures/ (torch {before['torch_version']}, "
+        f"{os.cpu_count()} CPUs); files rewritten: {', '.join(changed)}\n"
+    )
     head = f"{'target':42s} {'before':>6s} {'fixable':>7s} {'after':>6s}  {'outputs':9s} ok"
     print(head)
     print("-" * len(head))
@@ -176,12 +205,16 @@ def main() -> int:
     print("-" * len(head))
     bar = totals[2] <= MAX_BREAKS_AFTER
     all_ok &= bar
-    print(f"{'total':42s} {totals[0]:6d} {totals[1]:7d} {totals[2]:6d}  "
-          f"{'equal' if all(v == 'equal' for v in equal.values()) else 'DIFFER':9s} {'yes' if all_ok else 'NO'}")
+    print(
+        f"{'total':42s} {totals[0]:6d} {totals[1]:7d} {totals[2]:6d}  "
+        f"{'equal' if all(v == 'equal' for v in equal.values()) else 'DIFFER':9s} {'yes' if all_ok else 'NO'}"
+    )
     removed = totals[0] - totals[2]
-    print(f"\n{removed} of {totals[0]} graph breaks removed ({removed / max(totals[0], 1):.0%}); "
-          f"graphs {before['summary']['graphs']} -> {after['summary']['graphs']}; "
-          f"{totals[2]} left (bar: at most {MAX_BREAKS_AFTER}: {'met' if bar else 'NOT met'}).")
+    print(
+        f"\n{removed} of {totals[0]} graph breaks removed ({removed / max(totals[0], 1):.0%}); "
+        f"graphs {before['summary']['graphs']} -> {after['summary']['graphs']}; "
+        f"{totals[2]} left (bar: at most {MAX_BREAKS_AFTER}: {'met' if bar else 'NOT met'})."
+    )
 
     print("\nBreaks left (no fix covers them):")
     for f in after["findings"]:
@@ -190,8 +223,10 @@ def main() -> int:
         fix = f.get("fix")
         note = f"  <- has an unapplied {fix['applicability']} fix" if fix else ""
         print(f"  {f['path']}:{f['line']}  {f['rule'] or f['gb_code']:6s} {f['name']}{note}")
-    print(f"\nFix step: {fix_seconds:.2f} s for `check --fix --unsafe-fixes --no-dynamic` vs "
-          f"{check_seconds:.2f} s for a plain `check --no-dynamic` (ratio {fix_seconds / check_seconds:.2f}x).")
+    print(
+        f"\nFix step: {fix_seconds:.2f} s for `check --fix --unsafe-fixes --no-dynamic` vs "
+        f"{check_seconds:.2f} s for a plain `check --no-dynamic` (ratio {fix_seconds / check_seconds:.2f}x)."
+    )
     return 0 if all_ok else 1
 
 

@@ -16,6 +16,7 @@ wall time against the peer (libcst's bare ``parse_module`` on the same inputs)::
 
     .venv/bin/python benchmarks/fuzz.py --n 50000 [--jobs 4] [--seed 0]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,7 +28,8 @@ import random
 import re
 import sys
 import time
-from typing import Callable, List, Optional, Sequence
+from collections.abc import Sequence
+from typing import Callable
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "fixtures")
@@ -66,8 +68,7 @@ def _as_tensors(program: str, limit: int = 24) -> str:
     """Lines binding the program's names to the tensor ``y``, so the rules see tensors."""
     names = []
     for word in _WORD.findall(program):
-        if word.isidentifier() and not keyword.iskeyword(word) and word not in names \
-                and not hasattr(builtins, word):
+        if word.isidentifier() and not keyword.iskeyword(word) and word not in names and not hasattr(builtins, word):
             names.append(word)
     return "".join(f"        {name} = y\n" for name in names[:limit])
 
@@ -82,7 +83,7 @@ def wrap(program: str) -> str:
 
 
 # -- mutations of real files ---------------------------------------------------------------
-def corpus() -> List[bytes]:
+def corpus() -> list[bytes]:
     """The fixture models' bytes: realistic code the rules fire on."""
     out = []
     for path in sorted(glob.glob(os.path.join(FIXTURES, "**", "*.py"), recursive=True)):
@@ -92,24 +93,25 @@ def corpus() -> List[bytes]:
 
 
 def _truncate(data: bytes, rng: random.Random, pool: Sequence[bytes]) -> bytes:
-    return data[:rng.randrange(len(data) + 1)]
+    return data[: rng.randrange(len(data) + 1)]
 
 
 def _splice(data: bytes, rng: random.Random, pool: Sequence[bytes]) -> bytes:
     other = rng.choice(pool)
-    return data[:rng.randrange(len(data) + 1)] + other[rng.randrange(len(other) + 1):]
+    return data[: rng.randrange(len(data) + 1)] + other[rng.randrange(len(other) + 1) :]
 
 
 def _random_bytes(data: bytes, rng: random.Random, pool: Sequence[bytes]) -> bytes:
     at = rng.randrange(len(data) + 1)
     junk = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 16)))
-    return data[:at] + junk + data[at + rng.choice((0, len(junk))):]
+    return data[:at] + junk + data[at + rng.choice((0, len(junk))) :]
 
 
 def _printable_noise(data: bytes, rng: random.Random, pool: Sequence[bytes]) -> bytes:
     at = rng.randrange(len(data) + 1)
-    junk = "".join(rng.choice("()[]{}:;,.=+-*/%@\\'\"#\t \n\r\x0cxyzif elsefor in.item()")
-                   for _ in range(rng.randrange(1, 24)))
+    junk = "".join(
+        rng.choice("()[]{}:;,.=+-*/%@\\'\"#\t \n\r\x0cxyzif elsefor in.item()") for _ in range(rng.randrange(1, 24))
+    )
     return data[:at] + junk.encode() + data[at:]
 
 
@@ -135,8 +137,15 @@ def _line_endings(data: bytes, rng: random.Random, pool: Sequence[bytes]) -> byt
     return data.replace(b"\n", rng.choice((b"\r\n", b"\r", b"\n\x0c", b" \\\n")))
 
 
-MUTATORS: List[Callable[[bytes, random.Random, Sequence[bytes]], bytes]] = [
-    _truncate, _splice, _random_bytes, _printable_noise, _cut, _duplicate, _shuffle_lines, _line_endings,
+MUTATORS: list[Callable[[bytes, random.Random, Sequence[bytes]], bytes]] = [
+    _truncate,
+    _splice,
+    _random_bytes,
+    _printable_noise,
+    _cut,
+    _duplicate,
+    _shuffle_lines,
+    _line_endings,
 ]
 
 
@@ -159,7 +168,7 @@ def rules():
     return _RULES
 
 
-def violation(data: bytes, path: str = "fuzzed.py") -> Optional[str]:
+def violation(data: bytes, path: str = "fuzzed.py") -> str | None:
     """Why the static pass mishandled ``data`` (as a file's bytes), or None when it held."""
     from torchlint.files import FileProblem, decode_source, source_lines
     from torchlint.static.run import check_source
@@ -182,8 +191,7 @@ def violation(data: bytes, path: str = "fuzzed.py") -> Optional[str]:
     lines = len(source_lines(source))
     for f in result.findings:
         if not (1 <= f.line <= f.end_line <= max(lines, 1)) or f.column < 1 or f.end_column < 1:
-            return (f"{f.rule} at {f.line}:{f.column}-{f.end_line}:{f.end_column} "
-                    f"outside the file's {lines} lines")
+            return f"{f.rule} at {f.line}:{f.column}-{f.end_line}:{f.end_column} outside the file's {lines} lines"
     return None
 
 
@@ -195,8 +203,7 @@ def _chunk(args) -> dict:
     import libcst
     from hypothesis import HealthCheck, Phase, given, settings
 
-    stats = {"programs": 0, "failures": [], "slowest": (0.0, ""), "seconds": 0.0, "peer": 0.0,
-             "unparsable": 0}
+    stats = {"programs": 0, "failures": [], "slowest": (0.0, ""), "seconds": 0.0, "peer": 0.0, "unparsable": 0}
 
     def one(data: bytes) -> None:
         started = time.perf_counter()
@@ -226,8 +233,13 @@ def _chunk(args) -> dict:
     strategy = hypothesmith.from_grammar() if kind == "grammar" else hypothesmith.from_node()
 
     @hypothesis.seed(seed)
-    @settings(max_examples=count, deadline=None, database=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=count,
+        deadline=None,
+        database=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
     @given(strategy)
     def run(program: str) -> None:
         one(wrap(program).encode("utf-8", "surrogatepass"))
@@ -240,7 +252,7 @@ def _chunk(args) -> dict:
     return stats
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=5000, help="inputs in all (default 5000)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
@@ -264,12 +276,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     from concurrent.futures.process import BrokenProcessPool
 
     started = time.perf_counter()
-    totals = {"programs": 0, "failures": [], "slowest": (0.0, ""), "seconds": 0.0, "peer": 0.0,
-              "unparsable": 0, "dead": 0}
+    totals = {
+        "programs": 0,
+        "failures": [],
+        "slowest": (0.0, ""),
+        "seconds": 0.0,
+        "peer": 0.0,
+        "unparsable": 0,
+        "dead": 0,
+    }
     by_kind = {kind: 0 for kind, _ in shares}
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         futures = [(task, pool.submit(_chunk, task)) for task in tasks]
-        for (kind, size, _), future in futures:
+        for (kind, _size, _), future in futures:
             try:
                 stats = future.result()
             except BrokenProcessPool:  # a hard crash (stack overflow in native code, ...)
@@ -281,20 +300,24 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             totals["failures"].extend(stats["failures"])
             totals["slowest"] = max(totals["slowest"], tuple(stats["slowest"]))
             done = totals["programs"]
-            print(f"  {done} inputs, {len(totals['failures'])} failures, "
-                  f"{time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
+            print(
+                f"  {done} inputs, {len(totals['failures'])} failures, {time.perf_counter() - started:.0f} s",
+                file=sys.stderr,
+                flush=True,
+            )
     wall = time.perf_counter() - started
 
     print(f"inputs:            {totals['programs']} ({', '.join(f'{k} {v}' for k, v in by_kind.items())})")
     print(f"invariant failures: {len(totals['failures'])}")
     print(f"unparsable inputs:  {totals['unparsable']} (libcst refuses them; each must be a one-line error)")
     print(f"crashed processes:  {totals['dead']}")
-    print(f"wall time:          {wall:.1f} s on {args.jobs} processes "
-          f"({totals['programs'] / wall:.0f} inputs/s)")
+    print(f"wall time:          {wall:.1f} s on {args.jobs} processes ({totals['programs'] / wall:.0f} inputs/s)")
     per = totals["seconds"] / max(totals["programs"], 1)
     print(f"static pass:        {per * 1000:.2f} ms per input (slowest {totals['slowest'][0]:.2f} s)")
-    print(f"peer (libcst.parse_module alone): {totals['peer'] / max(totals['programs'], 1) * 1000:.2f} "
-          f"ms per input; torchlint/peer = {totals['seconds'] / max(totals['peer'], 1e-9):.2f}x")
+    print(
+        f"peer (libcst.parse_module alone): {totals['peer'] / max(totals['programs'], 1) * 1000:.2f} "
+        f"ms per input; torchlint/peer = {totals['seconds'] / max(totals['peer'], 1e-9):.2f}x"
+    )
     for problem, text in totals["failures"][:5]:
         print(f"\nFAILURE: {problem}\n{text[:2000]}")
     return 1 if totals["failures"] or totals["dead"] else 0

@@ -19,6 +19,7 @@ check fails.
 
     .venv/bin/python benchmarks/hf_models.py [--models bert,gpt2]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,7 +34,7 @@ HF = os.path.join(ROOT, "benchmarks", "hf")
 TARGETS = os.path.join(HF, "hf_targets.py")
 RECOMPILE_MODELS = ("bert", "gpt2", "swin", "funnel", "longformer")
 
-DIRECT = r'''
+DIRECT = r"""
 import json, logging, os, re, sys, sysconfig
 import torch
 sys.path.insert(0, sys.argv[1])
@@ -109,13 +110,18 @@ for name in sys.argv[3].split(","):
     for lg in loggers:
         lg.removeHandler(keep)
 print(json.dumps(out))
-'''
+"""
 
 
 def direct_sites(models):
     env = dict(os.environ, TORCHINDUCTOR_COMPILE_THREADS="1")
-    proc = subprocess.run([sys.executable, "-c", DIRECT, HF, os.path.join(ROOT, "torchlint"), ",".join(models)],
-                          capture_output=True, text=True, env=env, timeout=1800)
+    proc = subprocess.run(
+        [sys.executable, "-c", DIRECT, HF, os.path.join(ROOT, "torchlint"), ",".join(models)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=1800,
+    )
     if proc.returncode != 0:
         raise SystemExit(f"direct run failed:\n{proc.stderr[-3000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -126,8 +132,11 @@ def torchlint_runs(models):
     from torchlint.dynamic.targets import make_target
 
     specs = [make_target(f"{TARGETS}:build_{m}", inputs_from=f"{TARGETS}:inputs_{m}", name=m) for m in models]
-    specs += [make_target(f"{TARGETS}:build_{m}", input_sets_from=f"{TARGETS}:lengths_{m}", name=f"{m}@3")
-              for m in models if m in RECOMPILE_MODELS]
+    specs += [
+        make_target(f"{TARGETS}:build_{m}", input_sets_from=f"{TARGETS}:lengths_{m}", name=f"{m}@3")
+        for m in models
+        if m in RECOMPILE_MODELS
+    ]
     results, findings, errors = run_targets(specs, cwd=ROOT, timeout=600, user_files=[TARGETS])
     by_name = {r.target: r for r in results}
     sites = {}
@@ -149,7 +158,7 @@ def main() -> int:
     parser.add_argument("--models", help="comma-separated subset (default: all 16)")
     args = parser.parse_args()
     sys.path.insert(0, HF)
-    import hf_targets  # noqa: E402 - builds nothing on import
+    import hf_targets
 
     models = args.models.split(",") if args.models else list(hf_targets.CONFIGS)
     started = time.monotonic()
@@ -158,8 +167,10 @@ def main() -> int:
     torch_dir = os.sep + "torch" + os.sep
     own_dir = os.path.join(ROOT, "torchlint") + os.sep
     failed = 0
-    print(f"{'model':<20} {'graphs':>6} {'breaks':>13} {'sites equal':>11} {'ours/dynamo':>11} "
-          f"{'recompiles':>10} {'in words':>8} {'limit hits':>10}  note")
+    print(
+        f"{'model':<20} {'graphs':>6} {'breaks':>13} {'sites equal':>11} {'ours/dynamo':>11} "
+        f"{'recompiles':>10} {'in words':>8} {'limit hits':>10}  note"
+    )
     for m in models:
         r = results.get(m)
         d = direct.get(m, {})
@@ -173,8 +184,10 @@ def main() -> int:
         equal = ours == theirs
         bad = [s for s in ours if torch_dir in s[0] or s[0].startswith(own_dir)]
         if not equal:
-            note.append(f"only ours: {sorted((short(p), n) for p, n in ours - theirs)}; "
-                        f"only dynamo: {sorted((short(p), n) for p, n in theirs - ours)}")
+            note.append(
+                f"only ours: {sorted((short(p), n) for p, n in ours - theirs)}; "
+                f"only dynamo: {sorted((short(p), n) for p, n in theirs - ours)}"
+            )
         if bad:
             note.append(f"torch/torchlint sites: {bad}")
         recompiles, words = "-", "-"
@@ -190,8 +203,10 @@ def main() -> int:
         if not equal or bad or note:
             failed += 1
         hits = f"{r.graph_break_hits} at {r.graph_breaks}"
-        print(f"{m:<20} {r.graphs:>6} {hits:>13} {'yes' if equal else 'NO':>11} "
-              f"{len(ours):>5}/{len(theirs):<5} {recompiles:>10} {words:>8} {limit:>10}  {' '.join(note)}")
+        print(
+            f"{m:<20} {r.graphs:>6} {hits:>13} {'yes' if equal else 'NO':>11} "
+            f"{len(ours):>5}/{len(theirs):<5} {recompiles:>10} {words:>8} {limit:>10}  {' '.join(note)}"
+        )
         for hit in r.recompile_limit_hits + (three.recompile_limit_hits if three else []):
             print(f"{'':<20} recompile limit: {short(hit.path or '?')}:{hit.line}: {hit.reason[:150]}")
     print(f"{len(models)} models, {failed} with a failed check, {time.monotonic() - started:.0f} s")

@@ -11,6 +11,7 @@ page's ``#click=`` / ``#select=`` hash (time from the click to the filtered page
 Prints the figures and the verdict against the 1 s bar; the times are the page's own
 ``performance.now()`` readings, not the browser's start-up.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,24 +25,40 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from static import PINS, fetch_corpora  # noqa: E402
+from static import PINS, fetch_corpora
 
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
 
 
 def load(chromium: str, page: Path, profile: Path, hash_: str = "") -> dict:
     t0 = time.perf_counter()
-    got = subprocess.run([chromium, *FLAGS, f"--user-data-dir={profile}", "--dump-dom", page.as_uri() + hash_],
-                         capture_output=True, text=True, timeout=300)
+    got = subprocess.run(
+        [chromium, *FLAGS, f"--user-data-dir={profile}", "--dump-dom", page.as_uri() + hash_],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     wall = time.perf_counter() - t0
     body = re.search(r"<body([^>]*)>", got.stdout)
     if got.returncode != 0 or not body:
         sys.exit(f"chromium failed: {got.stderr.strip()[-500:]}")
     attrs = dict(re.findall(r'([\w-]+)="([^"]*)"', body.group(1)))
-    return {"render": float(attrs["data-render-ms"]), "action": float(attrs.get("data-action-ms", "nan")),
-            "shown": int(attrs["data-shown"]), "wall": wall}
+    return {
+        "render": float(attrs["data-render-ms"]),
+        "action": float(attrs.get("data-action-ms", "nan")),
+        "shown": int(attrs["data-shown"]),
+        "wall": wall,
+    }
 
 
 def main(argv=None) -> int:
@@ -58,18 +75,41 @@ def main(argv=None) -> int:
         target = fetch_corpora(work, args.wheels, ["transformers"])["transformers"]
         page = Path(tmp) / "report.html"
         t0 = time.perf_counter()
-        got = subprocess.run([sys.executable, "-m", "torchlint", "check", str(target), "--select", args.select,
-                              "--cache-dir", str(work / "cache"), "--format", "html", "-o", str(page)], cwd=target.parent, capture_output=True, text=True)
+        got = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "torchlint",
+                "check",
+                str(target),
+                "--select",
+                args.select,
+                "--cache-dir",
+                str(work / "cache"),
+                "--format",
+                "html",
+                "-o",
+                str(page),
+            ],
+            cwd=target.parent,
+            capture_output=True,
+            text=True,
+        )
         if got.returncode not in (0, 1):
             sys.exit(f"torchlint failed: {got.stderr.strip()}")
         findings = int(re.search(r'"summary":\{"files":\d+,"findings":(\d+)', page.read_text("utf-8")).group(1))
-        print(f"transformers {PINS['transformers']} models: {findings} findings, "
-              f"{page.stat().st_size / 1e6:.1f} MB page, written in {time.perf_counter() - t0:.1f} s")
+        print(
+            f"transformers {PINS['transformers']} models: {findings} findings, "
+            f"{page.stat().st_size / 1e6:.1f} MB page, written in {time.perf_counter() - t0:.1f} s"
+        )
         profile = Path(tmp) / "profile"
         rule = re.search(r'"findings":\[\{"rule":"(TL\d+)"', page.read_text("utf-8")).group(1)
-        cases = [("open", ""), ("filter: severity warning", "#select=filter-severity:warning"),
-                 (f"filter: rule {rule}", f"#select=filter-rule:{rule}"),
-                 ("filter: search 'item'", "#select=search:item")]
+        cases = [
+            ("open", ""),
+            ("filter: severity warning", "#select=filter-severity:warning"),
+            (f"filter: rule {rule}", f"#select=filter-rule:{rule}"),
+            ("filter: search 'item'", "#select=search:item"),
+        ]
         worst = 0.0
         for label, hash_ in cases:
             runs = [load(args.chromium, page, profile, hash_) for _ in range(args.reps)]
@@ -77,8 +117,10 @@ def main(argv=None) -> int:
             ms = statistics.median(r[key] for r in runs)
             total = statistics.median(r["render"] + (r["action"] if hash_ else 0) for r in runs)
             worst = max(worst, total)
-            print(f"  {label:28s} {ms:8.1f} ms   (open+action {total:7.1f} ms, {runs[0]['shown']} shown, "
-                  f"browser process {statistics.median(r['wall'] for r in runs):.2f} s)")
+            print(
+                f"  {label:28s} {ms:8.1f} ms   (open+action {total:7.1f} ms, {runs[0]['shown']} shown, "
+                f"browser process {statistics.median(r['wall'] for r in runs):.2f} s)"
+            )
         print(f"worst open+filter: {worst:.0f} ms  -> {'under' if worst < 1000 else 'OVER'} the 1 s bar")
     return 0
 

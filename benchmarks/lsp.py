@@ -13,6 +13,7 @@ the server's scheduling, the lint, serialising the diagnostics and the transport
 median, p90 and worst, the server's own lint time, the debounce, the load average, and the
 target (300 ms).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -83,13 +84,20 @@ async def run(lines: int, edits: int, debounce: float) -> None:
                 await asyncio.wait_for(got.wait(), 60)
 
         await client.start_io(sys.executable, "-m", "torchlint", "server", "--debounce", str(debounce))
-        await client.initialize_async(types.InitializeParams(
-            capabilities=types.ClientCapabilities(), root_uri=Path(tmp).as_uri(),
-            workspace_folders=[types.WorkspaceFolder(uri=Path(tmp).as_uri(), name="bench")]))
+        await client.initialize_async(
+            types.InitializeParams(
+                capabilities=types.ClientCapabilities(),
+                root_uri=Path(tmp).as_uri(),
+                workspace_folders=[types.WorkspaceFolder(uri=Path(tmp).as_uri(), name="bench")],
+            )
+        )
         client.initialized(types.InitializedParams())
         t0 = time.perf_counter()
-        client.text_document_did_open(types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)
+            )
+        )
         await wait_for(1)
         first_ms = (published[1][0] - t0) * 1000
         counts = {1: published[1][1]}
@@ -98,9 +106,12 @@ async def run(lines: int, edits: int, debounce: float) -> None:
             version = k + 2
             change, text = edit(text, k)
             start = time.perf_counter()
-            client.text_document_did_change(types.DidChangeTextDocumentParams(
-                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-                content_changes=[change]))
+            client.text_document_did_change(
+                types.DidChangeTextDocumentParams(
+                    text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                    content_changes=[change],
+                )
+            )
             await wait_for(version)
             latencies.append((published[version][0] - start) * 1000)
             counts[version] = published[version][1]
@@ -113,22 +124,31 @@ async def run(lines: int, edits: int, debounce: float) -> None:
     cpu_ms = list(_stat(stats, "lint_cpu_ms"))[1:]
     runs = _stat(stats, "lint_runs")
     med, p90, worst = statistics.median(latencies), _p90(latencies), max(latencies)
-    print(f"model file: {n_lines} lines, {counts[1]} findings on open (first diagnostics {first_ms:.0f} ms "
-          "after didOpen, with every statement parsed; imports already loaded)")
-    print(f"change -> diagnostics over {edits} edits, debounce {debounce:.0f} ms: median {med:.0f} ms, "
-          f"p90 {p90:.0f} ms, worst {worst:.0f} ms")
+    print(
+        f"model file: {n_lines} lines, {counts[1]} findings on open (first diagnostics {first_ms:.0f} ms "
+        "after didOpen, with every statement parsed; imports already loaded)"
+    )
+    print(
+        f"change -> diagnostics over {edits} edits, debounce {debounce:.0f} ms: median {med:.0f} ms, "
+        f"p90 {p90:.0f} ms, worst {worst:.0f} ms"
+    )
     if lint_ms:
-        print(f"  of which the server's lint (project facts, parse of the changed statements, rules, "
-              f"positions): median {statistics.median(lint_ms):.0f} ms, p90 {_p90(lint_ms):.0f} ms; "
-              f"the debounce {debounce:.0f} ms; the rest (scheduling, JSON, pipe) ~"
-              f"{max(0.0, med - statistics.median(lint_ms) - debounce):.0f} ms")
-        print(f"  CPU time of the server per lint: median {statistics.median(cpu_ms):.0f} ms, p90 "
-              f"{_p90(cpu_ms):.0f} ms (on an idle core the lint takes about this long)")
-    print(f"findings after edits alternate {sorted(set(counts.values()))}; lint runs: {runs} "
-          f"for {edits + 1} versions")
+        print(
+            f"  of which the server's lint (project facts, parse of the changed statements, rules, "
+            f"positions): median {statistics.median(lint_ms):.0f} ms, p90 {_p90(lint_ms):.0f} ms; "
+            f"the debounce {debounce:.0f} ms; the rest (scheduling, JSON, pipe) ~"
+            f"{max(0.0, med - statistics.median(lint_ms) - debounce):.0f} ms"
+        )
+        print(
+            f"  CPU time of the server per lint: median {statistics.median(cpu_ms):.0f} ms, p90 "
+            f"{_p90(cpu_ms):.0f} ms (on an idle core the lint takes about this long)"
+        )
+    print(f"findings after edits alternate {sorted(set(counts.values()))}; lint runs: {runs} for {edits + 1} versions")
     print(f"load average (1 min) {load_before[0]:.2f} before, {load_after[0]:.2f} after, on {os.cpu_count()} cores")
-    print(f"target {TARGET_MS:.0f} ms: median {'met' if med <= TARGET_MS else 'NOT met'} "
-          f"({med / TARGET_MS:.2f}x of target), p90 {'met' if p90 <= TARGET_MS else 'NOT met'}")
+    print(
+        f"target {TARGET_MS:.0f} ms: median {'met' if med <= TARGET_MS else 'NOT met'} "
+        f"({med / TARGET_MS:.2f}x of target), p90 {'met' if p90 <= TARGET_MS else 'NOT met'}"
+    )
 
 
 def _stat(stats, key: str):
@@ -150,15 +170,28 @@ def edit(text: str, k: int):
         line = lines[ret]
         if line.endswith(".item()"):
             at = len(line) - len(".item()")
-            rng, new = types.Range(start=types.Position(line=ret, character=at),
-                                   end=types.Position(line=ret, character=len(line))), ""
+            rng, new = (
+                types.Range(
+                    start=types.Position(line=ret, character=at), end=types.Position(line=ret, character=len(line))
+                ),
+                "",
+            )
         else:
-            rng, new = types.Range(start=types.Position(line=ret, character=len(line)),
-                                   end=types.Position(line=ret, character=len(line))), ".item()"
+            rng, new = (
+                types.Range(
+                    start=types.Position(line=ret, character=len(line)),
+                    end=types.Position(line=ret, character=len(line)),
+                ),
+                ".item()",
+            )
     else:  # a new line below `h = self.norm(x)`: every line under it moves down
         norm = next(i for i in range(head, ret) if "h = self.norm(x)" in lines[i])
-        rng, new = types.Range(start=types.Position(line=norm + 1, character=0),
-                               end=types.Position(line=norm + 1, character=0)), f"        h = h * {k}\n"
+        rng, new = (
+            types.Range(
+                start=types.Position(line=norm + 1, character=0), end=types.Position(line=norm + 1, character=0)
+            ),
+            f"        h = h * {k}\n",
+        )
     starts = [0]
     for line in lines:
         starts.append(starts[-1] + len(line) + 1)

@@ -26,6 +26,7 @@ compiled entry's file were found.
 The last line reads ``project recall=R (found/sites) noise=N findings/kLOC (n findings,
 L lines)``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,80 +35,262 @@ import os
 import subprocess
 import sys
 import time
-from typing import Dict, List
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 #: model type -> extra config keys (on top of the tiny defaults below)
-MODELS: Dict[str, Dict] = {
-    "bert": {}, "roberta": {}, "distilbert": {"dim": 16, "hidden_dim": 32, "n_layers": 1, "n_heads": 2},
-    "albert": {"embedding_size": 16}, "electra": {"embedding_size": 16}, "xlm": {"emb_dim": 16, "n_layers": 1, "n_heads": 2},
-    "flaubert": {"emb_dim": 16, "n_layers": 1, "n_heads": 2}, "ctrl": {"n_embd": 16, "n_layer": 1, "n_head": 2, "dff": 32},
-    "gpt2": {"n_embd": 16, "n_layer": 1, "n_head": 2}, "openai-gpt": {"n_embd": 16, "n_layer": 1, "n_head": 2},
+MODELS: dict[str, dict] = {
+    "bert": {},
+    "roberta": {},
+    "distilbert": {"dim": 16, "hidden_dim": 32, "n_layers": 1, "n_heads": 2},
+    "albert": {"embedding_size": 16},
+    "electra": {"embedding_size": 16},
+    "xlm": {"emb_dim": 16, "n_layers": 1, "n_heads": 2},
+    "flaubert": {"emb_dim": 16, "n_layers": 1, "n_heads": 2},
+    "ctrl": {"n_embd": 16, "n_layer": 1, "n_head": 2, "dff": 32},
+    "gpt2": {"n_embd": 16, "n_layer": 1, "n_head": 2},
+    "openai-gpt": {"n_embd": 16, "n_layer": 1, "n_head": 2},
     "gpt_neo": {"num_layers": 1, "attention_types": [[["global"], 1]], "num_heads": 2},
-    "gptj": {"n_embd": 16, "n_layer": 1, "n_head": 2, "rotary_dim": 4}, "codegen": {"n_embd": 16, "n_layer": 1, "n_head": 2, "rotary_dim": 4},
-    "opt": {"ffn_dim": 32, "word_embed_proj_dim": 16}, "bloom": {"n_layer": 1, "n_head": 2},
-    "llama": {"num_key_value_heads": 2}, "mistral": {"num_key_value_heads": 2}, "qwen2": {"num_key_value_heads": 2},
-    "gemma": {"num_key_value_heads": 2, "head_dim": 8}, "phi": {}, "gpt_neox": {},
+    "gptj": {"n_embd": 16, "n_layer": 1, "n_head": 2, "rotary_dim": 4},
+    "codegen": {"n_embd": 16, "n_layer": 1, "n_head": 2, "rotary_dim": 4},
+    "opt": {"ffn_dim": 32, "word_embed_proj_dim": 16},
+    "bloom": {"n_layer": 1, "n_head": 2},
+    "llama": {"num_key_value_heads": 2},
+    "mistral": {"num_key_value_heads": 2},
+    "qwen2": {"num_key_value_heads": 2},
+    "gemma": {"num_key_value_heads": 2, "head_dim": 8},
+    "phi": {},
+    "gpt_neox": {},
     "t5": {"d_model": 16, "d_ff": 32, "d_kv": 8, "num_layers": 1, "num_heads": 2},
-    "bart": {"d_model": 16, "encoder_layers": 1, "decoder_layers": 1, "encoder_attention_heads": 2,
-             "decoder_attention_heads": 2, "encoder_ffn_dim": 32, "decoder_ffn_dim": 32},
-    "led": {"d_model": 16, "encoder_layers": 1, "decoder_layers": 1, "encoder_attention_heads": 2,
-            "decoder_attention_heads": 2, "encoder_ffn_dim": 32, "decoder_ffn_dim": 32, "attention_window": [4]},
-    "reformer": {"attn_layers": ["local"], "axial_pos_shape": [4, 4], "axial_pos_embds_dim": [8, 8],
-                 "feed_forward_size": 32, "attention_head_size": 8, "local_attn_chunk_length": 4},
+    "bart": {
+        "d_model": 16,
+        "encoder_layers": 1,
+        "decoder_layers": 1,
+        "encoder_attention_heads": 2,
+        "decoder_attention_heads": 2,
+        "encoder_ffn_dim": 32,
+        "decoder_ffn_dim": 32,
+    },
+    "led": {
+        "d_model": 16,
+        "encoder_layers": 1,
+        "decoder_layers": 1,
+        "encoder_attention_heads": 2,
+        "decoder_attention_heads": 2,
+        "encoder_ffn_dim": 32,
+        "decoder_ffn_dim": 32,
+        "attention_window": [4],
+    },
+    "reformer": {
+        "attn_layers": ["local"],
+        "axial_pos_shape": [4, 4],
+        "axial_pos_embds_dim": [8, 8],
+        "feed_forward_size": 32,
+        "attention_head_size": 8,
+        "local_attn_chunk_length": 4,
+    },
     "funnel": {"block_sizes": [1], "num_hidden_layers": None, "d_model": 16, "n_head": 2, "d_head": 8, "d_inner": 32},
-    "deberta": {}, "deberta-v2": {}, "mobilebert": {"embedding_size": 16, "intermediate_size": 32, "true_hidden_size": 16, "intra_bottleneck_size": 16},
-    "squeezebert": {"embedding_size": 16}, "convbert": {"embedding_size": 16}, "fnet": {},
+    "deberta": {},
+    "deberta-v2": {},
+    "mobilebert": {"embedding_size": 16, "intermediate_size": 32, "true_hidden_size": 16, "intra_bottleneck_size": 16},
+    "squeezebert": {"embedding_size": 16},
+    "convbert": {"embedding_size": 16},
+    "fnet": {},
     "xlnet": {"d_model": 16, "n_layer": 1, "n_head": 2, "d_inner": 32, "max_position_embeddings": None},
-    "longformer": {"attention_window": 4}, "big_bird": {"attention_type": "original_full"},
-    "mpnet": {}, "canine": {"downsampling_rate": 2, "num_hash_buckets": 64},
-    "esm": {"pad_token_id": 1}, "biogpt": {}, "xglm": {"d_model": 16, "num_layers": 1, "attention_heads": 2, "ffn_dim": 32},
-    "blenderbot": {"d_model": 16, "encoder_layers": 1, "decoder_layers": 1, "encoder_attention_heads": 2,
-                   "decoder_attention_heads": 2, "encoder_ffn_dim": 32, "decoder_ffn_dim": 32},
-    "marian": {"d_model": 16, "encoder_layers": 1, "decoder_layers": 1, "encoder_attention_heads": 2,
-               "decoder_attention_heads": 2, "encoder_ffn_dim": 32, "decoder_ffn_dim": 32, "pad_token_id": 0},
-    "prophetnet": {"num_hidden_layers": None, "encoder_ffn_dim": 32, "decoder_ffn_dim": 32, "num_encoder_layers": 1, "num_decoder_layers": 1,
-                   "num_encoder_attention_heads": 2, "num_decoder_attention_heads": 2, "ngram": 2},
-    "transfo-xl": {}, "rwkv": {"attention_hidden_size": 16}, "mamba": {"state_size": 4},
-    "megatron-bert": {}, "rembert": {"input_embedding_size": 16, "output_embedding_size": 16},
-    "nystromformer": {"num_landmarks": 8, "segment_means_seq_len": 8}, "yoso": {}, "ibert": {},
+    "longformer": {"attention_window": 4},
+    "big_bird": {"attention_type": "original_full"},
+    "mpnet": {},
+    "canine": {"downsampling_rate": 2, "num_hash_buckets": 64},
+    "esm": {"pad_token_id": 1},
+    "biogpt": {},
+    "xglm": {"d_model": 16, "num_layers": 1, "attention_heads": 2, "ffn_dim": 32},
+    "blenderbot": {
+        "d_model": 16,
+        "encoder_layers": 1,
+        "decoder_layers": 1,
+        "encoder_attention_heads": 2,
+        "decoder_attention_heads": 2,
+        "encoder_ffn_dim": 32,
+        "decoder_ffn_dim": 32,
+    },
+    "marian": {
+        "d_model": 16,
+        "encoder_layers": 1,
+        "decoder_layers": 1,
+        "encoder_attention_heads": 2,
+        "decoder_attention_heads": 2,
+        "encoder_ffn_dim": 32,
+        "decoder_ffn_dim": 32,
+        "pad_token_id": 0,
+    },
+    "prophetnet": {
+        "num_hidden_layers": None,
+        "encoder_ffn_dim": 32,
+        "decoder_ffn_dim": 32,
+        "num_encoder_layers": 1,
+        "num_decoder_layers": 1,
+        "num_encoder_attention_heads": 2,
+        "num_decoder_attention_heads": 2,
+        "ngram": 2,
+    },
+    "transfo-xl": {},
+    "rwkv": {"attention_hidden_size": 16},
+    "mamba": {"state_size": 4},
+    "megatron-bert": {},
+    "rembert": {"input_embedding_size": 16, "output_embedding_size": 16},
+    "nystromformer": {"num_landmarks": 8, "segment_means_seq_len": 8},
+    "yoso": {},
+    "ibert": {},
     "mixtral": {"num_key_value_heads": 2, "num_local_experts": 4, "num_experts_per_tok": 2},
-    "qwen2_moe": {"num_key_value_heads": 2, "num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 16,
-                  "shared_expert_intermediate_size": 16},
-    "switch_transformers": {"d_model": 16, "d_ff": 32, "d_kv": 8, "num_layers": 1, "num_decoder_layers": 1,
-                            "num_heads": 2, "num_experts": 4, "num_sparse_encoder_layers": 1, "num_sparse_decoder_layers": 1},
-    "nllb-moe": dict({"d_model": 16, "encoder_layers": 1, "decoder_layers": 1, "encoder_attention_heads": 2,
-                   "decoder_attention_heads": 2, "encoder_ffn_dim": 32, "decoder_ffn_dim": 32}, num_experts=4, expert_capacity=4),
-    "gpt_bigcode": {"n_embd": 16, "n_layer": 1, "n_head": 2}, "falcon": {}, "mpt": {"d_model": 16, "n_layers": 1, "n_heads": 2},
-    "stablelm": {"num_key_value_heads": 2}, "starcoder2": {"num_key_value_heads": 2}, "persimmon": {},
-    "cohere": {"num_key_value_heads": 2}, "olmo": {"num_key_value_heads": 2}, "granite": {"num_key_value_heads": 2},
-    "phi3": {"num_key_value_heads": 2, "pad_token_id": 0}, "gemma2": {"num_key_value_heads": 2, "head_dim": 8},
-    "fsmt": dict({"d_model": 16, "encoder_layers": 1, "decoder_layers": 1, "encoder_attention_heads": 2,
-                   "decoder_attention_heads": 2, "encoder_ffn_dim": 32, "decoder_ffn_dim": 32}, src_vocab_size=99, tgt_vocab_size=99, langs=["en", "de"]),
-    "m2m_100": {"d_model": 16, "encoder_layers": 1, "decoder_layers": 1, "encoder_attention_heads": 2,
-                   "decoder_attention_heads": 2, "encoder_ffn_dim": 32, "decoder_ffn_dim": 32}, "mbart": {"d_model": 16, "encoder_layers": 1, "decoder_layers": 1, "encoder_attention_heads": 2,
-                   "decoder_attention_heads": 2, "encoder_ffn_dim": 32, "decoder_ffn_dim": 32}, "pegasus": {"d_model": 16, "encoder_layers": 1, "decoder_layers": 1, "encoder_attention_heads": 2,
-                   "decoder_attention_heads": 2, "encoder_ffn_dim": 32, "decoder_ffn_dim": 32}, "plbart": {"d_model": 16, "encoder_layers": 1, "decoder_layers": 1, "encoder_attention_heads": 2,
-                   "decoder_attention_heads": 2, "encoder_ffn_dim": 32, "decoder_ffn_dim": 32}, "mvp": {"d_model": 16, "encoder_layers": 1, "decoder_layers": 1, "encoder_attention_heads": 2,
-                   "decoder_attention_heads": 2, "encoder_ffn_dim": 32, "decoder_ffn_dim": 32},
-    "bigbird_pegasus": dict({"d_model": 16, "encoder_layers": 1, "decoder_layers": 1, "encoder_attention_heads": 2,
-                   "decoder_attention_heads": 2, "encoder_ffn_dim": 32, "decoder_ffn_dim": 32}, attention_type="original_full"),
+    "qwen2_moe": {
+        "num_key_value_heads": 2,
+        "num_experts": 4,
+        "num_experts_per_tok": 2,
+        "moe_intermediate_size": 16,
+        "shared_expert_intermediate_size": 16,
+    },
+    "switch_transformers": {
+        "d_model": 16,
+        "d_ff": 32,
+        "d_kv": 8,
+        "num_layers": 1,
+        "num_decoder_layers": 1,
+        "num_heads": 2,
+        "num_experts": 4,
+        "num_sparse_encoder_layers": 1,
+        "num_sparse_decoder_layers": 1,
+    },
+    "nllb-moe": dict(
+        {
+            "d_model": 16,
+            "encoder_layers": 1,
+            "decoder_layers": 1,
+            "encoder_attention_heads": 2,
+            "decoder_attention_heads": 2,
+            "encoder_ffn_dim": 32,
+            "decoder_ffn_dim": 32,
+        },
+        num_experts=4,
+        expert_capacity=4,
+    ),
+    "gpt_bigcode": {"n_embd": 16, "n_layer": 1, "n_head": 2},
+    "falcon": {},
+    "mpt": {"d_model": 16, "n_layers": 1, "n_heads": 2},
+    "stablelm": {"num_key_value_heads": 2},
+    "starcoder2": {"num_key_value_heads": 2},
+    "persimmon": {},
+    "cohere": {"num_key_value_heads": 2},
+    "olmo": {"num_key_value_heads": 2},
+    "granite": {"num_key_value_heads": 2},
+    "phi3": {"num_key_value_heads": 2, "pad_token_id": 0},
+    "gemma2": {"num_key_value_heads": 2, "head_dim": 8},
+    "fsmt": dict(
+        {
+            "d_model": 16,
+            "encoder_layers": 1,
+            "decoder_layers": 1,
+            "encoder_attention_heads": 2,
+            "decoder_attention_heads": 2,
+            "encoder_ffn_dim": 32,
+            "decoder_ffn_dim": 32,
+        },
+        src_vocab_size=99,
+        tgt_vocab_size=99,
+        langs=["en", "de"],
+    ),
+    "m2m_100": {
+        "d_model": 16,
+        "encoder_layers": 1,
+        "decoder_layers": 1,
+        "encoder_attention_heads": 2,
+        "decoder_attention_heads": 2,
+        "encoder_ffn_dim": 32,
+        "decoder_ffn_dim": 32,
+    },
+    "mbart": {
+        "d_model": 16,
+        "encoder_layers": 1,
+        "decoder_layers": 1,
+        "encoder_attention_heads": 2,
+        "decoder_attention_heads": 2,
+        "encoder_ffn_dim": 32,
+        "decoder_ffn_dim": 32,
+    },
+    "pegasus": {
+        "d_model": 16,
+        "encoder_layers": 1,
+        "decoder_layers": 1,
+        "encoder_attention_heads": 2,
+        "decoder_attention_heads": 2,
+        "encoder_ffn_dim": 32,
+        "decoder_ffn_dim": 32,
+    },
+    "plbart": {
+        "d_model": 16,
+        "encoder_layers": 1,
+        "decoder_layers": 1,
+        "encoder_attention_heads": 2,
+        "decoder_attention_heads": 2,
+        "encoder_ffn_dim": 32,
+        "decoder_ffn_dim": 32,
+    },
+    "mvp": {
+        "d_model": 16,
+        "encoder_layers": 1,
+        "decoder_layers": 1,
+        "encoder_attention_heads": 2,
+        "decoder_attention_heads": 2,
+        "encoder_ffn_dim": 32,
+        "decoder_ffn_dim": 32,
+    },
+    "bigbird_pegasus": dict(
+        {
+            "d_model": 16,
+            "encoder_layers": 1,
+            "decoder_layers": 1,
+            "encoder_attention_heads": 2,
+            "decoder_attention_heads": 2,
+            "encoder_ffn_dim": 32,
+            "decoder_ffn_dim": 32,
+        },
+        attention_type="original_full",
+    ),
     "longt5": {"d_model": 16, "d_ff": 32, "d_kv": 8, "num_layers": 1, "num_heads": 2},
     "umt5": {"d_model": 16, "d_ff": 32, "d_kv": 8, "num_layers": 1, "num_heads": 2},
     "mt5": {"d_model": 16, "d_ff": 32, "d_kv": 8, "num_layers": 1, "num_heads": 2},
-    "xmod": {"languages": ["en_XX"]}, "ernie": {}, "roc_bert": {"pronunciation_embed_dim": 8, "shape_embed_dim": 8},
-    "nezha": {}, "lilt": {"channel_shrink_ratio": 2}, "markuplm": {}, "layoutlm": {}, "splinter": {},
-    "data2vec-text": {}, "xlm-roberta": {}, "camembert": {}, "luke": {"entity_vocab_size": 10, "entity_emb_size": 16},
-    "mra": {}, "visual_bert": {}, "qdqbert": {}, "realm": {}, "tapas": {}, "perceiver": {},
+    "xmod": {"languages": ["en_XX"]},
+    "ernie": {},
+    "roc_bert": {"pronunciation_embed_dim": 8, "shape_embed_dim": 8},
+    "nezha": {},
+    "lilt": {"channel_shrink_ratio": 2},
+    "markuplm": {},
+    "layoutlm": {},
+    "splinter": {},
+    "data2vec-text": {},
+    "xlm-roberta": {},
+    "camembert": {},
+    "luke": {"entity_vocab_size": 10, "entity_emb_size": 16},
+    "mra": {},
+    "visual_bert": {},
+    "qdqbert": {},
+    "realm": {},
+    "tapas": {},
+    "perceiver": {},
 }
-TINY = dict(hidden_size=16, num_hidden_layers=1, num_attention_heads=2, intermediate_size=32,
-            vocab_size=99, max_position_embeddings=64, type_vocab_size=2)
+TINY = dict(
+    hidden_size=16,
+    num_hidden_layers=1,
+    num_attention_heads=2,
+    intermediate_size=32,
+    vocab_size=99,
+    max_position_embeddings=64,
+    type_vocab_size=2,
+)
 SEQ = 8
 
 
 # --------------------------------------------------------------------------- dynamo side (child)
-def measure_sites(names: List[str]) -> Dict:
+def measure_sites(names: list[str]) -> dict:
     """Run each model through dynamo; the distinct break sites inside the package."""
     import logging
     import warnings
@@ -125,8 +308,8 @@ def measure_sites(names: List[str]) -> Dict:
     user_files = set()
     for folder, _, files in os.walk(pkg):
         user_files.update(os.path.join(folder, f) for f in files if f.endswith(".py"))
-    sites: Dict[str, Dict] = {}
-    models: Dict[str, Dict] = {}
+    sites: dict[str, dict] = {}
+    models: dict[str, dict] = {}
     for name in names:
         t0 = time.time()
         try:
@@ -149,14 +332,16 @@ def measure_sites(names: List[str]) -> Dict:
             continue
         located = [b for b in obs.breaks if b.path and b.path.startswith(pkg + os.sep)]
         modeling = os.path.realpath(sys.modules[type(model).__module__].__file__)
-        models[name] = {"breaks": len(obs.breaks), "file": os.path.relpath(modeling, pkg),
-                        "seconds": round(time.time() - t0, 1)}
+        models[name] = {
+            "breaks": len(obs.breaks),
+            "file": os.path.relpath(modeling, pkg),
+            "seconds": round(time.time() - t0, 1),
+        }
         for b in located:
             key = f"{os.path.relpath(b.path, pkg)}:{b.line}"
             entry = sites.setdefault(key, {"gb_type": b.gb_type, "models": []})
             entry["models"].append(name)
-    return {"transformers": transformers.__version__, "torch": torch.__version__,
-            "models": models, "sites": sites}
+    return {"transformers": transformers.__version__, "torch": torch.__version__, "models": models, "sites": sites}
 
 
 # --------------------------------------------------------------------------- the multi-file set
@@ -164,12 +349,15 @@ PROJECTS = os.path.join(REPO, "tests", "projects")
 MARK = "# graph break"
 
 
-def project_folders() -> List[str]:
-    return sorted(os.path.join(PROJECTS, d) for d in os.listdir(PROJECTS)
-                  if os.path.isfile(os.path.join(PROJECTS, d, "oracle.json")))
+def project_folders() -> list[str]:
+    return sorted(
+        os.path.join(PROJECTS, d)
+        for d in os.listdir(PROJECTS)
+        if os.path.isfile(os.path.join(PROJECTS, d, "oracle.json"))
+    )
 
 
-def project_files(folder: str) -> List[str]:
+def project_files(folder: str) -> list[str]:
     out = []
     for base, dirs, files in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__pycache__")))
@@ -193,8 +381,8 @@ def dynamo_lines(folder: str) -> set:
     the project: only for the oracle, in this process)."""
     import importlib
 
-    from torchlint.dynamic.observe import observe
     from torchlint.dynamic.load import materialize
+    from torchlint.dynamic.observe import observe
     from torchlint.dynamic.specs import parse_input
     from torchlint.verify import silenced
 
@@ -223,13 +411,25 @@ def dynamo_lines(folder: str) -> set:
 
 
 def static_lines(folder: str, project: bool = True) -> set:
-    cmd = [sys.executable, "-m", "torchlint", "check", ".", "--no-dynamic", "--format", "json",
-           "--exit-zero", "--no-cache"] + ([] if project else ["--no-project"])
+    cmd = [
+        sys.executable,
+        "-m",
+        "torchlint",
+        "check",
+        ".",
+        "--no-dynamic",
+        "--format",
+        "json",
+        "--exit-zero",
+        "--no-cache",
+    ] + ([] if project else ["--no-project"])
     out = subprocess.run(cmd, capture_output=True, text=True, cwd=folder)
     if out.returncode not in (0, 1):
         sys.exit(f"torchlint check failed in {folder}: {out.stderr.strip()[-400:]}")
-    return {(os.path.relpath(os.path.join(folder, f["path"]), folder), f["line"])
-            for f in json.loads(out.stdout)["findings"]}
+    return {
+        (os.path.relpath(os.path.join(folder, f["path"]), folder), f["line"])
+        for f in json.loads(out.stdout)["findings"]
+    }
 
 
 def score_projects(project: bool, verbose: bool, check_dynamo: bool) -> None:
@@ -240,8 +440,10 @@ def score_projects(project: bool, verbose: bool, check_dynamo: bool) -> None:
         if check_dynamo:
             real = dynamo_lines(folder)
             if real != expected:
-                print(f"  {os.path.basename(folder)}: marks differ from dynamo: only marked "
-                      f"{sorted(expected - real)}, only dynamo {sorted(real - expected)}")
+                print(
+                    f"  {os.path.basename(folder)}: marks differ from dynamo: only marked "
+                    f"{sorted(expected - real)}, only dynamo {sorted(real - expected)}"
+                )
         with open(os.path.join(folder, "oracle.json"), encoding="utf-8") as fh:
             entry_files = {e["module"].replace(".", os.sep) for e in json.load(fh)}
         got = static_lines(folder, project)
@@ -255,19 +457,34 @@ def score_projects(project: bool, verbose: bool, check_dynamo: bool) -> None:
         if verbose:
             name = os.path.basename(folder)
             for rel, line in sorted(expected | got):
-                mark = "found " if (rel, line) in got and (rel, line) in expected else (
-                    "MISSED" if (rel, line) in expected else "FALSE ")
+                mark = (
+                    "found "
+                    if (rel, line) in got and (rel, line) in expected
+                    else ("MISSED" if (rel, line) in expected else "FALSE ")
+                )
                 print(f"  {mark} {name}/{rel}:{line}")
     precision = tp / (tp + fp) if tp + fp else 1.0
     recall = tp / (tp + fn) if tp + fn else 1.0
-    print(f"projects precision={precision:.2f} recall={recall:.2f} (tp={tp} fp={fp} fn={fn}); "
-          f"breaks outside the compiled entry's file: {away_found}/{away} found")
+    print(
+        f"projects precision={precision:.2f} recall={recall:.2f} (tp={tp} fp={fp} fn={fn}); "
+        f"breaks outside the compiled entry's file: {away_found}/{away} found"
+    )
 
 
 # --------------------------------------------------------------------------- static side
-def static_findings(pkg: str, project: bool) -> List[Dict]:
-    cmd = [sys.executable, "-m", "torchlint", "check", pkg, "--no-dynamic", "--format", "json",
-           "--exit-zero", "--no-cache"]
+def static_findings(pkg: str, project: bool) -> list[dict]:
+    cmd = [
+        sys.executable,
+        "-m",
+        "torchlint",
+        "check",
+        pkg,
+        "--no-dynamic",
+        "--format",
+        "json",
+        "--exit-zero",
+        "--no-cache",
+    ]
     if not project:
         cmd.append("--no-project")
     out = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
@@ -282,8 +499,11 @@ def main() -> None:
     ap.add_argument("--models", help="comma-separated model types (default: all of MODELS)")
     ap.add_argument("--measure-only", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--no-project", action="store_true", help="check with project-wide analysis off")
-    ap.add_argument("--projects", action="store_true",
-                    help="score the multi-file set in tests/projects instead (marks checked against dynamo)")
+    ap.add_argument(
+        "--projects",
+        action="store_true",
+        help="score the multi-file set in tests/projects instead (marks checked against dynamo)",
+    )
     ap.add_argument("--no-dynamo", action="store_true", help="with --projects: trust the marks, run no torch")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
@@ -294,7 +514,7 @@ def main() -> None:
     if args.measure_only:
         json.dump(measure_sites(names), sys.stdout)
         return
-    import transformers  # noqa: F401 - located by file, never imported by torchlint
+    import transformers
 
     pkg = os.path.dirname(os.path.realpath(transformers.__file__))
     if args.sites and os.path.exists(args.sites):
@@ -302,8 +522,12 @@ def main() -> None:
             measured = json.load(fh)
     else:
         t0 = time.time()
-        child = subprocess.run([sys.executable, __file__, "--measure-only", "--models", ",".join(names)],
-                               capture_output=True, text=True, cwd=REPO)
+        child = subprocess.run(
+            [sys.executable, __file__, "--measure-only", "--models", ",".join(names)],
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+        )
         if child.returncode:
             sys.exit(f"dynamo measurement failed: {child.stderr.strip()[-800:]}")
         measured = json.loads(child.stdout)
@@ -320,7 +544,7 @@ def main() -> None:
         at.setdefault(f"{rel}:{f['line']}", []).append(f)
     sites = measured["sites"]
     found = [k for k in sites if k in at]
-    missed = [k for k in sites if k not in at]
+    [k for k in sites if k not in at]
     whole = sorted({m["file"] for m in measured["models"].values() if m.get("breaks") == 0})
     lines = 0
     noise = []
@@ -329,9 +553,11 @@ def main() -> None:
             lines += fh.read().count("\n") + 1
         noise.extend(f for k, fs in at.items() if k.rsplit(":", 1)[0] == rel for f in fs)
     built = {n: m for n, m in measured["models"].items() if "error" not in m}
-    print(f"transformers {measured['transformers']}, torch {measured['torch']}: {len(built)} models run "
-          f"({len(measured['models']) - len(built)} could not be built), {len(whole)} compile whole; "
-          f"static check {static_s:.1f}s, {len(findings)} findings")
+    print(
+        f"transformers {measured['transformers']}, torch {measured['torch']}: {len(built)} models run "
+        f"({len(measured['models']) - len(built)} could not be built), {len(whole)} compile whole; "
+        f"static check {static_s:.1f}s, {len(findings)} findings"
+    )
     if args.verbose:
         for n, m in sorted(measured["models"].items()):
             print(f"  {n:16} {m.get('error') or str(m['breaks']) + ' breaks  ' + m['file']}")
@@ -342,8 +568,10 @@ def main() -> None:
             print(f"  noise  {os.path.relpath(f['path'], pkg)}:{f['line']} {f['rule']} {f['message'][:90]}")
     recall = len(found) / len(sites) if sites else 1.0
     kloc = lines / 1000 or 1
-    print(f"project recall={recall:.2f} ({len(found)}/{len(sites)}) noise={len(noise) / kloc:.2f} "
-          f"findings/kLOC ({len(noise)} findings, {lines} lines)")
+    print(
+        f"project recall={recall:.2f} ({len(found)}/{len(sites)}) noise={len(noise) / kloc:.2f} "
+        f"findings/kLOC ({len(noise)} findings, {lines} lines)"
+    )
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ that same file. Used by ``benchmarks/accuracy.py`` (its "real models" group) and
 
     python benchmarks/real_models.py [-v]     # per model: lines, breaks, static findings, noise
 """
+
 from __future__ import annotations
 
 import importlib
@@ -15,17 +16,24 @@ import os
 import sys
 import warnings
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Set, Tuple
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
 # Small shared sizes: every model gets them (a model ignores those its config lacks).
-TINY = dict(vocab_size=128, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-            num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64, head_dim=8)
+TINY = dict(
+    vocab_size=128,
+    hidden_size=32,
+    intermediate_size=64,
+    num_hidden_layers=2,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+    max_position_embeddings=64,
+    head_dim=8,
+)
 
 # name -> (config class, model class, extra config keys, input kind)
-MODELS: Dict[str, Tuple[str, str, dict, str]] = {
+MODELS: dict[str, tuple[str, str, dict, str]] = {
     "llama": ("LlamaConfig", "LlamaModel", {}, "ids"),
     "mistral": ("MistralConfig", "MistralModel", {}, "ids"),
     "qwen2": ("Qwen2Config", "Qwen2Model", {}, "ids"),
@@ -37,26 +45,55 @@ MODELS: Dict[str, Tuple[str, str, dict, str]] = {
     "distilbert": ("DistilBertConfig", "DistilBertModel", dict(dim=32, hidden_dim=64, n_layers=2, n_heads=4), "ids"),
     "opt": ("OPTConfig", "OPTModel", dict(ffn_dim=64, word_embed_proj_dim=32), "ids"),
     "falcon": ("FalconConfig", "FalconModel", {}, "ids"),
-    "gpt_neo": ("GPTNeoConfig", "GPTNeoModel", dict(num_layers=2, attention_types=[[["global", "local"], 1]],
-                                                    num_heads=4), "ids"),
+    "gpt_neo": (
+        "GPTNeoConfig",
+        "GPTNeoModel",
+        dict(num_layers=2, attention_types=[[["global", "local"], 1]], num_heads=4),
+        "ids",
+    ),
     "vit": ("ViTConfig", "ViTModel", dict(image_size=32, patch_size=8), "pixels"),
     "mixtral": ("MixtralConfig", "MixtralModel", dict(num_local_experts=4, num_experts_per_tok=2), "ids"),
     "t5": ("T5Config", "T5EncoderModel", dict(d_model=32, d_kv=8, d_ff=64, num_layers=2, num_heads=4), "ids"),
-    "switch_transformers": ("SwitchTransformersConfig", "SwitchTransformersEncoderModel",
-                            dict(d_model=32, d_kv=8, d_ff=64, num_layers=2, num_sparse_encoder_layers=1,
-                                 num_heads=4, num_experts=4), "ids"),
-    "funnel": ("FunnelConfig", "FunnelBaseModel", dict(d_model=32, n_head=4, d_head=8, d_inner=64,
-                                                     block_sizes=[1, 1]), "ids"),
+    "switch_transformers": (
+        "SwitchTransformersConfig",
+        "SwitchTransformersEncoderModel",
+        dict(d_model=32, d_kv=8, d_ff=64, num_layers=2, num_sparse_encoder_layers=1, num_heads=4, num_experts=4),
+        "ids",
+    ),
+    "funnel": (
+        "FunnelConfig",
+        "FunnelBaseModel",
+        dict(d_model=32, n_head=4, d_head=8, d_inner=64, block_sizes=[1, 1]),
+        "ids",
+    ),
     "big_bird": ("BigBirdConfig", "BigBirdModel", {}, "ids"),
     "longformer": ("LongformerConfig", "LongformerModel", dict(attention_window=4), "ids"),
-    "reformer": ("ReformerConfig", "ReformerModel", dict(axial_pos_shape=[4, 3], axial_pos_embds_dim=[16, 16],
-                                                       attn_layers=["local", "lsh"], feed_forward_size=64,
-                                                       attention_head_size=8, local_attn_chunk_length=4,
-                                                       lsh_attn_chunk_length=4), "ids"),
-    "wav2vec2": ("Wav2Vec2Config", "Wav2Vec2Model", dict(conv_dim=[16, 16], conv_stride=[5, 4], conv_kernel=[10, 8],
-                                                       num_conv_pos_embeddings=16), "audio"),
-    "sew_d": ("SEWDConfig", "SEWDModel", dict(conv_dim=[16, 16], conv_stride=[5, 4], conv_kernel=[10, 8],
-                                            num_conv_pos_embeddings=16, squeeze_factor=1), "audio"),
+    "reformer": (
+        "ReformerConfig",
+        "ReformerModel",
+        dict(
+            axial_pos_shape=[4, 3],
+            axial_pos_embds_dim=[16, 16],
+            attn_layers=["local", "lsh"],
+            feed_forward_size=64,
+            attention_head_size=8,
+            local_attn_chunk_length=4,
+            lsh_attn_chunk_length=4,
+        ),
+        "ids",
+    ),
+    "wav2vec2": (
+        "Wav2Vec2Config",
+        "Wav2Vec2Model",
+        dict(conv_dim=[16, 16], conv_stride=[5, 4], conv_kernel=[10, 8], num_conv_pos_embeddings=16),
+        "audio",
+    ),
+    "sew_d": (
+        "SEWDConfig",
+        "SEWDModel",
+        dict(conv_dim=[16, 16], conv_stride=[5, 4], conv_kernel=[10, 8], num_conv_pos_embeddings=16, squeeze_factor=1),
+        "audio",
+    ),
     "mra": ("MraConfig", "MraModel", dict(block_per_row=2, approx_mode="sparse"), "ids"),
     "visual_bert": ("VisualBertConfig", "VisualBertModel", dict(visual_embedding_dim=16), "ids"),
 }
@@ -67,12 +104,12 @@ class RealSource:
     label: str
     path: str
     code: str
-    breaks: Set[int]
+    breaks: set[int]
     graphs: int
-    error: Optional[str] = None
+    error: str | None = None
 
 
-def _inputs(kind: str):  # noqa: D103 - one batch of the model's input kind
+def _inputs(kind: str):
     import torch
 
     torch.manual_seed(0)
@@ -107,7 +144,7 @@ def measure(name: str) -> RealSource:
     with open(path, encoding="utf-8") as handle:
         code = handle.read()
     label = f"transformers {os.path.basename(path)}"
-    breaks: Set[int] = set()
+    breaks: set[int] = set()
     graphs = 0
     # Both modes: the static pass does not know whether the model is trained or served, so a
     # line is a real break when dynamo breaks there in either (eval + no_grad, or train +
@@ -117,7 +154,7 @@ def measure(name: str) -> RealSource:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 obs = observe(model, [args], kwarg_sets=[kwargs], user_files={path}, train=train)
-        except Exception as exc:  # reported, scored as no break
+        except Exception as exc:  # noqa: BLE001 (reported, scored as no break)
             error = f"{'train' if train else 'eval'}: {type(exc).__name__}: {str(exc).splitlines()[0][:80]}"
             return RealSource(label, path, code, breaks, graphs, error)
         breaks |= obs.break_lines(path)
@@ -125,7 +162,7 @@ def measure(name: str) -> RealSource:
     return RealSource(label, path, code, breaks, graphs)
 
 
-def real_sources(names: Optional[List[str]] = None) -> List[RealSource]:
+def real_sources(names: list[str] | None = None) -> list[RealSource]:
     if importlib.util.find_spec("transformers") is None or importlib.util.find_spec("torch") is None:
         return []
     from torchlint.verify import silenced
@@ -137,7 +174,7 @@ def real_sources(names: Optional[List[str]] = None) -> List[RealSource]:
     return out
 
 
-def main(argv: List[str]) -> int:
+def main(argv: list[str]) -> int:
     from torchlint.rules import all_rules
     from torchlint.static.engine import lint_source
 
@@ -151,16 +188,20 @@ def main(argv: List[str]) -> int:
         if whole:
             whole_lines += lines
             whole_findings += len(static)
-        print(f"{s.label:44s} lines={lines:5d} graphs={s.graphs} breaks={sorted(s.breaks)} "
-              f"static={sorted({f.line for f in static})}{'  whole' if whole else ''}"
-              f"{'  ERROR ' + s.error if s.error else ''}")
+        print(
+            f"{s.label:44s} lines={lines:5d} graphs={s.graphs} breaks={sorted(s.breaks)} "
+            f"static={sorted({f.line for f in static})}{'  whole' if whole else ''}"
+            f"{'  ERROR ' + s.error if s.error else ''}"
+        )
         if verbose:
             code = s.code.splitlines()
             for f in static:
                 print(f"    {f.rule} {f.line}: {code[f.line - 1].strip()[:90]}")
     if whole_lines:
-        print(f"models that compile whole: {whole_findings} findings in {whole_lines} lines = "
-              f"{1000 * whole_findings / whole_lines:.2f} per 1,000 lines")
+        print(
+            f"models that compile whole: {whole_findings} findings in {whole_lines} lines = "
+            f"{1000 * whole_findings / whole_lines:.2f} per 1,000 lines"
+        )
     return 0
 
 

@@ -11,6 +11,7 @@ is shown too.
 
     .venv/bin/python benchmarks/run.py [--rounds 5] [--steps 50] [--backend inductor]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,7 +23,7 @@ import sys
 import tempfile
 import time
 
-PROGRAM = r'''
+PROGRAM = r"""
 import json, sys, time
 import torch
 
@@ -52,14 +53,14 @@ for i in range(steps):
     loss = step(i)
 float(loss)
 print("BENCH " + json.dumps({"steps_s": time.perf_counter() - start, "cpu_s": time.process_time() - cpu}), flush=True)
-'''
+"""
 
 
 def run_once(cmd, cwd):
     started = time.perf_counter()
     done = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
     wall = time.perf_counter() - started
-    line = next((l for l in done.stdout.splitlines() if l.startswith("BENCH ")), None)
+    line = next((out for out in done.stdout.splitlines() if out.startswith("BENCH ")), None)
     if line is None:
         raise SystemExit(f"benchmark program failed ({done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}")
     data = json.loads(line[6:])
@@ -88,24 +89,33 @@ def main() -> None:
         for name, cmd in order:
             steps_s, cpu_s, wall = run_once(cmd, folder)
             rows[name].append((steps_s, cpu_s, wall))
-            print(f"round {r + 1} {name:14s} {args.steps} compiled steps {steps_s:7.3f} s wall "
-                  f"{cpu_s:7.3f} s CPU   process {wall:7.2f} s", flush=True)
+            print(
+                f"round {r + 1} {name:14s} {args.steps} compiled steps {steps_s:7.3f} s wall "
+                f"{cpu_s:7.3f} s CPU   process {wall:7.2f} s",
+                flush=True,
+            )
     print(f"\nmedian of {args.rounds} (backend {args.backend}, torch {_torch_version()}):")
     med = {}
     for name, values in rows.items():
         med[name] = [statistics.median(v[i] for v in values) for i in range(3)]
-        print(f"  {name:14s} {args.steps} compiled steps {med[name][0]:7.3f} s wall {med[name][1]:7.3f} s CPU"
-              f"   process {med[name][2]:7.2f} s")
+        print(
+            f"  {name:14s} {args.steps} compiled steps {med[name][0]:7.3f} s wall {med[name][1]:7.3f} s CPU"
+            f"   process {med[name][2]:7.2f} s"
+        )
     ratio = med["torchlint run"][0] / med["plain"][0]
     paired = statistics.median(w[0] / p[0] for w, p in zip(rows["torchlint run"], rows["plain"]))
-    print(f"compiled steps, wall: torchlint run / plain = {ratio:.3f}x of the medians, {paired:.3f}x median of "
-          f"the rounds' pairs (bar: at most 1.10x) {'OK' if max(ratio, paired) <= 1.10 else 'OVER'}")
+    print(
+        f"compiled steps, wall: torchlint run / plain = {ratio:.3f}x of the medians, {paired:.3f}x median of "
+        f"the rounds' pairs (bar: at most 1.10x) {'OK' if max(ratio, paired) <= 1.10 else 'OVER'}"
+    )
     print(f"compiled steps, CPU:  torchlint run / plain = {med['torchlint run'][1] / med['plain'][1]:.3f}x")
     print(f"whole process, wall:  torchlint run / plain = {med['torchlint run'][2] / med['plain'][2]:.3f}x")
 
 
 def _torch_version() -> str:
-    out = subprocess.run([sys.executable, "-c", "import torch; print(torch.__version__)"], capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", "import torch; print(torch.__version__)"], capture_output=True, text=True
+    )
     return out.stdout.strip()
 
 

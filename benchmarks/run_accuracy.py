@@ -15,6 +15,7 @@ may be torch's or torchlint's file. Programs:
 
     .venv/bin/python benchmarks/run_accuracy.py [--only hf_train,cnn_infer,package]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -153,8 +154,13 @@ def compare(name: str) -> bool:
     if os.path.isdir(os.path.join(folder, "site-packages")):
         env["PYTHONPATH"] = os.path.join(folder, "site-packages")
     started = time.perf_counter()
-    plain = subprocess.run([sys.executable, script], cwd=cwd, capture_output=True, text=True,
-                           env=dict(env, TORCH_LOGS="graph_breaks,recompiles"))
+    plain = subprocess.run(
+        [sys.executable, script],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=dict(env, TORCH_LOGS="graph_breaks,recompiles"),
+    )
     plain_s = time.perf_counter() - started
     if plain.returncode:
         print(f"{name}: the plain run failed:\n{plain.stderr[-3000:]}")
@@ -163,24 +169,41 @@ def compare(name: str) -> bool:
     recompiles = plain.stderr.count("Recompiling function ")
     out = os.path.join(folder, "report.json")
     started = time.perf_counter()
-    watched = subprocess.run([sys.executable, "-m", "torchlint", "run", "--format", "json", "-o", out, script],
-                             cwd=cwd, capture_output=True, text=True, env=env)
+    watched = subprocess.run(
+        [sys.executable, "-m", "torchlint", "run", "--format", "json", "-o", out, script],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     watched_s = time.perf_counter() - started
     if not os.path.exists(out):
         print(f"{name}: torchlint run wrote no report ({watched.returncode}):\n{watched.stderr[-3000:]}")
         return False
     report = json.load(open(out))
-    found = {f.get("library") or f"{f['path']}:{f['line']}" for f in report["findings"]
-             if f["source"] != "static" and f["severity"] == "error" and f["name"] != "recompile-limit"}
-    bad_sites = [f["path"] for f in report["findings"] if os.path.isabs(f["path"])
-                 or f["path"].startswith(("torch/", "torchlint/")) or "site-packages" in f["path"]]
+    found = {
+        f.get("library") or f"{f['path']}:{f['line']}"
+        for f in report["findings"]
+        if f["source"] != "static" and f["severity"] == "error" and f["name"] != "recompile-limit"
+    }
+    bad_sites = [
+        f["path"]
+        for f in report["findings"]
+        if os.path.isabs(f["path"]) or f["path"].startswith(("torch/", "torchlint/")) or "site-packages" in f["path"]
+    ]
     ok = found == sites and report["summary"]["recompiles"] == recompiles and not bad_sites
-    print(f"{name}: TORCH_LOGS {len(sites)} break sites, {recompiles} recompiles ({plain_s:.0f} s) | "
-          f"torchlint run {len(found)} break sites, {report['summary']['recompiles']} recompiles "
-          f"({watched_s:.0f} s) -> {'EQUAL' if ok else 'DIFFERENT'}")
+    print(
+        f"{name}: TORCH_LOGS {len(sites)} break sites, {recompiles} recompiles ({plain_s:.0f} s) | "
+        f"torchlint run {len(found)} break sites, {report['summary']['recompiles']} recompiles "
+        f"({watched_s:.0f} s) -> {'EQUAL' if ok else 'DIFFERENT'}"
+    )
     for site in sorted(sites | found):
-        where = "both" if site in sites and site in found else ("TORCH_LOGS only" if site in sites else "torchlint only")
-        text = next((f["message"] for f in report["findings"] if (f.get("library") or f"{f['path']}:{f['line']}") == site), "")
+        where = (
+            "both" if site in sites and site in found else ("TORCH_LOGS only" if site in sites else "torchlint only")
+        )
+        text = next(
+            (f["message"] for f in report["findings"] if (f.get("library") or f"{f['path']}:{f['line']}") == site), ""
+        )
         print(f"    {site:60s} {where:16s} {text[:150]}")
     if bad_sites:
         print(f"    sites in torch/torchlint/absolute: {bad_sites}")

@@ -33,6 +33,7 @@ environment cannot be made is skipped with the reason, and its previous data are
 (several GB, the CUDA build; pip's config files are bypassed for it since this machine caps
 torch at 2.14.1 there). The CUDA builds run on the CPU.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,7 +46,7 @@ import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ET
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_VERSIONS = ("2.13.0", "2.14.1", "2.15.0")
@@ -54,7 +55,7 @@ LOCAL = {"2.13.0", "2.14.1"}
 MATRIX = os.path.join(REPO, "torchlint", "data", "torch_matrix.json")
 
 
-def test_deps() -> List[str]:
+def test_deps() -> list[str]:
     """The ``test`` extra of pyproject.toml but torch (each environment has its own torch)."""
     try:
         import tomllib
@@ -65,11 +66,13 @@ def test_deps() -> List[str]:
     return [r for r in extra if not re.match(r"torch\b", r)]
 
 
-def _missing(python: str, requirements: List[str]) -> List[str]:
+def _missing(python: str, requirements: list[str]) -> list[str]:
     """The requirements whose distribution is not installed in that environment."""
     names = [re.split(r"[<>=!~ \[;]", r, maxsplit=1)[0] for r in requirements]
-    code = ("import importlib.metadata as m, sys\nfor n in sys.argv[1:]:\n    try: m.version(n)\n"
-            "    except m.PackageNotFoundError: print(n)")
+    code = (
+        "import importlib.metadata as m, sys\nfor n in sys.argv[1:]:\n    try: m.version(n)\n"
+        "    except m.PackageNotFoundError: print(n)"
+    )
     out = subprocess.run([python, "-c", code, *names], capture_output=True, text=True)
     gone = set(out.stdout.split())
     return [r for r, n in zip(requirements, names) if n in gone]
@@ -81,20 +84,22 @@ def say(text: str) -> None:
 
 # --------------------------------------------------------------------------- environments
 
+
 def venv_python(venvs: str, version: str) -> str:
     return os.path.join(venvs, version, "bin", "python")
 
 
-def installed_torch(python: str) -> Optional[str]:
+def installed_torch(python: str) -> str | None:
     """The torch version in that environment (read from its metadata, torch not imported)."""
     if not os.path.exists(python):
         return None
-    out = subprocess.run([python, "-c", "import importlib.metadata as m; print(m.version('torch'))"],
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [python, "-c", "import importlib.metadata as m; print(m.version('torch'))"], capture_output=True, text=True
+    )
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
-def _pip(python: str, args: List[str], version: str) -> subprocess.CompletedProcess:
+def _pip(python: str, args: list[str], version: str) -> subprocess.CompletedProcess:
     env = dict(os.environ)
     if version not in LOCAL:
         env["PIP_CONFIG_FILE"] = os.devnull  # this machine's pip config caps torch at the local builds
@@ -102,13 +107,16 @@ def _pip(python: str, args: List[str], version: str) -> subprocess.CompletedProc
 
 
 def _pip_error(proc: subprocess.CompletedProcess) -> str:
-    lines = [l for l in (proc.stderr + proc.stdout).splitlines()
-             if l.strip() and "is ignored" not in l and "[notice]" not in l]
-    errors = [l for l in lines if l.startswith("ERROR")] or lines
+    lines = [
+        line
+        for line in (proc.stderr + proc.stdout).splitlines()
+        if line.strip() and "is ignored" not in line and "[notice]" not in line
+    ]
+    errors = [line for line in lines if line.startswith("ERROR")] or lines
     return " ".join(errors[-2:])[:300] or f"pip exited {proc.returncode}"
 
 
-def ensure_venv(venvs: str, version: str) -> Tuple[Optional[str], str]:
+def ensure_venv(venvs: str, version: str) -> tuple[str | None, str]:
     """(python, note) of an environment with torch ``version`` and torchlint (editable, this
     checkout) installed; (None, reason) when it cannot be made."""
     python = venv_python(venvs, version)
@@ -118,22 +126,32 @@ def ensure_venv(venvs: str, version: str) -> Tuple[Optional[str], str]:
         free = shutil.disk_usage(os.path.dirname(os.path.abspath(venvs)) if not os.path.isdir(venvs) else venvs).free
         if free < 8 << 30:
             return None, f"only {free >> 30} GiB free on disk, a torch {version} environment needs about 6"
-        say(f"torch {version}: making {os.path.dirname(os.path.dirname(python))} "
-            f"({'local disk' if version in LOCAL else 'from PyPI, several GB'})...")
+        say(
+            f"torch {version}: making {os.path.dirname(os.path.dirname(python))} "
+            f"({'local disk' if version in LOCAL else 'from PyPI, several GB'})..."
+        )
         if not os.path.exists(python):
-            made = subprocess.run([sys.executable, "-m", "venv", os.path.dirname(os.path.dirname(python))],
-                                  capture_output=True, text=True)
+            made = subprocess.run(
+                [sys.executable, "-m", "venv", os.path.dirname(os.path.dirname(python))], capture_output=True, text=True
+            )
             if made.returncode:
                 return None, f"cannot make a venv: {made.stderr.strip()[:200]}"
         proc = _pip(python, [f"torch=={version}"], version)
         if proc.returncode:
             return None, f"pip install torch=={version} failed: {_pip_error(proc)}"
         note = "installed"
-    where = subprocess.run([python, "-c", "import torchlint, os; print(os.path.dirname(torchlint.__file__))"],
-                           capture_output=True, text=True, cwd=tempfile.gettempdir())
+    where = subprocess.run(
+        [python, "-c", "import torchlint, os; print(os.path.dirname(torchlint.__file__))"],
+        capture_output=True,
+        text=True,
+        cwd=tempfile.gettempdir(),
+    )
     deps = test_deps()
-    if (where.returncode or _missing(python, deps)
-            or os.path.realpath(where.stdout.strip()) != os.path.realpath(os.path.join(REPO, "torchlint"))):
+    if (
+        where.returncode
+        or _missing(python, deps)
+        or os.path.realpath(where.stdout.strip()) != os.path.realpath(os.path.join(REPO, "torchlint"))
+    ):
         proc = _pip(python, [f"torch=={version}", *deps, "-e", REPO], version)
         if proc.returncode:
             return None, f"pip install torchlint into the torch {version} environment failed: {_pip_error(proc)}"
@@ -251,7 +269,8 @@ calls = data["calls"]
 
 
 def module(names, extras=()):
-    imports = {calls[n]["imports"] for n in names if calls[n]["imports"]} | {"import torch", "import copy", "import logging"}
+    imports = {calls[n]["imports"] for n in names if calls[n]["imports"]}
+    imports |= {"import torch", "import copy", "import logging"}
     body = [f"    {calls[n]['example']}" for n in names] + [f"    {e}" for e in extras]
     return "\n".join(sorted(imports)) + "\n\n\ndef f(x):\n    x = x + 1\n" + "\n".join(body) + "\n    return x * 2\n"
 
@@ -312,8 +331,11 @@ CUDAGRAPH_NEEDLES = (
 
 def _source_has(torch_dir: str, where: str, needle: str) -> bool:
     target = os.path.join(torch_dir, where)
-    files = [target] if target.endswith(".py") else [
-        os.path.join(d, f) for d, _, fs in os.walk(target) for f in fs if f.endswith(".py")]
+    files = (
+        [target]
+        if target.endswith(".py")
+        else [os.path.join(d, f) for d, _, fs in os.walk(target) for f in fs if f.endswith(".py")]
+    )
     for path in files:
         try:
             with open(path, encoding="utf-8", errors="replace") as fh:
@@ -324,7 +346,7 @@ def _source_has(torch_dir: str, where: str, needle: str) -> bool:
     return False
 
 
-def _run(cmd: List[str], cwd: str, timeout: float = 1800) -> subprocess.CompletedProcess:
+def _run(cmd: list[str], cwd: str, timeout: float = 1800) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONWARNINGS="ignore")
     env.pop("TORCH_LOGS", None)
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
@@ -332,46 +354,60 @@ def _run(cmd: List[str], cwd: str, timeout: float = 1800) -> subprocess.Complete
 
 def _json_of(proc: subprocess.CompletedProcess, what: str) -> Any:
     try:
-        return json.loads(proc.stdout[proc.stdout.index("{"):])
+        return json.loads(proc.stdout[proc.stdout.index("{") :])
     except ValueError:
         tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
         raise RuntimeError(f"{what} gave no JSON (exit {proc.returncode}): {tail[:200]}") from None
 
 
-def probe(fixture_dirs: List[str]) -> Dict[str, Any]:
+def probe(fixture_dirs: list[str]) -> dict[str, Any]:
     """Everything measured on the torch of the running interpreter (called inside a venv)."""
     import importlib.metadata
     import importlib.util
 
     python = sys.executable
     version = importlib.metadata.version("torch")
-    result: Dict[str, Any] = {"torch": version, "parsers": {}}
+    result: dict[str, Any] = {"torch": version, "parsers": {}}
     start = time.time()
 
-    verify = _json_of(_run([python, "-m", "torchlint", "rules", "--verify", "--all", "--format", "json"], REPO),
-                      "torchlint rules --verify")
-    result["rules"] = {e["rule"]: {k: e.get(k) for k in ("status", "gb_codes", "bad_lines", "good_lines", "error")}
-                       for e in verify["rules"]}
+    verify = _json_of(
+        _run([python, "-m", "torchlint", "rules", "--verify", "--all", "--format", "json"], REPO),
+        "torchlint rules --verify",
+    )
+    result["rules"] = {
+        e["rule"]: {k: e.get(k) for k in ("status", "gb_codes", "bad_lines", "good_lines", "error")}
+        for e in verify["rules"]
+    }
     say(f"  rules --verify: {time.time() - start:.0f}s")
 
-    fixtures: Dict[str, Any] = {}
+    fixtures: dict[str, Any] = {}
     seen_codes = {c for e in verify["rules"] for c in e.get("gb_codes") or []}
-    unresolved: List[str] = []
-    recompile_words: List[str] = []
+    unresolved: list[str] = []
+    recompile_words: list[str] = []
     for folder in fixture_dirs:
         t0 = time.time()
-        report = _json_of(_run([python, "-m", "torchlint", "check", ".", "--no-static", "--format", "json",
-                                "--exit-zero"], folder), f"torchlint check {folder}")
+        report = _json_of(
+            _run([python, "-m", "torchlint", "check", ".", "--no-static", "--format", "json", "--exit-zero"], folder),
+            f"torchlint check {folder}",
+        )
         direct = _json_of(_run([python, "-c", DIRECT, folder], folder), f"direct dynamo run in {folder}")
         label = os.path.relpath(folder, REPO) if folder.startswith(REPO) else folder
         for t in report["targets"]:
-            mine = sorted({(f["path"], f["line"]) for f in report["findings"]
-                           if f.get("target") == t["target"] and f.get("source") in ("dynamic", "both")})
+            mine = sorted(
+                {
+                    (f["path"], f["line"])
+                    for f in report["findings"]
+                    if f.get("target") == t["target"] and f.get("source") in ("dynamic", "both")
+                }
+            )
             d = direct.get(t["target"], {"lines": [], "recompiles": 0, "error": "not run"})
             want = sorted(tuple(x) for x in d["lines"])
             fixtures[f"{label}/{t['target']}"] = {
-                "graph_breaks": t["graph_breaks"], "direct": len(want), "recompiles": t["recompiles"],
-                "direct_recompiles": d["recompiles"], "same_lines": [list(x) for x in mine] == [list(x) for x in want],
+                "graph_breaks": t["graph_breaks"],
+                "direct": len(want),
+                "recompiles": t["recompiles"],
+                "direct_recompiles": d["recompiles"],
+                "same_lines": [list(x) for x in mine] == [list(x) for x in want],
                 "error": t.get("error") or d.get("error"),
             }
             for f in report["findings"]:
@@ -397,34 +433,54 @@ def probe(fixture_dirs: List[str]) -> Dict[str, Any]:
         known = set(json.loads(fh.read() or "{}"))  # the codes this torch registers
     missing = sorted(c for c in seen_codes if c not in known)
     result["parsers"]["gb_registry"] = (
-        "ok" if len(registry) and not missing and not unresolved else
-        f"not supported: {len(registry)} types; codes not in it {missing}; breaks without a code {unresolved[:5]}")
+        "ok"
+        if len(registry) and not missing and not unresolved
+        else f"not supported: {len(registry)} types; codes not in it {missing}; breaks without a code {unresolved[:5]}"
+    )
     fixture_ok = all(f["same_lines"] and f["graph_breaks"] == f["direct"] and not f["error"] for f in fixtures.values())
     result["parsers"]["log_records"] = "ok" if fixture_ok else "not supported: fixture break lines differ from dynamo's"
     rec_ok = all(f["recompiles"] == f["direct_recompiles"] for f in fixtures.values())
     unparsed = [w for w in recompile_words if w.startswith("guard failed")]
     result["parsers"]["recompile_reasons"] = (
-        "ok" if rec_ok and recompile_words and not unparsed else
-        f"not supported: counts equal {rec_ok}, {len(recompile_words)} reasons, unparsed {unparsed[:2]}")
+        "ok"
+        if rec_ok and recompile_words and not unparsed
+        else f"not supported: counts equal {rec_ok}, {len(recompile_words)} reasons, unparsed {unparsed[:2]}"
+    )
     spec = importlib.util.find_spec("torch")
     torch_dir = list(spec.submodule_search_locations)[0]
     absent = [what for what, where, needle in CUDAGRAPH_NEEDLES if not _source_has(torch_dir, where, needle)]
     result["parsers"]["cudagraph_messages"] = (
-        "source-checked (no GPU here)" if not absent else f"not supported: {', '.join(absent)} not in this torch")
+        "source-checked (no GPU here)" if not absent else f"not supported: {', '.join(absent)} not in this torch"
+    )
 
     result["seconds"] = round(time.time() - start, 1)
     return result
 
 
-def run_dynamo_tests() -> Dict[str, Any]:
+def run_dynamo_tests() -> dict[str, Any]:
     """``pytest -m dynamo`` on the torch of the running interpreter: passed/failed/skipped."""
     python = sys.executable
     with tempfile.TemporaryDirectory() as tmp:
         xml = os.path.join(tmp, "junit.xml")
-        proc = _run([python, "-m", "pytest", "-q", "-m", "dynamo", "-p", "no:cacheprovider",
-                     f"--junitxml={xml}", "-W", "ignore"], REPO, timeout=3600)
-        counts: Dict[str, Any] = {"passed": 0, "failed": 0, "skipped": 0}
-        failed: List[str] = []
+        proc = _run(
+            [
+                python,
+                "-m",
+                "pytest",
+                "-q",
+                "-m",
+                "dynamo",
+                "-p",
+                "no:cacheprovider",
+                f"--junitxml={xml}",
+                "-W",
+                "ignore",
+            ],
+            REPO,
+            timeout=3600,
+        )
+        counts: dict[str, Any] = {"passed": 0, "failed": 0, "skipped": 0}
+        failed: list[str] = []
         if os.path.exists(xml):
             for case in ET.parse(xml).getroot().iter("testcase"):
                 if case.find("failure") is not None or case.find("error") is not None:
@@ -442,42 +498,50 @@ def run_dynamo_tests() -> Dict[str, Any]:
 
 # --------------------------------------------------------------------------- matrix and table
 
+
 def minor(version: str) -> str:
     return ".".join(version.split("+")[0].split(".")[:2])
 
 
-def build_matrix(results: Dict[str, Dict[str, Any]], old: Dict[str, Any]) -> Dict[str, Any]:
+def build_matrix(results: dict[str, dict[str, Any]], old: dict[str, Any]) -> dict[str, Any]:
     """The committed data: per version (major.minor), keeping versions not re-measured."""
     matrix = {
-        "_comment": ("Measured by benchmarks/torch_matrix.py: each rule page's examples "
-                     "(rules --verify), the fixture targets and the skipped calls, per torch version. "
-                     "Read by torchlint.matrix (the torch-version setting, TL009, the rule pages' "
-                     "'Breaks on' line); tests/test_torch_matrix.py checks the installed torch agrees."),
+        "_comment": (
+            "Measured by benchmarks/torch_matrix.py: each rule page's examples "
+            "(rules --verify), the fixture targets and the skipped calls, per torch version. "
+            "Read by torchlint.matrix (the torch-version setting, TL009, the rule pages' "
+            "'Breaks on' line); tests/test_torch_matrix.py checks the installed torch agrees."
+        ),
         "versions": dict(old.get("versions", {})),
     }
     for version, r in results.items():
         matrix["versions"][minor(version)] = {
             "torch": r["torch"],
             # rules about comments (TL9xx: "not-a-break") have nothing of torch's to measure
-            "rules": {code: {"status": e["status"], "gb_codes": e["gb_codes"] or []}
-                      for code, e in sorted(r["rules"].items()) if e["status"] != "not-a-break"},
+            "rules": {
+                code: {"status": e["status"], "gb_codes": e["gb_codes"] or []}
+                for code, e in sorted(r["rules"].items())
+                if e["status"] != "not-a-break"
+            },
             # a call without a runnable example (input(), a GPU call) stays in on every version
             "skipped_calls": sorted(n for n, e in r["skipped_calls"]["calls"].items() if e["breaks"] is not False),
             "trace_rules": {n: e["trace_rule"] for n, e in sorted(r["skipped_calls"]["calls"].items())},
             "logger_methods_break": r["skipped_calls"]["logger_methods"],
             "deepcopy_breaks": r["skipped_calls"]["deepcopy"],
-            "fixtures": {k: {"graph_breaks": v["graph_breaks"], "dynamo": v["direct"], "recompiles": v["recompiles"]}
-                         for k, v in sorted(r["fixtures"].items())},
+            "fixtures": {
+                k: {"graph_breaks": v["graph_breaks"], "dynamo": v["direct"], "recompiles": v["recompiles"]}
+                for k, v in sorted(r["fixtures"].items())
+            },
             "parsers": r["parsers"],
-            "tests": {k: v for k, v in r.get("tests", {}).items() if k != "failures"} or
-                     old.get("versions", {}).get(minor(version), {}).get("tests"),
+            "tests": {k: v for k, v in r.get("tests", {}).items() if k != "failures"}
+            or old.get("versions", {}).get(minor(version), {}).get("tests"),
         }
     matrix["versions"] = dict(sorted(matrix["versions"].items(), key=lambda kv: [int(p) for p in kv[0].split(".")]))
     _mark_changed(matrix)
     return matrix
 
 
-def _mark_changed(matrix: Dict[str, Any]) -> None:
+def _mark_changed(matrix: dict[str, Any]) -> None:
     """A live rule whose GB codes differ from the oldest version's is ``changed``."""
     versions = list(matrix["versions"])
     if not versions:
@@ -488,13 +552,17 @@ def _mark_changed(matrix: Dict[str, Any]) -> None:
             ref = base.get(code)
             if entry["status"] == "changed":
                 entry["status"] = "live"
-            if (entry["status"] == "live" and ref and ref["status"] == "live"
-                    and sorted(entry["gb_codes"]) != sorted(ref["gb_codes"])):
+            if (
+                entry["status"] == "live"
+                and ref
+                and ref["status"] == "live"
+                and sorted(entry["gb_codes"]) != sorted(ref["gb_codes"])
+            ):
                 entry["status"] = "changed"
                 entry["was"] = ref["gb_codes"]
 
 
-def table(matrix: Dict[str, Any], notes: Dict[str, str], results: Dict[str, Dict[str, Any]]) -> str:
+def table(matrix: dict[str, Any], notes: dict[str, str], results: dict[str, dict[str, Any]]) -> str:
     versions = list(matrix["versions"])
     if not versions:
         return "\n".join(f"torch {v}: {n}" for v, n in notes.items()) or "nothing measured"
@@ -521,11 +589,19 @@ def table(matrix: Dict[str, Any], notes: Dict[str, str], results: Dict[str, Dict
         out.append(f"{code} {name}"[:29].ljust(30) + "".join(cell(v, code).ljust(width) for v in versions))
     out.append("")
     skipped_all = sorted({n for v in versions for n in matrix["versions"][v]["trace_rules"]})
-    out.append("skipped calls that break".ljust(30) + "".join(
-        f"{len(matrix['versions'][v]['skipped_calls'])}/{len(skipped_all)}".ljust(width) for v in versions))
+    out.append(
+        "skipped calls that break".ljust(30)
+        + "".join(f"{len(matrix['versions'][v]['skipped_calls'])}/{len(skipped_all)}".ljust(width) for v in versions)
+    )
     for name in skipped_all:
-        rows = ["-" if name not in matrix["versions"][v]["trace_rules"] else
-                "breaks" if name in matrix["versions"][v]["skipped_calls"] else "traced" for v in versions]
+        rows = [
+            "-"
+            if name not in matrix["versions"][v]["trace_rules"]
+            else "breaks"
+            if name in matrix["versions"][v]["skipped_calls"]
+            else "traced"
+            for v in versions
+        ]
         if "traced" in rows:
             out.append(f"  {name}"[:29].ljust(30) + "".join(r.ljust(width) for r in rows))
     out.append("")
@@ -549,9 +625,17 @@ def table(matrix: Dict[str, Any], notes: Dict[str, str], results: Dict[str, Dict
     out.append("  total".ljust(30) + "".join(c.ljust(width) for c in totals))
     out.append("")
     for parser in ("log_records", "gb_registry", "recompile_reasons", "cudagraph_messages"):
-        out.append(f"parser {parser}"[:29].ljust(30) + "".join(
-            (matrix["versions"][v]["parsers"].get(parser, "-")[:width - 2].replace(" (no GPU here)", " (no GPU)")).ljust(width)
-            for v in versions))
+        out.append(
+            f"parser {parser}"[:29].ljust(30)
+            + "".join(
+                (
+                    matrix["versions"][v]["parsers"]
+                    .get(parser, "-")[: width - 2]
+                    .replace(" (no GPU here)", " (no GPU)")
+                ).ljust(width)
+                for v in versions
+            )
+        )
     tests = []
     for v in versions:
         t = matrix["versions"][v].get("tests") or {}
@@ -570,22 +654,34 @@ def table(matrix: Dict[str, Any], notes: Dict[str, str], results: Dict[str, Dict
     return "\n".join(out)
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--versions", default=",".join(DEFAULT_VERSIONS))
-    ap.add_argument("--fixtures", action="append", default=[], metavar="DIR",
-                    help="another folder of fixture models with [[tool.torchlint.targets]] (repeatable)")
+    ap.add_argument(
+        "--fixtures",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="another folder of fixture models with [[tool.torchlint.targets]] (repeatable)",
+    )
     ap.add_argument("--venvs", default=os.path.expanduser("~/.cache/torchlint-matrix"))
     ap.add_argument("--no-tests", action="store_true", help="skip pytest -m dynamo")
     ap.add_argument("--no-write", action="store_true", help="print only; do not write the matrix or the pages")
-    ap.add_argument("--reuse", action="store_true",
-                    help="take each version's last measurement (kept beside its venv) instead of measuring")
-    ap.add_argument("--tests-only", action="store_true",
-                    help="take each version's last measurement and run only pytest -m dynamo again")
+    ap.add_argument(
+        "--reuse",
+        action="store_true",
+        help="take each version's last measurement (kept beside its venv) instead of measuring",
+    )
+    ap.add_argument(
+        "--tests-only",
+        action="store_true",
+        help="take each version's last measurement and run only pytest -m dynamo again",
+    )
     ap.add_argument("--probe", metavar="OUT", help=argparse.SUPPRESS)
     ap.add_argument("--probe-tests", metavar="OUT", help=argparse.SUPPRESS)
-    ap.add_argument("--pages", action="store_true",
-                    help="only write the rule pages' 'Breaks on' lines from the committed matrix")
+    ap.add_argument(
+        "--pages", action="store_true", help="only write the rule pages' 'Breaks on' lines from the committed matrix"
+    )
     args = ap.parse_args(argv)
     fixture_dirs = [os.path.join(REPO, "fixtures")] + [os.path.abspath(d) for d in args.fixtures]
 
@@ -603,9 +699,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         say(f"'Breaks on' lines updated in {pages} rule pages")
         return 0
     os.makedirs(args.venvs, exist_ok=True)
-    results: Dict[str, Dict[str, Any]] = {}
-    pythons: Dict[str, str] = {}
-    notes: Dict[str, str] = {}
+    results: dict[str, dict[str, Any]] = {}
+    pythons: dict[str, str] = {}
+    notes: dict[str, str] = {}
     for version in [v.strip() for v in args.versions.split(",") if v.strip()]:
         t0 = time.time()
         out = os.path.join(args.venvs, f"{version}.result.json")
@@ -632,12 +728,12 @@ def main(argv: Optional[List[str]] = None) -> int:
             results[version] = json.load(fh)
         say(f"torch {version}: measured in {results[version]['seconds']:.0f}s")
 
-    old: Dict[str, Any] = {}
+    old: dict[str, Any] = {}
     if os.path.exists(MATRIX):
         with open(MATRIX, encoding="utf-8") as fh:
             old = json.load(fh)
 
-    def write(matrix: Dict[str, Any]) -> None:
+    def write(matrix: dict[str, Any]) -> None:
         from torchlint.atomic import write_text_atomic
         from torchlint.matrix import write_breaks_on_lines
 
@@ -663,8 +759,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         if not args.no_write and results:
             write(matrix)
     print(table(matrix, notes, results))
-    ok = all(f["graph_breaks"] == f["direct"] and f["same_lines"] for r in results.values()
-             for f in r["fixtures"].values())
+    ok = all(
+        f["graph_breaks"] == f["direct"] and f["same_lines"] for r in results.values() for f in r["fixtures"].values()
+    )
     return 0 if ok else 1
 
 

@@ -1,7 +1,10 @@
-"""Fixtures shared by the test-suite; plain helpers live in support.py."""
+"""Fixtures shared by the test-suite; plain helpers live in support.py; the lanes that the
+whole suite runs in are in lanes.py."""
+
 from __future__ import annotations
 
 import pytest
+from lanes import *  # noqa: F403 (the lanes' hooks and the torch guard)
 
 
 @pytest.fixture

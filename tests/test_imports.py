@@ -61,6 +61,7 @@ def test_the_static_pass_never_imports_the_fixes():
             assert not any(_top(d) == "fixes" for d in reach(module)), module
 
 
+@pytest.mark.dynamo
 def test_every_module_imports():
     """Each module imports on its own (no hidden order dependence)."""
     for name in sorted(MODULES):

@@ -12,6 +12,8 @@ import pytest
 
 from readme_snippets import snippet
 
+pytestmark = pytest.mark.dynamo  # the plugin runs models through dynamo
+
 pytest.importorskip("torch", reason="the pytest plugin runs models through dynamo: torch is not installed")
 
 # The models the README's snippet imports: Encoder breaks once (its test must fail, with the

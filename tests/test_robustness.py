@@ -342,8 +342,10 @@ def _write_toml(root: Path, body: str) -> Path:
 
 
 # -- writes are atomic ----------------------------------------------------------------------
-def _fail_mid_write(monkeypatch, exc=OSError(28, "No space left on device")):
+def _fail_mid_write(monkeypatch, exc: OSError | None = None):
     """The temporary file is written, then the disk 'fills' before it replaces the target."""
+    exc = exc or OSError(28, "No space left on device")
+
     def fsync(fd):
         raise exc
 

@@ -91,7 +91,7 @@ def test_readme_matrix_workflow_shards_cover_every_target():
     jobs = yaml.safe_load(snippet("github-matrix"))["jobs"]
     shards = jobs["shard"]["strategy"]["matrix"]["shard"]
     runs = [s["run"] for s in jobs["shard"]["steps"] if "run" in s]
-    assert any(r.startswith("torchlint check --shard ${{ matrix.shard }}/%d " % len(shards)) for r in runs)
+    assert any(r.startswith("torchlint check --shard ${{ matrix.shard }}/" + f"{len(shards)} ") for r in runs)
     (merge,) = [s["run"] for s in jobs["gate"]["steps"] if str(s.get("run", "")).startswith("torchlint merge")]
     assert merge.split()[2:2 + len(shards)] == [f"shard-{k}.json" for k in shards]
     from torchlint.reports import shard

@@ -373,6 +373,7 @@ def test_default_version_is_the_installed_torchs_without_importing_it(monkeypatc
     assert matrix.resolve(None) == VERSIONS[expected]
 
 
+@pytest.mark.dynamo
 def test_installed_torch_is_read_from_metadata():
     import importlib.metadata
 

@@ -11,20 +11,23 @@ This module imports no other torchlint module, so any of them may import it: it 
 package plumbing the subpackages share, :func:`lazy_exports` (a lazy module ``__getattr__``)
 and :func:`load_modules` (import a package's modules once, so the rules and fixes register).
 """
+
 from __future__ import annotations
 
 import importlib
 import pkgutil
-from typing import Any, Callable, Dict, Iterable, Set
+from collections.abc import Iterable
+from typing import Any, Callable
 
 __version__ = "0.1.0"
 
 __all__ = ["__version__", "check", "explain", "Report", "Finding"]
 
 
-def lazy_exports(package: str, table: Dict[str, str]) -> Callable[[str], Any]:
+def lazy_exports(package: str, table: dict[str, str]) -> Callable[[str], Any]:
     """A module ``__getattr__`` that imports ``table[name]`` (a module's full name) on first use
     and returns its ``name``, so importing ``package`` stays cheap."""
+
     def __getattr__(name: str) -> Any:
         if name in table:
             return getattr(importlib.import_module(table[name]), name)
@@ -33,7 +36,7 @@ def lazy_exports(package: str, table: Dict[str, str]) -> Callable[[str], Any]:
     return __getattr__
 
 
-_LOADED: Set[str] = set()
+_LOADED: set[str] = set()
 
 
 def load_modules(package: str, path: Iterable[str], wanted: Callable[[str], bool]) -> None:
@@ -47,12 +50,15 @@ def load_modules(package: str, path: Iterable[str], wanted: Callable[[str], bool
     _LOADED.add(package)
 
 
-__getattr__ = lazy_exports(__name__, {
-    "check": "torchlint.api",
-    "explain": "torchlint.api",
-    "Report": "torchlint.findings",
-    "Finding": "torchlint.findings",
-})
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "check": "torchlint.api",
+        "explain": "torchlint.api",
+        "Report": "torchlint.findings",
+        "Finding": "torchlint.findings",
+    },
+)
 
 
 def __dir__():

@@ -15,6 +15,7 @@ the CLI prints (``report.to_json()`` is the CLI's ``--format json``)::
 The run itself (static pass, dynamic pass, merge, suppression) is
 :func:`torchlint.pipeline.run_check`; :func:`check` only turns keywords into its options.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -22,7 +23,8 @@ import inspect
 import logging
 import os
 import time
-from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Union
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, Union
 
 from torchlint.findings import Finding, Report
 
@@ -30,16 +32,16 @@ PathArg = Union[str, "os.PathLike[str]"]
 
 
 def check(
-    paths: Union[PathArg, Iterable[PathArg]] = ".",
+    paths: PathArg | Iterable[PathArg] = ".",
     *,
-    select: Optional[Sequence[str]] = None,
-    ignore: Optional[Sequence[str]] = None,
-    config: Optional[PathArg] = None,
-    targets: Optional[Sequence[Union[str, Mapping[str, Any]]]] = None,
+    select: Sequence[str] | None = None,
+    ignore: Sequence[str] | None = None,
+    config: PathArg | None = None,
+    targets: Sequence[str | Mapping[str, Any]] | None = None,
     static: bool = True,
-    dynamic: Optional[bool] = None,
+    dynamic: bool | None = None,
     train: bool = False,
-    timeout: Optional[float] = None,
+    timeout: float | None = None,
     progress: bool = False,
 ) -> Report:
     """Check files or folders like ``torchlint check PATHS``; returns the report.
@@ -56,17 +58,17 @@ def check(
     Files or targets that cannot be checked are in ``report.errors``; an invalid config
     raises :class:`torchlint.config.ConfigError`.
     """
-    from torchlint.pipeline import CheckOptions, run_check
     from torchlint.config import codes_option, config_start, load_settings, override
+    from torchlint.pipeline import CheckOptions, run_check
 
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
-    paths = [os.fspath(p) for p in paths] or ["."]
+    path_list: list[str] = [os.fspath(p) for p in paths] or ["."]
     base = os.getcwd()
-    settings = load_settings(os.fspath(config) if config is not None else None,
-                             start=config_start(paths, base))
-    settings = override(settings, select=codes_option(select, "select"), ignore=codes_option(ignore, "ignore"),
-                        timeout=timeout)
+    settings = load_settings(os.fspath(config) if config is not None else None, start=config_start(path_list, base))
+    settings = override(
+        settings, select=codes_option(select, "select"), ignore=codes_option(ignore, "ignore"), timeout=timeout
+    )
     cli_targets = [{"target": t} if isinstance(t, str) else dict(t) for t in targets or ()]
     bar = None
     if progress:
@@ -74,11 +76,19 @@ def check(
 
         bar = progress_for("text", verbose=False)
     try:
-        report = run_check(CheckOptions(
-            paths=paths, settings=settings, static=static, dynamic=dynamic,
-            cli_targets=cli_targets, train=train, cwd=base, progress=bar,
-            mark_fixes=True,  # as the CLI: fixable findings carry their Fix
-        ))
+        report = run_check(
+            CheckOptions(
+                paths=path_list,
+                settings=settings,
+                static=static,
+                dynamic=dynamic,
+                cli_targets=cli_targets,
+                train=train,
+                cwd=base,
+                progress=bar,
+                mark_fixes=True,  # as the CLI: fixable findings carry their Fix
+            )
+        )
     finally:
         if bar is not None:
             from torchlint.output.progress import close
@@ -90,9 +100,9 @@ def check(
 def explain(
     model: Any,
     *args: Any,
-    calls: Optional[Sequence[Sequence[Any]]] = None,
+    calls: Sequence[Sequence[Any]] | None = None,
     train: bool = False,
-    files: Optional[Iterable[PathArg]] = None,
+    files: Iterable[PathArg] | None = None,
     **kwargs: Any,
 ) -> Report:
     """Run ``model(*args, **kwargs)`` through dynamo in this process; report every graph break.
@@ -115,9 +125,8 @@ def explain(
         import torch
     except ImportError:
         raise ImportError("torchlint.explain needs torch: pip install 'torchlint[dynamic]'") from None
-    from torchlint.dynamic.observe import observe
-
     from torchlint.dynamic.load import as_call
+    from torchlint.dynamic.observe import observe
 
     if calls is not None and args:
         raise TypeError("explain() takes the arguments either positionally or as calls=[...], not both")
@@ -129,6 +138,7 @@ def explain(
     if not arg_sets:
         raise ValueError("explain() needs at least one call")
     base = os.getcwd()
+    user_files: set[str] | None
     if files:
         user_files: Any = {os.path.realpath(os.fspath(p)) for p in files}
     else:  # the project's files (and the model's own), as `check --target` places breaks
@@ -141,8 +151,7 @@ def explain(
     started = time.monotonic()
     try:
         with _without_foreign_trace_handlers():
-            obs = observe(model, [list(a) for a in arg_sets], kwarg_sets=kwarg_sets,
-                          user_files=user_files, train=train)
+            obs = observe(model, [list(a) for a in arg_sets], kwarg_sets=kwarg_sets, user_files=user_files, train=train)
     finally:
         torch._dynamo.reset()  # leave no recording-backend caches behind in the user's process
     from torchlint.dynamic.results import result_from_answer
@@ -176,10 +185,10 @@ def _code_of(model: Any) -> Any:
     if inspect.isfunction(model) or inspect.ismethod(model):
         return model
     cls = type(model)
-    return getattr(cls, "forward", None) or getattr(cls, "__call__", None)
+    return getattr(cls, "forward", None) or getattr(cls, "__call__", None)  # noqa: B004 (the attribute, not callable())
 
 
-def _defining_file(model: Any) -> Optional[str]:
+def _defining_file(model: Any) -> str | None:
     code = getattr(inspect.unwrap(_code_of(model)), "__code__", None) if _code_of(model) else None
     path = getattr(code, "co_filename", None)
     return os.path.realpath(path) if path and not path.startswith("<") else None
@@ -196,7 +205,7 @@ def _target_name(model: Any, cwd: str) -> str:
     return f"{path if rel.startswith(os.pardir) else rel}:{qualname}"
 
 
-def _with_rules(dynamic: List[Finding]) -> List[Finding]:
+def _with_rules(dynamic: list[Finding]) -> list[Finding]:
     """Name each break after the rule that predicts it (its code, message and fix), by
     running the static rules over the files the breaks are in (read, never imported)."""
     from torchlint.config import Settings
@@ -208,9 +217,9 @@ def _with_rules(dynamic: List[Finding]) -> List[Finding]:
     files = sorted({f.path for f in dynamic})
     enabled = enabled_rules(Settings())
     static, _errors = run_static(files, enabled)  # same path strings as the breaks
-    gb_map: Dict[str, set] = {r.code: set(r.gb_codes) for r in rules}
+    gb_map: dict[str, set] = {r.code: set(r.gb_codes) for r in rules}
     suggestions = {r.code: r.suggestion for r in rules}
-    wanted: Dict[str, set] = {}
+    wanted: dict[str, set] = {}
     for f in dynamic:
         wanted.setdefault(f.path, set()).add(f.line)
     flagged = rules_on_lines(wanted, enabled)

@@ -1,4 +1,5 @@
 """Write files so that an interrupted run never leaves a truncated one behind."""
+
 from __future__ import annotations
 
 import os

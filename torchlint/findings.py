@@ -3,13 +3,14 @@
 The static pass, the dynamic pass, the merge step and every output format exchange
 :class:`Finding` objects gathered in a :class:`Report`. Nothing else crosses module lines.
 """
+
 from __future__ import annotations
 
 import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Literal, Optional, Set, Tuple
+from typing import Any, Literal
 
 Source = Literal["static", "dynamic", "both"]
 Severity = Literal["error", "warning"]
@@ -44,12 +45,26 @@ class Fix:
 
     applicability: Literal["safe", "unsafe"]
     description: str
-    edits: Tuple[Edit, ...] = ()
+    edits: tuple[Edit, ...] = ()
 
 
 #: the keys every finding's JSON has, in order (the others only when they apply)
-_FINDING_KEYS = ("rule", "name", "path", "line", "column", "end_line", "end_column", "message", "suggestion",
-                 "source", "gb_code", "region", "target", "severity")
+_FINDING_KEYS = (
+    "rule",
+    "name",
+    "path",
+    "line",
+    "column",
+    "end_line",
+    "end_column",
+    "message",
+    "suggestion",
+    "source",
+    "gb_code",
+    "region",
+    "target",
+    "severity",
+)
 
 
 @dataclass
@@ -60,7 +75,7 @@ class Finding:
     ``dynamic`` (dynamo broke there, no rule predicted it) or ``both``.
     """
 
-    rule: Optional[str]
+    rule: str | None
     name: str
     path: str
     line: int
@@ -70,27 +85,27 @@ class Finding:
     message: str
     suggestion: str
     source: Source = "static"
-    gb_code: Optional[str] = None
-    region: Optional[str] = None
-    target: Optional[str] = None
+    gb_code: str | None = None
+    region: str | None = None
+    target: str | None = None
     severity: Severity = "error"
     # Dynamic details (dynamo's own words), empty for static findings.
-    reason: Optional[str] = None
-    explanation: Optional[str] = None
-    hints: List[str] = field(default_factory=list)
+    reason: str | None = None
+    explanation: str | None = None
+    hints: list[str] = field(default_factory=list)
     # `torchlint run`: times dynamo met it, the library line it broke on, the ranks that saw it.
-    hits: Optional[int] = None
-    library: Optional[str] = None
-    ranks: Optional[List[int]] = None
+    hits: int | None = None
+    library: str | None = None
+    ranks: list[int] | None = None
     # Not serialised in JSON: an automatic fix and the source line, for text output.
-    fix: Optional[Fix] = field(default=None, compare=False, repr=False)
-    source_line: Optional[str] = field(default=None, compare=False, repr=False)
+    fix: Fix | None = field(default=None, compare=False, repr=False)
+    source_line: str | None = field(default=None, compare=False, repr=False)
     #: every target whose run hit it, in order; ``target`` is their names joined, for output
-    targets: List[str] = field(default_factory=list, compare=False, repr=False)
+    targets: list[str] = field(default_factory=list, compare=False, repr=False)
     #: in a notebook: the code cell (from 1) whose lines ``line``/``end_line`` count
-    cell: Optional[int] = None
+    cell: int | None = None
 
-    def target_names(self) -> List[str]:
+    def target_names(self) -> list[str]:
         """The targets that hit it (a name may itself hold ", ": ``m.py:build(a=1, b=2)``)."""
         return list(self.targets) or ([self.target] if self.target else [])
 
@@ -103,16 +118,16 @@ class Finding:
         self.target = ", ".join(names)
 
     @property
-    def sort_key(self):
+    def sort_key(self) -> tuple[str, int, int, int, str, str]:
         return (self.path, self.cell or 0, self.line, self.column, self.rule or "~", self.message)
 
-    def fingerprint(self, line_text: Optional[str] = None) -> str:
+    def fingerprint(self, line_text: str | None = None) -> str:
         """A stable identity that survives line shifts: path, rule, region and the code itself."""
         text = (line_text if line_text is not None else (self.source_line or "")).strip()
         raw = "\x1f".join([self.path, self.rule or self.gb_code or self.name, self.region or "", text])
         return hashlib.sha1(raw.encode("utf-8")).hexdigest()[:16]
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         d = {key: getattr(self, key) for key in _FINDING_KEYS}
         if self.source != "static":
             d["reason"] = self.reason
@@ -128,7 +143,7 @@ class Finding:
         return d
 
     @classmethod
-    def from_dict(cls, d: Dict[str, Any]) -> "Finding":
+    def from_dict(cls, d: dict[str, Any]) -> Finding:
         names = {f.name for f in dataclasses.fields(cls)} - {"fix", "source_line", "targets"}
         return cls(**{k: v for k, v in d.items() if k in names})
 
@@ -140,7 +155,7 @@ class FileError:
     path: str
     message: str
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {"path": self.path, "message": self.message}
 
 
@@ -150,10 +165,10 @@ class Recompile:
 
     target: str
     reason: str
-    path: Optional[str] = None
-    line: Optional[int] = None
+    path: str | None = None
+    line: int | None = None
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {"target": self.target, "reason": self.reason, "path": self.path, "line": self.line}
 
 
@@ -166,31 +181,31 @@ class TargetResult:
     graph_breaks: int = 0
     recompiles: int = 0
     seconds: float = 0.0
-    error: Optional[str] = None
-    ops_per_graph: List[int] = field(default_factory=list)
-    recompile_reasons: List[Recompile] = field(default_factory=list)
-    cudagraph_skips: Optional[int] = None
+    error: str | None = None
+    ops_per_graph: list[int] = field(default_factory=list)
+    recompile_reasons: list[Recompile] = field(default_factory=list)
+    cudagraph_skips: int | None = None
     #: per graph, the user lines its operations came from: ``[{"path", "lines"}]``
-    graph_lines: List[List[Dict[str, Any]]] = field(default_factory=list)
+    graph_lines: list[list[dict[str, Any]]] = field(default_factory=list)
     #: path -> lines dynamo traced into a graph (not in JSON): a static finding there ran
     #: without a break; one elsewhere was not reached
-    traced: Dict[str, Set[int]] = field(default_factory=dict, repr=False)
+    traced: dict[str, set[int]] = field(default_factory=dict, repr=False)
     #: `torchlint run`: lines for people (compile time per frame, caches, output tail) and data
-    details: List[str] = field(default_factory=list)
-    program: Optional[Dict[str, Any]] = None
+    details: list[str] = field(default_factory=list)
+    program: dict[str, Any] | None = None
     #: functions that hit dynamo's recompile limit and then ran eagerly, uncompiled
-    recompile_limit_hits: List[Recompile] = field(default_factory=list)
+    recompile_limit_hits: list[Recompile] = field(default_factory=list)
     #: graph breaks counted each time one was hit (``graph_breaks`` counts distinct sites)
     graph_break_hits: int = 0
     #: the traceback of a target that raised, for ``-v`` (not in JSON)
-    traceback: Optional[str] = field(default=None, repr=False)
+    traceback: str | None = field(default=None, repr=False)
     #: the recompilations grouped by cause (``torchlint.dynamic.records.group_recompiles``)
-    recompile_causes: List[Dict[str, Any]] = field(default_factory=list)
+    recompile_causes: list[dict[str, Any]] = field(default_factory=list)
     #: how the code ran: "eval" or "training" (None: not known), and the compile mode
-    run_mode: Optional[str] = None
-    compile_mode: Optional[str] = None
+    run_mode: str | None = None
+    compile_mode: str | None = None
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         d = {
             "target": self.target,
             "graphs": self.graphs,
@@ -219,7 +234,7 @@ class TargetResult:
         return d
 
     @classmethod
-    def from_dict(cls, d: Dict[str, Any]) -> "TargetResult":
+    def from_dict(cls, d: dict[str, Any]) -> TargetResult:
         names = {f.name for f in dataclasses.fields(cls)}
         out = cls(**{k: v for k, v in d.items() if k in names and k != "recompile_reasons"})
         out.recompile_reasons = [Recompile(**r) for r in d.get("recompile_reasons") or []]
@@ -230,16 +245,16 @@ class TargetResult:
 class Report:
     """Everything one run found: the input to every output format and to the exit code."""
 
-    findings: List[Finding] = field(default_factory=list)
-    errors: List[FileError] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    errors: list[FileError] = field(default_factory=list)
     files: int = 0
-    targets: List[TargetResult] = field(default_factory=list)
-    torch_version: Optional[str] = None
+    targets: list[TargetResult] = field(default_factory=list)
+    torch_version: str | None = None
     dynamic_ran: bool = False
     static_ran: bool = True
     # Lines of gate verdicts ("graph breaks 5 > limit 3 (+2)"), set by the gate.
-    gate_failures: List[str] = field(default_factory=list)
-    gate_notes: List[str] = field(default_factory=list)
+    gate_failures: list[str] = field(default_factory=list)
+    gate_notes: list[str] = field(default_factory=list)
 
     def sort(self) -> None:
         self.findings.sort(key=lambda f: f.sort_key)
@@ -260,7 +275,7 @@ class Report:
         """How many files hold at least one finding (``files`` counts the files checked)."""
         return len({f.path for f in self.findings})
 
-    def _total(self, count: str) -> Optional[int]:
+    def _total(self, count: str) -> int | None:
         """One per-target count summed over the targets; ``None`` when the dynamic pass did not run."""
         return sum(getattr(t, count) for t in self.targets) if self.dynamic_ran else None
 
@@ -269,7 +284,7 @@ class Report:
     graphs = property(lambda self: self._total("graphs"), doc="graphs of all targets")
     recompiles = property(lambda self: self._total("recompiles"), doc="recompilations of all targets")
 
-    def summary(self) -> Dict[str, Any]:
+    def summary(self) -> dict[str, Any]:
         return {
             "files": self.files,
             "findings": len(self.findings),
@@ -281,7 +296,7 @@ class Report:
             "files_with_findings": self.files_with_findings,
         }
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "version": JSON_VERSION,
             "torch_version": self.torch_version,
@@ -291,12 +306,12 @@ class Report:
             "errors": [e.to_dict() for e in self.errors],
         }
 
-    def _finding_dict(self, finding: Finding) -> Dict[str, Any]:
+    def _finding_dict(self, finding: Finding) -> dict[str, Any]:
         d = finding.to_dict()
         if self.dynamic_ran and finding.source == "static" and finding.severity == "error":
             # what dynamo did with a line it did not confirm: ran it without breaking, or never
             d["dynamo"] = "ran_without_breaking" if self.traced(finding) else "not_reached"
         return d
 
-    def to_json(self, indent: Optional[int] = 2) -> str:
+    def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent)

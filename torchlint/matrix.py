@@ -11,6 +11,7 @@ file; this module reads it, without importing torch, for
 
 A version is named by major.minor (``"2.15"``); ``2.15.0`` and ``2.15.0+cu130`` mean the same.
 """
+
 from __future__ import annotations
 
 import functools
@@ -18,18 +19,18 @@ import json
 import os
 import re
 from importlib import resources
-from typing import Any, Dict, List, Optional, Set
+from typing import Any
 
 from torchlint.pages import PAGE_FILE
 
 BREAKS_ON = "Breaks on:"
 _VERSION = re.compile(r"^\s*(\d+)\.(\d+)(?:\.\d+)?(?:[+.\-\w]*)?\s*$")
 #: the torch version the static pass of this process reports for (see :func:`use_version`)
-_ACTIVE: Optional[str] = None
+_ACTIVE: str | None = None
 
 
 @functools.lru_cache(maxsize=1)
-def load() -> Dict[str, Any]:
+def load() -> dict[str, Any]:
     """The committed matrix (``{"versions": {"2.13": {...}, ...}}``)."""
     try:
         text = resources.files("torchlint").joinpath("data/torch_matrix.json").read_text("utf-8")
@@ -38,23 +39,23 @@ def load() -> Dict[str, Any]:
     return json.loads(text)
 
 
-def _key(version: str) -> List[int]:
+def _key(version: str) -> list[int]:
     return [int(p) for p in version.split(".")]
 
 
-def versions() -> List[str]:
+def versions() -> list[str]:
     """The measured versions, oldest first (``["2.13", "2.14", "2.15"]``)."""
     return sorted(load()["versions"], key=_key)
 
 
-def minor(version: str) -> Optional[str]:
+def minor(version: str) -> str | None:
     """``"2.15.0+cu130"`` -> ``"2.15"``; None when it is not a version number."""
     m = _VERSION.match(version or "")
     return f"{int(m.group(1))}.{int(m.group(2))}" if m else None
 
 
 @functools.lru_cache(maxsize=1)
-def installed_torch() -> Optional[str]:
+def installed_torch() -> str | None:
     """The installed torch's version, read from its metadata (torch is not imported), once
     a process."""
     import importlib.metadata
@@ -65,7 +66,7 @@ def installed_torch() -> Optional[str]:
         return None
 
 
-def resolve(setting: Optional[str], where: str = "torch-version") -> Optional[str]:
+def resolve(setting: str | None, where: str = "torch-version") -> str | None:
     """The matrix version the static pass reports for.
 
     ``setting`` (config or ``--torch-version``) must be a measured version; without one, the
@@ -81,10 +82,11 @@ def resolve(setting: Optional[str], where: str = "torch-version") -> Optional[st
     if setting is not None:
         key = minor(str(setting))
         if key is None:
-            raise ValueError(f"{where}: expected a torch version such as \"{known[-1]}\", got {setting!r}")
+            raise ValueError(f'{where}: expected a torch version such as "{known[-1]}", got {setting!r}')
         if key not in known:
-            raise ValueError(f"{where}: torch {key} is not in torchlint's measured matrix "
-                             f"(measured: {', '.join(known)})")
+            raise ValueError(
+                f"{where}: torch {key} is not in torchlint's measured matrix (measured: {', '.join(known)})"
+            )
         return key
     installed = installed_torch()
     key = minor(installed) if installed else None
@@ -94,25 +96,25 @@ def resolve(setting: Optional[str], where: str = "torch-version") -> Optional[st
     return older[-1] if older else known[0]
 
 
-def status(code: str, version: str) -> Optional[str]:
+def status(code: str, version: str) -> str | None:
     """``live``, ``changed``, ``dead``, ``warning``, ... of a rule on a version; None if unmeasured."""
     entry = load()["versions"].get(version, {}).get("rules", {}).get(code)
     return entry["status"] if entry else None
 
 
-def dead_rules(version: str) -> Set[str]:
+def dead_rules(version: str) -> set[str]:
     """Graph-break rules whose page example compiles whole on that version."""
     rules = load()["versions"].get(version, {}).get("rules", {})
     return {code for code, e in rules.items() if e["status"] == "dead"}
 
 
-def skipped_calls(version: str) -> Optional[Set[str]]:
+def skipped_calls(version: str) -> set[str] | None:
     """The calls of ``skipped_calls.json`` that break on that version (None: not measured)."""
     entry = load()["versions"].get(version)
     return set(entry["skipped_calls"]) if entry and "skipped_calls" in entry else None
 
 
-def traced_calls(version: str) -> Set[str]:
+def traced_calls(version: str) -> set[str]:
     """The calls of ``skipped_calls.json`` measured on that version and found traced there
     (a call added since that version was measured is not among them)."""
     entry = load()["versions"].get(version) or {}
@@ -130,19 +132,20 @@ def still_breaks(version: str, family: str) -> bool:
     return entry.get(_FAMILIES[family], True) is not False
 
 
-def use_version(version: Optional[str]) -> None:
+def use_version(version: str | None) -> None:
     """Make the static pass of this process report for ``version`` (a matrix key or None)."""
     global _ACTIVE
     _ACTIVE = version
 
 
-def active_version() -> Optional[str]:
+def active_version() -> str | None:
     return _ACTIVE
 
 
 # --------------------------------------------------------------------------- rule pages
 
-def breaks_on_line(code: str, matrix: Optional[Dict[str, Any]] = None) -> str:
+
+def breaks_on_line(code: str, matrix: dict[str, Any] | None = None) -> str:
     """The page line, e.g. ``Breaks on: torch 2.13 yes, 2.14 yes, 2.15 no. Measured ...``
     (a GB code in parentheses where dynamo names the break differently from the oldest version)."""
     data = matrix if matrix is not None else load()
@@ -160,8 +163,7 @@ def breaks_on_line(code: str, matrix: Optional[Dict[str, Any]] = None) -> str:
             cells.append(f"{v} no")
         else:
             cells.append(f"{v} {entry['status']}")
-    return (f"{BREAKS_ON} torch {', '.join(cells)}. Measured on the example below by "
-            "`benchmarks/torch_matrix.py`.")
+    return f"{BREAKS_ON} torch {', '.join(cells)}. Measured on the example below by `benchmarks/torch_matrix.py`."
 
 
 def page_with_line(text: str, line: str) -> str:
@@ -182,13 +184,18 @@ def page_with_line(text: str, line: str) -> str:
 
 
 #: TL009's page carries the skipped-call table between these lines (in "What it does")
-TABLE_START = "<!-- skipped calls by torch version: written by benchmarks/torch_matrix.py from torchlint/data/torch_matrix.json -->"
+TABLE_START = (
+    "<!-- skipped calls by torch version: "
+    "written by benchmarks/torch_matrix.py from torchlint/data/torch_matrix.json -->"
+)
 TABLE_END = "<!-- end of the skipped calls by torch version -->"
-_FAMILY_ROWS = (("logger_methods_break", "logger methods (`logger.info(...)`, ...)"),
-                ("deepcopy_breaks", "`copy.deepcopy` of a tensor or module"))
+_FAMILY_ROWS = (
+    ("logger_methods_break", "logger methods (`logger.info(...)`, ...)"),
+    ("deepcopy_breaks", "`copy.deepcopy` of a tensor or module"),
+)
 
 
-def skipped_calls_table(matrix: Optional[Dict[str, Any]] = None) -> str:
+def skipped_calls_table(matrix: dict[str, Any] | None = None) -> str:
     """The markdown table of TL009's page: per measured version, which calls of
     ``skipped_calls.json`` break (flagged with that ``torch-version``) and which dynamo traces
     there (not flagged); calls that break on every version are counted, not listed."""
@@ -197,21 +204,32 @@ def skipped_calls_table(matrix: Optional[Dict[str, Any]] = None) -> str:
     entries = [data["versions"][v] for v in measured]
     names = sorted({n for e in entries for n in e.get("trace_rules", {})})
 
-    def cell(entry: Dict[str, Any], name: str) -> str:
+    def cell(entry: dict[str, Any], name: str) -> str:
         if name not in entry.get("trace_rules", {}):
             return "not measured"
         return "breaks" if name in entry.get("skipped_calls", []) else "traced"
 
     rows = [(f"`{n}`", [cell(e, n) for e in entries]) for n in names]
     moving = [r for r in rows if any(c != "breaks" for c in r[1])]
-    moving += [(words, ["breaks" if e.get(key, True) is not False else "traced" for e in entries])
-               for key, words in _FAMILY_ROWS]
-    out = [TABLE_START, "", "| call | " + " | ".join(f"torch {v}" for v in measured) + " |",
-           "|---|" + "---|" * len(measured)]
+    moving += [
+        (words, ["breaks" if e.get(key, True) is not False else "traced" for e in entries])
+        for key, words in _FAMILY_ROWS
+    ]
+    out = [
+        TABLE_START,
+        "",
+        "| call | " + " | ".join(f"torch {v}" for v in measured) + " |",
+        "|---|" + "---|" * len(measured),
+    ]
     out += [f"| {name} | " + " | ".join(cells) + " |" for name, cells in moving]
     steady = len(rows) - sum(1 for r in rows if any(c != "breaks" for c in r[1]))
-    out += ["", f"The other {steady} calls of the list break on every measured version; a call with no "
-            "runnable example (`input()`, a GPU-only call) is taken to break.", "", TABLE_END]
+    out += [
+        "",
+        f"The other {steady} calls of the list break on every measured version; a call with no "
+        "runnable example (`input()`, a GPU-only call) is taken to break.",
+        "",
+        TABLE_END,
+    ]
     return "\n".join(out)
 
 
@@ -230,7 +248,7 @@ def page_with_table(text: str, table: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_breaks_on_lines(matrix: Optional[Dict[str, Any]] = None, folder: Optional[str] = None) -> int:
+def write_breaks_on_lines(matrix: dict[str, Any] | None = None, folder: str | None = None) -> int:
     """Set the "Breaks on" line of every page in ``folder`` (default docs/rules) and TL009's
     skipped-call table; returns how many pages changed."""
     from torchlint.atomic import write_text_atomic
@@ -263,7 +281,7 @@ PARSERS = {
 }
 
 
-def support_notes(torch_version: Optional[str]) -> List[str]:
+def support_notes(torch_version: str | None) -> list[str]:
     """One line per version-dependent parser of the dynamic pass not verified on the torch
     that ran it (``torch_version`` as the worker reports it); none when all are."""
     key = minor(torch_version or "")
@@ -274,13 +292,17 @@ def support_notes(torch_version: Optional[str]) -> List[str]:
     if entry is None:
         if not known:
             return []
-        return [f"torch {torch_version} is not a verified version (verified: {', '.join(known)}): "
-                "its graph-break log, GB registry, recompile and CUDA-graph messages were not checked, "
-                "so counts and reasons may be incomplete"]
+        return [
+            f"torch {torch_version} is not a verified version (verified: {', '.join(known)}): "
+            "its graph-break log, GB registry, recompile and CUDA-graph messages were not checked, "
+            "so counts and reasons may be incomplete"
+        ]
     notes = []
     for key_name, words in PARSERS.items():
         status = str(entry.get("parsers", {}).get(key_name, ""))
         if status.startswith("not supported"):
-            notes.append(f"torch {torch_version}: the {words} parser does not support this version "
-                         f"({status.split(':', 1)[-1].strip()})")
+            notes.append(
+                f"torch {torch_version}: the {words} parser does not support this version "
+                f"({status.split(':', 1)[-1].strip()})"
+            )
     return notes

@@ -13,14 +13,15 @@ Pages ship inside the package as ``torchlint.rule_pages`` (pyproject maps the re
 
 May import: the standard library only (the rules read it while they are defined).
 """
+
 from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib import resources
 from importlib.abc import Traversable
-from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix safety", "GB codes")
 _FENCE = re.compile(r"```python\n(.*?)```", re.DOTALL)
@@ -49,19 +50,19 @@ class RuleFacts:
     message: str
     suggestion: str
     #: "safe", "unsafe" or None when the rule offers no automatic fix (the page's ``fix``)
-    fix_applicability: Optional[str]
+    fix_applicability: str | None
     severity: str
-    gb_codes: Tuple[str, ...]
+    gb_codes: tuple[str, ...]
 
 
 @dataclass
 class Example:
     code: str
     #: line -> codes marked `# error: TLnnn` on it
-    marked: Dict[int, Set[str]] = field(default_factory=dict)
+    marked: dict[int, set[str]] = field(default_factory=dict)
     #: from an optional `<!-- dynamo: target=Net inputs=f32[4,8];i64[4] -->` before the block
-    target: Optional[str] = None
-    inputs: Optional[List[str]] = None
+    target: str | None = None
+    inputs: list[str] | None = None
 
 
 @dataclass
@@ -70,8 +71,8 @@ class Page:
     name: str
     #: the page as printed and rendered: the facts block left out
     text: str
-    sections: Dict[str, str]
-    facts: Optional[RuleFacts] = None
+    sections: dict[str, str]
+    facts: RuleFacts | None = None
 
     @property
     def bad(self) -> Example:
@@ -101,10 +102,10 @@ def _example(section: str) -> Example:
     return ex
 
 
-def _split(text: str) -> Dict[str, str]:
-    sections: Dict[str, str] = {}
+def _split(text: str) -> dict[str, str]:
+    sections: dict[str, str] = {}
     current = None
-    buf: List[str] = []
+    buf: list[str] = []
     for line in text.splitlines():
         if line.startswith("## "):
             if current is not None:
@@ -117,38 +118,40 @@ def _split(text: str) -> Dict[str, str]:
     return sections
 
 
-def entries() -> List[Traversable]:
+def entries() -> list[Traversable]:
     """The page files as installed (``docs/rules`` in a checkout), by file name."""
     root = resources.files("torchlint.rule_pages")
     return [e for e in sorted(root.iterdir(), key=lambda e: e.name) if PAGE_FILE.match(e.name)]
 
 
-def _files() -> Iterator[Tuple[str, str, str, str]]:
+def _files() -> Iterator[tuple[str, str, str, str]]:
     """(file name, code, name, text) of every page, by file name."""
     for entry in entries():
         m = PAGE_FILE.match(entry.name)
         yield entry.name, m.group(1), m.group(2), entry.read_text("utf-8")  # type: ignore[union-attr]
 
 
-def split_facts(file: str, text: str) -> Tuple[Dict[str, str], str]:
+def split_facts(file: str, text: str) -> tuple[dict[str, str], str]:
     """The facts block of a page's text, as key -> value, and the text without it."""
     m = _FACTS.match(text)
     if m is None:
-        raise PageError(f"{file}: the page does not start with its facts block (`<!-- rule`, "
-                        "`key: value` lines, `-->`)")
-    facts: Dict[str, str] = {}
+        raise PageError(
+            f"{file}: the page does not start with its facts block (`<!-- rule`, `key: value` lines, `-->`)"
+        )
+    facts: dict[str, str] = {}
     for number, line in enumerate(m.group(1).splitlines(), 2):
         key, sep, value = line.partition(": ")
         if not sep or key not in FACT_KEYS or not value.strip():
-            raise PageError(f"{file}:{number}: expected `key: value` with a key of {', '.join(FACT_KEYS)}, "
-                            f"got {line!r}")
+            raise PageError(
+                f"{file}:{number}: expected `key: value` with a key of {', '.join(FACT_KEYS)}, got {line!r}"
+            )
         if key in facts:
             raise PageError(f"{file}:{number}: `{key}` is given twice")
         facts[key] = value.strip()
-    return facts, text[m.end():]
+    return facts, text[m.end() :]
 
 
-def _facts(file: str, name: str, block: Dict[str, str], sections: Dict[str, str]) -> RuleFacts:
+def _facts(file: str, name: str, block: dict[str, str], sections: dict[str, str]) -> RuleFacts:
     missing = [k for k in FACT_KEYS if k not in block and k != "severity"]
     if missing:
         raise PageError(f"{file}: the facts block lacks {', '.join(missing)}")
@@ -159,11 +162,18 @@ def _facts(file: str, name: str, block: Dict[str, str], sections: Dict[str, str]
         raise PageError(f"{file}: `severity` is error or warning; got {severity!r}")
     if "GB codes" not in sections:
         raise PageError(f"{file}: the page has no `## GB codes` section")
-    return RuleFacts(name, block["summary"], block["message"], block["suggestion"], _FIXES[block["fix"]],
-                     severity, tuple(_GB_ITEM.findall(sections["GB codes"])))
+    return RuleFacts(
+        name,
+        block["summary"],
+        block["message"],
+        block["suggestion"],
+        _FIXES[block["fix"]],
+        severity,
+        tuple(_GB_ITEM.findall(sections["GB codes"])),
+    )
 
 
-def pages() -> Dict[str, Page]:
+def pages() -> dict[str, Page]:
     """Every page, by rule code."""
     out = {}
     for file, code, name, text in _files():
@@ -173,17 +183,17 @@ def pages() -> Dict[str, Page]:
     return out
 
 
-def rule_facts(code: str) -> Optional[RuleFacts]:
+def rule_facts(code: str) -> RuleFacts | None:
     """What rule ``code``'s page says of it, or None when it has no page."""
     return _all_facts().get(code)
 
 
-@functools.lru_cache(maxsize=None)
-def _all_facts() -> Dict[str, RuleFacts]:
+@functools.cache
+def _all_facts() -> dict[str, RuleFacts]:
     """Every page's facts, by rule code: read once per process (the rules are defined once;
     the pages are package data)."""
     return {code: p.facts for code, p in pages().items() if p.facts is not None}
 
 
-def page(code: str) -> Optional[Page]:
+def page(code: str) -> Page | None:
     return pages().get(code.upper())

@@ -4,26 +4,30 @@
 (or bare ``# noqa``) silence findings on that line; a finding spanning several lines is
 silenced by a comment on any of them. A comment alone on its line, ``# torchlint: noqa``
 (every finding) or ``# torchlint: noqa: TL001, TL004`` (those codes), silences the whole
-file, as ruff's ``# ruff: noqa`` (after code on a line, it silences that line only). A code is a rule code or a dynamo GB code. Applied once,
-after static and dynamic findings merge; :func:`apply_tracking` also says which comments
-and codes silenced something (for TL900 unused-suppression).
+file, as ruff's ``# ruff: noqa`` (after code on a line, it silences that line only). A code is a
+rule code or a dynamo GB code. Applied once, after static and dynamic findings merge;
+:func:`apply_tracking` also says which comments and codes silenced something (for TL900
+unused-suppression).
 """
+
 from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+from typing import Callable
 
 from torchlint.findings import Finding
 
-ALL: FrozenSet[str] = frozenset({"*"})
+ALL: frozenset[str] = frozenset({"*"})
 _TORCHLINT = re.compile(r"#\s*torchlint:\s*ignore(?:\[(?P<codes>[^\]]*)\])?", re.IGNORECASE)
 _NOQA = re.compile(r"#\s*(?:torchlint:\s*)?noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
-_FILE = re.compile(r"^\s*#\s*torchlint:\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?\s*$",
-                   re.IGNORECASE)
+_FILE = re.compile(
+    r"^\s*#\s*torchlint:\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?\s*$", re.IGNORECASE
+)
 
-#: the kinds of comment: ``# torchlint: ignore[...]``, ``# noqa[: ...]``, ``# torchlint: noqa[: ...]``
+#: the kinds of comment: ``# torchlint: ignore[...]``, ``# noqa`` or ``# noqa: CODES``, ``# torchlint: noqa`` (file-wide)
 IGNORE, NOQA, FILE = "ignore", "noqa", "file"
 
 
@@ -36,29 +40,29 @@ class Directive:
     start: int
     end: int
     kind: str
-    codes: FrozenSet[str]
+    codes: frozenset[str]
     #: the codes as written, in order (for removing one of them)
-    written: Tuple[str, ...] = ()
+    written: tuple[str, ...] = ()
 
 
-class Table(Dict[int, FrozenSet[str]]):
+class Table(dict[int, frozenset[str]]):
     """Line number (1-based) -> codes suppressed there (``ALL`` for every code); ``file``
     holds the codes suppressed in the whole file and ``directives`` every comment."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.file: FrozenSet[str] = frozenset()
-        self.directives: List[Directive] = []
+        self.file: frozenset[str] = frozenset()
+        self.directives: list[Directive] = []
 
 
-def _codes(text: Optional[str]) -> Tuple[FrozenSet[str], Tuple[str, ...]]:
+def _codes(text: str | None) -> tuple[frozenset[str], tuple[str, ...]]:
     if text is None or not text.strip():
         return ALL, ()
     written = tuple(c.strip().upper() for c in re.split(r"[\s,]+", text) if c.strip())
     return frozenset(written), written
 
 
-def _union(a: FrozenSet[str], b: FrozenSet[str]) -> FrozenSet[str]:
+def _union(a: frozenset[str], b: frozenset[str]) -> frozenset[str]:
     return ALL if a is ALL or b is ALL else a | b
 
 
@@ -87,7 +91,7 @@ def parse(lines: Iterable[str]) -> Table:
     return out
 
 
-def _matches(codes: FrozenSet[str], finding: Finding) -> Optional[str]:
+def _matches(codes: frozenset[str], finding: Finding) -> str | None:
     """The code of ``codes`` that silences ``finding`` ("*" for a bare comment), or None."""
     if codes is ALL or "*" in codes:
         return "*"
@@ -97,7 +101,7 @@ def _matches(codes: FrozenSet[str], finding: Finding) -> Optional[str]:
     return None
 
 
-def matching(finding: Finding, table: Table) -> List[Tuple[Directive, str]]:
+def matching(finding: Finding, table: Table) -> list[tuple[Directive, str]]:
     """Every (comment, code) that silences ``finding``: on one of its lines, or file-wide."""
     out = []
     for d in table.directives:
@@ -109,7 +113,7 @@ def matching(finding: Finding, table: Table) -> List[Tuple[Directive, str]]:
     return out
 
 
-def is_suppressed(finding: Finding, table: Dict[int, FrozenSet[str]]) -> bool:
+def is_suppressed(finding: Finding, table: dict[int, frozenset[str]]) -> bool:
     if isinstance(table, Table) and table.file and _matches(table.file, finding):
         return True
     for line in range(finding.line, max(finding.line, finding.end_line) + 1):
@@ -120,11 +124,10 @@ def is_suppressed(finding: Finding, table: Dict[int, FrozenSet[str]]) -> bool:
 
 
 #: path -> (its comments, the (comment, code) pairs that silenced a finding)
-Usage = Dict[str, Tuple[Table, Set[Tuple[Directive, str]]]]
+Usage = dict[str, tuple[Table, set[tuple[Directive, str]]]]
 
 
-def apply_tracking(findings: List[Finding], lines_of: Callable[[str], Optional[List[str]]]
-                   ) -> Tuple[List[Finding], Usage]:
+def apply_tracking(findings: list[Finding], lines_of: Callable[[str], list[str] | None]) -> tuple[list[Finding], Usage]:
     """Drop suppressed findings, and say which comments silenced which codes per file;
     ``lines_of(path)`` gives a file's lines (None if unreadable)."""
     usage: Usage = {}
@@ -141,7 +144,7 @@ def apply_tracking(findings: List[Finding], lines_of: Callable[[str], Optional[L
     return kept, usage
 
 
-def apply(findings: List[Finding], lines_of: Callable[[str], Optional[List[str]]]) -> List[Finding]:
+def apply(findings: list[Finding], lines_of: Callable[[str], list[str] | None]) -> list[Finding]:
     """Drop suppressed findings; ``lines_of(path)`` gives a file's lines (None if unreadable)."""
     return apply_tracking(findings, lines_of)[0]
 
@@ -149,24 +152,24 @@ def apply(findings: List[Finding], lines_of: Callable[[str], Optional[List[str]]
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)?")
 
 
-def split_lines(text: str) -> List[Tuple[str, str]]:
+def split_lines(text: str) -> list[tuple[str, str]]:
     """(content, line ending) of each line, numbered as :func:`torchlint.files.source_lines`."""
     out = []
     for m in _LINE.finditer(text):
         chunk = m.group(0)
         if chunk:
             content = chunk.rstrip("\r\n")
-            out.append((content, chunk[len(content):]))
+            out.append((content, chunk[len(content) :]))
     return out
 
 
-def _comment_lines(text: str) -> Optional[Set[int]]:
+def _comment_lines(text: str) -> set[int] | None:
     """Lines whose end may take a comment: they end a logical line or an implicitly continued
     one (not inside a multi-line string, not after a backslash). None if it cannot tokenize."""
     import io
     import tokenize
 
-    out: Set[int] = set()
+    out: set[int] = set()
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
             if tok.type in (tokenize.NEWLINE, tokenize.NL, tokenize.COMMENT):
@@ -176,14 +179,14 @@ def _comment_lines(text: str) -> Optional[Set[int]]:
     return out
 
 
-def add_comments(text: str, findings: Iterable[Finding]) -> Tuple[str, int, int]:
+def add_comments(text: str, findings: Iterable[Finding]) -> tuple[str, int, int]:
     """``text`` with ``# torchlint: ignore[CODE]`` added for each finding (its rule, else its
     GB code) on the first of its lines that can take a comment: into the line's
     ``# torchlint: ignore[...]`` when it has one, else at the end (other comments kept).
     Returns (new text, codes added, findings no line could take)."""
     allowed = _comment_lines(text)
     lines = split_lines(text)
-    wanted: Dict[int, List[str]] = {}
+    wanted: dict[int, list[str]] = {}
     skipped = 0
     for f in findings:
         code = f.rule or f.gb_code
@@ -204,7 +207,7 @@ def add_comments(text: str, findings: Iterable[Finding]) -> Tuple[str, int, int]
             new = [c for c in codes if c not in have]
             if new:
                 comment = f"# torchlint: ignore[{', '.join(have + new)}]"
-                content = content[:existing.start()] + comment + content[existing.end():]
+                content = content[: existing.start()] + comment + content[existing.end() :]
         else:
             new = codes
             content = f"{content.rstrip()}  # torchlint: ignore[{', '.join(codes)}]"

@@ -14,15 +14,17 @@ is called unused only where this run could have used it:
 The fix (safe: comments only) removes the unused codes, or the whole comment when none is
 left, or the whole line when the comment was alone on it.
 """
+
 from __future__ import annotations
 
 import re
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from collections.abc import Iterable, Sequence
+from typing import Callable
 
-from torchlint.findings import Edit, Finding, Fix, Report
-from torchlint.files import source_lines
-from torchlint.rules.tl900_unused_suppression import UnusedSuppression
 from torchlint import suppression
+from torchlint.files import source_lines
+from torchlint.findings import Edit, Finding, Fix, Report
+from torchlint.rules.tl900_unused_suppression import UnusedSuppression
 from torchlint.suppression import ALL, FILE, IGNORE, NOQA, Directive, Table, split_lines
 
 _RULE_CODE = re.compile(r"^TL\d{3}$")
@@ -39,16 +41,16 @@ def _render(d: Directive, keep: Sequence[str], original: str) -> str:
     return f"# noqa: {codes}"
 
 
-def without(text: str, removals: Dict[Directive, Set[str]]) -> str:
+def without(text: str, removals: dict[Directive, set[str]]) -> str:
     """``text`` with the codes ``removals[d]`` (``{"*"}``: the whole comment) taken out of each
     comment ``d``."""
     lines = split_lines(text)
-    drop: Set[int] = set()
+    drop: set[int] = set()
     for d, codes in sorted(removals.items(), key=lambda kv: (kv[0].line, -kv[0].start)):
         content, end = lines[d.line - 1]
-        original = content[d.start:d.end]
+        original = content[d.start : d.end]
         keep = [] if "*" in codes else [c for c in d.written if c not in codes]
-        before, after = content[:d.start], content[d.end:]
+        before, after = content[: d.start], content[d.end :]
         if keep:
             content = before + _render(d, keep, original) + after
         elif not before.strip() and not after.strip():
@@ -60,8 +62,14 @@ def without(text: str, removals: Dict[Directive, Set[str]]) -> str:
     return "".join(c + e for i, (c, e) in enumerate(lines) if i not in drop)
 
 
-def _unused_in(table: Table, used: Set[Tuple[Directive, str]], *, judge_rule: Callable[[str], bool],
-               known: Set[str], reached: Callable[[Directive], bool]) -> List[Tuple[Directive, Set[str], str]]:
+def _unused_in(
+    table: Table,
+    used: set[tuple[Directive, str]],
+    *,
+    judge_rule: Callable[[str], bool],
+    known: set[str],
+    reached: Callable[[Directive], bool],
+) -> list[tuple[Directive, set[str], str]]:
     """(comment, unused codes ({"*"} for a bare one), why) for each comment with unused codes."""
     out = []
     for d in table.directives:
@@ -99,18 +107,18 @@ def unused_suppressions(
     report: Report,
     files: Iterable[str],
     usage: suppression.Usage,
-    read: Callable[[str], Optional[str]],
+    read: Callable[[str], str | None],
     *,
     static_ran: bool,
     enabled: Callable[[str, str], bool],
-) -> List[Finding]:
+) -> list[Finding]:
     """TL900 findings for the comments of ``files`` that silenced nothing this run could have
     found. ``usage``: what :func:`torchlint.suppression.apply_tracking` used; ``read(path)``:
     a file's text (None if unreadable); ``enabled(code, path)``: the rule is on for the file."""
     from torchlint.config import rule_codes
 
     known = set(rule_codes())
-    out: List[Finding] = []
+    out: list[Finding] = []
     for path in files:
         text = read(path)
         if not text or ("noqa" not in text.lower() and "torchlint" not in text.lower()):
@@ -122,12 +130,13 @@ def unused_suppressions(
             continue
         traced = [t.traced.get(path, set()) for t in report.targets] if report.dynamic_ran else []
 
-        def reached(d: Directive) -> bool:
+        # both are called before the loop moves on; the defaults bind this file's values
+        def reached(d: Directive, traced: list[set[int]] = traced) -> bool:
             if d.kind == FILE:
                 return any(traced)
             return any(d.line in lines for lines in traced)
 
-        def judge_rule(code: str) -> bool:
+        def judge_rule(code: str, path: str = path) -> bool:
             if code == "*":  # a bare comment: both passes must have had their chance
                 return static_ran and report.dynamic_ran
             return static_ran and enabled(code, path)
@@ -136,18 +145,26 @@ def unused_suppressions(
         for d, codes, why in found:
             if any("TL900" in x.codes and (x.kind == FILE or x.line == d.line) for x in table.directives):
                 continue  # `# noqa: TL900` (on the line, or file-wide) keeps it; a bare comment does not
-            out.append(Finding(
-                rule=UnusedSuppression.code, name=UnusedSuppression.name, path=path, line=d.line,
-                column=d.start + 1, end_line=d.line, end_column=d.end + 1,
-                message=f"unused suppression: {why}", suggestion=UnusedSuppression.suggestion,
-                severity="warning",
-                fix=Fix("safe", "remove the unused suppression", (_edit(text, d, codes),)),
-                source_line=source_lines(text)[d.line - 1],
-            ))
+            out.append(
+                Finding(
+                    rule=UnusedSuppression.code,
+                    name=UnusedSuppression.name,
+                    path=path,
+                    line=d.line,
+                    column=d.start + 1,
+                    end_line=d.line,
+                    end_column=d.end + 1,
+                    message=f"unused suppression: {why}",
+                    suggestion=UnusedSuppression.suggestion,
+                    severity="warning",
+                    fix=Fix("safe", "remove the unused suppression", (_edit(text, d, codes),)),
+                    source_line=source_lines(text)[d.line - 1],
+                )
+            )
     return out
 
 
-def _edit(text: str, d: Directive, codes: Set[str]) -> Edit:
+def _edit(text: str, d: Directive, codes: set[str]) -> Edit:
     """The fix of one comment as an edit of its line (the whole line, ending included, when
     the comment goes and nothing else was on it); :func:`without` applies them."""
     lines = split_lines(text)
@@ -158,9 +175,9 @@ def _edit(text: str, d: Directive, codes: Set[str]) -> Edit:
     return Edit(d.line, 1, d.line, len(content) + 1, new[0][0] if new else "")
 
 
-def fixed_texts(findings: Iterable[Finding], read: Callable[[str], Optional[str]]) -> Dict[str, str]:
+def fixed_texts(findings: Iterable[Finding], read: Callable[[str], str | None]) -> dict[str, str]:
     """path -> its text with every TL900 finding's comment fixed at once."""
-    by_path: Dict[str, List[Finding]] = {}
+    by_path: dict[str, list[Finding]] = {}
     for f in findings:
         if f.rule == UnusedSuppression.code and f.fix is not None:
             by_path.setdefault(f.path, []).append(f)
@@ -170,7 +187,7 @@ def fixed_texts(findings: Iterable[Finding], read: Callable[[str], Optional[str]
         if text is None:
             continue
         table = suppression.parse(source_lines(text))
-        removals: Dict[Directive, Set[str]] = {}
+        removals: dict[Directive, set[str]] = {}
         for f in found:
             d = next((d for d in table.directives if d.line == f.line and d.start == f.column - 1), None)
             if d is not None:
@@ -180,7 +197,7 @@ def fixed_texts(findings: Iterable[Finding], read: Callable[[str], Optional[str]
     return out
 
 
-def _codes_of(f: Finding, d: Directive) -> Set[str]:
+def _codes_of(f: Finding, d: Directive) -> set[str]:
     """The codes a TL900 finding reports unused in comment ``d`` (read back from its message)."""
     if d.codes is ALL:
         return {"*"}

@@ -5,14 +5,15 @@ compiles the good example whole. ``torchlint rules --verify`` prints one verdict
 the test suite asserts the same for every page. Importing this module does not import torch;
 :func:`verify_page` does.
 """
+
 from __future__ import annotations
 
 import contextlib
 import os
 import sys
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator, Optional, Set, Tuple
 
 from torchlint.pages import Example, Page
 
@@ -41,16 +42,15 @@ def silenced() -> Iterator[None]:
 @dataclass
 class Verdict:
     code: str
-    bad_lines: Set[int] = field(default_factory=set)
-    good_lines: Set[int] = field(default_factory=set)
-    gb_codes: Set[str] = field(default_factory=set)
-    marked: Set[int] = field(default_factory=set)
-    error: Optional[str] = None
+    bad_lines: set[int] = field(default_factory=set)
+    good_lines: set[int] = field(default_factory=set)
+    gb_codes: set[str] = field(default_factory=set)
+    marked: set[int] = field(default_factory=set)
+    error: str | None = None
 
     @property
     def live(self) -> bool:
-        return (self.error is None and bool(self.bad_lines) and self.bad_lines <= self.marked
-                and not self.good_lines)
+        return self.error is None and bool(self.bad_lines) and self.bad_lines <= self.marked and not self.good_lines
 
     @property
     def status(self) -> str:
@@ -63,9 +63,14 @@ class Verdict:
         return "live" if self.live else "check-page"
 
     def to_dict(self) -> dict:
-        return {"status": self.status, "bad_lines": sorted(self.bad_lines),
-                "good_lines": sorted(self.good_lines), "marked": sorted(self.marked),
-                "gb_codes": sorted(self.gb_codes), "error": self.error}
+        return {
+            "status": self.status,
+            "bad_lines": sorted(self.bad_lines),
+            "good_lines": sorted(self.good_lines),
+            "marked": sorted(self.marked),
+            "gb_codes": sorted(self.gb_codes),
+            "error": self.error,
+        }
 
     def describe(self) -> str:
         if self.error is not None:
@@ -81,7 +86,7 @@ class Verdict:
         return f"live: example breaks at line {lines} ({codes}); fix compiles whole"
 
 
-def _observe(example: Example) -> Tuple[Set[int], Set[str]]:
+def _observe(example: Example) -> tuple[set[int], set[str]]:
     from torchlint.dynamic.observe import observe_source
 
     with silenced():
@@ -95,7 +100,7 @@ def verify_page(page: Page) -> Verdict:
     try:
         verdict.bad_lines, verdict.gb_codes = _observe(page.bad)
         verdict.good_lines, _ = _observe(page.good)
-    except Exception as exc:  # an example that no longer runs on this torch
+    except Exception as exc:  # noqa: BLE001 (an example that no longer runs on this torch)
         first = (str(exc).strip().splitlines() or [""])[0]
         verdict.error = f"{type(exc).__name__}: {first}"[:160]
     return verdict

@@ -201,7 +201,10 @@ def test_static_mode_never_imports_the_project(project):
 # -- the cache across files -----------------------------------------------------------------
 BASE_PLAIN = "class Base:\n    pass\n"
 BASE_MODULE = "import torch.nn as nn\n\n\nclass Base(nn.Module):\n    pass\n"
-NET = "from .base import Base\nfrom .helpers import peak\n\n\nclass Net(Base):\n    def forward(self, x):\n        return peak(x)\n"
+NET = (
+    "from .base import Base\nfrom .helpers import peak\n\n\n"
+    "class Net(Base):\n    def forward(self, x):\n        return peak(x)\n"
+)
 HELPERS = "def peak(x):\n    return x.max()\n"
 
 
@@ -394,7 +397,8 @@ def test_a_file_said_to_hold_no_region_holds_none():
 
 
 @pytest.mark.parametrize("source", [
-    "from torch import *\n\nclass Net(nn.Module):\n    def forward(self, x):\n        return x\n",  # any name may be torch's
+    # any name may be torch's
+    "from torch import *\n\nclass Net(nn.Module):\n    def forward(self, x):\n        return x\n",
     "from torch import compile as c\n\ndef f(x):\n    return x\n\ng = c(f)\n",
     "import torch\n\nclass Base:\n    def forward(self, x):\n        return x\n\n"
     "class Net(Base, torch.nn.Module):\n    pass\n",  # the forward of a base that is no module

@@ -25,7 +25,10 @@ def regions(code: str) -> dict:
     ("from torch import nn as tnn", "tnn.Module"),
 ])
 def test_forward_of_a_module_through_any_import_alias(header, base):
-    code = f"{header}\n\nclass Net({base}):\n    def __init__(self):\n        super().__init__()\n\n    def forward(self, x):\n        return x\n"
+    code = (
+        f"{header}\n\nclass Net({base}):\n    def __init__(self):\n        super().__init__()\n\n"
+        "    def forward(self, x):\n        return x\n"
+    )
     assert regions(code) == {"Net.forward": "Net.forward"}
 
 

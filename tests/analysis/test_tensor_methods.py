@@ -9,6 +9,7 @@ from support import REPO, run_cli, write
 from torchlint.analysis.tensors import tensor_method_names
 
 
+@pytest.mark.dynamo
 def test_the_list_is_the_installed_torchs():
     torch = pytest.importorskip("torch")
     data = json.loads((REPO / "torchlint" / "data" / "tensor_methods.json").read_text())

@@ -26,6 +26,7 @@ def test_an_error_answer_is_a_result_with_the_error_and_no_findings(tmp_path):
     assert (result.target, result.error, result.seconds, findings) == ("m.py:Net", "raised ValueError: x", 0.5, [])
 
 
+@pytest.mark.dynamo
 def test_the_observation_answer_round_trips_to_the_same_result(tmp_path):
     pytest.importorskip("torch")
     from torchlint.dynamic.observe import observe_source

@@ -97,12 +97,12 @@ def test_baseline_regressions_improvements_and_line_shifts(tmp_path):
     worse = report(breaks=5, findings=shifted.findings + [static("TL003", 30, text="l = x.tolist()")])
     assert apply_gate(worse, baseline=str(path)) is False
     assert "graph breaks: 5 > baseline 3 (+2)" in worse.gate_failures
-    assert any(l.startswith("new finding: m.py:30 TL003") for l in worse.gate_failures)
+    assert any(x.startswith("new finding: m.py:30 TL003") for x in worse.gate_failures)
 
     better = report(breaks=1, findings=shifted.findings[:1])
     assert apply_gate(better, baseline=str(path)) is True
     assert "graph breaks: 1 < baseline 3 (-2)" in better.gate_notes
-    assert any(l.startswith("fixed since baseline: m.py:20 TL005") for l in better.gate_notes)
+    assert any(x.startswith("fixed since baseline: m.py:20 TL005") for x in better.gate_notes)
 
 
 def test_bad_baseline_is_a_one_line_error(tmp_path):

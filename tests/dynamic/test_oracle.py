@@ -9,6 +9,7 @@ import textwrap
 
 import pytest
 
+pytestmark = pytest.mark.dynamo
 torch = pytest.importorskip("torch")
 
 from torchlint.dynamic.observe import break_lines_of_source, observe, observe_source  # noqa: E402

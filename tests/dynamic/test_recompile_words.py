@@ -24,8 +24,8 @@ from torchlint.dynamic.recompiles import (FIX_WITHIN_CALL, FIXES_FOR_SHAPES, Rec
     ("(L['tokens'].size()[1] % 8) == 0  # if n % 8:  # m.py:4 in f",
      "(dimension 1 of `tokens` % 8) was specialised to 0 and changed", "pad inputs"),
     ("hidden_states.stride()[0] == hidden_states.size()[2]*hidden_states.size()[1]  # (unknown source)",
-     "the stride of dimension 0 of `hidden_states` was specialised to dimension 2 of `hidden_states`*dimension 1 "
-     "of `hidden_states` and changed", ".contiguous()"),
+     "the stride of dimension 0 of `hidden_states` was specialised to dimension 2 of "
+     "`hidden_states`*dimension 1 of `hidden_states` and changed", ".contiguous()"),
     ("___check_type_id(self._modules['conv'], 94634990915312), type=<class 'torch.nn.utils.parametrize."
      "ParametrizedConv1d'>  # hidden_states = self.conv(hidden_states)  # m.py:171 in f",
      "the type of `self.conv` changed (now ParametrizedConv1d)", "one type"),

@@ -56,9 +56,9 @@ def test_real_models_match_explain(worker, models_dir):
     assert by_name["nets.py:build(num_classes=4)"].graphs == 1
     lines = {(f.path, f.line, f.gb_code) for f in findings}
     source = open(os.path.join(models_dir, "nets.py")).read().splitlines()
-    item_line = next(i for i, l in enumerate(source, 1) if ".item()" in l)
-    branch_line = next(i for i, l in enumerate(source, 1) if "if h.mean() > 0" in l)
-    print_line = next(i for i, l in enumerate(source, 1) if 'print("features"' in l)
+    item_line = next(i for i, text in enumerate(source, 1) if ".item()" in text)
+    branch_line = next(i for i, text in enumerate(source, 1) if "if h.mean() > 0" in text)
+    print_line = next(i for i, text in enumerate(source, 1) if 'print("features"' in text)
     assert lines == {("nets.py", item_line, "GB0124"), ("nets.py", branch_line, "GB0170"),
                      ("nets.py", print_line, "GB0059")}
     assert all(f.source == "dynamic" and f.rule is None and f.severity == "error" and f.suggestion

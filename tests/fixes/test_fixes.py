@@ -127,6 +127,7 @@ def _align_hoisted(original, fixed, torch) -> None:
             child.reset_parameters()
 
 
+@pytest.mark.dynamo
 @pytest.mark.parametrize("name", RUNNABLE)
 def test_fixed_code_computes_the_same_outputs_and_gradients(name):
     torch = pytest.importorskip("torch", reason="torch is needed to run the snapshots")
@@ -210,7 +211,7 @@ def test_diff_prints_the_change_writes_nothing_and_exits_1(project):
     assert result.exit_code == 1
     assert result.stdout.startswith("--- a/m.py\n+++ b/m.py\n")
     assert "+        if not torch.compiler.is_compiling():" in result.stdout
-    assert "graph_break" not in "".join(l for l in result.stdout.splitlines() if l.startswith("-"))
+    assert "graph_break" not in "".join(x for x in result.stdout.splitlines() if x.startswith("-"))
     assert "Would fix 1 finding in 1 file." in result.stderr
     assert path.read_text() == before
 
@@ -300,7 +301,10 @@ def test_a_fix_that_would_not_parse_is_never_written(project, monkeypatch):
 
 
 def test_fix_keeps_the_files_encoding_bom_and_line_endings(project):
-    src = "# -*- coding: latin-1 -*-\r\nimport torch\r\n\r\n\r\n@torch.compile\r\ndef f(x):\r\n    print('caf\xe9', x)\r\n    return x\r\n"
+    src = (
+        "# -*- coding: latin-1 -*-\r\nimport torch\r\n\r\n\r\n"
+        "@torch.compile\r\ndef f(x):\r\n    print('caf\xe9', x)\r\n    return x\r\n"
+    )
     path = project / "m.py"
     path.write_bytes(src.encode("latin-1"))
     bom = project / "b.py"
@@ -355,7 +359,7 @@ def test_plans_respect_noqa():
 
 def test_rules_list_says_which_rules_have_fixes():
     out = run_cli(["rules"]).stdout
-    line = {l.split()[0]: l for l in out.splitlines() if l.startswith("TL")}
+    line = {x.split()[0]: x for x in out.splitlines() if x.startswith("TL")}
     assert "fix (unsafe)" in line["TL005"] and " fix " in line["TL004"]
     assert "fix" not in line["TL010"].split("autograd-in-region")[1].split("`")[0]
 
@@ -485,6 +489,7 @@ def pick(h, idx):
 '''
 
 
+@pytest.mark.dynamo
 def test_tolist_pick_declines_when_the_index_changes_in_between_or_the_list_is_kept():
     torch = pytest.importorskip("torch")
     _declines(TOLIST_MUTATED, "TL003")
@@ -515,6 +520,7 @@ def pick(scores, boxes, flags):
 '''
 
 
+@pytest.mark.dynamo
 def test_mask_positions_decline_for_an_integer_mask_and_for_a_store():
     torch = pytest.importorskip("torch")
     src = MASK_INT.replace("keep = (scores > 0.5) & flags", "keep = scores > 0.5")
@@ -596,6 +602,7 @@ def f(x):
     _declines(with_else, "TL005")
 
 
+@pytest.mark.dynamo
 def test_masked_reduction_declines_a_reduction_over_a_dimension():
     torch = pytest.importorskip("torch")
     src = '''
@@ -612,6 +619,7 @@ def f(x):
     assert torch.where(x > 0, x, 0).sum(0).shape != x[x > 0].sum(0).shape  # what the rewrite would give
 
 
+@pytest.mark.dynamo
 def test_value_check_still_raises_in_eager_with_the_message():
     torch = pytest.importorskip("torch")
     fixed = _load(FIXES / "value_check.out.py").build()
@@ -619,6 +627,7 @@ def test_value_check_still_raises_in_eager_with_the_message():
         fixed(torch.full((2, 4), 1e5))
 
 
+@pytest.mark.dynamo
 def test_loop_exit_declines_an_in_place_update_and_a_body_value_read_after_the_loop(tmp_path):
     torch = pytest.importorskip("torch")
     before, after = _pair("loop_exit")
@@ -645,6 +654,7 @@ def test_where_chain_declines_an_arm_that_reads_a_name_it_just_assigned():
     _declines(reads, "TL005")
 
 
+@pytest.mark.dynamo
 def test_item_as_an_index_is_kept_outside_a_row_pick():
     torch = pytest.importorskip("torch")
     src = '''
@@ -662,6 +672,7 @@ def first_row(h, idx):
     assert h[idx[:1].item()].shape != h[idx[:1]].shape
 
 
+@pytest.mark.dynamo
 def test_module_pick_declines_arguments_that_would_run_once_per_submodule(tmp_path):
     torch = pytest.importorskip("torch")
     before, after = _pair("module_pick")

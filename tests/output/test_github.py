@@ -101,6 +101,7 @@ def test_readme_workflow_static_job(project):
     assert [r["ruleId"] for r in results] == ["TL001", "TL004"]
 
 
+@pytest.mark.dynamo
 def test_readme_workflow_dynamic_gate(project):
     pytest.importorskip("torch", reason="the dynamic job runs dynamo: torch is not installed")
     (command,) = _workflow_commands()["dynamic"]

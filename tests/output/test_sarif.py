@@ -13,7 +13,7 @@ from torchlint.findings import FileError, Finding, Report
 from torchlint.output import RenderOptions, render
 from torchlint.rules import all_rules
 
-SCHEMA = REPO.parent / "shared" / "data" / "sarif-schema-2.1.0.json"
+SCHEMA = REPO / "tests" / "data" / "sarif-schema-2.1.0.json"  # OASIS SARIF 2.1.0, shipped with the tests
 
 MODEL = """
 import torch
@@ -31,9 +31,6 @@ class Net(nn.Module):
 
 def validate(doc):
     jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is not installed (pip install jsonschema)")
-    if not SCHEMA.is_file():
-        print(f"skipping schema validation: {SCHEMA} is absent")
-        pytest.skip(f"the SARIF 2.1.0 schema is absent at {SCHEMA}")
     schema = json.loads(SCHEMA.read_text("utf-8"))
     if "properties" not in schema and "Root" in schema.get("definitions", {}):
         # This copy keeps the log's own schema under definitions/Root; validate against it.

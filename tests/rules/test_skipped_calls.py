@@ -16,6 +16,7 @@ import pytest
 from torchlint import matrix
 from torchlint.rules.tl009_skipped_call import skipped_calls
 
+pytestmark = pytest.mark.dynamo
 pytest.importorskip("torch", reason="torch is not installed: skipped calls not checked against dynamo")
 
 CALLS = skipped_calls()["calls"]

@@ -151,7 +151,7 @@ SCALARS = """
 
         def helper(self, x, k: int):
             return x * k
-    """
+    """  # noqa: E501 (the signature is the case: one line, one finding)
 
 
 @pytest.mark.parametrize("snippet", [HOST_SYNC, SYNC_CALL, HOST_SYNC_HELPER_AND_GUARD, CPU_TENSORS, SCALARS],

@@ -21,7 +21,8 @@ FILES = sorted([*ROOT.glob("fixtures/*.py"), *ROOT.glob("torchlint/analysis/*.py
 TRICKY = [
     "import a\n\nclass A:\n\tdef f(self):\n\t\tpass\n\n\nclass B:\n\tx = 1\n",  # tabs
     "import a\r\n\r\nclass A:\r\n    x = 1\r\n\r\ny = 2\r\n",  # CRLF
-    "import a\n\nclass A:\n    x = 1\n    # the block's footer\n\n# the next statement's\n\ny = 2",  # no newline at the end
+    # no newline at the end
+    "import a\n\nclass A:\n    x = 1\n    # the block's footer\n\n# the next statement's\n\ny = 2",
     "x = 1\n\ny = 2\n\nclass A:\n  z = 3\n\n\nclass B:\n    w = 4\n",  # the file's indent is the first block's
     "x = 1\n\nmatch x:\n    case 1:\n        pass\n\ny = 2\n",
     "x = 1\n\ny = 2\n\x0c\nz = 3\n",  # a form feed is a line to Python, not to str.splitlines

@@ -12,9 +12,8 @@ May import: :mod:`torchlint.analysis`, :mod:`torchlint.rules`, :mod:`torchlint.s
 (the engine and its limits), ``files``, ``findings``, ``suppression`` and ``atomic``.
 Never the output or the dynamic pass; the static pass never imports this package.
 """
-from __future__ import annotations
 
-from typing import Dict, Optional
+from __future__ import annotations
 
 from torchlint import load_modules
 from torchlint.fixes.base import REGISTRY, Fixer
@@ -28,12 +27,12 @@ def _load() -> None:
     load_modules(__name__, __path__, lambda name: name not in _NOT_FIXES)
 
 
-def fixer_for(code: Optional[str]) -> Optional[Fixer]:
+def fixer_for(code: str | None) -> Fixer | None:
     """The fixer of rule ``code``, or ``None`` when the rule has no automatic fix."""
     _load()
     return REGISTRY.get(code or "")
 
 
-def all_fixers() -> Dict[str, Fixer]:
+def all_fixers() -> dict[str, Fixer]:
     _load()
     return dict(REGISTRY)

@@ -13,35 +13,37 @@ Also here: what one plan alone changes, as text edits (:class:`~torchlint.findin
 in, text out; reading and writing files, marking a report's findings and diffs are
 :mod:`torchlint.fixes.run`'s.
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple, Type
+from typing import NamedTuple
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 from libcst.metadata import CodeRange
 
-from torchlint.fixes import fixer_for
-from torchlint.fixes.base import REMOVE, SAFE, Applied, FixContext, FixOutcome, Plan
-from torchlint.findings import Edit
-from torchlint.rules.base import Rule
 from torchlint import suppression
-from torchlint.static.engine import FileFixes, FixPlanner, lint_module
-from torchlint.files import source_lines
-from torchlint.static.limits import parse, too_deep
-from torchlint.static.sources import is_candidate
 from torchlint.analysis.names import dotted
 from torchlint.analysis.tree import Span, children, code_ranges, validated
+from torchlint.files import source_lines
+from torchlint.findings import Edit
+from torchlint.fixes import fixer_for
+from torchlint.fixes.base import REMOVE, SAFE, Applied, FixContext, FixOutcome, Plan
+from torchlint.rules.base import Rule
+from torchlint.static.engine import FileFixes, FixPlanner, lint_module
+from torchlint.static.limits import parse, too_deep
+from torchlint.static.sources import is_candidate
 
 MAX_ROUNDS = 6
-Key = Tuple[str, int, int]  # (rule code, line, column) of a finding
+Key = tuple[str, int, int]  # (rule code, line, column) of a finding
 
 
 # -- planning ---------------------------------------------------------------------------------
-def fixable_rules(rule_classes: Sequence[Type[Rule]]) -> List[Type[Rule]]:
+def fixable_rules(rule_classes: Sequence[type[Rule]]) -> list[type[Rule]]:
     """The rules that declare a fix (``fix_applicability``) and have a fixer for it."""
     return [c for c in rule_classes if c.fix_applicability and fixer_for(c.code) is not None]
 
@@ -50,12 +52,12 @@ class Planning(FileFixes):
     """The plans of one file, asked of each report's fixer while the rules walk it (so a
     fix sees the scope the rule saw): one plan per reported node."""
 
-    def __init__(self, module: cst.Module, codes: Set[str]) -> None:
+    def __init__(self, module: cst.Module, codes: set[str]) -> None:
         self.module = module
         self.codes = codes
-        self._ctx: Optional[FixContext] = None
-        self.plans: List[Plan] = []
-        self._planned: Set[int] = set()  # ids of the nodes with a plan
+        self._ctx: FixContext | None = None
+        self.plans: list[Plan] = []
+        self._planned: set[int] = set()  # ids of the nodes with a plan
 
     @property
     def ctx(self) -> FixContext:
@@ -94,8 +96,14 @@ class _Given(FixPlanner):
 class Planned:
     """A parsed file, the plans its findings allow, and where each plan's nodes sit."""
 
-    def __init__(self, module: cst.Module, ctx: FixContext, plans: List[Plan],
-                 keys: Dict[int, Key], spans: Dict[cst.CSTNode, CodeRange]) -> None:
+    def __init__(
+        self,
+        module: cst.Module,
+        ctx: FixContext,
+        plans: list[Plan],
+        keys: dict[int, Key],
+        spans: dict[cst.CSTNode, CodeRange],
+    ) -> None:
         self.module = module
         self.ctx = ctx
         self.plans = plans
@@ -113,26 +121,26 @@ class FixOptions:
     (:func:`torchlint.static.run.project_facts`), so a finding that exists only through
     another file (a helper called from a forward elsewhere) is fixed too."""
 
-    rule_classes: Tuple[Type[Rule], ...]
+    rule_classes: tuple[type[Rule], ...]
     unsafe: bool
-    ignored: Tuple[str, ...] = ()
-    facts: Optional[dict] = None
+    ignored: tuple[str, ...] = ()
+    facts: dict | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rule_classes", tuple(self.rule_classes))
         object.__setattr__(self, "ignored", tuple(self.ignored))
 
     @cached_property
-    def fixable(self) -> List[Type[Rule]]:
+    def fixable(self) -> list[type[Rule]]:
         """The rules of :attr:`rule_classes` that can be fixed (:func:`fixable_rules`)."""
         return fixable_rules(self.rule_classes)
 
-    def for_file(self, ignored: Iterable[str] = (), facts: Optional[dict] = None) -> "FixOptions":
+    def for_file(self, ignored: Iterable[str] = (), facts: dict | None = None) -> FixOptions:
         """These options for one file: its ignored codes and its project facts."""
         return replace(self, ignored=tuple(ignored), facts=facts)
 
 
-def plan_source(source: str, path: str, options: FixOptions) -> Optional[Planned]:
+def plan_source(source: str, path: str, options: FixOptions) -> Planned | None:
     """Plans for the fixable findings of ``source`` (``None`` when it does not parse) that
     ``options`` allow."""
     classes, facts = options.fixable, options.facts
@@ -153,12 +161,12 @@ def plan_source(source: str, path: str, options: FixOptions) -> Optional[Planned
     if not sink:
         return Planned(module, ctx, [], {}, {})
     table = suppression.parse(lines)
-    live: Set[Key] = {
-        (f.rule, f.line, f.column) for f in findings  # type: ignore[misc]
+    live: set[Key] = {
+        (f.rule, f.line, f.column)
+        for f in findings
         if not suppression.is_suppressed(f, table) and not any(f.rule.startswith(p) for p in options.ignored)
     }
-    positions = code_ranges(module, [plan.node for plan in sink]
-                            + [node for plan in sink for node in plan.edits])
+    positions = code_ranges(module, [plan.node for plan in sink] + [node for plan in sink for node in plan.edits])
     plans, keys = [], {}
     for plan in sink:
         pos = positions[plan.node]
@@ -172,14 +180,16 @@ def plan_source(source: str, path: str, options: FixOptions) -> Optional[Planned
 
 # -- applying ---------------------------------------------------------------------------------
 def _overlaps(a: CodeRange, b: CodeRange) -> bool:
-    return (a.start.line, a.start.column) < (b.end.line, b.end.column) and (
-        b.start.line, b.start.column) < (a.end.line, a.end.column)
+    return (a.start.line, a.start.column) < (b.end.line, b.end.column) and (b.start.line, b.start.column) < (
+        a.end.line,
+        a.end.column,
+    )
 
 
-def choose(planned: Planned) -> List[Plan]:
+def choose(planned: Planned) -> list[Plan]:
     """Plans in source order whose edits touch none of an earlier chosen plan's nodes."""
-    chosen: List[Plan] = []
-    taken: List[CodeRange] = []
+    chosen: list[Plan] = []
+    taken: list[CodeRange] = []
     for plan in sorted(planned.plans, key=lambda p: planned.keys[id(p)][1:]):
         spans = [planned.spans[n] for n in plan.edits]
         if any(_overlaps(s, t) for s in spans for t in taken):
@@ -196,11 +206,11 @@ class _Apply(cst.CSTTransformer):
         super().__init__()
         self.edits = {node: fn for plan in plans for node, fn in plan.edits.items()}
         self.import_torch = any(p.needs_torch for p in plans) and "torch" not in ctx.imports.aliases.values()
-        self.placeholders: Dict[int, cst.CSTNode] = {}  # by id, kept alive so ids stay unique
+        self.placeholders: dict[int, cst.CSTNode] = {}  # by id, kept alive so ids stay unique
         self.ctx = ctx
         ctx.new_guards.clear()
         # Only the edited nodes and their ancestors need a visit; every other subtree is kept.
-        self.wanted: Set[cst.CSTNode] = set(self.edits)
+        self.wanted: set[cst.CSTNode] = set(self.edits)
         for node in self.edits:
             self.wanted.update(ctx.ancestors(node))
 
@@ -240,8 +250,9 @@ class _Apply(cst.CSTTransformer):
                 stmt = stmt.with_changes(leading_lines=[*pending, *stmt.leading_lines])
                 pending = []
             if body and is_guard(body[-1]) and is_guard(stmt) and not stmt.leading_lines:
-                merged = body[-1].with_changes(body=body[-1].body.with_changes(
-                    body=[*body[-1].body.body, *stmt.body.body]))
+                merged = body[-1].with_changes(
+                    body=body[-1].body.with_changes(body=[*body[-1].body.body, *stmt.body.body])
+                )
                 self.ctx.new_guards[id(merged)] = merged
                 body[-1] = merged
                 continue
@@ -255,7 +266,8 @@ class _Apply(cst.CSTTransformer):
 
 def _is_import_line(stmt: cst.CSTNode) -> bool:
     return isinstance(stmt, cst.SimpleStatementLine) and all(
-        isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body)
+        isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body
+    )
 
 
 def _add_import_torch(module: cst.Module) -> cst.Module:
@@ -269,20 +281,26 @@ def _add_import_torch(module: cst.Module) -> cst.Module:
             names = [s.module if isinstance(s, cst.ImportFrom) else s.names[0].name for s in stmt.body]
             if any(n is not None and (dotted(n) or "").split(".")[0] == "torch" for n in names):
                 at = i
-                line = cst.SimpleStatementLine([cst.Import([cst.ImportAlias(cst.Name("torch"))])],
-                                               leading_lines=stmt.leading_lines)
+                line = cst.SimpleStatementLine(
+                    [cst.Import([cst.ImportAlias(cst.Name("torch"))])], leading_lines=stmt.leading_lines
+                )
                 body[i] = stmt.with_changes(leading_lines=())
                 body.insert(at, line)
                 return module.with_changes(body=body)
-    if at == 0 and body and isinstance(body[0], cst.SimpleStatementLine) and isinstance(
-            body[0].body[0], cst.Expr) and isinstance(body[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
+    if (
+        at == 0
+        and body
+        and isinstance(body[0], cst.SimpleStatementLine)
+        and isinstance(body[0].body[0], cst.Expr)
+        and isinstance(body[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    ):
         at = 1
     line = cst.SimpleStatementLine([cst.Import([cst.ImportAlias(cst.Name("torch"))])])
     body.insert(at, line)
     return module.with_changes(body=body)
 
 
-def _compiles(code: str) -> Optional[bool]:
+def _compiles(code: str) -> bool | None:
     """Whether Python compiles ``code`` (``None``: it cannot tell, e.g. too deeply nested)."""
     try:
         compile(code, "<torchlint-fix>", "exec", dont_inherit=True)
@@ -308,11 +326,11 @@ def _parses(code: str, original: str) -> bool:
     return True
 
 
-def apply_plans(planned: Planned, plans: Sequence[Plan]) -> Tuple[str, List[Plan]]:
+def apply_plans(planned: Planned, plans: Sequence[Plan]) -> tuple[str, list[Plan]]:
     """The new text with ``plans`` applied, and the plans that made it (bad ones dropped)."""
     original = planned.module.code
 
-    def run(subset: Sequence[Plan]) -> Optional[str]:
+    def run(subset: Sequence[Plan]) -> str | None:
         try:
             code = planned.module.visit(_Apply(subset, planned.ctx)).code
         except Exception:  # noqa: BLE001 - a broken edit is dropped like one giving bad code
@@ -322,7 +340,7 @@ def apply_plans(planned: Planned, plans: Sequence[Plan]) -> Tuple[str, List[Plan
     code = run(plans)
     if code is not None:
         return code, list(plans)
-    good: List[Plan] = []  # a fix produced invalid code: keep the others, one by one
+    good: list[Plan] = []  # a fix produced invalid code: keep the others, one by one
     for plan in plans:
         if run(good + [plan]) is not None:
             good.append(plan)
@@ -353,14 +371,14 @@ class Change(NamedTuple):
     """Part of what one plan does: the old statements ``first``..``last`` (their whole text)
     become ``text``; with no old statements, ``text`` goes before (or after) ``anchor``."""
 
-    first: Optional[cst.CSTNode]
-    last: Optional[cst.CSTNode]
-    anchor: Optional[cst.CSTNode]
+    first: cst.CSTNode | None
+    last: cst.CSTNode | None
+    anchor: cst.CSTNode | None
     before: bool
     text: str
 
 
-def plan_changes(plan: Plan, ctx: FixContext) -> Optional[List[Change]]:
+def plan_changes(plan: Plan, ctx: FixContext) -> list[Change] | None:
     """What applying ``plan`` alone changes in ``ctx.module``, statement by statement
     (``None`` when the plan cannot be applied). Only the changed statements are generated."""
     module = ctx.module
@@ -368,7 +386,7 @@ def plan_changes(plan: Plan, ctx: FixContext) -> Optional[List[Change]]:
         new = module.visit(_Apply([plan], ctx))
     except Exception:  # noqa: BLE001 - a broken edit costs its fix, never the lint
         return None
-    out: List[Change] = []
+    out: list[Change] = []
     if new is not module and not _diff_block(module, new, [], module, out):
         out = [Change(module, module, None, True, new.code)]
     return out
@@ -378,15 +396,21 @@ def _same(a: Sequence[cst.CSTNode], b: Sequence[cst.CSTNode]) -> bool:
     return len(a) == len(b) and all(x is y for x, y in zip(a, b))
 
 
-def _diff_block(old, new, indent: List[str], module: cst.Module, out: List[Change]) -> bool:
+def _diff_block(old, new, indent: list[str], module: cst.Module, out: list[Change]) -> bool:
     """Append the changes from block (or module) ``old`` to ``new``; False when they are
     not inside its statements (its header or footer changed): the caller replaces it."""
-    if not _same(old.footer, new.footer) or not _same(old.header if isinstance(old, cst.Module) else (old.header,),
-                                                        new.header if isinstance(new, cst.Module) else (new.header,)):
+    if not _same(old.footer, new.footer) or not _same(
+        old.header if isinstance(old, cst.Module) else (old.header,),
+        new.header if isinstance(new, cst.Module) else (new.header,),
+    ):
         return False
     if isinstance(old, cst.Module):
         if (old.default_indent, old.default_newline, old.has_trailing_newline, old.encoding) != (
-                new.default_indent, new.default_newline, new.has_trailing_newline, new.encoding):
+            new.default_indent,
+            new.default_newline,
+            new.has_trailing_newline,
+            new.encoding,
+        ):
             return False
     elif old.indent != new.indent:
         return False
@@ -397,14 +421,15 @@ def _diff_block(old, new, indent: List[str], module: cst.Module, out: List[Chang
     j = 0
     while j < min(len(ob), len(nb)) - i and ob[len(ob) - 1 - j] is nb[len(nb) - 1 - j]:
         j += 1
-    om, nm = ob[i:len(ob) - j], nb[i:len(nb) - j]
+    om, nm = ob[i : len(ob) - j], nb[i : len(nb) - j]
     if not om and not nm:
         return True
     if len(om) == 1 and len(nm) == 1 and _only_body_differs(om[0], nm[0]):
-        inner: List[Change] = []
+        inner: list[Change] = []
         block = om[0].body
-        if _diff_block(block, nm[0].body, [*indent, module.default_indent if block.indent is None else block.indent],
-                       module, inner):
+        if _diff_block(
+            block, nm[0].body, [*indent, module.default_indent if block.indent is None else block.indent], module, inner
+        ):
             out.extend(inner)
             return True
     text = _render(nm, indent, module)
@@ -421,23 +446,27 @@ def _diff_block(old, new, indent: List[str], module: cst.Module, out: List[Chang
 
 def _only_body_differs(old: cst.CSTNode, new: cst.CSTNode) -> bool:
     """Compound statements of one kind whose indented bodies are all that differs."""
-    if type(old) is not type(new) or not isinstance(getattr(old, "body", None), cst.IndentedBlock) \
-            or not isinstance(getattr(new, "body", None), cst.IndentedBlock):
+    if (
+        type(old) is not type(new)
+        or not isinstance(getattr(old, "body", None), cst.IndentedBlock)
+        or not isinstance(getattr(new, "body", None), cst.IndentedBlock)
+    ):
         return False
     ko, kn = children(old), children(new)
     return len(ko) == len(kn) and all(a is b or (a is old.body and b is new.body) for a, b in zip(ko, kn))
 
 
-def _render(nodes: Sequence[cst.CSTNode], indent: List[str], module: cst.Module) -> str:
+def _render(nodes: Sequence[cst.CSTNode], indent: list[str], module: cst.Module) -> str:
     """The code of statements ``nodes`` as they read inside blocks indented by ``indent``."""
-    state = CodegenState(default_indent=module.default_indent, default_newline=module.default_newline,
-                         indent_tokens=list(indent))
+    state = CodegenState(
+        default_indent=module.default_indent, default_newline=module.default_newline, indent_tokens=list(indent)
+    )
     for node in nodes:
         node._codegen(state)
     return "".join(state.tokens)
 
 
-def change_nodes(changes: Iterable[Change]) -> List[cst.CSTNode]:
+def change_nodes(changes: Iterable[Change]) -> list[cst.CSTNode]:
     """The old nodes whose whole text range :func:`edits_of` needs."""
     return [n for c in changes for n in (c.first, c.last, c.anchor) if n is not None]
 
@@ -458,7 +487,7 @@ class Lines:
             return len(self.text)
         return min(self.starts[line - 1] + column, len(self.text))
 
-    def position(self, offset: int) -> Tuple[int, int]:
+    def position(self, offset: int) -> tuple[int, int]:
         """The 1-based line and 1-based column of ``offset``."""
         import bisect
 
@@ -466,7 +495,7 @@ class Lines:
         return line, offset - self.starts[line - 1] + 1
 
 
-def edits_of(changes: Sequence[Change], spans: Dict[cst.CSTNode, Span], lines: Lines) -> Tuple[Edit, ...]:
+def edits_of(changes: Sequence[Change], spans: dict[cst.CSTNode, Span], lines: Lines) -> tuple[Edit, ...]:
     """``changes`` as text edits of ``lines.text`` (``spans``: the whole text range of each
     node of :func:`change_nodes`)."""
     out = []
@@ -484,7 +513,7 @@ def edits_of(changes: Sequence[Change], spans: Dict[cst.CSTNode, Span], lines: L
     return tuple(sorted(out, key=lambda e: (e.line, e.column, e.end_line, e.end_column)))
 
 
-def edit_range(edit: Edit, lines: Lines) -> Tuple[int, int]:
+def edit_range(edit: Edit, lines: Lines) -> tuple[int, int]:
     return lines.offset(edit.line, edit.column - 1), lines.offset(edit.end_line, edit.end_column - 1)
 
 

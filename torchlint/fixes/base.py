@@ -7,19 +7,21 @@ planned while the rules walk the file, so they can ask the same questions the ru
 (``rule.is_tensor(expr)``) with the same scope; the edits are applied afterwards, in one
 transformer pass (:mod:`torchlint.fixes.apply`).
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple, Type
+from typing import Callable
 
 import libcst as cst
 
-from torchlint.rules.base import Rule
 from torchlint.analysis.names import ImportTable, dotted
 from torchlint.analysis.tree import children
+from torchlint.rules.base import Rule
 
 #: ``original node -> fn(updated node) -> replacement`` (a node, a FlattenSentinel, or REMOVE)
-Edits = Dict[cst.CSTNode, Callable[[cst.CSTNode], object]]
+Edits = dict[cst.CSTNode, Callable[[cst.CSTNode], object]]
 
 REMOVE = object()  # an edit result: drop this statement (its comment lines stay)
 
@@ -45,34 +47,34 @@ class Binding:
     line: cst.SimpleStatementLine
     function: cst.FunctionDef
     name: str
-    siblings: Tuple[cst.CSTNode, ...]
+    siblings: tuple[cst.CSTNode, ...]
     at: int
-    uses: List[cst.Name]
+    uses: list[cst.Name]
 
 
 class FixContext:
     """What fixers know of the file besides the rule's scope: parents, imports, names."""
 
-    def __init__(self, module: cst.Module, enabled: Set[str]) -> None:
+    def __init__(self, module: cst.Module, enabled: set[str]) -> None:
         self.module = module
         self.enabled = enabled  # rule codes whose fixes may run in this pass
         self.imports = ImportTable.from_module(module)
-        self._parents: Optional[Dict[cst.CSTNode, cst.CSTNode]] = None
+        self._parents: dict[cst.CSTNode, cst.CSTNode] | None = None
         # parents known without the whole file's walk: the statements, and inside the
         # functions named by focus()
-        self._near: Optional[Dict[cst.CSTNode, cst.CSTNode]] = None
-        self._focused: Set[cst.CSTNode] = set()
+        self._near: dict[cst.CSTNode, cst.CSTNode] | None = None
+        self._focused: set[cst.CSTNode] = set()
         torch_names = [local for local, full in self.imports.aliases.items() if full == "torch"]
         self.torch = "torch" if "torch" in torch_names or not torch_names else sorted(torch_names)[0]
         #: the `if not is_compiling():` guards made in this pass, by id (adjacent ones merge)
-        self.new_guards: Dict[int, cst.If] = {}
+        self.new_guards: dict[int, cst.If] = {}
 
     def is_new_guard(self, node: cst.CSTNode) -> bool:
         return self.new_guards.get(id(node)) is node
 
     # -- tree navigation ------------------------------------------------------------------
     @property
-    def parents(self) -> Dict[cst.CSTNode, cst.CSTNode]:
+    def parents(self) -> dict[cst.CSTNode, cst.CSTNode]:
         """Each node's parent, computed with one walk the first time it is needed."""
         if self._parents is None:
             self._parents = {}
@@ -87,7 +89,7 @@ class FixContext:
             return
         if self._near is None:
             self._near = {}
-            stack: List[cst.CSTNode] = [self.module]
+            stack: list[cst.CSTNode] = [self.module]
             while stack:
                 node = stack.pop()
                 for child in children(node):
@@ -97,7 +99,7 @@ class FixContext:
         self._focused.add(function)
         _map_parents(function, self._near)
 
-    def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         if self._parents is None and self._near is not None:
             found = self._near.get(node)
             if found is not None or node is self.module:
@@ -110,7 +112,7 @@ class FixContext:
             yield cur
             cur = self.parent(cur)
 
-    def statement_of(self, expr: cst.CSTNode) -> Optional[cst.SimpleStatementLine]:
+    def statement_of(self, expr: cst.CSTNode) -> cst.SimpleStatementLine | None:
         """The one-statement line whose whole statement is (or directly holds) ``expr``."""
         small = self.parent(expr)
         line = self.parent(small) if small is not None else None
@@ -118,20 +120,24 @@ class FixContext:
             return line
         return None
 
-    def enclosing_function(self, node: cst.CSTNode) -> Optional[cst.FunctionDef]:
+    def enclosing_function(self, node: cst.CSTNode) -> cst.FunctionDef | None:
         for anc in self.ancestors(node):
             if isinstance(anc, cst.FunctionDef):
                 return anc
         return None
 
-    def bound_once(self, node: cst.CSTNode) -> Optional["Binding"]:
+    def bound_once(self, node: cst.CSTNode) -> Binding | None:
         """``name = node`` as a whole statement of a function's block: the statement, the
         function, the name, the block and the statement's index in it, and every other use of
         the name in the function; None for any other form."""
         line = self.statement_of(node)
         assign = line.body[0] if line is not None else None
-        if not (isinstance(assign, cst.Assign) and assign.value is node and len(assign.targets) == 1
-                and isinstance(assign.targets[0].target, cst.Name)):
+        if not (
+            isinstance(assign, cst.Assign)
+            and assign.value is node
+            and len(assign.targets) == 1
+            and isinstance(assign.targets[0].target, cst.Name)
+        ):
             return None
         target = assign.targets[0].target
         fn = self.enclosing_function(node)
@@ -141,7 +147,7 @@ class FixContext:
         uses = [u for u in name_nodes(fn.body, [target.value]) if u is not target]
         return Binding(line, fn, target.value, found[0], found[1], uses)
 
-    def block_of(self, stmt: cst.CSTNode) -> Optional[Tuple[Tuple[cst.CSTNode, ...], int]]:
+    def block_of(self, stmt: cst.CSTNode) -> tuple[tuple[cst.CSTNode, ...], int] | None:
         """The statement list holding ``stmt`` and its index there."""
         parent = self.parent(stmt)
         body = getattr(parent, "body", None)
@@ -165,11 +171,18 @@ class FixContext:
 
 
 # Nodes that hold statements: the way from the module down to any function.
-_BLOCKS = (cst.BaseCompoundStatement, cst.IndentedBlock, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler,
-           cst.Finally, cst.MatchCase)
+_BLOCKS = (
+    cst.BaseCompoundStatement,
+    cst.IndentedBlock,
+    cst.Else,
+    cst.ExceptHandler,
+    cst.ExceptStarHandler,
+    cst.Finally,
+    cst.MatchCase,
+)
 
 
-def _map_parents(root: cst.CSTNode, parents: Dict[cst.CSTNode, cst.CSTNode]) -> None:
+def _map_parents(root: cst.CSTNode, parents: dict[cst.CSTNode, cst.CSTNode]) -> None:
     """Record the parent of every node below ``root``."""
     stack = [root]
     while stack:  # depth first, in source order, as a visitor goes
@@ -180,10 +193,10 @@ def _map_parents(root: cst.CSTNode, parents: Dict[cst.CSTNode, cst.CSTNode]) -> 
         stack.extend(reversed(kids))
 
 
-def read_names(expr: cst.CSTNode, *, every_identifier: bool = False) -> Set[str]:
+def read_names(expr: cst.CSTNode, *, every_identifier: bool = False) -> set[str]:
     """Names read in ``expr`` (not attribute names nor keyword names); with
     ``every_identifier``, every identifier spelled in it, those too (what a new name must avoid)."""
-    out: Set[str] = set()
+    out: set[str] = set()
     stack = [expr]
     while stack:
         cur = stack.pop()
@@ -196,11 +209,11 @@ def read_names(expr: cst.CSTNode, *, every_identifier: bool = False) -> Set[str]
     return out
 
 
-def name_nodes(scope: cst.CSTNode, names: Iterable[str]) -> List[cst.Name]:
+def name_nodes(scope: cst.CSTNode, names: Iterable[str]) -> list[cst.Name]:
     """The ``Name`` nodes spelling one of ``names`` under ``scope``, read or bound (the names of
     attributes and of keyword arguments are not variables and are left out)."""
     wanted = set(names)
-    out: List[cst.Name] = []
+    out: list[cst.Name] = []
     stack = [scope]
     while stack:
         cur = stack.pop()
@@ -225,9 +238,9 @@ def is_simple_ref(expr: cst.BaseExpression) -> bool:
     return dotted(expr) is not None
 
 
-def assigned_names(node: cst.CSTNode) -> Set[str]:
+def assigned_names(node: cst.CSTNode) -> set[str]:
     """Names bound anywhere under ``node`` by assignment, loops, ``with ... as`` or walrus."""
-    out: Set[str] = set()
+    out: set[str] = set()
 
     def targets(t: cst.CSTNode) -> None:
         if isinstance(t, cst.Name):
@@ -254,7 +267,7 @@ def assigned_names(node: cst.CSTNode) -> Set[str]:
     return out
 
 
-def contains(node: cst.CSTNode, types: Tuple[type, ...], stop: Tuple[type, ...] = ()) -> bool:
+def contains(node: cst.CSTNode, types: tuple[type, ...], stop: tuple[type, ...] = ()) -> bool:
     """Whether ``node`` holds a node of ``types`` (not looking inside ``stop`` nodes)."""
     stack = list(node.children)
     while stack:
@@ -266,7 +279,7 @@ def contains(node: cst.CSTNode, types: Tuple[type, ...], stop: Tuple[type, ...] 
     return False
 
 
-def tensor_method_receiver(node: cst.CSTNode, rule: Rule) -> Optional[cst.BaseExpression]:
+def tensor_method_receiver(node: cst.CSTNode, rule: Rule) -> cst.BaseExpression | None:
     """The tensor ``t`` of ``t.method()`` (called without arguments: ``.item()``,
     ``.tolist()``), or ``None`` when ``node`` is not such a call on a tensor."""
     if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and not node.args):
@@ -288,18 +301,18 @@ class Fixer:
     A fixer is made the fixer of its rule codes by :func:`register`; each plan carries its own
     applicability (the rule's ``fix_applicability`` says what to expect of them)."""
 
-    def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
+    def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Plan | None:
         raise NotImplementedError
 
 
-REGISTRY: Dict[str, Fixer] = {}
+REGISTRY: dict[str, Fixer] = {}
 
 
-def register(*codes: str) -> Callable[[Type[Fixer]], Type[Fixer]]:
+def register(*codes: str) -> Callable[[type[Fixer]], type[Fixer]]:
     """Class decorator: ``@register("TL004", "TL009")`` makes the class the fixer of these
     rule codes."""
 
-    def decorate(cls: Type[Fixer]) -> Type[Fixer]:
+    def decorate(cls: type[Fixer]) -> type[Fixer]:
         instance = cls()
         for code in codes:
             if code in REGISTRY:
@@ -328,8 +341,8 @@ class FixOutcome:
     path: str
     old: str
     new: str
-    applied: List[Applied] = field(default_factory=list)
-    error: Optional[str] = None
+    applied: list[Applied] = field(default_factory=list)
+    error: str | None = None
 
     @property
     def changed(self) -> bool:

@@ -14,9 +14,8 @@ operands of arithmetic or comparisons are fixed, and indices in the element of a
 into one indexing op; ``s = t.item()`` used later is left alone, but for a submodule picked by
 ``k = t.argmax().item()`` (:mod:`torchlint.fixes.module_pick`).
 """
-from __future__ import annotations
 
-from typing import Optional
+from __future__ import annotations
 
 import libcst as cst
 
@@ -47,7 +46,7 @@ def _row_pick_index(index: cst.Index, rule: Rule, ctx: FixContext) -> bool:
 
 @register("TL001")
 class DropItem(Fixer):
-    def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
+    def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Plan | None:
         if tensor_method_receiver(node, rule) is None:
             return None  # not `t.item()` on a tensor
         why = self._context(node, rule, ctx)
@@ -58,29 +57,45 @@ class DropItem(Fixer):
             value = updated.func.value
             return value.with_changes(lpar=[*updated.lpar, *value.lpar], rpar=[*value.rpar, *updated.rpar])
 
-        return Plan(rule.code, node, {node: edit}, UNSAFE, description=(
-            "Drop `.item()` and keep the one-element tensor: the same values in arithmetic with tensors, "
-            "but a tensor, not a Python number (type promotion follows the tensor's dtype, and gradients "
-            "now flow through it where `.item()` cut them)" + why + "."))
+        return Plan(
+            rule.code,
+            node,
+            {node: edit},
+            UNSAFE,
+            description=(
+                "Drop `.item()` and keep the one-element tensor: the same values in arithmetic with tensors, "
+                "but a tensor, not a Python number (type promotion follows the tensor's dtype, and gradients "
+                "now flow through it where `.item()` cut them)" + why + "."
+            ),
+        )
 
-    def _context(self, node: cst.Call, rule: Rule, ctx: FixContext) -> Optional[str]:
+    def _context(self, node: cst.Call, rule: Rule, ctx: FixContext) -> str | None:
         parent = ctx.parent(node)
         if isinstance(parent, cst.Index) and "TL006" in ctx.enabled and _row_pick_index(parent, rule, ctx):
-            return ("; as an index a one-element tensor of shape () picks the same element (one of shape "
-                    "(1,) would keep that dimension), and the per-row loop it feeds becomes one indexing op "
-                    "(the TL006 fix)")
+            return (
+                "; as an index a one-element tensor of shape () picks the same element (one of shape "
+                "(1,) would keep that dimension), and the per-row loop it feeds becomes one indexing op "
+                "(the TL006 fix)"
+            )
         if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, _ARITHMETIC):
             other = parent.right if parent.left is node else parent.left
             return "" if rule.is_tensor(other) else None
         comparison = ctx.parent(parent) if isinstance(parent, cst.ComparisonTarget) else parent
-        if not (isinstance(comparison, cst.Comparison) and len(comparison.comparisons) == 1
-                and isinstance(comparison.comparisons[0].operator, _COMPARE)):
+        if not (
+            isinstance(comparison, cst.Comparison)
+            and len(comparison.comparisons) == 1
+            and isinstance(comparison.comparisons[0].operator, _COMPARE)
+        ):
             return None
         other = comparison.comparisons[0].comparator if comparison.left is node else comparison.left
         if rule.is_tensor(other):
             return ""
         owner = ctx.parent(comparison)
-        if (isinstance(owner, cst.If) and owner.test is comparison and "TL005" in ctx.enabled
-                and branch_is_convertible(owner, rule, ctx)):
+        if (
+            isinstance(owner, cst.If)
+            and owner.test is comparison
+            and "TL005" in ctx.enabled
+            and branch_is_convertible(owner, rule, ctx)
+        ):
             return "; the `if` it feeds becomes a tensor condition, which the TL005 fix turns into `torch.where`"
         return None

@@ -18,22 +18,45 @@ unsafe when one calls anything else, which compiled runs then no longer call. A 
 with a clock read in its arguments (``log(time.time() - t0)``) is guarded on the same terms.
 Otherwise a kept value is left alone: the name would be missing in compiled runs.
 """
-from __future__ import annotations
 
-from typing import List, Optional, Set, Tuple
+from __future__ import annotations
 
 import libcst as cst
 
 from torchlint.fixes.base import (
-    SAFE, UNSAFE, FixContext, Fixer, Plan, name_nodes, read_names, register, with_leading_lines,
+    SAFE,
+    UNSAFE,
+    FixContext,
+    Fixer,
+    Plan,
+    name_nodes,
+    read_names,
+    register,
+    with_leading_lines,
 )
 from torchlint.rules.base import Rule
 
 # Calls whose effect is on state the model's results depend on.
-_STATEFUL = ("torch.manual_seed", "torch.random.manual_seed", "torch.seed", "torch.cuda.manual_seed",
-             "torch.cuda.manual_seed_all", "random.", "numpy.random.", "copy.deepcopy")
-_CLOCKS = ("time.time", "time.perf_counter", "time.monotonic", "time.process_time", "time.time_ns",
-           "time.perf_counter_ns", "time.monotonic_ns", "datetime.datetime.now")
+_STATEFUL = (
+    "torch.manual_seed",
+    "torch.random.manual_seed",
+    "torch.seed",
+    "torch.cuda.manual_seed",
+    "torch.cuda.manual_seed_all",
+    "random.",
+    "numpy.random.",
+    "copy.deepcopy",
+)
+_CLOCKS = (
+    "time.time",
+    "time.perf_counter",
+    "time.monotonic",
+    "time.process_time",
+    "time.time_ns",
+    "time.perf_counter_ns",
+    "time.monotonic_ns",
+    "datetime.datetime.now",
+)
 _LOG_CALLS = ("builtins.print", "warnings.warn", "logging.")
 _LOGGER_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
 
@@ -47,7 +70,7 @@ def guarded(stmt: cst.SimpleStatementLine, ctx: FixContext) -> cst.If:
     return guard
 
 
-def _the_statement(node: cst.CSTNode, ctx: FixContext) -> Optional[cst.SimpleStatementLine]:
+def _the_statement(node: cst.CSTNode, ctx: FixContext) -> cst.SimpleStatementLine | None:
     """The one-statement line that ``node`` is the whole of, or whose stored value holds it."""
     for anc in ctx.ancestors(node):
         if isinstance(anc, cst.SimpleStatementLine):
@@ -59,7 +82,7 @@ def _the_statement(node: cst.CSTNode, ctx: FixContext) -> Optional[cst.SimpleSta
 
 @register("TL004", "TL009")
 class GuardSideEffect(Fixer):
-    def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
+    def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Plan | None:
         stmt = _the_statement(node, ctx)
         if stmt is None:
             return None
@@ -68,8 +91,10 @@ class GuardSideEffect(Fixer):
             qual = rule.resolve(node.func) if isinstance(node, cst.Call) else None
             if qual is not None and qual.startswith(_STATEFUL):
                 applicability = UNSAFE
-                why = (f"`{qual}` changes state the model's results depend on: guarded, a compiled run "
-                       "no longer does it, so compiled and eager results can differ")
+                why = (
+                    f"`{qual}` changes state the model's results depend on: guarded, a compiled run "
+                    "no longer does it, so compiled and eager results can differ"
+                )
             else:
                 applicability = SAFE
                 why = "eager runs it as before; compiled runs skip it instead of splitting the graph"
@@ -80,17 +105,22 @@ class GuardSideEffect(Fixer):
             for t in ([t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target])
         ):
             applicability = UNSAFE
-            why = ("eager runs it as before, but compiled runs no longer update the stored value, so code "
-                   "that reads it sees the value from the last eager run")
+            why = (
+                "eager runs it as before, but compiled runs no longer update the stored value, so code "
+                "that reads it sees the value from the last eager run"
+            )
         else:
             return None
         return Plan(
-            code=rule.code, node=node, edits={stmt: lambda updated: guarded(updated, ctx)},
-            applicability=applicability, needs_torch=True,
+            code=rule.code,
+            node=node,
+            edits={stmt: lambda updated: guarded(updated, ctx)},
+            applicability=applicability,
+            needs_torch=True,
             description=f"Guard the statement with `if not torch.compiler.is_compiling():`; {why}.",
         )
 
-    def _timing(self, node: cst.Call, stmt: cst.SimpleStatementLine, rule: Rule, ctx: FixContext) -> Optional[Plan]:
+    def _timing(self, node: cst.Call, stmt: cst.SimpleStatementLine, rule: Rule, ctx: FixContext) -> Plan | None:
         """Guard a kept clock read with every statement that reads it (or a call statement reading one)."""
         found = ctx.block_of(stmt)
         fn = ctx.enclosing_function(stmt)
@@ -99,9 +129,13 @@ class GuardSideEffect(Fixer):
         siblings, at = found
         small = stmt.body[0]
         if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
-            group: Optional[List[cst.SimpleStatementLine]] = [stmt]
-        elif (isinstance(small, cst.Assign) and small.value is node and len(small.targets) == 1
-              and isinstance(small.targets[0].target, cst.Name)):
+            group: list[cst.SimpleStatementLine] | None = [stmt]
+        elif (
+            isinstance(small, cst.Assign)
+            and small.value is node
+            and len(small.targets) == 1
+            and isinstance(small.targets[0].target, cst.Name)
+        ):
             group = _readers(small.targets[0].target.value, siblings, at, fn)
         else:
             return None
@@ -111,16 +145,26 @@ class GuardSideEffect(Fixer):
         if others:
             names = ", ".join(sorted({f"`{cst.Module([]).code_for_node(c.func)}`" for c in others}))
             applicability = UNSAFE
-            why = (f"compiled runs no longer call {names}, so whatever it records is not updated there; "
-                   "eager runs everything as before")
+            why = (
+                f"compiled runs no longer call {names}, so whatever it records is not updated there; "
+                "eager runs everything as before"
+            )
         else:
             applicability = SAFE
             why = "the time is only logged: eager runs it all as before; compiled runs skip it"
         edits = {s: (lambda updated: guarded(updated, ctx)) for s in group}
-        return Plan(rule.code, node, edits, applicability, needs_torch=True, description=(
-            "Guard the clock read and the statements that use its value with "
-            f"`if not torch.compiler.is_compiling():`; {why}. Assumes a call is either all eager or all "
-            "compiled, so the guarded statements see the guarded name."))
+        return Plan(
+            rule.code,
+            node,
+            edits,
+            applicability,
+            needs_torch=True,
+            description=(
+                "Guard the clock read and the statements that use its value with "
+                f"`if not torch.compiler.is_compiling():`; {why}. Assumes a call is either all eager or all "
+                "compiled, so the guarded statements see the guarded name."
+            ),
+        )
 
 
 def _is_clock(node: cst.CSTNode, rule: Rule) -> bool:
@@ -141,7 +185,7 @@ def _is_logging(call: cst.Call, rule: Rule) -> bool:
     return False
 
 
-def _calls_of(group: List[cst.SimpleStatementLine]) -> List[cst.Call]:
+def _calls_of(group: list[cst.SimpleStatementLine]) -> list[cst.Call]:
     """Every call the guarded statements make, nested ones included."""
     out, stack = [], list(group)
     while stack:
@@ -152,14 +196,15 @@ def _calls_of(group: List[cst.SimpleStatementLine]) -> List[cst.Call]:
     return out
 
 
-def _readers(name: str, siblings: Tuple[cst.CSTNode, ...], at: int, fn: cst.FunctionDef
-             ) -> Optional[List[cst.SimpleStatementLine]]:
+def _readers(
+    name: str, siblings: tuple[cst.CSTNode, ...], at: int, fn: cst.FunctionDef
+) -> list[cst.SimpleStatementLine] | None:
     """``siblings[at]`` and the later statements of the block reading ``name`` (or names made from
     it), when each is a call statement or an assignment to one name, and nothing else in ``fn``
     reads or binds those names; else None."""
-    names: Set[str] = {name}
-    group: List[cst.SimpleStatementLine] = [siblings[at]]  # type: ignore[list-item]
-    for stmt in siblings[at + 1:]:
+    names: set[str] = {name}
+    group: list[cst.SimpleStatementLine] = [siblings[at]]  # type: ignore[list-item]
+    for stmt in siblings[at + 1 :]:
         if not read_names(stmt) & names:
             continue
         if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
@@ -167,8 +212,9 @@ def _readers(name: str, siblings: Tuple[cst.CSTNode, ...], at: int, fn: cst.Func
         small = stmt.body[0]
         if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
             group.append(stmt)
-        elif (isinstance(small, cst.Assign) and len(small.targets) == 1
-              and isinstance(small.targets[0].target, cst.Name)):
+        elif (
+            isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)
+        ):
             group.append(stmt)
             names.add(small.targets[0].target.value)
         else:
@@ -179,4 +225,3 @@ def _readers(name: str, siblings: Tuple[cst.CSTNode, ...], at: int, fn: cst.Func
     if len(name_nodes(fn.body, names)) != inside or any(p.name.value in names for p in fn.params.params):
         return None  # read or bound somewhere the guards do not cover
     return group
-

@@ -26,9 +26,8 @@ becomes part of the model: its parameters are trained and saved in the state dic
 checkpoint saved before the change lacks them: load it with ``strict=False``), and it follows
 the model's device and ``train()``/``eval()`` mode.
 """
-from __future__ import annotations
 
-from typing import Optional, Set
+from __future__ import annotations
 
 import libcst as cst
 
@@ -40,10 +39,10 @@ _LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.Concat
 _LOOPS = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.Lambda, cst.FunctionDef)
 
 
-def _self_attrs_assigned(fn: cst.FunctionDef, top_level_only: bool) -> Set[str]:
+def _self_attrs_assigned(fn: cst.FunctionDef, top_level_only: bool) -> set[str]:
     """``X`` of every ``self.X = ...`` in ``fn`` (only its top-level statements if asked)."""
     self_name = fn.params.params[0].name.value if fn.params.params else "self"
-    out: Set[str] = set()
+    out: set[str] = set()
     stack = list(fn.body.body) if top_level_only else [fn.body]
     while stack:
         cur = stack.pop()
@@ -60,14 +59,15 @@ def _self_attrs_assigned(fn: cst.FunctionDef, top_level_only: bool) -> Set[str]:
 class _Constants:
     """Decides whether an argument has the same value in ``__init__`` as in ``forward``."""
 
-    def __init__(self, rule: Rule, owner: cst.ClassDef, init: Optional[cst.FunctionDef]) -> None:
+    def __init__(self, rule: Rule, owner: cst.ClassDef, init: cst.FunctionDef | None) -> None:
         self.rule = rule
         methods = [m for m in owner.body.body if isinstance(m, cst.FunctionDef)]
         self.init_attrs = _self_attrs_assigned(init, top_level_only=True) if init is not None else set()
         self.changed_elsewhere = set().union(
-            *(_self_attrs_assigned(m, top_level_only=False) for m in methods if m is not init))
+            *(_self_attrs_assigned(m, top_level_only=False) for m in methods if m is not init)
+        )
 
-    def __call__(self, e: cst.BaseExpression) -> bool:  # noqa: C901 - a type switch
+    def __call__(self, e: cst.BaseExpression) -> bool:
         if isinstance(e, _LITERALS):
             return True
         if isinstance(e, cst.Name):
@@ -86,14 +86,17 @@ class _Constants:
             return qual is not None and qual.startswith("torch.") and qual.count(".") == 1  # torch.float16
         if isinstance(e, cst.Call):
             qual = self.rule.resolve(e.func) or ""
-            return (qual.startswith("torch.") and qual.rsplit(".", 1)[-1] in _FACTORIES
-                    and all(not a.star and self(a.value) for a in e.args))
+            return (
+                qual.startswith("torch.")
+                and qual.rsplit(".", 1)[-1] in _FACTORIES
+                and all(not a.star and self(a.value) for a in e.args)
+            )
         return False
 
 
 @register("TL007")
 class HoistModule(Fixer):
-    def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
+    def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Plan | None:
         region = rule.ctx.region
         owner = region.owner if region is not None else None
         if not isinstance(node, cst.Call) or owner is None:
@@ -101,9 +104,15 @@ class HoistModule(Fixer):
         qual = rule.resolve(node.func)
         cls = owner.node
         method = ctx.enclosing_function(node)
-        if (qual is None or not qual.startswith("torch.nn.") or method is None or method not in cls.body.body
-                or method.name.value == "__init__" or not method.params.params
-                or not is_name(method.params.params[0].name, "self")):
+        if (
+            qual is None
+            or not qual.startswith("torch.nn.")
+            or method is None
+            or method not in cls.body.body
+            or method.name.value == "__init__"
+            or not method.params.params
+            or not is_name(method.params.params[0].name, "self")
+        ):
             return None
         for anc in ctx.ancestors(node):
             if anc is method:
@@ -124,42 +133,69 @@ class HoistModule(Fixer):
                 return None
             args.append(a.with_changes(value=size))
         built = node.with_changes(args=args)
-        if init is not None and (not init.params.params or not is_name(init.params.params[0].name, "self")
-                                 or contains(init.body, (cst.Return,), stop=(cst.FunctionDef, cst.Lambda))):
+        if init is not None and (
+            not init.params.params
+            or not is_name(init.params.params[0].name, "self")
+            or contains(init.body, (cst.Return,), stop=(cst.FunctionDef, cst.Lambda))
+        ):
             return None  # a line appended to __init__ would not run on every path
         attr = _fresh_member(cls, self._base_name(node, qual, ctx))
-        build = cst.SimpleStatementLine([cst.Assign(
-            [cst.AssignTarget(cst.Attribute(cst.Name("self"), cst.Name(attr)))], built)])
-        edits = {node: lambda updated: cst.Attribute(cst.Name("self"), cst.Name(attr), lpar=updated.lpar,
-                                                     rpar=updated.rpar)}
+        build = cst.SimpleStatementLine(
+            [cst.Assign([cst.AssignTarget(cst.Attribute(cst.Name("self"), cst.Name(attr)))], built)]
+        )
+        edits = {
+            node: lambda updated: cst.Attribute(cst.Name("self"), cst.Name(attr), lpar=updated.lpar, rpar=updated.rpar)
+        }
         if init is not None:
             edits[init] = lambda updated: updated.with_changes(
-                body=updated.body.with_changes(body=[*updated.body.body, build]))
+                body=updated.body.with_changes(body=[*updated.body.body, build])
+            )
         else:
             edits[cls] = lambda updated: _with_init(updated, build)
         name = qual.replace("torch.nn.", "nn.")
-        return Plan(rule.code, node, edits, UNSAFE, description=(
-            f"Build `{name}(...)` once at the end of `__init__` as `self.{attr}` instead of on every call. "
-            "Its weights are drawn once, after every existing layer's (whose initialisation is unchanged), "
-            "and the forward pass no longer consumes the random generator; it becomes part of the model "
-            "(trained, saved in the state dict, moved with `.to()`, follows `train()`/`eval()`), so outputs "
-            "that relied on fresh weights per call change."))
+        return Plan(
+            rule.code,
+            node,
+            edits,
+            UNSAFE,
+            description=(
+                f"Build `{name}(...)` once at the end of `__init__` as `self.{attr}` instead of on every call. "
+                "Its weights are drawn once, after every existing layer's (whose initialisation is unchanged), "
+                "and the forward pass no longer consumes the random generator; it becomes part of the model "
+                "(trained, saved in the state dict, moved with `.to()`, follows `train()`/`eval()`), so outputs "
+                "that relied on fresh weights per call change."
+            ),
+        )
 
     @staticmethod
     def _base_name(node: cst.Call, qual: str, ctx: FixContext) -> str:
         assign = ctx.parent(node)
-        if isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name):
+        if (
+            isinstance(assign, cst.Assign)
+            and len(assign.targets) == 1
+            and isinstance(assign.targets[0].target, cst.Name)
+        ):
             return assign.targets[0].target.value
         last = qual.rsplit(".", 1)[-1]
         return "".join(("_" + c.lower()) if c.isupper() and i else c.lower() for i, c in enumerate(last))
 
 
-_ONE_LAST_DIM = {"torch.nn.LayerNorm": "normalized_shape", "torch.nn.RMSNorm": "normalized_shape",
-                 "torch.nn.Linear": "in_features"}
+_ONE_LAST_DIM = {
+    "torch.nn.LayerNorm": "normalized_shape",
+    "torch.nn.RMSNorm": "normalized_shape",
+    "torch.nn.Linear": "in_features",
+}
 
 
-def _last_dim(expr: cst.BaseExpression, node: cst.Call, method: cst.FunctionDef, init: Optional[cst.FunctionDef],
-              constant: "_Constants", rule: Rule, ctx: FixContext) -> Optional[cst.BaseExpression]:
+def _last_dim(
+    expr: cst.BaseExpression,
+    node: cst.Call,
+    method: cst.FunctionDef,
+    init: cst.FunctionDef | None,
+    constant: _Constants,
+    rule: Rule,
+    ctx: FixContext,
+) -> cst.BaseExpression | None:
     """What ``x.shape[-1]`` / ``x.size(-1)`` must be, as an expression valid at the end of ``__init__``."""
     x = _last_dim_of(expr)
     if x is None or init is None:
@@ -168,29 +204,48 @@ def _last_dim(expr: cst.BaseExpression, node: cst.Call, method: cst.FunctionDef,
     here = next((a for a in ctx.ancestors(node) if a in body), None)
     if here is None:
         return None
-    for stmt in reversed(body[:body.index(here)]):
+    for stmt in reversed(body[: body.index(here)]):
         if x in assigned_names(stmt):
             return None  # rebound before the call: a different tensor
         if not isinstance(stmt, cst.SimpleStatementLine):
             continue  # a call inside a compound statement may not run
         for call in _self_calls_on(stmt, x):
-            size = _layer_size(call.func.attr.value, init, constant, rule)  # type: ignore[union-attr]
+            size = _layer_size(call.func.attr.value, init, constant, rule)
             if size is not None:
                 return size
     return None
 
 
-def _last_dim_of(expr: cst.BaseExpression) -> Optional[str]:
+def _last_dim_of(expr: cst.BaseExpression) -> str | None:
     """``x`` of ``x.shape[-1]`` or ``x.size(-1)``."""
-    minus_one = lambda e: (isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Minus)  # noqa: E731
-                           and isinstance(e.expression, cst.Integer) and e.expression.value == "1")
-    if (isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "shape"
-            and isinstance(expr.value.value, cst.Name) and len(expr.slice) == 1
-            and isinstance(expr.slice[0].slice, cst.Index) and minus_one(expr.slice[0].slice.value)):
+
+    def minus_one(e: cst.BaseExpression) -> bool:
+        return (
+            isinstance(e, cst.UnaryOperation)
+            and isinstance(e.operator, cst.Minus)
+            and isinstance(e.expression, cst.Integer)
+            and e.expression.value == "1"
+        )
+
+    if (
+        isinstance(expr, cst.Subscript)
+        and isinstance(expr.value, cst.Attribute)
+        and expr.value.attr.value == "shape"
+        and isinstance(expr.value.value, cst.Name)
+        and len(expr.slice) == 1
+        and isinstance(expr.slice[0].slice, cst.Index)
+        and minus_one(expr.slice[0].slice.value)
+    ):
         return expr.value.value.value
-    if (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "size"
-            and isinstance(expr.func.value, cst.Name) and len(expr.args) == 1 and expr.args[0].keyword is None
-            and minus_one(expr.args[0].value)):
+    if (
+        isinstance(expr, cst.Call)
+        and isinstance(expr.func, cst.Attribute)
+        and expr.func.attr.value == "size"
+        and isinstance(expr.func.value, cst.Name)
+        and len(expr.args) == 1
+        and expr.args[0].keyword is None
+        and minus_one(expr.args[0].value)
+    ):
         return expr.func.value.value
     return None
 
@@ -202,14 +257,20 @@ def _self_calls_on(stmt: cst.CSTNode, x: str):
         cur = stack.pop()
         if isinstance(cur, (cst.Lambda, cst.BaseComp, cst.IfExp, cst.BooleanOperation)):
             continue  # may not run, or not with this `x`
-        if (isinstance(cur, cst.Call) and isinstance(cur.func, cst.Attribute) and is_name(cur.func.value, "self")
-                and len(cur.args) == 1 and not cur.args[0].keyword and not cur.args[0].star
-                and is_name(cur.args[0].value, x)):
+        if (
+            isinstance(cur, cst.Call)
+            and isinstance(cur.func, cst.Attribute)
+            and is_name(cur.func.value, "self")
+            and len(cur.args) == 1
+            and not cur.args[0].keyword
+            and not cur.args[0].star
+            and is_name(cur.args[0].value, x)
+        ):
             yield cur
         stack.extend(cur.children)
 
 
-def _layer_size(member: str, init: cst.FunctionDef, constant: "_Constants", rule: Rule) -> Optional[cst.BaseExpression]:
+def _layer_size(member: str, init: cst.FunctionDef, constant: _Constants, rule: Rule) -> cst.BaseExpression | None:
     """``d`` when ``self.<member> = nn.LayerNorm(d)`` (or RMSNorm, Linear's in_features) is built once,
     at the top level of ``__init__``, and ``d`` means the same at the end of ``__init__``."""
     if member not in constant.init_attrs or member in constant.changed_elsewhere:
@@ -219,10 +280,13 @@ def _layer_size(member: str, init: cst.FunctionDef, constant: "_Constants", rule
         if not isinstance(stmt, cst.SimpleStatementLine):
             continue
         for small in stmt.body:
-            if (isinstance(small, cst.Assign) and len(small.targets) == 1
-                    and isinstance(small.targets[0].target, cst.Attribute)
-                    and is_name(small.targets[0].target.value, "self")
-                    and small.targets[0].target.attr.value == member):
+            if (
+                isinstance(small, cst.Assign)
+                and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Attribute)
+                and is_name(small.targets[0].target.value, "self")
+                and small.targets[0].target.attr.value == member
+            ):
                 builds.append(small.value)
     if len(builds) != 1 or not isinstance(builds[0], cst.Call):
         return None
@@ -244,7 +308,7 @@ def _layer_size(member: str, init: cst.FunctionDef, constant: "_Constants", rule
 
 def _fresh_member(cls: cst.ClassDef, base: str) -> str:
     """``base`` (or ``base_1``, ...) that is no ``self.<attr>``, method or class attribute yet."""
-    taken: Set[str] = set()
+    taken: set[str] = set()
     stack = [cls.body]
     while stack:
         cur = stack.pop()
@@ -278,4 +342,3 @@ def _with_init(cls: cst.ClassDef, build: cst.SimpleStatementLine) -> cst.ClassDe
         init = init.with_changes(leading_lines=body[at].leading_lines)
     body.insert(at, init)
     return cls.with_changes(body=cls.body.with_changes(body=body))
-

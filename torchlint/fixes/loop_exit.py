@@ -24,9 +24,10 @@ as the ``if`` required.
 
 Used by the ``torch.where`` fixer (:mod:`torchlint.fixes.where`), which owns TL005.
 """
+
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple
+from collections.abc import Sequence
 
 import libcst as cst
 
@@ -40,7 +41,7 @@ def _assign(name: str, value: cst.BaseExpression) -> cst.SimpleStatementLine:
     return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value)])
 
 
-def loop_exit_form(owner: cst.If, rule: Rule, ctx: FixContext) -> Optional[Tuple[cst.For, List[str]]]:
+def loop_exit_form(owner: cst.If, rule: Rule, ctx: FixContext) -> tuple[cst.For, list[str]] | None:
     """``(loop, carried names)`` when ``owner`` is the ``if c: break`` ending a loop of this form."""
     if owner.orelse is not None or not isinstance(owner.body, cst.IndentedBlock) or len(owner.body.body) != 1:
         return None
@@ -49,8 +50,14 @@ def loop_exit_form(owner: cst.If, rule: Rule, ctx: FixContext) -> Optional[Tuple
         return None
     block = ctx.parent(owner)
     loop = ctx.parent(block) if isinstance(block, cst.IndentedBlock) else None
-    if not (isinstance(loop, cst.For) and loop.orelse is None and loop.asynchronous is None
-            and block.body and block.body[-1] is owner and isinstance(loop.target, cst.Name)):
+    if not (
+        isinstance(loop, cst.For)
+        and loop.orelse is None
+        and loop.asynchronous is None
+        and block.body
+        and block.body[-1] is owner
+        and isinstance(loop.target, cst.Name)
+    ):
         return None
     body = list(block.body[:-1])
     for stmt in body:
@@ -67,7 +74,7 @@ def loop_exit_form(owner: cst.If, rule: Rule, ctx: FixContext) -> Optional[Tuple
     siblings, at = found
     bound = set().union(*(assigned_names(stmt) for stmt in body))
     before = _bound_before(fn, loop, ctx)
-    after = set().union(*(read_names(s) for s in siblings[at + 1:])) if at + 1 < len(siblings) else set()
+    after = set().union(*(read_names(s) for s in siblings[at + 1 :])) if at + 1 < len(siblings) else set()
     if loop.target.value in after or loop.target.value in bound:
         return None
     if (bound - before) & after:
@@ -83,8 +90,12 @@ def _in_place(stmt: cst.CSTNode) -> bool:
     stack = [stmt]
     while stack:
         cur = stack.pop()
-        if (isinstance(cur, cst.Call) and isinstance(cur.func, cst.Attribute) and cur.func.attr.value.endswith("_")
-                and not cur.func.attr.value.startswith("_")):
+        if (
+            isinstance(cur, cst.Call)
+            and isinstance(cur.func, cst.Attribute)
+            and cur.func.attr.value.endswith("_")
+            and not cur.func.attr.value.startswith("_")
+        ):
             return True
         stack.extend(cur.children)
     return False
@@ -112,8 +123,9 @@ def _bound_before(fn: cst.FunctionDef, loop: cst.For, ctx: FixContext) -> set:
     return names
 
 
-def loop_exit_plan(owner: cst.If, node: cst.CSTNode, cond: cst.BaseExpression, rule: Rule,
-                   ctx: FixContext) -> Optional[Plan]:
+def loop_exit_plan(
+    owner: cst.If, node: cst.CSTNode, cond: cst.BaseExpression, rule: Rule, ctx: FixContext
+) -> Plan | None:
     form = loop_exit_form(owner, rule, ctx)
     if form is None:
         return None
@@ -126,24 +138,47 @@ def loop_exit_plan(owner: cst.If, node: cst.CSTNode, cond: cst.BaseExpression, r
     for name in carried:
         saved[name] = ctx.fresh_name(fn, f"{name}_before", taken)
         taken.add(saved[name])
-    init = with_leading_lines(_assign(stopped, cst.parse_expression(
-        f"{ctx.torch}.zeros((), dtype={ctx.torch}.bool, device={carried[0]}.device)")), loop)
+    init = with_leading_lines(
+        _assign(
+            stopped, cst.parse_expression(f"{ctx.torch}.zeros((), dtype={ctx.torch}.bool, device={carried[0]}.device)")
+        ),
+        loop,
+    )
     keep = [_assign(saved[n], cst.Name(n)) for n in carried]
-    freeze = [_assign(n, cst.Call(ctx.torch_expr("where"), [cst.Arg(cst.Name(stopped)), cst.Arg(cst.Name(saved[n])),
-                                                          cst.Arg(cst.Name(n))])) for n in carried]
-    test = cond if cond.lpar or isinstance(cond, (cst.Name, cst.Call, cst.Attribute, cst.Subscript)) else cond.with_changes(
-        lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    freeze = [
+        _assign(
+            n,
+            cst.Call(
+                ctx.torch_expr("where"), [cst.Arg(cst.Name(stopped)), cst.Arg(cst.Name(saved[n])), cst.Arg(cst.Name(n))]
+            ),
+        )
+        for n in carried
+    ]
+    test = (
+        cond
+        if cond.lpar or isinstance(cond, (cst.Name, cst.Call, cst.Attribute, cst.Subscript))
+        else cond.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    )
     update = _assign(stopped, cst.BinaryOperation(cst.Name(stopped), cst.BitOr(), test))
 
     def edit(updated: cst.For) -> cst.FlattenSentinel:
         body = list(updated.body.body)[:-1]
-        new_loop = updated.with_changes(leading_lines=(), body=updated.body.with_changes(
-            body=[*keep, *body, *freeze, update]))
+        new_loop = updated.with_changes(
+            leading_lines=(), body=updated.body.with_changes(body=[*keep, *body, *freeze, update])
+        )
         return cst.FlattenSentinel([init, new_loop])
 
     names = ", ".join(f"`{n}`" for n in carried)
-    return Plan(rule.code, node, {loop: edit}, UNSAFE, needs_torch=True, description=(
-        f"Replace the early `break` with a stop flag: every pass of the loop runs and {names} keep the value "
-        "they had when the condition first held (`torch.where`), so the result is the same; but all passes "
-        "cost time, modules called in the body run on each (state they update changes), and a nan/inf in a "
-        "pass after the stop reaches the gradients."))
+    return Plan(
+        rule.code,
+        node,
+        {loop: edit},
+        UNSAFE,
+        needs_torch=True,
+        description=(
+            f"Replace the early `break` with a stop flag: every pass of the loop runs and {names} keep the value "
+            "they had when the condition first held (`torch.where`), so the result is the same; but all passes "
+            "cost time, modules called in the body run on each (state they update changes), and a nan/inf in a "
+            "pass after the stop reaches the gradients."
+        ),
+    )

@@ -29,9 +29,8 @@ has at least one dimension (a 0-d mask adds a dimension that the positions do no
 each masked tensor's leading dimensions match the mask's, as ``x[mask]`` requires: where they
 do not, ``x[mask]`` raised and the positions may pick without an error.
 """
-from __future__ import annotations
 
-from typing import Optional, Tuple
+from __future__ import annotations
 
 import libcst as cst
 
@@ -47,19 +46,53 @@ from torchlint.fixes.base import (
 )
 from torchlint.rules.base import Rule
 
-_BOOL_FUNCS = {"torch.isfinite", "torch.isnan", "torch.isinf", "torch.logical_and", "torch.logical_or",
-               "torch.logical_not", "torch.logical_xor", "torch.isin", "torch.eq", "torch.ne", "torch.gt",
-               "torch.ge", "torch.lt", "torch.le", "torch.isclose", "torch.signbit"}
-_BOOL_METHODS = {"bool", "isfinite", "isnan", "isinf", "logical_and", "logical_or", "logical_not",
-                 "logical_xor", "eq", "ne", "gt", "ge", "lt", "le", "isclose", "signbit"}
+_BOOL_FUNCS = {
+    "torch.isfinite",
+    "torch.isnan",
+    "torch.isinf",
+    "torch.logical_and",
+    "torch.logical_or",
+    "torch.logical_not",
+    "torch.logical_xor",
+    "torch.isin",
+    "torch.eq",
+    "torch.ne",
+    "torch.gt",
+    "torch.ge",
+    "torch.lt",
+    "torch.le",
+    "torch.isclose",
+    "torch.signbit",
+}
+_BOOL_METHODS = {
+    "bool",
+    "isfinite",
+    "isnan",
+    "isinf",
+    "logical_and",
+    "logical_or",
+    "logical_not",
+    "logical_xor",
+    "eq",
+    "ne",
+    "gt",
+    "ge",
+    "lt",
+    "le",
+    "isclose",
+    "signbit",
+}
 _NONZERO = "torch.nonzero"
 
 
 def is_bool_tensor(expr: cst.BaseExpression, rule: Rule) -> bool:
     """Whether ``expr`` is a boolean tensor by construction (not just used as one)."""
     if isinstance(expr, cst.Comparison):
-        return (len(expr.comparisons) == 1 and not isinstance(
-            expr.comparisons[0].operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) and rule.is_tensor(expr))
+        return (
+            len(expr.comparisons) == 1
+            and not isinstance(expr.comparisons[0].operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn))
+            and rule.is_tensor(expr)
+        )
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.BitInvert):
         return is_bool_tensor(expr.expression, rule)
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
@@ -68,14 +101,11 @@ def is_bool_tensor(expr: cst.BaseExpression, rule: Rule) -> bool:
         if rule.resolve(expr.func) in _BOOL_FUNCS:
             return True
         func = expr.func
-        return (isinstance(func, cst.Attribute) and func.attr.value in _BOOL_METHODS
-                and rule.is_tensor(func.value))
+        return isinstance(func, cst.Attribute) and func.attr.value in _BOOL_METHODS and rule.is_tensor(func.value)
     return False
 
 
-
-
-def _use_kind(name: cst.Name, ctx: FixContext, rule: Rule) -> Optional[Tuple[str, cst.CSTNode]]:
+def _use_kind(name: cst.Name, ctx: FixContext, rule: Rule) -> tuple[str, cst.CSTNode] | None:
     """``("pick", x[mask])`` or ``("nonzero", call)`` for an allowed use of the mask, else None."""
     parent = ctx.parent(name)
     if isinstance(parent, cst.Index) and parent.star is None:
@@ -92,8 +122,13 @@ def _use_kind(name: cst.Name, ctx: FixContext, rule: Rule) -> Optional[Tuple[str
         return None
     if isinstance(parent, cst.Arg):
         call = ctx.parent(parent)
-        if (isinstance(call, cst.Call) and rule.resolve(call.func) == _NONZERO and len(call.args) == 1
-                and parent.keyword is None and not parent.star):
+        if (
+            isinstance(call, cst.Call)
+            and rule.resolve(call.func) == _NONZERO
+            and len(call.args) == 1
+            and parent.keyword is None
+            and not parent.star
+        ):
             return "nonzero", call
         return None
     if isinstance(parent, cst.Attribute) and parent.value is name and parent.attr.value == "nonzero":
@@ -103,16 +138,18 @@ def _use_kind(name: cst.Name, ctx: FixContext, rule: Rule) -> Optional[Tuple[str
     return None
 
 
-_DESCRIPTION = ("Find the `True` positions of `{mask}` once (`{idx} = {mask}.nonzero(as_tuple=True)`) and pick "
-                "with them: one graph break and host sync instead of one per pick, with the same values, shapes "
-                "and gradients, assuming `{mask}` has at least one dimension and each masked tensor's leading "
-                "dimensions match it (where they do not, `x[{mask}]` raised; the positions may pick without "
-                "an error).")
+_DESCRIPTION = (
+    "Find the `True` positions of `{mask}` once (`{idx} = {mask}.nonzero(as_tuple=True)`) and pick "
+    "with them: one graph break and host sync instead of one per pick, with the same values, shapes "
+    "and gradients, assuming `{mask}` has at least one dimension and each masked tensor's leading "
+    "dimensions match it (where they do not, `x[{mask}]` raised; the positions may pick without "
+    "an error)."
+)
 
 
 @register("TL008")
 class SharedMaskPositions(Fixer):
-    def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
+    def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Plan | None:
         mask = self._mask_of(node)
         fn = ctx.enclosing_function(node)
         if mask is None or fn is None:
@@ -135,64 +172,104 @@ class SharedMaskPositions(Fixer):
                 continue
             kind = _use_kind(use, ctx, rule)
             line = next((a for a in ctx.ancestors(use) if a in siblings), None)
-            if (kind is None or not isinstance(line, cst.SimpleStatementLine) or siblings.index(line) <= at
-                    or any(isinstance(a, (cst.BaseComp, cst.Lambda, cst.IfExp, cst.BooleanOperation))
-                           for a in _between(use, line, ctx))):
+            if (
+                kind is None
+                or not isinstance(line, cst.SimpleStatementLine)
+                or siblings.index(line) <= at
+                or any(
+                    isinstance(a, (cst.BaseComp, cst.Lambda, cst.IfExp, cst.BooleanOperation))
+                    for a in _between(use, line, ctx)
+                )
+            ):
                 return None
             kinds.append((kind, line))
         if len(kinds) < 2:
             return None
         first = min((line for _, line in kinds), key=siblings.index)
-        if any(mask in assigned_names(s) for s in siblings[at + 1:siblings.index(first) + 1]):
+        if any(mask in assigned_names(s) for s in siblings[at + 1 : siblings.index(first) + 1]):
             return None
         idx = ctx.fresh_name(fn, f"{mask}_idx")
-        positions = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(idx))], cst.parse_expression(
-            f"{mask}.nonzero(as_tuple=True)"))])
+        positions = cst.SimpleStatementLine(
+            [cst.Assign([cst.AssignTarget(cst.Name(idx))], cst.parse_expression(f"{mask}.nonzero(as_tuple=True)"))]
+        )
         positions = with_leading_lines(positions, first)
         edits = {}
         for (what, where), _ in kinds:
             if what == "pick":
                 edits[where] = lambda updated: updated.with_changes(
-                    slice=[updated.slice[0].with_changes(slice=cst.Index(cst.Name(idx)))])
+                    slice=[updated.slice[0].with_changes(slice=cst.Index(cst.Name(idx)))]
+                )
             else:
-                edits[where] = lambda updated: cst.Call(ctx.torch_expr("stack"), [
-                    cst.Arg(cst.Name(idx)), cst.Arg(cst.Integer("1"), keyword=cst.Name("dim"), equal=cst.AssignEqual(
-                        cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))], lpar=updated.lpar, rpar=updated.rpar)
+                edits[where] = lambda updated: cst.Call(
+                    ctx.torch_expr("stack"),
+                    [
+                        cst.Arg(cst.Name(idx)),
+                        cst.Arg(
+                            cst.Integer("1"),
+                            keyword=cst.Name("dim"),
+                            equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")),
+                        ),
+                    ],
+                    lpar=updated.lpar,
+                    rpar=updated.rpar,
+                )
         if first in edits:
             return None
         edits[first] = lambda updated: cst.FlattenSentinel([positions, updated.with_changes(leading_lines=())])
         return Plan(rule.code, node, edits, UNSAFE, _DESCRIPTION.format(mask=mask, idx=idx), needs_torch=True)
 
-    def _reduction(self, node: cst.CSTNode, mask: str, fn: cst.FunctionDef, rule: Rule,
-                   ctx: FixContext) -> Optional[Plan]:
+    def _reduction(self, node: cst.CSTNode, mask: str, fn: cst.FunctionDef, rule: Rule, ctx: FixContext) -> Plan | None:
         """``x[mask].sum()`` / ``x[mask].mean()`` -> ``torch.where`` forms of fixed shape."""
         attr = ctx.parent(node)
         call = ctx.parent(attr) if isinstance(attr, cst.Attribute) else None
-        if not (isinstance(node, cst.Subscript) and isinstance(call, cst.Call) and call.func is attr
-                and not call.args and attr.attr.value in ("sum", "mean") and _bound_to_bool(mask, fn, rule, ctx)):
+        if not (
+            isinstance(node, cst.Subscript)
+            and isinstance(call, cst.Call)
+            and call.func is attr
+            and not call.args
+            and attr.attr.value in ("sum", "mean")
+            and _bound_to_bool(mask, fn, rule, ctx)
+        ):
             return None
         how = attr.attr.value
 
         def edit(updated: cst.Call) -> cst.BaseExpression:
             x = updated.func.value.value  # type: ignore[attr-defined]
-            where = cst.Call(ctx.torch_expr("where"), [cst.Arg(cst.Name(mask)), cst.Arg(x.with_changes(
-                lpar=[], rpar=[])), cst.Arg(cst.Integer("0"))])
+            where = cst.Call(
+                ctx.torch_expr("where"),
+                [cst.Arg(cst.Name(mask)), cst.Arg(x.with_changes(lpar=[], rpar=[])), cst.Arg(cst.Integer("0"))],
+            )
             total = cst.Call(cst.Attribute(where, cst.Name("sum")))
             if how == "sum":
                 return total.with_changes(lpar=updated.lpar, rpar=updated.rpar)
             count = cst.Call(cst.Attribute(cst.Name(mask), cst.Name("sum")))
             return cst.BinaryOperation(total, cst.Divide(), count, lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
-        return Plan(rule.code, node, {call: edit}, UNSAFE, needs_torch=True, description=(
-            f"Reduce over the mask instead of picking with it: `x[{mask}].{how}()` -> "
-            + ("`torch.where(mask, x, 0).sum()`" if how == "sum" else "`(torch.where(mask, x, 0).sum() / mask.sum())`")
-            + f"; no data-dependent shape, so no graph break. Assumes `{mask}` has `x`'s shape; the sum is "
-            "taken in another order (equal up to float rounding); an all-False mask gives "
-            + ("0, as before." if how == "sum" else "nan (0/0), as before, and an integer `x` a float mean "
-               "where `.mean()` raised.")))
+        return Plan(
+            rule.code,
+            node,
+            {call: edit},
+            UNSAFE,
+            needs_torch=True,
+            description=(
+                f"Reduce over the mask instead of picking with it: `x[{mask}].{how}()` -> "
+                + (
+                    "`torch.where(mask, x, 0).sum()`"
+                    if how == "sum"
+                    else "`(torch.where(mask, x, 0).sum() / mask.sum())`"
+                )
+                + f"; no data-dependent shape, so no graph break. Assumes `{mask}` has `x`'s shape; the sum is "
+                "taken in another order (equal up to float rounding); an all-False mask gives "
+                + (
+                    "0, as before."
+                    if how == "sum"
+                    else "nan (0/0), as before, and an integer `x` a float mean where `.mean()` raised."
+                )
+            ),
+        )
 
     @staticmethod
-    def _mask_of(node: cst.CSTNode) -> Optional[str]:
+    def _mask_of(node: cst.CSTNode) -> str | None:
         if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
             value = node.slice[0].slice.value
             return value.value if isinstance(value, cst.Name) else None
@@ -210,8 +287,12 @@ def _bound_to_bool(mask: str, fn: cst.FunctionDef, rule: Rule, ctx: FixContext) 
     if len(binds) != 1 or any(p.name.value == mask for p in fn.params.params):
         return False
     assign = ctx.parent(ctx.parent(binds[0]))
-    return (isinstance(assign, cst.Assign) and len(assign.targets) == 1
-            and isinstance(ctx.parent(assign), cst.SimpleStatementLine) and is_bool_tensor(assign.value, rule))
+    return (
+        isinstance(assign, cst.Assign)
+        and len(assign.targets) == 1
+        and isinstance(ctx.parent(assign), cst.SimpleStatementLine)
+        and is_bool_tensor(assign.value, rule)
+    )
 
 
 def _between(node: cst.CSTNode, top: cst.CSTNode, ctx: FixContext):

@@ -21,9 +21,8 @@ chosen now get zero gradients instead of none (an optimizer's weight decay then 
 Used by the ``.item()`` fixer (:mod:`torchlint.fixes.drop_item`), which owns TL001, and the
 ``max(..., key=...)`` form by :class:`KeyedPick` here, for TL015 (sort-by-tensor).
 """
-from __future__ import annotations
 
-from typing import Optional
+from __future__ import annotations
 
 import libcst as cst
 
@@ -43,24 +42,33 @@ def _module_list_attrs(rule: Rule) -> set:
         return out
     for stmt in init.body.body:
         for small in getattr(stmt, "body", ()) if isinstance(stmt, cst.SimpleStatementLine) else ():
-            if (isinstance(small, cst.Assign) and len(small.targets) == 1
-                    and isinstance(small.targets[0].target, cst.Attribute)
-                    and is_name(small.targets[0].target.value, "self") and isinstance(small.value, cst.Call)
-                    and rule.resolve(small.value.func) == "torch.nn.ModuleList"):
+            if (
+                isinstance(small, cst.Assign)
+                and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Attribute)
+                and is_name(small.targets[0].target.value, "self")
+                and isinstance(small.value, cst.Call)
+                and rule.resolve(small.value.func) == "torch.nn.ModuleList"
+            ):
                 out.add(small.targets[0].target.attr.value)
     return out
 
 
-def module_pick_plan(node: cst.Call, rule: Rule, ctx: FixContext) -> Optional[Plan]:
+def module_pick_plan(node: cst.Call, rule: Rule, ctx: FixContext) -> Plan | None:
     """The plan for ``k = t.argmax().item()`` ... ``self.mods[k](x)``, else None."""
     pick = node.func.value  # type: ignore[attr-defined]
-    if not (isinstance(pick, cst.Call) and isinstance(pick.func, cst.Attribute) and pick.func.attr.value in _PICKS
-            and not pick.args and rule.is_tensor(pick.func.value)):
+    if not (
+        isinstance(pick, cst.Call)
+        and isinstance(pick.func, cst.Attribute)
+        and pick.func.attr.value in _PICKS
+        and not pick.args
+        and rule.is_tensor(pick.func.value)
+    ):
         return None
     return _pick_plan(node, pick, rule, ctx, "")
 
 
-def keyed_pick_plan(node: cst.Call, rule: Rule, ctx: FixContext) -> Optional[Plan]:
+def keyed_pick_plan(node: cst.Call, rule: Rule, ctx: FixContext) -> Plan | None:
     """The plan for ``k = max(range(len(self.mods)), key=lambda i: scores[i])`` ... ``self.mods[k](x)``:
     the same, with ``scores[:len(self.mods)].argmax()`` (``min``: ``argmin``)."""
     qual = rule.resolve(node.func)
@@ -70,19 +78,35 @@ def keyed_pick_plan(node: cst.Call, rule: Rule, ctx: FixContext) -> Optional[Pla
     if it.keyword is not None or it.star or key.keyword is None or key.keyword.value != "key":
         return None
     lam = key.value
-    if not (isinstance(lam, cst.Lambda) and len(lam.params.params) == 1 and not lam.params.posonly_params
-            and not isinstance(lam.params.star_arg, (cst.Param, cst.ParamStar))
-            and not lam.params.kwonly_params and lam.params.star_kwarg is None):
+    if not (
+        isinstance(lam, cst.Lambda)
+        and len(lam.params.params) == 1
+        and not lam.params.posonly_params
+        and not isinstance(lam.params.star_arg, (cst.Param, cst.ParamStar))
+        and not lam.params.kwonly_params
+        and lam.params.star_kwarg is None
+    ):
         return None
     var = lam.params.params[0].name.value
     body = lam.body
-    if not (isinstance(body, cst.Subscript) and len(body.slice) == 1 and isinstance(body.slice[0].slice, cst.Index)
-            and is_name(body.slice[0].slice.value, var) and isinstance(body.value, (cst.Name, cst.Attribute))
-            and var not in read_names(body.value) and rule.is_tensor(body.value)):
+    if not (
+        isinstance(body, cst.Subscript)
+        and len(body.slice) == 1
+        and isinstance(body.slice[0].slice, cst.Index)
+        and is_name(body.slice[0].slice.value, var)
+        and isinstance(body.value, (cst.Name, cst.Attribute))
+        and var not in read_names(body.value)
+        and rule.is_tensor(body.value)
+    ):
         return None
     rng = it.value
-    if not (isinstance(rng, cst.Call) and rule.resolve(rng.func) == "builtins.range" and len(rng.args) == 1
-            and not rng.args[0].keyword and not rng.args[0].star):
+    if not (
+        isinstance(rng, cst.Call)
+        and rule.resolve(rng.func) == "builtins.range"
+        and len(rng.args) == 1
+        and not rng.args[0].keyword
+        and not rng.args[0].star
+    ):
         return None
     n = rng.args[0].value
     if not (isinstance(n, cst.Call) and rule.resolve(n.func) == "builtins.len" and len(n.args) == 1):
@@ -91,12 +115,15 @@ def keyed_pick_plan(node: cst.Call, rule: Rule, ctx: FixContext) -> Optional[Pla
     if not (isinstance(modules, cst.Attribute) and is_name(modules.value, "self")):
         return None
     method = "argmax" if qual == "builtins.max" else "argmin"
-    pick = cst.Call(cst.Attribute(cst.Subscript(body.value, [cst.SubscriptElement(cst.Slice(lower=None, upper=n))]),
-                                  cst.Name(method)))
+    pick = cst.Call(
+        cst.Attribute(
+            cst.Subscript(body.value, [cst.SubscriptElement(cst.Slice(lower=None, upper=n))]), cst.Name(method)
+        )
+    )
     return _pick_plan(node, pick, rule, ctx, modules.attr.value)
 
 
-def _pick_plan(node: cst.Call, pick: cst.Call, rule: Rule, ctx: FixContext, only: str) -> Optional[Plan]:
+def _pick_plan(node: cst.Call, pick: cst.Call, rule: Rule, ctx: FixContext, only: str) -> Plan | None:
     bound = ctx.bound_once(node)
     if bound is None:
         return None
@@ -106,9 +133,16 @@ def _pick_plan(node: cst.Call, pick: cst.Call, rule: Rule, ctx: FixContext, only
     index = ctx.parent(uses[0])
     sub = ctx.parent(ctx.parent(index)) if isinstance(index, cst.Index) else None
     call = ctx.parent(sub) if isinstance(sub, cst.Subscript) else None
-    if not (isinstance(sub, cst.Subscript) and len(sub.slice) == 1 and isinstance(call, cst.Call) and call.func is sub
-            and isinstance(sub.value, cst.Attribute) and is_name(sub.value.value, "self")
-            and sub.value.attr.value in _module_list_attrs(rule) and (not only or sub.value.attr.value == only)):
+    if not (
+        isinstance(sub, cst.Subscript)
+        and len(sub.slice) == 1
+        and isinstance(call, cst.Call)
+        and call.func is sub
+        and isinstance(sub.value, cst.Attribute)
+        and is_name(sub.value.value, "self")
+        and sub.value.attr.value in _module_list_attrs(rule)
+        and (not only or sub.value.attr.value == only)
+    ):
         return None
     if any(a.star or a.keyword is not None or not isinstance(a.value, cst.Name) for a in call.args):
         return None  # each submodule must read the same values: plain names only
@@ -116,32 +150,48 @@ def _pick_plan(node: cst.Call, pick: cst.Call, rule: Rule, ctx: FixContext, only
     score = pick.func.value
     if use_line is None or siblings.index(use_line) <= at:
         return None
-    between = siblings[at + 1:siblings.index(use_line)]
+    between = siblings[at + 1 : siblings.index(use_line)]
     if any(read_names(score) & (read_names(s) | assigned_names(s)) for s in between):
         return None  # the scores may change before the pick
     m = ctx.fresh_name(fn, "module")
     stacked = cst.parse_expression(
         f"{ctx.torch}.stack([{m}({', '.join(cst.Module([]).code_for_node(a) for a in call.args)}) "
-        f"for {m} in self.{sub.value.attr.value}])")
+        f"for {m} in self.{sub.value.attr.value}])"
+    )
 
     # `[pick.view(1)][0]`: a 0-d tensor index would be read to Python again; a 1-D one is a gather
-    chosen = cst.Call(cst.Attribute(stacked, cst.Name("index_select")), [
-        cst.Arg(cst.Integer("0")), cst.Arg(cst.Call(cst.Attribute(pick, cst.Name("view")), [cst.Arg(cst.Integer("1"))]))])
+    chosen = cst.Call(
+        cst.Attribute(stacked, cst.Name("index_select")),
+        [
+            cst.Arg(cst.Integer("0")),
+            cst.Arg(cst.Call(cst.Attribute(pick, cst.Name("view")), [cst.Arg(cst.Integer("1"))])),
+        ],
+    )
 
     def edit(updated: cst.Call) -> cst.BaseExpression:
-        return cst.Subscript(chosen, [cst.SubscriptElement(cst.Index(cst.Integer("0")))],
-                             lpar=updated.lpar, rpar=updated.rpar)
+        return cst.Subscript(
+            chosen, [cst.SubscriptElement(cst.Index(cst.Integer("0")))], lpar=updated.lpar, rpar=updated.rpar
+        )
 
-    return Plan(rule.code, node, {line: lambda updated: REMOVE, call: edit}, UNSAFE, needs_torch=True, description=(
-        f"Run every submodule of `self.{sub.value.attr.value}` and take the output `{pick.func.attr.value}` names "
-        "(`torch.stack([...]).index_select(0, t.argmax().view(1))[0]`) instead of reading the index to Python: the same values and the "
-        "same gradients for the chosen one, but every submodule runs (time, and state they update), their "
-        "outputs must have one shape, and the others get zero gradients instead of none."))
+    return Plan(
+        rule.code,
+        node,
+        {line: lambda updated: REMOVE, call: edit},
+        UNSAFE,
+        needs_torch=True,
+        description=(
+            f"Run every submodule of `self.{sub.value.attr.value}` and take the output `{pick.func.attr.value}` names "
+            "(`torch.stack([...]).index_select(0, t.argmax().view(1))[0]`) instead of reading the index to Python: "
+            "the same values and the "
+            "same gradients for the chosen one, but every submodule runs (time, and state they update), their "
+            "outputs must have one shape, and the others get zero gradients instead of none."
+        ),
+    )
 
 
 @register("TL015")
 class KeyedPick(Fixer):
     """TL015's one fixable form: ``max``/``min`` over submodule indices keyed by a tensor."""
 
-    def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
+    def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Plan | None:
         return keyed_pick_plan(node, rule, ctx) if isinstance(node, cst.Call) else None

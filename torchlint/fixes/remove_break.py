@@ -5,9 +5,8 @@ explicit break is sometimes left on purpose (bisecting a numerics problem, keepi
 small), so the removal needs review. Calls to ``@torch.compiler.disable`` functions, the
 rule's other case, have no automatic fix. Comment lines above the statement stay.
 """
-from __future__ import annotations
 
-from typing import Optional
+from __future__ import annotations
 
 import libcst as cst
 
@@ -19,7 +18,7 @@ _BREAKS = ("torch._dynamo.graph_break", "torch._dynamo.skip_frame")
 
 @register("TL011")
 class RemoveGraphBreak(Fixer):
-    def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
+    def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Plan | None:
         if not isinstance(node, cst.Call) or rule.resolve(node.func) not in _BREAKS:
             return None
         stmt = ctx.statement_of(node)
@@ -27,7 +26,9 @@ class RemoveGraphBreak(Fixer):
             return None
         name = rule.resolve(node.func)
         return Plan(
-            code=rule.code, node=node, edits={stmt: lambda updated: REMOVE},
+            code=rule.code,
+            node=node,
+            edits={stmt: lambda updated: REMOVE},
             applicability=UNSAFE,
             description=f"Remove the `{name}()` call: the code around it compiles as one graph; "
             "check that the break was not kept on purpose.",

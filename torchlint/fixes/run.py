@@ -8,25 +8,37 @@ of fixable findings during the static pass.
 so a fixable finding gets its :class:`~torchlint.findings.Fix` from the same parse and the
 same walk as the finding itself.
 """
+
 from __future__ import annotations
 
 import io
 import os
 import tokenize
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Type
+from collections.abc import Iterable, Sequence
+from typing import Callable
 
 import libcst as cst
 
+from torchlint.analysis.tree import Span, validated
 from torchlint.atomic import write_text_atomic
 from torchlint.files import FileProblem, decode_source
 from torchlint.findings import Edit, Fix
 from torchlint.fixes.apply import (
-    Change, FixOptions, Lines, Planning, _parses, apply_edits, change_nodes, edit_range, edits_of, fix_source,
-    fixable_rules, plan_changes,
+    Change,
+    FixOptions,
+    Lines,
+    Planning,
+    _parses,
+    apply_edits,
+    change_nodes,
+    edit_range,
+    edits_of,
+    fix_source,
+    fixable_rules,
+    plan_changes,
 )
 from torchlint.fixes.base import FixOutcome, Plan
 from torchlint.rules.base import Rule
-from torchlint.analysis.tree import Span, validated
 from torchlint.static.engine import FileFixes, FixPlanner
 
 
@@ -35,7 +47,7 @@ class Marker(FixPlanner):
     """Gives each fixable finding its fix (safe and unsafe alike): the edits its fix alone
     makes, when they change the file and the result still compiles."""
 
-    def start(self, module: cst.Module, rule_classes: Sequence[Type[Rule]]) -> Optional[FileFixes]:
+    def start(self, module: cst.Module, rule_classes: Sequence[type[Rule]]) -> FileFixes | None:
         codes = {c.code for c in fixable_rules(rule_classes)}
         return _FileMarks(module, codes) if codes else None
 
@@ -43,10 +55,10 @@ class Marker(FixPlanner):
 class _FileMarks(Planning):
     def __init__(self, module: cst.Module, codes) -> None:
         super().__init__(module, codes)
-        self.changes: List[Tuple[Plan, List[Change]]] = []
+        self.changes: list[tuple[Plan, list[Change]]] = []
 
-    def nodes(self) -> List[cst.CSTNode]:
-        out: List[cst.CSTNode] = []
+    def nodes(self) -> list[cst.CSTNode]:
+        out: list[cst.CSTNode] = []
         for plan in self.plans:
             with validated():
                 changes = plan_changes(plan, self.ctx)
@@ -55,19 +67,22 @@ class _FileMarks(Planning):
                 out.extend(change_nodes(changes))
         return out
 
-    def fixes(self, text_spans: Dict[cst.CSTNode, Span], source: str) -> List[Tuple[cst.CSTNode, str, Fix]]:
+    def fixes(self, text_spans: dict[cst.CSTNode, Span], source: str) -> list[tuple[cst.CSTNode, str, Fix]]:
         lines = Lines(source)
-        made: List[Tuple[Plan, Tuple[Edit, ...]]] = []
+        made: list[tuple[Plan, tuple[Edit, ...]]] = []
         for plan, changes in self.changes:
             edits = edits_of(changes, text_spans, lines)
             if any(source[lo:hi] != e.replacement for e in edits for lo, hi in [edit_range(e, lines)]):
                 made.append((plan, edits))
         good = _compiling(made, source, lines)
-        return [(plan.node, plan.code, Fix(plan.applicability, plan.description, edits))  # type: ignore[arg-type]
-                for k, (plan, edits) in enumerate(made) if k in good]
+        return [
+            (plan.node, plan.code, Fix(plan.applicability, plan.description, edits))  # type: ignore[arg-type]
+            for k, (plan, edits) in enumerate(made)
+            if k in good
+        ]
 
 
-def _compiling(made: List[Tuple[Plan, Tuple[Edit, ...]]], source: str, lines: Lines) -> set:
+def _compiling(made: list[tuple[Plan, tuple[Edit, ...]]], source: str, lines: Lines) -> set:
     """The indices of the fixes whose edits, each fix alone, leave code that compiles.
 
     Checked a batch at a time: fixes whose edits do not overlap are applied together and
@@ -79,8 +94,11 @@ def _compiling(made: List[Tuple[Plan, Tuple[Edit, ...]]], source: str, lines: Li
         batch, taken, rest = [], set(), []
         for k in left:
             new = [r for r in ranges[k] if r not in taken]
-            if any(lo < t_hi and t_lo < hi or lo == hi == t_lo or t_lo == t_hi == lo
-                   for lo, hi, _ in new for t_lo, t_hi, _ in taken):
+            if any(
+                lo < t_hi and t_lo < hi or lo == hi == t_lo or t_lo == t_hi == lo
+                for lo, hi, _ in new
+                for t_lo, t_hi, _ in taken
+            ):
                 rest.append(k)
                 continue
             batch.append(k)
@@ -95,7 +113,7 @@ def _compiling(made: List[Tuple[Plan, Tuple[Edit, ...]]], source: str, lines: Li
 
 
 # -- files ------------------------------------------------------------------------------------
-def _read(path: str) -> Tuple[str, str]:
+def _read(path: str) -> tuple[str, str]:
     """The text and the encoding to write it back with (``utf-8-sig`` keeps a BOM)."""
     with open(path, "rb") as fh:
         data = fh.read()
@@ -114,9 +132,9 @@ def fix_files(
     write: bool,
     cwd: str,
     ignored_for: Callable[[str], Iterable[str]] = lambda path: (),
-    facts: Optional[Dict[str, Optional[dict]]] = None,
+    facts: dict[str, dict | None] | None = None,
     bare: Iterable[str] = (),
-) -> List[FixOutcome]:
+) -> list[FixOutcome]:
     """Fix each file (paths relative to ``cwd``) as ``options`` allow, with each file's
     ignored codes (``ignored_for(path)``) and facts; write the changed ones when ``write``.
     ``facts``: path -> the file's project facts (:func:`torchlint.static.run.project_facts`);
@@ -147,13 +165,12 @@ def fix_files(
     return outcomes
 
 
-def _fix_notebook(full: str, path: str, options: FixOptions, *, write: bool) -> Optional[FixOutcome]:
+def _fix_notebook(full: str, path: str, options: FixOptions, *, write: bool) -> FixOutcome | None:
     """Fix a notebook's code cells (:mod:`torchlint.static.notebook`); only changed cells' sources are rewritten."""
     from torchlint.static.notebook import CellsMoved, fix_notebook
 
     try:
-        outcome, new_raw = fix_notebook(
-            full, lambda text: fix_source(text, path, options))
+        outcome, new_raw = fix_notebook(full, lambda text: fix_source(text, path, options))
     except FileProblem:
         return None  # the check reports notebooks it cannot read
     except CellsMoved as exc:
@@ -166,7 +183,7 @@ def _fix_notebook(full: str, path: str, options: FixOptions, *, write: bool) -> 
     return outcome
 
 
-def fix_paths(paths: Sequence[str], settings, cwd: str, *, unsafe: bool, write: bool) -> List[FixOutcome]:
+def fix_paths(paths: Sequence[str], settings, cwd: str, *, unsafe: bool, write: bool) -> list[FixOutcome]:
     """``--fix`` / ``--diff``: fix every checked file under ``paths`` with the enabled rules,
     seeing the project as the check does (its facts: regions reached from other files,
     bases and names across files), unless ``settings.project`` is off."""
@@ -179,25 +196,33 @@ def fix_paths(paths: Sequence[str], settings, cwd: str, *, unsafe: bool, write: 
     full = [os.path.join(cwd, f) for f in files]
     sources = read_for_project(full)
     settings = trained_if_a_script_trains(settings, sources)
-    found: List[Optional[dict]] = [None] * len(files)
+    found: list[dict | None] = [None] * len(files)
     empty: set = set()
     if settings.project:
         found, empty = project_facts(full, sources, settings)
     facts = dict(zip(files, with_modes(found, sources, settings)))  # what the check's facts hold
     bare = [f for f, p in zip(files, full) if os.path.abspath(p) in empty]
-    return fix_files(files, FixOptions(enabled_rules(settings), unsafe=unsafe), write=write, cwd=cwd,
-                     ignored_for=settings.ignored_for, facts=facts, bare=bare)
+    return fix_files(
+        files,
+        FixOptions(enabled_rules(settings), unsafe=unsafe),
+        write=write,
+        cwd=cwd,
+        ignored_for=settings.ignored_for,
+        facts=facts,
+        bare=bare,
+    )
 
 
 def unified_diff(outcome: FixOutcome) -> str:
     """``--- a/path`` / ``+++ b/path`` hunks, as ``git diff`` prints them."""
     import difflib
 
-    def lines(text: str) -> List[str]:
+    def lines(text: str) -> list[str]:
         out = text.splitlines(True)
         if out and not out[-1].endswith(("\n", "\r")):
             out[-1] += "\n\\ No newline at end of file\n"
         return out
 
-    return "".join(difflib.unified_diff(lines(outcome.old), lines(outcome.new),
-                                        f"a/{outcome.path}", f"b/{outcome.path}"))
+    return "".join(
+        difflib.unified_diff(lines(outcome.old), lines(outcome.new), f"a/{outcome.path}", f"b/{outcome.path}")
+    )

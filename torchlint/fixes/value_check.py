@@ -13,9 +13,10 @@ condition must have one element, as ``if`` required.
 
 Used by the ``torch.where`` fixer (:mod:`torchlint.fixes.where`), which owns TL005.
 """
+
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Callable
 
 import libcst as cst
 
@@ -25,7 +26,7 @@ from torchlint.rules.base import Rule
 _STRINGS = (cst.SimpleString, cst.ConcatenatedString)
 
 
-def _message(stmt: cst.Raise) -> Optional[cst.BaseExpression]:
+def _message(stmt: cst.Raise) -> cst.BaseExpression | None:
     """The string literal of ``raise E("...")``, or ``"E"`` for ``raise E`` / ``raise E()``."""
     exc = stmt.exc
     if exc is None or stmt.cause is not None:
@@ -49,8 +50,14 @@ def _has_fstring(value: cst.BaseExpression) -> bool:
     return isinstance(value, cst.FormattedString)
 
 
-def value_check_plan(owner: cst.If, node: cst.CSTNode, cond: cst.BaseExpression, rule: Rule, ctx: FixContext,
-                     negate: Callable[[cst.BaseExpression], cst.BaseExpression]) -> Optional[Plan]:
+def value_check_plan(
+    owner: cst.If,
+    node: cst.CSTNode,
+    cond: cst.BaseExpression,
+    rule: Rule,
+    ctx: FixContext,
+    negate: Callable[[cst.BaseExpression], cst.BaseExpression],
+) -> Plan | None:
     """The plan for ``if cond: raise E("msg")``, else None."""
     if owner.orelse is not None or not isinstance(owner.body, cst.IndentedBlock) or len(owner.body.body) != 1:
         return None
@@ -63,9 +70,17 @@ def value_check_plan(owner: cst.If, node: cst.CSTNode, cond: cst.BaseExpression,
     call = cst.Call(ctx.torch_expr("_assert_async"), [cst.Arg(negate(cond)), cst.Arg(message)])
     new = with_leading_lines(cst.SimpleStatementLine([cst.Expr(call)]), owner)
     exc = line.body[0].exc
-    name = cst.Module([]).code_for_node(exc.func if isinstance(exc, cst.Call) else exc)  # type: ignore[union-attr]
-    return Plan(rule.code, node, {owner: lambda updated: new}, UNSAFE, needs_torch=True, description=(
-        "Check the condition on the device with `torch._assert_async(not cond, message)` instead of "
-        f"branching on it: eager raises `RuntimeError` with the same message instead of `{name}` (an "
-        f"`except {name}` no longer catches it), and on an accelerator the error is asynchronous, "
-        "raised at a later synchronisation."))
+    name = cst.Module([]).code_for_node(exc.func if isinstance(exc, cst.Call) else exc)
+    return Plan(
+        rule.code,
+        node,
+        {owner: lambda updated: new},
+        UNSAFE,
+        needs_torch=True,
+        description=(
+            "Check the condition on the device with `torch._assert_async(not cond, message)` instead of "
+            f"branching on it: eager raises `RuntimeError` with the same message instead of `{name}` (an "
+            f"`except {name}` no longer catches it), and on an accelerator the error is asynchronous, "
+            "raised at a later synchronisation."
+        ),
+    )

@@ -19,9 +19,11 @@ dtype. ``if``/``elif``/``else`` chains whose arms only assign names become neste
 ``torch.where``, the first true condition first. Branches that assign a name they also read
 from another assignment, and ``while`` loops, are left alone.
 """
+
 from __future__ import annotations
 
-from typing import Callable, List, Optional, Sequence, Tuple
+from collections.abc import Sequence
+from typing import Callable
 
 import libcst as cst
 
@@ -43,17 +45,52 @@ from torchlint.rules.base import Rule
 IsTensor = Callable[[cst.BaseExpression], bool]
 
 _AUG = {
-    cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply,
-    cst.DivideAssign: cst.Divide, cst.FloorDivideAssign: cst.FloorDivide, cst.ModuloAssign: cst.Modulo,
-    cst.PowerAssign: cst.Power, cst.BitAndAssign: cst.BitAnd, cst.BitOrAssign: cst.BitOr,
+    cst.AddAssign: cst.Add,
+    cst.SubtractAssign: cst.Subtract,
+    cst.MultiplyAssign: cst.Multiply,
+    cst.DivideAssign: cst.Divide,
+    cst.FloorDivideAssign: cst.FloorDivide,
+    cst.ModuloAssign: cst.Modulo,
+    cst.PowerAssign: cst.Power,
+    cst.BitAndAssign: cst.BitAnd,
+    cst.BitOrAssign: cst.BitOr,
 }
-_BOOL_METHODS = {"any", "all", "isnan", "isinf", "isfinite", "eq", "ne", "gt", "ge", "lt", "le",
-                 "logical_and", "logical_or", "logical_not", "logical_xor", "bool", "isclose"}
+_BOOL_METHODS = {
+    "any",
+    "all",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "eq",
+    "ne",
+    "gt",
+    "ge",
+    "lt",
+    "le",
+    "logical_and",
+    "logical_or",
+    "logical_not",
+    "logical_xor",
+    "bool",
+    "isclose",
+}
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString)
 # Values torch.where cannot take, or that change meaning as a call argument.
-_NOT_VALUES = (cst.Tuple, cst.List, cst.Dict, cst.Set, cst.Yield, cst.Await, cst.NamedExpr, cst.Lambda,
-               cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.StarredElement)
-
+_NOT_VALUES = (
+    cst.Tuple,
+    cst.List,
+    cst.Dict,
+    cst.Set,
+    cst.Yield,
+    cst.Await,
+    cst.NamedExpr,
+    cst.Lambda,
+    cst.ListComp,
+    cst.SetComp,
+    cst.DictComp,
+    cst.GeneratorExp,
+    cst.StarredElement,
+)
 
 
 def _not_value(expr: cst.BaseExpression) -> bool:
@@ -61,17 +98,19 @@ def _not_value(expr: cst.BaseExpression) -> bool:
     as a call argument (a starred value, a generator)."""
     return isinstance(expr, _NOT_VALUES) or (isinstance(expr, cst.Name) and expr.value in ("None", "True", "False"))
 
+
 def paren(expr: cst.BaseExpression) -> cst.BaseExpression:
     if isinstance(expr, _ATOMS) or expr.lpar:
         return expr
     return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
-def bool_test(test: cst.BaseExpression, is_tensor: IsTensor, ctx: FixContext) -> Optional[cst.BaseExpression]:
+def bool_test(test: cst.BaseExpression, is_tensor: IsTensor, ctx: FixContext) -> cst.BaseExpression | None:
     """``test`` as a boolean tensor expression (``not``/``and``/``or`` become logical ops)."""
     if isinstance(test, cst.Comparison):
         if len(test.comparisons) != 1 or isinstance(
-                test.comparisons[0].operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
+            test.comparisons[0].operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)
+        ):
             return None
         return test if is_tensor(test) else None
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
@@ -100,8 +139,13 @@ def _call(ctx: FixContext, name: str, *args: cst.BaseExpression) -> cst.Call:
 
 def _negated(ctx: FixContext, cond: cst.BaseExpression) -> cst.BaseExpression:
     """``torch.logical_not(cond)``, or ``c`` when ``cond`` is ``torch.logical_not(c)``."""
-    if (isinstance(cond, cst.Call) and isinstance(cond.func, cst.Attribute) and cond.func.attr.value == "logical_not"
-            and len(cond.args) == 1 and cst.Module([]).code_for_node(cond.func) == f"{ctx.torch}.logical_not"):
+    if (
+        isinstance(cond, cst.Call)
+        and isinstance(cond.func, cst.Attribute)
+        and cond.func.attr.value == "logical_not"
+        and len(cond.args) == 1
+        and cst.Module([]).code_for_node(cond.func) == f"{ctx.torch}.logical_not"
+    ):
         return cond.args[0].value
     return _call(ctx, "logical_not", cond)
 
@@ -114,7 +158,7 @@ def _assign(name: str, value: cst.BaseExpression) -> cst.SimpleStatementLine:
     return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value)])
 
 
-def _branch(block: cst.BaseSuite) -> Optional[List[Tuple[str, cst.BaseExpression]]]:
+def _branch(block: cst.BaseSuite) -> list[tuple[str, cst.BaseExpression]] | None:
     """``[(name, value)]`` when a branch is only plain assignments to names, else None."""
     if not isinstance(block, cst.IndentedBlock):
         return None
@@ -144,7 +188,7 @@ def assignment_form(node: cst.If, rule: Rule, is_tensor: IsTensor):
     orelse = _branch(node.orelse.body) if node.orelse is not None else []
     if not body or orelse is None:
         return None
-    names: List[str] = []
+    names: list[str] = []
     for branch in (body, orelse):
         seen = [n for n, _ in branch]
         if len(seen) != len(set(seen)):
@@ -184,7 +228,7 @@ def chain_form(node: cst.If, rule: Rule, is_tensor: IsTensor):
     branches = [_branch(a) if a is not None else [] for a in arms]
     if any(b is None for b in branches) or not any(branches):
         return None
-    names: List[str] = []
+    names: list[str] = []
     for branch in branches:
         seen = [n for n, _ in branch]
         if len(seen) != len(set(seen)):
@@ -224,7 +268,7 @@ def early_return_form(node: cst.If, ctx: FixContext, is_tensor: IsTensor):
     fn = ctx.enclosing_function(node)
     if fn is None or not isinstance(fn.body, cst.IndentedBlock) or node not in fn.body.body:
         return None
-    rest = list(fn.body.body)[list(fn.body.body).index(node) + 1:]
+    rest = list(fn.body.body)[list(fn.body.body).index(node) + 1 :]
     if not rest:
         return None
     last = rest[-1]
@@ -247,7 +291,7 @@ def early_return_form(node: cst.If, ctx: FixContext, is_tensor: IsTensor):
 
 @register("TL005")
 class WhereForBranch(Fixer):
-    def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Optional[Plan]:
+    def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Plan | None:
         owner = ctx.parent(node)
         if isinstance(owner, cst.IfExp) and owner.test is node:
             return self._ternary(owner, node, rule, ctx)
@@ -265,10 +309,11 @@ class WhereForBranch(Fixer):
         early = early_return_form(owner, ctx, rule.is_tensor)
         if early is not None:
             return self._early_return(owner, node, cond, early, rule, ctx)
-        return (value_check_plan(owner, node, cond, rule, ctx, lambda c: _negated(ctx, c))
-                or loop_exit_plan(owner, node, cond, rule, ctx))
+        return value_check_plan(owner, node, cond, rule, ctx, lambda c: _negated(ctx, c)) or loop_exit_plan(
+            owner, node, cond, rule, ctx
+        )
 
-    def _ternary(self, owner: cst.IfExp, node, rule: Rule, ctx: FixContext) -> Optional[Plan]:
+    def _ternary(self, owner: cst.IfExp, node, rule: Rule, ctx: FixContext) -> Plan | None:
         cond = bool_test(node, rule.is_tensor, ctx)
         values = (owner.body, owner.orelse)
         if cond is None or any(_not_value(v) for v in values) or not any(map(rule.is_tensor, values)):
@@ -277,9 +322,17 @@ class WhereForBranch(Fixer):
         def edit(updated: cst.IfExp):
             return _where(ctx, cond, updated.body, updated.orelse).with_changes(lpar=updated.lpar, rpar=updated.rpar)
 
-        return Plan(rule.code, node, {owner: edit}, UNSAFE, needs_torch=True, description=(
-            "Replace the conditional expression with `torch.where(cond, a, b)`: both sides are computed "
-            "on every call and picked element-wise (same values when both have the same shape and dtype)."))
+        return Plan(
+            rule.code,
+            node,
+            {owner: edit},
+            UNSAFE,
+            needs_torch=True,
+            description=(
+                "Replace the conditional expression with `torch.where(cond, a, b)`: both sides are computed "
+                "on every call and picked element-wise (same values when both have the same shape and dtype)."
+            ),
+        )
 
     def _assignments(self, owner: cst.If, node, cond, assigns, rule: Rule, ctx: FixContext) -> Plan:
         fn = ctx.enclosing_function(owner) or ctx.module
@@ -288,17 +341,23 @@ class WhereForBranch(Fixer):
             lines = [_assign(name, _where(ctx, cond, a, b))]
         else:
             flag = ctx.fresh_name(fn, "cond")
-            lines = [_assign(flag, cond)] + [
-                _assign(name, _where(ctx, cst.Name(flag), a, b)) for name, a, b in assigns]
+            lines = [_assign(flag, cond)] + [_assign(name, _where(ctx, cst.Name(flag), a, b)) for name, a, b in assigns]
         lines[0] = with_leading_lines(lines[0], owner)
         targets = ", ".join(f"`{n}`" for n, _, _ in assigns)
-        return Plan(rule.code, node, {owner: lambda updated: cst.FlattenSentinel(lines)}, UNSAFE,
-                    needs_torch=True, description=(
-                        f"Replace the `if` with `torch.where` for {targets}: both branches are computed on "
-                        "every call and picked element-wise (same values when both have the same shape "
-                        "and dtype; an error or side effect of the branch not taken now happens too)."))
+        return Plan(
+            rule.code,
+            node,
+            {owner: lambda updated: cst.FlattenSentinel(lines)},
+            UNSAFE,
+            needs_torch=True,
+            description=(
+                f"Replace the `if` with `torch.where` for {targets}: both branches are computed on "
+                "every call and picked element-wise (same values when both have the same shape "
+                "and dtype; an error or side effect of the branch not taken now happens too)."
+            ),
+        )
 
-    def _chain(self, owner: cst.If, node, chain, rule: Rule, ctx: FixContext) -> Optional[Plan]:
+    def _chain(self, owner: cst.If, node, chain, rule: Rule, ctx: FixContext) -> Plan | None:
         tests, assigns = chain
         conds = [bool_test(t, rule.is_tensor, ctx) for t in tests]
         if any(c is None for c in conds):
@@ -323,12 +382,19 @@ class WhereForBranch(Fixer):
         lines += [_assign(name, nested(values)) for name, values in assigns]
         lines[0] = with_leading_lines(lines[0], owner)
         targets = ", ".join(f"`{n}`" for n, _ in assigns)
-        return Plan(rule.code, node, {owner: lambda updated: cst.FlattenSentinel(lines)}, UNSAFE,
-                    needs_torch=True, description=(
-                        f"Replace the `if`/`elif` chain with nested `torch.where` for {targets}: every arm and "
-                        "every condition is computed on each call and the values picked element-wise, first "
-                        "true condition first (same values when the arms have the same shape and dtype; an "
-                        "error or side effect of an arm or a condition not reached now happens too)."))
+        return Plan(
+            rule.code,
+            node,
+            {owner: lambda updated: cst.FlattenSentinel(lines)},
+            UNSAFE,
+            needs_torch=True,
+            description=(
+                f"Replace the `if`/`elif` chain with nested `torch.where` for {targets}: every arm and "
+                "every condition is computed on each call and the values picked element-wise, first "
+                "true condition first (same values when the arms have the same shape and dtype; an "
+                "error or side effect of an arm or a condition not reached now happens too)."
+            ),
+        )
 
     def _early_return(self, owner: cst.If, node, cond, early, rule: Rule, ctx: FixContext) -> Plan:
         a, final, _ = early
@@ -339,10 +405,18 @@ class WhereForBranch(Fixer):
             owner: lambda updated: first,
             final: lambda updated: updated.with_changes(value=_where(ctx, cst.Name(flag), a, updated.value)),
         }
-        return Plan(rule.code, node, edits, UNSAFE, needs_torch=True, description=(
-            "Replace the early `return` with `torch.where` on the final result: the rest of the function "
-            "now runs on every call (time, and its side effects), and both results must have the same "
-            "shape and dtype for the values to match."))
+        return Plan(
+            rule.code,
+            node,
+            edits,
+            UNSAFE,
+            needs_torch=True,
+            description=(
+                "Replace the early `return` with `torch.where` on the final result: the rest of the function "
+                "now runs on every call (time, and its side effects), and both results must have the same "
+                "shape and dtype for the values to match."
+            ),
+        )
 
 
 def branch_is_convertible(node: cst.If, rule: Rule, ctx: FixContext) -> bool:
@@ -350,6 +424,9 @@ def branch_is_convertible(node: cst.If, rule: Rule, ctx: FixContext) -> bool:
     if isinstance(ctx.parent(node), cst.If):
         return False
     any_tensor: IsTensor = lambda e: True  # noqa: E731 - the test is about to become one
-    forms: Sequence[object] = (assignment_form(node, rule, rule.is_tensor), early_return_form(node, ctx, rule.is_tensor),
-                               loop_exit_form(node, rule, ctx))
+    forms: Sequence[object] = (
+        assignment_form(node, rule, rule.is_tensor),
+        early_return_form(node, ctx, rule.is_tensor),
+        loop_exit_form(node, rule, ctx),
+    )
     return bool_test(node.test, any_tensor, ctx) is not None and any(f is not None for f in forms)

@@ -10,9 +10,11 @@ May import: :mod:`torchlint.analysis`, ``torchlint.data``, :mod:`torchlint.matri
 breaks on which torch) and :mod:`torchlint.pages`. Never the engine, the
 fixes, the output or the dynamic pass.
 """
+
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, List, Optional, Type
+from collections.abc import Iterable
+from typing import Any
 
 from torchlint import load_modules
 from torchlint.rules.base import REGISTRY, Rule
@@ -24,13 +26,13 @@ def _load() -> None:
     load_modules(__name__, __path__, lambda name: name.startswith("tl"))
 
 
-def select_rules(codes: Iterable[str]) -> List[Type[Rule]]:
+def select_rules(codes: Iterable[str]) -> list[type[Rule]]:
     """The rules of ``codes`` (exact codes, as :meth:`Settings.enabled_rules` gives them), by code."""
     wanted = set(codes)
     return [r for r in all_rules() if r.code in wanted]
 
 
-def enabled_rules(settings: Any, torch_version: Optional[str] = None) -> List[Type[Rule]]:
+def enabled_rules(settings: Any, torch_version: str | None = None) -> list[type[Rule]]:
     """The rules ``settings`` (a :class:`torchlint.config.Settings`) enable: ``select``
     less ``ignore``, less the rules dead on the torch version reported for (``torch_version``,
     default the settings' ``torch-version``; see :mod:`torchlint.matrix`). The one rule
@@ -42,17 +44,17 @@ def enabled_rules(settings: Any, torch_version: Optional[str] = None) -> List[Ty
     return select_rules([c for c in settings.enabled_rules([r.code for r in all_rules()]) if c not in dead])
 
 
-def all_rules() -> List[Type[Rule]]:
+def all_rules() -> list[type[Rule]]:
     """Every registered rule, sorted by code."""
     _load()
     return [REGISTRY[c] for c in sorted(REGISTRY)]
 
 
-def get_rule(code: str) -> Type[Rule]:
+def get_rule(code: str) -> type[Rule]:
     _load()
     return REGISTRY[code.upper()]
 
 
-def rules_by_code() -> Dict[str, Type[Rule]]:
+def rules_by_code() -> dict[str, type[Rule]]:
     _load()
     return dict(REGISTRY)

@@ -14,10 +14,11 @@ author needs to read.
 Subclasses register themselves; ``torchlint.rules.all_rules()`` imports every module of the
 package, so adding a rule is adding one module and its page in ``docs/rules/``.
 """
+
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, ClassVar, Dict, List, Optional, Tuple, Type
+from typing import Callable, ClassVar
 
 import libcst as cst
 
@@ -25,7 +26,7 @@ from torchlint.analysis.regions import ModuleIndex, Region, resolve_callee
 from torchlint.analysis.tensors import TensorScope, register_functions
 from torchlint.pages import RuleFacts, rule_facts
 
-REGISTRY: Dict[str, Type["Rule"]] = {}
+REGISTRY: dict[str, type[Rule]] = {}
 # The class attributes set from the rule's page.
 _FROM_PAGE = tuple(f.name for f in dataclasses.fields(RuleFacts))
 
@@ -61,9 +62,9 @@ class Rule:
     #: the fix in words
     suggestion: ClassVar[str]
     #: graph-break codes of the installed torch's registry this rule predicts
-    gb_codes: ClassVar[Tuple[str, ...]] = ()
+    gb_codes: ClassVar[tuple[str, ...]] = ()
     #: "safe", "unsafe" or None when the rule has no automatic fix
-    fix_applicability: ClassVar[Optional[str]] = None
+    fix_applicability: ClassVar[str | None] = None
     #: "error" for graph breaks, "warning" for performance warnings (TL1xx)
     severity: ClassVar[str] = "error"
 
@@ -76,8 +77,10 @@ class Rule:
             raise RuntimeError(f"rule code {code} is used by both {REGISTRY[code].__name__} and {cls.__name__}")
         declared = sorted(set(cls.__dict__) & set(_FROM_PAGE))
         if declared:
-            raise RuntimeError(f"rule {code} ({cls.__name__}) declares {', '.join(declared)}: "
-                               "a rule's words are in its page, docs/rules/")
+            raise RuntimeError(
+                f"rule {code} ({cls.__name__}) declares {', '.join(declared)}: "
+                "a rule's words are in its page, docs/rules/"
+            )
         facts = rule_facts(code)
         if facts is None:
             raise RuntimeError(f"rule {code} ({cls.__name__}) has no page docs/rules/{code}-<name>.md")
@@ -85,17 +88,17 @@ class Rule:
             setattr(cls, attr, getattr(facts, attr))
         REGISTRY[code] = cls
 
-    def __init__(self, ctx: "FileContext") -> None:
+    def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx
 
-    def report(self, node: cst.CSTNode, message: Optional[str] = None, suggestion: Optional[str] = None) -> None:
+    def report(self, node: cst.CSTNode, message: str | None = None, suggestion: str | None = None) -> None:
         region = getattr(self.ctx, "region", None)
         if region is not None and region.owner is not None and _dispatched(region.owner):
             return
         self.ctx.report(self, node, message or self.message, suggestion or self.suggestion)
 
     # Helpers most rules need.
-    def resolve(self, expr: cst.BaseExpression) -> Optional[str]:
+    def resolve(self, expr: cst.BaseExpression) -> str | None:
         return self.ctx.resolve(expr)
 
     def is_tensor(self, expr: cst.BaseExpression) -> bool:
@@ -108,21 +111,27 @@ class FileContext:
     ``on_report(rule, node)``, when set, is told of every report as it is made, while the
     scope is still the one the rule saw (the fixes plan their edits there)."""
 
-    def __init__(self, path: str, module: cst.Module, index: ModuleIndex, regions: Dict[cst.FunctionDef, Region],
-                 on_report: Optional[Callable[[Rule, cst.CSTNode], None]] = None):
+    def __init__(
+        self,
+        path: str,
+        module: cst.Module,
+        index: ModuleIndex,
+        regions: dict[cst.FunctionDef, Region],
+        on_report: Callable[[Rule, cst.CSTNode], None] | None = None,
+    ):
         self.path = path
         self.module = module
         self.index = index
         self.imports = index.imports
         register_functions(index.imports, index.functions)  # calls of same-file helpers are followed
         self.regions = regions
-        self.region: Optional[Region] = None
-        self.scope: Optional[TensorScope] = None
+        self.region: Region | None = None
+        self.scope: TensorScope | None = None
         self.on_report = on_report
         #: (rule, node, message, suggestion, region) of each report, in walk order
-        self.reports: List[tuple] = []
+        self.reports: list[tuple] = []
 
-    def resolve(self, expr: cst.BaseExpression) -> Optional[str]:
+    def resolve(self, expr: cst.BaseExpression) -> str | None:
         if self.scope is not None:
             return self.scope.resolve(expr)
         return self.imports.resolve(expr)
@@ -130,10 +139,10 @@ class FileContext:
     def is_tensor(self, expr: cst.BaseExpression) -> bool:
         return self.scope is not None and self.scope.is_tensor(expr)
 
-    def kind(self, expr: cst.BaseExpression) -> Optional[str]:
+    def kind(self, expr: cst.BaseExpression) -> str | None:
         return self.scope.kind(expr) if self.scope is not None else None
 
-    def callee(self, call: cst.Call) -> Optional[cst.FunctionDef]:
+    def callee(self, call: cst.Call) -> cst.FunctionDef | None:
         """The same-file function a call reaches, if any."""
         owner = self.region.owner if self.region is not None else None
         found = resolve_callee(call, owner, self.index)

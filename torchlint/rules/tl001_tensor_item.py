@@ -1,4 +1,5 @@
 """TL001 tensor-item: ``t.item()`` copies a tensor to Python and splits the graph."""
+
 from __future__ import annotations
 
 import libcst as cst

@@ -4,6 +4,7 @@ Also the values dynamo holds as tensors although the program sees Python numbers
 results (``float(np.mean(a))``) and ``random.randint`` draws, when they become a number, a
 size or a slice bound.
 """
+
 from __future__ import annotations
 
 import libcst as cst
@@ -12,8 +13,16 @@ from torchlint.analysis.tensors import HOST_DATA
 from torchlint.rules.base import Rule
 
 _BUILTINS = {"builtins.float", "builtins.int", "builtins.bool", "builtins.complex", "builtins.range"}
-_SIZE_FROM_TENSOR = {"torch.arange", "torch.zeros", "torch.ones", "torch.empty", "torch.full",
-                     "torch.randn", "torch.rand", "torch.linspace"}
+_SIZE_FROM_TENSOR = {
+    "torch.arange",
+    "torch.zeros",
+    "torch.ones",
+    "torch.empty",
+    "torch.full",
+    "torch.randn",
+    "torch.rand",
+    "torch.linspace",
+}
 # Runtime assertions on a tensor condition: dynamo reads the condition on the host.
 _TENSOR_CHECKS = {"torch._check_tensor_all", "torch._check_tensor_all_with"}
 # Tensor methods whose arguments are sizes or offsets.
@@ -50,16 +59,22 @@ class TensorToPython(Rule):
                         return
             return
         if qual in _TENSOR_CHECKS:
-            self.report(node, message=f"`{qual}` reads its tensor condition on the host and splits the "
-                        "graph; check it outside the compiled region, or drop the check in compiled code")
+            self.report(
+                node,
+                message=f"`{qual}` reads its tensor condition on the host and splits the "
+                "graph; check it outside the compiled region, or drop the check in compiled code",
+            )
         elif qual in _BUILTINS or (qual.startswith("math.") and qual.count(".") == 1):
             if self._value(first):
                 self.report(node, message=self._message(first, self.message))
         elif qual in _SIZE_FROM_TENSOR and self._value(first):
             self.report(
                 node,
-                message=self._message(first, f"`{qual}` with a size taken from a tensor's value splits the "
-                                      "graph; derive sizes from shapes (`x.shape[0]`), not from tensor data"),
+                message=self._message(
+                    first,
+                    f"`{qual}` with a size taken from a tensor's value splits the "
+                    "graph; derive sizes from shapes (`x.shape[0]`), not from tensor data",
+                ),
             )
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
@@ -72,8 +87,11 @@ class TensorToPython(Rule):
                 if hit is not None:
                     self.report(
                         node,
-                        message=self._message(hit, "slicing with a bound taken from a tensor's value reads it "
-                                              "on the host and splits the graph; slice with sizes from "
-                                              "shapes, or mask instead of cutting"),
+                        message=self._message(
+                            hit,
+                            "slicing with a bound taken from a tensor's value reads it "
+                            "on the host and splits the graph; slice with sizes from "
+                            "shapes, or mask instead of cutting",
+                        ),
                     )
                     return

@@ -1,4 +1,5 @@
 """TL003 tensor-tolist: ``t.tolist()`` turns a tensor into Python lists."""
+
 from __future__ import annotations
 
 import libcst as cst

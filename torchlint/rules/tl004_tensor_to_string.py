@@ -1,4 +1,5 @@
 """TL004 tensor-to-string: ``print``, ``str(t)``, ``repr(t)``, ``"%f" % t`` in a region."""
+
 from __future__ import annotations
 
 import libcst as cst
@@ -14,7 +15,13 @@ class TensorToString(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         qual = self.resolve(node.func)
         if qual == "builtins.print":
-            self.report(node, message="`print` in a compiled region splits the graph; remove it or guard it with `if not torch.compiler.is_compiling():`")
+            self.report(
+                node,
+                message=(
+                    "`print` in a compiled region splits the graph; "
+                    "remove it or guard it with `if not torch.compiler.is_compiling():`"
+                ),
+            )
         elif qual in ("builtins.str", "builtins.repr") and node.args and self.is_tensor(node.args[0].value):
             self.report(node)
 

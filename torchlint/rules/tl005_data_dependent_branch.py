@@ -1,4 +1,5 @@
 """TL005 data-dependent-branch: ``if``/``while``/ternary on a tensor's value."""
+
 from __future__ import annotations
 
 import libcst as cst
@@ -16,8 +17,9 @@ class DataDependentBranch(Rule):
         # eval mode). `if output_attentions:` / `if n > 0:` on a bare input parameter: a flag.
         scope = self.ctx.scope
         operands = self.ctx.index.operands(test)
-        return scope is not None and (any(scope.is_tensor_value(op) for op in operands)
-                                      or any(self._traced_draw(op) for op in operands))
+        return scope is not None and (
+            any(scope.is_tensor_value(op) for op in operands) or any(self._traced_draw(op) for op in operands)
+        )
 
     def _traced_draw(self, expr: cst.BaseExpression) -> bool:
         """A `random` draw that the torch the pass reports for traces (``random.random()``

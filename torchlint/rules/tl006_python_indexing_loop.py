@@ -1,7 +1,6 @@
 """TL006 python-indexing-loop: a Python loop that picks tensor elements one at a time."""
-from __future__ import annotations
 
-from typing import List, Set
+from __future__ import annotations
 
 import libcst as cst
 
@@ -10,11 +9,11 @@ from torchlint.rules.base import Rule
 _COMPS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
 
-def _names(target: cst.BaseExpression) -> Set[str]:
+def _names(target: cst.BaseExpression) -> set[str]:
     if isinstance(target, cst.Name):
         return {target.value}
     if isinstance(target, (cst.Tuple, cst.List)):
-        out: Set[str] = set()
+        out: set[str] = set()
         for el in target.elements:
             out |= _names(el.value)
         return out
@@ -26,7 +25,7 @@ class PythonIndexingLoop(Rule):
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        self.loop_vars: List[Set[str]] = []
+        self.loop_vars: list[set[str]] = []
 
     # Loop variables of the enclosing loops and comprehensions.
     def visit_For(self, node: cst.For) -> None:
@@ -36,7 +35,7 @@ class PythonIndexingLoop(Rule):
         self.loop_vars.pop()
 
     def _enter_comp(self, node) -> None:
-        names: Set[str] = set()
+        names: set[str] = set()
         comp = node.for_in
         while comp is not None:
             names |= _names(comp.target)
@@ -49,7 +48,7 @@ class PythonIndexingLoop(Rule):
     visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _enter_comp
     leave_ListComp = leave_SetComp = leave_GeneratorExp = leave_DictComp = _leave_comp
 
-    def _per_iteration_element(self, expr: cst.BaseExpression, loop: Set[str]) -> bool:
+    def _per_iteration_element(self, expr: cst.BaseExpression, loop: set[str]) -> bool:
         """``idx[i]`` with ``i`` a loop variable, or a loop variable bound to a tensor element."""
         if isinstance(expr, cst.Name):
             return expr.value in loop and self.is_tensor(expr)

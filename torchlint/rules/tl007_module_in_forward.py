@@ -1,4 +1,5 @@
 """TL007 module-in-forward: a module with parameters (or an ``nn.Parameter``) built in a region."""
+
 from __future__ import annotations
 
 import libcst as cst
@@ -25,8 +26,11 @@ class ModuleInForward(Rule):
         if qual is None:
             return
         if qual == "torch.nn.Parameter":
-            self.report(node, message="`nn.Parameter(...)` inside a compiled region splits the graph; "
-                        "create the parameter in `__init__`")
+            self.report(
+                node,
+                message="`nn.Parameter(...)` inside a compiled region splits the graph; "
+                "create the parameter in `__init__`",
+            )
             return
         if not qual.startswith("torch.nn.") or qual.rsplit(".", 1)[-1] not in PARAMETRIC:
             return

@@ -1,32 +1,68 @@
 """TL008 dynamic-output-shape: ops whose output shape depends on tensor values."""
+
 from __future__ import annotations
 
 import re
-from typing import Dict, Optional, Set
 
 import libcst as cst
 
 from torchlint.rules.base import Rule
 
-_FUNCS = {"torch.nonzero", "torch.unique", "torch.masked_select", "torch.repeat_interleave",
-          "torch.bincount", "torch.argwhere", "torch.unique_consecutive"}
+_FUNCS = {
+    "torch.nonzero",
+    "torch.unique",
+    "torch.masked_select",
+    "torch.repeat_interleave",
+    "torch.bincount",
+    "torch.argwhere",
+    "torch.unique_consecutive",
+}
 _METHODS = {"nonzero", "unique", "masked_select", "bincount", "argwhere", "unique_consecutive"}
-_BOOL_FUNCS = {"torch.isfinite", "torch.isnan", "torch.isinf", "torch.logical_and", "torch.logical_or",
-               "torch.logical_not", "torch.logical_xor", "torch.isin", "torch.eq", "torch.ne",
-               "torch.gt", "torch.ge", "torch.lt", "torch.le", "torch.isclose", "torch.signbit"}
-_BOOL_METHODS = {"bool", "isfinite", "isnan", "isinf", "logical_and", "logical_or", "logical_not",
-                 "eq", "ne", "gt", "ge", "lt", "le", "isclose"}
+_BOOL_FUNCS = {
+    "torch.isfinite",
+    "torch.isnan",
+    "torch.isinf",
+    "torch.logical_and",
+    "torch.logical_or",
+    "torch.logical_not",
+    "torch.logical_xor",
+    "torch.isin",
+    "torch.eq",
+    "torch.ne",
+    "torch.gt",
+    "torch.ge",
+    "torch.lt",
+    "torch.le",
+    "torch.isclose",
+    "torch.signbit",
+}
+_BOOL_METHODS = {
+    "bool",
+    "isfinite",
+    "isnan",
+    "isinf",
+    "logical_and",
+    "logical_or",
+    "logical_not",
+    "eq",
+    "ne",
+    "gt",
+    "ge",
+    "lt",
+    "le",
+    "isclose",
+}
 
 
 # Names that say a tensor holds a boolean mask (`mask`, `valid`, `keep_mask`, `is_pad`).
 _MASK_NAME = re.compile(r"(?:^|_)(?:mask|valid|keep)$|^(?:is|has)_")
 
 
-def _mask_uses(body: cst.CSTNode, imports) -> Set[str]:
+def _mask_uses(body: cst.CSTNode, imports) -> set[str]:
     """Names the body uses as boolean masks: `~m`, `m & n`, `m.any()`, `torch.where(m, ...)`."""
     from torchlint.analysis.tree import code_children
 
-    found: Set[str] = set()
+    found: set[str] = set()
     stack = [body]
     while stack:
         node = stack.pop()
@@ -52,15 +88,17 @@ class DynamicOutputShape(Rule):
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        self.masks: Dict[tuple, bool] = {}
-        self.stores: Set[int] = set()
-        self.mask_uses: Dict[int, Set[str]] = {}
+        self.masks: dict[tuple, bool] = {}
+        self.stores: set[int] = set()
+        self.mask_uses: dict[int, set[str]] = {}
 
     def _used_as_mask(self, name: str) -> bool:
         """A tensor the region never assigns from a mask expression but that is one by name or use."""
         if _MASK_NAME.search(name):
             return True
         region = self.ctx.region
+        if region is None:
+            return False
         key = id(region.node)
         if key not in self.mask_uses:
             self.mask_uses[key] = _mask_uses(region.node.body, self.ctx.imports)
@@ -74,9 +112,7 @@ class DynamicOutputShape(Rule):
             return self.is_tensor(expr)
         if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.BitInvert):
             return self._is_mask(expr.expression)
-        if isinstance(expr, cst.BinaryOperation) and isinstance(
-            expr.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)
-        ):
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
             return self._is_mask(expr.left) or self._is_mask(expr.right)
         if isinstance(expr, cst.Name):
             key = self._scope_key(expr.value)
@@ -111,7 +147,7 @@ class DynamicOutputShape(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         qual = self.resolve(node.func)
-        what: Optional[str] = None
+        what: str | None = None
         if qual in _FUNCS:
             what = qual
         elif qual == "torch.where" and len(node.args) == 1:
@@ -125,6 +161,9 @@ class DynamicOutputShape(Rule):
         if what == "torch.repeat_interleave" and not (len(node.args) >= 2 and self.is_tensor(node.args[1].value)):
             return
         if what is not None:
-            self.report(node, message=f"`{what}` returns a tensor whose shape depends on its values, so "
-                        "dynamo splits the graph here; use a fixed-size form (`torch.where`, masks, "
-                        "`torch.nonzero_static`)")
+            self.report(
+                node,
+                message=f"`{what}` returns a tensor whose shape depends on its values, so "
+                "dynamo splits the graph here; use a fixed-size form (`torch.where`, masks, "
+                "`torch.nonzero_static`)",
+            )

@@ -1,4 +1,5 @@
 """TL009 skipped-call: calls dynamo will not trace (time, random, warnings, logging, I/O...)."""
+
 from __future__ import annotations
 
 import json
@@ -33,8 +34,11 @@ def _module_loggers(module: cst.Module) -> set:
             for small in stmt.body:
                 if isinstance(small, cst.Assign) and isinstance(small.value, cst.Call):
                     func = small.value.func
-                    name = func.attr.value if isinstance(func, cst.Attribute) else (
-                        func.value if isinstance(func, cst.Name) else None)
+                    name = (
+                        func.attr.value
+                        if isinstance(func, cst.Attribute)
+                        else (func.value if isinstance(func, cst.Name) else None)
+                    )
                     if name in ("get_logger", "getLogger"):
                         out |= {t.target.value for t in small.targets if isinstance(t.target, cst.Name)}
     return out
@@ -86,22 +90,34 @@ class SkippedCall(Rule):
         if qual in self.calls:
             self.report(node, message=self.message.format(name=qual))
         elif qual in self.numpy_unsupported:
-            self.report(node, message=f"dynamo has no torch version of `{qual}` and splits the graph around "
-                        "it; use a torch op, or compute it outside the compiled region")
+            self.report(
+                node,
+                message=f"dynamo has no torch version of `{qual}` and splits the graph around "
+                "it; use a torch op, or compute it outside the compiled region",
+            )
         elif qual in self.deepcopy and node.args:
             if self._holds_tensors(node.args[0].value):
-                self.report(node, message="`copy.deepcopy` of a tensor or module cannot be traced and "
-                            "splits the graph; clone tensors with `t.clone()` and copy modules outside "
-                            "the compiled region")
+                self.report(
+                    node,
+                    message="`copy.deepcopy` of a tensor or module cannot be traced and "
+                    "splits the graph; clone tensors with `t.clone()` and copy modules outside "
+                    "the compiled region",
+                )
         elif qual in self.copies and node.args and self.ctx.kind(node.args[0].value) == "tensor":
-            self.report(node, message="`copy.copy` of a tensor cannot be traced and splits the graph; use "
-                        "`t.clone()` (or the tensor itself: tensors are not mutated by rebinding)")
+            self.report(
+                node,
+                message="`copy.copy` of a tensor cannot be traced and splits the graph; use "
+                "`t.clone()` (or the tensor itself: tensors are not mutated by rebinding)",
+            )
         elif isinstance(node.func, cst.Attribute) and node.func.attr.value in self.logger_methods:
             receiver = node.func.value
             is_logger = (isinstance(receiver, cst.Name) and receiver.value in self.loggers) or (
                 isinstance(receiver, cst.Call) and _is_logger_factory(self.resolve(receiver.func))
             )
             if is_logger:
-                self.report(node, message="logger calls cannot be traced and split the graph; log "
-                            "outside the compiled region or add the method to "
-                            "`torch._dynamo.config.ignore_logging_functions`")
+                self.report(
+                    node,
+                    message="logger calls cannot be traced and split the graph; log "
+                    "outside the compiled region or add the method to "
+                    "`torch._dynamo.config.ignore_logging_functions`",
+                )

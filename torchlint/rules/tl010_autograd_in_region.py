@@ -1,4 +1,5 @@
 """TL010 autograd-in-region: ``.backward()`` / ``torch.autograd.grad`` inside compiled code."""
+
 from __future__ import annotations
 
 import libcst as cst

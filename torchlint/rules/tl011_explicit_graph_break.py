@@ -1,10 +1,11 @@
 """TL011 explicit-graph-break: ``torch._dynamo.graph_break()`` and calls to disabled functions."""
+
 from __future__ import annotations
 
 import libcst as cst
 
-from torchlint.rules.base import Rule
 from torchlint.analysis.regions import DISABLE_DECORATORS
+from torchlint.rules.base import Rule
 
 _BREAKS = {"torch._dynamo.graph_break", "torch._dynamo.skip_frame"}
 
@@ -19,14 +20,20 @@ class ExplicitGraphBreak(Rule):
             return
         callee = self.ctx.callee(node)
         if callee is not None and self.ctx.index.is_disabled(callee):
-            self.report(node, message=f"`{callee.name.value}` is decorated with "
-                        "`@torch.compiler.disable`, so calling it here splits the graph; make it "
-                        "traceable or call it outside the compiled region")
+            self.report(
+                node,
+                message=f"`{callee.name.value}` is decorated with "
+                "`@torch.compiler.disable`, so calling it here splits the graph; make it "
+                "traceable or call it outside the compiled region",
+            )
         elif (  # `clip = torch.compiler.disable(_clip)` at module level, then `clip(x)`
             isinstance(node.func, cst.Name)
             and node.func.value not in (self.ctx.scope.local if self.ctx.scope else ())
             and self.ctx.imports.bound_calls.get(node.func.value) in DISABLE_DECORATORS
         ):
-            self.report(node, message=f"`{node.func.value}` is wrapped with `torch.compiler.disable`, "
-                        "so calling it here splits the graph; make it traceable or call it outside "
-                        "the compiled region")
+            self.report(
+                node,
+                message=f"`{node.func.value}` is wrapped with `torch.compiler.disable`, "
+                "so calling it here splits the graph; make it traceable or call it outside "
+                "the compiled region",
+            )

@@ -1,4 +1,5 @@
 """TL012 rnn-module: an ``nn.RNN`` / ``nn.GRU`` / ``nn.LSTM`` submodule called in a region."""
+
 from __future__ import annotations
 
 import libcst as cst

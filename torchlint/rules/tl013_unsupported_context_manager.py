@@ -1,7 +1,6 @@
 """TL013 unsupported-context-manager: ``with lock:`` on a ``threading`` lock in compiled code."""
-from __future__ import annotations
 
-from typing import Dict, Optional, Set
+from __future__ import annotations
 
 import libcst as cst
 
@@ -10,12 +9,19 @@ from torchlint.rules.base import Rule
 # Synchronisation objects dynamo cannot enter (measured: `Lock`/`RLock` give "Unsupported
 # context manager", `Condition` an unsupported method call).
 LOCK_FACTORIES = frozenset(
-    {"threading.Lock", "threading.RLock", "threading.Condition", "threading.Semaphore",
-     "threading.BoundedSemaphore", "multiprocessing.Lock", "multiprocessing.RLock"}
+    {
+        "threading.Lock",
+        "threading.RLock",
+        "threading.Condition",
+        "threading.Semaphore",
+        "threading.BoundedSemaphore",
+        "multiprocessing.Lock",
+        "multiprocessing.RLock",
+    }
 )
 
 
-def _self_attr(expr: cst.BaseExpression) -> Optional[str]:
+def _self_attr(expr: cst.BaseExpression) -> str | None:
     if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
         return expr.attr.value
     return None
@@ -27,12 +33,12 @@ class UnsupportedContextManager(Rule):
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self.module_locks = self._module_locks(ctx.module)
-        self.class_locks: Dict[int, Set[str]] = {}
+        self.class_locks: dict[int, set[str]] = {}
 
     def _is_lock_call(self, expr: cst.BaseExpression) -> bool:
         return isinstance(expr, cst.Call) and self.resolve(expr.func) in LOCK_FACTORIES
 
-    def _module_locks(self, module: cst.Module) -> Set[str]:
+    def _module_locks(self, module: cst.Module) -> set[str]:
         out = set()
         for stmt in module.body:
             if isinstance(stmt, cst.SimpleStatementLine):
@@ -41,7 +47,7 @@ class UnsupportedContextManager(Rule):
                         out |= {t.target.value for t in small.targets if isinstance(t.target, cst.Name)}
         return out
 
-    def _locks_of(self, owner) -> Set[str]:
+    def _locks_of(self, owner) -> set[str]:
         """``self.<attr> = threading.Lock()`` in any method of the region's class."""
         if owner is None:
             return set()
@@ -49,7 +55,7 @@ class UnsupportedContextManager(Rule):
         if key not in self.class_locks:
             from torchlint.analysis.tree import code_children
 
-            found: Set[str] = set()
+            found: set[str] = set()
             stack = list(owner.methods.values())
             while stack:
                 node = stack.pop()
@@ -64,9 +70,14 @@ class UnsupportedContextManager(Rule):
         for item in node.items:
             expr = item.item
             attr = _self_attr(expr)
-            if self._is_lock_call(expr) or (attr is not None and attr in self._locks_of(owner)) or (
-                isinstance(expr, cst.Name) and expr.value in self.module_locks
-                and not (self.ctx.scope is not None and expr.value in self.ctx.scope.local)
+            if (
+                self._is_lock_call(expr)
+                or (attr is not None and attr in self._locks_of(owner))
+                or (
+                    isinstance(expr, cst.Name)
+                    and expr.value in self.module_locks
+                    and not (self.ctx.scope is not None and expr.value in self.ctx.scope.local)
+                )
             ):
                 self.report(item)
                 return

@@ -1,7 +1,6 @@
 """TL014 requires-grad-mutation: ``t.requires_grad = ...`` / ``p.requires_grad_()`` in compiled code."""
-from __future__ import annotations
 
-from typing import Set
+from __future__ import annotations
 
 import libcst as cst
 
@@ -15,7 +14,7 @@ class RequiresGradMutation(Rule):
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        self.param_loops: Set[tuple] = set()
+        self.param_loops: set[tuple] = set()
 
     def visit_For(self, node: cst.For) -> None:
         # for p in self.parameters(): / for name, p in self.encoder.named_parameters():
@@ -23,7 +22,7 @@ class RequiresGradMutation(Rule):
         if isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and it.func.attr.value in _PARAM_ITERATORS:
             base = it.func.value
             if (isinstance(base, cst.Name) and base.value == "self") or self.ctx.kind(base) == "module":
-                target = node.target
+                target: cst.BaseExpression = node.target
                 if isinstance(target, cst.Tuple) and target.elements:
                     target = target.elements[-1].value
                 if isinstance(target, cst.Name):

@@ -1,15 +1,30 @@
 """TL015 sort-by-tensor: ``sorted``/``min``/``max``/``list.sort`` that compare tensor values."""
-from __future__ import annotations
 
-from typing import Dict
+from __future__ import annotations
 
 import libcst as cst
 
 from torchlint.rules.base import Rule
 
 # Tensor methods that reduce to a value a Python comparison would read.
-_REDUCTIONS = frozenset({"sum", "mean", "norm", "max", "min", "amax", "amin", "item", "prod", "std", "var",
-                         "count_nonzero", "numel_nonzero", "abs"})
+_REDUCTIONS = frozenset(
+    {
+        "sum",
+        "mean",
+        "norm",
+        "max",
+        "min",
+        "amax",
+        "amin",
+        "item",
+        "prod",
+        "std",
+        "var",
+        "count_nonzero",
+        "numel_nonzero",
+        "abs",
+    }
+)
 _TENSOR_LISTS = frozenset({"builtins.list", "builtins.tuple"})
 
 
@@ -35,7 +50,7 @@ class SortByTensor(Rule):
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        self.lists: Dict[tuple, bool] = {}
+        self.lists: dict[tuple, bool] = {}
 
     def _key(self, name: str) -> tuple:
         return (id(self.ctx.region), name)

@@ -6,9 +6,8 @@ Not flagged: ``.numpy()`` (on a CUDA tensor it raises, so in working code it fol
 ``.cpu()`` that is already reported) and ``torch.cuda.synchronize()`` (on a CUDA build dynamo
 skips it and breaks the graph: measured on torch 2.11, "Attempted to call function marked as
 skipped"; that is a graph break, not this warning)."""
-from __future__ import annotations
 
-from typing import Optional
+from __future__ import annotations
 
 import libcst as cst
 
@@ -17,7 +16,7 @@ from torchlint.rules.base import Rule
 _CPU_DEVICES = {"cpu"}
 
 
-def _string_value(expr: cst.BaseExpression) -> Optional[str]:
+def _string_value(expr: cst.BaseExpression) -> str | None:
     if isinstance(expr, cst.SimpleString):
         value = expr.evaluated_value
         return value if isinstance(value, str) else None

@@ -8,6 +8,7 @@ constant tensors made on the CPU (``torch.zeros``, ``torch.arange(n).to(x.device
 CUDA graph, so they cost nothing and are not flagged; a CPU ``torch.randn(x.shape)`` stays a
 CPU kernel plus a host-to-device copy run eagerly before each replay.
 """
+
 from __future__ import annotations
 
 import libcst as cst

@@ -11,22 +11,20 @@ operand of an arithmetic operator whose other operand is a tensor (``x * step``)
 reported once, at the parameter. ``float`` parameters are left alone: dynamo makes a float
 dynamic after one recompile and CUDA graphs are then not recorded again per value.
 """
-from __future__ import annotations
 
-from typing import Dict, Optional, Set
+from __future__ import annotations
 
 import libcst as cst
 
 from torchlint.rules.base import Rule
 
 _NUMBER_ANNOTATIONS = {"int", "builtins.int"}
-_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo,
-               cst.Power)
+_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
 
 
-def _number_params(fn: cst.FunctionDef) -> Dict[str, cst.Param]:
+def _number_params(fn: cst.FunctionDef) -> dict[str, cst.Param]:
     """``int``-annotated parameters without a default."""
-    out: Dict[str, cst.Param] = {}
+    out: dict[str, cst.Param] = {}
     params = fn.params
     for p in list(params.posonly_params) + list(params.params) + list(params.kwonly_params):
         if p.default is not None or p.annotation is None:
@@ -40,7 +38,7 @@ def _number_params(fn: cst.FunctionDef) -> Dict[str, cst.Param]:
 
 class _Assigned(cst.CSTVisitor):
     def __init__(self) -> None:
-        self.names: Set[str] = set()
+        self.names: set[str] = set()
 
     def _target(self, target: cst.BaseExpression) -> None:
         if isinstance(target, cst.Name):
@@ -67,9 +65,9 @@ class PerCallScalar(Rule):
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        self._params: Dict[int, Dict[str, cst.Param]] = {}
+        self._params: dict[int, dict[str, cst.Param]] = {}
 
-    def _candidates(self) -> Dict[str, cst.Param]:
+    def _candidates(self) -> dict[str, cst.Param]:
         region = self.ctx.region
         if region is None or not region.is_root:
             return {}
@@ -83,7 +81,7 @@ class PerCallScalar(Rule):
             self._params[key] = params
         return self._params[key]
 
-    def _param(self, expr: cst.BaseExpression) -> Optional[cst.Param]:
+    def _param(self, expr: cst.BaseExpression) -> cst.Param | None:
         if isinstance(expr, cst.Name):
             scope = self.ctx.scope
             # A nested function or comprehension binding the same name shadows the parameter.
@@ -97,6 +95,6 @@ class PerCallScalar(Rule):
             return
         for number, other in ((node.left, node.right), (node.right, node.left)):
             param = self._param(number)
-            if param is not None and self.is_tensor(other):
+            if param is not None and param.annotation is not None and self.is_tensor(other):
                 ann = cst.Module([]).code_for_node(param.annotation.annotation).strip()
                 self.report(param, message=self.message.format(name=param.name.value, ann=ann))

@@ -3,6 +3,7 @@
 The rule's code, name and words; it is not a visitor. The check runs after the merge and the
 suppression step, and its fix edits comments: both are :mod:`torchlint.unused_suppression`.
 """
+
 from __future__ import annotations
 
 from torchlint.rules.base import Rule

@@ -9,6 +9,7 @@ the ``cache``;
 ``notebook`` turns a notebook's code cells into one module and fixed text back into cells.
 
 May import: :mod:`torchlint.analysis`, :mod:`torchlint.rules`, ``files``, ``findings``,
-``config``, ``matrix``, ``pages`` (the cache hashes the rule pages) and ``atomic`` (the cache's writes). Never the fixes (they are handed in as a
-:class:`~torchlint.static.engine.FixPlanner`), the output or the dynamic pass.
+``config``, ``matrix``, ``pages`` (the cache hashes the rule pages) and ``atomic`` (the cache's
+writes). Never the fixes (they are handed in as a :class:`~torchlint.static.engine.FixPlanner`),
+the output or the dynamic pass.
 """

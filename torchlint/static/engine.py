@@ -4,8 +4,8 @@ The walk covers compiled regions only (see :mod:`torchlint.analysis.regions`), a
 branches dynamo traces: code under ``if not torch.compiler.is_compiling():`` is skipped, and so
 is code under ``if self.training:`` unless the file's facts say the pass checks training
 (``--train``; eval mode is assumed otherwise, as the dynamic pass runs targets), and code under
-``if x.dtype == torch.float16:`` unless they say half precision (``--half``; else float32). While walking, the engine keeps the
-tensor-ness of local names up to date (:mod:`torchlint.analysis.tensors`) so rules can ask
+``if x.dtype == torch.float16:`` unless they say half precision (``--half``; else float32). While
+walking, the engine keeps the tensor-ness of local names up to date (:mod:`torchlint.analysis.tensors`) so rules can ask
 ``ctx.is_tensor(expr)``. The walk reads children straight from the nodes
 (:mod:`torchlint.analysis.tree`), and positions are computed for reported nodes only.
 
@@ -14,22 +14,25 @@ by the caller, hears of each report while the rule's scope is current): the file
 and walked once whether or not its findings are marked fixable. This module imports the
 rules' base and the analysis, never the fixes.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Type
+from collections.abc import Iterable, Sequence
+from typing import Callable, Union, cast
 
 import libcst as cst
 
-from torchlint.findings import Finding, Fix
-from torchlint.rules.base import FileContext, Rule
-from torchlint.files import line_at, source_lines
 from torchlint.analysis.names import ImportTable
 from torchlint.analysis.regions import Region, build_index, find_regions
 from torchlint.analysis.tensors import TensorScope
 from torchlint.analysis.tree import TRIVIA_TYPES, Span, positions, spans_of, traverse, walk
+from torchlint.files import line_at, source_lines
+from torchlint.findings import Finding, Fix
+from torchlint.rules.base import FileContext, Rule
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+_Comprehension = Union[cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp]
 
 
 class FileFixes:
@@ -42,7 +45,7 @@ class FileFixes:
         """The nodes whose whole text range :meth:`fixes` needs."""
         return ()
 
-    def fixes(self, text_spans: Dict[cst.CSTNode, Span], source: str) -> List[Tuple[cst.CSTNode, str, Fix]]:
+    def fixes(self, text_spans: dict[cst.CSTNode, Span], source: str) -> list[tuple[cst.CSTNode, str, Fix]]:
         """(reported node, rule code, fix) of each report a fix can rewrite."""
         return []
 
@@ -50,7 +53,7 @@ class FileFixes:
 class FixPlanner:
     """Marks fixable findings while the engine walks (see :class:`torchlint.fixes.run.Marker`)."""
 
-    def start(self, module: cst.Module, rule_classes: Sequence[Type[Rule]]) -> Optional[FileFixes]:
+    def start(self, module: cst.Module, rule_classes: Sequence[type[Rule]]) -> FileFixes | None:
         return None
 
 
@@ -60,8 +63,8 @@ class _Walker(cst.CSTVisitor):
     def __init__(self, ctx: FileContext, rules: Sequence[Rule]) -> None:
         super().__init__()
         self.ctx = ctx
-        self.visit_handlers: Dict[type, List[Callable]] = defaultdict(list)
-        self.leave_handlers: Dict[type, List[Callable]] = defaultdict(list)
+        self.visit_handlers: dict[type, list[Callable]] = defaultdict(list)
+        self.leave_handlers: dict[type, list[Callable]] = defaultdict(list)
         for rule in rules:
             for attr in dir(rule):
                 if attr.startswith("visit_") or attr.startswith("leave_"):
@@ -77,75 +80,95 @@ class _Walker(cst.CSTVisitor):
         """Visit ``node`` and its subtree, as ``node.visit(self)`` would, without rebuilding it."""
         traverse(node, self.on_visit, self.on_leave, self.skip_trivia)
 
-    # The engine's own bookkeeping happens around the rules' handlers.
+    # The engine's own bookkeeping happens around the rules' handlers. The node's type is
+    # compared with `is` (the walk's hot path), so each branch names the type it found with a
+    # cast, which costs nothing at run time.
     def on_visit(self, node: cst.CSTNode) -> bool:
         ctx = self.ctx
         t = type(node)
         if t is cst.If or t is cst.IfExp:
-            truth = ctx.index.truth(node.test)
+            branch = cast(Union[cst.If, cst.IfExp], node)
+            truth = ctx.index.truth(branch.test)
             if truth is not None:
                 # `if not is_compiling():` runs only in eager, `if self.training:` only in
                 # training: dynamo traces the operands of the test that run and the live branch.
                 for handler in self.visit_handlers.get(t, ()):
                     handler(node)
-                for operand in ctx.index.operands(node.test):
+                for operand in ctx.index.operands(branch.test):
                     self.walk(operand)
-                live = node.body if truth else node.orelse
-                if live is not None:
-                    self.walk(live)
+                live_branch = branch.body if truth else branch.orelse
+                if live_branch is not None:
+                    self.walk(live_branch)
                 return False
         if t is cst.IndentedBlock:
-            live = ctx.index.live_statements(node)
-            if len(live) < len(node.body):  # an early exit known to be taken: the rest never runs
+            block = cast(cst.IndentedBlock, node)
+            live = ctx.index.live_statements(block)
+            if len(live) < len(block.body):  # an early exit known to be taken: the rest never runs
                 for handler in self.visit_handlers.get(t, ()):
                     handler(node)
                 for stmt in live:
                     self.walk(stmt)
                 return False
         if t is cst.FunctionDef or t is cst.Lambda:
-            if t is cst.FunctionDef and ctx.index.is_disabled(node):
+            if t is cst.FunctionDef and ctx.index.is_disabled(cast(cst.FunctionDef, node)):
                 return False
-            ctx.scope = TensorScope(ctx.imports, ctx.scope.owner if ctx.scope else None, parent=ctx.scope)
-            ctx.scope.bind_params(node, set(), all_tensors=False)  # type: ignore[arg-type]
+            scope = ctx.scope = TensorScope(ctx.imports, ctx.scope.owner if ctx.scope else None, parent=ctx.scope)
+            # a lambda's parameters are read as a function's (TensorScope types it FunctionDef)
+            scope.bind_params(cast(cst.FunctionDef, node), set(), all_tensors=False)
         elif t in _COMPREHENSIONS:
-            ctx.scope = TensorScope(ctx.imports, ctx.scope.owner if ctx.scope else None, parent=ctx.scope)
-            comp = node.for_in
+            scope = ctx.scope = TensorScope(ctx.imports, ctx.scope.owner if ctx.scope else None, parent=ctx.scope)
+            comp: cst.CompFor | None = cast(_Comprehension, node).for_in
             while comp is not None:
-                ctx.scope.bind_target(comp.target, ctx.scope.iter_element_kind(comp.iter))
+                scope.bind_target(comp.target, scope.iter_element_kind(comp.iter))
                 comp = comp.inner_for_in
         elif t is cst.For:
-            ctx.scope.bind_target(node.target, ctx.scope.iter_element_kind(node.iter))
+            loop = cast(cst.For, node)
+            scope = self._scope()
+            scope.bind_target(loop.target, scope.iter_element_kind(loop.iter))
         elif t is cst.Call:
-            self._record_call_site(node)
+            self._record_call_site(cast(cst.Call, node))
         for handler in self.visit_handlers.get(t, ()):
             handler(node)
         return True
+
+    def _scope(self) -> TensorScope:
+        scope = self.ctx.scope
+        assert scope is not None, "the walk runs inside a region, which has a scope"
+        return scope
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         t = type(original_node)
         for handler in self.leave_handlers.get(t, ()):
             handler(original_node)
-        scope = self.ctx.scope
         if t is cst.Assign:
-            kind = scope.kind(original_node.value)
-            for target in original_node.targets:
+            assign = cast(cst.Assign, original_node)
+            scope = self._scope()
+            kind = scope.kind(assign.value)
+            for target in assign.targets:
                 scope.bind_target(target.target, kind)
         elif t is cst.AnnAssign:
-            if original_node.value is not None:
-                scope.bind_target(original_node.target, scope.kind(original_node.value))
+            annotated = cast(cst.AnnAssign, original_node)
+            if annotated.value is not None:
+                scope = self._scope()
+                scope.bind_target(annotated.target, scope.kind(annotated.value))
         elif t is cst.AugAssign:
-            target = original_node.target
-            if isinstance(target, cst.Name) and scope.is_tensor(original_node.value):
-                scope.bind(target.value, "tensor")
+            augmented = cast(cst.AugAssign, original_node)
+            scope = self._scope()
+            if isinstance(augmented.target, cst.Name) and scope.is_tensor(augmented.value):
+                scope.bind(augmented.target.value, "tensor")
         elif t is cst.NamedExpr:
-            scope.bind_target(original_node.target, scope.kind(original_node.value))
+            named = cast(cst.NamedExpr, original_node)
+            scope = self._scope()
+            scope.bind_target(named.target, scope.kind(named.value))
         elif t in (cst.FunctionDef, cst.Lambda) or t in _COMPREHENSIONS:
-            self.ctx.scope = scope.parent
+            self.ctx.scope = self._scope().parent
 
     def _record_call_site(self, call: cst.Call) -> None:
         """Remember which parameters of a same-file callee receive tensors here."""
         callee = self.ctx.callee(call)
-        region = self.ctx.regions.get(callee) if callee is not None else None
+        if callee is None:
+            return
+        region = self.ctx.regions.get(callee)
         if region is None:
             return
         params = [p.name.value for p in list(callee.params.posonly_params) + list(callee.params.params)]
@@ -162,15 +185,15 @@ class _Walker(cst.CSTVisitor):
 def lint_module(
     module: cst.Module,
     path: str,
-    rule_classes: Sequence[Type[Rule]],
-    lines: Optional[List[str]] = None,
+    rule_classes: Sequence[type[Rule]],
+    lines: list[str] | None = None,
     *,
-    fixes: Optional[FixPlanner] = None,
-    source: Optional[str] = None,
-    project: Optional[dict] = None,
-    compiled_lines: Optional[Set[int]] = None,
-    spans_from: Optional[Callable] = None,
-) -> List[Finding]:
+    fixes: FixPlanner | None = None,
+    source: str | None = None,
+    project: dict | None = None,
+    compiled_lines: set[int] | None = None,
+    spans_from: Callable | None = None,
+) -> list[Finding]:
     """Findings of the given rules in one parsed module (``source``: its text, when at hand;
     ``project``: the file's facts from the project-wide analysis,
     :meth:`torchlint.analysis.project.Project.facts`, with ``train`` / ``half`` when the pass
@@ -190,10 +213,10 @@ def lint_module(
     if compiled_lines:
         owners = {id(m): info for info in index.classes.values() for m in info.methods.values()}
         functions = [n for n in walk(module) if isinstance(n, cst.FunctionDef)]
-        for fn, ((start, _), (end, _)) in positions(module, functions).items():
+        for node, ((start, _), (end, _)) in positions(module, functions).items():
+            fn = cast(cst.FunctionDef, node)
             if fn not in regions and any(start <= line <= end for line in compiled_lines):
-                regions[fn] = Region(node=fn, qualname=fn.name.value, root=fn.name.value,
-                                     owner=owners.get(id(fn)))
+                regions[fn] = Region(node=fn, qualname=fn.name.value, root=fn.name.value, owner=owners.get(id(fn)))
     if not regions or not rule_classes:
         return []
     planning = fixes.start(module, rule_classes) if fixes is not None else None
@@ -216,11 +239,11 @@ def lint_module(
         except Exception:  # noqa: BLE001 - the marks are a hint: never lose the findings over them
             planning = None
     spans, text_spans = (spans_from or spans_of)(module, [item[1] for item in ctx.reports], whole)
-    fix_at: Dict[Tuple[str, int, int], Fix] = {}
+    fix_at: dict[tuple[str, int, int], Fix] = {}
     if planning is not None:
         try:
-            for node, code, fix in planning.fixes(text_spans, module.code if source is None else source):
-                (line, column), _ = spans[node]
+            for fixed, code, fix in planning.fixes(text_spans, module.code if source is None else source):
+                (line, column), _ = spans[fixed]
                 fix_at[(code, line, column)] = fix
         except Exception:  # noqa: BLE001 - as above
             fix_at = {}
@@ -251,7 +274,7 @@ def lint_module(
                 source="static",
                 gb_code=None,
                 region=region.qualname,
-                severity=rule.severity,  # type: ignore[arg-type]
+                severity=rule.severity,
                 fix=fix_at.get(key),
                 source_line=line_at(lines, line),
             )
@@ -259,21 +282,24 @@ def lint_module(
     return findings
 
 
-def lint_lines(source: str, path: str, rule_classes: Sequence[Type[Rule]], wanted: Set[int]) -> List[Finding]:
+def lint_lines(source: str, path: str, rule_classes: Sequence[type[Rule]], wanted: set[int]) -> list[Finding]:
     """The findings the rules make on the ``wanted`` lines when every function holding one is
     taken as compiled (dynamo broke there, so it was traced, whatever the regions say): what
     a rule would flag on a line the static pass did not reach. Never imports the code.
     Raises ``libcst.ParserSyntaxError`` on bad syntax."""
     module = cst.parse_module(source)
-    findings = lint_module(module, path, rule_classes, source_lines(source), source=source,
-                           compiled_lines=set(wanted))
+    findings = lint_module(module, path, rule_classes, source_lines(source), source=source, compiled_lines=set(wanted))
     return [f for f in findings if any(f.line <= line <= max(f.end_line, f.line) for line in wanted)]
 
 
-def lint_source(source: str, path: str, rule_classes: Sequence[Type[Rule]],
-                fixes: Optional[FixPlanner] = None, facts: Optional[dict] = None) -> List[Finding]:
+def lint_source(
+    source: str,
+    path: str,
+    rule_classes: Sequence[type[Rule]],
+    fixes: FixPlanner | None = None,
+    facts: dict | None = None,
+) -> list[Finding]:
     """Parse ``source`` and lint it (``facts``: as :func:`lint_module`'s ``project``, e.g.
     ``{"train": True}``). Raises ``libcst.ParserSyntaxError`` on bad syntax."""
     module = cst.parse_module(source)
-    return lint_module(module, path, rule_classes, source_lines(source), fixes=fixes, source=source,
-                       project=facts)
+    return lint_module(module, path, rule_classes, source_lines(source), fixes=fixes, source=source, project=facts)

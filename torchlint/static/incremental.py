@@ -16,13 +16,14 @@ cut is made before it). Whatever the chunks cannot settle -- an indentation or l
 a chunk unlike the file's (libcst stores those relative to the file's default), a syntax
 error, a file with no statements -- is a whole parse.
 """
+
 from __future__ import annotations
 
 import ast
 import io
 import re
 import tokenize
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from collections.abc import Iterable, Sequence
 
 import libcst as cst
 
@@ -30,7 +31,7 @@ from torchlint.analysis.tree import Span, spans_of, spans_within
 from torchlint.static.limits import parse
 
 #: (is the file's first chunk, is its last chunk, chunk text)
-_Key = Tuple[bool, bool, str]
+_Key = tuple[bool, bool, str]
 
 
 class _Chunk:
@@ -41,7 +42,7 @@ class _Chunk:
         if not first and body and module.header:
             # the empty lines above a statement are its own in a whole parse
             body[0] = body[0].with_changes(leading_lines=[*module.header, *body[0].leading_lines])
-        self.statements: Sequence[cst.BaseStatement] = body
+        self.statements: Sequence[cst.SimpleStatementLine | cst.BaseCompoundStatement] = body
         self.header = module.header if first else ()
         self.footer = module.footer
         self.indent = module.default_indent
@@ -51,7 +52,7 @@ class _Chunk:
         #: line breaks in the chunk's text; the syntactic range of each of its nodes, counted
         #: from the chunk's first line (computed when first asked for, then kept with the nodes)
         self.lines = 0
-        self.spans: Optional[Dict[cst.CSTNode, Span]] = None
+        self.spans: dict[cst.CSTNode, Span] | None = None
 
 
 def _has_block(stmt: cst.CSTNode) -> bool:
@@ -72,7 +73,7 @@ def _has_block(stmt: cst.CSTNode) -> bool:
     return False
 
 
-def chunk_bounds(source: str, tree: ast.Module) -> Optional[List[Tuple[int, int]]]:
+def chunk_bounds(source: str, tree: ast.Module) -> list[tuple[int, int]] | None:
     """Character ranges ``[start, end)`` covering ``source``, one for each run of top-level
     statements that can be parsed apart from its neighbours; None when there is nothing to cut."""
     lines = _LINE.findall(source)
@@ -84,7 +85,7 @@ def chunk_bounds(source: str, tree: ast.Module) -> Optional[List[Tuple[int, int]
     for line in lines:
         starts.append(starts[-1] + len(line))
     # (first line, last line), 1-based, of each top-level statement; one line's statements join
-    spans: List[List[int]] = []
+    spans: list[list[int]] = []
     for stmt in tree.body:
         first = min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", ())])
         last = stmt.end_lineno or stmt.lineno
@@ -96,7 +97,7 @@ def chunk_bounds(source: str, tree: ast.Module) -> Optional[List[Tuple[int, int]
         return None
     cuts = [0]
     for (_, prev_last), (first, _) in zip(spans, spans[1:]):
-        gap = lines[prev_last:first - 1]
+        gap = lines[prev_last : first - 1]
         if all(line in ("\n", "\r\n", "\r") for line in gap) and not _continues(lines[prev_last - 1]):
             cuts.append(starts[prev_last])
     if len(cuts) < 2:
@@ -115,7 +116,7 @@ def _continues(line: str) -> bool:
     return line.rstrip("\r\n").endswith("\\")
 
 
-def _first_indent(source: str) -> Optional[str]:
+def _first_indent(source: str) -> str | None:
     """The file's default indentation as libcst detects it: its first INDENT token's."""
     try:
         for tok in tokenize.generate_tokens(io.StringIO(source).readline):
@@ -141,14 +142,14 @@ class IncrementalParser:
     """
 
     def __init__(self) -> None:
-        self._chunks: Dict[_Key, List[_Chunk]] = {}
-        self._last: List[_Chunk] = []
-        self._module: Optional[cst.Module] = None
+        self._chunks: dict[_Key, list[_Chunk]] = {}
+        self._last: list[_Chunk] = []
+        self._module: cst.Module | None = None
         #: chunks reused / parsed by the last call (for tests and the benchmark)
         self.reused = 0
         self.parsed = 0
 
-    def parse(self, source: str, tree: Optional[ast.Module]) -> cst.Module:
+    def parse(self, source: str, tree: ast.Module | None) -> cst.Module:
         bounds = chunk_bounds(source, tree) if tree is not None else None
         module = self._assemble(source, bounds) if bounds is not None else None
         if module is None:
@@ -157,9 +158,10 @@ class IncrementalParser:
             return parse(source)
         return module
 
-    def _assemble(self, source: str, bounds: List[Tuple[int, int]]) -> Optional[cst.Module]:
-        old, new = self._chunks, {}
-        chunks: List[_Chunk] = []
+    def _assemble(self, source: str, bounds: list[tuple[int, int]]) -> cst.Module | None:
+        old = self._chunks
+        new: dict[_Key, list[_Chunk]] = {}
+        chunks: list[_Chunk] = []
         reused = parsed = 0
         for n, (lo, hi) in enumerate(bounds):
             key = (n == 0, n == len(bounds) - 1, source[lo:hi])
@@ -178,7 +180,7 @@ class IncrementalParser:
                 return None  # lines after the last statement of a middle chunk: cut wrongly
             new.setdefault(key, []).append(chunk)
             chunks.append(chunk)
-        indent: Optional[str] = None
+        indent: str | None = None
         if any(c.indented for c in chunks):
             indent = _first_indent(source)
             if indent is None or any(c.indented and c.indent != indent for c in chunks):
@@ -200,15 +202,16 @@ class IncrementalParser:
         )
         return self._module
 
-    def spans_of(self, module: cst.Module, nodes: Iterable[cst.CSTNode], whole: Iterable[cst.CSTNode]
-                 ) -> Tuple[Dict[cst.CSTNode, Span], Dict[cst.CSTNode, Span]]:
+    def spans_of(
+        self, module: cst.Module, nodes: Iterable[cst.CSTNode], whole: Iterable[cst.CSTNode]
+    ) -> tuple[dict[cst.CSTNode, Span], dict[cst.CSTNode, Span]]:
         """:func:`torchlint.analysis.tree.spans_of`, from each chunk's ranges: a chunk reused
         from the last version keeps them, so only the changed statements are generated again."""
         whole = list(whole)
         if module is not self._module or whole:
             return spans_of(module, nodes, whole)
         wanted = set(nodes)
-        out: Dict[cst.CSTNode, Span] = {}
+        out: dict[cst.CSTNode, Span] = {}
         first = 1
         for chunk in self._last:
             if not wanted:

@@ -7,6 +7,7 @@ with a large stack and a raised recursion limit, and stops it at a time limit by
 in worker processes). :func:`too_deep` asks CPython's own parser, which refuses nesting
 safely, whether a file is deeper than the analysis can follow.
 """
+
 from __future__ import annotations
 
 import ast
@@ -16,7 +17,8 @@ import sys
 import threading
 import traceback
 import warnings
-from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, Tuple, Type
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:  # pragma: no cover
     from torchlint.findings import Finding
@@ -67,7 +69,7 @@ def _restore_limit() -> None:
             sys.setrecursionlimit(_saved_limit)
 
 
-def _start(target: Callable[[], None]) -> Optional[threading.Thread]:
+def _start(target: Callable[[], None]) -> threading.Thread | None:
     """``target`` started on a big-stack thread, or None where none can be had (a tight
     ``ulimit -v``, a platform that refuses the size)."""
     with _lock:  # threading.stack_size is process-wide: set it, start, put it back
@@ -85,26 +87,25 @@ def _start(target: Callable[[], None]) -> Optional[threading.Thread]:
 
 def _interrupt(thread: threading.Thread) -> None:
     if thread.ident is not None:
-        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident),
-                                                   ctypes.py_object(TimeLimitExceeded))
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(TimeLimitExceeded))
 
 
-def run_limited(fn: Callable[..., Any], *args: Any, time_limit: Optional[float] = None) -> Any:
+def run_limited(fn: Callable[..., Any], *args: Any, time_limit: float | None = None) -> Any:
     """``fn(*args)`` in a big-stack thread; its result, or its exception re-raised here.
 
     Raises :class:`TimeLimitExceeded` when it runs past ``time_limit`` seconds (``None``:
     no limit). Native code (the parser) cannot be interrupted; the thread then stops at its
     next Python instruction, and is left to finish on its own (it is a daemon).
     """
-    box: List[Tuple[str, Any]] = []
+    box: list[tuple[str, Any]] = []
 
     def body() -> None:
         try:
             try:
                 box.append(("ok", fn(*args)))
-            except BaseException as exc:  # handed to the caller below
+            except BaseException as exc:  # noqa: BLE001 (handed to the caller below)
                 box.append(("error", exc))
-        except BaseException:  # a late TimeLimitExceeded between the lines above
+        except BaseException:  # noqa: BLE001 (a late TimeLimitExceeded between the lines above)
             pass
 
     _raise_limit()
@@ -128,11 +129,17 @@ def run_limited(fn: Callable[..., Any], *args: Any, time_limit: Optional[float] 
     return value
 
 
-def guarded_lint(source: str, path: str, rule_classes: Sequence[Type["Rule"]],
-                 time_limit: Optional[float] = None, *, fixes: Optional["FixPlanner"] = None,
-                 facts: Optional[dict] = None, parser: Optional[Any] = None,
-                 syntax: Optional[Tuple[Optional[str], Optional[ast.Module]]] = None
-                 ) -> Tuple[List["Finding"], Optional[str]]:
+def guarded_lint(
+    source: str,
+    path: str,
+    rule_classes: Sequence[type[Rule]],
+    time_limit: float | None = None,
+    *,
+    fixes: FixPlanner | None = None,
+    facts: dict | None = None,
+    parser: Any | None = None,
+    syntax: tuple[str | None, ast.Module | None] | None = None,
+) -> tuple[list[Finding], str | None]:
     """Parse and lint one file's text (``fixes``: marking fixable findings, inside the same
     limits; ``facts``: what the project-wide analysis knows of this file; ``parser``: the
     file's earlier versions' trees, to re-parse only what changed (an
@@ -141,19 +148,28 @@ def guarded_lint(source: str, path: str, rule_classes: Sequence[Type["Rule"]],
     or ([], a one-line error) when it is too deep, does not parse, takes longer than
     ``time_limit`` (default :data:`FILE_TIME_LIMIT`) or trips a bug in torchlint. Never raises."""
     time_limit = FILE_TIME_LIMIT if time_limit is None else time_limit
-    from torchlint.static.engine import lint_module
     from torchlint.files import source_lines
+    from torchlint.static.engine import lint_module
 
     reason, tree = syntax if syntax is not None else syntax_tree(source)
     if reason:
         return [], reason
 
-    def work() -> List["Finding"]:
+    def work() -> list[Finding]:
         if parser is None:
-            return lint_module(parse(source), path, rule_classes, source_lines(source), fixes=fixes,
-                               source=source, project=facts)
-        return lint_module(parser.parse(source, tree), path, rule_classes, source_lines(source), fixes=fixes,
-                           source=source, project=facts, spans_from=parser.spans_of)
+            return lint_module(
+                parse(source), path, rule_classes, source_lines(source), fixes=fixes, source=source, project=facts
+            )
+        return lint_module(
+            parser.parse(source, tree),
+            path,
+            rule_classes,
+            source_lines(source),
+            fixes=fixes,
+            source=source,
+            project=facts,
+            spans_from=parser.spans_of,
+        )
 
     try:
         return run_limited(work, time_limit=time_limit), None
@@ -165,7 +181,7 @@ def guarded_lint(source: str, path: str, rule_classes: Sequence[Type["Rule"]],
         return [], "code nested too deeply to analyse"
     except MemoryError:
         return [], "out of memory while analysing the file"
-    except Exception as exc:  # a bug in torchlint: one line, the run goes on
+    except Exception as exc:  # noqa: BLE001 (a bug in torchlint: one line, the run goes on)
         if SHOW_TRACEBACKS:
             traceback.print_exc()
         text = str(exc).strip().splitlines()
@@ -204,8 +220,10 @@ def parse_error_message(exc: Exception, source: str = "") -> str:
         except (ValueError, RecursionError, MemoryError):
             pass
         else:
-            return (f"syntax the parser does not support (line {exc.raw_line}, column "
-                    f"{exc.raw_column + 1}); torchlint parses Python 3.0-3.12 grammar")
+            return (
+                f"syntax the parser does not support (line {exc.raw_line}, column "
+                f"{exc.raw_column + 1}); torchlint parses Python 3.0-3.12 grammar"
+            )
         first = str(exc.message).strip().splitlines()[0] if exc.message else "invalid syntax"
         return f"syntax error at line {exc.raw_line}, column {exc.raw_column + 1}: {first}"
     if isinstance(exc, RecursionError):
@@ -213,12 +231,12 @@ def parse_error_message(exc: Exception, source: str = "") -> str:
     return f"cannot parse: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}".rstrip(": ")
 
 
-def too_deep(source: str) -> Optional[str]:
+def too_deep(source: str) -> str | None:
     """A one-line reason not to hand ``source`` to libcst, else None (:func:`syntax_tree`)."""
     return syntax_tree(source)[0]
 
 
-def syntax_tree(source: str) -> Tuple[Optional[str], Optional[ast.Module]]:
+def syntax_tree(source: str) -> tuple[str | None, ast.Module | None]:
     """(a one-line reason not to hand ``source`` to libcst, else None; CPython's ``ast`` tree
     of it when that parsed).
 
@@ -231,7 +249,7 @@ def syntax_tree(source: str) -> Tuple[Optional[str], Optional[ast.Module]]:
     try:
         with warnings.catch_warnings():  # "invalid escape sequence" & co. are not ours to print
             warnings.simplefilter("ignore")
-            tree = compile(source, "<file>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+            tree = ast.parse(source, "<file>", "exec")
     except SyntaxError as err:
         if "too many nested" in (err.msg or "") or "too many statically nested" in (err.msg or ""):
             return f"syntax error at line {err.lineno}: {err.msg}", None
@@ -242,8 +260,10 @@ def syntax_tree(source: str) -> Tuple[Optional[str], Optional[ast.Module]]:
             return f"brackets nested more than {MAX_BRACKET_DEPTH} deep; Python cannot parse it", None
         number, length = _longest_line(source)
         if length > 4 * MAX_DEPTH:
-            return (f"line {number} is {length} characters long and this Python cannot parse the "
-                    f"file ({err.msg}, line {err.lineno}); not checked"), None
+            return (
+                f"line {number} is {length} characters long and this Python cannot parse the "
+                f"file ({err.msg}, line {err.lineno}); not checked"
+            ), None
         return None, None
     except (RecursionError, MemoryError):
         return "code nested too deeply for Python's parser (it cannot run either)", None
@@ -258,7 +278,7 @@ def syntax_tree(source: str) -> Tuple[Optional[str], Optional[ast.Module]]:
 _LINE_END = re.compile(r"\r\n?|\n")  # where Python's lines end (so AST line numbers index them)
 
 
-def _deepest(tree: ast.AST, source: str = "") -> Tuple[int, int]:
+def _deepest(tree: ast.AST, source: str = "") -> tuple[int, int]:
     """(depth, line) of the deepest node, without recursion, when that is deeper than
     :data:`MAX_DEPTH` (else a depth no deeper than it).
 
@@ -267,7 +287,7 @@ def _deepest(tree: ast.AST, source: str = "") -> Tuple[int, int]:
     many more would stay within the limit. So most statements are not walked into."""
     starts = [0] + [m.end() for m in _LINE_END.finditer(source)] if source else None
     best, line = 0, 0
-    stack = [(tree, 1)]
+    stack: list[tuple[Any, int]] = [(tree, 1)]  # the nodes' line attributes are read where present
     while stack:
         node, depth = stack.pop()
         if depth > best:
@@ -293,7 +313,7 @@ def _deepest(tree: ast.AST, source: str = "") -> Tuple[int, int]:
     return best, line
 
 
-def _longest_line(source: str) -> Tuple[int, int]:
+def _longest_line(source: str) -> tuple[int, int]:
     """(1-based number, length) of the longest line."""
     lines = source.splitlines() or [""]
     number = max(range(len(lines)), key=lambda i: len(lines[i]))

@@ -17,6 +17,7 @@ the placeholders are put back, and only the ``source`` of the cells whose text c
 rewritten in the file's JSON text: outputs, metadata, key order and indentation of the rest
 of the file stay byte for byte.
 """
+
 from __future__ import annotations
 
 import ast
@@ -25,7 +26,6 @@ import json
 import re
 import warnings
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
 
 from torchlint.files import FileProblem, source_lines
 from torchlint.findings import Fix
@@ -51,7 +51,7 @@ class Cell:
     number: int  # among code cells, from 1
     text: str  # "".join(source)
     #: where the cell's ``source`` value lies in the file's text: [start, end)
-    span: Tuple[int, int]
+    span: tuple[int, int]
     source_is_list: bool
 
 
@@ -59,7 +59,7 @@ class Cell:
 class Notebook:
     path: str
     raw: str
-    cells: List[Cell]
+    cells: list[Cell]
 
 
 @dataclass
@@ -68,17 +68,17 @@ class Module:
 
     text: str
     #: module line (1-based) -> (cell number, line in the cell); marker lines are absent
-    where: Dict[int, Tuple[int, int]]
+    where: dict[int, tuple[int, int]]
     #: cell number -> its lines
-    lines: Dict[int, List[str]]
+    lines: dict[int, list[str]]
     #: placeholder id -> the original line it stands for
-    opaque: List[str] = field(default_factory=list)
+    opaque: list[str] = field(default_factory=list)
     #: (cell number, message) for cells that could not be parsed
-    problems: List[Tuple[int, str]] = field(default_factory=list)
+    problems: list[tuple[int, str]] = field(default_factory=list)
 
 
 # -- reading -----------------------------------------------------------------------------
-def read_notebook(path: str, data: Optional[bytes] = None) -> Notebook:
+def read_notebook(path: str, data: bytes | None = None) -> Notebook:
     """The notebook's code cells; raises :class:`FileProblem` with a one-line reason."""
     if data is None:
         try:
@@ -112,7 +112,7 @@ def _skip(raw: str, i: int) -> int:
 
 def _expect(raw: str, i: int, char: str) -> int:
     i = _skip(raw, i)
-    if raw[i:i + 1] != char:
+    if raw[i : i + 1] != char:
         raise ValueError(f"expected {char!r} at character {i}")
     return i + 1
 
@@ -122,7 +122,7 @@ def _members(raw: str, i: int):
     is the object's end."""
     i = _expect(raw, i, "{")
     i = _skip(raw, i)
-    if raw[i:i + 1] == "}":
+    if raw[i : i + 1] == "}":
         return
     while True:
         key, i = json.decoder.scanstring(raw, _expect(raw, i, '"'))  # type: ignore[attr-defined]
@@ -130,7 +130,7 @@ def _members(raw: str, i: int):
         _, end = _DECODER.raw_decode(raw, i)
         yield key, i, end
         i = _skip(raw, end)
-        if raw[i:i + 1] == "}":
+        if raw[i : i + 1] == "}":
             return
         i = _expect(raw, i, ",")
 
@@ -138,14 +138,14 @@ def _members(raw: str, i: int):
 def _scan_cells(raw: str):
     top = _skip(raw, 0)
     found = False
-    for key, start, end in _members(raw, top):
+    for key, start, _end in _members(raw, top):
         if key != "cells":
             continue
         found = True
         i = _expect(raw, start, "[")
         i = _skip(raw, i)
         number = 0
-        while raw[i:i + 1] != "]":
+        while raw[i : i + 1] != "]":
             cell_type = None
             source = None
             span = (0, 0)
@@ -165,16 +165,16 @@ def _scan_cells(raw: str):
                 else:
                     raise ValueError(f"code cell {number} has no source")
             i = _skip(raw, cell_end)
-            if raw[i:i + 1] == ",":
+            if raw[i : i + 1] == ",":
                 i = _skip(raw, i + 1)
-            elif raw[i:i + 1] != "]":
+            elif raw[i : i + 1] != "]":
                 raise ValueError(f"expected ',' or ']' at character {i}")
     if not found:
-        raise ValueError("no \"cells\" list")
+        raise ValueError('no "cells" list')
 
 
 # -- the module ----------------------------------------------------------------------------
-def _parse_problem(text: str) -> Optional[str]:
+def _parse_problem(text: str) -> str | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -192,8 +192,8 @@ def _indent(line: str) -> str:
 
 
 def to_module(nb: Notebook) -> Module:
-    out: List[str] = []
-    where: Dict[int, Tuple[int, int]] = {}
+    out: list[str] = []
+    where: dict[int, tuple[int, int]] = {}
     module = Module("", where, {})
 
     def opaque(line: str, indent: str = "") -> str:
@@ -218,7 +218,7 @@ def to_module(nb: Notebook) -> Module:
             problem = _parse_problem("\n".join(body) + "\n")
             if problem is not None:
                 module.problems.append((cell.number, problem))
-                del module.opaque[len(module.opaque) - sum(1 for b in body if _PLACEHOLDER_RE.match(b)):]
+                del module.opaque[len(module.opaque) - sum(1 for b in body if _PLACEHOLDER_RE.match(b)) :]
                 body = [opaque(line) for line in lines]
         for k, line in enumerate(body, 1):
             out.append(line)
@@ -246,7 +246,7 @@ def map_findings(findings, module: Module) -> list:
     return kept
 
 
-def _fix_in_cell(fix: Fix, module: Module, cell: int) -> Optional[Fix]:
+def _fix_in_cell(fix: Fix, module: Module, cell: int) -> Fix | None:
     """The fix with its edits on the cell's lines, as the finding is (None if it reaches
     outside the cell: ``--fix`` would not make it)."""
     edits = []
@@ -262,7 +262,7 @@ def _fix_in_cell(fix: Fix, module: Module, cell: int) -> Optional[Fix]:
     return dataclasses.replace(fix, edits=tuple(edits))
 
 
-def cell_lines(path: str) -> Dict[int, List[str]]:
+def cell_lines(path: str) -> dict[int, list[str]]:
     """Cell number -> its lines (for suppression comments); empty if unreadable."""
     try:
         return {c.number: source_lines(c.text) for c in read_notebook(path).cells}
@@ -275,12 +275,12 @@ class CellsMoved(Exception):
     """A fix moved code across cell boundaries; the notebook is left as it was."""
 
 
-def split_module(text: str, module: Module, nb: Notebook) -> Dict[int, str]:
+def split_module(text: str, module: Module, nb: Notebook) -> dict[int, str]:
     """Cell number -> the cell's new text, from a (fixed) module text."""
     numbers = [c.number for c in nb.cells]
-    seen: List[int] = []
-    parts: Dict[int, List[str]] = {}
-    current: Optional[int] = None
+    seen: list[int] = []
+    parts: dict[int, list[str]] = {}
+    current: int | None = None
     for line in source_lines(text):
         m = _MARKER_RE.match(line)
         if m:
@@ -321,7 +321,7 @@ def _source_json(old: str, text: str, as_list: bool) -> str:
     return "[" + sep + ("," + sep).join(json.dumps(s, ensure_ascii=False) for s in lines) + tail + "]"
 
 
-def rewrite(nb: Notebook, new_texts: Dict[int, str]) -> str:
+def rewrite(nb: Notebook, new_texts: dict[int, str]) -> str:
     """The file's text with the ``source`` of each changed cell replaced, nothing else."""
     out = []
     at = 0
@@ -356,7 +356,7 @@ def fix_notebook(path: str, fix):
     return outcome, rewrite(nb, new_texts)
 
 
-def _readable(nb: Notebook, texts: Dict[int, str]) -> str:
+def _readable(nb: Notebook, texts: dict[int, str]) -> str:
     """The cells as a ``# %%``-separated script, for ``--diff``."""
     parts = []
     for cell in nb.cells:
