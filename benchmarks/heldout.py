@@ -15,6 +15,7 @@ dynamo breaks on it.
 Prints one row per file, then ``held-out precision=P recall=R`` and the number of findings
 on the look-alike files (the bar: recall >= 0.95, precision >= 0.98, zero on look-alikes).
 """
+
 from __future__ import annotations
 
 import glob
@@ -22,7 +23,6 @@ import os
 import re
 import sys
 import warnings
-from typing import List, Set, Tuple
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
@@ -35,7 +35,7 @@ HERE = os.path.join(REPO, "benchmarks", "heldout")
 _HEADER = re.compile(r"#\s*dynamo:\s*target=(\S+)\s+inputs=(\S*)(\s+train=1)?")
 
 
-def measure(code: str) -> Set[int]:
+def measure(code: str) -> set[int]:
     from torchlint.dynamic.observe import observe_source
 
     m = _HEADER.match(code)
@@ -48,7 +48,7 @@ def measure(code: str) -> Set[int]:
     return obs.break_lines(path)
 
 
-def score(files: List[str], verbose: bool) -> Tuple[int, int, int]:
+def score(files: list[str], verbose: bool) -> tuple[int, int, int]:
     rules = [r for r in all_rules() if r.severity == "error"]
     tp = fp = fn = 0
     for path in files:
@@ -76,7 +76,7 @@ def score(files: List[str], verbose: bool) -> Tuple[int, int, int]:
     return tp, fp, fn
 
 
-def main(argv: List[str]) -> int:
+def main(argv: list[str]) -> int:
     verbose = "-v" in argv
     import torch
 
@@ -90,10 +90,14 @@ def main(argv: List[str]) -> int:
     tp, fp, fn = tp + ltp, fp + lfp, fn + lfn
     precision = tp / (tp + fp) if tp + fp else 1.0
     recall = tp / (tp + fn) if tp + fn else 1.0
-    print(f"look-alike files: {len(lookalikes)}, static findings on them: {look_findings}, "
-          f"dynamo breaks in them: {ltp + lfn}")
-    print(f"held-out precision={precision:.2f} recall={recall:.2f} (tp={tp} fp={fp} fn={fn}; "
-          f"{len(positives)} programs, {len(lookalikes)} look-alike files)")
+    print(
+        f"look-alike files: {len(lookalikes)}, static findings on them: {look_findings}, "
+        f"dynamo breaks in them: {ltp + lfn}"
+    )
+    print(
+        f"held-out precision={precision:.2f} recall={recall:.2f} (tp={tp} fp={fp} fn={fn}; "
+        f"{len(positives)} programs, {len(lookalikes)} look-alike files)"
+    )
     return 0
 
 

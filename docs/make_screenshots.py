@@ -6,6 +6,7 @@ Runs ``torchlint check`` with the dynamic pass on ``fixtures/cnn_item_branch.py:
 (a ``.item()`` branch splits it into two graphs), writes the HTML report to a temporary folder
 and has headless Chromium screenshot its graph map at 1280x900 (and 390x844 with ``--phone``).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -16,22 +17,50 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage", "--hide-scrollbars"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--hide-scrollbars",
+]
 
 
 def report(out: Path, fixture: str, obj: str) -> None:
-    cmd = [sys.executable, "-m", "torchlint", "check", fixture, "--target", f"{fixture}:{obj}",
-           "--inputs-from", f"{fixture}:example_inputs", "--format", "html", "-o", str(out)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "torchlint",
+        "check",
+        fixture,
+        "--target",
+        f"{fixture}:{obj}",
+        "--inputs-from",
+        f"{fixture}:example_inputs",
+        "--format",
+        "html",
+        "-o",
+        str(out),
+    ]
     got = subprocess.run(cmd, cwd=ROOT / "fixtures", capture_output=True, text=True)
     if got.returncode not in (0, 1):
         sys.exit(f"torchlint failed: {got.stderr.strip()}")
 
 
 def screenshot(chromium: str, page: Path, png: Path, size: str, profile: str) -> None:
-    cmd = [chromium, *FLAGS, f"--user-data-dir={profile}", f"--screenshot={png}", f"--window-size={size}",
-           page.as_uri() + "#section=graphmap"]
+    cmd = [
+        chromium,
+        *FLAGS,
+        f"--user-data-dir={profile}",
+        f"--screenshot={png}",
+        f"--window-size={size}",
+        page.as_uri() + "#section=graphmap",
+    ]
     got = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
     if got.returncode != 0 or not png.exists():
         sys.exit(f"chromium failed: {got.stderr.strip()[-500:]}")

@@ -1,18 +1,18 @@
 """The package's import graph, read from the source: every ``import`` counts, at the top,
 inside a function or under ``TYPE_CHECKING`` alike (a lazy import still ties two modules
 together). Shared by the layout tests (``from import_graph import GRAPH, ...``)."""
+
 from __future__ import annotations
 
 import ast
 from pathlib import Path
-from typing import Dict, List, Set
 
 import torchlint
 
 PACKAGE = Path(torchlint.__file__).resolve().parent
 
 
-def _modules() -> Dict[str, Path]:
+def _modules() -> dict[str, Path]:
     out = {}
     for path in PACKAGE.rglob("*.py"):
         parts = ("torchlint",) + path.relative_to(PACKAGE).with_suffix("").parts
@@ -30,12 +30,12 @@ def _nearest(name: str) -> str:
     return name
 
 
-def imports_of(path: Path, module: str = "") -> Set[str]:
+def imports_of(path: Path, module: str = "") -> set[str]:
     """What the file imports: torchlint modules by full name (``from torchlint.x import y``
     is ``torchlint.x.y`` when that is a module, else ``torchlint.x``), other packages by
     their top-level name. ``module`` is the file's own name, for relative imports."""
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    found: Set[str] = set()
+    found: set[str] = set()
 
     def add(name: str) -> None:
         if name == "torchlint" or name.startswith("torchlint."):
@@ -60,12 +60,12 @@ def imports_of(path: Path, module: str = "") -> Set[str]:
     return found
 
 
-GRAPH: Dict[str, Set[str]] = {m: imports_of(p, m) for m, p in MODULES.items()}
+GRAPH: dict[str, set[str]] = {m: imports_of(p, m) for m, p in MODULES.items()}
 
 
-def reach(start: str) -> Set[str]:
+def reach(start: str) -> set[str]:
     """Everything ``start`` imports, directly or through others."""
-    seen: Set[str] = set()
+    seen: set[str] = set()
     todo = [start]
     while todo:
         for name in GRAPH.get(todo.pop(), ()):
@@ -75,13 +75,13 @@ def reach(start: str) -> Set[str]:
     return seen
 
 
-def cycles(graph: Dict[str, Set[str]] = GRAPH) -> List[List[str]]:
+def cycles(graph: dict[str, set[str]] = GRAPH) -> list[list[str]]:
     """Strongly connected components of more than one module (Tarjan, iterative)."""
-    index: Dict[str, int] = {}
-    low: Dict[str, int] = {}
-    stack: List[str] = []
-    on_stack: Set[str] = set()
-    out: List[List[str]] = []
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[list[str]] = []
     for root in sorted(graph):
         if root in index:
             continue

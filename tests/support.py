@@ -1,4 +1,5 @@
 """Helpers shared by the test modules (import them as `from support import ...`)."""
+
 from __future__ import annotations
 
 import json
@@ -36,8 +37,12 @@ def run_json(args, cwd=None):
 def run_subprocess(args, cwd=None, env=None, timeout=120):
     """Run `python -m torchlint ARGS` as a real process."""
     return subprocess.run(
-        [sys.executable, "-m", "torchlint", *args], cwd=cwd, env=env, capture_output=True,
-        text=True, timeout=timeout,
+        [sys.executable, "-m", "torchlint", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
 
 

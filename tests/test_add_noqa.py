@@ -1,4 +1,5 @@
 """--add-noqa: a `# torchlint: ignore[CODE]` for every finding, atomic, idempotent."""
+
 from __future__ import annotations
 
 import ast
@@ -27,8 +28,9 @@ def test_adds_one_comment_per_finding_line_keeping_comments_and_is_idempotent(pr
     path.write_bytes(SOURCE.encode())  # keep the one CRLF line ending
     result = run_cli(["check", "--add-noqa"])
     assert result.exit_code == 0
-    assert result.stderr == ("Added 4 suppression comments in 1 file. "
-                             "1 finding left: no line of it can take a comment.\n")
+    assert result.stderr == (
+        "Added 4 suppression comments in 1 file. 1 finding left: no line of it can take a comment.\n"
+    )
     text = path.read_bytes().decode()
     lines = text.split("\n")
     assert lines[6] == "        print(x)  # a note  # torchlint: ignore[TL004]"
@@ -58,6 +60,17 @@ def test_add_comments_uses_the_gb_code_of_a_break_no_rule_predicted():
     from torchlint.findings import Finding
     from torchlint.suppression import add_comments
 
-    brk = Finding(rule=None, name="graph-break", path="m.py", line=1, column=1, end_line=1, end_column=2,
-                  message="m", suggestion="s", source="dynamic", gb_code="GB0124")
+    brk = Finding(
+        rule=None,
+        name="graph-break",
+        path="m.py",
+        line=1,
+        column=1,
+        end_line=1,
+        end_column=2,
+        message="m",
+        suggestion="s",
+        source="dynamic",
+        gb_code="GB0124",
+    )
     assert add_comments("y = f(x)\n", [brk]) == ("y = f(x)  # torchlint: ignore[GB0124]\n", 1, 0)

@@ -1,5 +1,6 @@
 """The Python API: torchlint.check(paths) and torchlint.explain(model, *args) return the
 report the CLI prints, with the same Finding objects; Report.to_json() is `--format json`."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -8,10 +9,10 @@ import subprocess
 import sys
 
 import pytest
-
-import torchlint
 from readme_snippets import snippet
 from support import run_json, write
+
+import torchlint
 from torchlint.findings import Finding, Report
 
 MODEL = """
@@ -60,8 +61,9 @@ def test_check_options(project):
 
 
 def test_check_refuses_what_the_cli_refuses(project):
-    from torchlint.config import ConfigError
     from support import run_cli
+
+    from torchlint.config import ConfigError
 
     write(project, "pkg/model.py", MODEL)
     with pytest.raises(ConfigError, match="`E501` is not a rule code or prefix"):
@@ -87,8 +89,9 @@ def test_check_is_the_api_function_and_imports_no_torch(tmp_path):
         "print(len(check('model.py').findings), sys.modules.get('torch') is not None)\n"
     )
     for first in ("check = torchlint.check", "from torchlint import check"):
-        out = subprocess.run([sys.executable, "-c", script.format(first=first)], cwd=tmp_path,
-                             capture_output=True, text=True, timeout=60)
+        out = subprocess.run(
+            [sys.executable, "-c", script.format(first=first)], cwd=tmp_path, capture_output=True, text=True, timeout=60
+        )
         assert out.returncode == 0, out.stderr
         assert out.stdout.split() == ["2", "False"]  # static: torch never imported
 

@@ -1,4 +1,5 @@
 """The `torchlint check` contract: output, exit codes, errors, options (static pass)."""
+
 from __future__ import annotations
 
 import json
@@ -51,15 +52,45 @@ def test_json_contract(project):
     assert code == 1
     assert report["version"] == 1
     assert report["torch_version"] is None
-    assert report["summary"] == {"files": 1, "findings": 1, "graph_breaks": None, "graph_break_hits": None,
-                                 "graphs": None, "recompiles": None, "errors": 0,
-                                 "files_with_findings": 1}
+    assert report["summary"] == {
+        "files": 1,
+        "findings": 1,
+        "graph_breaks": None,
+        "graph_break_hits": None,
+        "graphs": None,
+        "recompiles": None,
+        "errors": 0,
+        "files_with_findings": 1,
+    }
     (f,) = report["findings"]
-    assert {k: f[k] for k in ("rule", "name", "path", "line", "column", "end_line", "end_column",
-                              "source", "gb_code", "region", "target")} == {
-        "rule": "TL001", "name": "tensor-item", "path": "model.py", "line": 12, "column": 17,
-        "end_line": 12, "end_column": 37, "source": "static", "gb_code": None,
-        "region": "Net.forward", "target": None}
+    assert {
+        k: f[k]
+        for k in (
+            "rule",
+            "name",
+            "path",
+            "line",
+            "column",
+            "end_line",
+            "end_column",
+            "source",
+            "gb_code",
+            "region",
+            "target",
+        )
+    } == {
+        "rule": "TL001",
+        "name": "tensor-item",
+        "path": "model.py",
+        "line": 12,
+        "column": 17,
+        "end_line": 12,
+        "end_column": 37,
+        "source": "static",
+        "gb_code": None,
+        "region": "Net.forward",
+        "target": None,
+    }
     assert f["message"] and f["suggestion"]
     assert report["errors"] == [] and report["targets"] == []
 
@@ -123,8 +154,12 @@ def test_a_missing_path_is_a_usage_error_before_any_work(project, monkeypatch):
     ran = []
     monkeypatch.setattr(torchlint.pipeline, "run_check", lambda *a, **k: ran.append("check"))
     monkeypatch.setattr(torchlint.dynamic.run, "run_dynamic", lambda *a, **k: ran.append("target"))
-    for args in (["check", "nope.py"], ["check", "model.py", "nope.py", "--format", "json"],
-                 ["check", "model.py", "nope.py", "--fix"], ["baseline", "nope.py"]):
+    for args in (
+        ["check", "nope.py"],
+        ["check", "model.py", "nope.py", "--format", "json"],
+        ["check", "model.py", "nope.py", "--fix"],
+        ["baseline", "nope.py"],
+    ):
         result = run_cli(args)
         assert result.exit_code == 2, args
         assert result.stderr == "torchlint: error: nope.py: no such file or directory\n", args
@@ -160,8 +195,11 @@ def test_without_the_dynamic_pass_the_graph_break_gate_counts_static_breaks(proj
     assert run_cli(["check", "--no-dynamic"]).exit_code == 1
     passed = run_cli(["check", "--no-dynamic", "--max-graph-breaks", "1"])  # the gate decides, not findings
     assert passed.exit_code == 0 and f"{GATE_LINE}: 1 <= limit 1" in passed.stdout
-    write(project, "model.py", MODEL.replace("y = self.fc(x)", "y = self.fc(x).cpu()").replace(
-        "scale = y.abs().max().item()", "scale = 2.0"))
+    write(
+        project,
+        "model.py",
+        MODEL.replace("y = self.fc(x)", "y = self.fc(x).cpu()").replace("scale = y.abs().max().item()", "scale = 2.0"),
+    )
     warned = run_cli(["check", "--select", "ALL", "--max-graph-breaks", "0"])  # a TL101 warning: no break
     assert warned.exit_code == 0 and "TL101" in warned.stdout and f"{GATE_LINE}: 0 <= limit 0" in warned.stdout
 
@@ -198,7 +236,11 @@ def test_output_file_and_statistics(project):
 
 
 def test_statistics_count_per_code_most_frequent_first_with_the_fixable_mark(project):
-    write(project, "a.py", MODEL.replace("        return y / scale", "        print(y)\n        print(scale)\n        return y / scale"))
+    write(
+        project,
+        "a.py",
+        MODEL.replace("        return y / scale", "        print(y)\n        print(scale)\n        return y / scale"),
+    )
     write(project, "b.py", MODEL)
     result = run_cli(["check", "--statistics"])
     assert result.exit_code == 1
@@ -281,8 +323,15 @@ def test_python_dash_m_works_the_same(tmp_path):
 
 def test_help_explains_options():
     out = run_cli(["check", "--help"]).stdout
-    for option in ("--format", "--select", "--target", "--input-set", "--max-graph-breaks",
-                   "--baseline", "--exit-zero"):
+    for option in (
+        "--format",
+        "--select",
+        "--target",
+        "--input-set",
+        "--max-graph-breaks",
+        "--baseline",
+        "--exit-zero",
+    ):
         assert option in out
 
 
@@ -305,6 +354,7 @@ def test_stdin_filename_checks_stdin_under_that_name_with_its_config(project):
     write(project, "sub/pyproject.toml", '[tool.torchlint]\nignore = ["TL004"]\n')
     source = MODEL.lstrip("\n").replace("        y = self.fc(x)\n", "        y = self.fc(x)\n        print(y)\n")
     from click.testing import CliRunner
+
     from torchlint.cli import main
 
     def run(args):

@@ -1,9 +1,10 @@
 """[tool.torchlint] discovery, validation and command-line overrides."""
+
 from __future__ import annotations
 
 import pytest
-
 from support import run_cli, run_json, write
+
 from torchlint.config import ConfigError, load_settings, parse_table
 
 MODEL = """
@@ -35,11 +36,15 @@ def test_cli_overrides_config(project):
 
 
 def test_per_file_ignores_and_exclude(project):
-    write(project, "pyproject.toml", """
+    write(
+        project,
+        "pyproject.toml",
+        """
 [tool.torchlint]
 per-file-ignores = { "legacy/*.py" = ["TL001", "TL004"] }
 exclude = ["generated/*"]
-""")
+""",
+    )
     write(project, "legacy/old.py", MODEL)
     write(project, "generated/gen.py", MODEL)
     write(project, "model.py", MODEL)
@@ -111,13 +116,17 @@ def test_bad_code_on_the_command_line(project):
     assert "--select: `E501` is not a rule code" in result.stderr
 
 
-@pytest.mark.parametrize("option, value", [("--select", "TL5"), ("--ignore", "TL04"),
-                                           ("--extend-select", "TL2"), ("--extend-ignore", "TL099")])
+@pytest.mark.parametrize(
+    "option, value",
+    [("--select", "TL5"), ("--ignore", "TL04"), ("--extend-select", "TL2"), ("--extend-ignore", "TL099")],
+)
 def test_a_code_that_matches_no_rule_is_an_error_naming_the_option(project, option, value):
     write(project, "model.py", MODEL)
     result = run_cli(["check", option, f"TL001,{value}"])
     assert result.exit_code == 2
-    assert result.stderr.strip() == f"torchlint: error: {option}: `{value}` matches no rule (see `torchlint rules --all`)"
+    assert (
+        result.stderr.strip() == f"torchlint: error: {option}: `{value}` matches no rule (see `torchlint rules --all`)"
+    )
 
 
 @pytest.mark.parametrize("key", ["select", "ignore", "extend-select", "extend-ignore"])
@@ -166,7 +175,10 @@ def test_extend_select_and_extend_ignore_add_to_the_selection(project):
 
 
 def test_every_config_problem_is_reported_at_once(project):
-    write(project, "pyproject.toml", """
+    write(
+        project,
+        "pyproject.toml",
+        """
 [tool.torchlint]
 selekt = ["TL001"]
 select = ["TL5"]
@@ -177,30 +189,41 @@ per-file-ignores = { "a/*" = ["TL04"], "b/*" = ["TL001"] }
 [[tool.torchlint.targets]]
 inptu = ["f32[2]"]
 train = "yes"
-""")
+""",
+    )
     write(project, "model.py", MODEL)
     result = run_cli(["check"])
     assert result.exit_code == 2
     lines = result.stderr.strip().splitlines()
     assert all(line.startswith("torchlint: error: ") and "pyproject.toml" in line for line in lines)
-    expected = ["unknown key `selekt`", "select: `TL5` matches no rule", "ignore: `E501` is not a rule code",
-                "timeout: expected a positive number", "per-file-ignores.a/*: `TL04` matches no rule",
-                "targets[0]: unknown key `inptu`", "targets[0].train: expected true or false",
-                "targets[0]: missing required key `target`"]
+    expected = [
+        "unknown key `selekt`",
+        "select: `TL5` matches no rule",
+        "ignore: `E501` is not a rule code",
+        "timeout: expected a positive number",
+        "per-file-ignores.a/*: `TL04` matches no rule",
+        "targets[0]: unknown key `inptu`",
+        "targets[0].train: expected true or false",
+        "targets[0]: missing required key `target`",
+    ]
     assert len(lines) == len(expected), lines
     for line, words in zip(lines, expected):
         assert words in line
 
 
 def test_config_is_found_from_the_checked_path_not_only_the_working_directory(tmp_path, monkeypatch):
-    write(tmp_path, "myproj/pyproject.toml", """
+    write(
+        tmp_path,
+        "myproj/pyproject.toml",
+        """
 [tool.torchlint]
 ignore = ["TL004"]
 
 [[tool.torchlint.targets]]
 target = "myproj/model.py:Net"
 input = ["f32[2,4]"]
-""")
+""",
+    )
     write(tmp_path, "myproj/myproj/model.py", MODEL)
     monkeypatch.chdir(tmp_path)
     from torchlint.config import config_start
@@ -225,12 +248,16 @@ input = ["f32[2,4]"]
 @pytest.mark.dynamo
 def test_targets_of_a_config_found_from_the_checked_path_run_from_its_folder(tmp_path, monkeypatch):
     pytest.importorskip("torch")
-    write(tmp_path, "myproj/pyproject.toml", """
+    write(
+        tmp_path,
+        "myproj/pyproject.toml",
+        """
 [tool.torchlint]
 [[tool.torchlint.targets]]
 target = "myproj/model.py:Net"
 input = ["f32[2,4]"]
-""")
+""",
+    )
     write(tmp_path, "myproj/myproj/model.py", MODEL)
     monkeypatch.chdir(tmp_path)
     _, report = run_json(["check", "myproj/myproj"])

@@ -1,17 +1,29 @@
 """The gate never passes a run on a count it did not measure (torchlint.gate.apply_gate)."""
+
 from __future__ import annotations
 
+from torchlint.config import Settings
 from torchlint.findings import Finding, Report, TargetResult
 from torchlint.gate import apply_gate, exit_code, potential_breaks
-from torchlint.config import Settings
 
-FALLBACK = ("unsuppressed finding{s}: a limit was not checked, so the default criterion "
-            "(no unsuppressed finding) still applies")
+FALLBACK = (
+    "unsuppressed finding{s}: a limit was not checked, so the default criterion (no unsuppressed finding) still applies"
+)
 
 
 def finding(rule, line, severity="error"):
-    return Finding(rule=rule, name="r", path="m.py", line=line, column=1, end_line=line, end_column=5,
-                   message="m", suggestion="s", severity=severity)
+    return Finding(
+        rule=rule,
+        name="r",
+        path="m.py",
+        line=line,
+        column=1,
+        end_line=line,
+        end_column=5,
+        message="m",
+        suggestion="s",
+        severity=severity,
+    )
 
 
 BREAKS = [finding("TL001", 3), finding("TL004", 4)]
@@ -30,8 +42,9 @@ def test_without_the_dynamic_pass_the_graph_break_limit_counts_the_static_breaks
     report = static_report(BREAKS + WARNINGS)
     assert potential_breaks(report) == 2  # not the performance warning, not the TL900 one
     assert apply_gate(report, max_graph_breaks=0) is False
-    assert report.gate_failures == ["potential graph breaks (static pass; the dynamic pass did not run): "
-                                    "2 > limit 0 (+2)"]
+    assert report.gate_failures == [
+        "potential graph breaks (static pass; the dynamic pass did not run): 2 > limit 0 (+2)"
+    ]
     assert apply_gate(report, max_graph_breaks=2) is True  # the gate is the criterion: warnings pass
     assert report.gate_notes == ["potential graph breaks (static pass; the dynamic pass did not run): 2 <= limit 2"]
     assert exit_code(report, Settings(max_graph_breaks=2), exit_zero=False) == 0
@@ -59,8 +72,10 @@ def test_a_per_target_limit_for_a_target_that_did_not_run_or_failed_is_not_a_pas
     failed = TargetResult("m.py:Broken", graphs=0, graph_breaks=0, recompiles=0, error="cannot import m.py")
     report = dynamic_report(BREAKS[:1], [ok, failed])
     assert apply_gate(report, per_target={"m.py:Net": 1, "m.py:Broken": 0, "m.py:Other": 0}) is False
-    assert report.gate_notes == ["graph breaks limit for m.py:Broken not checked: the target failed",
-                                 "graph breaks limit for m.py:Other not checked: no such target ran"]
+    assert report.gate_notes == [
+        "graph breaks limit for m.py:Broken not checked: the target failed",
+        "graph breaks limit for m.py:Other not checked: no such target ran",
+    ]
     assert report.gate_failures == ["1 " + FALLBACK.format(s="")]
     assert apply_gate(report, per_target={"m.py:Net": 1}) is True  # measured: the limit decides
     assert apply_gate(report, per_target={"m.py:Net": 0}) is False

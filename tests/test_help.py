@@ -1,10 +1,11 @@
 """`--help` of every command: options grouped by topic (rich-click panels), exit codes said."""
+
 from __future__ import annotations
 
 import click
 import pytest
-
 from support import run_cli
+
 from torchlint.cli import PANELS, main
 
 COMMANDS = sorted(main.commands)

@@ -1,13 +1,12 @@
 """The package's import graph has no circles, and each package imports only in the
 directions its docstring gives (every import counts, lazy ones included: see import_graph)."""
+
 from __future__ import annotations
 
 import ast
 import importlib
-from typing import Dict, Set
 
 import pytest
-
 from import_graph import GRAPH, MODULES, PACKAGE, cycles, imports_of, reach
 
 
@@ -28,7 +27,7 @@ def test_no_import_circles():
 
 
 #: package -> the torchlint packages and top-level modules it may import (besides itself)
-ALLOWED: Dict[str, Set[str]] = {
+ALLOWED: dict[str, set[str]] = {
     "analysis": set(),
     "rules": {"analysis", "data", "matrix", "pages"},
     "static": {"analysis", "rules", "files", "findings", "config", "matrix", "pages", "atomic"},
@@ -43,8 +42,13 @@ def _top(module: str) -> str:
 
 @pytest.mark.parametrize("package", sorted(ALLOWED))
 def test_package_imports_only_what_its_docstring_allows(package):
-    bad = [f"{m} imports {dep}" for m, deps in GRAPH.items() if _top(m) == package
-           for dep in deps if dep.startswith("torchlint.") and _top(dep) not in ALLOWED[package] | {package}]
+    bad = [
+        f"{m} imports {dep}"
+        for m, deps in GRAPH.items()
+        if _top(m) == package
+        for dep in deps
+        if dep.startswith("torchlint.") and _top(dep) not in ALLOWED[package] | {package}
+    ]
     assert bad == []
 
 
@@ -84,5 +88,6 @@ def test_no_script_folder_module_shadows_the_standard_library():
     repo = Path(__file__).resolve().parent.parent
     for folder in ("benchmarks", "benchmarks/hf", "fixtures"):
         names = {p.stem for p in (repo / folder).glob("*.py")} | {
-            p.name for p in (repo / folder).iterdir() if (p / "__init__.py").is_file()}
+            p.name for p in (repo / folder).iterdir() if (p / "__init__.py").is_file()
+        }
         assert not names & set(sys.stdlib_module_names), folder

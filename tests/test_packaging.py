@@ -1,5 +1,6 @@
 """The extras install what the shipped examples need: the Quick start's dynamic run over
 fixtures/ works on a fresh `pip install 'torchlint[dynamic]'`."""
+
 from __future__ import annotations
 
 import ast

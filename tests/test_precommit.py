@@ -6,6 +6,7 @@ try-repo installs the hook's environment from the package registry into a tempor
 every call (about half a minute, mostly waiting on the network). It takes this checkout's HEAD
 plus uncommitted changes to tracked files; untracked files are left out.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -41,9 +42,15 @@ class Net(nn.Module):
 FIXED = BROKEN.replace("x.abs().max().item()", "x.abs().max()")
 
 # pip's words when it cannot reach an index (then the test skips, saying so)
-_OFFLINE = ("Could not find a version that satisfies", "No matching distribution found",
-            "Failed to establish a new connection", "Temporary failure in name resolution",
-            "Network is unreachable", "ConnectionError", "Read timed out")
+_OFFLINE = (
+    "Could not find a version that satisfies",
+    "No matching distribution found",
+    "Failed to establish a new connection",
+    "Temporary failure in name resolution",
+    "Network is unreachable",
+    "ConnectionError",
+    "Read timed out",
+)
 
 
 def _skip(reason: str) -> None:
@@ -58,8 +65,9 @@ def pre_commit():
     if not (REPO / ".git").exists():
         _skip(f"{REPO} is not a git checkout: try-repo needs one")
     if importlib.util.find_spec("pre_commit") is None:
-        done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "pre-commit>=3"],
-                              capture_output=True, text=True, timeout=300)
+        done = subprocess.run(
+            [sys.executable, "-m", "pip", "install", "-q", "pre-commit>=3"], capture_output=True, text=True, timeout=300
+        )
         if done.returncode != 0:
             last = (done.stderr.strip().splitlines() or ["pip failed"])[-1]
             _skip(f"pre-commit is not installed and pip could not install it: {last}")
@@ -75,8 +83,14 @@ def _env():
 
 
 def _start_try_repo(pre_commit, repo: Path) -> subprocess.Popen:
-    return subprocess.Popen([*pre_commit, "try-repo", str(REPO), "torchlint", "--files", "model.py"],
-                            cwd=repo, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return subprocess.Popen(
+        [*pre_commit, "try-repo", str(REPO), "torchlint", "--files", "model.py"],
+        cwd=repo,
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
 
 
 def _project(root: Path, source: str) -> Path:
@@ -90,8 +104,10 @@ def _project(root: Path, source: str) -> Path:
 def test_hook_fails_on_a_break_and_passes_once_fixed(pre_commit, tmp_path):
     # try-repo builds the hook's environment afresh on every call (a temporary store), mostly
     # waiting on the registry: the broken and the fixed project run side by side.
-    runs = {name: _start_try_repo(pre_commit, _project(tmp_path / name, source))
-            for name, source in (("broken", BROKEN), ("fixed", FIXED))}
+    runs = {
+        name: _start_try_repo(pre_commit, _project(tmp_path / name, source))
+        for name, source in (("broken", BROKEN), ("fixed", FIXED))
+    }
     outcome = {}
     for name, proc in runs.items():
         out, _ = proc.communicate(timeout=600)
@@ -115,7 +131,7 @@ PACKAGE = {
     "pkg/__init__.py": "",
     "pkg/base.py": "from torch import nn\n\n\nclass Base(nn.Module):\n    pass\n",
     "pkg/model.py": "from .base import Base\nfrom .utils import scale\n\n\nclass Model(Base):\n"
-                    "    def forward(self, x):\n        return scale(x)\n",
+    "    def forward(self, x):\n        return scale(x)\n",
     "pkg/utils.py": "def scale(x):\n    s = x.abs().max().item()\n    return x / s\n",
 }
 
@@ -130,9 +146,15 @@ def test_hook_with_only_the_helper_staged_fails(pre_commit, tmp_path):
         (repo / name).parent.mkdir(parents=True, exist_ok=True)
         (repo / name).write_text(text, encoding="utf-8")
     subprocess.run(["git", "add", "."], cwd=repo, check=True, env=_env())
-    proc = subprocess.run([*pre_commit, "try-repo", str(REPO), "torchlint", "--files", "pkg/utils.py"],
-                          cwd=repo, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          timeout=900)
+    proc = subprocess.run(
+        [*pre_commit, "try-repo", str(REPO), "torchlint", "--files", "pkg/utils.py"],
+        cwd=repo,
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=900,
+    )
     out = proc.stdout
     if proc.returncode not in (0, 1) and any(w in out for w in _OFFLINE):
         _skip("the package registry is unreachable, so pre-commit cannot build the hook's environment")
@@ -147,14 +169,16 @@ def test_readme_snippet_runs_as_written_with_a_real_rev(pre_commit, tmp_path):
     repository and that clone's HEAD sha, runs the hook: a graph break fails the commit."""
     clone = tmp_path / "torchlint"
     subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], check=True, env=_env())
-    rev = subprocess.run(["git", "-C", str(clone), "rev-parse", "HEAD"], check=True, env=_env(),
-                         capture_output=True, text=True).stdout.strip()
+    rev = subprocess.run(
+        ["git", "-C", str(clone), "rev-parse", "HEAD"], check=True, env=_env(), capture_output=True, text=True
+    ).stdout.strip()
     project = _project(tmp_path / "project", BROKEN)
     config = snippet("pre-commit").replace("TORCHLINT_GIT_URL", str(clone)).replace("TORCHLINT_REV", rev)
     (project / ".pre-commit-config.yaml").write_text(config, encoding="utf-8")
     env = dict(_env(), PRE_COMMIT_HOME=str(tmp_path / "store"))
-    proc = subprocess.run([*pre_commit, "run", "--all-files"], cwd=project, env=env,
-                          capture_output=True, text=True, timeout=900)
+    proc = subprocess.run(
+        [*pre_commit, "run", "--all-files"], cwd=project, env=env, capture_output=True, text=True, timeout=900
+    )
     out = proc.stdout + proc.stderr
     if proc.returncode not in (0, 1) and any(w in out for w in _OFFLINE):
         _skip("the package registry is unreachable, so pre-commit cannot build the hook's environment")

@@ -1,5 +1,6 @@
 """The pytest plugin, as users run it: a real pytest in a subprocess on a sample test file,
 serially and under pytest-xdist: the README snippet, one test passing, one failing with its message."""
+
 from __future__ import annotations
 
 import os
@@ -9,7 +10,6 @@ import sys
 import textwrap
 
 import pytest
-
 from readme_snippets import snippet
 
 pytestmark = pytest.mark.dynamo  # the plugin runs models through dynamo
@@ -18,7 +18,7 @@ pytest.importorskip("torch", reason="the pytest plugin runs models through dynam
 
 # The models the README's snippet imports: Encoder breaks once (its test must fail, with the
 # break in the message), Decoder breaks once (its marker allows one: the test must pass).
-MODELS = '''
+MODELS = """
 import torch
 from torch import nn
 
@@ -38,7 +38,7 @@ class Decoder(nn.Module):
     def forward(self, x):
         print("decoding", x.shape)
         return torch.tanh(x)
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -52,9 +52,25 @@ def sample(tmp_path_factory):
 def run_pytest(root, *extra):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "TORCH_LOGS"))}
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rf", "--tb=short",
-         "-W", "ignore::DeprecationWarning", *extra, "test_models.py"],
-        cwd=root, env=env, capture_output=True, text=True, timeout=240,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "-rf",
+            "--tb=short",
+            "-W",
+            "ignore::DeprecationWarning",
+            *extra,
+            "test_models.py",
+        ],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
     )
 
 

@@ -6,6 +6,7 @@ traceback reaches the user. Hostile dynamic targets are each reported with their
 while the others still run. Writes are atomic. Generated and mutated programs never make
 the static pass raise, hang, or point at lines that do not exist.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -19,11 +20,11 @@ import warnings
 from pathlib import Path
 
 import pytest
-
 from support import REPO, run_cli, run_json, write
+
 from torchlint.config import _KEYS, TARGET_KEYS, ConfigError, load_settings
-from torchlint.static import limits as guard
 from torchlint.files import FileProblem, read_source, source_lines
+from torchlint.static import limits as guard
 
 HEAD = "import torch\nfrom torch import nn\n"
 NET = "class Net(nn.Module):\n    def forward(self, x):\n        return x.item()\n"
@@ -56,26 +57,38 @@ def _odd_files(root: Path) -> dict:
         "lone_cr.py": ((HEAD + NET).replace("\n", "\r").encode(), ("finding", 5)),
         "tabs.py": ((HEAD + NET).replace("    ", "\t").encode(), ("finding", 5)),
         "form_feed.py": ((HEAD + "\x0c\n" + NET).encode(), ("finding", 6)),
-        "latin1_cookie.py": (b"# -*- coding: latin-1 -*-\n" + HEAD.encode() + b"# caf\xe9\n" + NET.encode(),
-                             ("finding", 7)),
+        "latin1_cookie.py": (
+            b"# -*- coding: latin-1 -*-\n" + HEAD.encode() + b"# caf\xe9\n" + NET.encode(),
+            ("finding", 7),
+        ),
         "latin1.py": (HEAD.encode() + b"# caf\xe9\n" + NET.encode(), ("error", "cannot decode line 3 as utf-8")),
         "nul.py": (HEAD.encode() + b"x = 1\x00\n", ("error", "binary file")),
         "binary.py": (bytes(range(256)) * 8, ("error", "binary file")),
         "big.py": ((HEAD + "".join(f"C{i} = {i}\n" for i in range(49_995)) + NET).encode(), ("finding", 50_000)),
         # 1,000 deep: CPython itself refuses brackets past 200, so that is the report ...
-        "parens.py": ((HEAD + "@torch.compile\ndef f(x):\n    return " + "(" * 1000 + "x" + ")" * 1000
-                       + "\n").encode(), ("error", "too many nested parentheses")),
+        "parens.py": (
+            (HEAD + "@torch.compile\ndef f(x):\n    return " + "(" * 1000 + "x" + ")" * 1000 + "\n").encode(),
+            ("error", "too many nested parentheses"),
+        ),
         # ... while a 1,000-deep chain is valid Python and is checked like any other file,
-        "chain.py": ((HEAD + "@torch.compile\ndef f(x):\n    return (" + "x + " * 1000 + "x).item()\n").encode(),
-                     ("finding", 5)),
+        "chain.py": (
+            (HEAD + "@torch.compile\ndef f(x):\n    return (" + "x + " * 1000 + "x).item()\n").encode(),
+            ("finding", 5),
+        ),
         # past what the parser can follow is a one-line error, never a stack overflow,
-        "chain_2000.py": ((HEAD + "@torch.compile\ndef f(x):\n    return (" + "-" * 2000 + "x).item()\n").encode(),
-                          ("error", "levels deep")),
-        "elif_3000.py": ((HEAD + "def f(x):\n    if x: pass\n" + "    elif x: pass\n" * 3000).encode(),
-                         ("error", "nested too deeply")),
+        "chain_2000.py": (
+            (HEAD + "@torch.compile\ndef f(x):\n    return (" + "-" * 2000 + "x).item()\n").encode(),
+            ("error", "levels deep"),
+        ),
+        "elif_3000.py": (
+            (HEAD + "def f(x):\n    if x: pass\n" + "    elif x: pass\n" * 3000).encode(),
+            ("error", "nested too deeply"),
+        ),
         # even behind syntax this Python cannot parse (a newer one might).
-        "newer_and_deep.py": ((HEAD + "type X = int\n" + "y = " + "(" * 3000 + "1" + ")" * 3000 + "\n").encode(),
-                              ("error", "nested")),
+        "newer_and_deep.py": (
+            (HEAD + "type X = int\n" + "y = " + "(" * 3000 + "1" + ")" * 3000 + "\n").encode(),
+            ("error", "nested"),
+        ),
         "syntax_error.py": ((HEAD + NET + "def broken(:\n").encode(), ("error", "syntax error at line 6")),
     }
     for name, (data, _) in files.items():
@@ -87,13 +100,15 @@ def _odd_files(root: Path) -> dict:
     os.symlink("..", root / "sub" / "up")  # a folder loop: walked once
     os.mkfifo(root / "fifo.py")  # reading it would block forever
     expected = {name: want for name, (_, want) in files.items()}
-    expected.update({
-        "broken_link.py": ("error", "broken symbolic link (to nowhere.py)"),
-        "loop_a.py": ("error", "symbolic link loop"),
-        "loop_b.py": ("error", "symbolic link loop"),
-        "fifo.py": ("error", "not a regular file (a named pipe)"),
-        "missing.py": ("error", "no such file or directory"),
-    })
+    expected.update(
+        {
+            "broken_link.py": ("error", "broken symbolic link (to nowhere.py)"),
+            "loop_a.py": ("error", "symbolic link loop"),
+            "loop_b.py": ("error", "symbolic link loop"),
+            "fifo.py": ("error", "not a regular file (a named pipe)"),
+            "missing.py": ("error", "no such file or directory"),
+        }
+    )
     return expected
 
 
@@ -101,7 +116,10 @@ def test_odd_files_are_checked_or_reported_in_one_line(tmp_path):
     expected = _odd_files(tmp_path)
     proc = subprocess.run(  # a real process: a stack overflow would kill it, not the test run
         [sys.executable, "-m", "torchlint", "check", ".", "missing.py", "--format", "json", "--no-cache"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert proc.returncode == 2, proc.stderr  # some files could not be checked
     assert "Traceback" not in proc.stderr + proc.stdout
@@ -122,16 +140,24 @@ def test_odd_files_are_checked_or_reported_in_one_line(tmp_path):
 
 
 def test_python_312_syntax_is_checked_or_reported(project):
-    write(project, "pep695.py", HEAD + """
+    write(
+        project,
+        "pep695.py",
+        HEAD
+        + """
         type Pair = tuple[int, int]
         class Net[T](nn.Module):
             def forward(self, x: T) -> T:
                 return x.item()
         def first[T](items: list[T]) -> T:
             return items[0]
-    """.replace("\n        ", "\n"))
-    write(project, "pep701.py", HEAD + "class Net(nn.Module):\n    def forward(self, x):\n"
-                                       "        return f\"{f\"{x.item()}\"}\"\n")
+    """.replace("\n        ", "\n"),
+    )
+    write(
+        project,
+        "pep701.py",
+        HEAD + 'class Net(nn.Module):\n    def forward(self, x):\n        return f"{f"{x.item()}"}"\n',
+    )
     code, report = run_json(["check", "pep695.py", "pep701.py", "--no-cache"])
     errors = {e["path"]: e["message"] for e in report["errors"]}
     lines = {f["path"]: f["line"] for f in report["findings"]}
@@ -208,8 +234,12 @@ def test_the_users_warnings_are_not_printed(recwarn):
 def test_form_feed_does_not_shift_lines(project):
     """``str.splitlines`` splits at a form feed, Python does not: suppressions and the
     source line shown must still match the finding's line."""
-    write(project, "ff.py", HEAD + "\x0c\n" + "class Net(nn.Module):\n    def forward(self, x):\n"
-          "        y = x.item()  # torchlint: ignore[TL001]\n        return float(x.sum())\n")
+    write(
+        project,
+        "ff.py",
+        HEAD + "\x0c\n" + "class Net(nn.Module):\n    def forward(self, x):\n"
+        "        y = x.item()  # torchlint: ignore[TL001]\n        return float(x.sum())\n",
+    )
     code, report = run_json(["check", "ff.py", "--no-cache"])
     assert [(f["rule"], f["line"]) for f in report["findings"]] == [("TL002", 7)]
     assert source_lines("a\x0cb\r\nc\rd\u2028e\n") == ["a\x0cb", "c", "d\u2028e"]
@@ -232,8 +262,9 @@ def test_a_bug_in_a_rule_is_one_line_and_the_rest_is_checked(project, monkeypatc
     report = json.loads(result.stdout)
     assert result.exit_code == 2
     assert report["errors"][0]["path"] == "bad.py"
-    assert report["errors"][0]["message"].startswith("internal error in torchlint while checking this file "
-                                                     "(KeyError: 'rule state'); run with -v")
+    assert report["errors"][0]["message"].startswith(
+        "internal error in torchlint while checking this file (KeyError: 'rule state'); run with -v"
+    )
     assert [f["path"] for f in report["findings"]] == ["good.py"]
     assert "Traceback" not in result.stderr
     debug = run_cli(["check", ".", "--no-cache", "--debug"])
@@ -259,8 +290,12 @@ def test_time_limit_stops_a_file_that_never_ends(project, monkeypatch):
     code, report = run_json(["check", ".", "--no-cache"])
     assert time.monotonic() - started < 10
     assert code == 2
-    assert report["errors"] == [{"path": "slow.py", "message": "analysis stopped after 0.5 s (the file is "
-                                                              "too large or too complex); not checked"}]
+    assert report["errors"] == [
+        {
+            "path": "slow.py",
+            "message": "analysis stopped after 0.5 s (the file is too large or too complex); not checked",
+        }
+    ]
     assert [f["path"] for f in report["findings"]] == ["fine.py"]
 
 
@@ -271,8 +306,9 @@ def test_without_a_big_stack_deep_code_is_one_line(monkeypatch):
 
     monkeypatch.setattr(guard, "STACK_SIZE", 1)  # threading refuses it
     assert check_source(HEAD + NET, "ok.py", fuzz.rules()).findings[0].line == 5
-    deep = check_source(HEAD + "@torch.compile\ndef f(x):\n    return (" + "x + " * 1000 + "x).item()\n",
-                        "deep.py", fuzz.rules())
+    deep = check_source(
+        HEAD + "@torch.compile\ndef f(x):\n    return (" + "x + " * 1000 + "x).item()\n", "deep.py", fuzz.rules()
+    )
     assert deep.findings == [] and deep.error == "code nested too deeply to analyse"
     assert sys.getrecursionlimit() < guard.RECURSION_LIMIT
 
@@ -280,7 +316,10 @@ def test_without_a_big_stack_deep_code_is_one_line(monkeypatch):
 def test_static_mode_executes_nothing(project):
     victim = project / "victim.txt"
     victim.write_text("still here")
-    write(project, "evil.py", f"""
+    write(
+        project,
+        "evil.py",
+        f"""
         import ctypes, os, sys, torch
         os.remove({str(victim)!r})
         ctypes.string_at(0)
@@ -289,9 +328,15 @@ def test_static_mode_executes_nothing(project):
             os.remove({str(victim)!r})
             def forward(self, x):
                 return x.item()
-    """)
-    proc = subprocess.run([sys.executable, "-m", "torchlint", "check", "evil.py", "--format", "json",
-                           "--no-cache"], capture_output=True, text=True, cwd=project, timeout=120)
+    """,
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "torchlint", "check", "evil.py", "--format", "json", "--no-cache"],
+        capture_output=True,
+        text=True,
+        cwd=project,
+        timeout=120,
+    )
     assert proc.returncode == 1, proc.stderr
     assert victim.read_text() == "still here"
     assert [f["rule"] for f in json.loads(proc.stdout)["findings"]] == ["TL001"]
@@ -319,10 +364,14 @@ def test_every_target_key_is_validated(tmp_path, key):
     assert str(path) in message and key in message and "expected" in message
 
 
-@pytest.mark.parametrize("value, words", [
-    ('"lots"', 'expected a size such as "8G"'), ("4096", 'expected a size such as "8G"'),
-    ('"1K"', "too small"),
-])
+@pytest.mark.parametrize(
+    "value, words",
+    [
+        ('"lots"', 'expected a size such as "8G"'),
+        ("4096", 'expected a size such as "8G"'),
+        ('"1K"', "too small"),
+    ],
+)
 def test_max_memory_values(project, value, words):
     write(project, "pyproject.toml", f"[tool.torchlint]\nmax-memory = {value}\n")
     write(project, "model.py", HEAD + NET)
@@ -409,8 +458,13 @@ def test_ctrl_c_mid_write_and_symlinks(tmp_path, monkeypatch):
 def test_every_write_goes_through_the_atomic_writer():
     """No module opens a user's file for writing by itself (the cache writes its own
     temporary files and renames them; the snippet runner writes into a fresh temp dir)."""
-    allowed = {"atomic.py", "static/cache.py", "dynamic/observe.py",
-               "dynamic/worker.py", "verify.py"}  # reopens stdout; writes to os.devnull
+    allowed = {
+        "atomic.py",
+        "static/cache.py",
+        "dynamic/observe.py",
+        "dynamic/worker.py",
+        "verify.py",
+    }  # reopens stdout; writes to os.devnull
     pattern = re.compile(r"(?<![\w.])open\([^)]*['\"][wax]b?\+?['\"]|\.write_text\(|\.write_bytes\(")
     offenders = []
     for path in (REPO / "torchlint").rglob("*.py"):
@@ -421,7 +475,7 @@ def test_every_write_goes_through_the_atomic_writer():
 
 
 # -- dynamic pass: hostile targets ----------------------------------------------------------
-HOSTILE = '''
+HOSTILE = """
 import ctypes, os, sys
 import torch
 from torch import nn
@@ -488,19 +542,28 @@ def uses_layers(x):
 
 def fine(x):
     return torch.relu(x) * 2
-'''
+"""
 
 
-@pytest.mark.parametrize("raised, said", [
-    ("raised MemoryError (at m.py:3)", "ran out of memory (over --max-memory 1 GiB): MemoryError (at m.py:3)"),
-    ("raised RuntimeError: DefaultCPUAllocator: can't allocate memory: you tried to allocate "
-     "1099511627776 bytes. Error code 12 (at m.py:4)",
-     "ran out of memory (over --max-memory 1 GiB): tried to allocate 1 TiB (at m.py:4)"),
-    ("raised OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB (at m.py:5)",
-     "ran out of GPU memory (over --max-memory 1 GiB): tried to allocate 2.00 GiB (at m.py:5)"),
-    ("target 'm.py:Net': building it raised MemoryError: ",
-     "target 'm.py:Net': ran out of memory (over --max-memory 1 GiB): MemoryError"),
-])
+@pytest.mark.parametrize(
+    "raised, said",
+    [
+        ("raised MemoryError (at m.py:3)", "ran out of memory (over --max-memory 1 GiB): MemoryError (at m.py:3)"),
+        (
+            "raised RuntimeError: DefaultCPUAllocator: can't allocate memory: you tried to allocate "
+            "1099511627776 bytes. Error code 12 (at m.py:4)",
+            "ran out of memory (over --max-memory 1 GiB): tried to allocate 1 TiB (at m.py:4)",
+        ),
+        (
+            "raised OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB (at m.py:5)",
+            "ran out of GPU memory (over --max-memory 1 GiB): tried to allocate 2.00 GiB (at m.py:5)",
+        ),
+        (
+            "target 'm.py:Net': building it raised MemoryError: ",
+            "target 'm.py:Net': ran out of memory (over --max-memory 1 GiB): MemoryError",
+        ),
+    ],
+)
 def test_out_of_memory_is_said_plainly_and_recycles_the_worker(raised, said):
     from torchlint.dynamic.answer import Answer
     from torchlint.dynamic.worker import _out_of_memory
@@ -522,18 +585,48 @@ def test_hostile_targets_are_each_reported_and_the_rest_still_run(tmp_path):
     write(tmp_path, "data.txt", "data\n")
     write(tmp_path, "layers.py", "VALUE = 1\n")
     write(tmp_path, "other/layers.py", "VALUE = 100\n")
-    write(tmp_path, "other/net.py", "def f(x):\n    import layers\n    assert layers.VALUE == 100, layers.__file__\n"
-                                    "    return x + layers.VALUE\n")
-    names = ["InitRaises", "ForwardRaises", "exits", "hard_exit", "floods", "segfault", "wanders",
-             "spins", "hog", "closes_stdout", "uses_layers", "fine"]
-    args = ["check", "--no-static", "--format", "json", "--timeout", "5", "--max-memory", "512M",
-            "--input", "f32[2]", "--target", "import_raises.py:f", "--target", "reads_relative.py:f"]
+    write(
+        tmp_path,
+        "other/net.py",
+        "def f(x):\n    import layers\n    assert layers.VALUE == 100, layers.__file__\n    return x + layers.VALUE\n",
+    )
+    names = [
+        "InitRaises",
+        "ForwardRaises",
+        "exits",
+        "hard_exit",
+        "floods",
+        "segfault",
+        "wanders",
+        "spins",
+        "hog",
+        "closes_stdout",
+        "uses_layers",
+        "fine",
+    ]
+    args = [
+        "check",
+        "--no-static",
+        "--format",
+        "json",
+        "--timeout",
+        "5",
+        "--max-memory",
+        "512M",
+        "--input",
+        "f32[2]",
+        "--target",
+        "import_raises.py:f",
+        "--target",
+        "reads_relative.py:f",
+    ]
     for name in names:
         args += ["--target", f"hostile.py:{name}"]
     args += ["--target", "other/net.py:f"]
     started = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "torchlint", *args], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=400)
+    proc = subprocess.run(
+        [sys.executable, "-m", "torchlint", *args], cwd=tmp_path, capture_output=True, text=True, timeout=400
+    )
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr and "xxxx" not in proc.stderr and "yyyy" not in proc.stderr
     report = json.loads(proc.stdout)  # the floods never reach (or garble) the report
@@ -610,9 +703,13 @@ def test_an_error_dynamo_raises_while_tracing_names_the_line_it_was_tracing(tmp_
 def _fuzz_settings(n):
     from hypothesis import HealthCheck, Phase, settings
 
-    return settings(max_examples=n, deadline=None, database=None,
-                    phases=[Phase.explicit, Phase.generate, Phase.shrink],
-                    suppress_health_check=list(HealthCheck))
+    return settings(
+        max_examples=n,
+        deadline=None,
+        database=None,
+        phases=[Phase.explicit, Phase.generate, Phase.shrink],
+        suppress_health_check=list(HealthCheck),
+    )
 
 
 @pytest.mark.slow
@@ -647,7 +744,8 @@ def test_mutated_real_files_never_break_the_static_pass():
     pytest.importorskip("hypothesis")
     import random
 
-    from hypothesis import given, strategies as st
+    from hypothesis import given
+    from hypothesis import strategies as st
 
     pool = fuzz.corpus()
     assert len(pool) >= 5

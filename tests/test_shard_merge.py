@@ -1,10 +1,10 @@
 """`check --shard K/N` runs every N-th declared target; `merge` combines the shards' reports."""
+
 from __future__ import annotations
 
 import json
 
 import pytest
-
 from support import run_cli, run_subprocess, write
 
 MODELS = """
@@ -43,8 +43,11 @@ CONFIG = """
 
 
 def comparable(report):
-    return (sorted((f["path"], f["line"], f["rule"], f["source"], f["target"]) for f in report["findings"]),
-            sorted(t["target"] for t in report["targets"]), report["summary"])
+    return (
+        sorted((f["path"], f["line"], f["rule"], f["source"], f["target"]) for f in report["findings"]),
+        sorted(t["target"] for t in report["targets"]),
+        report["summary"],
+    )
 
 
 @pytest.mark.dynamo
@@ -70,7 +73,7 @@ def test_shards_merged_equal_one_run(project):
 
 
 def test_merge_rejects_what_is_not_a_report(project):
-    write(project, "bad.json", "{\"hello\": 1}")
+    write(project, "bad.json", '{"hello": 1}')
     result = run_cli(["merge", "bad.json"], cwd=project)
     assert result.exit_code == 2 and "bad.json: not a torchlint JSON report" in result.stderr
     result = run_cli(["merge", "missing.json"], cwd=project)
@@ -93,7 +96,7 @@ def test_readme_matrix_workflow_shards_cover_every_target():
     runs = [s["run"] for s in jobs["shard"]["steps"] if "run" in s]
     assert any(r.startswith("torchlint check --shard ${{ matrix.shard }}/" + f"{len(shards)} ") for r in runs)
     (merge,) = [s["run"] for s in jobs["gate"]["steps"] if str(s.get("run", "")).startswith("torchlint merge")]
-    assert merge.split()[2:2 + len(shards)] == [f"shard-{k}.json" for k in shards]
+    assert merge.split()[2 : 2 + len(shards)] == [f"shard-{k}.json" for k in shards]
     from torchlint.reports import shard
 
     targets = list(range(10))

@@ -1,25 +1,37 @@
 """Suppression comments are read from source lines and applied once, after merging."""
+
 from __future__ import annotations
 
-from torchlint.findings import Finding
 from torchlint import suppression
+from torchlint.findings import Finding
 
 
 def finding(line, rule="TL001", end_line=None):
-    return Finding(rule=rule, name="x", path="m.py", line=line, column=1, end_line=end_line or line,
-                   end_column=2, message="m", suggestion="s")
+    return Finding(
+        rule=rule,
+        name="x",
+        path="m.py",
+        line=line,
+        column=1,
+        end_line=end_line or line,
+        end_column=2,
+        message="m",
+        suggestion="s",
+    )
 
 
 def test_parse_forms():
-    table = suppression.parse([
-        "a = x.item()  # torchlint: ignore[TL001]",
-        "b = 1  # torchlint: ignore[TL001, TL005]",
-        "c = 2  # torchlint: ignore",
-        "d = 3  # noqa: TL004",
-        "e = 4  # noqa",
-        "f = 5  # a comment that mentions noqa-like words: ignore",
-        "g = '# torchlint: ignore'",  # inside a string, still on the line: honoured like ruff
-    ])
+    table = suppression.parse(
+        [
+            "a = x.item()  # torchlint: ignore[TL001]",
+            "b = 1  # torchlint: ignore[TL001, TL005]",
+            "c = 2  # torchlint: ignore",
+            "d = 3  # noqa: TL004",
+            "e = 4  # noqa",
+            "f = 5  # a comment that mentions noqa-like words: ignore",
+            "g = '# torchlint: ignore'",  # inside a string, still on the line: honoured like ruff
+        ]
+    )
     assert table[1] == {"TL001"}
     assert table[2] == {"TL001", "TL005"}
     assert table[3] is suppression.ALL
@@ -42,8 +54,19 @@ def test_apply_matches_code_and_multiline_spans():
 
 
 def test_dynamic_findings_suppressed_by_gb_code():
-    f = Finding(rule=None, name="dynamo", path="m.py", line=1, column=1, end_line=1, end_column=1,
-                message="m", suggestion="s", source="dynamic", gb_code="GB0124")
+    f = Finding(
+        rule=None,
+        name="dynamo",
+        path="m.py",
+        line=1,
+        column=1,
+        end_line=1,
+        end_column=1,
+        message="m",
+        suggestion="s",
+        source="dynamic",
+        gb_code="GB0124",
+    )
     assert suppression.apply([f], lambda p: ["x  # noqa: GB0124"]) == []
     assert suppression.apply([f], lambda p: ["x  # torchlint: ignore"]) == []
     assert suppression.apply([f], lambda p: None) == [f]
@@ -53,8 +76,9 @@ def test_file_level_noqa_silences_the_whole_file_or_the_codes_it_names():
     lines = ["# torchlint: noqa: TL001, TL004", "a = x.item()", "b = y.item()  # noqa: TL005"]
     table = suppression.parse(lines)
     assert table.file == {"TL001", "TL004"} and 1 not in table
-    kept = suppression.apply([finding(2), finding(3), finding(3, rule="TL005"), finding(2, rule="TL008")],
-                             lambda p: lines)
+    kept = suppression.apply(
+        [finding(2), finding(3), finding(3, rule="TL005"), finding(2, rule="TL008")], lambda p: lines
+    )
     assert [(f.line, f.rule) for f in kept] == [(2, "TL008")]
     bare = ["import torch", "  # torchlint: noqa  ", "a = x.item()"]
     assert suppression.parse(bare).file is suppression.ALL
@@ -69,8 +93,19 @@ def test_file_level_form_after_code_silences_its_line_only():
 
 
 def test_a_confirmed_finding_is_silenced_by_its_rule_or_its_gb_code():
-    f = Finding(rule="TL001", name="x", path="m.py", line=1, column=1, end_line=1, end_column=1,
-                message="m", suggestion="s", source="both", gb_code="GB0124")
+    f = Finding(
+        rule="TL001",
+        name="x",
+        path="m.py",
+        line=1,
+        column=1,
+        end_line=1,
+        end_column=1,
+        message="m",
+        suggestion="s",
+        source="both",
+        gb_code="GB0124",
+    )
     assert suppression.apply([f], lambda p: ["x  # noqa: GB0124"]) == []
     assert suppression.apply([f], lambda p: ["x  # torchlint: ignore[TL001]"]) == []
 

@@ -8,6 +8,7 @@
   changes;
 * the declared floor (``torch>=`` of the ``dynamic`` extra) is the oldest measured version.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -15,8 +16,8 @@ import re
 import sys
 
 import pytest
-
 from support import REPO, run_cli, run_json, write
+
 from torchlint import matrix
 from torchlint.config import ConfigError, load_settings
 from torchlint.pages import pages
@@ -46,6 +47,7 @@ def installed_key():
 
 # --------------------------------------------------------------------------- the data
 
+
 def test_the_matrix_covers_three_versions_and_every_rule_on_the_ci_version():
     """A new rule must be measured at least on the version CI runs (its page then says "not
     measured" for the others until the whole matrix is run again)."""
@@ -54,7 +56,8 @@ def test_the_matrix_covers_three_versions_and_every_rule_on_the_ci_version():
     measured = set(DATA["versions"][ci]["rules"])
     assert measured >= set(RULES), (
         f"torch {ci}: rules {sorted(set(RULES) - measured)} not measured; run "
-        f"`python benchmarks/torch_matrix.py` (`--versions 2.13.0` for the CI version alone)")
+        f"`python benchmarks/torch_matrix.py` (`--versions 2.13.0` for the CI version alone)"
+    )
     for v in VERSIONS:
         assert set(DATA["versions"][v]["rules"]) <= set(RULES), f"torch {v}: rules that no longer exist"
 
@@ -90,6 +93,7 @@ def test_declared_floor_is_the_oldest_measured_version():
 
 # --------------------------------------------------------------------------- agrees with the installed torch
 
+
 @pytest.mark.dynamo
 @pytest.mark.skipif(not HAS_TORCH, reason="torch is not installed")
 @pytest.mark.filterwarnings("ignore::UserWarning")
@@ -109,12 +113,17 @@ def test_committed_matrix_agrees_with_the_installed_torch():
         status = "live" if verdict.live else verdict.status
         want = "live" if entry["status"] == "changed" else entry["status"]
         if status != want or sorted(verdict.gb_codes) != sorted(entry["gb_codes"]):
-            wrong.append(f"{code}: here {status} {sorted(verdict.gb_codes)}, matrix {entry['status']} {entry['gb_codes']}")
-    assert not wrong, f"the matrix for torch {key} is out of date ({'; '.join(wrong)}); re-measure with " \
-                      f"`python benchmarks/torch_matrix.py --versions {matrix.installed_torch().split('+')[0]}`"
+            wrong.append(
+                f"{code}: here {status} {sorted(verdict.gb_codes)}, matrix {entry['status']} {entry['gb_codes']}"
+            )
+    assert not wrong, (
+        f"the matrix for torch {key} is out of date ({'; '.join(wrong)}); re-measure with "
+        f"`python benchmarks/torch_matrix.py --versions {matrix.installed_torch().split('+')[0]}`"
+    )
 
 
 # --------------------------------------------------------------------------- rule pages
+
 
 @pytest.mark.parametrize("code", sorted(PAGES))
 def test_every_page_has_its_breaks_on_line(code):
@@ -136,9 +145,16 @@ def test_skipped_call_page_carries_the_table_per_version():
 
 def test_skipped_call_table_is_added_once_and_replaced_later():
     text = "# TL009: skipped-call\n\nOne line.\n\n## What it does\nFlags.\n\n## Why is this bad?\nx\n"
-    data = {"versions": {"2.13": {"skipped_calls": ["a.b", "c.d"], "trace_rules": {"a.b": "S", "c.d": "S"}},
-                         "2.14": {"skipped_calls": ["c.d"], "trace_rules": {"a.b": "traced inline", "c.d": "S"},
-                                  "deepcopy_breaks": False}}}
+    data = {
+        "versions": {
+            "2.13": {"skipped_calls": ["a.b", "c.d"], "trace_rules": {"a.b": "S", "c.d": "S"}},
+            "2.14": {
+                "skipped_calls": ["c.d"],
+                "trace_rules": {"a.b": "traced inline", "c.d": "S"},
+                "deepcopy_breaks": False,
+            },
+        }
+    }
     once = matrix.page_with_table(text, matrix.skipped_calls_table(data))
     assert once.startswith("# TL009: skipped-call\n\nOne line.\n\n## What it does\nFlags.\n\n" + matrix.TABLE_START)
     assert "| `a.b` | breaks | traced |" in once and "`c.d`" not in once.split(matrix.TABLE_START)[1]
@@ -149,11 +165,18 @@ def test_skipped_call_table_is_added_once_and_replaced_later():
 
 
 def test_breaks_on_line_words():
-    data = {"versions": {
-        "2.13": {"rules": {"TL001": {"status": "live", "gb_codes": ["GB0124"]}, "TL101": {"status": "warning", "gb_codes": []}}},
-        "2.15": {"rules": {"TL001": {"status": "dead", "gb_codes": []}}},
-        "2.14": {"rules": {"TL001": {"status": "changed", "gb_codes": ["GB0125"]}}},
-    }}
+    data = {
+        "versions": {
+            "2.13": {
+                "rules": {
+                    "TL001": {"status": "live", "gb_codes": ["GB0124"]},
+                    "TL101": {"status": "warning", "gb_codes": []},
+                }
+            },
+            "2.15": {"rules": {"TL001": {"status": "dead", "gb_codes": []}}},
+            "2.14": {"rules": {"TL001": {"status": "changed", "gb_codes": ["GB0125"]}}},
+        }
+    }
     line = matrix.breaks_on_line("TL001", data)
     assert line.startswith("Breaks on: torch 2.13 yes, 2.14 yes (GB0125), 2.15 no. ")
     assert matrix.breaks_on_line("TL101", data).startswith("Breaks on: never")
@@ -171,18 +194,22 @@ def test_page_line_goes_after_the_summary_below_the_facts_block():
     text = "<!-- rule\nsummary: s\nfix: none\n-->\n# TL999: made-up\n\nOne line.\n\n## What it does\nx\n"
     assert matrix.page_with_line(text, "Breaks on: torch 2.13 yes.") == (
         "<!-- rule\nsummary: s\nfix: none\n-->\n# TL999: made-up\n\nOne line.\n\n"
-        "Breaks on: torch 2.13 yes.\n\n## What it does\nx\n")
+        "Breaks on: torch 2.13 yes.\n\n## What it does\nx\n"
+    )
 
 
 # --------------------------------------------------------------------------- torch-version
+
 
 def _fake(monkeypatch, data):
     monkeypatch.setattr(matrix, "load", lambda: data)
 
 
 def _copy_of(v, **rules):
-    entry = {k: (dict(x) if isinstance(x, dict) else list(x) if isinstance(x, list) else x)
-             for k, x in DATA["versions"][v].items()}
+    entry = {
+        k: (dict(x) if isinstance(x, dict) else list(x) if isinstance(x, list) else x)
+        for k, x in DATA["versions"][v].items()
+    }
     entry["rules"] = {c: dict(e) for c, e in entry["rules"].items()}
     for code, status in rules.items():
         entry["rules"][code]["status"] = status
@@ -218,10 +245,19 @@ def _forward_calling(names, *extra):
     """A module whose compiled forward makes each call (its example statement), one a line;
     returns (source, {line: call})."""
     calls = skipped_calls()["calls"]
-    imports = sorted({calls[n]["imports"] for n in names if calls[n]["imports"]} |
-                     {"import copy", "import logging", "import torch", "from torch import nn"})
-    head = imports + ["", "log = logging.getLogger(__name__)", "", "",
-                      "class Net(nn.Module):", "    def forward(self, x):", "        x = x + 1"]
+    imports = sorted(
+        {calls[n]["imports"] for n in names if calls[n]["imports"]}
+        | {"import copy", "import logging", "import torch", "from torch import nn"}
+    )
+    head = imports + [
+        "",
+        "log = logging.getLogger(__name__)",
+        "",
+        "",
+        "class Net(nn.Module):",
+        "    def forward(self, x):",
+        "        x = x + 1",
+    ]
     body = [calls[n]["example"] for n in names] + list(extra)
     lines = {len(head) + 1 + i: what for i, what in enumerate([*names, *extra])}
     return "\n".join(head + [f"        {b}" for b in body] + ["        return x * 2", ""]), lines
@@ -245,8 +281,10 @@ def test_torch_version_flags_exactly_the_skipped_calls_that_break_there(tmp_path
         want.add("log.info('x')")
     if entry.get("deepcopy_breaks", True):
         want.add("y = copy.deepcopy(x)")
-    assert flagged == want, (f"torch {version}: reported but traced there {sorted(flagged - want)}; "
-                             f"breaks there but not reported {sorted(want - flagged)}")
+    assert flagged == want, (
+        f"torch {version}: reported but traced there {sorted(flagged - want)}; "
+        f"breaks there but not reported {sorted(want - flagged)}"
+    )
 
 
 def test_random_random_in_a_forward_is_reported_only_where_it_breaks(tmp_path):
@@ -268,9 +306,13 @@ def test_a_branch_on_a_traced_draw_is_data_dependent_where_the_draw_is_traced(tm
     """Where torch traces ``random.random()`` (from 2.14) it holds the draw symbolically, so
     ``if random.random() < p:`` breaks as a data-dependent branch (seen on the
     seq_model_misc fixture on 2.14); where it does not (2.13), the call itself breaks."""
-    write(tmp_path, "m.py", "import random\nfrom torch import nn\n\n\nclass M(nn.Module):\n"
-                            "    def forward(self, x):\n        if random.random() < 0.5:\n"
-                            "            x = x + 1\n        return x\n")
+    write(
+        tmp_path,
+        "m.py",
+        "import random\nfrom torch import nn\n\n\nclass M(nn.Module):\n"
+        "    def forward(self, x):\n        if random.random() < 0.5:\n"
+        "            x = x + 1\n        return x\n",
+    )
     write(tmp_path, "pyproject.toml", "[tool.torchlint]\n")
     for version in VERSIONS:
         breaks = "random.random" in DATA["versions"][version]["skipped_calls"]
@@ -285,7 +327,10 @@ def test_families_the_matrix_has_traced_are_not_reported(tmp_path, monkeypatch):
     _fake(monkeypatch, {"versions": {oldest: DATA["versions"][oldest], "9.1": newer}})
     source, lines = _forward_calling([], "log.info('x')", "y = copy.deepcopy(x)")
     write(tmp_path, "m.py", source)
-    flagged = lambda v: sorted(f["line"] for f in _rules_found(tmp_path, "--torch-version", v)[1] if f["rule"] == "TL009")
+
+    def flagged(v):
+        return sorted(f["line"] for f in _rules_found(tmp_path, "--torch-version", v)[1] if f["rule"] == "TL009")
+
     assert flagged(oldest) == sorted(lines)
     assert flagged("9.1") == []
 
@@ -297,7 +342,10 @@ def test_a_rule_dead_on_a_version_is_not_reported_there_and_nothing_else_changes
     on_old, old_findings = _rules_found(page_project, "--torch-version", oldest)
     on_new, new_findings = _rules_found(page_project, "--torch-version", "9.1")
     assert on_old - on_new == {"TL001", "TL005"} and on_new <= on_old
-    keep = lambda fs: sorted((f["path"], f["line"], f["rule"]) for f in fs if f["rule"] not in ("TL001", "TL005"))
+
+    def keep(fs):
+        return sorted((f["path"], f["line"], f["rule"]) for f in fs if f["rule"] not in ("TL001", "TL005"))
+
     assert keep(old_findings) == keep(new_findings)
 
 
@@ -306,7 +354,10 @@ def test_skipped_calls_follow_the_version(tmp_path, monkeypatch):
     newer = _copy_of(oldest)
     newer["skipped_calls"] = [c for c in newer["skipped_calls"] if c != "time.perf_counter"]
     _fake(monkeypatch, {"versions": {oldest: DATA["versions"][oldest], "9.1": newer}})
-    write(tmp_path, "m.py", """
+    write(
+        tmp_path,
+        "m.py",
+        """
         import time
         import torch
 
@@ -316,8 +367,12 @@ def test_skipped_calls_follow_the_version(tmp_path, monkeypatch):
             a = time.perf_counter()
             b = time.time()
             return x + a + b
-    """)
-    lines = lambda v: sorted(f["line"] for f in _rules_found(tmp_path, "--torch-version", v)[1])
+    """,
+    )
+
+    def lines(v):
+        return sorted(f["line"] for f in _rules_found(tmp_path, "--torch-version", v)[1])
+
     assert lines(oldest) == [7, 8]
     assert lines("9.1") == [8]
 
@@ -325,10 +380,13 @@ def test_skipped_calls_follow_the_version(tmp_path, monkeypatch):
 def test_the_version_is_part_of_the_cache_key(page_project, monkeypatch):
     oldest = VERSIONS[0]
     _fake(monkeypatch, {"versions": {oldest: DATA["versions"][oldest], "9.1": _copy_of(oldest, TL001="dead")}})
-    run = lambda v: {f["rule"] for f in run_json(["check", ".", "--torch-version", v], cwd=page_project)[1]["findings"]}
+
+    def run(v):
+        return {f["rule"] for f in run_json(["check", ".", "--torch-version", v], cwd=page_project)[1]["findings"]}
+
     assert "TL001" in run(oldest)
-    assert "TL001" not in run("9.1")   # not served from the first run's cache
-    assert "TL001" in run(oldest)      # and the first entries are still good
+    assert "TL001" not in run("9.1")  # not served from the first run's cache
+    assert "TL001" in run(oldest)  # and the first entries are still good
 
 
 def test_config_key_and_cli_override(page_project, monkeypatch):
@@ -340,11 +398,14 @@ def test_config_key_and_cli_override(page_project, monkeypatch):
     assert "TL001" in _rules_found(page_project, "--torch-version", f"{oldest}.0")[0]
 
 
-@pytest.mark.parametrize("value, words", [
-    ('"9.9"', "not in torchlint's measured matrix"),
-    ('"latest"', "expected a torch version"),
-    ("2.15", "quoted"),
-])
+@pytest.mark.parametrize(
+    "value, words",
+    [
+        ('"9.9"', "not in torchlint's measured matrix"),
+        ('"latest"', "expected a torch version"),
+        ("2.15", "quoted"),
+    ],
+)
 def test_bad_torch_version_in_config_names_the_key(tmp_path, value, words):
     write(tmp_path, "pyproject.toml", f"[tool.torchlint]\ntorch-version = {value}\n")
     with pytest.raises(ConfigError, match="torch-version") as err:
@@ -359,13 +420,16 @@ def test_bad_torch_version_on_the_command_line(tmp_path):
     assert "--torch-version" in result.stderr and "measured" in result.stderr
 
 
-@pytest.mark.parametrize("installed, expected", [
-    (None, -1),                 # no torch: the newest measured
-    ("{oldest}.0+cpu", 0),      # the installed one
-    ("{newest}.7", -1),
-    ("99.0.0", -1),             # newer than any measured: the newest
-    ("1.0.0", 0),               # older than any measured: the oldest
-])
+@pytest.mark.parametrize(
+    "installed, expected",
+    [
+        (None, -1),  # no torch: the newest measured
+        ("{oldest}.0+cpu", 0),  # the installed one
+        ("{newest}.7", -1),
+        ("99.0.0", -1),  # newer than any measured: the newest
+        ("1.0.0", 0),  # older than any measured: the oldest
+    ],
+)
 def test_default_version_is_the_installed_torchs_without_importing_it(monkeypatch, installed, expected):
     if installed is not None:
         installed = installed.format(oldest=VERSIONS[0], newest=VERSIONS[-1])
@@ -383,13 +447,16 @@ def test_installed_torch_is_read_from_metadata():
         assert matrix.installed_torch() == importlib.metadata.version("torch")
     import subprocess
 
-    code = ("import sys; from torchlint.matrix import resolve; from torchlint.config import Settings; "
-            "resolve(None); Settings().static_torch_version(); print('torch' in sys.modules)")
+    code = (
+        "import sys; from torchlint.matrix import resolve; from torchlint.config import Settings; "
+        "resolve(None); Settings().static_torch_version(); print('torch' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
     assert out.stdout.strip() == "False", out.stderr
 
 
 # --------------------------------------------------------------------------- dynamic-pass parsers
+
 
 def test_every_measured_version_has_a_verdict_per_parser():
     for v in VERSIONS:
@@ -402,12 +469,15 @@ def test_an_unverified_torch_or_parser_is_named_in_one_line(monkeypatch):
     assert matrix.support_notes(f"{oldest}.0+cpu") == [
         f"torch {oldest}.0+cpu: the {matrix.PARSERS[p]} parser does not support this version "
         f"({s.split(':', 1)[-1].strip()})"
-        for p, s in DATA["versions"][oldest]["parsers"].items() if s.startswith("not supported")]
+        for p, s in DATA["versions"][oldest]["parsers"].items()
+        if s.startswith("not supported")
+    ]
     notes = matrix.support_notes("99.1.0")
     assert len(notes) == 1 and "not a verified version" in notes[0] and "\n" not in notes[0]
     broken = _copy_of(oldest)
     broken["parsers"] = dict(broken["parsers"], recompile_reasons="not supported: no reason parsed")
     _fake(monkeypatch, {"versions": {oldest: broken}})
     assert matrix.support_notes(f"{oldest}.1") == [
-        f"torch {oldest}.1: the recompile reasons parser does not support this version (no reason parsed)"]
+        f"torch {oldest}.1: the recompile reasons parser does not support this version (no reason parsed)"
+    ]
     assert matrix.support_notes(None) == []

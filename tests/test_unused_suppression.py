@@ -1,8 +1,8 @@
 """TL900 unused-suppression: opt-in; judges only what the run could have used; --fix removes."""
+
 from __future__ import annotations
 
 import pytest
-
 from support import run_cli, run_json, write
 
 SOURCE = """\
@@ -99,7 +99,10 @@ def test_without_removes_codes_comments_and_lone_comment_lines():
 @pytest.mark.dynamo
 def test_gb_codes_and_bare_comments_are_judged_only_on_lines_dynamo_traced(project):
     pytest.importorskip("torch")
-    write(project, "m.py", """\
+    write(
+        project,
+        "m.py",
+        """\
 import torch
 from torch import nn
 
@@ -114,7 +117,8 @@ class Net(nn.Module):
 class Unused(nn.Module):
     def forward(self, x):
         return x * 3  # noqa: GB0124
-""")
+""",
+    )
     args = ["check", "--extend-select", "TL900", "--target", "m.py:Net", "--input", "f32[2,4]"]
     code, report = run_json(args)
     got = [(f["line"], f["rule"], f["message"]) for f in report["findings"]]

@@ -1,12 +1,13 @@
 """`torchlint rules --verify`: per-rule verdicts from the pages' examples on the installed torch."""
+
 import importlib.util
 
 import pytest
 from click.testing import CliRunner
 
 from torchlint import verify
-from torchlint.pages import Example, Page, pages
 from torchlint.cli import main
+from torchlint.pages import Example, Page, pages
 
 
 def _page(bad: str, good: str) -> Page:
@@ -87,8 +88,13 @@ def test_cli_json_has_a_status_per_rule(monkeypatch):
     present = real("json")
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: present if name == "torch" else real(name, *a))
     monkeypatch.setattr(verify, "torch_version", lambda: "9.9")
-    monkeypatch.setattr(verify, "verify_page", lambda page: verify.Verdict(
-        page.code, bad_lines=set() if page.code == "TL003" else {1}, marked={1}, gb_codes={"GB0001"}))
+    monkeypatch.setattr(
+        verify,
+        "verify_page",
+        lambda page: verify.Verdict(
+            page.code, bad_lines=set() if page.code == "TL003" else {1}, marked={1}, gb_codes={"GB0001"}
+        ),
+    )
     result = CliRunner().invoke(main, ["rules", "--verify", "--all", "--format", "json"])
     assert result.exit_code == 1
     data = json.loads(result.stdout)

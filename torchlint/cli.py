@@ -3,12 +3,12 @@
 Reports go to stdout (or ``-o FILE``); progress and logs go to stderr. Exit codes: 0 the run
 meets its criterion, 1 it does not, 2 a usage, config or input error.
 """
+
 from __future__ import annotations
 
 import os
 import sys
 import traceback
-from typing import Optional
 
 import rich_click as click
 from click.exceptions import Exit, NoArgsIsHelpError
@@ -31,14 +31,14 @@ def _fail(message: str) -> Exit:
 CRITERION_EXIT_CODES = (
     "Exit codes: 0 the run meets its criterion; 1 it does not; 2 a usage, config or input error "
     "(a path that does not exist, a file that cannot be read or parsed, a target that cannot be "
-    "loaded or crashes), said in one line each. The criterion is \"no unsuppressed finding\", "
+    'loaded or crashes), said in one line each. The criterion is "no unsuppressed finding", '
     "unless a gate is set (see Gates); --exit-zero makes 1 a 0, never a 2."
 )
 
 #: what a gate does to the findings: the Gates panel's help
 GATES_HELP = (
-    "A gate (a limit or a baseline, here or in [tool.torchlint]) replaces \"no unsuppressed "
-    "finding\" as the criterion: findings are still reported, and the run fails only when a "
+    'A gate (a limit or a baseline, here or in [tool.torchlint]) replaces "no unsuppressed '
+    'finding" as the criterion: findings are still reported, and the run fails only when a '
     "count is over its limit or worse than the baseline, with a line saying by how much. "
     "Without the dynamic pass, --max-graph-breaks counts the static pass's potential graph "
     "breaks (not the TL1xx warnings). A limit on a count the run did not measure "
@@ -55,10 +55,12 @@ PANELS = ("Output", "Rules", "Project", "Dynamic", "Gates", "Fixes", "Cache", "S
 
 def _panels(*names: str):
     """The panels of a command, in :data:`PANELS` order; Gates carries what a gate does."""
+
     def decorate(f):
         for name in reversed([p for p in PANELS if p in names]):
             f = click.option_panel(name, help=GATES_HELP if name == "Gates" else None)(f)
         return f
+
     return decorate
 
 
@@ -87,9 +89,12 @@ class _Group(click.RichGroup):
             raise Exit(exc.exit_code) from None
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]},
-             epilog="Exit codes: 0 the run meets its criterion, 1 it does not, 2 a usage, config or "
-                    "input error (each command's --help says what decides it).")
+@click.group(
+    cls=_Group,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="Exit codes: 0 the run meets its criterion, 1 it does not, 2 a usage, config or "
+    "input error (each command's --help says what decides it).",
+)
 @click.rich_config(help_config=HELP_CONFIG)
 @click.version_option(__version__, prog_name="torchlint")
 def main() -> None:
@@ -109,83 +114,241 @@ def main() -> None:
 @main.command(epilog=CRITERION_EXIT_CODES)
 @_panels("Output", "Rules", "Project", "Dynamic", "Gates", "Fixes", "Cache")
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--format", "fmt", panel="Output", type=click.Choice(FORMAT_CHOICES), default="text", show_default=True,
-              help="Report format.")
-@click.option("--select", panel="Rules", help="Comma-separated rule codes or prefixes to enable (e.g. TL0,TL101). Default: TL0 (graph breaks).")
+@click.option(
+    "--format",
+    "fmt",
+    panel="Output",
+    type=click.Choice(FORMAT_CHOICES),
+    default="text",
+    show_default=True,
+    help="Report format.",
+)
+@click.option(
+    "--select",
+    panel="Rules",
+    help="Comma-separated rule codes or prefixes to enable (e.g. TL0,TL101). Default: TL0 (graph breaks).",
+)
 @click.option("--ignore", panel="Rules", help="Comma-separated rule codes or prefixes to disable.")
-@click.option("--extend-select", panel="Rules", metavar="CODES",
-              help="Rule codes or prefixes to enable on top of the selected ones (e.g. TL101).")
-@click.option("--extend-ignore", panel="Rules", metavar="CODES",
-              help="Rule codes or prefixes to disable on top of the ignored ones.")
+@click.option(
+    "--extend-select",
+    panel="Rules",
+    metavar="CODES",
+    help="Rule codes or prefixes to enable on top of the selected ones (e.g. TL101).",
+)
+@click.option(
+    "--extend-ignore",
+    panel="Rules",
+    metavar="CODES",
+    help="Rule codes or prefixes to disable on top of the ignored ones.",
+)
 @click.option("--no-static", panel="Project", is_flag=True, help="Skip the static pass.")
-@click.option("--no-dynamic", panel="Dynamic", is_flag=True, help="Skip the dynamic pass even when targets are declared.")
-@click.option("--target", "targets", panel="Dynamic", multiple=True, metavar="PATH:OBJ",
-              help="Run dynamo on this target: a module class, a function, or a factory call "
-                   "(model.py:build(num_classes=10)). Repeatable.")
-@click.option("--input", "inputs", panel="Dynamic", multiple=True, metavar="SPEC",
-              help="Sample input, one per argument: f32[8,3,224,224], i64[2,16]:0..1000, bool[4], 3; "
-                   "NAME=SPEC passes it by keyword (input_ids=i64[2,16]:0..1000).")
-@click.option("--input-set", "input_sets", panel="Dynamic", multiple=True, metavar="SPECS",
-              help="One call's arguments separated by ';' (NAME=SPEC by keyword). Repeat to run several calls in turn and count recompilations.")
-@click.option("--inputs-from", panel="Dynamic", metavar="PATH:FUNC",
-              help="A function returning one call's arguments: a tuple, a dict of keyword arguments, or (tuple, dict).")
-@click.option("--input-sets-from", panel="Dynamic", metavar="PATH:FUNC",
-              help="A function returning a list of calls (each as --inputs-from returns one), run in turn.")
-@click.option("--train", panel="Project", is_flag=True,
-              help="The model is compiled for training: targets run forward and backward instead of eval() + "
-                   "no_grad, and the static pass checks training-only code (`if self.training:`, the loss under "
-                   "`if labels is not None:`) too.")
-@click.option("--half", panel="Project", is_flag=True,
-              help="The model runs in float16 or bfloat16: the static pass checks code under half-precision "
-                   "dtype tests (`if x.dtype == torch.float16:`) too; by default tensors are taken as float32.")
-@click.option("--timeout", panel="Dynamic", type=click.FloatRange(min=0, min_open=True), metavar="S", help="Seconds per target (default 120).")
-@click.option("--max-memory", panel="Dynamic", metavar="SIZE",
-              help="Memory each target may allocate, e.g. 8G or 512M, or none (default: half of RAM). "
-                   "A target over it is reported as out of memory (GPU memory is not counted).")
-@click.option("--max-graph-breaks", panel="Gates", type=click.IntRange(min=0), metavar="N",
-              help="Gate: fail when graph breaks exceed N (dynamo's count; without the dynamic pass, the "
-                   "static pass's potential graph breaks).")
-@click.option("--max-recompiles", panel="Gates", type=click.IntRange(min=0), metavar="N", help="Gate: fail when recompilations exceed N.")
-@click.option("--mode", panel="Dynamic", type=click.Choice(["default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"]),
-              help="reduce-overhead or max-autotune (both use CUDA graphs): also compile targets the way "
-                   "torch.compile(mode=...) does and report CUDA-graph skips and re-recordings (needs a CUDA GPU).")
-@click.option("--device", panel="Dynamic", type=click.Choice(["cpu", "cuda"]),
-              help="Move targets and their inputs to this device first (reduce-overhead implies cuda).")
-@click.option("--max-cudagraph-skips", panel="Gates", type=click.IntRange(min=0), metavar="N",
-              help="Gate: fail when more than N graphs run without a CUDA graph (with --mode reduce-overhead).")
-@click.option("--baseline", panel="Gates", type=click.Path(), help="Gate: fail only on regressions against this baseline file.")
-@click.option("--config", "config_file", panel="Project", type=click.Path(), help="Read settings from this file instead of the nearest pyproject.toml.")
-@click.option("--fix", panel="Fixes", is_flag=True, help="Apply safe fixes (eager behaviour unchanged), then report what remains.")
-@click.option("--unsafe-fixes", panel="Fixes", is_flag=True, help="Also apply (with --fix or --diff) and show fixes that change behaviour or need review.")
-@click.option("--diff", panel="Fixes", is_flag=True, help="Print the fixes as unified diffs instead of writing them; exit 1 if there are any.")
-@click.option("-j", "--jobs", panel="Cache", type=click.IntRange(min=0), metavar="N",
-              help="Processes for the static pass (default: one per core; 0: the same).")
-@click.option("--no-cache", panel="Cache", is_flag=True,
-              help="Neither read nor write the static pass's per-file cache.")
-@click.option("--cache-dir", panel="Cache", type=click.Path(file_okay=False),
-              help="Where the cache lives (default: .torchlint_cache in the project root).")
-@click.option("--stdin-filename", panel="Project", metavar="PATH",
-              help="With `-` as the path: read the source from stdin and report it as PATH (static "
-                   "pass only; the config is the one PATH would use).")
-@click.option("--add-noqa", panel="Fixes", is_flag=True,
-              help="Add `# torchlint: ignore[CODE]` to every line with a finding (to adopt torchlint "
-                   "on an existing codebase), then exit 0.")
-@click.option("--torch-version", panel="Rules", metavar="X.Y",
-              help="Report what breaks on this torch version (static pass; torch need not be installed). "
-                   "Default: the installed torch's, else the newest verified one.")
-@click.option("--shard", panel="Dynamic", metavar="K/N",
-              help="Run only every N-th declared target, starting with the K-th (a CI matrix job); "
-                   "combine the shards' JSON reports with `torchlint merge`.")
-@click.option("--no-project", panel="Project", is_flag=True,
-              help="Decide compiled regions one file at a time (no bases, calls or facts across files).")
-@click.option("--follow-imports", panel="Project", is_flag=True,
-              help="Also read installed third-party packages that the checked files import.")
+@click.option(
+    "--no-dynamic", panel="Dynamic", is_flag=True, help="Skip the dynamic pass even when targets are declared."
+)
+@click.option(
+    "--target",
+    "targets",
+    panel="Dynamic",
+    multiple=True,
+    metavar="PATH:OBJ",
+    help="Run dynamo on this target: a module class, a function, or a factory call "
+    "(model.py:build(num_classes=10)). Repeatable.",
+)
+@click.option(
+    "--input",
+    "inputs",
+    panel="Dynamic",
+    multiple=True,
+    metavar="SPEC",
+    help="Sample input, one per argument: f32[8,3,224,224], i64[2,16]:0..1000, bool[4], 3; "
+    "NAME=SPEC passes it by keyword (input_ids=i64[2,16]:0..1000).",
+)
+@click.option(
+    "--input-set",
+    "input_sets",
+    panel="Dynamic",
+    multiple=True,
+    metavar="SPECS",
+    help="One call's arguments separated by ';' (NAME=SPEC by keyword). Repeat to run several calls in turn and count recompilations.",
+)
+@click.option(
+    "--inputs-from",
+    panel="Dynamic",
+    metavar="PATH:FUNC",
+    help="A function returning one call's arguments: a tuple, a dict of keyword arguments, or (tuple, dict).",
+)
+@click.option(
+    "--input-sets-from",
+    panel="Dynamic",
+    metavar="PATH:FUNC",
+    help="A function returning a list of calls (each as --inputs-from returns one), run in turn.",
+)
+@click.option(
+    "--train",
+    panel="Project",
+    is_flag=True,
+    help="The model is compiled for training: targets run forward and backward instead of eval() + "
+    "no_grad, and the static pass checks training-only code (`if self.training:`, the loss under "
+    "`if labels is not None:`) too.",
+)
+@click.option(
+    "--half",
+    panel="Project",
+    is_flag=True,
+    help="The model runs in float16 or bfloat16: the static pass checks code under half-precision "
+    "dtype tests (`if x.dtype == torch.float16:`) too; by default tensors are taken as float32.",
+)
+@click.option(
+    "--timeout",
+    panel="Dynamic",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="S",
+    help="Seconds per target (default 120).",
+)
+@click.option(
+    "--max-memory",
+    panel="Dynamic",
+    metavar="SIZE",
+    help="Memory each target may allocate, e.g. 8G or 512M, or none (default: half of RAM). "
+    "A target over it is reported as out of memory (GPU memory is not counted).",
+)
+@click.option(
+    "--max-graph-breaks",
+    panel="Gates",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Gate: fail when graph breaks exceed N (dynamo's count; without the dynamic pass, the "
+    "static pass's potential graph breaks).",
+)
+@click.option(
+    "--max-recompiles",
+    panel="Gates",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Gate: fail when recompilations exceed N.",
+)
+@click.option(
+    "--mode",
+    panel="Dynamic",
+    type=click.Choice(["default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"]),
+    help="reduce-overhead or max-autotune (both use CUDA graphs): also compile targets the way "
+    "torch.compile(mode=...) does and report CUDA-graph skips and re-recordings (needs a CUDA GPU).",
+)
+@click.option(
+    "--device",
+    panel="Dynamic",
+    type=click.Choice(["cpu", "cuda"]),
+    help="Move targets and their inputs to this device first (reduce-overhead implies cuda).",
+)
+@click.option(
+    "--max-cudagraph-skips",
+    panel="Gates",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Gate: fail when more than N graphs run without a CUDA graph (with --mode reduce-overhead).",
+)
+@click.option(
+    "--baseline", panel="Gates", type=click.Path(), help="Gate: fail only on regressions against this baseline file."
+)
+@click.option(
+    "--config",
+    "config_file",
+    panel="Project",
+    type=click.Path(),
+    help="Read settings from this file instead of the nearest pyproject.toml.",
+)
+@click.option(
+    "--fix", panel="Fixes", is_flag=True, help="Apply safe fixes (eager behaviour unchanged), then report what remains."
+)
+@click.option(
+    "--unsafe-fixes",
+    panel="Fixes",
+    is_flag=True,
+    help="Also apply (with --fix or --diff) and show fixes that change behaviour or need review.",
+)
+@click.option(
+    "--diff",
+    panel="Fixes",
+    is_flag=True,
+    help="Print the fixes as unified diffs instead of writing them; exit 1 if there are any.",
+)
+@click.option(
+    "-j",
+    "--jobs",
+    panel="Cache",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Processes for the static pass (default: one per core; 0: the same).",
+)
+@click.option(
+    "--no-cache", panel="Cache", is_flag=True, help="Neither read nor write the static pass's per-file cache."
+)
+@click.option(
+    "--cache-dir",
+    panel="Cache",
+    type=click.Path(file_okay=False),
+    help="Where the cache lives (default: .torchlint_cache in the project root).",
+)
+@click.option(
+    "--stdin-filename",
+    panel="Project",
+    metavar="PATH",
+    help="With `-` as the path: read the source from stdin and report it as PATH (static "
+    "pass only; the config is the one PATH would use).",
+)
+@click.option(
+    "--add-noqa",
+    panel="Fixes",
+    is_flag=True,
+    help="Add `# torchlint: ignore[CODE]` to every line with a finding (to adopt torchlint "
+    "on an existing codebase), then exit 0.",
+)
+@click.option(
+    "--torch-version",
+    panel="Rules",
+    metavar="X.Y",
+    help="Report what breaks on this torch version (static pass; torch need not be installed). "
+    "Default: the installed torch's, else the newest verified one.",
+)
+@click.option(
+    "--shard",
+    panel="Dynamic",
+    metavar="K/N",
+    help="Run only every N-th declared target, starting with the K-th (a CI matrix job); "
+    "combine the shards' JSON reports with `torchlint merge`.",
+)
+@click.option(
+    "--no-project",
+    panel="Project",
+    is_flag=True,
+    help="Decide compiled regions one file at a time (no bases, calls or facts across files).",
+)
+@click.option(
+    "--follow-imports",
+    panel="Project",
+    is_flag=True,
+    help="Also read installed third-party packages that the checked files import.",
+)
 @click.option("--statistics", panel="Output", is_flag=True, help="Show counts per rule.")
-@click.option("--exit-zero", panel="Gates", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2).")
-@click.option("-o", "--output-file", panel="Output", type=click.Path(dir_okay=False), help="Write the report to FILE instead of stdout.")
+@click.option(
+    "--exit-zero", panel="Gates", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2)."
+)
+@click.option(
+    "-o",
+    "--output-file",
+    panel="Output",
+    type=click.Path(dir_okay=False),
+    help="Write the report to FILE instead of stdout.",
+)
 @click.option("-q", "--quiet", panel="Output", is_flag=True, help="Print only the summary (text format).")
-@click.option("-v", "--verbose", "--debug", panel="Output", is_flag=True,
-              help="Progress on stderr; tracebacks on internal errors (--debug is the same).")
+@click.option(
+    "-v",
+    "--verbose",
+    "--debug",
+    panel="Output",
+    is_flag=True,
+    help="Progress on stderr; tracebacks on internal errors (--debug is the same).",
+)
 def check(**params) -> None:
     """Check PATHS (files or folders, default: .) for what makes torch.compile slow.
 
@@ -210,34 +373,94 @@ def check(**params) -> None:
         # as ruff: a warning, not an error (a hook over a commit without Python files passes)
         click.echo("torchlint: warning: No Python files found under the given path(s)", err=True)
     unsafe_fixable = 0 if args.no_static else _mark_fixes(report, settings, args.unsafe_fixes, args.verbose)
-    _emit(report, args.fmt, args.output_file, statistics=args.statistics, quiet=args.quiet,
-          verbose=args.verbose, unsafe_fixable=unsafe_fixable, unsafe_fixes=args.unsafe_fixes)
+    _emit(
+        report,
+        args.fmt,
+        args.output_file,
+        statistics=args.statistics,
+        quiet=args.quiet,
+        verbose=args.verbose,
+        unsafe_fixable=unsafe_fixable,
+        unsafe_fixes=args.unsafe_fixes,
+    )
     sys.exit(exit_code(report, settings, args.exit_zero))
 
 
-@main.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
-              epilog=CRITERION_EXIT_CODES)
+@main.command(
+    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False}, epilog=CRITERION_EXIT_CODES
+)
 @_panels("Output", "Rules", "Project", "Dynamic", "Gates")
 @click.argument("program", nargs=-1, type=click.UNPROCESSED, required=True)
-@click.option("--format", "fmt", panel="Output", type=click.Choice(FORMAT_CHOICES), default="text", show_default=True,
-              help="Report format (the program's own output goes to stdout too: use -o for json/sarif).")
+@click.option(
+    "--format",
+    "fmt",
+    panel="Output",
+    type=click.Choice(FORMAT_CHOICES),
+    default="text",
+    show_default=True,
+    help="Report format (the program's own output goes to stdout too: use -o for json/sarif).",
+)
 @click.option("--select", panel="Rules", help="Comma-separated rule codes or prefixes to enable.")
 @click.option("--ignore", panel="Rules", help="Comma-separated rule codes or prefixes to disable.")
-@click.option("--path", "paths", panel="Project", multiple=True, type=click.Path(),
-              help="The project's files for the static pass (default: .). Repeatable. Breaks are placed "
-                   "on the innermost frame under the working folder or the script's folder.")
+@click.option(
+    "--path",
+    "paths",
+    panel="Project",
+    multiple=True,
+    type=click.Path(),
+    help="The project's files for the static pass (default: .). Repeatable. Breaks are placed "
+    "on the innermost frame under the working folder or the script's folder.",
+)
 @click.option("--no-static", panel="Project", is_flag=True, help="Skip the static pass over the project's files.")
-@click.option("--timeout", panel="Dynamic", type=click.FloatRange(min=0, min_open=True), metavar="S",
-              help="Stop the program (and every process it started) after S seconds (default: no limit).")
-@click.option("--max-graph-breaks", panel="Gates", type=click.IntRange(min=0), metavar="N", help="Gate: fail when distinct graph breaks exceed N.")
-@click.option("--max-recompiles", panel="Gates", type=click.IntRange(min=0), metavar="N", help="Gate: fail when recompilations exceed N.")
-@click.option("--baseline", panel="Gates", type=click.Path(), help="Gate: fail only on regressions against this baseline file.")
-@click.option("--config", "config_file", panel="Project", type=click.Path(), help="Read settings from this file instead of the nearest pyproject.toml.")
-@click.option("--records", "records_dir", panel="Dynamic", type=click.Path(file_okay=False),
-              help="Keep the observer's per-process records (JSON lines) in this folder.")
+@click.option(
+    "--timeout",
+    panel="Dynamic",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="S",
+    help="Stop the program (and every process it started) after S seconds (default: no limit).",
+)
+@click.option(
+    "--max-graph-breaks",
+    panel="Gates",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Gate: fail when distinct graph breaks exceed N.",
+)
+@click.option(
+    "--max-recompiles",
+    panel="Gates",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Gate: fail when recompilations exceed N.",
+)
+@click.option(
+    "--baseline", panel="Gates", type=click.Path(), help="Gate: fail only on regressions against this baseline file."
+)
+@click.option(
+    "--config",
+    "config_file",
+    panel="Project",
+    type=click.Path(),
+    help="Read settings from this file instead of the nearest pyproject.toml.",
+)
+@click.option(
+    "--records",
+    "records_dir",
+    panel="Dynamic",
+    type=click.Path(file_okay=False),
+    help="Keep the observer's per-process records (JSON lines) in this folder.",
+)
 @click.option("--statistics", panel="Output", is_flag=True, help="Show counts per rule.")
-@click.option("--exit-zero", panel="Gates", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2).")
-@click.option("-o", "--output-file", panel="Output", type=click.Path(dir_okay=False), help="Write the report to FILE instead of stdout.")
+@click.option(
+    "--exit-zero", panel="Gates", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2)."
+)
+@click.option(
+    "-o",
+    "--output-file",
+    panel="Output",
+    type=click.Path(dir_okay=False),
+    help="Write the report to FILE instead of stdout.",
+)
 @click.option("-q", "--quiet", panel="Output", is_flag=True, help="Print only the summary (text format).")
 @click.option("-v", "--verbose", "--debug", panel="Output", is_flag=True, help="Tracebacks on internal errors.")
 def run(**params) -> None:
@@ -261,14 +484,25 @@ def run(**params) -> None:
     try:
         _check_paths(args.paths)
         settings = load_settings(args.config_file)
-        settings = override(settings, select=codes_option(args.select, "--select"),
-                            ignore=codes_option(args.ignore, "--ignore"), max_graph_breaks=args.max_graph_breaks,
-                            max_recompiles=args.max_recompiles, baseline=args.baseline)
+        settings = override(
+            settings,
+            select=codes_option(args.select, "--select"),
+            ignore=codes_option(args.ignore, "--ignore"),
+            max_graph_breaks=args.max_graph_breaks,
+            max_recompiles=args.max_recompiles,
+            baseline=args.baseline,
+        )
     except ConfigError as exc:
         raise _fail(str(exc))
     try:
-        report, _ = watch(args.program, settings=settings, paths=args.paths or (".",), static=not args.no_static,
-                          timeout=args.timeout, records_dir=args.records_dir)
+        report, _ = watch(
+            args.program,
+            settings=settings,
+            paths=args.paths or (".",),
+            static=not args.no_static,
+            timeout=args.timeout,
+            records_dir=args.records_dir,
+        )
         apply_settings(report, settings)
     except ConfigError as exc:
         raise _fail(str(exc))
@@ -287,15 +521,50 @@ def run(**params) -> None:
 @main.command("merge", epilog=CRITERION_EXIT_CODES)
 @_panels("Output", "Project", "Gates")
 @click.argument("reports", nargs=-1, required=True, type=click.Path())
-@click.option("--format", "fmt", panel="Output", type=click.Choice(FORMAT_CHOICES), default="text", show_default=True,
-              help="Report format.")
-@click.option("--max-graph-breaks", panel="Gates", type=click.IntRange(min=0), metavar="N", help="Gate: fail when the graph-break count exceeds N.")
-@click.option("--max-recompiles", panel="Gates", type=click.IntRange(min=0), metavar="N", help="Gate: fail when recompilations exceed N.")
-@click.option("--baseline", panel="Gates", type=click.Path(), help="Gate: fail only on regressions against this baseline file.")
-@click.option("--config", "config_file", panel="Project", type=click.Path(), help="Read the gates from this file instead of the nearest pyproject.toml.")
+@click.option(
+    "--format",
+    "fmt",
+    panel="Output",
+    type=click.Choice(FORMAT_CHOICES),
+    default="text",
+    show_default=True,
+    help="Report format.",
+)
+@click.option(
+    "--max-graph-breaks",
+    panel="Gates",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Gate: fail when the graph-break count exceeds N.",
+)
+@click.option(
+    "--max-recompiles",
+    panel="Gates",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Gate: fail when recompilations exceed N.",
+)
+@click.option(
+    "--baseline", panel="Gates", type=click.Path(), help="Gate: fail only on regressions against this baseline file."
+)
+@click.option(
+    "--config",
+    "config_file",
+    panel="Project",
+    type=click.Path(),
+    help="Read the gates from this file instead of the nearest pyproject.toml.",
+)
 @click.option("--statistics", panel="Output", is_flag=True, help="Show counts per rule.")
-@click.option("--exit-zero", panel="Gates", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2).")
-@click.option("-o", "--output-file", panel="Output", type=click.Path(dir_okay=False), help="Write the report to FILE instead of stdout.")
+@click.option(
+    "--exit-zero", panel="Gates", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2)."
+)
+@click.option(
+    "-o",
+    "--output-file",
+    panel="Output",
+    type=click.Path(dir_okay=False),
+    help="Write the report to FILE instead of stdout.",
+)
 @click.option("-q", "--quiet", panel="Output", is_flag=True, help="Print only the summary (text format).")
 def merge_cmd(**params) -> None:
     """Combine JSON reports (e.g. the shards of `torchlint check --shard K/N`) into one.
@@ -307,8 +576,12 @@ def merge_cmd(**params) -> None:
 
     args = MergeArgs(**params)
     try:
-        settings = override(load_settings(args.config_file), max_graph_breaks=args.max_graph_breaks,
-                            max_recompiles=args.max_recompiles, baseline=args.baseline)
+        settings = override(
+            load_settings(args.config_file),
+            max_graph_breaks=args.max_graph_breaks,
+            max_recompiles=args.max_recompiles,
+            baseline=args.baseline,
+        )
         report = combine([load_report(p) for p in args.reports])
         apply_settings(report, settings)
     except (ConfigError, GateError, ReportError) as exc:
@@ -350,26 +623,42 @@ def _run(args: CheckArgs):
             raise _fail(str(exc))
     if args.fixing and args.no_static:
         raise _fail("--fix and --diff need the static pass (drop --no-static)")
-    fix_errors = _apply_fixes(settings, paths or (".",), diff=args.diff, unsafe=args.unsafe_fixes,
-                              quiet=args.quiet, exit_zero=args.exit_zero,
-                              verbose=args.verbose) if args.fixing else []
+    fix_errors = (
+        _apply_fixes(
+            settings,
+            paths or (".",),
+            diff=args.diff,
+            unsafe=args.unsafe_fixes,
+            quiet=args.quiet,
+            exit_zero=args.exit_zero,
+            verbose=args.verbose,
+        )
+        if args.fixing
+        else []
+    )
 
+    from torchlint.output.progress import close as close_progress
+    from torchlint.output.progress import progress_for
     from torchlint.pipeline import CheckOptions, run_check
-
-    from torchlint.output.progress import close as close_progress, progress_for
-
     from torchlint.static import limits as guard
 
     guard.SHOW_TRACEBACKS = bool(args.verbose)  # a file that trips a bug: its traceback with -v
     progress = progress_for(args.fmt, args.verbose, quiet=args.quiet)  # a bar on a terminal, text only
     stdin = (stdin_name or "-", sys.stdin.read()) if use_stdin else None
-    options = CheckOptions(paths=paths or (".",), settings=settings, static=not args.no_static, stdin=stdin,
-                           dynamic=False if args.no_dynamic else None, cli_targets=cli_targets(args),
-                           train=args.train, progress=progress,
-                           # --fix/--diff rewrite files and want fixes: they never read the cache
-                           use_cache=not (args.no_cache or args.fixing),
-                           mark_fixes=True,  # per file, in the pass, cached with the findings
-                           shard=shard)
+    options = CheckOptions(
+        paths=paths or (".",),
+        settings=settings,
+        static=not args.no_static,
+        stdin=stdin,
+        dynamic=False if args.no_dynamic else None,
+        cli_targets=cli_targets(args),
+        train=args.train,
+        progress=progress,
+        # --fix/--diff rewrite files and want fixes: they never read the cache
+        use_cache=not (args.no_cache or args.fixing),
+        mark_fixes=True,  # per file, in the pass, cached with the findings
+        shard=shard,
+    )
     try:
         report = run_check(options)
         report.errors.extend(fix_errors)
@@ -401,8 +690,9 @@ def _check_paths(paths) -> None:
         raise ConfigError("\n".join(f"{p}: no such file or directory" for p in missing))
 
 
-def _apply_fixes(settings: Settings, paths, *, diff: bool, unsafe: bool, quiet: bool, exit_zero: bool,
-                 verbose: bool) -> list:
+def _apply_fixes(
+    settings: Settings, paths, *, diff: bool, unsafe: bool, quiet: bool, exit_zero: bool, verbose: bool
+) -> list:
     """--fix writes the fixed files (and returns those it could not write); --diff prints and exits."""
     from torchlint.findings import FileError
     from torchlint.fixes.run import fix_paths, unified_diff
@@ -447,10 +737,17 @@ def _add_noqa(report) -> int:
     for path, problem in done.errors:
         click.echo(f"torchlint: error: {path}: {problem}", err=True)
     added, files, skipped = done.added, done.files, done.skipped
-    click.echo(f"Added {added} suppression comment{'s' if added != 1 else ''}"
-               + (f" in {files} file{'s' if files != 1 else ''}" if added else "") + "."
-               + (f" {skipped} finding{'s' if skipped != 1 else ''} left: no line of it can take a comment."
-                  if skipped else ""), err=True)
+    click.echo(
+        f"Added {added} suppression comment{'s' if added != 1 else ''}"
+        + (f" in {files} file{'s' if files != 1 else ''}" if added else "")
+        + "."
+        + (
+            f" {skipped} finding{'s' if skipped != 1 else ''} left: no line of it can take a comment."
+            if skipped
+            else ""
+        ),
+        err=True,
+    )
     return EXIT_ERROR if report.errors or done.errors else EXIT_OK
 
 
@@ -460,8 +757,11 @@ def _fix_unused_suppressions(report, quiet: bool) -> None:
 
     fixed, written = fix_unused(report)
     if fixed and not quiet:
-        click.echo(f"Fixed {fixed} unused suppression{'s' if fixed != 1 else ''} in {written} "
-                   f"file{'s' if written != 1 else ''}.", err=True)
+        click.echo(
+            f"Fixed {fixed} unused suppression{'s' if fixed != 1 else ''} in {written} "
+            f"file{'s' if written != 1 else ''}.",
+            err=True,
+        )
 
 
 def _mark_fixes(report, settings: Settings, unsafe: bool, verbose: bool) -> int:
@@ -472,13 +772,28 @@ def _mark_fixes(report, settings: Settings, unsafe: bool, verbose: bool) -> int:
     return sum(1 for f in report.findings if f.fix is not None and f.fix.applicability != "safe")
 
 
-def _emit(report, fmt: str, output_file: Optional[str], *, statistics: bool, quiet: bool, verbose: bool,
-          unsafe_fixable: int = 0, unsafe_fixes: bool = False) -> None:
+def _emit(
+    report,
+    fmt: str,
+    output_file: str | None,
+    *,
+    statistics: bool,
+    quiet: bool,
+    verbose: bool,
+    unsafe_fixable: int = 0,
+    unsafe_fixes: bool = False,
+) -> None:
     from torchlint.output import RenderOptions, render, write_report
 
     color = output_file is None and fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
-    opts = RenderOptions(statistics=statistics, color=color, quiet=quiet, verbose=verbose,
-                         unsafe_fixable=unsafe_fixable, unsafe_fixes=unsafe_fixes)
+    opts = RenderOptions(
+        statistics=statistics,
+        color=color,
+        quiet=quiet,
+        verbose=verbose,
+        unsafe_fixable=unsafe_fixable,
+        unsafe_fixes=unsafe_fixes,
+    )
     if output_file is None:
         render(report, fmt, sys.stdout, opts)
         sys.stdout.flush()
@@ -489,12 +804,30 @@ def _emit(report, fmt: str, output_file: Optional[str], *, statistics: bool, qui
         raise _fail(f"{output_file}: cannot write report: {exc.strerror or exc}")
 
 
-_BASELINE_PARAMS = {"paths", "select", "ignore", "no_static", "no_dynamic", "targets", "inputs",
-                    "input_sets", "inputs_from", "train", "timeout", "config_file", "verbose",
-                    "mode", "device", "max_memory", "extend_select", "extend_ignore", "torch_version"}
+_BASELINE_PARAMS = {
+    "paths",
+    "select",
+    "ignore",
+    "no_static",
+    "no_dynamic",
+    "targets",
+    "inputs",
+    "input_sets",
+    "inputs_from",
+    "train",
+    "timeout",
+    "config_file",
+    "verbose",
+    "mode",
+    "device",
+    "max_memory",
+    "extend_select",
+    "extend_ignore",
+    "torch_version",
+}
 
 
-def _baseline(output_file: Optional[str], **params) -> None:
+def _baseline(output_file: str | None, **params) -> None:
     """Write a baseline of the current graph-break and recompile counts and findings.
 
     Run it once on a main branch; later `torchlint check --baseline FILE` fails only on
@@ -514,28 +847,48 @@ def _baseline(output_file: Optional[str], **params) -> None:
     except OSError as exc:
         raise _fail(f"{path}: cannot write baseline: {exc.strerror or exc}")
     breaks = report.graph_breaks
-    click.echo(f"wrote {path}: {len(report.findings)} findings"
-               + (f", {breaks} graph breaks, {report.recompiles} recompiles" if breaks is not None else ""),
-               err=True)
+    click.echo(
+        f"wrote {path}: {len(report.findings)} findings"
+        + (f", {breaks} graph breaks, {report.recompiles} recompiles" if breaks is not None else ""),
+        err=True,
+    )
 
 
-main.add_command(click.RichCommand(
-    "baseline", callback=_baseline, help=_baseline.__doc__,
-    epilog="Exit codes: 0 the baseline was written; 2 a usage, config or input error (a file or "
-           "target that could not be checked: nothing is written).",
-    params=[p for p in check.params if p.name in _BASELINE_PARAMS] + [
-        click.RichOption(["-o", "--output-file"], panel="Output", type=click.Path(dir_okay=False),
-                     help="Where to write the baseline (default: the config's `baseline`, else "
-                          "torchlint-baseline.json)."),
-    ],
-))
+main.add_command(
+    click.RichCommand(
+        "baseline",
+        callback=_baseline,
+        help=_baseline.__doc__,
+        epilog="Exit codes: 0 the baseline was written; 2 a usage, config or input error (a file or "
+        "target that could not be checked: nothing is written).",
+        params=[p for p in check.params if p.name in _BASELINE_PARAMS]
+        + [
+            click.RichOption(
+                ["-o", "--output-file"],
+                panel="Output",
+                type=click.Path(dir_okay=False),
+                help="Where to write the baseline (default: the config's `baseline`, else torchlint-baseline.json).",
+            ),
+        ],
+    )
+)
 
 
 @main.command("clean", epilog=PLAIN_EXIT_CODES)
-@click.option("--cache-dir", panel="Cache", type=click.Path(file_okay=False),
-              help="The cache folder to remove (default: the config's `cache-dir`, else .torchlint_cache).")
-@click.option("--config", "config_file", panel="Project", type=click.Path(), help="Read settings from this file instead of the nearest pyproject.toml.")
-def clean_cmd(cache_dir: Optional[str], config_file: Optional[str]) -> None:
+@click.option(
+    "--cache-dir",
+    panel="Cache",
+    type=click.Path(file_okay=False),
+    help="The cache folder to remove (default: the config's `cache-dir`, else .torchlint_cache).",
+)
+@click.option(
+    "--config",
+    "config_file",
+    panel="Project",
+    type=click.Path(),
+    help="Read settings from this file instead of the nearest pyproject.toml.",
+)
+def clean_cmd(cache_dir: str | None, config_file: str | None) -> None:
     """Remove the static pass's cache (only a folder torchlint made: it carries its CACHEDIR.TAG)."""
     from torchlint.static.cache import clean, default_dir
 
@@ -553,13 +906,28 @@ def clean_cmd(cache_dir: Optional[str], config_file: Optional[str]) -> None:
     click.echo(f"removed {folder}" if removed else f"no cache at {folder}", err=True)
 
 
-@main.command("rules", epilog="Exit codes: 0 done; 1 with --verify: a rule is not live on the installed "
-                               "torch; 2 a usage error (--verify without torch).")
+@main.command(
+    "rules",
+    epilog="Exit codes: 0 done; 1 with --verify: a rule is not live on the installed "
+    "torch; 2 a usage error (--verify without torch).",
+)
 @click.option("--all", "show_all", panel="Rules", is_flag=True, help="Also list rules not enabled by default.")
-@click.option("--verify", panel="Rules", is_flag=True, help="Run each rule page's examples through the installed torch "
-              "and say which rules are live there (exit 1 if one is not).")
-@click.option("--format", "fmt", panel="Output", type=click.Choice(["text", "json"]), default="text", show_default=True,
-              help="With --verify: one line per rule, or one JSON object (torch version, a verdict per rule).")
+@click.option(
+    "--verify",
+    panel="Rules",
+    is_flag=True,
+    help="Run each rule page's examples through the installed torch "
+    "and say which rules are live there (exit 1 if one is not).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    panel="Output",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="With --verify: one line per rule, or one JSON object (torch version, a verdict per rule).",
+)
 def rules_cmd(show_all: bool, verify: bool, fmt: str) -> None:
     """List the rules: code, name, what they catch."""
     from torchlint.rules import all_rules
@@ -581,8 +949,9 @@ def _verify_rules(rules, show_all: bool, fmt: str = "text") -> None:
     import importlib.util
 
     if importlib.util.find_spec("torch") is None:
-        raise _fail("--verify runs the rule pages through torch, which is not installed "
-                    "(pip install 'torchlint[dynamic]')")
+        raise _fail(
+            "--verify runs the rule pages through torch, which is not installed (pip install 'torchlint[dynamic]')"
+        )
     from torchlint.pages import page
     from torchlint.verify import torch_version, verify_page
 
@@ -597,8 +966,11 @@ def _verify_rules(rules, show_all: bool, fmt: str = "text") -> None:
         p = page(rule.code)
         entry = {"rule": rule.code, "name": rule.name}
         if rule.severity == "warning":
-            verdict = ("performance warning: not a graph break, not checked" if rule.code.startswith("TL1")
-                       else "not a graph break (about suppression comments), not checked")
+            verdict = (
+                "performance warning: not a graph break, not checked"
+                if rule.code.startswith("TL1")
+                else "not a graph break (about suppression comments), not checked"
+            )
             entry["status"] = "warning" if rule.code.startswith("TL1") else "not-a-break"
         elif p is None:
             verdict, dead = "no page to verify", dead + 1
@@ -643,10 +1015,17 @@ def rule_cmd(code: str) -> None:
 
 
 @main.command("server", epilog=PLAIN_EXIT_CODES)
-@click.option("--debounce", panel="Server", type=click.FloatRange(min=0), default=50, show_default=True, metavar="MS",
-              help="Milliseconds of quiet after an edit before the buffer is linted again.")
+@click.option(
+    "--debounce",
+    panel="Server",
+    type=click.FloatRange(min=0),
+    default=50,
+    show_default=True,
+    metavar="MS",
+    help="Milliseconds of quiet after an edit before the buffer is linted again.",
+)
 @click.option("--log-file", panel="Server", type=click.Path(dir_okay=False), help="Write the server's log to FILE.")
-def server_cmd(debounce: float, log_file: Optional[str]) -> None:
+def server_cmd(debounce: float, log_file: str | None) -> None:
     """Run the language server on stdin/stdout (for editors; needs `pip install 'torchlint[lsp]'`)."""
     try:
         from torchlint.lsp.server import serve

@@ -3,6 +3,7 @@
 Every key is checked for type and allowed values; an unknown key or a bad value raises
 :class:`ConfigError` with a message naming the file, the key and the expected form.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -10,9 +11,10 @@ import fnmatch
 import os
 import re
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -43,40 +45,40 @@ class ConfigError(Exception):
     one line each and ``str()`` joins them with newlines.
     """
 
-    def __init__(self, message: str, problems: Optional[Sequence[str]] = None) -> None:
-        self.problems: List[str] = list(problems) if problems else [message]
+    def __init__(self, message: str, problems: Sequence[str] | None = None) -> None:
+        self.problems: list[str] = list(problems) if problems else [message]
         super().__init__("\n".join(self.problems))
 
     @classmethod
-    def of(cls, problems: Sequence[str]) -> "ConfigError":
+    def of(cls, problems: Sequence[str]) -> ConfigError:
         return cls(problems[0], problems)
 
 
 @dataclass
 class Settings:
-    select: List[str] = field(default_factory=lambda: list(DEFAULT_SELECT))
-    ignore: List[str] = field(default_factory=list)
+    select: list[str] = field(default_factory=lambda: list(DEFAULT_SELECT))
+    ignore: list[str] = field(default_factory=list)
     #: added to ``select`` / ``ignore`` (as ruff's ``extend-select`` / ``extend-ignore``)
-    extend_select: List[str] = field(default_factory=list)
-    extend_ignore: List[str] = field(default_factory=list)
-    per_file_ignores: Dict[str, List[str]] = field(default_factory=dict)
-    exclude: List[str] = field(default_factory=list)
-    max_graph_breaks: Optional[int] = None
-    max_recompiles: Optional[int] = None
+    extend_select: list[str] = field(default_factory=list)
+    extend_ignore: list[str] = field(default_factory=list)
+    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+    exclude: list[str] = field(default_factory=list)
+    max_graph_breaks: int | None = None
+    max_recompiles: int | None = None
     #: ``reduce-overhead`` adds the CUDA-graph check; ``device`` moves targets and inputs
-    mode: Optional[str] = None
-    device: Optional[str] = None
-    max_cudagraph_skips: Optional[int] = None
-    baseline: Optional[str] = None
-    targets: List[Dict[str, Any]] = field(default_factory=list)
+    mode: str | None = None
+    device: str | None = None
+    max_cudagraph_skips: int | None = None
+    baseline: str | None = None
+    targets: list[dict[str, Any]] = field(default_factory=list)
     timeout: float = 120.0
-    cache_dir: Optional[str] = None
-    jobs: Optional[int] = None
+    cache_dir: str | None = None
+    jobs: int | None = None
     #: bytes a dynamic target may allocate (None: half the machine's memory; 0: no limit)
-    max_memory: Optional[int] = None
+    max_memory: int | None = None
     #: the torch version the static pass reports for (``torch-version``); None: the installed
     #: torch's, else the newest measured (see :mod:`torchlint.matrix`)
-    torch_version: Optional[str] = None
+    torch_version: str | None = None
     #: the static pass also checks training-only code (``if self.training:``, the loss under
     #: ``if labels is not None:``) and targets run a backward; off, the static pass checks what
     #: dynamo traces in eval mode, as the dynamic pass runs targets by default
@@ -89,35 +91,35 @@ class Settings:
     #: also read installed third-party packages the checked files import
     follow_imports: bool = False
     #: source roots for module names (relative to ``root``; default the root and ``src``)
-    src: List[str] = field(default_factory=list)
+    src: list[str] = field(default_factory=list)
     #: the folder relative paths in the config are resolved against
     root: str = "."
     #: the config file this came from, if any
-    source: Optional[str] = None
+    source: str | None = None
 
     # -- rule selection ---------------------------------------------------------------
     @property
-    def selected(self) -> List[str]:
+    def selected(self) -> list[str]:
         """``select`` plus ``extend-select``."""
         return [*self.select, *self.extend_select]
 
     @property
-    def ignored(self) -> List[str]:
+    def ignored(self) -> list[str]:
         """``ignore`` plus ``extend-ignore``."""
         return [*self.ignore, *self.extend_ignore]
 
-    def enabled_rules(self, codes: Sequence[str]) -> List[str]:
+    def enabled_rules(self, codes: Sequence[str]) -> list[str]:
         select, ignore = self.selected, self.ignored
         return [c for c in codes if _selected(c, select) and not _selected(c, ignore)]
 
-    def ignored_for(self, path: str) -> List[str]:
-        out: List[str] = []
+    def ignored_for(self, path: str) -> list[str]:
+        out: list[str] = []
         for pattern, codes in self.per_file_ignores.items():
             if match_path(path, pattern):
                 out.extend(codes)
         return out
 
-    def static_torch_version(self) -> Optional[str]:
+    def static_torch_version(self) -> str | None:
         """The measured torch version (``"2.15"``) whose breaks the static pass reports."""
         from torchlint.matrix import resolve
 
@@ -145,7 +147,7 @@ def match_path(path: str, pattern: str) -> bool:
     )
 
 
-def find_config(start: Optional[str] = None) -> Optional[Path]:
+def find_config(start: str | None = None) -> Path | None:
     """The nearest pyproject.toml with a ``[tool.torchlint]`` table, from ``start`` upward."""
     cur = Path(start or os.getcwd()).resolve()
     for folder in [cur, *cur.parents]:
@@ -160,7 +162,7 @@ def find_config(start: Optional[str] = None) -> Optional[Path]:
     return None
 
 
-def config_start(paths: Sequence[str], cwd: Optional[str] = None) -> str:
+def config_start(paths: Sequence[str], cwd: str | None = None) -> str:
     """Where config discovery starts for a run over ``paths``: their common folder (a file's
     own folder), so ``torchlint check proj/src`` from outside ``proj`` uses ``proj``'s config."""
     cwd = os.path.abspath(cwd or os.getcwd())
@@ -174,7 +176,7 @@ def config_start(paths: Sequence[str], cwd: Optional[str] = None) -> str:
         return cwd
 
 
-def load_settings(path: Optional[str] = None, start: Optional[str] = None) -> Settings:
+def load_settings(path: str | None = None, start: str | None = None) -> Settings:
     """Settings from ``path`` (or the nearest pyproject.toml with a ``[tool.torchlint]`` table
     from ``start`` upward, else from the working directory upward), defaults when there is none."""
     if not path and start is not None:
@@ -201,21 +203,39 @@ def load_settings(path: Optional[str] = None, start: Optional[str] = None) -> Se
 
 
 _KEYS = {
-    "select", "ignore", "extend-select", "extend-ignore", "per-file-ignores", "exclude",
-    "max-graph-breaks", "max-recompiles", "baseline", "targets", "timeout", "cache-dir", "jobs",
-    "max-memory", "mode", "device", "max-cudagraph-skips",
+    "select",
+    "ignore",
+    "extend-select",
+    "extend-ignore",
+    "per-file-ignores",
+    "exclude",
+    "max-graph-breaks",
+    "max-recompiles",
+    "baseline",
+    "targets",
+    "timeout",
+    "cache-dir",
+    "jobs",
+    "max-memory",
+    "mode",
+    "device",
+    "max-cudagraph-skips",
     "torch-version",
-    "project", "follow-imports", "src", "train", "half",
+    "project",
+    "follow-imports",
+    "src",
+    "train",
+    "half",
 }
 
 
-def parse_table(table: Dict[str, Any], source: str) -> Settings:
+def parse_table(table: dict[str, Any], source: str) -> Settings:
     """Settings from a ``[tool.torchlint]`` table; every bad key and value is collected and
     raised as one :class:`ConfigError` (one line each), not only the first."""
     if not isinstance(table, dict):
         raise ConfigError(f"{source}: [tool.torchlint] must be a table")
     s = Settings(root=str(Path(source).resolve().parent), source=source)
-    problems: List[str] = []
+    problems: list[str] = []
     for key, value in table.items():
         try:
             _parse_key(s, key, value, source)
@@ -247,7 +267,7 @@ def _parse_key(s: Settings, key: str, value: Any, source: str) -> None:
     elif key == "per-file-ignores":
         if not isinstance(value, dict):
             raise ConfigError(f"{where}: expected a table of glob = [codes], got {type(value).__name__}")
-        problems: List[str] = []
+        problems: list[str] = []
         for k, v in value.items():
             try:
                 s.per_file_ignores[k] = parse_codes(v, f"{where}.{k}")
@@ -293,18 +313,20 @@ CUDAGRAPH_MODES = ("reduce-overhead", "max-autotune")
 DEVICES = ("cpu", "cuda")
 
 
-def check_mode(mode: Optional[str], device: Optional[str], where: str) -> None:
+def check_mode(mode: str | None, device: str | None, where: str) -> None:
     """Raise :class:`ConfigError` for an unknown mode/device or reduce-overhead on the CPU."""
     if mode is not None and mode not in MODES:
         raise ConfigError(f"{where}: mode must be one of {', '.join(MODES)}, got {mode!r}")
     if device is not None and device not in DEVICES:
         raise ConfigError(f"{where}: device must be one of {', '.join(DEVICES)}, got {device!r}")
     if mode in CUDAGRAPH_MODES and device == "cpu":
-        raise ConfigError(f"{where}: mode {mode} captures CUDA graphs, which inductor uses "
-                          "only on CUDA devices; use device cuda (or mode default on the CPU)")
+        raise ConfigError(
+            f"{where}: mode {mode} captures CUDA graphs, which inductor uses "
+            "only on CUDA devices; use device cuda (or mode default on the CPU)"
+        )
 
 
-def check_run_options(values: Any, where: str, defaults: Optional[Settings] = None) -> None:
+def check_run_options(values: Any, where: str, defaults: Settings | None = None) -> None:
     """``mode``/``device`` of settings (or of a target table, falling back to ``defaults``)
     are known values and not reduce-overhead on the CPU; raises :class:`ConfigError`."""
     get = values.get if isinstance(values, dict) else lambda k: getattr(values, k, None)
@@ -318,7 +340,7 @@ def check_torch_version(value: Any, where: str) -> str:
     from torchlint.matrix import resolve
 
     if not isinstance(value, str):
-        raise ConfigError(f"{where}: expected a version string such as \"2.15\" (quoted), got {value!r}")
+        raise ConfigError(f'{where}: expected a version string such as "2.15" (quoted), got {value!r}')
     try:
         resolve(value, where)
     except ValueError as exc:
@@ -337,10 +359,10 @@ def parse_size(value: Any, where: str) -> int:
         return 0
     match = _SIZE.match(value) if isinstance(value, str) else None
     if not match:
-        raise ConfigError(f"{where}: expected a size such as \"8G\" or \"512M\" (or \"none\"), got {value!r}")
+        raise ConfigError(f'{where}: expected a size such as "8G" or "512M" (or "none"), got {value!r}')
     size = int(float(match.group(1)) * 1024 ** " KMGT".index(match.group(2).upper() or " "))
     if size < 1 << 20:
-        raise ConfigError(f"{where}: {value!r} is too small for a model (a size such as \"8G\" or \"512M\")")
+        raise ConfigError(f'{where}: {value!r} is too small for a model (a size such as "8G" or "512M")')
     return size
 
 
@@ -352,7 +374,7 @@ def format_size(size: int) -> str:
     return f"{size} B"
 
 
-def _strings(value: Any, where: str) -> List[str]:
+def _strings(value: Any, where: str) -> list[str]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -360,7 +382,7 @@ def _strings(value: Any, where: str) -> List[str]:
     return list(value)
 
 
-def codes_option(value: Any, where: str) -> Optional[List[str]]:
+def codes_option(value: Any, where: str) -> list[str] | None:
     """Rule codes given as an option (``--select``, ``select=``): ``None``, a comma-separated
     string or a list of strings, checked as :func:`parse_codes` checks the config's."""
     if value is None:
@@ -373,7 +395,7 @@ def codes_option(value: Any, where: str) -> Optional[List[str]]:
     return parse_codes(value, where)
 
 
-def parse_codes(value: Any, where: str) -> List[str]:
+def parse_codes(value: Any, where: str) -> list[str]:
     """Rule codes or prefixes (``TL001``, ``TL0``, ``ALL``), upper-cased; one that is not a
     code, or that matches no rule (``TL5``, ``TL04``), is an error naming ``where``."""
     codes = _strings(value, where)
@@ -389,25 +411,26 @@ def parse_codes(value: Any, where: str) -> List[str]:
     return [c.upper() for c in codes]
 
 
-def rule_codes() -> List[str]:
+def rule_codes() -> list[str]:
     """Every rule's code, read from the rule modules' file names (``tl001_tensor_item.py``)
     without importing them: a run answered by the cache never loads libcst."""
     global _RULE_CODES
     if _RULE_CODES is None:
         folder = Path(__file__).resolve().parent / "rules"
-        _RULE_CODES = sorted(f"TL{m.group(1)}" for m in (re.match(r"tl(\d{3})_\w+\.py$", p.name)
-                                                          for p in folder.iterdir()) if m)
+        _RULE_CODES = sorted(
+            f"TL{m.group(1)}" for m in (re.match(r"tl(\d{3})_\w+\.py$", p.name) for p in folder.iterdir()) if m
+        )
     return _RULE_CODES
 
 
-_RULE_CODES: Optional[List[str]] = None
+_RULE_CODES: list[str] | None = None
 
 
-def _targets(value: Any, where: str) -> List[Dict[str, Any]]:
+def _targets(value: Any, where: str) -> list[dict[str, Any]]:
     if not isinstance(value, list):
         raise ConfigError(f"{where}: expected an array of tables ([[tool.torchlint.targets]])")
     out = []
-    problems: List[str] = []
+    problems: list[str] = []
     for i, t in enumerate(value):
         for key, text in target_table_problems(t):
             problems.append(f"{where}[{i}]{'.' + key if key else ''}: {text}")
@@ -418,14 +441,14 @@ def _targets(value: Any, where: str) -> List[Dict[str, Any]]:
     return out
 
 
-def target_table_problems(table: Any) -> List[Tuple[Optional[str], str]]:
+def target_table_problems(table: Any) -> list[tuple[str | None, str]]:
     """Everything wrong with one target table (``[[tool.torchlint.targets]]``, or a target
     given to the CLI or the API with the same keys): ``(key or None, problem)`` pairs, empty
     when nothing. The one check of target keys and their types; values are parsed by the
     dynamic pass."""
     if not isinstance(table, dict):
         return [(None, "expected a table")]
-    out: List[Tuple[Optional[str], str]] = []
+    out: list[tuple[str | None, str]] = []
     for k, v in table.items():
         if k not in TARGET_KEYS:
             out.append((None, f"unknown key `{k}` (known: {', '.join(sorted(TARGET_KEYS))})"))
@@ -436,11 +459,11 @@ def target_table_problems(table: Any) -> List[Tuple[Optional[str], str]]:
         elif expected is list and not all(isinstance(x, str) for x in v):
             out.append((k, f"expected a list of input-spec strings, got {v!r}"))
     if "target" not in table:
-        out.append((None, "missing required key `target` (e.g. target = \"model.py:Net\")"))
+        out.append((None, 'missing required key `target` (e.g. target = "model.py:Net")'))
     return out
 
 
-def target_table_problem(table: Any) -> Optional[Tuple[Optional[str], str]]:
+def target_table_problem(table: Any) -> tuple[str | None, str] | None:
     """The first of :func:`target_table_problems`, or None."""
     problems = target_table_problems(table)
     return problems[0] if problems else None
@@ -453,13 +476,18 @@ def _type_name(t) -> str:
     return names.get(t, t.__name__)
 
 
-def select_override(settings: Settings, *, select: Optional[List[str]] = None,
-                    ignore: Optional[List[str]] = None, extend_select: Optional[List[str]] = None,
-                    extend_ignore: Optional[List[str]] = None) -> Settings:
+def select_override(
+    settings: Settings,
+    *,
+    select: list[str] | None = None,
+    ignore: list[str] | None = None,
+    extend_select: list[str] | None = None,
+    extend_ignore: list[str] | None = None,
+) -> Settings:
     """Command-line rule selection over the config's, as ruff does it: ``select`` replaces the
     config's ``select`` and ``extend-select``, ``ignore`` its ``ignore``; the ``extend_``
     lists add to what is there."""
-    values: Dict[str, Any] = {}
+    values: dict[str, Any] = {}
     if select is not None:
         values.update(select=select, extend_select=[])
     if ignore is not None:

@@ -18,12 +18,14 @@ Baseline file (JSON, written atomically)::
 Fingerprints (:meth:`Finding.fingerprint`) use the path, rule and the code on the line, not
 the line number, so they survive edits above the finding.
 """
+
 from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any
 
 from torchlint.atomic import write_text_atomic
 from torchlint.files import read_json
@@ -45,11 +47,11 @@ class GateError(ValueError):
 
 @dataclass
 class Baseline:
-    graph_breaks: Optional[int] = None
-    recompiles: Optional[int] = None
-    targets: Dict[str, Dict[str, int]] = field(default_factory=dict)
-    findings: List[Dict[str, Any]] = field(default_factory=list)
-    torch_version: Optional[str] = None
+    graph_breaks: int | None = None
+    recompiles: int | None = None
+    targets: dict[str, dict[str, int]] = field(default_factory=dict)
+    findings: list[dict[str, Any]] = field(default_factory=list)
+    torch_version: str | None = None
 
     def fingerprints(self) -> Counter:
         return Counter(f["fingerprint"] for f in self.findings if "fingerprint" in f)
@@ -67,7 +69,7 @@ def fingerprint(finding: Finding) -> str:
     return finding.fingerprint(_line_text(finding))
 
 
-def baseline_of(report: Report) -> Dict[str, Any]:
+def baseline_of(report: Report) -> dict[str, Any]:
     return {
         "version": BASELINE_VERSION,
         "torch_version": report.torch_version,
@@ -75,11 +77,22 @@ def baseline_of(report: Report) -> Dict[str, Any]:
         "recompiles": report.recompiles,
         "targets": {
             t.target: {"graphs": t.graphs, "graph_breaks": t.graph_breaks, "recompiles": t.recompiles}
-            for t in report.targets if t.error is None
+            for t in report.targets
+            if t.error is None
         },
         "findings": sorted(
-            ({"fingerprint": fingerprint(f), "rule": f.rule, "gb_code": f.gb_code, "path": f.path,
-              "line": f.line, "message": f.message, "source": f.source} for f in report.findings),
+            (
+                {
+                    "fingerprint": fingerprint(f),
+                    "rule": f.rule,
+                    "gb_code": f.gb_code,
+                    "path": f.path,
+                    "line": f.line,
+                    "message": f.message,
+                    "source": f.source,
+                }
+                for f in report.findings
+            ),
             key=lambda d: (d["path"], d["line"], d["fingerprint"]),
         ),
     }
@@ -98,13 +111,15 @@ def load_baseline(path: str) -> Baseline:
     if not isinstance(data, dict) or data.get("version") != BASELINE_VERSION:
         raise GateError(f"baseline {path}: not a torchlint baseline (version {BASELINE_VERSION})")
     return Baseline(
-        graph_breaks=data.get("graph_breaks"), recompiles=data.get("recompiles"),
-        targets=dict(data.get("targets") or {}), findings=list(data.get("findings") or []),
+        graph_breaks=data.get("graph_breaks"),
+        recompiles=data.get("recompiles"),
+        targets=dict(data.get("targets") or {}),
+        findings=list(data.get("findings") or []),
         torch_version=data.get("torch_version"),
     )
 
 
-def _over(what: str, value: Optional[int], limit: Optional[int], kind: str = "limit") -> Optional[str]:
+def _over(what: str, value: int | None, limit: int | None, kind: str = "limit") -> str | None:
     if value is None or limit is None or value <= limit:
         return None
     return f"{what}: {value} > {kind} {limit} (+{value - limit})"
@@ -115,13 +130,15 @@ def _describe(f: Finding) -> str:
     return f"{f.path}:{f.line} {code} {f.message}"
 
 
-def compare(report: Report, baseline: Baseline) -> Tuple[List[str], List[str]]:
+def compare(report: Report, baseline: Baseline) -> tuple[list[str], list[str]]:
     """(regressions, improvements) of the report against a baseline, one line each."""
-    regressions: List[str] = []
-    improvements: List[str] = []
+    regressions: list[str] = []
+    improvements: list[str] = []
     if report.dynamic_ran:
-        pairs = [("graph breaks", report.graph_breaks, baseline.graph_breaks),
-                 ("recompiles", report.recompiles, baseline.recompiles)]
+        pairs = [
+            ("graph breaks", report.graph_breaks, baseline.graph_breaks),
+            ("recompiles", report.recompiles, baseline.recompiles),
+        ]
         for t in report.targets:
             old = baseline.targets.get(t.target)
             if t.error is None and old is not None:
@@ -157,7 +174,7 @@ def compare(report: Report, baseline: Baseline) -> Tuple[List[str], List[str]]:
     return regressions, improvements
 
 
-def _comparable(entry: Dict[str, Any], report: Report) -> bool:
+def _comparable(entry: dict[str, Any], report: Report) -> bool:
     """Whether a baseline finding could be found by the passes this run ran: one only dynamo
     saw (``source`` dynamic; in baselines written without ``source``, one with a GB code and
     no rule) needs the dynamic pass, one only the static pass saw needs the static pass."""
@@ -182,12 +199,12 @@ def potential_breaks(report: Report) -> int:
 def apply_gate(
     report: Report,
     *,
-    max_graph_breaks: Optional[int] = None,
-    max_recompiles: Optional[int] = None,
-    per_target: Optional[Mapping[str, int]] = None,
-    baseline: Optional[str] = None,
-    per_target_recompiles: Optional[Mapping[str, int]] = None,
-    max_cudagraph_skips: Optional[int] = None,
+    max_graph_breaks: int | None = None,
+    max_recompiles: int | None = None,
+    per_target: Mapping[str, int] | None = None,
+    baseline: str | None = None,
+    per_target_recompiles: Mapping[str, int] | None = None,
+    max_cudagraph_skips: int | None = None,
 ) -> bool:
     """Check the limits and the baseline; fill ``report.gate_failures`` / ``gate_notes``.
 
@@ -204,9 +221,9 @@ def apply_gate(
     failing run into a passing one.
     Raises :class:`GateError` for an unreadable baseline (a usage error: exit 2).
     """
-    failures: List[str] = []
-    notes: List[str] = []
-    unmeasured: List[str] = []  # limits on counts this run did not produce
+    failures: list[str] = []
+    notes: list[str] = []
+    unmeasured: list[str] = []  # limits on counts this run did not produce
     counted = report.dynamic_ran
     if max_graph_breaks is not None:
         if counted:
@@ -228,8 +245,15 @@ def apply_gate(
     for what, limits in (("graph breaks", per_target), ("recompiles", per_target_recompiles)):
         for name, limit in (limits or {}).items():
             result = next((t for t in report.targets if t.target == name), None)
-            why = ("the dynamic pass did not run" if not counted else "no such target ran" if result is None
-                   else "the target failed" if result.error is not None else None)
+            why = (
+                "the dynamic pass did not run"
+                if not counted
+                else "no such target ran"
+                if result is None
+                else "the target failed"
+                if result.error is not None
+                else None
+            )
             if why is not None:
                 unmeasured.append(f"{what} limit for {name} not checked: {why}")
                 continue
@@ -249,42 +273,53 @@ def apply_gate(
     notes.extend(unmeasured)
     n = len(report.findings)
     if unmeasured and n:
-        failures.append(f"{n} unsuppressed finding{'s' if n != 1 else ''}: a limit was not checked, "
-                        "so the default criterion (no unsuppressed finding) still applies")
+        failures.append(
+            f"{n} unsuppressed finding{'s' if n != 1 else ''}: a limit was not checked, "
+            "so the default criterion (no unsuppressed finding) still applies"
+        )
     report.gate_failures = failures
     report.gate_notes = notes
     return not failures
 
 
-def _check(failures: List[str], line: Optional[str]) -> None:
+def _check(failures: list[str], line: str | None) -> None:
     if line:
         failures.append(line)
 
 
-def gate_set(settings: "Settings") -> bool:
+def gate_set(settings: Settings) -> bool:
     """Whether a gate (a limit or a baseline, on the command line or in the config) is set:
     it then replaces "no unsuppressed finding" as the run's criterion."""
-    return (settings.max_graph_breaks is not None or settings.max_recompiles is not None
-            or settings.baseline is not None or settings.max_cudagraph_skips is not None
-            or any("max-graph-breaks" in t or "max-recompiles" in t for t in settings.targets))
+    return (
+        settings.max_graph_breaks is not None
+        or settings.max_recompiles is not None
+        or settings.baseline is not None
+        or settings.max_cudagraph_skips is not None
+        or any("max-graph-breaks" in t or "max-recompiles" in t for t in settings.targets)
+    )
 
 
-def apply_settings(report: Report, settings: "Settings") -> None:
+def apply_settings(report: Report, settings: Settings) -> None:
     """Apply the gates the settings set (none: the report is left as it is).
     Raises :class:`GateError` for an unreadable baseline."""
     if not gate_set(settings):
         return
 
-    def limits(key: str) -> Dict[str, int]:
+    def limits(key: str) -> dict[str, int]:
         return {str(t.get("name") or t["target"]): t[key] for t in settings.targets if key in t}
 
-    apply_gate(report, max_graph_breaks=settings.max_graph_breaks,
-               max_recompiles=settings.max_recompiles, per_target=limits("max-graph-breaks"),
-               per_target_recompiles=limits("max-recompiles"), baseline=settings.baseline,
-               max_cudagraph_skips=settings.max_cudagraph_skips)
+    apply_gate(
+        report,
+        max_graph_breaks=settings.max_graph_breaks,
+        max_recompiles=settings.max_recompiles,
+        per_target=limits("max-graph-breaks"),
+        per_target_recompiles=limits("max-recompiles"),
+        baseline=settings.baseline,
+        max_cudagraph_skips=settings.max_cudagraph_skips,
+    )
 
 
-def exit_code(report: Report, settings: "Settings", exit_zero: bool) -> int:
+def exit_code(report: Report, settings: Settings, exit_zero: bool) -> int:
     """2 when a file or target could not be checked; else 0 with ``--exit-zero``; else the
     gate's verdict when a gate is set; else 1 when an unsuppressed finding remains."""
     if report.errors:

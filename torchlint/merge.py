@@ -7,11 +7,12 @@ lies within the finding's lines, and the break's GB code is one the finding's ru
 Independent of the rule registry: the caller passes ``gb_codes`` (rule code -> GB codes)
 and, optionally, ``suggestions`` (rule code -> the rule's fix in words).
 """
+
 from __future__ import annotations
 
 import dataclasses
 import os
-from typing import Dict, Iterable, List, Mapping, Optional, Tuple
+from collections.abc import Iterable, Mapping
 
 from torchlint.findings import Finding
 
@@ -32,26 +33,24 @@ def _covers(static: Finding, dynamic: Finding) -> bool:
     return static.line <= dynamic.line <= end
 
 
-def owner_of(gb_code: Optional[str], gb_codes: Mapping[str, Iterable[str]],
-             flagging: Iterable[str] = ()) -> Optional[str]:
+def owner_of(gb_code: str | None, gb_codes: Mapping[str, Iterable[str]], flagging: Iterable[str] = ()) -> str | None:
     """The rule a break no static finding matched is named after: one of the rules that flag
     its line (``flagging``) and, when the break has a GB code, declare it (the lowest code if
     several do); None when no rule would flag the line (a GB code alone says too little: a
     ``print`` and an ``.item()`` share codes)."""
-    owners = sorted(rule for rule in set(flagging)
-                    if not gb_code or gb_code in set(gb_codes.get(rule, ()) or ()))
+    owners = sorted(rule for rule in set(flagging) if not gb_code or gb_code in set(gb_codes.get(rule, ()) or ()))
     return owners[0] if owners else None
 
 
 def merge(
-    static: List[Finding],
-    dynamic: List[Finding],
-    gb_codes: Optional[Mapping[str, Iterable[str]]] = None,
-    suggestions: Optional[Mapping[str, str]] = None,
+    static: list[Finding],
+    dynamic: list[Finding],
+    gb_codes: Mapping[str, Iterable[str]] | None = None,
+    suggestions: Mapping[str, str] | None = None,
     *,
     assign_rule: bool = True,
-    flagged: Optional[Mapping[Tuple[str, int], Iterable[str]]] = None,
-) -> List[Finding]:
+    flagged: Mapping[tuple[str, int], Iterable[str]] | None = None,
+) -> list[Finding]:
     """One list of findings, sorted, inputs untouched (copies are returned).
 
     * matched static finding -> ``both``: its rule, message and suggestion kept ("potential
@@ -68,21 +67,21 @@ def merge(
     gb_codes = gb_codes or {}
     suggestions = suggestions or {}
     flagged_at = {(_norm(path), line): codes for (path, line), codes in (flagged or {}).items()}
-    out: List[Finding] = []
-    by_file: Dict[str, List[Finding]] = {}
+    out: list[Finding] = []
+    by_file: dict[str, list[Finding]] = {}
     for finding in static:
         copy = dataclasses.replace(finding, source="static", hints=list(finding.hints))
         out.append(copy)
         by_file.setdefault(_norm(finding.path), []).append(copy)
     confirmed = set()
     for brk in dynamic:
-        matches = [s for s in by_file.get(_norm(brk.path), [])
-                   if _covers(s, brk) and _compatible(s, brk, gb_codes)]
+        matches = [s for s in by_file.get(_norm(brk.path), []) if _covers(s, brk) and _compatible(s, brk, gb_codes)]
         if matches:
             for s in matches:
                 s.source = "both"
                 s.message = s.message.replace("potential graph break", "graph break").replace(
-                    "Potential graph break", "Graph break")
+                    "Potential graph break", "Graph break"
+                )
                 s.gb_code = s.gb_code or brk.gb_code
                 for name in brk.target_names():
                     s.add_target(name)
@@ -108,9 +107,13 @@ def merge(
     return out
 
 
-def merge_passes(static: List[Finding], dynamic: List[Finding], gb_codes: Mapping[str, Iterable[str]],
-                 suggestions: Mapping[str, str],
-                 flagged: Optional[Mapping[Tuple[str, int], Iterable[str]]] = None) -> List[Finding]:
+def merge_passes(
+    static: list[Finding],
+    dynamic: list[Finding],
+    gb_codes: Mapping[str, Iterable[str]],
+    suggestions: Mapping[str, str],
+    flagged: Mapping[tuple[str, int], Iterable[str]] | None = None,
+) -> list[Finding]:
     """The two passes' findings, merged: graph breaks (dynamic errors) with the graph-break
     rules, CUDA-graph findings (dynamic warnings) with the TL1xx warnings.
 

@@ -3,16 +3,18 @@
 This is the only place the two passes meet; the CLI and the Python API both call
 :func:`run_check`.
 """
+
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable
 
-from torchlint.config import Settings
-from torchlint.findings import FileError, Finding, Report
 from torchlint import suppression
+from torchlint.config import Settings
 from torchlint.files import FileProblem, discover, display_path, read_source, source_lines
+from torchlint.findings import FileError, Finding, Report
 from torchlint.static.sources import may_suppress
 
 
@@ -22,31 +24,31 @@ class CheckOptions:
     settings: Settings = field(default_factory=Settings)
     static: bool = True
     #: None: run the dynamic pass when targets are declared; False: never; True: required
-    dynamic: Optional[bool] = None
+    dynamic: bool | None = None
     #: targets declared on the command line (dicts with the config's keys)
-    cli_targets: List[Dict[str, Any]] = field(default_factory=list)
+    cli_targets: list[dict[str, Any]] = field(default_factory=list)
     train: bool = False
-    cwd: Optional[str] = None
-    progress: Optional[Callable[[str], None]] = None
-    jobs: Optional[int] = None
+    cwd: str | None = None
+    progress: Callable[[str], None] | None = None
+    jobs: int | None = None
     use_cache: bool = True
     #: set ``Finding.fix`` on fixable static findings (done per file, in parallel, cached)
     mark_fixes: bool = False
     #: (name, text): check this text, read from stdin, as the file ``name`` (static pass only)
-    stdin: Optional[Tuple[str, str]] = None
+    stdin: tuple[str, str] | None = None
     #: `torchlint run`: the dynamic half already observed, as a function of the discovered
     #: files returning (results, findings, errors, torch version); replaces the targets
-    observed: Optional[Callable[[List[str]], Any]] = None
+    observed: Callable[[list[str]], Any] | None = None
     #: (K, N): run only every N-th declared target, starting with the K-th (CI matrix shards)
-    shard: Optional[Any] = None
+    shard: Any | None = None
 
 
 def run_check(options: CheckOptions) -> Report:
     cwd = os.path.abspath(options.cwd or os.getcwd())
     settings = options.settings
     report = Report()
-    texts: Dict[str, str] = {}  # path -> text, of the files with static findings
-    uncommented: Set[str] = set()  # files known to hold no suppression comment (not read for them)
+    texts: dict[str, str] = {}  # path -> text, of the files with static findings
+    uncommented: set[str] = set()  # files known to hold no suppression comment (not read for them)
     if options.stdin is not None:
         files, missing = [display_path(options.stdin[0], cwd)], []
         texts[files[0]] = options.stdin[1]
@@ -56,7 +58,7 @@ def run_check(options: CheckOptions) -> Report:
     report.files = len(files)
     report.static_ran = options.static
 
-    static_findings: List[Finding] = []
+    static_findings: list[Finding] = []
     if options.static and options.stdin is not None:
         static_findings, errors = _stdin_pass(files[0], options.stdin[1], settings)
         report.errors.extend(errors)
@@ -64,7 +66,7 @@ def run_check(options: CheckOptions) -> Report:
         static_findings, errors = _static_pass(files, options, cwd, texts, uncommented)
         report.errors.extend(errors)
 
-    dynamic_findings: List[Finding] = []
+    dynamic_findings: list[Finding] = []
     targets = options.cli_targets or settings.targets
     if options.shard is not None:
         from torchlint.reports import shard
@@ -77,9 +79,19 @@ def run_check(options: CheckOptions) -> Report:
 
         if observed is None:
             _stage(options.progress, "dynamo", len(targets))
-        results, dynamic_findings, errors, version = observed(files) if observed is not None else run_dynamic(
-            targets, settings=settings, cwd=cwd, train=options.train or settings.train, user_files=files,
-            project=project_root(settings, cwd), progress=options.progress, cli=bool(options.cli_targets),
+        results, dynamic_findings, errors, version = (
+            observed(files)
+            if observed is not None
+            else run_dynamic(
+                targets,
+                settings=settings,
+                cwd=cwd,
+                train=options.train or settings.train,
+                user_files=files,
+                project=project_root(settings, cwd),
+                progress=options.progress,
+                cli=bool(options.cli_targets),
+            )
         )
         report.targets = results
         report.errors.extend(errors)
@@ -97,15 +109,21 @@ def run_check(options: CheckOptions) -> Report:
         consulted = _consulted(files, dynamic_findings, options, cwd) if options.static else []
         # graph breaks confirm graph-break rules; CUDA-graph findings confirm TL1xx warnings;
         # a break no finding matched is named after a rule only if that rule flags its line
-        findings = merge_passes(static_findings + consulted, dynamic_findings, gb_map, fixes,
-                                _flagged(static_findings + consulted, dynamic_findings, rules, cwd))
+        findings = merge_passes(
+            static_findings + consulted,
+            dynamic_findings,
+            gb_map,
+            fixes,
+            _flagged(static_findings + consulted, dynamic_findings, rules, cwd),
+        )
         if consulted:  # a file read only to label its breaks reports only what dynamo confirmed
             extra = {f.path for f in consulted}
             findings = [f for f in findings if not (f.source == "static" and f.path in extra)]
     findings = [f for f in findings if _enabled(f, settings)]
     in_cells = [f for f in findings if f.cell is not None]  # notebooks: comments count per cell
-    report.findings, usage = suppression.apply_tracking([f for f in findings if f.cell is None],
-                                                        _lines_reader(cwd, texts, uncommented))
+    report.findings, usage = suppression.apply_tracking(
+        [f for f in findings if f.cell is None], _lines_reader(cwd, texts, uncommented)
+    )
     if in_cells:
         report.findings.extend(_suppress_in_cells(in_cells, cwd))
     if settings.enabled_rules([UNUSED_SUPPRESSION]):  # opt-in, as ruff's RUF100
@@ -117,14 +135,21 @@ def run_check(options: CheckOptions) -> Report:
 UNUSED_SUPPRESSION = "TL900"
 
 
-def _unused_suppressions(report: Report, files: Sequence[str], usage, options: CheckOptions, cwd: str,
-                         texts: Dict[str, str], uncommented: Set[str]) -> List[Finding]:
+def _unused_suppressions(
+    report: Report,
+    files: Sequence[str],
+    usage,
+    options: CheckOptions,
+    cwd: str,
+    texts: dict[str, str],
+    uncommented: set[str],
+) -> list[Finding]:
     """TL900 findings (silenced by per-file-ignores and by comments that name TL900)."""
     from torchlint.unused_suppression import unused_suppressions
 
     settings = options.settings
 
-    def read(path: str) -> Optional[str]:
+    def read(path: str) -> str | None:
         if path in texts:
             return texts[path]
         if path in uncommented:
@@ -135,39 +160,47 @@ def _unused_suppressions(report: Report, files: Sequence[str], usage, options: C
             return None
 
     def enabled(code: str, path: str) -> bool:
-        return bool(settings.enabled_rules([code])) and not any(
-            code.startswith(p) for p in settings.ignored_for(path))
+        return bool(settings.enabled_rules([code])) and not any(code.startswith(p) for p in settings.ignored_for(path))
 
     found = unused_suppressions(report, files, usage, read, static_ran=options.static, enabled=enabled)
     return [f for f in found if _enabled(f, settings)]
 
 
-def _consulted(files: Sequence[str], dynamic: List[Finding], options: CheckOptions, cwd: str) -> List[Finding]:
+def _consulted(files: Sequence[str], dynamic: list[Finding], options: CheckOptions, cwd: str) -> list[Finding]:
     """The static findings of the project files that dynamo broke in but that were not given:
     the static pass runs over the given files and those together (so the regions it follows
     from the given files reach them; the cache makes the given files free), and only the
     findings in those files are kept, to be matched to their breaks. So a break is labelled
     the same whichever paths were given."""
     given = set(files)
-    extra = sorted({f.path for f in dynamic if f.path not in given and not os.path.isabs(f.path)
-                    and not f.path.startswith(os.pardir) and os.path.isfile(os.path.join(cwd, f.path))})
+    extra = sorted(
+        {
+            f.path
+            for f in dynamic
+            if f.path not in given
+            and not os.path.isabs(f.path)
+            and not f.path.startswith(os.pardir)
+            and os.path.isfile(os.path.join(cwd, f.path))
+        }
+    )
     if not extra:
         return []
     from torchlint.static.run import run_static_pass
 
-    found, _errors = run_static_pass(list(files) + extra, options.settings, cwd=cwd, jobs=options.jobs,
-                                     use_cache=options.use_cache)
+    found, _errors = run_static_pass(
+        list(files) + extra, options.settings, cwd=cwd, jobs=options.jobs, use_cache=options.use_cache
+    )
     wanted = set(extra)
     return [f for f in found if f.path in wanted]
 
 
-def _flagged(static: List[Finding], dynamic: List[Finding], rules: Dict[str, Any], cwd: str):
+def _flagged(static: list[Finding], dynamic: list[Finding], rules: dict[str, Any], cwd: str):
     """Which graph-break rules flag the lines of the breaks no static finding is on
     (:func:`torchlint.static.run.rules_on_lines`: the files are parsed, never imported)."""
     from torchlint.static.run import rules_on_lines
 
     seen = {(f.path, line) for f in static for line in range(f.line, max(f.end_line, f.line) + 1)}
-    wanted: Dict[str, set] = {}
+    wanted: dict[str, set] = {}
     for f in dynamic:
         if f.severity != "warning" and (f.path, f.line) not in seen:
             wanted.setdefault(f.path, set()).add(f.line)
@@ -183,15 +216,21 @@ def _enabled(finding: Finding, settings: Settings) -> bool:
     return not any(finding.rule.startswith(p) for p in ignored)
 
 
-def _static_pass(files: Sequence[str], options: CheckOptions, cwd: str, texts: Dict[str, str],
-                 uncommented: Set[str]):
+def _static_pass(files: Sequence[str], options: CheckOptions, cwd: str, texts: dict[str, str], uncommented: set[str]):
     from torchlint.static.run import run_static_pass  # imports libcst only if a file needs parsing
 
     advance = _stage(options.progress, "static", len(files))  # a bar on a terminal moves per file
-    return run_static_pass(files, options.settings, cwd=cwd, jobs=options.jobs,
-                           use_cache=options.use_cache, advance=advance,
-                           fixes=_fix_marker if options.mark_fixes else None, texts=texts,
-                           uncommented=uncommented)
+    return run_static_pass(
+        files,
+        options.settings,
+        cwd=cwd,
+        jobs=options.jobs,
+        use_cache=options.use_cache,
+        advance=advance,
+        fixes=_fix_marker if options.mark_fixes else None,
+        texts=texts,
+        uncommented=uncommented,
+    )
 
 
 def _fix_marker():
@@ -210,22 +249,22 @@ def _stdin_pass(path: str, text: str, settings: Settings):
     return result.findings, [FileError(path, result.error)] if result.error else []
 
 
-def _stage(progress: Any, name: str, total: int) -> Optional[Callable[[int], None]]:
+def _stage(progress: Any, name: str, total: int) -> Callable[[int], None] | None:
     """``advance(n)`` of a counted step when ``progress`` is a bar
     (:class:`torchlint.output.progress.ProgressBar`) that wants one, else None."""
     stage = getattr(progress, "stage", None)
     return stage(name, total) if stage is not None else None
 
 
-def _suppress_in_cells(findings: List[Finding], cwd: str) -> List[Finding]:
+def _suppress_in_cells(findings: list[Finding], cwd: str) -> list[Finding]:
     """Suppression comments of notebook findings, read from the lines of each one's cell."""
     from torchlint.static.notebook import cell_lines
 
-    by_cell: Dict[tuple, List[Finding]] = {}
+    by_cell: dict[tuple, list[Finding]] = {}
     for f in findings:
         by_cell.setdefault((f.path, f.cell), []).append(f)
-    kept: List[Finding] = []
-    cells: Dict[str, Dict[int, List[str]]] = {}
+    kept: list[Finding] = []
+    cells: dict[str, dict[int, list[str]]] = {}
     for (path, cell), group in by_cell.items():
         if path not in cells:
             cells[path] = cell_lines(os.path.join(cwd, path))
@@ -233,8 +272,8 @@ def _suppress_in_cells(findings: List[Finding], cwd: str) -> List[Finding]:
     return kept
 
 
-def _lines_reader(cwd: str, texts: Dict[str, str], uncommented: Set[str]) -> Callable[[str], Optional[List[str]]]:
-    def read(path: str) -> Optional[List[str]]:
+def _lines_reader(cwd: str, texts: dict[str, str], uncommented: set[str]) -> Callable[[str], list[str] | None]:
+    def read(path: str) -> list[str] | None:
         if path in uncommented:
             return []  # the static pass knows it holds no suppression comment: not read
         text = texts.get(path)  # the text the static pass checked: no second read
@@ -247,4 +286,3 @@ def _lines_reader(cwd: str, texts: Dict[str, str], uncommented: Set[str]) -> Cal
         return source_lines(text) if may_suppress(text) else []
 
     return read
-

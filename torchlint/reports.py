@@ -9,10 +9,11 @@ Combining: findings that are the same (path, position, rule, name, GB code, mess
 one, naming every target that saw them; targets and errors are concatenated (a target that
 appears in several reports is kept once); ``files`` is the largest count.
 """
+
 from __future__ import annotations
 
 import os
-from typing import Dict, List, Sequence, Tuple
+from collections.abc import Sequence
 
 from torchlint.files import read_json
 from torchlint.findings import JSON_VERSION, FileError, Finding, Report, TargetResult
@@ -45,17 +46,20 @@ def load_report(path: str) -> Report:
 
 def combine(reports: Sequence[Report]) -> Report:
     out = Report()
-    findings: Dict[Tuple, Finding] = {}
-    targets: Dict[str, TargetResult] = {}
-    errors: Dict[Tuple[str, str], FileError] = {}
+    findings: dict[tuple, Finding] = {}
+    targets: dict[str, TargetResult] = {}
+    errors: dict[tuple[str, str], FileError] = {}
     for report in reports:
         out.files = max(out.files, report.files)
         out.torch_version = out.torch_version or report.torch_version
         out.dynamic_ran = out.dynamic_ran or report.dynamic_ran
         for f in report.findings:
             # a rule's finding is one per place, confirmed ("both") in whichever shard reached it
-            key = (f.path, f.line, f.column, f.rule, f.name) if f.rule else \
-                (f.path, f.line, f.column, None, f.name, f.gb_code, f.message)
+            key = (
+                (f.path, f.line, f.column, f.rule, f.name)
+                if f.rule
+                else (f.path, f.line, f.column, None, f.name, f.gb_code, f.message)
+            )
             known = findings.get(key)
             if known is None:
                 findings[key] = f
@@ -85,7 +89,7 @@ def combine(reports: Sequence[Report]) -> Report:
     return out
 
 
-def parse_shard(text: str) -> Tuple[int, int]:
+def parse_shard(text: str) -> tuple[int, int]:
     """``K/N`` (1 <= K <= N) -> (K, N); ValueError with a one-line message otherwise."""
     try:
         k, n = (int(part) for part in text.split("/"))
@@ -96,6 +100,6 @@ def parse_shard(text: str) -> Tuple[int, int]:
     return k, n
 
 
-def shard(items: Sequence, k: int, n: int) -> List:
+def shard(items: Sequence, k: int, n: int) -> list:
     """Every N-th item, starting with the K-th (1-based): the shards cover each item once."""
-    return list(items)[k - 1::n]
+    return list(items)[k - 1 :: n]

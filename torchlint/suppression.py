@@ -27,7 +27,7 @@ _FILE = re.compile(
     r"^\s*#\s*torchlint:\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?\s*$", re.IGNORECASE
 )
 
-#: the kinds of comment: ``# torchlint: ignore[...]``, ``# noqa`` or ``# noqa: CODES``, ``# torchlint: noqa`` (file-wide)
+#: the kinds of comment: ``torchlint: ignore[...]``, a bare ``noqa`` or one naming codes, ``torchlint: noqa`` (file-wide)
 IGNORE, NOQA, FILE = "ignore", "noqa", "file"
 
 
@@ -220,10 +220,11 @@ def add_comments(text: str, findings: Iterable[Finding]) -> tuple[str, int, int]
 class AddedComments:
     """What :func:`add_noqa` did: codes added, files written, findings no line could take,
     and (path, one-line problem) for each file it could not read or write."""
+
     added: int = 0
     files: int = 0
     skipped: int = 0
-    errors: List[Tuple[str, str]] = dataclasses.field(default_factory=list)
+    errors: list[tuple[str, str]] = dataclasses.field(default_factory=list)
 
 
 def add_noqa(findings: Iterable[Finding]) -> AddedComments:
@@ -232,7 +233,7 @@ def add_noqa(findings: Iterable[Finding]) -> AddedComments:
     from torchlint.atomic import write_text_atomic
     from torchlint.files import FileProblem, read_source
 
-    by_path: Dict[str, List[Finding]] = {}
+    by_path: dict[str, list[Finding]] = {}
     for f in findings:
         if f.rule != "TL900":
             by_path.setdefault(f.path, []).append(f)

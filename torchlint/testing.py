@@ -15,9 +15,11 @@ The model runs through dynamo in the test's own process (see :func:`torchlint.ex
 it works under pytest-xdist too. Importing this module imports neither torch nor the rest
 of torchlint: the plugin costs nothing to test suites that do not use it.
 """
+
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Callable
 
 import pytest
 
@@ -34,12 +36,12 @@ def assert_graph_breaks(
     model: Any,
     *args: Any,
     max_breaks: int = 0,
-    max_recompiles: Optional[int] = None,
-    calls: Optional[Sequence[Sequence[Any]]] = None,
+    max_recompiles: int | None = None,
+    calls: Sequence[Sequence[Any]] | None = None,
     train: bool = False,
-    files: Optional[Sequence[str]] = None,
+    files: Sequence[str] | None = None,
     **kwargs: Any,
-) -> "Report":
+) -> Report:
     """Run ``model(*args, **kwargs)`` through dynamo; fail if it breaks the graph more than
     ``max_breaks`` times (distinct sites) or recompiles more than ``max_recompiles`` times.
 
@@ -61,11 +63,11 @@ def assert_graph_breaks(
     return report
 
 
-def failure_message(report: "Report", *, max_breaks: int = 0, max_recompiles: Optional[int] = None) -> str:
+def failure_message(report: Report, *, max_breaks: int = 0, max_recompiles: int | None = None) -> str:
     """Why ``report`` is over its limits, one break or recompilation a line; "" when it is not."""
     from torchlint.output import breaks_words, cause_words, frames_words
 
-    over: List[str] = []
+    over: list[str] = []
     breaks, recompiles = report.graph_breaks or 0, report.recompiles or 0
     if breaks > max_breaks:
         hits = sum(max(t.graph_break_hits, t.graph_breaks) for t in report.targets)
@@ -86,8 +88,9 @@ def failure_message(report: "Report", *, max_breaks: int = 0, max_recompiles: Op
                 lines.append(f"      fix: {f.suggestion}")
         unplaced = breaks - len({(f.path, f.line) for f in report.findings})
         if unplaced > 0:
-            lines.append(f"  and {unplaced} break{'s' if unplaced != 1 else ''} dynamo counted without a "
-                         "location in your files")
+            lines.append(
+                f"  and {unplaced} break{'s' if unplaced != 1 else ''} dynamo counted without a location in your files"
+            )
     if max_recompiles is not None and recompiles > max_recompiles:
         for t in report.targets:  # one entry per cause, its fix said once
             for cause in t.recompile_causes:
@@ -110,19 +113,39 @@ def pytest_configure(config: Any) -> None:
 
 # --------------------------------------------------------------------------- pytest --torchlint
 
+
 def pytest_addoption(parser: Any) -> None:
     group = parser.getgroup("torchlint", "torchlint: what torch.compile did during the session")
-    group.addoption("--torchlint", action="store_true", default=False,
-                    help="record every frame torch.compile compiles during the session (all "
-                         "pytest-xdist workers) and print torchlint's report at the end")
-    group.addoption("--torchlint-json", metavar="FILE", default=None,
-                    help="also write the report as torchlint's JSON to FILE")
-    group.addoption("--torchlint-max-graph-breaks", metavar="N", type=int, default=None,
-                    help="fail the session when the distinct graph breaks exceed N")
-    group.addoption("--torchlint-max-recompiles", metavar="N", type=int, default=None,
-                    help="fail the session when the recompilations exceed N")
-    group.addoption("--torchlint-baseline", metavar="FILE", default=None,
-                    help="fail the session on regressions against this torchlint baseline")
+    group.addoption(
+        "--torchlint",
+        action="store_true",
+        default=False,
+        help="record every frame torch.compile compiles during the session (all "
+        "pytest-xdist workers) and print torchlint's report at the end",
+    )
+    group.addoption(
+        "--torchlint-json", metavar="FILE", default=None, help="also write the report as torchlint's JSON to FILE"
+    )
+    group.addoption(
+        "--torchlint-max-graph-breaks",
+        metavar="N",
+        type=int,
+        default=None,
+        help="fail the session when the distinct graph breaks exceed N",
+    )
+    group.addoption(
+        "--torchlint-max-recompiles",
+        metavar="N",
+        type=int,
+        default=None,
+        help="fail the session when the recompilations exceed N",
+    )
+    group.addoption(
+        "--torchlint-baseline",
+        metavar="FILE",
+        default=None,
+        help="fail the session on regressions against this torchlint baseline",
+    )
 
 
 def _start_watching(config: Any) -> None:
@@ -162,7 +185,7 @@ def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
         session.exitstatus = 1
 
 
-def _session_report(config: Any, directory: str) -> "Report":
+def _session_report(config: Any, directory: str) -> Report:
     import os
     import time
 
@@ -176,12 +199,23 @@ def _session_report(config: Any, directory: str) -> "Report":
         settings = load_settings(None)
     except ConfigError as e:
         raise pytest.UsageError(f"torchlint: {e}") from None
-    report = report_of(read_records(directory), Places([root], os.getcwd()), name="pytest session", run=None,
-                       settings=settings, paths=[root], cwd=os.getcwd(), static=False)
+    report = report_of(
+        read_records(directory),
+        Places([root], os.getcwd()),
+        name="pytest session",
+        run=None,
+        settings=settings,
+        paths=[root],
+        cwd=os.getcwd(),
+        static=False,
+    )
     report.targets[0].seconds = time.monotonic() - getattr(config, "_torchlint_started", time.monotonic())
-    apply_gate(report, max_graph_breaks=config.getoption("torchlint_max_graph_breaks"),
-               max_recompiles=config.getoption("torchlint_max_recompiles"),
-               baseline=config.getoption("torchlint_baseline"))
+    apply_gate(
+        report,
+        max_graph_breaks=config.getoption("torchlint_max_graph_breaks"),
+        max_recompiles=config.getoption("torchlint_max_recompiles"),
+        baseline=config.getoption("torchlint_baseline"),
+    )
     path = config.getoption("torchlint_json")
     if path:
         from torchlint.atomic import write_text_atomic
@@ -206,7 +240,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 
 
 @pytest.fixture
-def torchlint_check(request: Any) -> Callable[..., "Report"]:
+def torchlint_check(request: Any) -> Callable[..., Report]:
     """``torchlint_check(model, *args, **kwargs)``: :func:`assert_graph_breaks` with the
     limits of the test's ``@pytest.mark.torchlint(...)`` marker (arguments given to the call
     win)."""
@@ -214,10 +248,11 @@ def torchlint_check(request: Any) -> Callable[..., "Report"]:
     defaults = dict(marker.kwargs) if marker else {}
     unknown = set(defaults) - set(_OPTIONS)
     if unknown:
-        raise pytest.UsageError(f"@pytest.mark.{MARKER}: unknown argument(s) {', '.join(sorted(unknown))}; "
-                                f"expected {', '.join(_OPTIONS)}")
+        raise pytest.UsageError(
+            f"@pytest.mark.{MARKER}: unknown argument(s) {', '.join(sorted(unknown))}; expected {', '.join(_OPTIONS)}"
+        )
 
-    def check(model: Any, *args: Any, **kwargs: Any) -> "Report":
+    def check(model: Any, *args: Any, **kwargs: Any) -> Report:
         __tracebackhide__ = True
         options = {**defaults, **{k: kwargs.pop(k) for k in _OPTIONS if k in kwargs}}
         return assert_graph_breaks(model, *args, **options, **kwargs)

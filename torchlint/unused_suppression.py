@@ -77,7 +77,7 @@ def _unused_in(
             continue  # a comment that names TL900 is kept on purpose
         if d.codes is ALL:
             if d.kind == NOQA:
-                continue  # a bare `# noqa` may be another tool's
+                continue  # a bare noqa comment may be another tool's
             if judge_rule("*") and reached(d) and (d, "*") not in used:
                 where = "in this file" if d.kind == FILE else "on this line"
                 out.append((d, {"*"}, f"`{table_text(d)}` silences nothing {where}"))
@@ -144,7 +144,7 @@ def unused_suppressions(
         found = _unused_in(table, used, judge_rule=judge_rule, known=known, reached=reached)
         for d, codes, why in found:
             if any("TL900" in x.codes and (x.kind == FILE or x.line == d.line) for x in table.directives):
-                continue  # `# noqa: TL900` (on the line, or file-wide) keeps it; a bare comment does not
+                continue  # a noqa comment naming TL900 (on the line, or file-wide) keeps it; a bare one does not
             out.append(
                 Finding(
                     rule=UnusedSuppression.code,
@@ -205,7 +205,7 @@ def _codes_of(f: Finding, d: Directive) -> set[str]:
     return named & set(d.written) or {"*"}
 
 
-def fix_unused(report: Report) -> Tuple[int, int]:
+def fix_unused(report: Report) -> tuple[int, int]:
     """``--fix``: take the unused suppressions (TL900 findings with a fix) out of their
     comments, one atomic write per file. The fixed findings leave the report; a file that
     cannot be written is an error in it. Returns (findings fixed, files written)."""
@@ -216,7 +216,7 @@ def fix_unused(report: Report) -> Tuple[int, int]:
     from torchlint.files import FileProblem, read_source
     from torchlint.findings import FileError
 
-    def read(path: str) -> Optional[str]:
+    def read(path: str) -> str | None:
         try:
             return read_source(path)
         except FileProblem:
@@ -231,6 +231,5 @@ def fix_unused(report: Report) -> Tuple[int, int]:
             continue
         written.add(path)
     done = [f for f in fixable if f.path in written]
-    report.findings = [f for f in report.findings
-                       if not (f.rule == UnusedSuppression.code and f.path in written)]
+    report.findings = [f for f in report.findings if not (f.rule == UnusedSuppression.code and f.path in written)]
     return len(done), len(written)

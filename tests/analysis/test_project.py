@@ -4,17 +4,18 @@ and a per-file cache that stays right when another file changes.
 The packages of tests/projects carry `# graph break` on every line where dynamo breaks (the
 `dynamo` test checks the marks against torch); the static pass must find exactly those lines.
 """
+
 from __future__ import annotations
 
 import json
 import os
-import sys
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
-
 from support import REPO, run_cli, write
+
 from torchlint.analysis.modules import ModuleMap, package_walk, relative_base
 from torchlint.analysis.summary import summarize
 from torchlint.config import Settings
@@ -22,7 +23,7 @@ from torchlint.static import run
 from torchlint.static.cache import Cache
 
 sys.path.insert(0, str(REPO / "benchmarks"))
-import project as bench  # noqa: E402  (benchmarks/project.py: the marks and the oracle)
+import project as bench
 
 PROJECTS = sorted(Path(p) for p in bench.project_folders())
 
@@ -149,7 +150,10 @@ def test_findings_do_not_depend_on_jobs_or_the_cache(project, monkeypatch):
 # -- facts across files -------------------------------------------------------------------
 def test_is_compiling_wrappers_and_disable_work_through_reexports(project):
     write(project, "pkg/__init__.py", "from .compat import no_compile, compiling\n")
-    write(project, "pkg/compat.py", """
+    write(
+        project,
+        "pkg/compat.py",
+        """
         import torch
 
         def compiling():
@@ -157,8 +161,12 @@ def test_is_compiling_wrappers_and_disable_work_through_reexports(project):
 
         def no_compile(fn):
             return torch.compiler.disable(fn)
-        """)
-    write(project, "pkg/net.py", """
+        """,
+    )
+    write(
+        project,
+        "pkg/net.py",
+        """
         import torch.nn as nn
         from pkg import compiling, no_compile
 
@@ -172,7 +180,8 @@ def test_is_compiling_wrappers_and_disable_work_through_reexports(project):
             def log(self, x):
                 print(x.sum().item())
                 return x
-        """)
+        """,
+    )
     found = {(f["rule"], f["line"]) for f in check_json(project)}
     assert found == {("TL011", 8)}  # the call of the disabled function: nothing inside it, nothing eager-only
 
@@ -180,20 +189,32 @@ def test_is_compiling_wrappers_and_disable_work_through_reexports(project):
 def test_not_a_module_base_from_another_file_is_not_a_region(project):
     write(project, "pkg/__init__.py", "")
     write(project, "pkg/base.py", "class Base:\n    pass\n")
-    write(project, "pkg/net.py", """
+    write(
+        project,
+        "pkg/net.py",
+        """
         from .base import Base
 
         class Net(Base):
             def forward(self, x):
                 return x.sum().item()
-        """)
+        """,
+    )
     assert check_json(project) == []
 
 
 def test_static_mode_never_imports_the_project(project):
     write(project, "pkg/__init__.py", "open('imported.txt', 'w').close()\n")
-    write(project, "pkg/base.py", "open('imported.txt', 'w').close()\nimport torch.nn as nn\nclass Base(nn.Module):\n    pass\n")
-    write(project, "pkg/net.py", "from .base import Base\nclass Net(Base):\n    def forward(self, x):\n        return x.item()\n")
+    write(
+        project,
+        "pkg/base.py",
+        "open('imported.txt', 'w').close()\nimport torch.nn as nn\nclass Base(nn.Module):\n    pass\n",
+    )
+    write(
+        project,
+        "pkg/net.py",
+        "from .base import Base\nclass Net(Base):\n    def forward(self, x):\n        return x.item()\n",
+    )
     assert [f["line"] for f in check_json(project)] == [4]
     assert not (project / "imported.txt").exists()
 
@@ -276,7 +297,9 @@ def test_an_edit_that_leaves_every_summary_alone_reuses_the_whole_analysis(proje
 
     analyses = []
     real = project_mod.Project.analyze
-    monkeypatch.setattr(project_mod.Project, "analyze", lambda self, *a, **kw: (analyses.append(1), real(self, *a, **kw))[1])
+    monkeypatch.setattr(
+        project_mod.Project, "analyze", lambda self, *a, **kw: (analyses.append(1), real(self, *a, **kw))[1]
+    )
     write(project, "pkg/__init__.py", "")
     write(project, "pkg/base.py", BASE_MODULE)
     write(project, "pkg/net.py", NET)
@@ -332,8 +355,10 @@ def test_findings_do_not_depend_on_the_order_of_the_files(project):
 
 # -- fixes see the project ------------------------------------------------------------------
 UTILS = 'def scale_by_max(x):\n    print("mean", x.mean())\n    return x / x.abs().max().item()\n'
-MODEL = ("import torch.nn as nn\n\nfrom .utils import scale_by_max\n\n\nclass Net(nn.Module):\n"
-         "    def forward(self, x):\n        return scale_by_max(x)\n")
+MODEL = (
+    "import torch.nn as nn\n\nfrom .utils import scale_by_max\n\n\nclass Net(nn.Module):\n"
+    "    def forward(self, x):\n        return scale_by_max(x)\n"
+)
 
 
 def helper_project(project):
@@ -396,15 +421,18 @@ def test_a_file_said_to_hold_no_region_holds_none():
     assert held > 20 and bare  # both kinds are there
 
 
-@pytest.mark.parametrize("source", [
-    # any name may be torch's
-    "from torch import *\n\nclass Net(nn.Module):\n    def forward(self, x):\n        return x\n",
-    "from torch import compile as c\n\ndef f(x):\n    return x\n\ng = c(f)\n",
-    "import torch\n\nclass Base:\n    def forward(self, x):\n        return x\n\n"
-    "class Net(Base, torch.nn.Module):\n    pass\n",  # the forward of a base that is no module
-    "import torch.nn\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x\n",
-    "import torch as T\n\n@T.compile\ndef f(x):\n    return x\n",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        # any name may be torch's
+        "from torch import *\n\nclass Net(nn.Module):\n    def forward(self, x):\n        return x\n",
+        "from torch import compile as c\n\ndef f(x):\n    return x\n\ng = c(f)\n",
+        "import torch\n\nclass Base:\n    def forward(self, x):\n        return x\n\n"
+        "class Net(Base, torch.nn.Module):\n    pass\n",  # the forward of a base that is no module
+        "import torch.nn\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x\n",
+        "import torch as T\n\n@T.compile\ndef f(x):\n    return x\n",
+    ],
+)
 def test_a_file_that_may_hold_a_region_is_parsed(source):
     from torchlint.analysis.roots import may_hold_regions
 
@@ -415,8 +443,10 @@ def test_a_file_that_may_hold_a_region_is_parsed(source):
 def test_a_file_whose_classes_are_no_modules_is_not_parsed():
     from torchlint.analysis.roots import may_hold_regions
 
-    config = ("import torch\nfrom ...configuration_utils import PretrainedConfig\n\n"
-              "class LlamaConfig(PretrainedConfig):\n    def __init__(self, n=2):\n        self.n = torch.ones(n)\n")
+    config = (
+        "import torch\nfrom ...configuration_utils import PretrainedConfig\n\n"
+        "class LlamaConfig(PretrainedConfig):\n    def __init__(self, n=2):\n        self.n = torch.ones(n)\n"
+    )
     assert not may_hold_regions(summarize(config), {}) and not regions_found(config, {})
     # the same class made a module by another file (a project fact)
     assert may_hold_regions(summarize(config), {"module_local": ["LlamaConfig"]})
@@ -435,7 +465,7 @@ def _edits(source: str):
     if tree.body:
         last = tree.body[-1]
         lines = source.splitlines(keepends=True)
-        yield "".join(lines[: last.lineno - 1] + lines[last.end_lineno:])
+        yield "".join(lines[: last.lineno - 1] + lines[last.end_lineno :])
 
 
 #: a package whose submodule is reached only as an attribute of the package (``pkg.ops.f``:
@@ -444,7 +474,7 @@ LAZY = {
     "pkg/__init__.py": "",
     "pkg/ops.py": "def scale(x):\n    return x * x.sum().item()\n",
     "model.py": "import torch\nimport pkg\n\n\nclass Net(torch.nn.Module):\n"
-                "    def forward(self, x):\n        return pkg.ops.scale(x)\n",
+    "    def forward(self, x):\n        return pkg.ops.scale(x)\n",
 }
 
 

@@ -1,4 +1,5 @@
 """Compiled-region discovery: what torch.compile would trace, found without importing anything."""
+
 import textwrap
 
 import libcst as cst
@@ -15,15 +16,18 @@ def regions(code: str) -> dict:
     return {r.qualname: r.root for r in find_regions(index).values()}
 
 
-@pytest.mark.parametrize("header, base", [
-    ("import torch", "torch.nn.Module"),
-    ("import torch as T", "T.nn.Module"),
-    ("from torch import nn", "nn.Module"),
-    ("import torch.nn as nn", "nn.Module"),
-    ("from torch.nn import Module", "Module"),
-    ("from torch.nn import Module as M", "M"),
-    ("from torch import nn as tnn", "tnn.Module"),
-])
+@pytest.mark.parametrize(
+    "header, base",
+    [
+        ("import torch", "torch.nn.Module"),
+        ("import torch as T", "T.nn.Module"),
+        ("from torch import nn", "nn.Module"),
+        ("import torch.nn as nn", "nn.Module"),
+        ("from torch.nn import Module", "Module"),
+        ("from torch.nn import Module as M", "M"),
+        ("from torch import nn as tnn", "tnn.Module"),
+    ],
+)
 def test_forward_of_a_module_through_any_import_alias(header, base):
     code = (
         f"{header}\n\nclass Net({base}):\n    def __init__(self):\n        super().__init__()\n\n"
@@ -73,8 +77,16 @@ def test_unknown_bases_and_plain_classes_are_not_regions():
     assert regions(code) == {}
 
 
-@pytest.mark.parametrize("decorator", ["@torch.compile", "@torch.compile()", "@torch.compile(mode='max-autotune', fullgraph=True)",
-                                       "@T.compile", "@compile"])
+@pytest.mark.parametrize(
+    "decorator",
+    [
+        "@torch.compile",
+        "@torch.compile()",
+        "@torch.compile(mode='max-autotune', fullgraph=True)",
+        "@T.compile",
+        "@compile",
+    ],
+)
 def test_compile_decorators(decorator):
     code = f"""
 import torch
@@ -124,8 +136,12 @@ def test_functions_and_modules_handed_to_torch_compile():
         d = D()
         fast_predict = torch.compile(d.predict)
         """
-    assert regions(code) == {"loss": "loss", "B.forward": "B.forward", "C.forward": "C.forward",
-                             "D.predict": "D.predict"}
+    assert regions(code) == {
+        "loss": "loss",
+        "B.forward": "B.forward",
+        "C.forward": "C.forward",
+        "D.predict": "D.predict",
+    }
 
 
 def test_helpers_join_transitively_and_keep_the_root():

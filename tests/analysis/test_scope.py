@@ -4,6 +4,7 @@ helper checked alone finds the breaks that a forward in another file makes of it
 checked alone reports what it reaches in files that were not given, and the training mode
 comes from the project's training script, not from which files were given.
 """
+
 from __future__ import annotations
 
 import json
@@ -15,8 +16,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from support import run_cli, write
+
 from torchlint.config import load_settings
 from torchlint.static import run
 
@@ -119,8 +120,13 @@ def test_a_helper_checked_alone_finds_the_breaks_a_forward_in_another_file_makes
     assert where(found) == {(UTILS, line, rule) for line, rule in HELPER_BREAKS}
     assert all(message.endswith(FROM_FORWARD) for *_, message in found)
     # through a real process too, as a hook runs it
-    proc = subprocess.run([sys.executable, "-m", "torchlint", "check", "--no-dynamic", UTILS], cwd=pkg,
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "torchlint", "check", "--no-dynamic", UTILS],
+        cwd=pkg,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert f"{UTILS}:5:9: TL001" in proc.stdout
 
@@ -141,7 +147,10 @@ def test_every_file_checked_alone_reports_what_the_whole_project_reports_for_it(
 
 def test_a_caller_checked_alone_reports_only_the_functions_it_reaches(pkg):
     # `spare` is reached from another module's forward, not from Model's
-    write(pkg, "pkg/other.py", """\
+    write(
+        pkg,
+        "pkg/other.py",
+        """\
         from torch import nn
 
         from .utils import spare
@@ -150,7 +159,8 @@ def test_a_caller_checked_alone_reports_only_the_functions_it_reaches(pkg):
         class Other(nn.Module):
             def forward(self, x):
                 return spare(x)
-        """)
+        """,
+    )
     _, whole = check(pkg, ".")
     assert (UTILS, 15, "TL001") in where(whole)
     _, alone = check(pkg, MODEL)
@@ -235,7 +245,8 @@ def test_the_project_scope_is_the_config_folder_repository_or_top_package(pkg, t
     scope = run.project_scope([str(pkg / "pkg" / "utils.py")], settings)
     assert scope.root == str(pkg)
     assert sorted(os.path.relpath(p, pkg) for p in scope.files) == sorted(
-        os.path.join(*n.split("/")) for n in PACKAGE if n.endswith(".py"))
+        os.path.join(*n.split("/")) for n in PACKAGE if n.endswith(".py")
+    )
     write(pkg, ".venv/lib/site-packages/dep/mod.py", "import torch\n")
     assert not any(".venv" in p for p in run.project_scope([str(pkg / "train.py")], settings).files)
 

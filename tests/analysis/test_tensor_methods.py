@@ -1,11 +1,12 @@
 """The shipped list of torch.Tensor's attribute names is the installed torch's."""
+
 from __future__ import annotations
 
 import json
 
 import pytest
-
 from support import REPO, run_cli, write
+
 from torchlint.analysis.tensors import tensor_method_names
 
 
@@ -19,7 +20,10 @@ def test_the_list_is_the_installed_torchs():
 
 
 def test_a_parameter_used_through_a_non_tensor_method_is_no_tensor(tmp_path):
-    write(tmp_path, "attn.py", '''
+    write(
+        tmp_path,
+        "attn.py",
+        """
         from torch import nn
 
 
@@ -30,6 +34,7 @@ def test_a_parameter_used_through_a_non_tensor_method_is_no_tensor(tmp_path):
                 if hidden.sum() > 0:
                     hidden = hidden + 1
                 return hidden
-    ''')
+    """,
+    )
     out = run_cli(["check", ".", "--no-dynamic", "--no-cache", "--format", "json", "--exit-zero"], cwd=tmp_path)
     assert [(f["line"], f["rule"]) for f in json.loads(out.stdout)["findings"]] == [(8, "TL005")]

@@ -8,15 +8,15 @@ calls ``.backward()``: it trains the compiled model). ``--train`` /
 ``train = true`` and ``--half`` / ``half = true`` check that code too. The dynamo tests check
 the assumption itself: the branch dynamo does not trace in eval mode does not break.
 """
+
 from __future__ import annotations
 
 import json
 
 import pytest
-
 from support import run_cli, write
 
-TRAINING = '''
+TRAINING = """
 import numpy as np
 import torch
 from torch import nn
@@ -49,15 +49,16 @@ class Encoder(nn.Module):
         if (x > 0).all() and self.training:
             y = y + 1
         return y
-'''
+"""
 # line -> rule of what breaks in training, and what still breaks in eval
 IN_TRAINING = {13: "TL001", 19: "TL009", 24: "TL005", 29: "TL001", 30: "TL005"}
 IN_EVAL = {30: "TL005"}
 
 
 def findings(folder, *extra):
-    result = run_cli(["check", ".", "--no-dynamic", "--no-cache", "--format", "json", "--exit-zero", *extra],
-                     cwd=folder)
+    result = run_cli(
+        ["check", ".", "--no-dynamic", "--no-cache", "--format", "json", "--exit-zero", *extra], cwd=folder
+    )
     assert result.exit_code == 0, result.output
     return {(f["path"], f["line"], f["rule"]) for f in json.loads(result.stdout)["findings"]}
 
@@ -83,7 +84,10 @@ def test_a_script_that_compiles_and_calls_backward_trains_the_model(tmp_path):
     """A module is in training mode until eval(): a training loop over a compiled model runs
     its training-only code, so the project is checked as with --train."""
     write(tmp_path, "enc.py", TRAINING)
-    write(tmp_path, "train.py", '''
+    write(
+        tmp_path,
+        "train.py",
+        """
         import torch
 
         from enc import Encoder
@@ -94,7 +98,8 @@ def test_a_script_that_compiles_and_calls_backward_trains_the_model(tmp_path):
             loss = model(torch.randn(4, 8)).sum()
             loss.backward()  # trains the compiled model
             opt.step()
-    ''')
+    """,
+    )
     assert findings(tmp_path) == at("enc.py", IN_TRAINING)
     # a comment that mentions backward, or no compile call, is no training script
     write(tmp_path, "train.py", "import torch\n# loss.backward() happens elsewhere\nm = torch.compile(f)\n")
@@ -103,15 +108,22 @@ def test_a_script_that_compiles_and_calls_backward_trains_the_model(tmp_path):
 
 def test_a_helper_in_another_file_called_only_in_training_is_no_region(tmp_path):
     write(tmp_path, "pkg/__init__.py", "")
-    write(tmp_path, "pkg/aug.py", '''
+    write(
+        tmp_path,
+        "pkg/aug.py",
+        """
         def jitter(x):
             return x * x.std().item()
 
 
         def scale(x):
             return x * x.abs().max().item()
-    ''')
-    write(tmp_path, "pkg/model.py", '''
+    """,
+    )
+    write(
+        tmp_path,
+        "pkg/model.py",
+        """
         from torch import nn
 
         from .aug import jitter, scale
@@ -124,13 +136,17 @@ def test_a_helper_in_another_file_called_only_in_training_is_no_region(tmp_path)
                 if not self.training:
                     return scale(x)
                 return x
-    ''')
+    """,
+    )
     assert findings(tmp_path) == {("pkg/aug.py", 6, "TL001")}
     assert findings(tmp_path, "--train") == {("pkg/aug.py", 2, "TL001"), ("pkg/aug.py", 6, "TL001")}
 
 
 def test_the_loss_computed_when_labels_are_given_is_training_code(tmp_path):
-    write(tmp_path, "head.py", '''
+    write(
+        tmp_path,
+        "head.py",
+        """
         import logging
 
         from torch import nn
@@ -148,14 +164,21 @@ def test_the_loss_computed_when_labels_are_given_is_training_code(tmp_path):
                 if labels is None and x.sum() > 0:
                     x = x + 1
                 return x
-    ''')
+    """,
+    )
     assert findings(tmp_path) == {("head.py", 15, "TL005")}
-    assert findings(tmp_path, "--train") == {("head.py", 12, "TL009"), ("head.py", 14, "TL008"),
-                                             ("head.py", 15, "TL005")}
+    assert findings(tmp_path, "--train") == {
+        ("head.py", 12, "TL009"),
+        ("head.py", 14, "TL008"),
+        ("head.py", 15, "TL005"),
+    }
 
 
 def test_half_precision_only_code_is_checked_with_half(tmp_path):
-    write(tmp_path, "layer.py", '''
+    write(
+        tmp_path,
+        "layer.py",
+        """
         import torch
         from torch import nn
 
@@ -170,10 +193,14 @@ def test_half_precision_only_code_is_checked_with_half(tmp_path):
                     return h
                 print("bfloat16")
                 return h
-    ''')
+    """,
+    )
     assert findings(tmp_path) == set()
-    assert findings(tmp_path, "--half") == {("layer.py", 7, "TL005"), ("layer.py", 10, "TL004"),
-                                            ("layer.py", 13, "TL004")}
+    assert findings(tmp_path, "--half") == {
+        ("layer.py", 7, "TL005"),
+        ("layer.py", 10, "TL004"),
+        ("layer.py", 13, "TL004"),
+    }
 
 
 def test_a_bad_value_for_the_keys_is_a_config_error(tmp_path):
@@ -195,7 +222,7 @@ def test_dynamo_traces_what_the_assumptions_say():
     # in training, the layer-drop draw (line 24) decides whether the rest runs at all
     trained = break_lines_of_source(code, "Encoder", ["f32[4,8]"], train=True)
     assert 24 in trained and trained <= set(IN_TRAINING)
-    half = '''
+    half = """
 import torch
 from torch import nn
 
@@ -205,6 +232,6 @@ class Layer(nn.Module):
         if h.dtype == torch.float16 and not torch.isfinite(h).all():
             h = h.clamp(-100, 100)
         return h
-'''
+"""
     assert break_lines_of_source(half.lstrip("\n"), "Layer", ["f32[4,8]"]) == set()
     assert break_lines_of_source(half.lstrip("\n"), "Layer", ["f16[4,8]"]) == {7}

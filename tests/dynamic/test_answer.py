@@ -1,4 +1,5 @@
 """The answer type the worker and torchlint.explain both produce and the results read."""
+
 import json
 
 import pytest
@@ -9,12 +10,29 @@ from torchlint.dynamic.results import result_from_answer
 
 def test_an_answer_survives_the_json_line_between_the_processes():
     answer = Answer(
-        id=3, error=None, graphs=2, ops_per_graph=[4, 1], total_graphs=3, explain_graph_breaks=1,
-        breaks=[{"path": "/m.py", "line": 7, "gb_type": "Unsupported Tensor.item() call", "gb_code": "GB0124",
-                 "reason": "Tensor.item", "explanation": "e", "hints": ["h"], "frame_skipped": False,
-                 "seen_by": ["explain", "log"]}],
+        id=3,
+        error=None,
+        graphs=2,
+        ops_per_graph=[4, 1],
+        total_graphs=3,
+        explain_graph_breaks=1,
+        breaks=[
+            {
+                "path": "/m.py",
+                "line": 7,
+                "gb_type": "Unsupported Tensor.item() call",
+                "gb_code": "GB0124",
+                "reason": "Tensor.item",
+                "explanation": "e",
+                "hints": ["h"],
+                "frame_skipped": False,
+                "seen_by": ["explain", "log"],
+            }
+        ],
         recompiles=[{"function": "forward", "path": "/m.py", "line": 5, "guard": "g", "words": "w", "fix": "f"}],
-        path="/m.py", cudagraphs={"skips": [], "splits": [], "rerecordings": 0}, recycle=True,
+        path="/m.py",
+        cudagraphs={"skips": [], "splits": [], "rerecordings": 0},
+        recycle=True,
     )
     line = json.dumps(answer.to_json())
     assert Answer.from_json(json.loads(line)) == answer

@@ -6,6 +6,7 @@ on and off, the encoder of ``varlen_encoder.py`` fed five lengths, a function th
 in place) and the CUDA-graph recordings cudagraph trees made. Each log record goes through the
 observer's own handler (child side) into records, and those through the parent into findings.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -27,8 +28,10 @@ DATA = json.loads((Path(__file__).parent / "data" / "cudagraph_logs_h200.json").
 
 
 def scenario(name):
-    return [{k: (v.replace("{repo}", str(REPO)) if isinstance(v, str) else v) for k, v in r.items()}
-            for r in DATA["scenarios"][name]]
+    return [
+        {k: (v.replace("{repo}", str(REPO)) if isinstance(v, str) else v) for k, v in r.items()}
+        for r in DATA["scenarios"][name]
+    ]
 
 
 def messages(name, logger=""):
@@ -63,11 +66,19 @@ def observe(name, compile_id, monkeypatch, *, cudagraphs_on=True):
 
 
 def compile_record(compile_id, path, function="forward"):
-    return {"kind": "compile", "compile_id": compile_id, "co_name": function, "co_filename": str(path),
-            "co_firstlineno": line_of(path, f"def {function}"), "is_forward": True, "counters": {}}
+    return {
+        "kind": "compile",
+        "compile_id": compile_id,
+        "co_name": function,
+        "co_filename": str(path),
+        "co_firstlineno": line_of(path, f"def {function}"),
+        "is_forward": True,
+        "counters": {},
+    }
 
 
 # --------------------------------------------------------------------------- the texts
+
 
 def test_skip_texts_give_the_reason_in_words_and_the_users_line():
     (said_twice,) = messages("host_copy_nopartition")
@@ -97,8 +108,9 @@ def test_distinct_sizes_warning():
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="reads the installed torch's source")
 def test_rerecording_text_of_the_installed_torch():
     """The "Re-recording function=..." format as the installed torch's cudagraph_trees writes it."""
-    source = Path(importlib.util.find_spec("torch").submodule_search_locations[0], "_inductor",
-                  "cudagraph_trees.py").read_text()
+    source = Path(
+        importlib.util.find_spec("torch").submodule_search_locations[0], "_inductor", "cudagraph_trees.py"
+    ).read_text()
     (fmt,) = re.findall(r'"(\[%s\] Re-recording function=[^"]*)"', source)
     args = ["0/1", "partition_0"] + (["INFERENCE"] if "mode=" in fmt else []) + ["static input data pointer changed."]
     assert text.rerecord(fmt % tuple(args)) == ("0/1", "partition_0", "static input data pointer changed.")
@@ -107,11 +119,13 @@ def test_rerecording_text_of_the_installed_torch():
 
 # --------------------------------------------------------------------------- records -> findings
 
+
 def findings_of(records):
     places = Places([str(CG)], str(CG))
     result, findings, _ = observed([ProcessRecords({"pid": 1}, records)], places, name="python serve.py", run=None)
-    return result, [(f.name, os.path.basename(f.path), f.line, f.message) for f in findings
-                    if f.name.startswith("cudagraph")]
+    return result, [
+        (f.name, os.path.basename(f.path), f.line, f.message) for f in findings if f.name.startswith("cudagraph")
+    ]
 
 
 def test_observer_and_parent_turn_a_round_trip_into_a_split_at_its_line(monkeypatch):
@@ -127,14 +141,16 @@ def test_observer_and_parent_turn_a_round_trip_into_a_split_at_its_line(monkeypa
 
 
 def test_a_graph_compiled_without_cuda_graphs_is_not_split(monkeypatch):
-    records = [compile_record("0/0", CG / "host_copy.py")] + observe("host_copy", "0/0", monkeypatch,
-                                                                     cudagraphs_on=False)
+    records = [compile_record("0/0", CG / "host_copy.py")] + observe(
+        "host_copy", "0/0", monkeypatch, cudagraphs_on=False
+    )
     assert "partition_log" not in [r["event"] for r in records[1:]]
 
 
 def test_from_the_fx_graph_cache_a_cut_is_still_seen_in_its_recordings(monkeypatch):
     records = [compile_record("0/0", CG / "host_copy.py")] + [
-        r for r in observe("host_copy", "0/0", monkeypatch) if r["event"] == "record"]
+        r for r in observe("host_copy", "0/0", monkeypatch) if r["event"] == "record"
+    ]
     _, found = findings_of(records)
     ((name, path, line, message),) = found
     assert (name, path, line) == ("cudagraph-split", "host_copy.py", line_of(CG / "host_copy.py", "def forward"))
@@ -155,8 +171,11 @@ def test_five_lengths_are_four_rerecordings_of_the_frame(monkeypatch):
     records += observe("varlen_warnlimit", "0/1", monkeypatch)
     result, found = findings_of(records)
     ((name, path, line, message),) = found
-    assert (name, path, line) == ("cudagraph-rerecord", "varlen_encoder.py", line_of(CG / "varlen_encoder.py",
-                                                                                   "def forward"))
+    assert (name, path, line) == (
+        "cudagraph-rerecord",
+        "varlen_encoder.py",
+        line_of(CG / "varlen_encoder.py", "def forward"),
+    )
     assert "re-recorded 4 times in 5 recordings of 2 compiled versions" in message
     assert "(4x16), (4x32), (4x64), (4x48), (4x40)" in message and "warned of 3 distinct sizes" in message
     assert result.cudagraph_skips == 0
@@ -166,18 +185,20 @@ def test_five_lengths_are_four_rerecordings_of_the_frame(monkeypatch):
 def test_rerecord_limit_skip_of_the_installed_torch():
     """cudagraph trees' "skipping cudagraph due to function N exceeding max re-recording limit"
     (singular "cudagraph"), built from the installed torch's f-string pieces."""
-    source = Path(importlib.util.find_spec("torch").submodule_search_locations[0], "_inductor",
-                  "cudagraph_trees.py").read_text()
+    source = Path(
+        importlib.util.find_spec("torch").submodule_search_locations[0], "_inductor", "cudagraph_trees.py"
+    ).read_text()
     start = source.index('f"skipping cudagraph due to function')
-    pieces = re.findall(r'f"([^"]*)"', source[start:source.index(")\n", start)])
+    pieces = re.findall(r'f"([^"]*)"', source[start : source.index(")\n", start)])
     values = iter(["7", "50", "3", "static input data pointer changed"])
     message = re.sub(r"\{[^}]*\}", lambda _: next(values), "".join(pieces))
     assert text.is_skip(message), message
-    assert text.skip_reason(message) == ("re-recording more than cudagraph_unexpected_rerecord_limit (50) times "
-                                         "(static input data pointer changed)")
+    assert text.skip_reason(message) == (
+        "re-recording more than cudagraph_unexpected_rerecord_limit (50) times (static input data pointer changed)"
+    )
 
 
-OWN_MESSAGES = r'''
+OWN_MESSAGES = r"""
 import sys
 from torchlint.dynamic import watch
 watch.install(sys.argv[1])
@@ -191,7 +212,7 @@ with config.patch({"triton.cudagraph_dynamic_shape_warn_limit": 2}):
 for on in (False, True):
     with config.patch({"triton.cudagraphs": on}):
         scheduler.cudagraphs_log.debug("Created %d graph partitions: %d cudagraphable, %d non-cudagraphable", 3, 2, 1)
-'''
+"""
 
 
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="needs torch")
@@ -201,12 +222,16 @@ def test_the_observer_hears_the_installed_torchs_own_loggers(tmp_path):
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-c", OWN_MESSAGES, str(tmp_path)], capture_output=True, text=True,
-                          timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", OWN_MESSAGES, str(tmp_path)], capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stderr == "", done.stderr[-2000:]  # recorded, not printed
     (name,) = os.listdir(tmp_path)
     records = [json.loads(line) for line in (tmp_path / name).read_text().splitlines()][1:]
     events = [(r["event"], r.get("reason") or r.get("sizes") or r.get("message")) for r in records]
-    assert events == [("skip", "mutated inputs (1 instances)"), ("sizes", 3),
-                      ("partition_log", "Created 3 graph partitions: 2 cudagraphable, 1 non-cudagraphable")]
+    assert events == [
+        ("skip", "mutated inputs (1 instances)"),
+        ("sizes", 3),
+        ("partition_log", "Created 3 graph partitions: 2 cudagraphable, 1 non-cudagraphable"),
+    ]

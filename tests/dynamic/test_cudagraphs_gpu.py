@@ -20,6 +20,7 @@ observation, with inductor's partition log, there.
 Without a GPU these are skipped with the reason printed (pytest ``-ra``), and the tests that
 need no GPU check the refusal: exit 2 and one line, config validation and the gate.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -31,7 +32,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from support import FIXTURES, run_cli, write
 
 CG = FIXTURES / "cudagraphs"
@@ -69,25 +69,32 @@ def _log(name, data):
 
 # --------------------------------------------------------------------------- no GPU needed
 
+
 def test_reduce_overhead_on_the_cpu_is_a_usage_error(project):
     write(project, "m.py", "import torch\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x\n")
-    result = run_cli(["check", "m.py", "--target", "m.py:Net", "--input", "f32[2]",
-                      "--mode", "reduce-overhead", "--device", "cpu"])
+    result = run_cli(
+        ["check", "m.py", "--target", "m.py:Net", "--input", "f32[2]", "--mode", "reduce-overhead", "--device", "cpu"]
+    )
     assert result.exit_code == 2
     assert result.stderr.count("\n") == 1 and "only on CUDA devices" in result.stderr
     result = run_cli(["check", "m.py", "--mode", "reduce-overhead"])
     assert result.exit_code == 2 and "give a --target" in result.stderr
 
 
-@pytest.mark.parametrize("table, problem", [
-    ('mode = "max-autotune-fast"', "mode must be one of"),
-    ('mode = "max-autotune"\ndevice = "cpu"', "mode max-autotune captures CUDA graphs"),
-    ('device = "tpu"', "device must be one of"),
-    ('mode = "reduce-overhead"\ndevice = "cpu"', "only on CUDA devices"),
-    ('max-cudagraph-skips = -1', "non-negative integer"),
-    ('[[tool.torchlint.targets]]\ntarget = "m.py:Net"\nmode = "reduce-overhead"\ndevice = "cpu"',
-     "only on CUDA devices"),
-])
+@pytest.mark.parametrize(
+    "table, problem",
+    [
+        ('mode = "max-autotune-fast"', "mode must be one of"),
+        ('mode = "max-autotune"\ndevice = "cpu"', "mode max-autotune captures CUDA graphs"),
+        ('device = "tpu"', "device must be one of"),
+        ('mode = "reduce-overhead"\ndevice = "cpu"', "only on CUDA devices"),
+        ("max-cudagraph-skips = -1", "non-negative integer"),
+        (
+            '[[tool.torchlint.targets]]\ntarget = "m.py:Net"\nmode = "reduce-overhead"\ndevice = "cpu"',
+            "only on CUDA devices",
+        ),
+    ],
+)
 def test_config_keys_are_validated(project, table, problem):
     write(project, "pyproject.toml", f"[tool.torchlint]\n{table}\n")
     write(project, "m.py", "x = 1\n")
@@ -100,8 +107,9 @@ def test_gate_counts_cudagraph_skips():
     from torchlint.findings import Report, TargetResult
     from torchlint.gate import apply_gate
 
-    report = Report(dynamic_ran=True, targets=[TargetResult("a", cudagraph_skips=2),
-                                               TargetResult("b", cudagraph_skips=1)])
+    report = Report(
+        dynamic_ran=True, targets=[TargetResult("a", cudagraph_skips=2), TargetResult("b", cudagraph_skips=1)]
+    )
     assert not apply_gate(report, max_cudagraph_skips=2)
     assert report.gate_failures == ["CUDA-graph skips: 3 > limit 2 (+1)"]
     assert apply_gate(report, max_cudagraph_skips=3)
@@ -112,39 +120,80 @@ def test_gate_counts_cudagraph_skips():
 
 def test_worker_data_becomes_warnings_merged_with_tl1xx_only(tmp_path):
     from torchlint.dynamic.results import findings_of
-    from torchlint.merge import merge_passes
     from torchlint.findings import Finding
+    from torchlint.merge import merge_passes
 
     model = tmp_path / "m.py"
     model.write_text("def forward(x):\n    y = x.cpu().clamp(min=1).to(x.device)\n    return y\n")
-    data = {"skips": [], "rerecordings": 2, "per_set": [1, 1, 1], "shapes": ["(2x8)", "(2x16)", "(2x32)"],
-            "path": str(model), "line": 1,
-            "splits": [{"reason": "device copies and CPU kernels", "pieces": 2,
-                        "sites": [{"path": str(model), "line": 2, "why": "runs on the CPU"}]}]}
+    data = {
+        "skips": [],
+        "rerecordings": 2,
+        "per_set": [1, 1, 1],
+        "shapes": ["(2x8)", "(2x16)", "(2x32)"],
+        "path": str(model),
+        "line": 1,
+        "splits": [
+            {
+                "reason": "device copies and CPU kernels",
+                "pieces": 2,
+                "sites": [{"path": str(model), "line": 2, "why": "runs on the CPU"}],
+            }
+        ],
+    }
     count, found = findings_of(data, "m.py:forward", str(tmp_path))
     assert count == 1
     assert [(f.name, f.line, f.severity, f.source) for f in found] == [
-        ("cudagraph-split", 2, "warning", "dynamic"), ("cudagraph-rerecord", 1, "warning", "dynamic")]
+        ("cudagraph-split", 2, "warning", "dynamic"),
+        ("cudagraph-rerecord", 1, "warning", "dynamic"),
+    ]
     assert "cut in 2" in found[0].message and "re-recorded 2 times across 3 input sets" in found[1].message
 
     def static(rule, severity):
-        return Finding(rule=rule, name=rule, path="m.py", line=2, column=9, end_line=2, end_column=40,
-                       message="m", suggestion="s", severity=severity)
+        return Finding(
+            rule=rule,
+            name=rule,
+            path="m.py",
+            line=2,
+            column=9,
+            end_line=2,
+            end_column=40,
+            message="m",
+            suggestion="s",
+            severity=severity,
+        )
 
-    brk = Finding(rule=None, name="graph-break", path="m.py", line=2, column=5, end_line=2, end_column=40,
-                  message="graph break: x", suggestion="", source="dynamic", gb_code="GB0124")
-    merged = merge_passes([static("TL101", "warning"), static("TL001", "error")], found + [brk],
-                          {"TL001": {"GB0124"}, "TL101": set()}, {})
+    brk = Finding(
+        rule=None,
+        name="graph-break",
+        path="m.py",
+        line=2,
+        column=5,
+        end_line=2,
+        end_column=40,
+        message="graph break: x",
+        suggestion="",
+        source="dynamic",
+        gb_code="GB0124",
+    )
+    merged = merge_passes(
+        [static("TL101", "warning"), static("TL001", "error")], found + [brk], {"TL001": {"GB0124"}, "TL101": set()}, {}
+    )
     by_rule = {(f.rule, f.name): f.source for f in merged}
     assert by_rule[("TL101", "TL101")] == "both"  # the split confirms the host-sync warning
     assert by_rule[("TL001", "TL001")] == "both"  # the break confirms the graph-break rule
     assert (None, "cudagraph-rerecord") in by_rule and (None, "graph-break") not in by_rule
     # and neither crosses over: a CUDA-graph split is no graph break, a break no TL1xx warning
-    alone = merge_passes([static("TL001", "error"), static("TL101", "warning")], [found[0]],
-                         {"TL001": {"GB0124"}, "TL101": set()}, {})
+    alone = merge_passes(
+        [static("TL001", "error"), static("TL101", "warning")], [found[0]], {"TL001": {"GB0124"}, "TL101": set()}, {}
+    )
     assert {f.rule: f.source for f in alone} == {"TL001": "static", "TL101": "both"}
-    alone = merge_passes([static("TL101", "warning")], [brk], {"TL001": {"GB0124"}, "TL101": set()}, {},
-                         flagged={("m.py", 2): {"TL001", "TL101"}})  # (the rules that flag the line)
+    alone = merge_passes(
+        [static("TL101", "warning")],
+        [brk],
+        {"TL001": {"GB0124"}, "TL101": set()},
+        {},
+        flagged={("m.py", 2): {"TL001", "TL101"}},
+    )  # (the rules that flag the line)
     assert {(f.rule, f.source) for f in alone} == {("TL101", "static"), ("TL001", "dynamic")}
 
 
@@ -152,8 +201,18 @@ def test_worker_data_becomes_warnings_merged_with_tl1xx_only(tmp_path):
 @pytest.mark.dynamo
 @pytest.mark.parametrize("mode", ["reduce-overhead", "max-autotune"])
 def test_no_gpu_exits_2_with_one_line(project, mode):
-    result = run_cli(["check", str(CG / "host_copy.py"), "--target", f"{CG / 'host_copy.py'}:Tagger",
-                      "--inputs-from", f"{CG / 'host_copy.py'}:example_inputs", "--mode", mode])
+    result = run_cli(
+        [
+            "check",
+            str(CG / "host_copy.py"),
+            "--target",
+            f"{CG / 'host_copy.py'}:Tagger",
+            "--inputs-from",
+            f"{CG / 'host_copy.py'}:example_inputs",
+            "--mode",
+            mode,
+        ]
+    )
     assert result.exit_code == 2
     assert result.stderr.count("\n") == 1, result.stderr
     assert "needs a CUDA GPU" in result.stderr and "does not use CUDA graphs on the CPU" in result.stderr
@@ -163,9 +222,25 @@ def test_no_gpu_exits_2_with_one_line(project, mode):
 @pytest.mark.skipif(not HAS_TORCH, reason="needs torch")
 @pytest.mark.dynamo
 def test_modes_without_cuda_graphs_run_like_default_on_the_cpu(project):
-    write(project, "m.py", "import torch\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x + 1\n")
-    result = run_cli(["check", "m.py", "--target", "m.py:Net", "--input", "f32[2]", "--format", "json",
-                      "--mode", "max-autotune-no-cudagraphs", "--device", "cpu"])
+    write(
+        project, "m.py", "import torch\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x + 1\n"
+    )
+    result = run_cli(
+        [
+            "check",
+            "m.py",
+            "--target",
+            "m.py:Net",
+            "--input",
+            "f32[2]",
+            "--format",
+            "json",
+            "--mode",
+            "max-autotune-no-cudagraphs",
+            "--device",
+            "cpu",
+        ]
+    )
     assert result.exit_code == 0, result.output
     (target,) = json.loads(result.stdout)["targets"]
     assert target["error"] is None and "cudagraph_skips" not in target
@@ -173,31 +248,34 @@ def test_modes_without_cuda_graphs_run_like_default_on_the_cpu(project):
 
 # --------------------------------------------------------------------------- on a GPU
 
+
 @pytest.fixture(scope="module", params=["reduce-overhead", "max-autotune"])
 def fixture_report(tmp_path_factory, request):
     """One `torchlint check --mode M` over the three fixtures (one worker), for each mode that
     replays CUDA graphs: max-autotune records them as reduce-overhead does."""
     folder = tmp_path_factory.mktemp("cg")
     config = folder / "pyproject.toml"
-    config.write_text(textwrap.dedent(f"""
+    config.write_text(
+        textwrap.dedent(f"""
         [tool.torchlint]
         mode = "{request.param}"
 
         [[tool.torchlint.targets]]
         name = "host_copy"
-        target = "{CG / 'host_copy.py'}:Tagger"
-        inputs-from = "{CG / 'host_copy.py'}:example_inputs"
+        target = "{CG / "host_copy.py"}:Tagger"
+        inputs-from = "{CG / "host_copy.py"}:example_inputs"
 
         [[tool.torchlint.targets]]
         name = "varlen"
-        target = "{CG / 'varlen_encoder.py'}:SeqEncoder"
-        input-sets-from = "{CG / 'varlen_encoder.py'}:three_lengths"
+        target = "{CG / "varlen_encoder.py"}:SeqEncoder"
+        input-sets-from = "{CG / "varlen_encoder.py"}:three_lengths"
 
         [[tool.torchlint.targets]]
         name = "clean"
-        target = "{CG / 'clean_encoder.py'}:Tagger"
-        input-sets-from = "{CG / 'clean_encoder.py'}:same_length_input_sets"
-        """))
+        target = "{CG / "clean_encoder.py"}:Tagger"
+        input-sets-from = "{CG / "clean_encoder.py"}:same_length_input_sets"
+        """)
+    )
     result = run_cli(["check", str(CG), "--config", str(config), "--format", "json", "--timeout", "400"])
     report = json.loads(result.stdout)
     _log(f"fixtures {request.param}", report)
@@ -218,7 +296,8 @@ def test_host_round_trip_is_reported_at_the_cpu_line(fixture_report):
     found = _cuda_findings(report, "host_copy")
     line = _line_of(CG / "host_copy.py", ".cpu().clamp(")
     assert [(f["name"], Path(f["path"]).name, f["line"]) for f in found] == [
-        ("cudagraph-split", "host_copy.py", line)], found
+        ("cudagraph-split", "host_copy.py", line)
+    ], found
     assert found[0]["severity"] == "warning" and "the CUDA graph is cut in 2" in found[0]["message"]
     assert code == 1  # findings remain and no gate is set
 
@@ -263,63 +342,118 @@ class Net(nn.Module):
 # reported at MARK), "rerecord", "bounded" (one re-recording, then replays), "none" (captured
 # whole, once), "break" (a graph break at MARK, so not a TL1xx warning).
 SNIPPETS = {
-    "round_trip": ("""
+    "round_trip": (
+        """
     def forward(self, x):
         h = self.fc(x)
         scale = h.abs().cpu().clamp(min=1.0).to(h.device)  # MARK
         return self.out(h / scale)
-""", ["f32[4,16]"], "split", {}),
-    "round_trip_without_partitions": ("""
+""",
+        ["f32[4,16]"],
+        "split",
+        {},
+    ),
+    "round_trip_without_partitions": (
+        """
     def forward(self, x):
         h = self.fc(x)
         scale = h.abs().cpu().clamp(min=1.0).to(h.device)  # MARK
         return self.out(h / scale)
-""", ["f32[4,16]"], "skip", {"graph_partition": False}),
-    "trailing_copy": ("""
+""",
+        ["f32[4,16]"],
+        "skip",
+        {"graph_partition": False},
+    ),
+    "trailing_copy": (
+        """
     def forward(self, x):
         h = self.out(self.fc(x))
         back = h.sum(-1).to("cpu")  # MARK
         return h, back
-""", ["f32[4,16]"], "none", {}),
-    "mutated_input": ("""
+""",
+        ["f32[4,16]"],
+        "none",
+        {},
+    ),
+    "mutated_input": (
+        """
     def forward(self, x):
         x.mul_(2)  # MARK
         return self.out(self.fc(x))
-""", ["f32[4,16]"], "skip", {}),
-    "per_call_int": ("""
+""",
+        ["f32[4,16]"],
+        "skip",
+        {},
+    ),
+    "per_call_int": (
+        """
     def forward(self, x, step: int):
         return self.out(self.fc(x) * step)
-""", ["f32[4,16];1", "f32[4,16];2", "f32[4,16];3"], "rerecord", {}),
-    "per_call_float": ("""
+""",
+        ["f32[4,16];1", "f32[4,16];2", "f32[4,16];3"],
+        "rerecord",
+        {},
+    ),
+    "per_call_float": (
+        """
     def forward(self, x, t: float):
         return self.out(self.fc(x) * t)
-""", ["f32[4,16];0.1", "f32[4,16];0.2", "f32[4,16];0.3"], "bounded", {}),
-    "cpu_scalar_tensor": ("""
+""",
+        ["f32[4,16];0.1", "f32[4,16];0.2", "f32[4,16];0.3"],
+        "bounded",
+        {},
+    ),
+    "cpu_scalar_tensor": (
+        """
     def forward(self, x):
         scale = torch.tensor(0.25)  # MARK
         return self.out(self.fc(x) * scale)
-""", ["f32[4,16]"], "none", {}),
-    "cpu_arange_moved": ("""
+""",
+        ["f32[4,16]"],
+        "none",
+        {},
+    ),
+    "cpu_arange_moved": (
+        """
     def forward(self, x):
         pos = torch.arange(x.shape[1]).to(x.device)  # MARK
         return self.out(self.fc(x) + pos)
-""", ["f32[4,16]"], "none", {}),
-    "cpu_randn_moved": ("""
+""",
+        ["f32[4,16]"],
+        "none",
+        {},
+    ),
+    "cpu_randn_moved": (
+        """
     def forward(self, x):
         noise = torch.randn(x.shape).to(x.device)  # MARK
         return self.out(self.fc(x) + noise)
-""", ["f32[4,16]"], "split", {}),
-    "cpu_list_tensor_moved": ("""
+""",
+        ["f32[4,16]"],
+        "split",
+        {},
+    ),
+    "cpu_list_tensor_moved": (
+        """
     def forward(self, x):
         w = torch.tensor([0.5] * 16).to(x.device)  # MARK
         return self.out(self.fc(x) * w)
-""", ["f32[4,16]"], "none", {}),
-    "cuda_synchronize": ("""
+""",
+        ["f32[4,16]"],
+        "none",
+        {},
+    ),
+    "cuda_synchronize": (
+        """
     def forward(self, x):
         h = self.fc(x)
         torch.cuda.synchronize()  # MARK
         return self.out(h)
-""", ["f32[4,16]"], "break", {}),
+""",
+        ["f32[4,16]"],
+        "break",
+        {},
+    ),
 }
 
 
@@ -327,9 +461,8 @@ def _observe_snippet(tmp_path, name):
     import torch
 
     from torchlint.dynamic.cudagraphs import observe_cudagraphs, prepare
-    from torchlint.dynamic.load import load_module_from_path
+    from torchlint.dynamic.load import load_module_from_path, materialize
     from torchlint.dynamic.observe import observe
-    from torchlint.dynamic.load import materialize
     from torchlint.dynamic.specs import parse_input_set
 
     body, sets, _, patch = SNIPPETS[name]
@@ -427,8 +560,13 @@ def served_report(tmp_path_factory):
     (folder / "serve.py").write_text(SERVED)
     out = folder / "report.json"
     command = [sys.executable, "-m", "torchlint", "run", "--no-static"]
-    done = subprocess.run(command + ["--format", "json", "-o", str(out), "serve.py"], cwd=folder,
-                          capture_output=True, text=True, timeout=900)
+    done = subprocess.run(
+        command + ["--format", "json", "-o", str(out), "serve.py"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert out.exists(), done.stderr[-3000:]
     report = json.loads(out.read_text())
     text = subprocess.run(command + ["serve.py"], cwd=folder, capture_output=True, text=True, timeout=900)

@@ -1,9 +1,9 @@
 """Through dynamo: a target that failed is never counted as clean, and a gate over a count the
 run did not measure leaves the default criterion (no unsuppressed finding) in force."""
+
 from __future__ import annotations
 
 import pytest
-
 from support import run_cli, write
 
 pytestmark = pytest.mark.dynamo
@@ -28,12 +28,16 @@ class Net(nn.Module):
 def test_a_target_that_fails_to_load_is_not_counted_as_clean(project):
     pytest.importorskip("torch")
     write(project, "model.py", MODEL)
-    write(project, "pyproject.toml", """
+    write(
+        project,
+        "pyproject.toml",
+        """
         [[tool.torchlint.targets]]
         target = "model.py:Missing"
         input = ["f32[2,8]"]
         max-graph-breaks = 5
-        """)
+        """,
+    )
     result = run_cli(["check", "model.py"])
     assert result.exit_code == 2
     out = result.stdout

@@ -1,12 +1,12 @@
 """The merged report's words for a static finding dynamo did not confirm: "not reached by
 dynamo" when no target traced its line, "not confirmed" only when a target ran the line
 without breaking there (the line is in a graph's node stack traces)."""
+
 from __future__ import annotations
 
 import json
 
 import pytest
-
 from support import run_cli, write
 
 pytest.importorskip("torch")
@@ -39,11 +39,12 @@ def test_ran_without_breaking_and_not_reached_are_told_apart(project):
     assert "(potential graph break, not confirmed by dynamo (ran without breaking))" in out
     assert "models.py:15:20: TL001 tensor-item" in out
     assert "(potential graph break, not reached by dynamo)" in out
-    assert ("Found 2 findings in 1 file: 0 confirmed by dynamo, 1 not confirmed (ran without breaking), "
-            "1 not reached by dynamo, 0 found only by dynamo; 0 graph breaks in 1 target.") in out
+    assert (
+        "Found 2 findings in 1 file: 0 confirmed by dynamo, 1 not confirmed (ran without breaking), "
+        "1 not reached by dynamo, 0 found only by dynamo; 0 graph breaks in 1 target."
+    ) in out
     report = json.loads(run_cli(args + ["--format", "json"]).stdout)
     assert [t["graph_breaks"] for t in report["targets"]] == [0]
-    assert [(f["line"], f["dynamo"]) for f in report["findings"]] == [(9, "ran_without_breaking"),
-                                                                    (15, "not_reached")]
+    assert [(f["line"], f["dynamo"]) for f in report["findings"]] == [(9, "ran_without_breaking"), (15, "not_reached")]
     static_only = json.loads(run_cli(args + ["--format", "json", "--no-dynamic"]).stdout)
     assert all("dynamo" not in f for f in static_only["findings"])

@@ -4,15 +4,31 @@ reaches torch or the child side, and nothing in it reaches back to the API or th
 Imports are read from the source (every ``import``, function-level ones included), so an
 import hidden inside a function cannot bring a circle back unnoticed.
 """
+
 from import_graph import GRAPH, MODULES, cycles, reach
 
-PARENT = {"torchlint.dynamic.run", "torchlint.dynamic.process", "torchlint.dynamic.results",
-          "torchlint.dynamic.targets", "torchlint.dynamic.specs", "torchlint.dynamic.answer",
-          "torchlint.dynamic.gb_registry", "torchlint.dynamic.recompiles", "torchlint.dynamic.program",
-          "torchlint.dynamic.cudagraph_text", "torchlint.dynamic.records"}  # (read by both sides, torch-free)
-CHILD = {"torchlint.dynamic.worker", "torchlint.dynamic.load", "torchlint.dynamic.observe",
-         "torchlint.dynamic.cudagraphs", "torchlint.dynamic.logs", "torchlint.dynamic.watch",
-         "torchlint.dynamic.bootstrap.sitecustomize"}
+PARENT = {
+    "torchlint.dynamic.run",
+    "torchlint.dynamic.process",
+    "torchlint.dynamic.results",
+    "torchlint.dynamic.targets",
+    "torchlint.dynamic.specs",
+    "torchlint.dynamic.answer",
+    "torchlint.dynamic.gb_registry",
+    "torchlint.dynamic.recompiles",
+    "torchlint.dynamic.program",
+    "torchlint.dynamic.cudagraph_text",
+    "torchlint.dynamic.records",
+}  # (read by both sides, torch-free)
+CHILD = {
+    "torchlint.dynamic.worker",
+    "torchlint.dynamic.load",
+    "torchlint.dynamic.observe",
+    "torchlint.dynamic.cudagraphs",
+    "torchlint.dynamic.logs",
+    "torchlint.dynamic.watch",
+    "torchlint.dynamic.bootstrap.sitecustomize",
+}
 
 
 def test_the_two_sides_name_every_dynamic_module():
@@ -25,8 +41,15 @@ def test_the_walk_sees_torch_where_it_is_imported():
 
 
 def test_no_import_circle_goes_through_the_dynamic_pass_config_api_or_pipeline():
-    mine = ("torchlint.dynamic", "torchlint.config", "torchlint.api", "torchlint.pipeline",
-            "torchlint.merge", "torchlint.findings", "torchlint.files")
+    mine = (
+        "torchlint.dynamic",
+        "torchlint.config",
+        "torchlint.api",
+        "torchlint.pipeline",
+        "torchlint.merge",
+        "torchlint.findings",
+        "torchlint.files",
+    )
     bad = [c for c in cycles() if any(m == p or m.startswith(p + ".") for m in c for p in mine)]
     assert bad == []
 
@@ -40,8 +63,11 @@ def test_the_parent_side_never_reaches_torch_or_the_child_side():
 
 def test_the_child_side_does_not_import_the_parents_process_management():
     for module in sorted(CHILD):
-        assert not reach(module) & {"torchlint.dynamic.run", "torchlint.dynamic.process",
-                                     "torchlint.dynamic.results"}, module
+        assert not reach(module) & {
+            "torchlint.dynamic.run",
+            "torchlint.dynamic.process",
+            "torchlint.dynamic.results",
+        }, module
 
 
 def test_nothing_in_the_dynamic_pass_imports_the_api_or_the_pipeline():

@@ -1,4 +1,5 @@
 """merge(): static + dynamic -> static / dynamic / both; gate: limits, baseline, ratchet."""
+
 import json
 
 from torchlint.findings import Finding, Report, TargetResult
@@ -9,25 +10,57 @@ GB = {"TL001": {"GB0124"}, "TL004": {"GB0059"}, "TL005": {"GB0170", "GB0035"}}
 
 
 def static(rule, line, path="m.py", end_line=None, text="x"):
-    return Finding(rule=rule, name="r", path=path, line=line, column=5, end_line=end_line or line,
-                   end_column=9, message="potential graph break: thing", suggestion=f"fix {rule}",
-                   region="Net.forward", source_line=text)
+    return Finding(
+        rule=rule,
+        name="r",
+        path=path,
+        line=line,
+        column=5,
+        end_line=end_line or line,
+        end_column=9,
+        message="potential graph break: thing",
+        suggestion=f"fix {rule}",
+        region="Net.forward",
+        source_line=text,
+    )
 
 
 def dynamic(line, gb, path="m.py"):
-    return Finding(rule=None, name="graph-break", path=path, line=line, column=1, end_line=line,
-                   end_column=9, message=f"graph break: {gb}", suggestion="dynamo hint", source="dynamic",
-                   gb_code=gb, target="m.py:Net", reason="why", explanation="because", hints=["dynamo hint"])
+    return Finding(
+        rule=None,
+        name="graph-break",
+        path=path,
+        line=line,
+        column=1,
+        end_line=line,
+        end_column=9,
+        message=f"graph break: {gb}",
+        suggestion="dynamo hint",
+        source="dynamic",
+        gb_code=gb,
+        target="m.py:Net",
+        reason="why",
+        explanation="because",
+        hints=["dynamo hint"],
+    )
 
 
 def test_merge_matches_by_line_and_gb_code():
-    out = merge([static("TL001", 10), static("TL005", 20), static("TL001", 30, path="other.py")],
-                [dynamic(10, "GB0124"), dynamic(20, "GB0124"), dynamic(40, "GB0059")],
-                GB, {"TL004": "remove the print"}, flagged={("m.py", 20): {"TL001"}, ("m.py", 40): {"TL004"}})
+    out = merge(
+        [static("TL001", 10), static("TL005", 20), static("TL001", 30, path="other.py")],
+        [dynamic(10, "GB0124"), dynamic(20, "GB0124"), dynamic(40, "GB0059")],
+        GB,
+        {"TL004": "remove the print"},
+        flagged={("m.py", 20): {"TL001"}, ("m.py", 40): {"TL004"}},
+    )
     got = {(f.path, f.line, f.rule, f.source) for f in out}
-    assert got == {("m.py", 10, "TL001", "both"), ("m.py", 20, "TL005", "static"),
-                   ("m.py", 20, "TL001", "dynamic"), ("m.py", 40, "TL004", "dynamic"),
-                   ("other.py", 30, "TL001", "static")}
+    assert got == {
+        ("m.py", 10, "TL001", "both"),
+        ("m.py", 20, "TL005", "static"),
+        ("m.py", 20, "TL001", "dynamic"),
+        ("m.py", 40, "TL004", "dynamic"),
+        ("other.py", 30, "TL001", "static"),
+    }
     both = next(f for f in out if f.source == "both")
     assert both.message == "graph break: thing" and both.suggestion == "fix TL001"
     assert (both.gb_code, both.target, both.reason, both.hints) == ("GB0124", "m.py:Net", "why", ["dynamo hint"])
@@ -49,8 +82,7 @@ def test_a_break_is_named_after_a_rule_only_when_that_rule_flags_its_line():
 
 
 def test_one_break_confirms_every_compatible_finding_on_a_multiline_statement():
-    out = merge([static("TL001", 10, end_line=12), static("TL004", 10, end_line=12)],
-                [dynamic(11, "GB0059")], GB)
+    out = merge([static("TL001", 10, end_line=12), static("TL004", 10, end_line=12)], [dynamic(11, "GB0059")], GB)
     assert {(f.rule, f.source) for f in out} == {("TL001", "static"), ("TL004", "both")}
     out = merge([static("TL001", 10), static("TL004", 10)], [dynamic(10, None)], GB)
     assert {f.source for f in out} == {"both"}
@@ -83,15 +115,17 @@ def test_limits_say_by_how_much():
 
 def test_baseline_regressions_improvements_and_line_shifts(tmp_path):
     path = tmp_path / "baseline.json"
-    old = report(breaks=3, findings=[static("TL001", 10, text="s = x.item()"),
-                                     static("TL005", 20, text="if x.sum() > 0:")])
+    old = report(
+        breaks=3, findings=[static("TL001", 10, text="s = x.item()"), static("TL005", 20, text="if x.sum() > 0:")]
+    )
     write_baseline(old, str(path))
     data = json.loads(path.read_text())
     assert data["graph_breaks"] == 3 and len(data["findings"]) == 2
     assert not list(tmp_path.glob(".torchlint-baseline-*"))  # the temp file was renamed
 
-    shifted = report(breaks=3, findings=[static("TL001", 14, text="s = x.item()"),
-                                         static("TL005", 24, text="if x.sum() > 0:")])
+    shifted = report(
+        breaks=3, findings=[static("TL001", 14, text="s = x.item()"), static("TL005", 24, text="if x.sum() > 0:")]
+    )
     assert compare(shifted, load_baseline(str(path))) == ([], [])
 
     worse = report(breaks=5, findings=shifted.findings + [static("TL003", 30, text="l = x.tolist()")])

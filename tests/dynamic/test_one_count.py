@@ -3,6 +3,7 @@ file, a helper with an ``.item()`` and a ``print`` reached from ``forward``, a t
 gives the same graph-break sites and hits whichever paths are given, with or without the
 static pass, through ``torchlint run`` and through ``pytest --torchlint`` beside
 ``assert_graph_breaks``; its recompiles are told once per cause."""
+
 import json
 import os
 import re
@@ -15,34 +16,34 @@ pytestmark = pytest.mark.dynamo
 
 FILES = {
     "pyproject.toml": '[tool.torchlint]\n\n[[tool.torchlint.targets]]\ntarget = "pkg/model.py:Model"\n'
-                      'input-sets = ["f32[8,16]", "f32[8,16]", "f32[4,16]", "f32[4,16]"]\n',
+    'input-sets = ["f32[8,16]", "f32[8,16]", "f32[4,16]", "f32[4,16]"]\n',
     "pkg/__init__.py": "",
     "pkg/base.py": "import torch\nfrom torch import nn\n\n\nclass Base(nn.Module):\n"
-                   "    def __init__(self, dim: int = 16):\n        super().__init__()\n"
-                   "        self.proj = nn.Linear(dim, dim)\n",
+    "    def __init__(self, dim: int = 16):\n        super().__init__()\n"
+    "        self.proj = nn.Linear(dim, dim)\n",
     "pkg/model.py": "import torch\n\nfrom .base import Base\nfrom .utils import scale\n\n\nclass Model(Base):\n"
-                    "    def forward(self, x):\n        y = self.proj(x)\n        y = scale(y)\n"
-                    "        if y.sum() > 0:\n            y = y * 2\n        return y\n",
+    "    def forward(self, x):\n        y = self.proj(x)\n        y = scale(y)\n"
+    "        if y.sum() > 0:\n            y = y * 2\n        return y\n",
     "pkg/utils.py": "import torch\n\n\ndef scale(x):\n    s = x.abs().max().item()\n"
-                    "    print(\"scale\", s)\n    return x / s\n",
+    '    print("scale", s)\n    return x / s\n',
     "train.py": "import torch\n\nfrom pkg.model import Model\n\n\ndef main():\n    model = Model()\n"
-                "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n    step = torch.compile(model)\n"
-                "    for bs in (8, 8, 4, 4):\n        loss = step(torch.randn(bs, 16)).sum()\n"
-                "        loss.backward()\n        opt.step()\n        opt.zero_grad()\n\n\n"
-                "if __name__ == \"__main__\":\n    main()\n",
+    "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n    step = torch.compile(model)\n"
+    "    for bs in (8, 8, 4, 4):\n        loss = step(torch.randn(bs, 16)).sum()\n"
+    "        loss.backward()\n        opt.step()\n        opt.zero_grad()\n\n\n"
+    'if __name__ == "__main__":\n    main()\n',
     "tests/test_model.py": "import json, os\n\nimport torch\n\nfrom pkg.model import Model\n"
-                           "from torchlint.testing import assert_graph_breaks\n\n\ndef test_model():\n"
-                           "    from torchlint.dynamic.load import materialize_call\n"
-                           "    from torchlint.dynamic.specs import parse_input\n"
-                           "    calls = [tuple(materialize_call([parse_input(f'f32[{n},16]')])[0])\n"
-                           "             for n in (8, 8, 4, 4)]  # the inputs `check` makes of the specs\n"
-                           "    torch.manual_seed(0)  # the weights `check` gives the model\n"
-                           "    report = assert_graph_breaks(Model(), max_breaks=10, calls=calls)\n"
-                           "    t = report.targets[0]\n"
-                           "    with open(os.environ['COUNTS_OUT'], 'w') as f:\n"
-                           "        json.dump([t.graph_breaks, t.graph_break_hits, t.recompiles], f)\n\n\n"
-                           "def test_compiled():\n    m = torch.compile(Model())\n"
-                           "    for n in (8, 8, 4, 4):\n        m(torch.randn(n, 16))\n",
+    "from torchlint.testing import assert_graph_breaks\n\n\ndef test_model():\n"
+    "    from torchlint.dynamic.load import materialize_call\n"
+    "    from torchlint.dynamic.specs import parse_input\n"
+    "    calls = [tuple(materialize_call([parse_input(f'f32[{n},16]')])[0])\n"
+    "             for n in (8, 8, 4, 4)]  # the inputs `check` makes of the specs\n"
+    "    torch.manual_seed(0)  # the weights `check` gives the model\n"
+    "    report = assert_graph_breaks(Model(), max_breaks=10, calls=calls)\n"
+    "    t = report.targets[0]\n"
+    "    with open(os.environ['COUNTS_OUT'], 'w') as f:\n"
+    "        json.dump([t.graph_breaks, t.graph_break_hits, t.recompiles], f)\n\n\n"
+    "def test_compiled():\n    m = torch.compile(Model())\n"
+    "    for n in (8, 8, 4, 4):\n        m(torch.randn(n, 16))\n",
 }
 
 
@@ -59,8 +60,9 @@ def package(tmp_path_factory):
 
 
 def torchlint(root, *args, env=None):
-    return subprocess.run([sys.executable, "-m", "torchlint", *args], cwd=root, capture_output=True, text=True,
-                          timeout=300, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "torchlint", *args], cwd=root, capture_output=True, text=True, timeout=300, env=env
+    )
 
 
 def counts(root, *args):
@@ -80,8 +82,13 @@ def test_the_count_is_one_whatever_the_paths(package):
         sites = {(f["path"], f["line"]) for f in data["findings"] if f["source"] != "static"}
         assert ("pkg/model.py", 10) not in sites, (args, sites)
     # a break in a file that was not given gets the label `check .` gives it
-    labels = {args: sorted((f["path"], f["line"], f["rule"], f["source"]) for f in data["findings"]
-                           if f["path"] == "pkg/utils.py") for args, (_, data) in seen.items() if "--no-static" not in args}
+    labels = {
+        args: sorted(
+            (f["path"], f["line"], f["rule"], f["source"]) for f in data["findings"] if f["path"] == "pkg/utils.py"
+        )
+        for args, (_, data) in seen.items()
+        if "--no-static" not in args
+    }
     assert len({tuple(v) for v in labels.values()}) == 1, labels
     assert labels[(".",)] == [("pkg/utils.py", 5, "TL001", "both"), ("pkg/utils.py", 6, "TL004", "both")]
 
@@ -111,8 +118,14 @@ def test_run_counts_as_check_and_says_it_saw_training(package, tmp_path):
 
 def test_pytest_plugin_counts_as_check_and_never_negative(package, tmp_path):
     env = dict(os.environ, COUNTS_OUT=str(tmp_path / "counts.json"))
-    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--torchlint",
-                          "tests/test_model.py"], cwd=package, capture_output=True, text=True, timeout=600, env=env)
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--torchlint", "tests/test_model.py"],
+        cwd=package,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
     text = out.stdout + out.stderr
     assert out.returncode == 0, text
     assert not re.search(r"-\d+ (graph|compile)", text), text

@@ -5,6 +5,7 @@ must compile to one graph with no break. The counts are checked against
 ``torch._dynamo.explain`` called directly, and where explain is blind (an empty graph
 closed by the break, a frame dynamo gives up), the log artifact must still see the break.
 """
+
 import textwrap
 
 import pytest
@@ -12,7 +13,7 @@ import pytest
 pytestmark = pytest.mark.dynamo
 torch = pytest.importorskip("torch")
 
-from torchlint.dynamic.observe import break_lines_of_source, observe, observe_source  # noqa: E402
+from torchlint.dynamic.observe import break_lines_of_source, observe_source  # noqa: E402
 
 HEADER = "import torch, time, random, warnings, logging, copy\nimport torch.nn as nn\nlog = logging.getLogger('t')\n"
 
@@ -28,16 +29,20 @@ BREAKS = {
     "str": "def f(x):\n    y = x + 1\n    s = str(y)  # break\n    return y * 2\n",
     "mask": "def f(x):\n    y = x + 1\n    z = y[y > 0]  # break\n    return z * 2\n",
     "nonzero": "def f(x):\n    y = x + 1\n    z = torch.nonzero(y)  # break\n    return z * 2\n",
-    "linear_in_forward": ("class M(nn.Module):\n    def forward(self, x):\n"
-                          "        l = nn.Linear(16, 4)  # break\n        return l(x)\n"),
+    "linear_in_forward": (
+        "class M(nn.Module):\n    def forward(self, x):\n        l = nn.Linear(16, 4)  # break\n        return l(x)\n"
+    ),
     "explicit": "def f(x):\n    y = x + 1\n    torch._dynamo.graph_break()  # break\n    return y * 2\n",
-    "item_in_loop": ("def f(x):\n    t = 0.0\n    for i in range(3):\n"
-                     "        t += x[i].sum().item()  # break\n    return x * t\n"),
+    "item_in_loop": (
+        "def f(x):\n    t = 0.0\n    for i in range(3):\n        t += x[i].sum().item()  # break\n    return x * t\n"
+    ),
     "logging": "def f(x):\n    y = x + 1\n    log.warning('hi')  # break\n    return y * 2\n",
     "manual_seed": "def f(x):\n    y = x + 1\n    torch.manual_seed(0)  # break\n    return y * 2\n",
     "deepcopy": "def f(x):\n    y = x + 1\n    z = copy.deepcopy(y)  # break\n    return z * 2\n",
-    "print_in_try": ("def f(x):\n    try:\n        y = x + 1\n        print('in try')  # break\n"
-                     "    except ValueError:\n        y = x\n    return y * 2\n"),
+    "print_in_try": (
+        "def f(x):\n    try:\n        y = x + 1\n        print('in try')  # break\n"
+        "    except ValueError:\n        y = x\n    return y * 2\n"
+    ),
 }
 
 NOT_BREAKS = {
@@ -71,11 +76,13 @@ def test_folklore_is_not_a_break(name):
 
 @pytest.mark.dynamo
 def test_backward_in_region_breaks_in_train_mode():
-    code = HEADER + ("def f(x):\n    w = torch.ones(16, requires_grad=True)\n"
-                     "    (x * w).sum().backward()  # break\n    return w.grad * 2\n")
+    code = HEADER + (
+        "def f(x):\n    w = torch.ones(16, requires_grad=True)\n"
+        "    (x * w).sum().backward()  # break\n    return w.grad * 2\n"
+    )
     lines = break_lines_of_source(code, train=True)
     # torch 2.13 also breaks on building a requires_grad leaf inside the region (line 5).
-    assert marked(code[len(HEADER):]) <= lines
+    assert marked(code[len(HEADER) :]) <= lines
 
 
 @pytest.mark.dynamo
@@ -89,8 +96,9 @@ def test_counts_agree_with_explain_where_explain_sees(name):
         explained = torch._dynamo.explain(namespace["f"])(x)
     assert obs.graphs == explained.graph_count
     assert obs.explain_graph_breaks == explained.graph_break_count
-    assert obs.graph_breaks == len({(r.user_stack[-1].filename, r.user_stack[-1].lineno)
-                                    for r in explained.break_reasons})
+    assert obs.graph_breaks == len(
+        {(r.user_stack[-1].filename, r.user_stack[-1].lineno) for r in explained.break_reasons}
+    )
     assert all(b.gb_code and b.gb_code.startswith("GB") for b in obs.breaks)
 
 
@@ -102,7 +110,7 @@ def test_log_catches_what_explain_misses(name):
     exec(compile(HEADER + BREAKS[name], path, "exec"), namespace)
     with torch.no_grad():
         explained = torch._dynamo.explain(namespace["f"])(torch.randn(8, 16))
-    assert explained.break_reasons == []          # explain is blind here
+    assert explained.break_reasons == []  # explain is blind here
     assert [b.seen_by >= {"log"} for b in obs.breaks] == [True]
     if name != "print_first":
         assert obs.breaks[0].frame_skipped and explained.graph_count == 0
@@ -119,7 +127,7 @@ def test_break_in_helper_is_placed_on_the_helper_line_and_torch_frames_on_the_us
                 l = nn.Linear(16, 4)  # break
                 return l(y)
         """)
-    assert break_lines_of_source(code, "M") == marked(code[len(HEADER):])
+    assert break_lines_of_source(code, "M") == marked(code[len(HEADER) :])
 
 
 @pytest.mark.dynamo
@@ -145,14 +153,20 @@ def test_recompiles_are_counted_and_said_in_words():
 def test_describe_guard_forms():
     from torchlint.dynamic.recompiles import describe_guard, parse_recompile_message
 
-    assert describe_guard("tensor 'x' dtype mismatch. expected Float, actual Half")[0] == \
-        "dtype of `x` changed from Float to Half"
-    assert describe_guard("tensor 'x' rank mismatch. expected 1, actual 2")[0] == \
-        "number of dimensions of `x` changed from 1 to 2"
+    assert (
+        describe_guard("tensor 'x' dtype mismatch. expected Float, actual Half")[0]
+        == "dtype of `x` changed from Float to Half"
+    )
+    assert (
+        describe_guard("tensor 'x' rank mismatch. expected 1, actual 2")[0]
+        == "number of dimensions of `x` changed from 1 to 2"
+    )
     assert describe_guard("n == 1  # x * n  # f.py:3 in f")[0] == "`n` was specialised to 1 and changed"
-    msg = ("Recompiling function forward in /p/m.py:20\n    triggered by the following guard failure(s):\n"
-           "    - 0/1: tensor 'x' size mismatch at index 0. expected 8, actual 4\n"
-           "    - 0/0: tensor 'x' size mismatch at index 0. expected 8, actual 4")
+    msg = (
+        "Recompiling function forward in /p/m.py:20\n    triggered by the following guard failure(s):\n"
+        "    - 0/1: tensor 'x' size mismatch at index 0. expected 8, actual 4\n"
+        "    - 0/0: tensor 'x' size mismatch at index 0. expected 8, actual 4"
+    )
     (event,) = parse_recompile_message(msg)
     assert (event.function, event.path, event.line) == ("forward", "/p/m.py", 20)
     assert event.words == "dimension 0 of `x` changed from 8 to 4"

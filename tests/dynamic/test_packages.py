@@ -1,6 +1,7 @@
 """Targets inside packages (relative imports, src layout) and keyword inputs, as real projects
 declare them: ``pkg/model.py:Net`` and ``pkg.model:Net``, from the project root and from a
 parent folder; breaks land on the project's lines."""
+
 import os
 import shutil
 
@@ -24,6 +25,7 @@ def tagger(tmp_path):
 
 # --------------------------------------------------------------------------- parsing (no torch)
 
+
 def test_package_of_walks_up_init_files(tagger):
     src = str(tagger / "src")
     assert package_of(str(tagger / "src/mypkg/layers/attention.py")) == (src, ["mypkg", "layers", "attention"])
@@ -39,13 +41,17 @@ def test_a_dotted_target_is_found_under_the_base_its_src_and_the_search_folders(
     assert find_module_file("mypkg.layers", [str(tagger / "src")]) == str(tagger / "src/mypkg/layers/__init__.py")
     assert find_module_file("mypkg.nothing", [str(tagger / "src")]) is None
     # from the project root: found through src/
-    spec = target_from_config({"target": "mypkg.model:build(labels=3)", "input": ["input_ids=i64[2,8]:0..1000"]},
-                              base_dir=str(tagger))
+    spec = target_from_config(
+        {"target": "mypkg.model:build(labels=3)", "input": ["input_ids=i64[2,8]:0..1000"]}, base_dir=str(tagger)
+    )
     assert spec.ref.path == model and spec.ref.kwargs_dict == {"labels": 3}
     assert spec.name == "mypkg.model:build(labels=3)"  # reports name it as declared
     # from a parent folder: found through a search folder (the config's folder, a linted package)
-    spec = target_from_config({"target": "mypkg.model:Tagger", "inputs-from": "mypkg.model:example_inputs"},
-                              base_dir=str(tagger.parent), search=[str(tagger)])
+    spec = target_from_config(
+        {"target": "mypkg.model:Tagger", "inputs-from": "mypkg.model:example_inputs"},
+        base_dir=str(tagger.parent),
+        search=[str(tagger)],
+    )
     assert spec.ref.path == model and spec.inputs_from.path == model
     # found nowhere: left as declared, for the worker to import as an installed module
     spec = target_from_config({"target": "nosuchpkg.model:Net", "input": ["f32[2]"]}, base_dir=str(tagger))
@@ -91,8 +97,8 @@ def test_a_target_inside_a_package_loads_and_its_breaks_are_project_lines(worker
     prefix = "" if where == "root" else "tagger/"
     module = f"{prefix}src/mypkg/model.py" if form == "path" else "mypkg.model"
     results, findings, errors, _ = _run(
-        worker, cwd, f"{module}:Tagger",
-        input=["input_ids=i64[2,8]:0..1000", "attention_mask=i64[2,8]:1..2"])
+        worker, cwd, f"{module}:Tagger", input=["input_ids=i64[2,8]:0..1000", "attention_mask=i64[2,8]:1..2"]
+    )
     assert errors == [] and results[0].error is None
     assert results[0].graph_breaks == 2
     # explain() lists 3 break reasons (the print is hit in the caller's frame and again in the
@@ -105,9 +111,14 @@ def test_a_target_inside_a_package_loads_and_its_breaks_are_project_lines(worker
 def test_factories_and_inputs_from_in_a_package_and_keyword_input_sets(worker, tagger):
     pytest.importorskip("torch")
     results, findings, errors, _ = _run(
-        worker, tagger.parent, "mypkg.model:build(labels=3)", **{
+        worker,
+        tagger.parent,
+        "mypkg.model:build(labels=3)",
+        **{
             "inputs-from": "tagger/src/mypkg/model.py:example_inputs",
-            "input-sets": ["input_ids=i64[2,16]:0..1000;attention_mask=i64[2,16]:1..2"]})
+            "input-sets": ["input_ids=i64[2,16]:0..1000;attention_mask=i64[2,16]:1..2"],
+        },
+    )
     assert errors == [] and results[0].error is None
     assert {(f.path, f.line) for f in findings} == {("tagger/" + p, n) for p, n in BREAKS}
     assert results[0].recompiles >= 1  # the second call's length 16 against the first's 8
@@ -152,10 +163,14 @@ def test_explain_calls_take_keyword_arguments_per_call(tagger):
         from mypkg.model import Tagger
 
         ids = torch.randint(0, 1000, (2, 8))
-        report = torchlint.explain(Tagger(), calls=[
-            ((ids,), {"attention_mask": torch.ones(2, 8, dtype=torch.long)}),
-            {"input_ids": torch.randint(0, 1000, (2, 16))},
-        ], files=[str(p) for p in (tagger / "src").rglob("*.py")])
+        report = torchlint.explain(
+            Tagger(),
+            calls=[
+                ((ids,), {"attention_mask": torch.ones(2, 8, dtype=torch.long)}),
+                {"input_ids": torch.randint(0, 1000, (2, 16))},
+            ],
+            files=[str(p) for p in (tagger / "src").rglob("*.py")],
+        )
     finally:
         sys.path.remove(str(tagger / "src"))
         for name in [n for n in sys.modules if n == "mypkg" or n.startswith("mypkg.")]:
@@ -177,12 +192,12 @@ def test_a_dynamic_only_break_carries_only_the_rule_that_flags_its_line(models_d
     from torchlint.static.run import rules_on_lines
 
     monkeypatch.chdir(models_dir)
-    report = torchlint.check(["hidden_breaks.py"], static=static, targets=[
-        {"target": "hidden_breaks.py:Net", "input": ["f32[2,8]"]}])
+    report = torchlint.check(
+        ["hidden_breaks.py"], static=static, targets=[{"target": "hidden_breaks.py:Net", "input": ["f32[2,8]"]}]
+    )
     assert report.errors == []
     got = {f.line: (f.rule, f.gb_code) for f in report.findings}
-    assert got == {8: ("TL004", "GB0059"), 13: ("TL003", "GB0109"), 18: ("TL002", "GB0124"),
-                   23: (None, "GB0033")}
+    assert got == {8: ("TL004", "GB0059"), 13: ("TL003", "GB0109"), 18: ("TL002", "GB0124"), 23: (None, "GB0033")}
     assert all(f.source == "dynamic" for f in report.findings)
     flagged = rules_on_lines({"hidden_breaks.py": set(got)}, all_rules())
     for f in report.findings:  # the bar: no rule code whose rule would not flag that line
@@ -190,13 +205,16 @@ def test_a_dynamic_only_break_carries_only_the_rule_that_flags_its_line(models_d
     unnamed = next(f for f in report.findings if f.rule is None)
     assert unnamed.reason == "Data dependent operator" and "item" not in unnamed.suggestion
     out = io.StringIO()
-    render(report, out, options=SimpleNamespace(color=False, quiet=False, statistics=False,
-                                                unsafe_fixable=0, unsafe_fixes=False))
+    render(
+        report,
+        out,
+        options=SimpleNamespace(color=False, quiet=False, statistics=False, unsafe_fixable=0, unsafe_fixes=False),
+    )
     text = out.getvalue()
     assert text.count("no rule predicted it") == 1 and "found by dynamo, TL004 flags this line" in text
 
 
-SHAPE_BUG = '''import torch
+SHAPE_BUG = """import torch
 from torch import nn
 
 
@@ -208,7 +226,7 @@ class Net(nn.Module):
     def forward(self, x):
         h = x * 2
         return h @ self.w
-'''
+"""
 
 
 @torch_needed
@@ -217,7 +235,8 @@ def test_a_crash_shows_the_users_error_not_dynamos_wrapper(worker, tmp_path):
     (tmp_path / "crash.py").write_text(SHAPE_BUG)
     results, _findings, errors, _ = _run(worker, tmp_path, "crash.py:Net", input=["f32[2,8]"])
     error = results[0].error
-    assert error == ("raised RuntimeError: a and b must have same reduction dim, but got [2, 8] X [16, 4]. "
-                     "(at crash.py:12)")
+    assert error == (
+        "raised RuntimeError: a and b must have same reduction dim, but got [2, 8] X [16, 4]. (at crash.py:12)"
+    )
     assert "fake tensor" not in errors[0].message
     assert "Traceback" in results[0].traceback and "TorchRuntimeError" in results[0].traceback

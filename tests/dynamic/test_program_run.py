@@ -5,6 +5,7 @@ PyTorch itself records) and under ``torchlint run``; the distinct break sites an
 recompilation count must be the same. The programs compile with ``backend="eager"`` so
 dynamo's own work (what is checked) is all the time they take.
 """
+
 from __future__ import annotations
 
 import json
@@ -15,7 +16,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from support import write
 
 pytest.importorskip("torch")
@@ -38,8 +38,14 @@ def torchlint_run(args, cwd, env=None, timeout=300):
     out = Path(cwd) / "torchlint-report.json"
     if out.exists():
         out.unlink()
-    done = subprocess.run([sys.executable, "-m", "torchlint", "run", "--format", "json", "-o", str(out), *args],
-                          cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    done = subprocess.run(
+        [sys.executable, "-m", "torchlint", "run", "--format", "json", "-o", str(out), *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     report = json.loads(out.read_text()) if out.exists() else None
     return done, report
 
@@ -54,8 +60,11 @@ def shown(path, line, cwd):
 
 def reported_sites(report):
     """The line each reported break broke on: its library line when it names one, else its site."""
-    return {f.get("library") or f"{f['path']}:{f['line']}" for f in report["findings"]
-            if f["source"] != "static" and f["severity"] == "error" and f["name"] != "recompile-limit"}
+    return {
+        f.get("library") or f"{f['path']}:{f['line']}"
+        for f in report["findings"]
+        if f["source"] != "static" and f["severity"] == "error" and f["name"] != "recompile-limit"
+    }
 
 
 def assert_same_as_torch_logs(argv, args, cwd, env=None):
@@ -143,8 +152,7 @@ def package(tmp_path):
 
 def test_package_train_py_matches_torch_logs(package):
     proj, env = package
-    report, sites, recompiles = assert_same_as_torch_logs(
-        [sys.executable, "train.py"], ["train.py"], proj, env)
+    report, sites, recompiles = assert_same_as_torch_logs([sys.executable, "train.py"], ["train.py"], proj, env)
     assert recompiles >= 8 and len(sites) == 2
     by_line = {(f["path"], f["line"]): f for f in report["findings"] if f["source"] != "static"}
     # the break inside the installed library: placed on the project's call, the library line named
@@ -192,11 +200,14 @@ FAILING = """
 """
 
 
-@pytest.mark.parametrize("mode, words, extra", [
-    ("exit", "exited with status 3", []),
-    ("segv", "killed by SIGSEGV (segmentation fault)", []),
-    ("hang", "did not finish within --timeout 40 s", ["--timeout", "40"]),
-])
+@pytest.mark.parametrize(
+    "mode, words, extra",
+    [
+        ("exit", "exited with status 3", []),
+        ("segv", "killed by SIGSEGV (segmentation fault)", []),
+        ("hang", "did not finish within --timeout 40 s", ["--timeout", "40"]),
+    ],
+)
 def test_failing_program_reported_in_one_line_with_partial_records(tmp_path, mode, words, extra):
     write(tmp_path, "prog.py", FAILING)
     done, report = torchlint_run([*extra, "--no-static", "prog.py", mode], tmp_path)
@@ -212,7 +223,10 @@ def test_failing_program_reported_in_one_line_with_partial_records(tmp_path, mod
 
 
 def test_text_report_and_pass_through(tmp_path):
-    write(tmp_path, "prog.py", """
+    write(
+        tmp_path,
+        "prog.py",
+        """
         import sys
 
         import torch
@@ -225,16 +239,39 @@ def test_text_report_and_pass_through(tmp_path):
 
         print(f(torch.ones(3)), sys.argv[1:], sys.stdin.read().strip())
         sys.exit(0)
-    """)
-    done = subprocess.run([sys.executable, "-m", "torchlint", "run", "--no-static", "prog.py", "--epochs", "1"],
-                          cwd=tmp_path, input="from stdin\n", capture_output=True, text=True, timeout=300)
+    """,
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "torchlint", "run", "--no-static", "prog.py", "--epochs", "1"],
+        cwd=tmp_path,
+        input="from stdin\n",
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 1, done.stderr[-2000:]  # a finding, no gate
     assert "3.0 ['--epochs', '1'] from stdin" in done.stdout
     assert "prog.py:8:5: TL001 graph-break graph break: Unsupported Tensor.item()" in done.stdout
     assert "python prog.py --epochs 1: 1 graph-break site, 1 break hit, 1 graph, 0 recompiles (eval" in done.stdout
-    gated = subprocess.run([sys.executable, "-m", "torchlint", "run", "--no-static", "--max-graph-breaks", "1",
-                            "--", sys.executable, "prog.py"], cwd=tmp_path, input="", capture_output=True,
-                           text=True, timeout=300)
+    gated = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "torchlint",
+            "run",
+            "--no-static",
+            "--max-graph-breaks",
+            "1",
+            "--",
+            sys.executable,
+            "prog.py",
+        ],
+        cwd=tmp_path,
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert gated.returncode == 0, gated.stdout[-2000:]
 
 
@@ -273,9 +310,27 @@ def test_pytest_plugin_merges_xdist_workers(tmp_path):
         write(tmp_path, name, text)
     out = tmp_path / "session.json"
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "--torchlint",
-         "--torchlint-json", str(out), "--torchlint-max-graph-breaks", "1", "tests"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-n",
+            "2",
+            "--torchlint",
+            "--torchlint-json",
+            str(out),
+            "--torchlint-max-graph-breaks",
+            "1",
+            "tests",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 1, done.stdout[-3000:]  # tests pass, the gate does not
     assert "graph breaks: 2 > limit 1 (+1)" in done.stdout
     report = json.loads(out.read_text())
@@ -296,7 +351,10 @@ def test_run_pytest_module(tmp_path):
 
 
 def test_torchrun_two_gloo_ranks_merged(tmp_path):
-    write(tmp_path, "dist_prog.py", """
+    write(
+        tmp_path,
+        "dist_prog.py",
+        """
         import torch
         import torch.distributed as dist
 
@@ -322,10 +380,23 @@ def test_torchrun_two_gloo_ranks_merged(tmp_path):
         dist.all_reduce(t)
         dist.barrier()  # both ranks done before either tears gloo down (else one may abort at exit)
         dist.destroy_process_group()
-    """)
+    """,
+    )
     done, report = torchlint_run(
-        ["--no-static", "--", sys.executable, "-m", "torch.distributed.run", "--standalone",
-         "--nproc-per-node", "2", "dist_prog.py"], tmp_path, timeout=400)
+        [
+            "--no-static",
+            "--",
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--standalone",
+            "--nproc-per-node",
+            "2",
+            "dist_prog.py",
+        ],
+        tmp_path,
+        timeout=400,
+    )
     assert report is not None and done.returncode == 1, done.stderr[-3000:]
     by_line = {f["line"]: f for f in report["findings"]}
     assert by_line[11]["ranks"] == [0, 1] and "only" not in by_line[11]["message"]
@@ -335,7 +406,10 @@ def test_torchrun_two_gloo_ranks_merged(tmp_path):
 
 
 def test_dataloader_workers_ignored(tmp_path):
-    write(tmp_path, "loader.py", """
+    write(
+        tmp_path,
+        "loader.py",
+        """
         import torch
         from torch.utils.data import DataLoader, Dataset
 
@@ -357,7 +431,8 @@ def test_dataloader_workers_ignored(tmp_path):
             for batch in DataLoader(Data(), batch_size=2, num_workers=2):
                 pass
             print("done")
-    """)
+    """,
+    )
     done, report = torchlint_run(["--no-static", "loader.py"], tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
     assert report["findings"] == [] and report["targets"][0]["program"]["processes"] == []

@@ -1,35 +1,69 @@
 """Recompilations in words for real guard texts (keyword inputs, symbolic guards, values
 carried over a graph break), recompilations within one call, and the recompile limit."""
+
 import pytest
 
-from torchlint.dynamic.recompiles import (FIX_WITHIN_CALL, FIXES_FOR_SHAPES, RecompileEvent, describe_guard,
-                                          mark_within_call, parse_limit_message)
+from torchlint.dynamic.recompiles import (
+    FIX_WITHIN_CALL,
+    FIXES_FOR_SHAPES,
+    RecompileEvent,
+    describe_guard,
+    mark_within_call,
+    parse_limit_message,
+)
 
 
-@pytest.mark.parametrize("guard, words, fix", [
-    # forward(**kwargs) (every Hugging Face model): the name holds quotes
-    ("tensor 'kwargs['input_ids']' size mismatch at index 1. expected 8, actual 16",
-     "dimension 1 of `kwargs['input_ids']` changed from 8 to 16", "dynamic=True"),
-    ("tensor 'L['kwargs']['pixel_values']' size mismatch at index 2. expected 32, actual 64",
-     "dimension 2 of `kwargs['pixel_values']` changed from 32 to 64", "dynamic=True"),
-    ("tensor 'dict.__getitem__(___stack0, list(dict.keys(___stack0))[0])' size mismatch at index 2. "
-     "expected 160, actual 320",
-     "dimension 2 of the value handed over at a graph break changed from 160 to 320", "dynamic=True"),
-    ("tensor 'hidden_states' stride mismatch at index 2. expected 1, actual 16",
-     "stride of dimension 2 of `hidden_states` changed from 1 to 16", ".contiguous()"),
-    # symbolic guards
-    ("2 <= hidden_states.size()[1]  # length = hidden_states.shape[-1]  # modeling_encodec.py:131 in f",
-     "dimension 1 of `hidden_states` was assumed to be at least 2 and no longer is", "mark_unbacked"),
-    ("L['x'].size()[1] <= 64", "dimension 1 of `x` was assumed to be at most 64 and no longer is", "dynamic=True"),
-    ("(L['tokens'].size()[1] % 8) == 0  # if n % 8:  # m.py:4 in f",
-     "(dimension 1 of `tokens` % 8) was specialised to 0 and changed", "pad inputs"),
-    ("hidden_states.stride()[0] == hidden_states.size()[2]*hidden_states.size()[1]  # (unknown source)",
-     "the stride of dimension 0 of `hidden_states` was specialised to dimension 2 of "
-     "`hidden_states`*dimension 1 of `hidden_states` and changed", ".contiguous()"),
-    ("___check_type_id(self._modules['conv'], 94634990915312), type=<class 'torch.nn.utils.parametrize."
-     "ParametrizedConv1d'>  # hidden_states = self.conv(hidden_states)  # m.py:171 in f",
-     "the type of `self.conv` changed (now ParametrizedConv1d)", "one type"),
-])
+@pytest.mark.parametrize(
+    "guard, words, fix",
+    [
+        # forward(**kwargs) (every Hugging Face model): the name holds quotes
+        (
+            "tensor 'kwargs['input_ids']' size mismatch at index 1. expected 8, actual 16",
+            "dimension 1 of `kwargs['input_ids']` changed from 8 to 16",
+            "dynamic=True",
+        ),
+        (
+            "tensor 'L['kwargs']['pixel_values']' size mismatch at index 2. expected 32, actual 64",
+            "dimension 2 of `kwargs['pixel_values']` changed from 32 to 64",
+            "dynamic=True",
+        ),
+        (
+            "tensor 'dict.__getitem__(___stack0, list(dict.keys(___stack0))[0])' size mismatch at index 2. "
+            "expected 160, actual 320",
+            "dimension 2 of the value handed over at a graph break changed from 160 to 320",
+            "dynamic=True",
+        ),
+        (
+            "tensor 'hidden_states' stride mismatch at index 2. expected 1, actual 16",
+            "stride of dimension 2 of `hidden_states` changed from 1 to 16",
+            ".contiguous()",
+        ),
+        # symbolic guards
+        (
+            "2 <= hidden_states.size()[1]  # length = hidden_states.shape[-1]  # modeling_encodec.py:131 in f",
+            "dimension 1 of `hidden_states` was assumed to be at least 2 and no longer is",
+            "mark_unbacked",
+        ),
+        ("L['x'].size()[1] <= 64", "dimension 1 of `x` was assumed to be at most 64 and no longer is", "dynamic=True"),
+        (
+            "(L['tokens'].size()[1] % 8) == 0  # if n % 8:  # m.py:4 in f",
+            "(dimension 1 of `tokens` % 8) was specialised to 0 and changed",
+            "pad inputs",
+        ),
+        (
+            "hidden_states.stride()[0] == hidden_states.size()[2]*hidden_states.size()[1]  # (unknown source)",
+            "the stride of dimension 0 of `hidden_states` was specialised to dimension 2 of "
+            "`hidden_states`*dimension 1 of `hidden_states` and changed",
+            ".contiguous()",
+        ),
+        (
+            "___check_type_id(self._modules['conv'], 94634990915312), type=<class 'torch.nn.utils.parametrize."
+            "ParametrizedConv1d'>  # hidden_states = self.conv(hidden_states)  # m.py:171 in f",
+            "the type of `self.conv` changed (now ParametrizedConv1d)",
+            "one type",
+        ),
+    ],
+)
 def test_guards_in_words_with_a_fitting_fix(guard, words, fix):
     got_words, got_fix = describe_guard(guard)
     assert got_words == words
@@ -50,19 +84,26 @@ def test_a_recompile_within_one_call_gets_no_dynamic_shapes_advice():
 
 
 def test_the_recompile_limit_warning_is_read():
-    message = ("torch._dynamo hit config.recompile_limit (8)\n"
-               "   function: 'forward' (/site-packages/transformers/models/encodec/modeling_encodec.py:162)\n"
-               "   last reason: 3/7: tensor 'x' size mismatch at index 1. expected 4, actual 8\n"
-               'To log all recompilation reasons, use TORCH_LOGS="recompiles".')
+    message = (
+        "torch._dynamo hit config.recompile_limit (8)\n"
+        "   function: 'forward' (/site-packages/transformers/models/encodec/modeling_encodec.py:162)\n"
+        "   last reason: 3/7: tensor 'x' size mismatch at index 1. expected 4, actual 8\n"
+        'To log all recompilation reasons, use TORCH_LOGS="recompiles".'
+    )
     hit = parse_limit_message(message)
-    assert hit == {"function": "forward", "path": "/site-packages/transformers/models/encodec/modeling_encodec.py",
-                   "line": 162, "limit": 8, "kind": "recompile_limit",
-                   "guard": "tensor 'x' size mismatch at index 1. expected 4, actual 8",
-                   "words": "dimension 1 of `x` changed from 4 to 8"}
+    assert hit == {
+        "function": "forward",
+        "path": "/site-packages/transformers/models/encodec/modeling_encodec.py",
+        "line": 162,
+        "limit": 8,
+        "kind": "recompile_limit",
+        "guard": "tensor 'x' size mismatch at index 1. expected 4, actual 8",
+        "words": "dimension 1 of `x` changed from 4 to 8",
+    }
     assert parse_limit_message("Recompiling function forward in m.py:3") is None
 
 
-LIMIT_MODEL = '''
+LIMIT_MODEL = """
 import torch
 from torch import nn
 
@@ -82,7 +123,7 @@ class Net(nn.Module):
         for name in ("a", "bb", "ccc", "dddd", "eeeee", "f", "g", "h", "i", "j", "k"):
             x = self.step(x, name)
         return x
-'''
+"""
 
 
 @pytest.mark.dynamo

@@ -1,4 +1,5 @@
 """Targets in the reused worker: real models checked against explain, crashes, hangs, output."""
+
 import os
 
 import pytest
@@ -42,15 +43,20 @@ def test_real_models_match_explain(worker, models_dir):
     results, findings, errors = run(worker, models_dir, *specs)
     assert errors == []
     by_name = {r.target: r for r in results}
-    for name, spec in [("Encoder", "f32[2,5,16]"), ("LeakyEncoder", "f32[2,5,16]"),
-                       ("ResNetish", "f32[2,3,8,8]"), ("DebugResNet", "f32[2,3,8,8]")]:
+    for name, spec in [
+        ("Encoder", "f32[2,5,16]"),
+        ("LeakyEncoder", "f32[2,5,16]"),
+        ("ResNetish", "f32[2,3,8,8]"),
+        ("DebugResNet", "f32[2,3,8,8]"),
+    ]:
         explained = explain_in_process(models_dir, name, spec)
         result = by_name[f"nets.py:{name}"]
         assert result.graphs == explained.graph_count, name
         sites = {(r.user_stack[-1].filename, r.user_stack[-1].lineno) for r in explained.break_reasons}
         assert result.graph_breaks >= len(sites), name
         assert result.ops_per_graph == [
-            sum(1 for n in g.graph.nodes if n.op == "call_function") for g in explained.graphs], name
+            sum(1 for n in g.graph.nodes if n.op == "call_function") for g in explained.graphs
+        ], name
     assert by_name["nets.py:Encoder"].graph_breaks == 0
     assert by_name["nets.py:ResNetish"].graph_breaks == 0
     assert by_name["nets.py:build(num_classes=4)"].graphs == 1
@@ -59,10 +65,12 @@ def test_real_models_match_explain(worker, models_dir):
     item_line = next(i for i, text in enumerate(source, 1) if ".item()" in text)
     branch_line = next(i for i, text in enumerate(source, 1) if "if h.mean() > 0" in text)
     print_line = next(i for i, text in enumerate(source, 1) if 'print("features"' in text)
-    assert lines == {("nets.py", item_line, "GB0124"), ("nets.py", branch_line, "GB0170"),
-                     ("nets.py", print_line, "GB0059")}
-    assert all(f.source == "dynamic" and f.rule is None and f.severity == "error" and f.suggestion
-               for f in findings)
+    assert lines == {
+        ("nets.py", item_line, "GB0124"),
+        ("nets.py", branch_line, "GB0170"),
+        ("nets.py", print_line, "GB0059"),
+    }
+    assert all(f.source == "dynamic" and f.rule is None and f.severity == "error" and f.suggestion for f in findings)
 
 
 def test_misbehaving_targets_are_reported_and_the_rest_still_run(worker, models_dir, capfd):
@@ -119,8 +127,17 @@ def test_a_factory_target_with_a_comma_in_its_arguments_stays_one_name(worker, m
     assert brk.target_names() == names and brk.target == ", ".join(names)
     brk.add_target(names[1])  # a name already there is not added again, ", " or not
     assert brk.target_names() == names
-    static = Finding(rule="TL005", name="print", path=brk.path, line=brk.line, column=1,
-                     end_line=brk.line, end_column=20, message="potential graph break: print",
-                     suggestion="remove it", target=None)
+    static = Finding(
+        rule="TL005",
+        name="print",
+        path=brk.path,
+        line=brk.line,
+        column=1,
+        end_line=brk.line,
+        end_column=20,
+        message="potential graph break: print",
+        suggestion="remove it",
+        target=None,
+    )
     (both,) = merge([static], [brk], {"TL005": set()})
     assert both.source == "both" and both.target_names() == names

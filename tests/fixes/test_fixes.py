@@ -5,6 +5,7 @@ exactly ``X.out.py``. Each snapshot but ``nofix`` defines ``build()`` and ``exam
 (a list of argument tuples): the fixed model must compute the same outputs and gradients as
 the original, and dynamo must no longer break on it.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,8 +17,8 @@ from support import run_cli, write
 
 from torchlint.fixes import fixer_for
 from torchlint.fixes.apply import FixOptions, apply_edits, apply_plans, fix_source, plan_source
-from torchlint.fixes.run import Marker
 from torchlint.fixes.base import Plan
+from torchlint.fixes.run import Marker
 from torchlint.rules import all_rules
 
 FIXES = Path(__file__).resolve().parent  # the snapshots sit beside this file
@@ -61,10 +62,9 @@ def test_a_second_fix_changes_nothing(name):
 
 @pytest.mark.parametrize("name", RUNNABLE)
 def test_fixed_snapshot_has_no_static_finding_left(name):
-    from torchlint.static.engine import lint_source
-
-    from torchlint.rules import enabled_rules
     from torchlint.config import Settings
+    from torchlint.rules import enabled_rules
+    from torchlint.static.engine import lint_source
 
     rules = enabled_rules(Settings())  # graph breaks
     before, after = _pair(name)
@@ -191,7 +191,7 @@ def test_dynamo_no_longer_breaks_on_the_fixed_code(name):
 
 
 # -- the CLI contract -------------------------------------------------------------------------
-MIXED = '''
+MIXED = """
 import torch
 import torch.nn as nn
 
@@ -201,7 +201,7 @@ class Net(nn.Module):
         print(x.shape)
         torch._dynamo.graph_break()
         return x * 2
-'''
+"""
 
 
 def test_diff_prints_the_change_writes_nothing_and_exits_1(project):
@@ -286,8 +286,9 @@ def test_a_fix_that_would_not_parse_is_never_written(project, monkeypatch):
 
     def broken(node, rule, ctx):  # `break` outside a loop: libcst prints it, Python rejects it
         stmt = ctx.statement_of(node)
-        return Plan("TL004", node, {stmt: lambda updated: cst.SimpleStatementLine([cst.Break()])},
-                    "safe", "broken on purpose")
+        return Plan(
+            "TL004", node, {stmt: lambda updated: cst.SimpleStatementLine([cst.Break()])}, "safe", "broken on purpose"
+        )
 
     def crashing(node, rule, ctx):
         raise RuntimeError("a bug in a fixer")
@@ -316,8 +317,10 @@ def test_fix_keeps_the_files_encoding_bom_and_line_endings(project):
 
 
 def test_removed_statements_keep_their_comment_lines_and_blocks_stay_valid():
-    src = ("import torch\n\n\n@torch.compile\ndef f(x):\n    if x.shape[0] > 1:\n"
-           "        # bisecting\n        torch._dynamo.graph_break()\n    return x\n")
+    src = (
+        "import torch\n\n\n@torch.compile\ndef f(x):\n    if x.shape[0] > 1:\n"
+        "        # bisecting\n        torch._dynamo.graph_break()\n    return x\n"
+    )
     new = _fix(src).new
     assert new.endswith("    if x.shape[0] > 1:\n        # bisecting\n        pass\n    return x\n")
 
@@ -377,15 +380,14 @@ def test_host_sync_statements_are_guarded_safely():
     """`torch.cuda.synchronize()` is a skipped call (TL009): the guard keeps eager behaviour."""
     from torchlint.rules import get_rule
 
-    src = ("import torch\n\n\n@torch.compile\ndef step(x):\n    y = x * 2\n"
-           "    torch.cuda.synchronize()\n    return y\n")
+    src = "import torch\n\n\n@torch.compile\ndef step(x):\n    y = x * 2\n    torch.cuda.synchronize()\n    return y\n"
     outcome = fix_source(src, "s.py", FixOptions([get_rule("TL009")], unsafe=False))
     assert "    if not torch.compiler.is_compiling():\n        torch.cuda.synchronize()\n" in outcome.new
     assert [a.applicability for a in outcome.applied] == ["safe"]
 
 
 def test_hoist_declines_when_init_may_return_early_or_the_size_changes_after_init():
-    src = '''
+    src = """
 import torch.nn as nn
 
 
@@ -407,7 +409,7 @@ class C(nn.Module):
     def forward(self, x):
         self.w = 4
         return nn.Linear(self.w, 4)(x)
-'''
+"""
     from torchlint.static.engine import lint_source
 
     assert [f.rule for f in lint_source(src, "m.py", all_rules())] == ["TL007", "TL007"]
@@ -415,7 +417,7 @@ class C(nn.Module):
 
 
 # -- a model not in the repo: a `.tolist()` row pick and a print ------------------------------
-HELD_OUT = '''
+HELD_OUT = """
 import torch
 import torch.nn as nn
 
@@ -431,7 +433,7 @@ class RowPicker(nn.Module):
         cols = idx.tolist()
         out = torch.stack([h[i, c] for i, c in enumerate(cols)])
         return out.tanh()
-'''
+"""
 
 
 @pytest.mark.dynamo
@@ -477,7 +479,7 @@ def _declines(src: str, code: str) -> None:
     assert _fix(src).new == src
 
 
-TOLIST_MUTATED = '''
+TOLIST_MUTATED = """
 import torch
 
 
@@ -486,7 +488,7 @@ def pick(h, idx):
     cols = idx.tolist()
     idx.add_(1)
     return torch.stack([h[i, c] for i, c in enumerate(cols)])
-'''
+"""
 
 
 @pytest.mark.dynamo
@@ -502,14 +504,16 @@ def test_tolist_pick_declines_when_the_index_changes_in_between_or_the_list_is_k
     assert not torch.equal(before, after)
     kept = TOLIST_MUTATED.replace("    idx.add_(1)\n", "").replace(
         "return torch.stack([h[i, c] for i, c in enumerate(cols)])",
-        "return torch.stack([h[i, c] for i, c in enumerate(cols)]), cols")
+        "return torch.stack([h[i, c] for i, c in enumerate(cols)]), cols",
+    )
     _declines(kept, "TL003")  # the list is returned: it must stay
     filtered = TOLIST_MUTATED.replace("    idx.add_(1)\n", "").replace(
-        "enumerate(cols)])", "enumerate(cols) if c > 0])")
+        "enumerate(cols)])", "enumerate(cols) if c > 0])"
+    )
     _declines(filtered, "TL003")  # a filter drops rows: no one-op form keeps their count
 
 
-MASK_INT = '''
+MASK_INT = """
 import torch
 
 
@@ -517,7 +521,7 @@ import torch
 def pick(scores, boxes, flags):
     keep = (scores > 0.5) & flags
     return scores[keep], boxes[keep]
-'''
+"""
 
 
 @pytest.mark.dynamo
@@ -535,7 +539,7 @@ def test_mask_positions_decline_for_an_integer_mask_and_for_a_store():
     _declines(stored, "TL008")  # only one pick left besides a store: nothing to share
 
 
-TIMING_KEPT = '''
+TIMING_KEPT = """
 import time
 
 import torch
@@ -546,7 +550,7 @@ def step(x):
     t0 = time.perf_counter()
     y = x * 2
     return y, time.perf_counter() - t0
-'''
+"""
 
 
 def test_timing_guard_declines_when_the_time_is_returned_and_is_safe_only_for_logging():
@@ -559,7 +563,7 @@ def test_timing_guard_declines_when_the_time_is_returned_and_is_safe_only_for_lo
     assert "no longer call `self._record`" in text and "only logged" in text
 
 
-HOIST_REBOUND = '''
+HOIST_REBOUND = """
 import torch
 import torch.nn as nn
 
@@ -575,7 +579,7 @@ class Head(nn.Module):
         x = self.wide(h)
         out = nn.Linear(x.shape[-1], 4)
         return out(x)
-'''
+"""
 
 
 def test_hoist_declines_when_the_input_is_rebound_after_the_layer_that_pins_its_size():
@@ -587,7 +591,7 @@ def test_hoist_declines_when_the_input_is_rebound_after_the_layer_that_pins_its_
 
 
 def test_value_check_declines_a_message_made_from_tensor_values_and_an_else():
-    src = '''
+    src = """
 import torch
 
 
@@ -596,16 +600,18 @@ def f(x):
     if (x < 0).any():
         raise ValueError(f"negative: {x.min()}")
     return x * 2
-'''
+"""
     _declines(src, "TL005")  # the message needs the value on the host: no device check can say it
-    with_else = src.replace('raise ValueError(f"negative: {x.min()}")', 'raise ValueError("negative")\n    else:\n        x = x + 1')
+    with_else = src.replace(
+        'raise ValueError(f"negative: {x.min()}")', 'raise ValueError("negative")\n    else:\n        x = x + 1'
+    )
     _declines(with_else, "TL005")
 
 
 @pytest.mark.dynamo
 def test_masked_reduction_declines_a_reduction_over_a_dimension():
     torch = pytest.importorskip("torch")
-    src = '''
+    src = """
 import torch
 
 
@@ -613,7 +619,7 @@ import torch
 def f(x):
     valid = x > 0
     return x[valid].sum(0)
-'''
+"""
     _declines(src, "TL008")
     x = torch.randn(3, 4)
     assert torch.where(x > 0, x, 0).sum(0).shape != x[x > 0].sum(0).shape  # what the rewrite would give
@@ -657,7 +663,7 @@ def test_where_chain_declines_an_arm_that_reads_a_name_it_just_assigned():
 @pytest.mark.dynamo
 def test_item_as_an_index_is_kept_outside_a_row_pick():
     torch = pytest.importorskip("torch")
-    src = '''
+    src = """
 import torch
 
 
@@ -665,7 +671,7 @@ import torch
 def first_row(h, idx):
     sel = idx[:1]
     return h[sel.item()] * 2
-'''
+"""
     _declines(src, "TL001")
     # `sel` has shape (1,): as a tensor index it keeps that dimension, `.item()` does not
     h, idx = torch.randn(3, 2), torch.tensor([1, 0])
@@ -681,9 +687,12 @@ def test_module_pick_declines_arguments_that_would_run_once_per_submodule(tmp_pa
     assert "best = scores.argmax().item()\n        y = self.experts[best](x + torch.randn_like(x))" in fixed
     # the stacked form would draw noise once per expert: the chosen one sees other numbers
     (tmp_path / "orig.py").write_text(noisy)
-    (tmp_path / "rewritten.py").write_text(after.replace(
-        "module(x) for module in self.experts]).index_select(0, scores.argmax()",
-        "module(x + torch.randn_like(x)) for module in self.experts]).index_select(0, scores.argmax()"))
+    (tmp_path / "rewritten.py").write_text(
+        after.replace(
+            "module(x) for module in self.experts]).index_select(0, scores.argmax()",
+            "module(x + torch.randn_like(x)) for module in self.experts]).index_select(0, scores.argmax()",
+        )
+    )
     x = torch.randn(4, 8)
     outs = []
     for name in ("orig.py", "rewritten.py"):
@@ -699,7 +708,7 @@ def test_module_pick_declines_arguments_that_would_run_once_per_submodule(tmp_pa
 
 
 def test_timing_guard_is_unsafe_when_a_guarded_value_calls_something_else():
-    src = '''
+    src = """
 import time
 
 import torch
@@ -712,14 +721,14 @@ def step(x, counter):
     dt = time.perf_counter() - t0 + counter.bump()
     print(dt)
     return y
-'''
+"""
     outcome = _fix(src, unsafe=False)
     assert "\n    t0 = time.perf_counter()\n" in outcome.new  # not guarded by a safe fix
     assert [a.applicability for a in _fix(src).applied if a.code == "TL009"] == ["unsafe"]
 
 
 def test_where_never_takes_none_as_a_value():
-    src = '''
+    src = """
 import torch
 
 
@@ -729,5 +738,5 @@ def f(x, flag: torch.Tensor):
     if flag.any():
         weights = None
     return x, weights
-'''
+"""
     _declines(src, "TL005")  # `torch.where(c, None, w)` raises: there is no tensor to pick

@@ -1,4 +1,5 @@
 """`torchlint server` driven by a real LSP client (pytest-lsp) over stdio, in its own process."""
+
 from __future__ import annotations
 
 import asyncio
@@ -36,42 +37,55 @@ class Net(nn.Module):
 """
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(
-    server_command=[sys.executable, "-m", "torchlint", "server", "--debounce", "150"]))
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=[sys.executable, "-m", "torchlint", "server", "--debounce", "150"])
+)
 async def client(lsp_client: LanguageClient, tmp_path):
     @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
     def register(params):  # the server asks to watch pyproject.toml files
         lsp_client.registrations.extend(params.registrations)
 
     lsp_client.registrations = []
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities("visual-studio-code"), root_uri=tmp_path.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(uri=tmp_path.as_uri(), name="ws")]))
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("visual-studio-code"),
+            root_uri=tmp_path.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=tmp_path.as_uri(), name="ws")],
+        )
+    )
     yield
     await lsp_client.shutdown_session()
 
 
 def open_doc(client: LanguageClient, path: Path, text: str) -> str:
     uri = path.as_uri()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)
+        )
+    )
     return uri
 
 
 def change(client: LanguageClient, uri: str, version: int, text: str) -> None:
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-        content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
 
 
 async def diagnostics_for(client: LanguageClient, uri: str, want, timeout: float = 20.0):
     """Wait until the published diagnostics of ``uri`` satisfy ``want``."""
+
     async def wait():
         while True:
             got = client.diagnostics.get(uri)
             if got is not None and want(list(got)):
                 return list(got)
             await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+
     return await asyncio.wait_for(wait(), timeout)
 
 
@@ -84,9 +98,15 @@ async def stats(client: LanguageClient) -> dict:
 
 def apply(text: str, edits) -> str:
     """Apply LSP edits (UTF-16 positions; the test texts are ASCII) as an editor would."""
-    return core.apply_edits(text, [core.TextEdit((e.range.start.line, e.range.start.character),
-                                                 (e.range.end.line, e.range.end.character), e.new_text)
-                                   for e in edits])
+    return core.apply_edits(
+        text,
+        [
+            core.TextEdit(
+                (e.range.start.line, e.range.start.character), (e.range.end.line, e.range.end.character), e.new_text
+            )
+            for e in edits
+        ],
+    )
 
 
 @pytest.mark.asyncio
@@ -99,11 +119,15 @@ async def test_item_in_forward_is_flagged_and_the_code_action_clears_it(client: 
     d = diags[0]
     assert d.severity == types.DiagnosticSeverity.Error and d.source == "torchlint"
     assert d.code_description.href.startswith("file:") and d.code_description.href.endswith("TL001-tensor-item.md")
-    assert Path(core.rule_page_uri("TL001")[len("file://"):]).is_file()
+    assert Path(core.rule_page_uri("TL001")[len("file://") :]).is_file()
 
-    actions = await client.text_document_code_action_async(types.CodeActionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), range=d.range,
-        context=types.CodeActionContext(diagnostics=[d])))
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=d.range,
+            context=types.CodeActionContext(diagnostics=[d]),
+        )
+    )
     titles = [a.title for a in actions]
     fix = next(a for a in actions if "(unsafe)" in a.title)
     assert not fix.is_preferred  # TL001's fix changes a number to a tensor: unsafe
@@ -116,9 +140,13 @@ async def test_item_in_forward_is_flagged_and_the_code_action_clears_it(client: 
     # the ignore comment, applied through the client, silences it too
     change(client, uri, 3, MODEL)
     diags = await diagnostics_for(client, uri, lambda d: len(d) == 1)
-    actions = await client.text_document_code_action_async(types.CodeActionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), range=diags[0].range,
-        context=types.CodeActionContext(diagnostics=diags)))
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=diags[0].range,
+            context=types.CodeActionContext(diagnostics=diags),
+        )
+    )
     ignore = next(a for a in actions if "ignore" in a.title)
     new = apply(MODEL, ignore.edit.changes[uri])
     assert "        return x * x.sum().item()  # torchlint: ignore[TL001]\n" in new
@@ -132,17 +160,25 @@ async def test_safe_fixes_are_preferred_and_fix_all_is_a_source_action(client: L
     diags = await diagnostics_for(client, uri, lambda d: len(d) == 2)
     assert sorted(d.code for d in diags) == ["TL001", "TL004"]
     printed = next(d for d in diags if d.code == "TL004")
-    actions = await client.text_document_code_action_async(types.CodeActionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), range=printed.range,
-        context=types.CodeActionContext(diagnostics=[printed], only=[types.CodeActionKind.QuickFix])))
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=printed.range,
+            context=types.CodeActionContext(diagnostics=[printed], only=[types.CodeActionKind.QuickFix]),
+        )
+    )
     guard = next(a for a in actions if a.title.startswith("TL004:") and "ignore" not in a.title)
     assert guard.is_preferred and "(unsafe)" not in guard.title
-    actions = await client.text_document_code_action_async(types.CodeActionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), range=printed.range,
-        context=types.CodeActionContext(diagnostics=[], only=[types.CodeActionKind.SourceFixAll])))
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=printed.range,
+            context=types.CodeActionContext(diagnostics=[], only=[types.CodeActionKind.SourceFixAll]),
+        )
+    )
     assert [a.kind for a in actions] == ["source.fixAll.torchlint"]
     new = apply(PRINTS, actions[0].edit.changes[uri])
-    assert "        if not torch.compiler.is_compiling():\n            print(\"y\", y)\n" in new
+    assert '        if not torch.compiler.is_compiling():\n            print("y", y)\n' in new
     assert ".item()" in new  # the unsafe fix is not part of "fix all safe"
     change(client, uri, 2, new)
     diags = await diagnostics_for(client, uri, lambda d: len(d) == 1)
@@ -153,11 +189,17 @@ async def test_safe_fixes_are_preferred_and_fix_all_is_a_source_action(client: L
 async def test_hover_shows_the_rule_page(client: LanguageClient, tmp_path):
     uri = open_doc(client, tmp_path / "m.py", MODEL)
     await diagnostics_for(client, uri, lambda d: len(d) == 1)
-    hover = await client.text_document_hover_async(types.HoverParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=6, character=25)))
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=6, character=25)
+        )
+    )
     assert hover is not None and "TL001" in hover.contents.value and "## What it does" in hover.contents.value
-    none = await client.text_document_hover_async(types.HoverParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=0, character=2)))
+    none = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=0, character=2)
+        )
+    )
     assert none is None
 
 
@@ -167,8 +209,11 @@ async def test_config_change_is_picked_up(client: LanguageClient, tmp_path):
     uri = open_doc(client, tmp_path / "m.py", PRINTS)
     await diagnostics_for(client, uri, lambda d: len(d) == 2)
     (tmp_path / "pyproject.toml").write_text("[tool.torchlint]\nselect = ['TL0']\nignore = ['TL001']\n")
-    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[types.FileEvent(
-        uri=(tmp_path / "pyproject.toml").as_uri(), type=types.FileChangeType.Changed)]))
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=(tmp_path / "pyproject.toml").as_uri(), type=types.FileChangeType.Changed)]
+        )
+    )
     diags = await diagnostics_for(client, uri, lambda d: len(d) == 1)
     assert diags[0].code == "TL004"
     # without a notification: the next lint re-stats the config
@@ -204,10 +249,13 @@ async def test_syntax_error_mid_edit_clears_diagnostics_and_the_server_lives_on(
     broken = MODEL.replace("return x * x.sum().item()", "return x * x.sum().item(")
     change(client, uri, 2, broken)
     assert await diagnostics_for(client, uri, lambda d: len(d) == 0) == []  # nothing stale
-    actions = await client.text_document_code_action_async(types.CodeActionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri),
-        range=types.Range(start=types.Position(line=6, character=0), end=types.Position(line=6, character=5)),
-        context=types.CodeActionContext(diagnostics=[])))
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(start=types.Position(line=6, character=0), end=types.Position(line=6, character=5)),
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
     assert not actions
     change(client, uri, 3, MODEL)
     diags = await diagnostics_for(client, uri, lambda d: len(d) == 1)
@@ -247,8 +295,8 @@ def test_server_command_without_the_extra_says_what_to_install(monkeypatch):
 def _snippet_commands():
     import json
     import re
-    import tomllib
 
+    import tomllib
     from readme_snippets import snippet
 
     vscode = json.loads(snippet("vscode"))
@@ -271,13 +319,19 @@ def _initialize(argv):
         return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
     messages = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": None, "rootUri": None, "capabilities": {}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"processId": None, "rootUri": None, "capabilities": {}},
+        },
         {"jsonrpc": "2.0", "method": "initialized", "params": {}},
         {"jsonrpc": "2.0", "id": 2, "method": "shutdown", "params": None},
         {"jsonrpc": "2.0", "method": "exit", "params": None},
     ]
-    proc = subprocess.run([sys.executable, "-m", *argv], input=b"".join(frame(m) for m in messages),
-                          capture_output=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", *argv], input=b"".join(frame(m) for m in messages), capture_output=True, timeout=60
+    )
     out = proc.stdout.decode()
     start = out.index("{")
     return json.JSONDecoder().raw_decode(out, start)[0]
@@ -299,8 +353,14 @@ def test_editor_snippets_start_the_server(editor):
         assert set(vscode["editor.codeActionsOnSave"]) <= set(kinds)
         # the settings the Generic LSP Client extension (llllvvuu.llllvvuu-glspc, 0.1.x) reads
         glspc = {k for k in vscode if k.startswith("glspc.")}
-        assert glspc <= {"glspc.serverCommand", "glspc.serverCommandArguments", "glspc.languageId",
-                         "glspc.environmentVariables", "glspc.initializationOptions", "glspc.trace.server"}
+        assert glspc <= {
+            "glspc.serverCommand",
+            "glspc.serverCommandArguments",
+            "glspc.languageId",
+            "glspc.environmentVariables",
+            "glspc.initializationOptions",
+            "glspc.trace.server",
+        }
         assert vscode["glspc.languageId"] == "python"  # one language id, a string
 
 
@@ -348,8 +408,11 @@ async def test_a_helper_called_from_a_forward_in_another_open_document_is_flagge
 
     # a saved file of the workspace that is not open counts too
     (tmp_path / "other.py").write_text(CALLER.replace("class Net", "class Other"))
-    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[types.FileEvent(
-        uri=(tmp_path / "other.py").as_uri(), type=types.FileChangeType.Created)]))
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=(tmp_path / "other.py").as_uri(), type=types.FileChangeType.Created)]
+        )
+    )
     diags = await diagnostics_for(client, helper_uri, lambda d: len(d) == 1)
     assert "called from Other.forward in other.py" in diags[0].message
     # and an edit inside an expression of the caller re-summarises it without re-deciding regions

@@ -1,10 +1,11 @@
 """The server's project: summaries of the saved files are kept in the project's cache, shared
 with ``torchlint check``, so a new session on a checked project does not summarise it again."""
+
 from __future__ import annotations
 
 import pytest
-
 from support import run_cli, write
+
 from torchlint.analysis import summary as summary_mod
 from torchlint.config import Settings
 from torchlint.lsp import project as lsp_project

@@ -1,5 +1,6 @@
 """`--format github`: one workflow command per annotation, exact lines, escaped as GitHub
 Actions requires (`%`, CR, LF in data; also `:` and `,` in properties)."""
+
 from __future__ import annotations
 
 import io
@@ -7,9 +8,9 @@ import json
 import shlex
 
 import pytest
-
 from readme_snippets import snippet
 from support import run_cli, run_json, write
+
 from torchlint.findings import FileError, Finding, Report, TargetResult
 from torchlint.output import RenderOptions, render
 
@@ -47,21 +48,45 @@ def test_cli_github_lines(project):
 
 
 def test_clean_run_prints_nothing(project):
-    write(project, "model.py", "import torch\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x\n")
+    write(
+        project,
+        "model.py",
+        "import torch\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x\n",
+    )
     result = run_cli(["check", "model.py", "--format", "github"])
     assert result.exit_code == 0 and result.stdout == ""
 
 
 def test_escaping_warnings_errors_targets_and_gate():
     report = Report(
-        files=1, dynamic_ran=True,
+        files=1,
+        dynamic_ran=True,
         findings=[
-            Finding(rule=None, name="graph-break", path="a,b:c.py", line=3, column=5, end_line=4,
-                    end_column=1, message="graph break: 100% bad\r\nsecond line", suggestion="",
-                    source="dynamic", gb_code="GB0147"),
-            Finding(rule="TL199", name="host-sync", path="m.py", line=9, column=9, end_line=9,
-                    end_column=15, message="`.cpu()` syncs", suggestion="keep it on device",
-                    severity="warning"),
+            Finding(
+                rule=None,
+                name="graph-break",
+                path="a,b:c.py",
+                line=3,
+                column=5,
+                end_line=4,
+                end_column=1,
+                message="graph break: 100% bad\r\nsecond line",
+                suggestion="",
+                source="dynamic",
+                gb_code="GB0147",
+            ),
+            Finding(
+                rule="TL199",
+                name="host-sync",
+                path="m.py",
+                line=9,
+                column=9,
+                end_line=9,
+                end_column=15,
+                message="`.cpu()` syncs",
+                suggestion="keep it on device",
+                severity="warning",
+            ),
         ],
         errors=[FileError("bad.py", "syntax error at line 2, column 7: invalid syntax")],
         targets=[TargetResult("m.py:Net", graphs=2, graph_breaks=1, recompiles=0)],
@@ -81,14 +106,18 @@ def test_escaping_warnings_errors_targets_and_gate():
 def _workflow_commands():
     yaml = pytest.importorskip("yaml", reason="PyYAML is not installed (it comes with pre-commit)")
     workflow = yaml.safe_load(snippet("github-workflow"))
-    return {job: [step["run"] for step in spec["steps"] if str(step.get("run", "")).startswith("torchlint ")]
-            for job, spec in workflow["jobs"].items()}
+    return {
+        job: [step["run"] for step in spec["steps"] if str(step.get("run", "")).startswith("torchlint ")]
+        for job, spec in workflow["jobs"].items()
+    }
 
 
 def test_readme_workflow_static_job(project):
     commands = _workflow_commands()["static"]
-    assert commands == ["torchlint check --no-dynamic --format github .",
-                        "torchlint check --no-dynamic --format sarif --exit-zero -o torchlint.sarif ."]
+    assert commands == [
+        "torchlint check --no-dynamic --format github .",
+        "torchlint check --no-dynamic --format sarif --exit-zero -o torchlint.sarif .",
+    ]
     write(project, "model.py", MODEL)
     annotations, sarif = (run_cli(shlex.split(c)[1:]) for c in commands)
     assert annotations.exit_code == 1  # the job fails, the pull request shows the annotations
@@ -110,6 +139,8 @@ def test_readme_workflow_dynamic_gate(project):
     result = run_cli(shlex.split(command)[1:])
     lines = result.stdout.splitlines()
     assert result.exit_code == 1, result.stdout + result.stderr
-    assert ("::notice title=torchlint dynamo::model.py:Net: 2 graph-break sites, 2 breaks hit, 2 graphs, "
-            "0 recompiles (eval, default compile mode)") in lines
+    assert (
+        "::notice title=torchlint dynamo::model.py:Net: 2 graph-break sites, 2 breaks hit, 2 graphs, "
+        "0 recompiles (eval, default compile mode)"
+    ) in lines
     assert lines[-1] == "::error title=torchlint gate::graph breaks: 2 > limit 0 (+2)"

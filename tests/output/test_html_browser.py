@@ -4,6 +4,7 @@ Where ``/usr/bin/chromium`` is missing the browser tests skip, saying so (CI ins
 apt-get before the tests). The report of the shipped fixtures is made
 once, dynamic pass included (about a minute).
 """
+
 from __future__ import annotations
 
 import json
@@ -20,9 +21,18 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage", "--hide-scrollbars"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--hide-scrollbars",
+]
 
 
 @pytest.fixture(scope="session")
@@ -49,8 +59,7 @@ class Browser:
         return got.stdout
 
     def screenshot(self, page: Path, out: Path, width: int, height: int, hash_: str = "") -> None:
-        got = self._run(f"--screenshot={out}", f"--window-size={width},{height}",
-                        page.as_uri() + hash_)
+        got = self._run(f"--screenshot={out}", f"--window-size={width},{height}", page.as_uri() + hash_)
         assert got.returncode == 0 and out.exists(), got.stderr[-2000:]
 
 
@@ -60,15 +69,17 @@ def browser(chromium, tmp_path_factory):
 
 
 def torchlint(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "torchlint", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=900)
+    return subprocess.run(
+        [sys.executable, "-m", "torchlint", *args], cwd=cwd, capture_output=True, text=True, timeout=900
+    )
 
 
 @pytest.fixture(scope="session")
 def fixtures_page(tmp_path_factory):
     out = tmp_path_factory.mktemp("html") / "r.html"
-    got = torchlint("check", "fixtures", "--config", "fixtures/pyproject.toml", "--format", "html", "-o", str(out),
-                    cwd=ROOT)
+    got = torchlint(
+        "check", "fixtures", "--config", "fixtures/pyproject.toml", "--format", "html", "-o", str(out), cwd=ROOT
+    )
     assert got.returncode in (0, 1), got.stderr
     return out
 
@@ -146,8 +157,11 @@ def test_clicking_a_filter_hides_the_rest(browser, fixtures_page):
     # the search box
     dom = Elements(browser.dom(fixtures_page, "#select=search:transformer_block"))
     kept = {k for k, a in dom.by_id("finding-").items() if not hidden(a)}
-    assert kept and kept == {f"finding-{i}" for i, f in enumerate(doc["findings"])
-                             if "transformer_block" in f["path"] or "transformer_block" in (f["target"] or "")}
+    assert kept and kept == {
+        f"finding-{i}"
+        for i, f in enumerate(doc["findings"])
+        if "transformer_block" in f["path"] or "transformer_block" in (f["target"] or "")
+    }
 
 
 def png_size(path: Path):
@@ -173,9 +187,13 @@ def page_requests(netlog: Path) -> set:
     net log; the browser's own background requests (updates, time) have no such site."""
     log = json.loads(netlog.read_text("utf-8", errors="replace"))
     start = log["constants"]["logEventTypes"]["URL_REQUEST_START_JOB"]
-    return {e["params"]["url"] for e in log["events"]
-            if e["type"] == start and "site=file://" in e["params"].get("site_for_cookies", "")
-            and not e["params"]["url"].startswith("file:")}
+    return {
+        e["params"]["url"]
+        for e in log["events"]
+        if e["type"] == start
+        and "site=file://" in e["params"].get("site_for_cookies", "")
+        and not e["params"]["url"].startswith("file:")
+    }
 
 
 def test_the_request_check_sees_a_request(browser, tmp_path):
@@ -201,7 +219,7 @@ def test_page_makes_no_network_request(browser, fixtures_page, tmp_path):
     assert page_requests(netlog) == set()
 
 
-EVIL = '''import torch
+EVIL = """import torch
 
 
 class Evil(torch.nn.Module):
@@ -211,7 +229,7 @@ class Evil(torch.nn.Module):
         print("</script><script>alert(1)</script>")
         s = x.sum().item()  # <b>bold</b> </script>
         return x * s
-'''
+"""
 
 
 def test_untrusted_text_is_shown_as_text(browser, tmp_path):
@@ -237,18 +255,19 @@ def test_untrusted_text_is_shown_as_text(browser, tmp_path):
     shown = "".join(dom.text)
     assert 'print("</script><script>alert(1)</script>")' in shown
     assert "s = x.sum().item()  # <b>bold</b> </script>" in shown
-    assert '<img src=x onerror="document.documentElement.setAttribute(\'data-xss\', \'2\')"> & <!-- comment' in shown
+    assert "<img src=x onerror=\"document.documentElement.setAttribute('data-xss', '2')\"> & <!-- comment" in shown
 
 
 def test_embedded_json_is_the_json_document(tmp_path):
     from torchlint.api import check  # noqa: F401  (the public API builds the same Report)
+
     (tmp_path / "m.py").write_text(EVIL, encoding="utf-8")
     html = torchlint("check", "m.py", "--format", "html", cwd=tmp_path)
     js = torchlint("check", "m.py", "--format", "json", cwd=tmp_path)
     assert embedded(html.stdout, "report") == json.loads(js.stdout)
 
 
-GRAPHS = '''import torch
+GRAPHS = """import torch
 
 
 def helper(x):
@@ -261,7 +280,7 @@ def f(x):
     print("break")
     w = z * 2
     return w + 1
-'''
+"""
 
 
 @pytest.mark.dynamo

@@ -1,14 +1,14 @@
 """`--format sarif`: SARIF 2.1.0 that validates against the official schema and carries
 every rule, the results' levels, messages and regions, and files that could not be read."""
+
 from __future__ import annotations
 
 import io
 import json
-from pathlib import Path
 
 import pytest
-
 from support import REPO, run_cli, write
+
 from torchlint.findings import FileError, Finding, Report
 from torchlint.output import RenderOptions, render
 from torchlint.rules import all_rules
@@ -36,8 +36,10 @@ def validate(doc):
         # This copy keeps the log's own schema under definitions/Root; validate against it.
         schema = {**schema, "$ref": "#/definitions/Root"}
     validator = jsonschema.Draft7Validator(schema, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER)
-    broken = {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "x"}},
-                                             "results": [{"message": {"text": "m"}, "level": "bogus"}]}]}
+    broken = {
+        "version": "2.1.0",
+        "runs": [{"tool": {"driver": {"name": "x"}}, "results": [{"message": {"text": "m"}, "level": "bogus"}]}],
+    }
     assert list(validator.iter_errors(broken)), "the schema check must be able to fail"
     errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.path))
     assert not errors, "\n".join(f"{list(e.path)}: {e.message}" for e in errors[:10])
@@ -76,8 +78,7 @@ def test_cli_sarif_validates_and_lists_every_rule(project):
     assert "Fix: " in first["message"]["text"]
     (location,) = first["locations"]
     assert location["physicalLocation"]["artifactLocation"] == {"uri": "model.py", "uriBaseId": "%SRCROOT%"}
-    assert location["physicalLocation"]["region"] == {"startLine": 7, "startColumn": 13,
-                                                      "endLine": 7, "endColumn": 27}
+    assert location["physicalLocation"]["region"] == {"startLine": 7, "startColumn": 13, "endLine": 7, "endColumn": 27}
     (invocation,) = run["invocations"]
     assert invocation["executionSuccessful"] is False
     (note,) = invocation["toolExecutionNotifications"]
@@ -86,14 +87,41 @@ def test_cli_sarif_validates_and_lists_every_rule(project):
 
 
 def test_dynamic_findings_and_warnings_map_to_rules_and_levels():
-    report = Report(files=1, dynamic_ran=True, torch_version="2.13.0+cpu", findings=[
-        Finding(rule=None, name="graph-break", path="sub dir/m.py", line=3, column=5, end_line=3,
-                end_column=20, message="graph break: Unsupported call", suggestion="move it out",
-                source="dynamic", gb_code="GB0147", target="m.py:Net", reason="Unsupported call",
-                hints=["use torch ops"]),
-        Finding(rule="TL199", name="host-sync", path="m.py", line=9, column=9, end_line=9,
-                end_column=9, message="`.cpu()` syncs the host", suggestion="", severity="warning"),
-    ])
+    report = Report(
+        files=1,
+        dynamic_ran=True,
+        torch_version="2.13.0+cpu",
+        findings=[
+            Finding(
+                rule=None,
+                name="graph-break",
+                path="sub dir/m.py",
+                line=3,
+                column=5,
+                end_line=3,
+                end_column=20,
+                message="graph break: Unsupported call",
+                suggestion="move it out",
+                source="dynamic",
+                gb_code="GB0147",
+                target="m.py:Net",
+                reason="Unsupported call",
+                hints=["use torch ops"],
+            ),
+            Finding(
+                rule="TL199",
+                name="host-sync",
+                path="m.py",
+                line=9,
+                column=9,
+                end_line=9,
+                end_column=9,
+                message="`.cpu()` syncs the host",
+                suggestion="",
+                severity="warning",
+            ),
+        ],
+    )
     doc = sarif_of(report)
     validate(doc)
     results = doc["runs"][0]["results"]

@@ -1,5 +1,6 @@
 """What a terminal shows and a pipe does not: the progress bar on stderr (text reports of long
 runs only) and `torchlint rule CODE` rendered with rich (the raw Markdown page otherwise)."""
+
 from __future__ import annotations
 
 import io
@@ -10,10 +11,10 @@ import subprocess
 import sys
 
 import pytest
-
 from support import run_cli
-from torchlint.pages import page
+
 from torchlint.output.progress import MIN_FILES, ProgressBar, progress_for
+from torchlint.pages import page
 
 MODEL = "import torch\n\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x.sum().item()\n"
 
@@ -58,8 +59,7 @@ def many_files(tmp_path):
 
 
 def test_bar_on_a_terminal_for_text_reports_only(many_files):
-    rc, out, err = run_on_pty(["check", ".", "--format", "text"], many_files,
-                              tty_stream="stderr")
+    rc, out, err = run_on_pty(["check", ".", "--format", "text"], many_files, tty_stream="stderr")
     assert rc == 1 and f"in {MIN_FILES + 5} files" in out
     assert "checking files" in err and f"/{MIN_FILES + 5}" in err
     assert "\x1b[" not in out  # the report itself stays plain on a pipe
@@ -69,8 +69,9 @@ def test_bar_on_a_terminal_for_text_reports_only(many_files):
 
 
 def test_no_bar_on_a_pipe(many_files):
-    result = subprocess.run([sys.executable, "-m", "torchlint", "check", "."], cwd=many_files,
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "torchlint", "check", "."], cwd=many_files, capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 1 and result.stderr == ""
 
 
@@ -110,8 +111,11 @@ def test_a_target_line_counts_break_hits_and_sites():
     def line(**kw):
         report = Report(dynamic_ran=True, targets=[TargetResult("m.py:Net", graphs=5, **kw)])
         out = io.StringIO()
-        render(report, out, options=SimpleNamespace(color=False, quiet=False, statistics=False,
-                                                    unsafe_fixable=0, unsafe_fixes=False))
+        render(
+            report,
+            out,
+            options=SimpleNamespace(color=False, quiet=False, statistics=False, unsafe_fixable=0, unsafe_fixes=False),
+        )
         return out.getvalue().splitlines()[0]
 
     assert "2 graph-break sites, 4 breaks hit, 5 graphs, 0 recompiles" in line(graph_breaks=2, graph_break_hits=4)

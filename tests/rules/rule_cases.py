@@ -6,13 +6,14 @@ fires. The dynamo check runs the snippet's first ``nn.Module`` (or ``target``) t
 installed torch and asserts that it breaks exactly on marked lines, and only when some line
 is marked: the ground truth the rule claims.
 """
+
 from __future__ import annotations
 
 import importlib.util
 import re
 import textwrap
 import warnings
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from collections.abc import Sequence
 
 import pytest
 
@@ -31,7 +32,7 @@ def source(snippet: str) -> str:
     return textwrap.dedent(snippet).lstrip("\n")
 
 
-def marked(snippet: str) -> Set[Tuple[int, str]]:
+def marked(snippet: str) -> set[tuple[int, str]]:
     out = set()
     for number, line in enumerate(source(snippet).splitlines(), 1):
         m = _MARK.search(line)
@@ -40,17 +41,18 @@ def marked(snippet: str) -> Set[Tuple[int, str]]:
     return out
 
 
-def break_rules() -> List[type]:
+def break_rules() -> list[type]:
     """The graph-break rules (TL0xx); the TL1xx performance warnings are tested elsewhere."""
     return [r for r in all_rules() if r.severity == "error"]
 
 
-def findings(snippet: str, rules: Optional[Sequence[type]] = None, train: bool = False) -> List[Finding]:
-    return lint_source(source(snippet), "case.py", list(rules) if rules else break_rules(),
-                       facts={"train": True} if train else None)
+def findings(snippet: str, rules: Sequence[type] | None = None, train: bool = False) -> list[Finding]:
+    return lint_source(
+        source(snippet), "case.py", list(rules) if rules else break_rules(), facts={"train": True} if train else None
+    )
 
 
-def assert_flags_marked(snippet: str, train: bool = False) -> List[Finding]:
+def assert_flags_marked(snippet: str, train: bool = False) -> list[Finding]:
     """All graph-break rules together flag exactly the marked (line, code) pairs (``train``:
     the snippet is compiled for training, as its dynamo run is: training-only code counts)."""
     found = findings(snippet, train=train)
@@ -63,7 +65,7 @@ def assert_flags_marked(snippet: str, train: bool = False) -> List[Finding]:
     return found
 
 
-def dynamo_breaks(snippet: str, target: Optional[str] = None, inputs=None, train: bool = False) -> Dict[int, str]:
+def dynamo_breaks(snippet: str, target: str | None = None, inputs=None, train: bool = False) -> dict[int, str]:
     """Line -> GB code (or reason) of every break dynamo records running the snippet."""
     from torchlint.dynamic.observe import observe_source
 
@@ -76,7 +78,7 @@ def dynamo_breaks(snippet: str, target: Optional[str] = None, inputs=None, train
     return located
 
 
-def assert_dynamo_agrees(snippet: str, target: Optional[str] = None, inputs=None, train: bool = False) -> None:
+def assert_dynamo_agrees(snippet: str, target: str | None = None, inputs=None, train: bool = False) -> None:
     """Dynamo breaks on marked lines only, and on at least one when any is marked."""
     breaks = dynamo_breaks(snippet, target, inputs, train)
     want = {n for n, _ in marked(snippet)}
@@ -88,12 +90,12 @@ def assert_dynamo_agrees(snippet: str, target: Optional[str] = None, inputs=None
 class Case:
     """One snippet; ``dynamo`` holds the oracle's arguments (target, inputs), None to skip it."""
 
-    def __init__(self, snippet: str, dynamo: Optional[dict] = None) -> None:
+    def __init__(self, snippet: str, dynamo: dict | None = None) -> None:
         self.snippet = snippet
         self.dynamo = dynamo
 
 
-def static_and_dynamo_tests(cases: Dict[str, Case]):
+def static_and_dynamo_tests(cases: dict[str, Case]):
     """The two parametrized tests of a rule test module: static on all cases, dynamo on some."""
 
     @pytest.mark.parametrize("name", sorted(cases))

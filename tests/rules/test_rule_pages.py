@@ -10,11 +10,11 @@ For each rule page (``rules/TLnnn-name.md``):
 
 Each block goes through dynamo once (the observations are cached for the session).
 """
+
 from __future__ import annotations
 
 import importlib.util
 import re
-from typing import Dict, Set, Tuple
 
 import pytest
 
@@ -60,8 +60,8 @@ def test_page_shape(code):
     assert sorted(listed) == sorted(rule.gb_codes), "a GB code named in the section but not as an item of its list"
 
 
-def _static_lines(code: str, example: Example) -> Dict[int, Set[str]]:
-    found: Dict[int, Set[str]] = {}
+def _static_lines(code: str, example: Example) -> dict[int, set[str]]:
+    found: dict[int, set[str]] = {}
     if code == "TL900":  # not a visitor: it judges the comments after the whole run
         return _unused_suppression_lines(example)
     for f in lint_source(example.code, f"{code}_example.py", [RULES[code]]):
@@ -69,13 +69,13 @@ def _static_lines(code: str, example: Example) -> Dict[int, Set[str]]:
     return found
 
 
-def _unused_suppression_lines(example: Example) -> Dict[int, Set[str]]:
+def _unused_suppression_lines(example: Example) -> dict[int, set[str]]:
     import os
     import tempfile
 
     import torchlint
 
-    found: Dict[int, Set[str]] = {}
+    found: dict[int, set[str]] = {}
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "TL900_example.py")
         with open(path, "w", encoding="utf-8") as fh:
@@ -101,10 +101,10 @@ def test_rule_is_silent_on_the_fix(code):
 
 # --------------------------------------------------------------------------- dynamo
 
-_OBSERVED: Dict[Tuple[str, str], Tuple[Set[int], Set[str]]] = {}
+_OBSERVED: dict[tuple[str, str], tuple[set[int], set[str]]] = {}
 
 
-def observed(code: str, which: str) -> Tuple[Set[int], Set[str]]:
+def observed(code: str, which: str) -> tuple[set[int], set[str]]:
     """(break lines, GB codes) of one page block on the installed torch, computed once."""
     key = (code, which)
     if key not in _OBSERVED:

@@ -6,10 +6,10 @@ a measured torch, an entry must break exactly where the matrix says it does. All
 run in one compiled function, one per line (dynamo resumes after each skipped call); an
 entry whose line did not break there is run again alone before the test gives its verdict.
 """
+
 from __future__ import annotations
 
 import warnings
-from typing import Dict, List, Set
 
 import pytest
 
@@ -23,13 +23,13 @@ CALLS = skipped_calls()["calls"]
 WITH_EXAMPLE = sorted(name for name, entry in CALLS.items() if entry.get("example"))
 
 
-def _module(names: List[str], extra: str = "") -> str:
+def _module(names: list[str], extra: str = "") -> str:
     imports = {CALLS[n]["imports"] for n in names if CALLS[n]["imports"]} | {"import torch"}
     body = [f"    {CALLS[n]['example']}" for n in names] + ([f"    {extra}"] if extra else [])
     return "\n".join(sorted(imports)) + "\n\n\ndef f(x):\n    x = x + 1\n" + "\n".join(body) + "\n    return x * 2\n"
 
 
-def _break_lines(code: str) -> Set[int]:
+def _break_lines(code: str) -> set[int]:
     from torchlint.dynamic.observe import observe_source
 
     with warnings.catch_warnings():
@@ -38,7 +38,7 @@ def _break_lines(code: str) -> Set[int]:
     return obs.break_lines(path)
 
 
-_TOGETHER: Dict[str, bool] = {}
+_TOGETHER: dict[str, bool] = {}
 
 
 def _breaks_together(name: str) -> bool:
@@ -66,7 +66,8 @@ def test_skipped_call_breaks_dynamo(name):
         code = _module([name])
         line = code.splitlines().index("    x = x + 1") + 2
         assert line not in _break_lines(code), (
-            f"{name} breaks on torch {matrix.installed_torch()}, the matrix says it is traced: re-measure")
+            f"{name} breaks on torch {matrix.installed_torch()}, the matrix says it is traced: re-measure"
+        )
         return
     if _breaks_together(name):
         return
@@ -93,14 +94,21 @@ def test_numpy_unsupported_is_what_the_installed_torch_lacks():
     from torch._dynamo.variables.misc import get_np_to_tnp_map
 
     supported = get_np_to_tnp_map()
-    lacking = sorted(n for n in dir(np) if not n.startswith("_") and callable(getattr(np, n))
-                     and not isinstance(getattr(np, n), type) and getattr(np, n) not in supported)
+    lacking = sorted(
+        n
+        for n in dir(np)
+        if not n.startswith("_")
+        and callable(getattr(np, n))
+        and not isinstance(getattr(np, n), type)
+        and getattr(np, n) not in supported
+    )
     assert skipped_calls()["numpy_unsupported"]["names"] == lacking
 
 
 @pytest.mark.dynamo
-@pytest.mark.parametrize("call", ["np.interp(0.5, [0.0, 1.0], [0.0, 2.0])", "np.digitize(x.numpy(), [0.0])",
-                                  "np.nanmean(x.numpy())"])
+@pytest.mark.parametrize(
+    "call", ["np.interp(0.5, [0.0, 1.0], [0.0, 2.0])", "np.digitize(x.numpy(), [0.0])", "np.nanmean(x.numpy())"]
+)
 def test_unsupported_numpy_call_breaks(call):
     code = f"import numpy as np\nimport torch\n\n\ndef f(x):\n    x = x + 1\n    v = {call}\n    return x * 2\n"
     assert 7 in _break_lines(code)

@@ -1,4 +1,5 @@
 """TL001 tensor-item, TL002 tensor-to-python, TL003 tensor-tolist: real code and look-alikes."""
+
 from rule_cases import Case, findings, static_and_dynamo_tests
 
 from torchlint.rules import get_rule
@@ -7,7 +8,8 @@ D = {}  # run through dynamo with the default input (one f32[8,16] per forward a
 
 CASES = {
     # ---------------------------------------------------------------- TL001 tensor-item
-    "item_alias_T": Case("""
+    "item_alias_T": Case(
+        """
         import torch as T
 
         class Net(T.nn.Module):
@@ -18,8 +20,11 @@ CASES = {
             def forward(self, x):
                 s = T.sigmoid(self.proj(x)).sum().item()  # error: TL001
                 return x * s
-        """, D),
-    "item_in_helper_method": Case("""
+        """,
+        D,
+    ),
+    "item_in_helper_method": Case(
+        """
         from torch import nn
 
         class Net(nn.Module):
@@ -28,8 +33,11 @@ CASES = {
 
             def forward(self, x):
                 return x / self._peak(x)
-        """, D),
-    "item_compiled_function_F": Case("""
+        """,
+        D,
+    ),
+    "item_compiled_function_F": Case(
+        """
         import torch
         import torch.nn.functional as F
 
@@ -37,8 +45,11 @@ CASES = {
             return F.cross_entropy(logits, target).item()  # error: TL001
 
         compiled = torch.compile(loss_value)
-        """, {"target": "loss_value", "inputs": "f32[4,8];i64[4]:0..8"}),
-    "item_outside_regions": Case("""
+        """,
+        {"target": "loss_value", "inputs": "f32[4,8];i64[4]:0..8"},
+    ),
+    "item_outside_regions": Case(
+        """
         import torch
         from torch import nn
 
@@ -58,8 +69,11 @@ CASES = {
                 loss.backward()
                 opt.step()
                 print(loss.item())
-        """, D),
-    "item_in_disabled_helper": Case("""
+        """,
+        D,
+    ),
+    "item_in_disabled_helper": Case(
+        """
         import torch
         from torch import nn
 
@@ -71,7 +85,9 @@ CASES = {
             def forward(self, x):
                 norm = report(x)  # error: TL011
                 return x * 2, norm
-        """, D),
+        """,
+        D,
+    ),
     "item_on_numpy_scalar": Case("""
         import numpy as np
         from torch import nn
@@ -81,7 +97,8 @@ CASES = {
                 n = np.int64(x.shape[0]).item()
                 return x * n
         """),
-    "dict_items_is_not_item": Case("""
+    "dict_items_is_not_item": Case(
+        """
         from torch import nn
 
         class Net(nn.Module):
@@ -93,9 +110,12 @@ CASES = {
                 for _, w in self.weights.items():
                     x = x * w
                 return x
-        """, D),
+        """,
+        D,
+    ),
     # ---------------------------------------------------------------- TL002 tensor-to-python
-    "float_int_bool_of_tensors": Case("""
+    "float_int_bool_of_tensors": Case(
+        """
         import torch
         from torch import nn
 
@@ -105,8 +125,11 @@ CASES = {
                 top = int(torch.argmax(x))  # error: TL002
                 any_pos = bool((x > 0).any())  # error: TL002
                 return x * mean + top + any_pos
-        """, D),
-    "math_of_tensor": Case("""
+        """,
+        D,
+    ),
+    "math_of_tensor": Case(
+        """
         import math
         from torch import nn
 
@@ -114,7 +137,9 @@ CASES = {
             def forward(self, x):
                 std = math.sqrt(x.var())  # error: TL002
                 return x / std
-        """, D),
+        """,
+        D,
+    ),
     "range_and_arange_of_tensor_values": Case("""
         import torch
 
@@ -125,7 +150,8 @@ CASES = {
                 x = x + 1
             return x, longest
         """),
-    "slice_bounds_from_tensor_values": Case("""
+    "slice_bounds_from_tensor_values": Case(
+        """
         from torch import nn
 
         class Trim(nn.Module):
@@ -133,8 +159,11 @@ CASES = {
                 half = x[:, : x.shape[1] // 2]
                 every_other = x[1:-1, ::2]
                 return x[:, : lengths.max()], half, every_other  # error: TL002
-        """, {"inputs": "f32[4,8];i64[4]:1..8"}),
-    "conversions_of_shapes_and_config": Case("""
+        """,
+        {"inputs": "f32[4,8];i64[4]:1..8"},
+    ),
+    "conversions_of_shapes_and_config": Case(
+        """
         import math
         import torch
         from torch import nn
@@ -153,8 +182,11 @@ CASES = {
                     x = x + i
                 y = x * float(self.scale) * int(self.dim) / root + n + pos
                 return y.masked_fill(y > 1e4, float("-inf"))
-        """, D),
-    "python_numbers_passed_as_arguments": Case("""
+        """,
+        D,
+    ),
+    "python_numbers_passed_as_arguments": Case(
+        """
         import torch
 
         def rollout(x, steps, k):
@@ -165,7 +197,9 @@ CASES = {
             return x[:, :k] * float(k)
 
         fast_rollout = torch.compile(rollout)
-        """, {"target": "rollout", "inputs": "f32[8,16];3;4"}),
+        """,
+        {"target": "rollout", "inputs": "f32[8,16];3;4"},
+    ),
     "float_in_training_loop": Case("""
         import torch
         from torch import nn
@@ -180,7 +214,8 @@ CASES = {
         model = torch.compile(Net())
         """),
     # ---------------------------------------------------------------- TL003 tensor-tolist
-    "tolist_in_forward_and_helper": Case("""
+    "tolist_in_forward_and_helper": Case(
+        """
         import torch
         from torch.nn import Module, Linear
 
@@ -195,7 +230,9 @@ CASES = {
             def forward(self, x):
                 best = self.ids(self.head(x))
                 return torch.tensor(best)
-        """, D),
+        """,
+        D,
+    ),
     "tolist_lookalikes": Case("""
         import numpy as np
         import torch

@@ -1,11 +1,13 @@
 """TL004 tensor-to-string, TL005 data-dependent-branch, TL006 python-indexing-loop."""
+
 from rule_cases import Case, static_and_dynamo_tests
 
 D = {}
 
 CASES = {
     # ---------------------------------------------------------------- TL004 tensor-to-string
-    "print_str_repr_percent": Case("""
+    "print_str_repr_percent": Case(
+        """
         import torch
         from torch import nn
 
@@ -17,7 +19,9 @@ CASES = {
                 self.b = repr(h)  # error: TL004
                 self.c = "%.3f" % h.mean()  # error: TL004
                 return h * 2
-        """, D),
+        """,
+        D,
+    ),
     "print_in_helper_function": Case("""
         import torch as T
 
@@ -30,7 +34,8 @@ CASES = {
             log_stats(h)
             return h
         """),
-    "strings_of_shapes_and_guarded_print": Case("""
+    "strings_of_shapes_and_guarded_print": Case(
+        """
         import torch
         from torch import nn
 
@@ -46,9 +51,12 @@ CASES = {
                 if not torch.compiler.is_compiling():
                     print("eager only", x.norm())
                 return x * len(tag)
-        """, D),
+        """,
+        D,
+    ),
     # ---------------------------------------------------------------- TL005 data-dependent-branch
-    "if_while_ternary_on_tensors": Case("""
+    "if_while_ternary_on_tensors": Case(
+        """
         import torch
         from torch import nn
 
@@ -66,8 +74,11 @@ CASES = {
                 if not (x > 0).all() and self.training:  # error: TL005
                     x = x.abs()
                 return x * scale
-        """, D),
-    "max_and_min_with_a_tensor_key": Case("""
+        """,
+        D,
+    ),
+    "max_and_min_with_a_tensor_key": Case(
+        """
         import torch
         from torch import nn
 
@@ -77,8 +88,11 @@ CASES = {
                 best = max(range(x.shape[1]), key=lambda i: scores[i])  # error: TL015
                 widest = max(range(3), key=lambda i: [3, 1, 2][i])
                 return x[:, best] * widest
-        """, D),
-    "branch_in_submodule_called_from_forward": Case("""
+        """,
+        D,
+    ),
+    "branch_in_submodule_called_from_forward": Case(
+        """
         import torch.nn as nn
 
         class Gate(nn.Module):
@@ -94,8 +108,11 @@ CASES = {
 
             def forward(self, x):
                 return self.gate(x * 2)
-        """, D),
-    "branches_on_shapes_none_and_flags": Case("""
+        """,
+        D,
+    ),
+    "branches_on_shapes_none_and_flags": Case(
+        """
         import torch
         from torch import nn
 
@@ -117,7 +134,9 @@ CASES = {
                 if len(x) > 2 and isinstance(x, torch.Tensor):
                     x = x - 1
                 return x.masked_fill(~mask, 0.0)
-        """, D),
+        """,
+        D,
+    ),
     "optional_flags_are_not_tensors": Case("""
         import torch
         from torch import nn
@@ -148,7 +167,8 @@ CASES = {
                     loss = loss / 2
         """),
     # ---------------------------------------------------------------- TL006 python-indexing-loop
-    "gather_by_loop": Case("""
+    "gather_by_loop": Case(
+        """
         import torch
         from torch import nn
 
@@ -158,8 +178,11 @@ CASES = {
                 for i in range(logits.shape[0]):
                     out.append(logits[i, labels[i]])  # error: TL006
                 return torch.stack(out)
-        """, {"inputs": "f32[4,8];i64[4]:0..8"}),
-    "iterate_index_tensor": Case("""
+        """,
+        {"inputs": "f32[4,8];i64[4]:0..8"},
+    ),
+    "iterate_index_tensor": Case(
+        """
         import torch
         from torch import nn
 
@@ -169,8 +192,11 @@ CASES = {
                 for j in idx:
                     total = total + x[j]  # error: TL006
                 return total
-        """, {"inputs": "f32[8,16];i64[4]:0..8"}),
-    "loops_with_python_indices": Case("""
+        """,
+        {"inputs": "f32[8,16];i64[4]:0..8"},
+    ),
+    "loops_with_python_indices": Case(
+        """
         import torch
         from torch import nn
 
@@ -185,7 +211,9 @@ CASES = {
                 for i, block in enumerate(self.blocks):
                     x = block(x) + i
                 return x + torch.stack(rows) + cols.sum()
-        """, D),
+        """,
+        D,
+    ),
 }
 
 test_static, test_dynamo_agrees = static_and_dynamo_tests(CASES)

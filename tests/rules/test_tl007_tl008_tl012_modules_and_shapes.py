@@ -1,11 +1,13 @@
 """TL007 module-in-forward, TL012 rnn-module, TL008 dynamic-output-shape."""
+
 from rule_cases import Case, findings, static_and_dynamo_tests
 
 D = {}
 
 CASES = {
     # ---------------------------------------------------------------- TL007 module-in-forward
-    "parametric_modules_in_forward": Case("""
+    "parametric_modules_in_forward": Case(
+        """
         import torch
         import torch as T
         from torch import nn
@@ -18,8 +20,11 @@ CASES = {
                 w = nn.Parameter(torch.ones(16))  # error: TL007
                 conv = T.nn.Conv1d(1, 1, 3)  # error: TL007
                 return h * w
-        """, D),
-    "parameter_free_modules_and_functional": Case("""
+        """,
+        D,
+    ),
+    "parameter_free_modules_and_functional": Case(
+        """
         import torch
         import torch.nn.functional as F
         from torch import nn
@@ -36,8 +41,11 @@ CASES = {
                 h = nn.LayerNorm(16, elementwise_affine=False)(h)
                 h = F.linear(h, self.proj.weight) * self.scale
                 return nn.Flatten()(nn.Identity()(h))
-        """, D),
-    "module_built_in_helper": Case("""
+        """,
+        D,
+    ),
+    "module_built_in_helper": Case(
+        """
         from torch import nn
 
         class Net(nn.Module):
@@ -46,9 +54,12 @@ CASES = {
 
             def forward(self, x):
                 return self.head(x)
-        """, D),
+        """,
+        D,
+    ),
     # ---------------------------------------------------------------- TL012 rnn-module
-    "rnn_modules_called": Case("""
+    "rnn_modules_called": Case(
+        """
         import torch as T
         from torch import nn
         from torch.nn import GRU
@@ -69,8 +80,11 @@ CASES = {
                 h = self.run_gru(h)
                 h, _ = self.rnn(h)  # error: TL012
                 return h
-        """, {"inputs": "f32[2,5,16]"}),
-    "rnn_cells_and_unused_rnn": Case("""
+        """,
+        {"inputs": "f32[2,5,16]"},
+    ),
+    "rnn_cells_and_unused_rnn": Case(
+        """
         import torch
         from torch import nn
 
@@ -87,9 +101,12 @@ CASES = {
 
         def warm_up(model, x):
             return model.rnn(x)
-        """, D),
+        """,
+        D,
+    ),
     # ---------------------------------------------------------------- TL008 dynamic-output-shape
-    "masks_and_dynamic_ops": Case("""
+    "masks_and_dynamic_ops": Case(
+        """
         import torch
         from torch import nn
 
@@ -103,8 +120,11 @@ CASES = {
                 sel = x.masked_select(x < 0)  # error: TL008
                 where = torch.where(x > 2)  # error: TL008
                 return pos, kept, idx, vals, sel, where
-        """, D),
-    "counts_from_tensors": Case("""
+        """,
+        D,
+    ),
+    "counts_from_tensors": Case(
+        """
         import torch
         from torch import nn
 
@@ -113,8 +133,11 @@ CASES = {
                 hist = counts.bincount()  # error: TL008
                 rep = torch.repeat_interleave(x, counts, dim=0)  # error: TL008
                 return rep, hist
-        """, {"inputs": "f32[8,16];i64[8]:0..3"}),
-    "masked_writes_and_column_masks": Case("""
+        """,
+        {"inputs": "f32[8,16];i64[8]:0..3"},
+    ),
+    "masked_writes_and_column_masks": Case(
+        """
         import torch
         from torch import nn
 
@@ -126,8 +149,11 @@ CASES = {
                 cols = x[:, x[0] > 0]  # error: TL008
                 x[x > 1] += 1.0  # error: TL008
                 return x, cols
-        """, D),
-    "fixed_shape_lookalikes": Case("""
+        """,
+        D,
+    ),
+    "fixed_shape_lookalikes": Case(
+        """
         import torch
         from torch import nn
 
@@ -139,7 +165,9 @@ CASES = {
                 c = x[idx] + x[:, 0:1] + x[x.shape[0] - 1]
                 d = x.repeat_interleave(2, dim=0)
                 return a + b + c, d
-        """, {"inputs": "f32[8,16];i64[8]:0..8"}),
+        """,
+        {"inputs": "f32[8,16];i64[8]:0..8"},
+    ),
 }
 
 test_static, test_dynamo_agrees = static_and_dynamo_tests(CASES)

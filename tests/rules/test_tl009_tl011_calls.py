@@ -1,11 +1,13 @@
 """TL009 skipped-call, TL010 autograd-in-region, TL011 explicit-graph-break."""
+
 from rule_cases import Case, static_and_dynamo_tests
 
 D = {}
 
 CASES = {
     # ---------------------------------------------------------------- TL009 skipped-call
-    "time_random_warnings_datetime": Case("""
+    "time_random_warnings_datetime": Case(
+        """
         import datetime
         import random
         import warnings
@@ -23,8 +25,11 @@ CASES = {
                 self.stamp = datetime.datetime.now()  # error: TL009
                 torch.manual_seed(0)  # error: TL009
                 return x * 2, t0
-        """, D),
-    "logger_and_deepcopy": Case("""
+        """,
+        D,
+    ),
+    "logger_and_deepcopy": Case(
+        """
         import copy
         import logging
 
@@ -43,8 +48,11 @@ CASES = {
                 twin = copy.deepcopy(self.proj)  # error: TL009
                 cfg = copy.deepcopy(self.cfg)
                 return twin(x) * cfg["scale"]
-        """, D),
-    "traced_lookalikes": Case("""
+        """,
+        D,
+    ),
+    "traced_lookalikes": Case(
+        """
         import random
         import time
 
@@ -69,9 +77,12 @@ CASES = {
             for x in data:
                 model(x)
             return time.time() - start
-        """, D),
+        """,
+        D,
+    ),
     # ---------------------------------------------------------------- TL010 autograd-in-region
-    "backward_and_grad_in_forward": Case("""
+    "backward_and_grad_in_forward": Case(
+        """
         import torch
         from torch import nn
 
@@ -86,8 +97,11 @@ CASES = {
                     loss.backward()  # error: TL010
                     (g,) = torch.autograd.grad(self.net(x).sum(), self.net.bias)  # error: TL010
                 return loss.detach(), g
-        """, D),
-    "autograd_outside_regions": Case("""
+        """,
+        D,
+    ),
+    "autograd_outside_regions": Case(
+        """
         import torch
         from torch import nn
 
@@ -110,9 +124,12 @@ CASES = {
             loss = model(x).sum()
             loss.backward()
             opt.step()
-        """, D),
+        """,
+        D,
+    ),
     # ---------------------------------------------------------------- TL011 explicit-graph-break
-    "explicit_breaks_and_disabled_calls": Case("""
+    "explicit_breaks_and_disabled_calls": Case(
+        """
         import torch
         import torch._dynamo as dynamo
         from torch import nn
@@ -139,8 +156,11 @@ CASES = {
                 x = self.debug(x)  # error: TL011
                 x = clip(x)  # error: TL011
                 return x * 2
-        """, D),
-    "disabled_function_called_outside": Case("""
+        """,
+        D,
+    ),
+    "disabled_function_called_outside": Case(
+        """
         import torch
         from torch import nn
 
@@ -154,7 +174,9 @@ CASES = {
 
         def evaluate(model, x):
             summarize(model(x))
-        """, D),
+        """,
+        D,
+    ),
 }
 
 test_static, test_dynamo_agrees = static_and_dynamo_tests(CASES)

@@ -6,6 +6,7 @@ installed, dynamo confirms the rules' claim "not a graph break": the bad snippet
 one graph, and TL103's snippet recompiles when the number changes. (That CUDA graphs are then
 skipped or re-recorded is proven on a GPU by tests/dynamic/test_cudagraphs_gpu.py.)
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -19,8 +20,9 @@ from torchlint.rules import all_rules, get_rule
 from torchlint.static.engine import lint_source
 
 PERF_RULES = [r for r in all_rules() if r.code.startswith("TL1")]
-needs_torch = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
-                                 reason="torch is not installed: dynamo not consulted")
+needs_torch = pytest.mark.skipif(
+    importlib.util.find_spec("torch") is None, reason="torch is not installed: dynamo not consulted"
+)
 
 
 def _src(snippet: str) -> str:
@@ -154,8 +156,11 @@ SCALARS = """
     """  # noqa: E501 (the signature is the case: one line, one finding)
 
 
-@pytest.mark.parametrize("snippet", [HOST_SYNC, SYNC_CALL, HOST_SYNC_HELPER_AND_GUARD, CPU_TENSORS, SCALARS],
-                         ids=["host_sync", "sync_call", "helper_and_guard", "cpu_tensors", "scalars"])
+@pytest.mark.parametrize(
+    "snippet",
+    [HOST_SYNC, SYNC_CALL, HOST_SYNC_HELPER_AND_GUARD, CPU_TENSORS, SCALARS],
+    ids=["host_sync", "sync_call", "helper_and_guard", "cpu_tensors", "scalars"],
+)
 def test_rules_flag_exactly_the_marked_lines(snippet):
     assert _found(snippet) == _marked(snippet)
 
@@ -195,6 +200,7 @@ def test_cli_reports_warnings_only_when_selected(project):
 
 
 # --------------------------------------------------------------------------- dynamo
+
 
 def _observe(snippet: str, arg_sets):
     from torchlint.dynamic.observe import observe_source

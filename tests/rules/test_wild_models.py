@@ -2,9 +2,10 @@
 numpy and library loggers, TL013 locks, TL014 requires_grad, TL015 sorting), and the
 look-alikes that must stay quiet: dtypes, devices, ``torch.Size``, sizes from shapes, flags,
 config attributes, local ``requires_grad_``, constant numpy, sorting shapes."""
-import libcst as cst
 
+import libcst as cst
 from rule_cases import Case, findings, static_and_dynamo_tests
+
 from torchlint.analysis.names import ImportTable
 from torchlint.analysis.tensors import HOST_DATA, TENSOR, TensorScope
 
@@ -13,7 +14,8 @@ FN = {"target": "f", "inputs": ["f32[4,8]"]}
 
 CASES = {
     # ---------------------------------------------------------------- TL002 host data
-    "numpy_number": Case("""
+    "numpy_number": Case(
+        """
         import numpy as np
         import torch
 
@@ -21,8 +23,11 @@ CASES = {
         def f(h):
             s = float(np.mean(h.detach().numpy()))  # error: TL002
             return h * s
-        """, FN),
-    "numpy_count_as_slice_bound": Case("""
+        """,
+        FN,
+    ),
+    "numpy_count_as_slice_bound": Case(
+        """
         import numpy as np
         import torch
 
@@ -30,8 +35,11 @@ CASES = {
         def f(x):
             n = np.count_nonzero(x.detach().numpy() > 0)
             return x.flatten()[:n]  # error: TL002
-        """, FN),
-    "random_int_from_method_reaches_slice": Case("""
+        """,
+        FN,
+    ),
+    "random_int_from_method_reaches_slice": Case(
+        """
         import random
 
         import torch
@@ -43,8 +51,11 @@ CASES = {
 
             def forward(self, x):
                 return x[:, : self._span()]  # error: TL002
-        """, D),
-    "random_int_as_size": Case("""
+        """,
+        D,
+    ),
+    "random_int_as_size": Case(
+        """
         import random
 
         import torch
@@ -53,8 +64,11 @@ CASES = {
         def f(x):
             k = random.randrange(1, 4)
             return x.narrow(1, 0, k)  # error: TL002
-        """, FN),
-    "int_of_parameter_used_as_tensor": Case("""
+        """,
+        FN,
+    ),
+    "int_of_parameter_used_as_tensor": Case(
+        """
         import torch
 
         @torch.compile
@@ -62,16 +76,22 @@ CASES = {
             for _ in range(int(steps)):  # error: TL002
                 x = x * 0.5
             return x + steps.float()
-        """, {"target": "f", "inputs": ["f32[4]", "i64[]:2..3"]}),
-    "tensor_assertion": Case("""
+        """,
+        {"target": "f", "inputs": ["f32[4]", "i64[]:2..3"]},
+    ),
+    "tensor_assertion": Case(
+        """
         import torch
 
         @torch.compile
         def f(x):
             torch._check_tensor_all_with(ValueError, (x > -1e9).all(), lambda: "overflow")  # error: TL002
             return x + 1
-        """, FN),
-    "lookalike_numpy_constants_and_random_scale": Case("""
+        """,
+        FN,
+    ),
+    "lookalike_numpy_constants_and_random_scale": Case(
+        """
         import random
 
         import numpy as np
@@ -86,8 +106,11 @@ CASES = {
             jitter = random.uniform(0.9, 1.1)
             k = random.randint(1, 3)
             return x * root * jitter * k
-        """, FN),
-    "lookalike_count_parameter": Case("""
+        """,
+        FN,
+    ),
+    "lookalike_count_parameter": Case(
+        """
         import torch
 
         @torch.compile
@@ -95,32 +118,44 @@ CASES = {
             for _ in range(int(steps)):
                 x = x * 0.5
             return x
-        """, None),
+        """,
+        None,
+    ),
     # ---------------------------------------------------------------- TL008 mask parameters
-    "mask_parameter_by_name": Case("""
+    "mask_parameter_by_name": Case(
+        """
         import torch
 
         @torch.compile
         def f(diff, valid):
             return diff[valid].mean()  # error: TL008
-        """, {"target": "f", "inputs": ["f32[8]", "bool[8]"]}),
-    "mask_parameter_by_use": Case("""
+        """,
+        {"target": "f", "inputs": ["f32[8]", "bool[8]"]},
+    ),
+    "mask_parameter_by_use": Case(
+        """
         import torch
 
         @torch.compile
         def f(x, sel):
             rest = x.masked_fill(~sel, 0.0)
             return x[sel].sum() + rest.sum()  # error: TL008
-        """, {"target": "f", "inputs": ["f32[8]", "bool[8]"]}),
-    "lookalike_index_parameter": Case("""
+        """,
+        {"target": "f", "inputs": ["f32[8]", "bool[8]"]},
+    ),
+    "lookalike_index_parameter": Case(
+        """
         import torch
 
         @torch.compile
         def f(x, idx):
             return x[idx].sum()
-        """, {"target": "f", "inputs": ["f32[8]", "i64[3]:0..8"]}),
+        """,
+        {"target": "f", "inputs": ["f32[8]", "i64[3]:0..8"]},
+    ),
     # ---------------------------------------------------------------- TL009 wider table
-    "c_stdlib_and_importlib": Case("""
+    "c_stdlib_and_importlib": Case(
+        """
         import importlib
         import zlib
 
@@ -130,8 +165,11 @@ CASES = {
         def f(x):
             key = zlib.crc32(b"cache")  # error: TL009
             return x * (key % 3)
-        """, FN),
-    "import_module": Case("""
+        """,
+        FN,
+    ),
+    "import_module": Case(
+        """
         import importlib
 
         import torch
@@ -140,8 +178,11 @@ CASES = {
         def f(x):
             F = importlib.import_module("torch.nn.functional")  # error: TL009
             return F.relu(x)
-        """, FN),
-    "unsupported_numpy": Case("""
+        """,
+        FN,
+    ),
+    "unsupported_numpy": Case(
+        """
         import numpy as np
         import torch
 
@@ -149,8 +190,11 @@ CASES = {
         def f(x):
             ramp = np.interp(0.25, [0.0, 1.0], [1.0, 3.0])  # error: TL009
             return x * ramp
-        """, FN),
-    "library_logger_warning_once": Case("""
+        """,
+        FN,
+    ),
+    "library_logger_warning_once": Case(
+        """
         import torch
         from torch import nn
         from .utils import logging
@@ -161,8 +205,11 @@ CASES = {
             def forward(self, x):
                 logger.warning_once("eager attention")  # error: TL009
                 return x * 2
-        """, None),
-    "copy_of_tensor_and_deepcopy_of_list": Case("""
+        """,
+        None,
+    ),
+    "copy_of_tensor_and_deepcopy_of_list": Case(
+        """
         import copy
 
         import torch
@@ -171,8 +218,11 @@ CASES = {
         def f(x):
             y = copy.copy(x)  # error: TL009
             return y + 1
-        """, FN),
-    "deepcopy_of_tensor_list": Case("""
+        """,
+        FN,
+    ),
+    "deepcopy_of_tensor_list": Case(
+        """
         import copy
 
         import torch
@@ -181,8 +231,11 @@ CASES = {
         def f(x):
             pair = copy.deepcopy([x, x * 2])  # error: TL009
             return pair[0] + pair[1]
-        """, FN),
-    "lookalike_find_spec_and_deepcopy_of_config": Case("""
+        """,
+        FN,
+    ),
+    "lookalike_find_spec_and_deepcopy_of_config": Case(
+        """
         import copy
         import importlib.util
 
@@ -196,9 +249,12 @@ CASES = {
             if importlib.util.find_spec("numpy") is not None:
                 x = x + 1
             return x * cfg["scale"]
-        """, FN),
+        """,
+        FN,
+    ),
     # ---------------------------------------------------------------- TL013 locks
-    "module_lock": Case("""
+    "module_lock": Case(
+        """
         import threading
 
         import torch
@@ -210,8 +266,11 @@ CASES = {
             with _LOCK:  # error: TL013
                 y = x * 2
             return y + 1
-        """, FN),
-    "self_lock": Case("""
+        """,
+        FN,
+    ),
+    "self_lock": Case(
+        """
         import threading
 
         import torch
@@ -226,8 +285,11 @@ CASES = {
                 with self._guard:  # error: TL013
                     y = x + 1
                 return y
-        """, D),
-    "lookalike_context_managers": Case("""
+        """,
+        D,
+    ),
+    "lookalike_context_managers": Case(
+        """
         import contextlib
         import warnings
 
@@ -240,9 +302,12 @@ CASES = {
             with torch.no_grad():
                 y = y + 1
             return y
-        """, FN),
+        """,
+        FN,
+    ),
     # ---------------------------------------------------------------- TL014 requires_grad
-    "freeze_parameters_in_forward": Case("""
+    "freeze_parameters_in_forward": Case(
+        """
         import torch
         from torch import nn
 
@@ -255,8 +320,11 @@ CASES = {
                 for p in self.a.parameters():
                     p.requires_grad_(False)  # error: TL014
                 return self.a(x)
-        """, D),
-    "requires_grad_attribute": Case("""
+        """,
+        D,
+    ),
+    "requires_grad_attribute": Case(
+        """
         import torch
 
         @torch.compile
@@ -264,8 +332,11 @@ CASES = {
             y = x * 2
             y.requires_grad = True  # error: TL014
             return y + 1
-        """, {"target": "f", "inputs": ["f32[4,8]"], "train": True}),  # traced under no_grad from torch 2.15
-    "requires_grad_on_local_with_grad_on": Case("""
+        """,
+        {"target": "f", "inputs": ["f32[4,8]"], "train": True},
+    ),  # traced under no_grad from torch 2.15
+    "requires_grad_on_local_with_grad_on": Case(
+        """
         import torch
 
         @torch.compile
@@ -273,25 +344,34 @@ CASES = {
             y = torch.zeros_like(x)
             y.requires_grad_(True)  # error: TL014
             return (y * 2).sum() + x.sum()
-        """, {"target": "f", "inputs": ["f32[4,8]"], "train": True}),
-    "lookalike_requires_grad_on_local_in_eval": Case("""
+        """,
+        {"target": "f", "inputs": ["f32[4,8]"], "train": True},
+    ),
+    "lookalike_requires_grad_on_local_in_eval": Case(
+        """
         import torch
 
         @torch.compile
         def f(x):
             y = torch.zeros_like(x).requires_grad_()
             return (y * 2).sum() + x.sum()
-        """, {"target": "f", "inputs": ["f32[4,8]"]}),
-    "lookalike_requires_grad_read": Case("""
+        """,
+        {"target": "f", "inputs": ["f32[4,8]"]},
+    ),
+    "lookalike_requires_grad_read": Case(
+        """
         import torch
 
         @torch.compile
         def f(x):
             y = x.detach().clone()
             return y * 2 if x.requires_grad else y
-        """, {"target": "f", "inputs": ["f32[4,8]"], "train": True}),
+        """,
+        {"target": "f", "inputs": ["f32[4,8]"], "train": True},
+    ),
     # ---------------------------------------------------------------- TL015 sorting
-    "sorted_by_tensor_key": Case("""
+    "sorted_by_tensor_key": Case(
+        """
         import torch
 
         @torch.compile
@@ -299,8 +379,11 @@ CASES = {
             rows = list(x.unbind(0))
             rows = sorted(rows, key=lambda r: r.abs().sum())  # error: TL015
             return torch.stack(rows)
-        """, FN),
-    "sorted_tensor_values": Case("""
+        """,
+        FN,
+    ),
+    "sorted_tensor_values": Case(
+        """
         import torch
 
         @torch.compile
@@ -308,16 +391,22 @@ CASES = {
             a, b = x[0].sum(), x[1].sum()
             lo = sorted([a, b])  # error: TL015
             return lo[0]
-        """, FN),
-    "max_with_tensor_key": Case("""
+        """,
+        FN,
+    ),
+    "max_with_tensor_key": Case(
+        """
         import torch
 
         @torch.compile
         def f(x):
             rows = list(x.unbind(0))
             return max(rows, key=lambda r: r.mean())  # error: TL015
-        """, FN),
-    "lookalike_sorting_shapes_and_names": Case("""
+        """,
+        FN,
+    ),
+    "lookalike_sorting_shapes_and_names": Case(
+        """
         import torch
 
         @torch.compile
@@ -326,9 +415,12 @@ CASES = {
             names = sorted(["b", "a"], key=lambda s: s.lower())
             top = max(x[0].sum(), x[1].sum())
             return x * dims[0] * len(names) + top
-        """, FN),
+        """,
+        FN,
+    ),
     # ---------------------------------------------------------------- tensor look-alikes
-    "lookalike_dtype_device_size": Case("""
+    "lookalike_dtype_device_size": Case(
+        """
         import torch
         from torch import nn
 
@@ -348,8 +440,11 @@ CASES = {
                 if torch.is_autocast_enabled():
                     x = x.float()
                 return x + self.positions(x.shape, x.device, x.dtype)
-        """, D),
-    "lookalike_flags_config_none_len": Case("""
+        """,
+        D,
+    ),
+    "lookalike_flags_config_none_len": Case(
+        """
         import torch
         from torch import nn
 
@@ -370,8 +465,11 @@ CASES = {
                 if output_hidden:
                     return h, x
                 return h
-        """, D),
-    "dispatched_class_is_not_reported": Case("""
+        """,
+        D,
+    ),
+    "dispatched_class_is_not_reported": Case(
+        """
         import torch
         from torch import nn
         from .integrations import use_experts_implementation
@@ -381,7 +479,9 @@ CASES = {
             def forward(self, x, index):
                 hit = index.nonzero()
                 return x[hit]
-        """, None),
+        """,
+        None,
+    ),
 }
 
 test_static, test_dynamo_agrees = static_and_dynamo_tests(CASES)
@@ -395,7 +495,9 @@ def _scope(code: str) -> TensorScope:
 
 
 def test_annotations_and_metadata_names_are_not_tensors():
-    scope = _scope("import torch\ndef f(x, shape: torch.Size, size, out_dtype, device, flag: bool, h: torch.Tensor): pass\n")
+    scope = _scope(
+        "import torch\ndef f(x, shape: torch.Size, size, out_dtype, device, flag: bool, h: torch.Tensor): pass\n"
+    )
     assert scope.lookup("x") == TENSOR and scope.lookup("h") == TENSOR
     for name in ("shape", "size", "out_dtype", "device", "flag"):
         assert scope.lookup(name) is None, name

@@ -3,6 +3,7 @@
 Findings must not depend on how they were computed: fresh or from the cache, on one process
 or on several, through libcst's own visitor or torchlint's field walk.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,10 +17,10 @@ from pathlib import Path
 import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
-
 from support import FIXTURES, REPO, run_cli, write
-from torchlint.static import cache as cache_mod
+
 from torchlint.analysis import regions, tree
+from torchlint.static import cache as cache_mod
 from torchlint.static import run, sources
 
 MODEL = """
@@ -119,10 +120,12 @@ def test_a_changed_file_is_checked_again(corpus):
 
 def test_a_warm_run_does_not_import_libcst(corpus):
     assert check().exit_code  # fill the cache
-    code = ("import sys\nfrom torchlint.cli import main\n"
-            "try:\n    main(['check', '.', '--no-dynamic', '--format', 'json'])\n"
-            "except SystemExit:\n    pass\n"
-            "print('libcst' in sys.modules, sys.modules.get('torch') is not None, file=sys.stderr)\n")
+    code = (
+        "import sys\nfrom torchlint.cli import main\n"
+        "try:\n    main(['check', '.', '--no-dynamic', '--format', 'json'])\n"
+        "except SystemExit:\n    pass\n"
+        "print('libcst' in sys.modules, sys.modules.get('torch') is not None, file=sys.stderr)\n"
+    )
     done = subprocess.run([sys.executable, "-c", code], cwd=corpus, capture_output=True, text=True, timeout=120)
     assert done.stderr.strip().splitlines()[-1] == "False False", done.stderr
     assert json.loads(done.stdout)["findings"]
@@ -194,7 +197,7 @@ def _edit_rule_page(package: Path) -> None:
     page = next((package / "rule_pages").glob("TL001-*.md"))
     text = page.read_text()
     start = text.index("\nmessage: ") + 1
-    page.write_text(text[:start] + "message: edited message" + text[text.index("\n", start):])
+    page.write_text(text[:start] + "message: edited message" + text[text.index("\n", start) :])
 
 
 @pytest.mark.parametrize("edit", [_edit_rule_module, _edit_rule_page], ids=["module", "page"])
@@ -208,17 +211,38 @@ def test_an_edited_rule_misses_the_cache(tmp_path, edit):
 
     package = tmp_path / "copy" / "torchlint"
     shutil.copytree(Path(torchlint.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(str(resources.files("torchlint.rule_pages")), package / "rule_pages",
-                    ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True)
+    shutil.copytree(
+        str(resources.files("torchlint.rule_pages")),
+        package / "rule_pages",
+        ignore=shutil.ignore_patterns("__pycache__"),
+        dirs_exist_ok=True,
+    )
     project = tmp_path / "project"
     project.mkdir()
     (project / "m.py").write_text("import torch\n\n@torch.compile\ndef f(x):\n    return x.item()\n")
     env = dict(os.environ, PYTHONPATH=str(tmp_path / "copy"))
 
     def run():
-        out = subprocess.run([sys.executable, "-m", "torchlint", "check", ".", "--no-dynamic", "--format", "json",
-                              "--exit-zero", "--cache-dir", str(tmp_path / "cache")],
-                             cwd=project, env=env, capture_output=True, text=True, check=True).stdout
+        out = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "torchlint",
+                "check",
+                ".",
+                "--no-dynamic",
+                "--format",
+                "json",
+                "--exit-zero",
+                "--cache-dir",
+                str(tmp_path / "cache"),
+            ],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
         return [f["message"] for f in json.loads(out)["findings"]], entries(tmp_path / "cache")
 
     before, stored = run()
@@ -235,8 +259,9 @@ def test_stored_fixes_come_back_with_the_same_edits(tmp_path):
     source = "import torch\nx = 1\ny = 2\n"
     for edits in ((Edit(3, 5, 3, 6, "3"),), (Edit(1, 1, 2, 1, ""), Edit(4, 1, 4, 1, "z = 3\n")), ()):
         c = cache_mod.Cache(str(tmp_path), ["TL0"], [], engine="e")
-        f = Finding("TL001", "tensor-item", "m.py", 2, 1, 2, 6, "msg", "fix", fix=Fix("safe", "d", edits),
-                    source_line="x = 1")
+        f = Finding(
+            "TL001", "tensor-item", "m.py", 2, 1, 2, 6, "msg", "fix", fix=Fix("safe", "d", edits), source_line="x = 1"
+        )
         key = c.key("m.py", source)
         c.put(key, [f], None, 3, True)
         (back,), error, lines = c.get(key, "m.py", True)
@@ -275,19 +300,34 @@ def test_region_packages_cover_every_name_a_region_needs():
     assert {n.split(".")[0] for n in names} | {"torch"} <= set(sources.REGION_PACKAGES)
 
 
-@pytest.mark.parametrize("source", [
-    "import torch\n", "import os, torch.nn as nn\n", "from torch import nn\n", "from torch.nn import Module\n",
-    "import lightning as L\n", "import pytorch_lightning as pl\n", "import os, \\\n    torch\n",
-    "from \\\n  torch import nn\n", "x = 1; import torch\n", "if True:\n    from torch import compile\n",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import torch\n",
+        "import os, torch.nn as nn\n",
+        "from torch import nn\n",
+        "from torch.nn import Module\n",
+        "import lightning as L\n",
+        "import pytorch_lightning as pl\n",
+        "import os, \\\n    torch\n",
+        "from \\\n  torch import nn\n",
+        "x = 1; import torch\n",
+        "if True:\n    from torch import compile\n",
+    ],
+)
 def test_files_importing_torch_are_candidates(source):
     assert sources.is_candidate(source)
 
 
-@pytest.mark.parametrize("source", [
-    "import numpy as np\n", "from .torch_utils import x\n", "from transformers import is_torch_available\n",
-    "# Module, compile and torch.nn, but no import\nclass A:\n    pass\n",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import numpy as np\n",
+        "from .torch_utils import x\n",
+        "from transformers import is_torch_available\n",
+        "# Module, compile and torch.nn, but no import\nclass A:\n    pass\n",
+    ],
+)
 def test_files_without_torch_are_not_parsed(source):
     assert not sources.is_candidate(source)
 
@@ -313,8 +353,10 @@ def test_every_fixture_with_findings_passes_the_pre_filter():
 def _fixture_modules():
     sources = [p.read_text(encoding="utf-8") for p in sorted(FIXTURES.rglob("*.py"))]
     sources.append((REPO / "torchlint" / "analysis" / "regions.py").read_text(encoding="utf-8"))
-    sources.append("x = (  # c\n  a if b else c)\n@d\nclass K(B, metaclass=M):\n\tdef f(self, *a, k=1, **kw) -> 'T':\n"
-                   "\t\treturn [i async for i in y if i] or {k: v for k, v in z} or f'{a!r:>{w}}'\n")
+    sources.append(
+        "x = (  # c\n  a if b else c)\n@d\nclass K(B, metaclass=M):\n\tdef f(self, *a, k=1, **kw) -> 'T':\n"
+        "\t\treturn [i async for i in y if i] or {k: v for k, v in z} or f'{a!r:>{w}}'\n"
+    )
     for source in sources:
         yield cst.parse_module(source)
         yield cst.parse_module(source.replace("\n", "\r\n"))
@@ -340,7 +382,7 @@ def test_positions_are_libcsts_positions():
         for node in nodes:
             r = expected[node]
             assert got[node] == ((r.start.line, r.start.column), (r.end.line, r.end.column)), type(node).__name__
-        some = nodes[len(nodes) // 2: len(nodes) // 2 + 3]  # a few, as the engine asks: it stops early
+        some = nodes[len(nodes) // 2 : len(nodes) // 2 + 3]  # a few, as the engine asks: it stops early
         assert tree.positions(module, some) == {n: got[n] for n in some}
 
 
@@ -351,7 +393,7 @@ def test_whole_text_spans_are_libcsts_whitespace_inclusive_positions():
         nodes = list(tree.walk(module))
         statements = [n for n in nodes if isinstance(n, (cst.SimpleStatementLine, cst.BaseCompoundStatement))]
         expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(WhitespaceInclusivePositionProvider)
-        some = nodes[len(nodes) // 3: len(nodes) // 3 + 2]
+        some = nodes[len(nodes) // 3 : len(nodes) // 3 + 2]
         spans, whole = tree.spans_of(module, some, statements)
         assert spans == tree.positions(module, some)
         for node in statements:
@@ -398,8 +440,11 @@ def test_a_time_limit_is_not_remembered(project, monkeypatch):
     from torchlint.static import limits as guard
 
     write(project, "m.py", MODEL)
-    monkeypatch.setattr(guard, "guarded_lint",
-                        lambda *a, **k: ([], "analysis stopped after 60 s (the file is too large or too complex); not checked"))
+    monkeypatch.setattr(
+        guard,
+        "guarded_lint",
+        lambda *a, **k: ([], "analysis stopped after 60 s (the file is too large or too complex); not checked"),
+    )
     assert run_cli(["check", ".", "--no-dynamic"]).exit_code == 2
     assert not entries(project / ".torchlint_cache")
     monkeypatch.undo()
@@ -412,16 +457,40 @@ def test_the_fast_pre_filter_agrees_with_its_regular_expression():
     import random
 
     rng = random.Random(5)
-    parts = ["import", "from", " ", "\t", "\\\n", "\\\r\n", "\n", "\r\n", "torch", "lightning",
-             "pytorch_lightning", "torchvision", "x", ",", ".", "#", "_torch", "as ", "nn"]
+    parts = [
+        "import",
+        "from",
+        " ",
+        "\t",
+        "\\\n",
+        "\\\r\n",
+        "\n",
+        "\r\n",
+        "torch",
+        "lightning",
+        "pytorch_lightning",
+        "torchvision",
+        "x",
+        ",",
+        ".",
+        "#",
+        "_torch",
+        "as ",
+        "nn",
+    ]
     for _ in range(20000):
         source = "".join(rng.choice(parts) for _ in range(rng.randint(1, 8)))
         assert sources.is_candidate(source) == (sources._CANDIDATE.search(source) is not None), repr(source)
 
 
 def test_suppression_comments_still_count_on_a_warm_run(project):
-    write(project, "m.py", MODEL.replace("s = x.sum().item()", "s = x.sum().item()  # NoQA: TL001")
-          .replace('print("step", s)', 'print("step", s)  # TorchLint: ignore'))
+    write(
+        project,
+        "m.py",
+        MODEL.replace("s = x.sum().item()", "s = x.sum().item()  # NoQA: TL001").replace(
+            'print("step", s)', 'print("step", s)  # TorchLint: ignore'
+        ),
+    )
     for _ in range(2):  # cold, then warm
         found, _ = report()
         assert {f["rule"] for f in found} == {"TL005"}

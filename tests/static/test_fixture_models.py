@@ -3,12 +3,12 @@
 Their real graph breaks, measured with dynamo on torch 2.13, are in
 fixtures/expected_breaks.json; the static pass must predict exactly those lines.
 """
+
 from __future__ import annotations
 
 import json
 
 import pytest
-
 from support import FIXTURES, run_json
 
 EXPECTED = {
@@ -18,13 +18,11 @@ EXPECTED = {
     "gather_loop.py": [(42, "TL006")],
     "clean_model.py": [],
     "train_script.py": [],
-    "seq_model_misc.py": [(53, "TL004"), (57, "TL003"), (61, "TL009"), (63, "TL009"), (65, "TL009"),
-                          (68, "TL009")],
+    "seq_model_misc.py": [(53, "TL004"), (57, "TL003"), (61, "TL009"), (63, "TL009"), (65, "TL009"), (68, "TL009")],
     "compiled_functions.py": [(28, "TL011"), (49, "TL011")],
     "iterative_refine.py": [(52, "TL001"), (58, "TL009")],
     "shape_recompile.py": [],
-    "audio_frontend.py": [(35, "TL009"), (45, "TL002"), (47, "TL015"), (50, "TL008"), (52, "TL014"),
-                          (53, "TL002")],
+    "audio_frontend.py": [(35, "TL009"), (45, "TL002"), (47, "TL015"), (50, "TL008"), (52, "TL014"), (53, "TL002")],
     "threaded_ranker.py": [(31, "TL013")],
     # a notebook: (cell, line in the cell, rule); its code cells run as one module
     "notebook.ipynb": [(2, 9, "TL001"), (3, 5, "TL004")],
@@ -61,7 +59,8 @@ def test_static_lines_are_dynamos_break_lines(name):
     """The expectation above is not invented: it is the set of lines dynamo breaks on."""
     truth = json.loads((FIXTURES / "expected_breaks.json").read_text())[name]
     assert sorted({(b.get("cell"), b["line"]) if "cell" in b else b["line"] for b in truth["breaks"]}) == [
-        where[:-1] if len(where) == 3 else where[0] for where in EXPECTED[name]]
+        where[:-1] if len(where) == 3 else where[0] for where in EXPECTED[name]
+    ]
 
 
 def test_training_loop_and_init_are_not_compiled_regions(report):
@@ -86,8 +85,10 @@ def test_expected_breaks_are_what_dynamo_breaks_on_now():
     truth = json.loads((FIXTURES / "expected_breaks.json").read_text())
     measured_on = {entry["torch_version"].split("+")[0] for entry in truth.values()}
     if measured_on != {torch.__version__.split("+")[0]}:
-        pytest.skip(f"expected_breaks.json was measured on torch {', '.join(sorted(measured_on))}; "
-                    "other versions' counts are checked by benchmarks/torch_matrix.py")
+        pytest.skip(
+            f"expected_breaks.json was measured on torch {', '.join(sorted(measured_on))}; "
+            "other versions' counts are checked by benchmarks/torch_matrix.py"
+        )
     _, data = run_json(["check", ".", "--no-static", "--exit-zero"], cwd=FIXTURES)
     assert not data["errors"] and all(t["error"] is None for t in data["targets"])
     seen = {}

@@ -1,5 +1,6 @@
 """Re-parsing only what changed: the trees, positions, findings and summaries are those of a
 whole parse, over real files and edits of them."""
+
 from __future__ import annotations
 
 import ast
@@ -15,8 +16,14 @@ from torchlint.lsp import core
 from torchlint.static.incremental import IncrementalParser, chunk_bounds
 
 ROOT = Path(__file__).resolve().parents[2]
-FILES = sorted([*ROOT.glob("fixtures/*.py"), *ROOT.glob("torchlint/analysis/*.py"), *ROOT.glob("torchlint/rules/tl0*.py"),
-                *ROOT.glob("tests/projects/**/*.py")])
+FILES = sorted(
+    [
+        *ROOT.glob("fixtures/*.py"),
+        *ROOT.glob("torchlint/analysis/*.py"),
+        *ROOT.glob("torchlint/rules/tl0*.py"),
+        *ROOT.glob("tests/projects/**/*.py"),
+    ]
+)
 
 TRICKY = [
     "import a\n\nclass A:\n\tdef f(self):\n\t\tpass\n\n\nclass B:\n\tx = 1\n",  # tabs

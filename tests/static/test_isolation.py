@@ -1,4 +1,5 @@
 """The static pass never imports torch or the user's code, and works without torch installed."""
+
 from __future__ import annotations
 
 import json
@@ -27,14 +28,23 @@ def test_static_check_does_not_import_torch():
 def test_works_when_torch_cannot_be_imported(tmp_path):
     blocker = tmp_path / "blocker"
     write(blocker, "torch/__init__.py", "raise ImportError('torch is not installed here')\n")
-    write(tmp_path, "model.py", """
+    write(
+        tmp_path,
+        "model.py",
+        """
         import torch
         class Net(torch.nn.Module):
             def forward(self, x):
                 return x * x.sum().item()
-    """)
+    """,
+    )
     env = dict(os.environ, PYTHONPATH=str(blocker))
-    proc = subprocess.run([sys.executable, "-m", "torchlint", "check", "model.py", "--format", "json"],
-                          capture_output=True, text=True, cwd=tmp_path, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-m", "torchlint", "check", "model.py", "--format", "json"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+    )
     assert proc.returncode == 1, proc.stderr
     assert json.loads(proc.stdout)["findings"][0]["rule"] == "TL001"

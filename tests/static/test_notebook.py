@@ -1,5 +1,6 @@
 """Jupyter notebooks: code cells linted as one module, findings on cell lines, fixes written
 back to the changed cells only."""
+
 from __future__ import annotations
 
 import json
@@ -8,7 +9,6 @@ import shutil
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
-
 from support import FIXTURES, run_cli, run_json
 
 from torchlint.static.notebook import parse_notebook, to_module
@@ -20,8 +20,7 @@ def write_notebook(path, *sources, markdown_first=True, as_string=False):
     nb = new_notebook()
     cells = [new_markdown_cell("# notes")] if markdown_first else []
     for k, src in enumerate(sources, 1):
-        cell = new_code_cell(src, execution_count=k,
-                             outputs=[new_output("stream", name="stdout", text=f"out {k}\n")])
+        cell = new_code_cell(src, execution_count=k, outputs=[new_output("stream", name="stdout", text=f"out {k}\n")])
         cells.append(cell)
     nb.cells = cells
     text = nbformat.writes(nb)
@@ -36,11 +35,7 @@ def write_notebook(path, *sources, markdown_first=True, as_string=False):
 
 
 HEADER = "import torch\nimport torch.nn as nn\n"
-MODEL = (
-    "class M(nn.Module):\n"
-    "    def forward(self, x):\n"
-    "        return x * x.sum().item()\n"
-)
+MODEL = "class M(nn.Module):\n    def forward(self, x):\n        return x * x.sum().item()\n"
 
 
 def test_fixture_findings_name_cell_and_line_in_text_and_json():
@@ -114,15 +109,16 @@ def test_fix_rewrites_exactly_the_cells_with_breaks(tmp_path):
         else:
             assert old == new
     assert "".join(after["cells"][code_cells[1]]["source"]).endswith("return self.fc2(h / h.abs().max())")
-    assert "    if not torch.compiler.is_compiling():\n        print(\"loss\", loss)\n" in "".join(
-        after["cells"][code_cells[2]]["source"])
+    assert '    if not torch.compiler.is_compiling():\n        print("loss", loss)\n' in "".join(
+        after["cells"][code_cells[2]]["source"]
+    )
     # byte for byte outside the two rewritten `source` values
     nb_before, nb_after = parse_notebook("a", before_raw), parse_notebook("b", after_raw)
     spans_before = [c.span for c in nb_before.cells]
     spans_after = [c.span for c in nb_after.cells]
-    assert before_raw[:spans_before[1][0]] == after_raw[:spans_after[1][0]]
-    assert before_raw[spans_before[1][1]:spans_before[2][0]] == after_raw[spans_after[1][1]:spans_after[2][0]]
-    assert before_raw[spans_before[2][1]:] == after_raw[spans_after[2][1]:]
+    assert before_raw[: spans_before[1][0]] == after_raw[: spans_after[1][0]]
+    assert before_raw[spans_before[1][1] : spans_before[2][0]] == after_raw[spans_after[1][1] : spans_after[2][0]]
+    assert before_raw[spans_before[2][1] :] == after_raw[spans_after[2][1] :]
     nbformat.validate(nbformat.reads(after_raw, as_version=4))
     _, data = run_json(["check", str(nb), "--no-dynamic"])
     assert data["findings"] == []
@@ -182,10 +178,12 @@ def test_magic_lines_become_placeholders_of_equal_count():
 
 def test_suppression_comments_work_in_cells(tmp_path):
     nb = write_notebook(
-        tmp_path / "s.ipynb", HEADER,
+        tmp_path / "s.ipynb",
+        HEADER,
         "class M(nn.Module):\n    def forward(self, x):\n"
         "        a = x * x.sum().item()  # torchlint: ignore[TL001]\n"
-        "        return a * x.mean().item()  # noqa: TL004\n")
+        "        return a * x.mean().item()  # noqa: TL004\n",
+    )
     _, data = run_json(["check", str(nb), "--no-dynamic"])
     assert [(f["cell"], f["line"], f["rule"]) for f in data["findings"]] == [(2, 4, "TL001")]
 
@@ -214,10 +212,13 @@ def test_sarif_and_github_point_at_the_notebook():
     assert "::cell 2, line 9: " in gh[0]
 
 
-@pytest.mark.parametrize("content, reason", [
-    ("{not json", "not a notebook (invalid JSON"),
-    ('{"metadata": {}}', 'not a notebook (invalid JSON: no "cells" list)'),
-])
+@pytest.mark.parametrize(
+    "content, reason",
+    [
+        ("{not json", "not a notebook (invalid JSON"),
+        ('{"metadata": {}}', 'not a notebook (invalid JSON: no "cells" list)'),
+    ],
+)
 def test_bad_notebooks_are_one_line_errors(tmp_path, content, reason):
     (tmp_path / "bad.ipynb").write_text(content)
     write_notebook(tmp_path / "good.ipynb", HEADER + MODEL)

@@ -1,5 +1,6 @@
 """The index of file stats: a warm run does not read files that have not changed, and never
 trusts an entry that could hide an edit."""
+
 from __future__ import annotations
 
 import json
@@ -7,8 +8,8 @@ import os
 import time
 
 import pytest
-
 from support import write
+
 from torchlint.config import Settings
 from torchlint.static import run, sources
 from torchlint.static.cache import Cache
@@ -92,8 +93,10 @@ def test_an_edit_keeping_size_and_modification_time_is_seen(tree):
     path.write_text(path.read_text().replace("scaling", "halving"))  # same size
     os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))  # same modification time
     assert os.stat(path).st_size == info.st_size and os.stat(path).st_mtime_ns == info.st_mtime_ns
-    index = sources.Sources(str(tree / ".torchlint_cache" / sources.INDEX_NAME),
-                            namespace=Cache(str(tree / ".torchlint_cache"), ["TL"], []).engine)
+    index = sources.Sources(
+        str(tree / ".torchlint_cache" / sources.INDEX_NAME),
+        namespace=Cache(str(tree / ".torchlint_cache"), ["TL"], []).engine,
+    )
     assert index.known(str(path)).digest == sources.text_digest(path.read_text())
 
 
@@ -128,8 +131,14 @@ def test_a_file_gone_since_the_last_run_is_an_error(tree):
     assert errors == [("plain.py", "no such file or directory")]
 
 
-@pytest.mark.parametrize("content", ["{not json", json.dumps({"format": 1, "namespace": "other", "files": {}}),
-                                     json.dumps({"format": 1, "files": {"/x.py": [[1], 2, "d", True, False, 3]}})])
+@pytest.mark.parametrize(
+    "content",
+    [
+        "{not json",
+        json.dumps({"format": 1, "namespace": "other", "files": {}}),
+        json.dumps({"format": 1, "files": {"/x.py": [[1], 2, "d", True, False, 3]}}),
+    ],
+)
 def test_a_corrupt_or_foreign_index_is_ignored_and_rewritten(tree, opened, content):
     cold = check(tree)
     index = tree / ".torchlint_cache" / sources.INDEX_NAME

@@ -6,10 +6,11 @@
 resolves to ``builtins.<name>`` when it is a Python builtin. Anything else is ``None``:
 the caller cannot tell, and stays quiet.
 """
+
 from __future__ import annotations
 
 import builtins
-from typing import Dict, Iterable, Optional, Set
+from collections.abc import Iterable
 
 import libcst as cst
 
@@ -22,7 +23,7 @@ _CANONICAL = {
 }
 
 
-def dotted(expr: cst.BaseExpression) -> Optional[str]:
+def dotted(expr: cst.BaseExpression) -> str | None:
     """``a.b.c`` for a chain of Names and Attributes, else ``None``."""
     parts = []
     while isinstance(expr, cst.Attribute):
@@ -46,16 +47,16 @@ class ImportTable:
     """
 
     def __init__(self) -> None:
-        self.aliases: Dict[str, str] = {}
-        self.defined: Set[str] = set()
+        self.aliases: dict[str, str] = {}
+        self.defined: set[str] = set()
         # module-level `name = some.call(...)`: name -> the call's qualified name
-        self.bound_calls: Dict[str, str] = {}
+        self.bound_calls: dict[str, str] = {}
         # What the rest of the project says (see torchlint.analysis.project): qualified names of
         # nn.Module classes, this file's own classes that are modules through other files' bases,
         # and names whose calls (`name`) or values (`=name`) are tensors.
-        self.module_classes: Set[str] = set()
-        self.module_local: Set[str] = set()
-        self.returns: Dict[str, str] = {}
+        self.module_classes: set[str] = set()
+        self.module_local: set[str] = set()
+        self.returns: dict[str, str] = {}
 
     # -- building -------------------------------------------------------------------
     def add_import(self, node: cst.Import) -> None:
@@ -87,7 +88,7 @@ class ImportTable:
             local = alias.evaluated_alias or name
             self.aliases[local] = f"{module}.{name}"
 
-    def apply_project(self, facts: Dict) -> None:
+    def apply_project(self, facts: dict) -> None:
         """Take in the project's facts about this file's names (relative imports resolved,
         re-exports and wrappers of torch names, loggers, module classes, tensor results)."""
         for local, qual in facts.get("aliases", {}).items():
@@ -103,7 +104,7 @@ class ImportTable:
         self.defined.update(names)
 
     @classmethod
-    def from_module(cls, module: cst.Module) -> "ImportTable":
+    def from_module(cls, module: cst.Module) -> ImportTable:
         """Read the imports at the top level of a module (and inside its top-level ifs/trys)."""
         table = cls()
         table._scan(module.body)
@@ -141,7 +142,7 @@ class ImportTable:
                     self._scan(handler.body.body)
 
     # -- querying ---------------------------------------------------------------------
-    def resolve(self, expr: cst.BaseExpression, local: Optional[Set[str]] = None) -> Optional[str]:
+    def resolve(self, expr: cst.BaseExpression, local: set[str] | None = None) -> str | None:
         """The qualified name ``expr`` refers to, or ``None`` when it cannot be told.
 
         ``local`` holds names bound in the enclosing function, which shadow everything.

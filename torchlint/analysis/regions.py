@@ -6,16 +6,16 @@ file. Same-file functions and methods called from a region join it, transitively
 the name of the root that reached them ("called from Net.forward"). ``__init__`` and
 functions decorated with ``@torch.compiler.disable`` never join.
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import AbstractSet, Dict, Iterator, List, Optional, Sequence, Set
+from typing import AbstractSet
 
 import libcst as cst
 
 from torchlint.analysis.names import ImportTable
-from torchlint.analysis.tree import code_children
-
 from torchlint.analysis.torchnames import (  # noqa: F401 - re-exported
     COMPILE_CALLS,
     DISABLE_DECORATORS,
@@ -25,18 +25,19 @@ from torchlint.analysis.torchnames import (  # noqa: F401 - re-exported
     NOT_MODULES,
     is_module_class_name,
 )
+from torchlint.analysis.tree import code_children
 
 
 @dataclass
 class ClassInfo:
     node: cst.ClassDef
     name: str
-    methods: Dict[str, cst.FunctionDef] = field(default_factory=dict)
-    base_names: List[str] = field(default_factory=list)  # same-file bases, by name
+    methods: dict[str, cst.FunctionDef] = field(default_factory=dict)
+    base_names: list[str] = field(default_factory=list)  # same-file bases, by name
     is_module: bool = False
     # self.<attr> = <call> in __init__: attr -> qualified name of the callee (or class name)
-    submodules: Dict[str, str] = field(default_factory=dict)
-    tensor_attrs: Set[str] = field(default_factory=set)
+    submodules: dict[str, str] = field(default_factory=dict)
+    tensor_attrs: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -46,12 +47,12 @@ class Region:
     node: cst.FunctionDef
     qualname: str  # "Net.forward", "helper"
     root: str  # the root region that reaches it
-    owner: Optional[ClassInfo] = None
+    owner: ClassInfo | None = None
     is_root: bool = True
     # reached from a region in another file: its callers' arguments are not seen here
     cross_file: bool = False
     # parameters known to receive tensors (from call sites or because this is a root)
-    tensor_params: Set[str] = field(default_factory=set)
+    tensor_params: set[str] = field(default_factory=set)
 
     @property
     def label(self) -> str:
@@ -63,21 +64,21 @@ class ModuleIndex:
     """Classes and functions defined at a file's top level, with what they are."""
 
     imports: ImportTable
-    classes: Dict[str, ClassInfo] = field(default_factory=dict)
-    functions: Dict[str, cst.FunctionDef] = field(default_factory=dict)
+    classes: dict[str, ClassInfo] = field(default_factory=dict)
+    functions: dict[str, cst.FunctionDef] = field(default_factory=dict)
     # module-level `name = ClassName(...)` bindings, for torch.compile(name)
-    instances: Dict[str, str] = field(default_factory=dict)
-    compile_args: List[cst.BaseExpression] = field(default_factory=list)
+    instances: dict[str, str] = field(default_factory=dict)
+    compile_args: list[cst.BaseExpression] = field(default_factory=list)
     #: the static pass checks training-only code too (``--train``); else eval mode is assumed
     train: bool = False
     #: and half-precision-only code (``--half``); else float32 is assumed
     half: bool = False
 
-    def truth(self, test: cst.BaseExpression) -> Optional[bool]:
+    def truth(self, test: cst.BaseExpression) -> bool | None:
         """:func:`branch_truth` of an ``if`` test in this file."""
         return branch_truth(test, self.imports, self.train, self.half)
 
-    def operands(self, test: cst.BaseExpression) -> List[cst.BaseExpression]:
+    def operands(self, test: cst.BaseExpression) -> list[cst.BaseExpression]:
         """The operands of a test's ``and``/``or``/``not`` that run, in order, and whose value
         is not known: ``x.any() and self.training`` still reads ``x.any()`` in eval mode,
         ``self.training and x.any()`` never does."""
@@ -98,7 +99,7 @@ class ModuleIndex:
                 return body[: i + 1]
         return body
 
-    def resolve(self, expr: cst.BaseExpression) -> Optional[str]:
+    def resolve(self, expr: cst.BaseExpression) -> str | None:
         return self.imports.resolve(expr)
 
     def decorated_by(self, fn: cst.FunctionDef, names: AbstractSet[str]) -> bool:
@@ -128,7 +129,7 @@ def _leaves(block: cst.BaseSuite) -> bool:
     return False
 
 
-def is_compiling_guard(test: cst.BaseExpression, imports: ImportTable) -> Optional[bool]:
+def is_compiling_guard(test: cst.BaseExpression, imports: ImportTable) -> bool | None:
     """``True`` for ``is_compiling()``, ``False`` for ``not is_compiling()``, else ``None``."""
     negated = False
     while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
@@ -139,15 +140,20 @@ def is_compiling_guard(test: cst.BaseExpression, imports: ImportTable) -> Option
     return None
 
 
-def is_training_test(test: cst.BaseExpression) -> Optional[bool]:
+def is_training_test(test: cst.BaseExpression) -> bool | None:
     """True for a test that holds only in training: ``self.training`` (the flag ``train()`` /
     ``eval()`` set) or ``labels is not None`` (a loss is computed); False for ``labels is
     None``; else None."""
     if isinstance(test, cst.Attribute) and test.attr.value == "training":
         return True
-    if (isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name)
-            and test.left.value in LABEL_PARAMS and isinstance(test.comparisons[0].comparator, cst.Name)
-            and test.comparisons[0].comparator.value == "None"):
+    if (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(test.left, cst.Name)
+        and test.left.value in LABEL_PARAMS
+        and isinstance(test.comparisons[0].comparator, cst.Name)
+        and test.comparisons[0].comparator.value == "None"
+    ):
         op = test.comparisons[0].operator
         return True if isinstance(op, cst.IsNot) else False if isinstance(op, cst.Is) else None
     return None
@@ -156,7 +162,7 @@ def is_training_test(test: cst.BaseExpression) -> Optional[bool]:
 HALF_DTYPES = frozenset({"torch.float16", "torch.half", "torch.bfloat16"})
 
 
-def half_dtype_test(test: cst.BaseExpression, imports: ImportTable) -> Optional[bool]:
+def half_dtype_test(test: cst.BaseExpression, imports: ImportTable) -> bool | None:
     """For ``x.dtype == torch.float16`` (``is``, ``in (torch.float16, torch.bfloat16)``):
     True; for ``!=`` / ``is not`` / ``not in``: False (the test holds in float32); else None."""
     if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
@@ -178,8 +184,9 @@ def half_dtype_test(test: cst.BaseExpression, imports: ImportTable) -> Optional[
     return None
 
 
-def branch_truth(test: cst.BaseExpression, imports: ImportTable, train: bool = False,
-                 half: bool = False) -> Optional[bool]:
+def branch_truth(
+    test: cst.BaseExpression, imports: ImportTable, train: bool = False, half: bool = False
+) -> bool | None:
     """What an ``if`` test is while dynamo traces, when that is known without the data.
 
     ``is_compiling()`` is true. Unless ``train``, the module is in eval mode (as the dynamic
@@ -213,12 +220,8 @@ def branch_truth(test: cst.BaseExpression, imports: ImportTable, train: bool = F
     return is_compiling_guard(test, imports)
 
 
-def _self_attr(expr: cst.BaseExpression) -> Optional[str]:
-    if (
-        isinstance(expr, cst.Attribute)
-        and isinstance(expr.value, cst.Name)
-        and expr.value.value == "self"
-    ):
+def _self_attr(expr: cst.BaseExpression) -> str | None:
+    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
         return expr.attr.value
     return None
 
@@ -246,9 +249,7 @@ def build_index(module: cst.Module, imports: ImportTable, train: bool = False, h
     while changed:
         changed = False
         for info in index.classes.values():
-            if not info.is_module and any(
-                b in index.classes and index.classes[b].is_module for b in info.base_names
-            ):
+            if not info.is_module and any(b in index.classes and index.classes[b].is_module for b in info.base_names):
                 info.is_module = True
                 changed = True
     for info in index.classes.values():
@@ -269,7 +270,9 @@ def _scan_init(init: cst.FunctionDef, info: ClassInfo, index: ModuleIndex) -> No
                 func = node.value.func
                 qual = index.resolve(func)
                 if qual in ("torch.nn.Parameter", "torch.nn.Buffer") or (
-                    qual is not None and qual.startswith("torch.") and not is_module_class_name(qual)
+                    qual is not None
+                    and qual.startswith("torch.")
+                    and not is_module_class_name(qual)
                     and qual.rsplit(".", 1)[-1][:1].islower()
                 ):
                     info.tensor_attrs.add(attr)
@@ -318,15 +321,15 @@ class _CompileCallScanner:
                     self.index.compile_args.append(node.args[0].value)
 
 
-def find_regions(index: ModuleIndex, project: Optional[dict] = None) -> Dict[cst.FunctionDef, Region]:
+def find_regions(index: ModuleIndex, project: dict | None = None) -> dict[cst.FunctionDef, Region]:
     """Roots first, then everything they call in the same file, transitively (in BFS order).
 
     ``project``: the file's facts from :mod:`torchlint.analysis.project`: its ``roots``
     (compiled from another file) and the functions ``reached`` from regions elsewhere, each
     with the root that reaches it ("XLMModel.forward in models/xlm/modeling_xlm.py")."""
-    regions: Dict[cst.FunctionDef, Region] = {}
+    regions: dict[cst.FunctionDef, Region] = {}
 
-    def add_root(fn: cst.FunctionDef, qualname: str, owner: Optional[ClassInfo]) -> None:
+    def add_root(fn: cst.FunctionDef, qualname: str, owner: ClassInfo | None) -> None:
         if fn in regions or index.is_disabled(fn) or fn.name.value == "__init__":
             return
         regions[fn] = Region(node=fn, qualname=qualname, root=qualname, owner=owner)
@@ -373,8 +376,7 @@ def find_regions(index: ModuleIndex, project: Optional[dict] = None) -> Dict[cst
     for qualname, root in (project or {}).get("reached", {}).items():
         found = _function_at(index, qualname)
         if found is not None and found[0] not in regions and not index.is_disabled(found[0]):
-            regions[found[0]] = Region(found[0], qualname, root, found[1], is_root=False,
-                                       cross_file=" in " in root)
+            regions[found[0]] = Region(found[0], qualname, root, found[1], is_root=False, cross_file=" in " in root)
 
     queue = list(regions.values())
     while queue:
@@ -417,7 +419,7 @@ def find_method(index: ModuleIndex, info: ClassInfo, name: str, _seen=None):
     return None
 
 
-def resolve_callee(call: cst.Call, owner: Optional[ClassInfo], index: ModuleIndex):
+def resolve_callee(call: cst.Call, owner: ClassInfo | None, index: ModuleIndex):
     """The same-file function or method a call reaches: (node, qualname, owner) or None."""
     func = call.func
     if isinstance(func, cst.Name) and func.value in index.functions:
@@ -443,11 +445,11 @@ def resolve_callee(call: cst.Call, owner: Optional[ClassInfo], index: ModuleInde
     return None
 
 
-def callees(fn: cst.FunctionDef, owner: Optional[ClassInfo], index: ModuleIndex):
+def callees(fn: cst.FunctionDef, owner: ClassInfo | None, index: ModuleIndex):
     """Same-file functions called from ``fn``'s body, skipping the blocks dynamo never traces
     (`if not is_compiling():`, and `if self.training:` unless the index is for training)."""
     out = []
-    stack: List[cst.CSTNode] = [fn.body]
+    stack: list[cst.CSTNode] = [fn.body]
     while stack:
         node = stack.pop()
         if isinstance(node, (cst.If, cst.IfExp)):

@@ -16,10 +16,11 @@ under a top-level ``if``/``try`` later in the file; the summary holds the later 
 
 Nothing here imports libcst.
 """
+
 from __future__ import annotations
 
 import builtins
-from typing import Any, Dict, Optional, Set
+from typing import Any
 
 from torchlint.analysis.torchnames import COMPILE_CALLS, is_module_class_name
 
@@ -28,7 +29,7 @@ _BUILTINS = frozenset(dir(builtins))
 _CANONICAL = {"torch.nn.modules.module.Module": "torch.nn.Module"}
 
 
-def may_hold_regions(summary: Optional[Dict[str, Any]], facts: Optional[Dict[str, Any]]) -> bool:
+def may_hold_regions(summary: dict[str, Any] | None, facts: dict[str, Any] | None) -> bool:
     """False only when checking the file with ``facts`` finds no compiled region in it."""
     if summary is None:
         return True  # not parsed by ast: libcst's parse reports the problem
@@ -37,7 +38,7 @@ def may_hold_regions(summary: Optional[Dict[str, Any]], facts: Optional[Dict[str
         return True
     if summary.get("compiled"):
         return True
-    aliases: Dict[str, Set[str]] = {}
+    aliases: dict[str, set[str]] = {}
     for local, module, name, level in summary.get("imports", ()):
         if level:
             continue  # relative: bound, resolved only through the facts
@@ -55,7 +56,7 @@ def may_hold_regions(summary: Optional[Dict[str, Any]], facts: Optional[Dict[str
         aliases[local] = {qual}
     module_classes = set(facts.get("module_classes", ()))
 
-    def resolved(name: str) -> Set[str]:
+    def resolved(name: str) -> set[str]:
         head, _, rest = name.partition(".")
         targets = aliases.get(head)
         if targets is None:

@@ -5,6 +5,7 @@ Kinds: ``TENSOR``; ``TENSORS`` (a tuple of tensors: ``x.chunk(3)``, ``torch.max(
 :meth:`TensorScope.is_tensor` and stay quiet on ``False``: precision first, dynamo catches
 the rest.
 """
+
 from __future__ import annotations
 
 import functools
@@ -12,13 +13,12 @@ import json
 import re
 import weakref
 from importlib import resources
-from typing import Dict, Optional, Set
 
 import libcst as cst
 
 from torchlint.analysis.names import ImportTable, dotted
-from torchlint.analysis.tree import code_children
 from torchlint.analysis.regions import ClassInfo
+from torchlint.analysis.tree import code_children
 
 TENSOR = "tensor"
 TENSORS = "tensors"
@@ -34,22 +34,66 @@ RANDOM_INTS = frozenset({"random.randint", "random.randrange"})
 # Tensor methods and attributes whose result is not a tensor.
 NON_TENSOR_METHODS = frozenset(
     {
-        "item", "tolist", "size", "dim", "ndimension", "numel", "nelement", "element_size",
-        "is_contiguous", "is_floating_point", "is_complex", "data_ptr", "numpy", "stride",
-        "get_device", "storage_offset", "untyped_storage", "storage", "type", "__len__",
-        "is_pinned", "is_shared", "is_set_to", "equal", "backward", "register_hook",
-        "requires_grad_", "retain_grad", "has_names", "is_nonzero", "copy_", "dim_order",
+        "item",
+        "tolist",
+        "size",
+        "dim",
+        "ndimension",
+        "numel",
+        "nelement",
+        "element_size",
+        "is_contiguous",
+        "is_floating_point",
+        "is_complex",
+        "data_ptr",
+        "numpy",
+        "stride",
+        "get_device",
+        "storage_offset",
+        "untyped_storage",
+        "storage",
+        "type",
+        "__len__",
+        "is_pinned",
+        "is_shared",
+        "is_set_to",
+        "equal",
+        "backward",
+        "register_hook",
+        "requires_grad_",
+        "retain_grad",
+        "has_names",
+        "is_nonzero",
+        "copy_",
+        "dim_order",
     }
 )
 TENSORS_METHODS = frozenset(
-    {"chunk", "split", "unbind", "tensor_split", "split_with_sizes", "sort", "topk", "kthvalue",
-     "unique_consecutive", "aminmax", "hsplit", "vsplit", "dsplit", "frexp", "slogdet", "qr",
-     "svd", "lu"}
+    {
+        "chunk",
+        "split",
+        "unbind",
+        "tensor_split",
+        "split_with_sizes",
+        "sort",
+        "topk",
+        "kthvalue",
+        "unique_consecutive",
+        "aminmax",
+        "hsplit",
+        "vsplit",
+        "dsplit",
+        "frexp",
+        "slogdet",
+        "qr",
+        "svd",
+        "lu",
+    }
 )
 TENSOR_ATTRS = frozenset({"T", "mT", "H", "mH", "data", "grad", "real", "imag", "weight", "bias"})
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def tensor_method_names() -> frozenset:
     """Every public attribute of ``torch.Tensor`` (a shipped list, remade from torch by the
     tests): a value taken for a tensor whose method is not one of them is something else
@@ -57,36 +101,113 @@ def tensor_method_names() -> frozenset:
     text = resources.files("torchlint").joinpath("data/tensor_methods.json").read_text("utf-8")
     return frozenset(json.loads(text)["names"])
 
+
 # torch.* functions that do not return a tensor.
 NON_TENSOR_TORCH = frozenset(
     {
-        "is_tensor", "is_storage", "is_floating_point", "is_complex", "is_nonzero", "numel",
-        "is_grad_enabled", "is_inference_mode_enabled", "get_default_dtype", "device", "dtype",
-        "Size", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "manual_seed",
-        "seed", "initial_seed", "compile", "is_compiling", "finfo", "iinfo", "typename",
-        "broadcast_shapes", "get_num_threads", "set_num_threads", "equal", "allclose",
-        "set_default_dtype", "use_deterministic_algorithms", "promote_types", "result_type",
-        "can_cast", "is_same_size", "cond", "Generator", "Tensor", "autocast",
+        "is_tensor",
+        "is_storage",
+        "is_floating_point",
+        "is_complex",
+        "is_nonzero",
+        "numel",
+        "is_grad_enabled",
+        "is_inference_mode_enabled",
+        "get_default_dtype",
+        "device",
+        "dtype",
+        "Size",
+        "no_grad",
+        "enable_grad",
+        "set_grad_enabled",
+        "inference_mode",
+        "manual_seed",
+        "seed",
+        "initial_seed",
+        "compile",
+        "is_compiling",
+        "finfo",
+        "iinfo",
+        "typename",
+        "broadcast_shapes",
+        "get_num_threads",
+        "set_num_threads",
+        "equal",
+        "allclose",
+        "set_default_dtype",
+        "use_deterministic_algorithms",
+        "promote_types",
+        "result_type",
+        "can_cast",
+        "is_same_size",
+        "cond",
+        "Generator",
+        "Tensor",
+        "autocast",
     }
 )
 TENSORS_TORCH = frozenset(
-    {"chunk", "split", "unbind", "tensor_split", "meshgrid", "sort", "topk", "kthvalue",
-     "std_mean", "var_mean", "aminmax", "hsplit", "vsplit", "dsplit", "broadcast_tensors",
-     "atleast_1d", "atleast_2d", "atleast_3d", "frexp", "unique_consecutive"}
+    {
+        "chunk",
+        "split",
+        "unbind",
+        "tensor_split",
+        "meshgrid",
+        "sort",
+        "topk",
+        "kthvalue",
+        "std_mean",
+        "var_mean",
+        "aminmax",
+        "hsplit",
+        "vsplit",
+        "dsplit",
+        "broadcast_tensors",
+        "atleast_1d",
+        "atleast_2d",
+        "atleast_3d",
+        "frexp",
+        "unique_consecutive",
+    }
 )
 # max/min/median/mode return a tensor without `dim` and a (values, indices) pair with it.
 DIM_PAIR = frozenset({"max", "min", "median", "mode", "nanmedian", "cummax", "cummin"})
 TENSOR_NAMESPACES = ("torch.", "torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.")
 NOT_TENSOR_NAMESPACES = (
-    "torch.nn.", "torch.cuda.", "torch.backends.", "torch.distributed.", "torch.compiler.",
-    "torch._dynamo.", "torch.jit.", "torch.utils.", "torch.autograd.", "torch.onnx.",
-    "torch.testing.", "torch.profiler.", "torch.overrides.", "torch.library.", "torch.hub.",
-    "torch.amp.", "torch.cpu.", "torch.mps.", "torch.xpu.", "torch.random.", "torch.fx.",
+    "torch.nn.",
+    "torch.cuda.",
+    "torch.backends.",
+    "torch.distributed.",
+    "torch.compiler.",
+    "torch._dynamo.",
+    "torch.jit.",
+    "torch.utils.",
+    "torch.autograd.",
+    "torch.onnx.",
+    "torch.testing.",
+    "torch.profiler.",
+    "torch.overrides.",
+    "torch.library.",
+    "torch.hub.",
+    "torch.amp.",
+    "torch.cpu.",
+    "torch.mps.",
+    "torch.xpu.",
+    "torch.random.",
+    "torch.fx.",
 )
 TUPLE_MODULES = frozenset(
-    {"torch.nn.LSTM", "torch.nn.GRU", "torch.nn.RNN", "torch.nn.MultiheadAttention",
-     "torch.nn.ModuleList", "torch.nn.ModuleDict", "torch.nn.ParameterList",
-     "torch.nn.ParameterDict", "torch.nn.LSTMCell"}
+    {
+        "torch.nn.LSTM",
+        "torch.nn.GRU",
+        "torch.nn.RNN",
+        "torch.nn.MultiheadAttention",
+        "torch.nn.ModuleList",
+        "torch.nn.ModuleDict",
+        "torch.nn.ParameterList",
+        "torch.nn.ParameterDict",
+        "torch.nn.LSTMCell",
+    }
 )
 
 _NOT_TENSOR_ANNOTATIONS = frozenset({"int", "float", "bool", "str", "bytes", "list", "dict", "tuple"})
@@ -100,18 +221,57 @@ _NON_TENSOR_PREFIXES = ("is_", "get_", "set_", "has_", "are_", "can_")
 # (`t.float()`, `t.sum()`, `t.shape`) holds data, not a flag or a count.
 _DATA_EVIDENCE = frozenset(
     {
-        "float", "long", "half", "double", "bool", "item", "detach", "numpy", "tolist", "sum",
-        "mean", "argmax", "argmin", "masked_fill", "unsqueeze", "squeeze", "view", "reshape",
-        "numel", "ndim", "shape", "dtype", "any", "all", "clamp", "abs", "new_zeros", "new_ones",
-        "type_as", "flatten", "permute", "transpose", "expand", "contiguous", "cumsum", "softmax",
-        "exp", "log", "sqrt", "pow", "norm", "gather", "index_select", "masked_select",
+        "float",
+        "long",
+        "half",
+        "double",
+        "bool",
+        "item",
+        "detach",
+        "numpy",
+        "tolist",
+        "sum",
+        "mean",
+        "argmax",
+        "argmin",
+        "masked_fill",
+        "unsqueeze",
+        "squeeze",
+        "view",
+        "reshape",
+        "numel",
+        "ndim",
+        "shape",
+        "dtype",
+        "any",
+        "all",
+        "clamp",
+        "abs",
+        "new_zeros",
+        "new_ones",
+        "type_as",
+        "flatten",
+        "permute",
+        "transpose",
+        "expand",
+        "contiguous",
+        "cumsum",
+        "softmax",
+        "exp",
+        "log",
+        "sqrt",
+        "pow",
+        "norm",
+        "gather",
+        "index_select",
+        "masked_select",
     }
 )
 
 
-def _data_evidence(body: cst.CSTNode, names: Set[str], imports: ImportTable) -> Set[str]:
+def _data_evidence(body: cst.CSTNode, names: set[str], imports: ImportTable) -> set[str]:
     """Those of ``names`` that the body uses as tensors: ``n.float()``, ``n.shape``, ``torch.f(n)``."""
-    found: Set[str] = set()
+    found: set[str] = set()
     stack = [body]
     while stack:
         node = stack.pop()
@@ -123,8 +283,10 @@ def _data_evidence(body: cst.CSTNode, names: Set[str], imports: ImportTable) -> 
             first = node.args[0].value.value
             if first in names and node.args[0].keyword is None:
                 qual = imports.resolve(node.func)
-                if qual is not None and qual.startswith(TENSOR_NAMESPACES) and not qual.startswith(
-                    NOT_TENSOR_NAMESPACES
+                if (
+                    qual is not None
+                    and qual.startswith(TENSOR_NAMESPACES)
+                    and not qual.startswith(NOT_TENSOR_NAMESPACES)
                 ):
                     found.add(first)
         stack.extend(code_children(node))
@@ -144,10 +306,10 @@ def _literal(expr: cst.BaseExpression) -> bool:
 
 # Same-file functions by name, per file (keyed by the file's import table), so that a call of
 # a helper can be followed to what it returns. Filled by :func:`register_functions`.
-_FUNCTIONS: "weakref.WeakKeyDictionary[ImportTable, Dict[str, cst.FunctionDef]]" = weakref.WeakKeyDictionary()
+_FUNCTIONS: weakref.WeakKeyDictionary[ImportTable, dict[str, cst.FunctionDef]] = weakref.WeakKeyDictionary()
 
 
-def register_functions(imports: ImportTable, functions: Dict[str, cst.FunctionDef]) -> None:
+def register_functions(imports: ImportTable, functions: dict[str, cst.FunctionDef]) -> None:
     """Make the file's top-level functions known to the scopes that share ``imports``."""
     _FUNCTIONS[imports] = functions
 
@@ -179,27 +341,27 @@ class TensorScope:
     def __init__(
         self,
         imports: ImportTable,
-        owner: Optional[ClassInfo] = None,
-        parent: Optional["TensorScope"] = None,
+        owner: ClassInfo | None = None,
+        parent: TensorScope | None = None,
     ) -> None:
         self.imports = imports
         self.owner = owner
         self.parent = parent
-        self.kinds: Dict[str, Optional[str]] = {}
-        self.local: Set[str] = set(parent.local) if parent is not None else set()
+        self.kinds: dict[str, str | None] = {}
+        self.local: set[str] = set(parent.local) if parent is not None else set()
         # Parameters taken for tensors by assumption, not evidence (no `Tensor` annotation, no
         # caller seen passing a tensor): the inputs of a root region, and `name=None`
         # parameters (`mask=None`, but also `output_attentions=None`). Used bare as a truth
         # value or a size they are more often Python numbers and flags than data.
-        self.guessed: Set[str] = set()
+        self.guessed: set[str] = set()
 
     # -- binding ----------------------------------------------------------------------
-    def bind(self, name: str, kind: Optional[str]) -> None:
+    def bind(self, name: str, kind: str | None) -> None:
         self.kinds[name] = kind
         self.local.add(name)
         self.guessed.discard(name)
 
-    def bind_params(self, fn: cst.FunctionDef, tensor_params: Set[str], all_tensors: bool) -> None:
+    def bind_params(self, fn: cst.FunctionDef, tensor_params: set[str], all_tensors: bool) -> None:
         params = fn.params
         for i, p in enumerate(list(params.posonly_params) + list(params.params) + list(params.kwonly_params)):
             name = p.name.value
@@ -217,7 +379,7 @@ class TensorScope:
             # A guessed parameter that the body uses as a tensor is one: `int(t)` then reads data.
             self.guessed -= _data_evidence(fn.body, self.guessed, self.imports)
 
-    def _param_is_tensor(self, p: cst.Param, name: str, hinted: Set[str], all_tensors: bool) -> bool:
+    def _param_is_tensor(self, p: cst.Param, name: str, hinted: set[str], all_tensors: bool) -> bool:
         ann = p.annotation.annotation if p.annotation is not None else None
         if ann is not None:
             # An annotation that does not name a tensor type (`torch.Size`, `torch.dtype`,
@@ -225,13 +387,11 @@ class TensorScope:
             return "Tensor" in cst.Module([]).code_for_node(ann)
         if _META_PARAM.search(name):
             return False  # `shape`, `dtype`, `device`, `out_size`: metadata, not data
-        if p.default is not None and not (
-            isinstance(p.default, cst.Name) and p.default.value == "None"
-        ):
+        if p.default is not None and not (isinstance(p.default, cst.Name) and p.default.value == "None"):
             return False  # `dim=1`, `training=False`: configuration, not data
         return name in hinted or all_tensors
 
-    def bind_target(self, target: cst.BaseExpression, kind: Optional[str]) -> None:
+    def bind_target(self, target: cst.BaseExpression, kind: str | None) -> None:
         """Bind an assignment target; tuples of tensors unpack to tensors."""
         if isinstance(target, cst.Name):
             self.bind(target.value, kind)
@@ -245,15 +405,15 @@ class TensorScope:
 
     def is_guessed(self, name: str) -> bool:
         """Whether ``name`` is still a parameter taken for a tensor by assumption only."""
-        scope: Optional[TensorScope] = self
+        scope: TensorScope | None = self
         while scope is not None:
             if name in scope.kinds:
                 return name in scope.guessed
             scope = scope.parent
         return False
 
-    def lookup(self, name: str) -> Optional[str]:
-        scope: Optional[TensorScope] = self
+    def lookup(self, name: str) -> str | None:
+        scope: TensorScope | None = self
         while scope is not None:
             if name in scope.kinds:
                 return scope.kinds[name]
@@ -280,10 +440,10 @@ class TensorScope:
             return self.is_tensor_value(expr.left) or self.is_tensor_value(expr.right)
         return self.kind(expr) in (TENSOR, HOST_DATA)
 
-    def resolve(self, expr: cst.BaseExpression) -> Optional[str]:
+    def resolve(self, expr: cst.BaseExpression) -> str | None:
         return self.imports.resolve(expr, self.local)
 
-    def kind(self, expr: cst.BaseExpression) -> Optional[str]:  # noqa: C901 - a type switch
+    def kind(self, expr: cst.BaseExpression) -> str | None:
         if isinstance(expr, cst.Name):
             found = self.lookup(expr.value)
             return found if found is not None or expr.value in self.local else self._project_kind(expr, "=")
@@ -349,7 +509,7 @@ class TensorScope:
             return None
         return None
 
-    def _project_kind(self, expr: cst.BaseExpression, prefix: str = "") -> Optional[str]:
+    def _project_kind(self, expr: cst.BaseExpression, prefix: str = "") -> str | None:
         """What the project says a call of ``expr`` (or, with ``prefix`` "=", its value) is:
         functions annotated ``-> torch.Tensor`` and module-level tensors of any project file."""
         returns = self.imports.returns
@@ -360,14 +520,18 @@ class TensorScope:
             return None
         return returns.get(prefix + (self.imports.resolve(expr) or name))
 
-    def _call_kind(self, call: cst.Call) -> Optional[str]:
+    def _call_kind(self, call: cst.Call) -> str | None:
         func = call.func
         projected = self._project_kind(func)
         if projected is not None:
             return projected
         qual = self.resolve(func)
-        if qual is not None and not qual.startswith("torch.") and isinstance(func, cst.Attribute) \
-                and self.kind(func.value) is not None:
+        if (
+            qual is not None
+            and not qual.startswith("torch.")
+            and isinstance(func, cst.Attribute)
+            and self.kind(func.value) is not None
+        ):
             qual = None  # a method of a project value whose kind is known (`MASK.sum()`)
         if qual is not None and (qual in RANDOM_INTS or qual.startswith("numpy.")):
             if qual in RANDOM_INTS:
@@ -377,8 +541,13 @@ class TensorScope:
             if call.args and not all(_literal(a.value) for a in call.args):
                 return HOST_DATA
             return None
-        if qual is None and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
-                and func.value.value == "self" and self.owner is not None:
+        if (
+            qual is None
+            and isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == "self"
+            and self.owner is not None
+        ):
             method = self.owner.methods.get(func.attr.value)
             if method is not None and returns_random_int(method, self.imports):
                 return HOST_DATA
@@ -395,12 +564,18 @@ class TensorScope:
                 return None
             if qual.startswith(TENSOR_NAMESPACES):
                 last = qual.rsplit(".", 1)[-1]
-                if (last in NON_TENSOR_TORCH or last[:1].isupper() or last.startswith("_")
-                        or last.startswith(_NON_TENSOR_PREFIXES)):
+                if (
+                    last in NON_TENSOR_TORCH
+                    or last[:1].isupper()
+                    or last.startswith("_")
+                    or last.startswith(_NON_TENSOR_PREFIXES)
+                ):
                     return None
                 if last in TENSORS_TORCH:
                     return TENSORS
-                if last in DIM_PAIR and (len(call.args) >= 2 and call.args[1].keyword is None or _has_keyword(call, "dim")):
+                if last in DIM_PAIR and (
+                    len(call.args) >= 2 and call.args[1].keyword is None or _has_keyword(call, "dim")
+                ):
                     return TENSORS
                 return TENSOR
             return None
@@ -426,14 +601,14 @@ class TensorScope:
             return None
         return None
 
-    def _module_call_kind(self, attr: Optional[str]) -> Optional[str]:
+    def _module_call_kind(self, attr: str | None) -> str | None:
         if attr is not None and self.owner is not None:
             qual = self.owner.submodules.get(attr)
             if qual in TUPLE_MODULES:
                 return TENSORS if qual != "torch.nn.ModuleList" else None
         return TENSOR
 
-    def iter_element_kind(self, iterable: cst.BaseExpression) -> Optional[str]:
+    def iter_element_kind(self, iterable: cst.BaseExpression) -> str | None:
         """The kind of the loop variable of ``for v in iterable``."""
         kind = self.kind(iterable)
         if kind == TENSOR or kind == TENSORS:
@@ -444,7 +619,11 @@ class TensorScope:
             qual = self.resolve(iterable.func)
             if qual in ("builtins.zip",):
                 return None
-            if isinstance(iterable.func, cst.Attribute) and iterable.func.attr.value in ("values", "children", "modules"):
+            if isinstance(iterable.func, cst.Attribute) and iterable.func.attr.value in (
+                "values",
+                "children",
+                "modules",
+            ):
                 if self.kind(iterable.func.value) == MODULE:
                     return MODULE
         return None

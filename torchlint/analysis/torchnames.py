@@ -1,8 +1,7 @@
 """The torch names that decide what is compiled, kept apart from libcst so that the
 project-wide analysis (which reads summaries, not trees) can use them on a warm run."""
-from __future__ import annotations
 
-from typing import Optional
+from __future__ import annotations
 
 #: parameters that carry training targets: given, the model computes a loss (the convention of
 #: transformers and of most training loops); inference passes none
@@ -29,7 +28,7 @@ MODULE_BASES = frozenset(
 NOT_MODULES = frozenset({"torch.nn.Parameter", "torch.nn.Buffer"})
 
 
-def is_module_class_name(qualname: Optional[str]) -> bool:
+def is_module_class_name(qualname: str | None) -> bool:
     """``torch.nn.Module`` itself, or a visible subclass of it from ``torch.nn``."""
     if qualname is None:
         return False

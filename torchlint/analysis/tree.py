@@ -12,13 +12,15 @@ Also here: :func:`positions` (what ``PositionProvider`` would say, for a few nod
 without metadata for the rest of the tree) and :func:`unvalidated` (parse without libcst's
 per-node validation). The tests compare all three with libcst's own answers.
 """
+
 from __future__ import annotations
 
 import os
 import re
 import threading
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Callable
 
 import libcst as cst
 from libcst._nodes import expression as _expression
@@ -39,15 +41,15 @@ _VISIT = re.compile(
 )
 
 # Class name -> (field, how libcst visits it) in visiting order, read from libcst's sources.
-_ORDER: Optional[Dict[str, Tuple[Tuple[str, str], ...]]] = None
+_ORDER: dict[str, tuple[tuple[str, str], ...]] | None = None
 # Concrete node type -> (children, code_children) functions made for it.
-_GETTERS: Dict[type, Tuple[Callable, Callable]] = {}
+_GETTERS: dict[type, tuple[Callable, Callable]] = {}
 
 
-def _read_orders() -> Dict[str, Tuple[Tuple[str, str], ...]]:
+def _read_orders() -> dict[str, tuple[tuple[str, str], ...]]:
     import libcst._nodes as nodes_pkg
 
-    orders: Dict[str, Tuple[Tuple[str, str], ...]] = {}
+    orders: dict[str, tuple[tuple[str, str], ...]] = {}
     folder = os.path.dirname(nodes_pkg.__file__)
     for name in sorted(os.listdir(folder)):
         if not name.endswith(".py"):
@@ -71,16 +73,20 @@ def _read_orders() -> Dict[str, Tuple[Tuple[str, str], ...]]:
                 nxt = pattern.search(text, m.end())
                 if nxt is not None:
                     stop = min(stop, nxt.start())
-            kinds: Dict[str, str] = {}
+            kinds: dict[str, str] = {}
             for v in _VISIT.finditer(text, m.end(), stop):
-                kind = "sequence" if v.group(1) in ("sequence", "iterable", "body_sequence", "body_iterable") else v.group(1)
+                kind = (
+                    "sequence"
+                    if v.group(1) in ("sequence", "iterable", "body_sequence", "body_iterable")
+                    else v.group(1)
+                )
                 field_name = v.group(2)
                 kinds[field_name] = kind if kinds.get(field_name, kind) == kind else "mixed"
             orders[owner] = tuple(kinds.items())
     return orders
 
 
-def _make_getters(fields: Sequence[Tuple[str, str]]) -> Tuple[Callable, Callable]:
+def _make_getters(fields: Sequence[tuple[str, str]]) -> tuple[Callable, Callable]:
     """Two functions of a node: its children, and its children that are not trivia."""
     bodies = []
     for code_only in (False, True):
@@ -99,26 +105,29 @@ def _make_getters(fields: Sequence[Tuple[str, str]]) -> Tuple[Callable, Callable
                 else:
                     lines += [f"    v = n.{name}", "    if v: out.extend(v)"]
             else:  # a node or a sequence of nodes
-                lines += [f"    v = n.{name}", "    for v in ((v,) if isinstance(v, CSTNode) else v or ()):",
-                          f"        if {keep}: out.append(v)"]
+                lines += [
+                    f"    v = n.{name}",
+                    "    for v in ((v,) if isinstance(v, CSTNode) else v or ()):",
+                    f"        if {keep}: out.append(v)",
+                ]
         lines.append("    return out")
         bodies.append("\n".join(lines))
     made = []
     for body in bodies:
         scope = {"TRIVIA": TRIVIA_TYPES, "DEFAULT": cst.MaybeSentinel.DEFAULT, "CSTNode": cst.CSTNode}
-        exec(body, scope)  # noqa: S102 - code built above from field names only
+        exec(body, scope)
         made.append(scope["get"])
     return made[0], made[1]
 
 
-def _slow_getters() -> Tuple[Callable, Callable]:
+def _slow_getters() -> tuple[Callable, Callable]:
     def code(node):
         return [c for c in node.children if type(c) not in TRIVIA_TYPES]
 
     return (lambda node: node.children), code
 
 
-def _getters_for(node_type: type, sample: cst.CSTNode) -> Tuple[Callable, Callable]:
+def _getters_for(node_type: type, sample: cst.CSTNode) -> tuple[Callable, Callable]:
     global _ORDER
     if _ORDER is None:
         _ORDER = _read_orders()
@@ -145,7 +154,7 @@ def children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
         return _getters_for(type(node), node)[0](node)
 
 
-def code_children(node: cst.CSTNode) -> List[cst.CSTNode]:
+def code_children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """``children(node)`` less whitespace, comments and punctuation (:data:`TRIVIA_TYPES`)."""
     try:
         return _GETTERS[type(node)][1](node)
@@ -172,8 +181,12 @@ TRIVIA_TYPES = frozenset(
         if isinstance(obj, type) and issubclass(obj, cst.CSTNode) and obj.__module__ == module.__name__
     ]
     + [
-        _expression.LeftParen, _expression.RightParen, _expression.LeftSquareBracket,
-        _expression.RightSquareBracket, _expression.LeftCurlyBrace, _expression.RightCurlyBrace,
+        _expression.LeftParen,
+        _expression.RightParen,
+        _expression.LeftSquareBracket,
+        _expression.RightSquareBracket,
+        _expression.LeftCurlyBrace,
+        _expression.RightCurlyBrace,
     ]
 )
 
@@ -194,7 +207,7 @@ def traverse(
     if not on_visit(root):
         on_leave(root)
         return
-    stack: List[Tuple[cst.CSTNode, Iterator[cst.CSTNode]]] = [(root, iter(kids(root)))]
+    stack: list[tuple[cst.CSTNode, Iterator[cst.CSTNode]]] = [(root, iter(kids(root)))]
     while stack:
         node, pending = stack[-1]
         child = next(pending, None)
@@ -208,7 +221,7 @@ def traverse(
 
 
 # -- positions of a few nodes ------------------------------------------------------------
-Span = Tuple[Tuple[int, int], Tuple[int, int]]  # ((line, column), (end_line, end_column))
+Span = tuple[tuple[int, int], tuple[int, int]]  # ((line, column), (end_line, end_column))
 
 
 class _AllFound(Exception):
@@ -220,7 +233,7 @@ class _PositionState(CodegenState):
     syntactic range of the wanted nodes only (and of the nodes inside them, which a wanted
     node may take its start or end from). Stops as soon as every wanted node is done."""
 
-    def __init__(self, module: cst.Module, wanted: Set[cst.CSTNode], whole: Set[cst.CSTNode]) -> None:
+    def __init__(self, module: cst.Module, wanted: set[cst.CSTNode], whole: set[cst.CSTNode]) -> None:
         super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
         self.wanted = wanted
         self.whole = whole
@@ -229,9 +242,9 @@ class _PositionState(CodegenState):
         self.line = 1
         self.column = 0
         self.depth = 0
-        self.starts: List[Tuple[int, int]] = []
-        self.spans: Dict[cst.CSTNode, Span] = {}
-        self.text_spans: Dict[cst.CSTNode, Span] = {}
+        self.starts: list[tuple[int, int]] = []
+        self.spans: dict[cst.CSTNode, Span] = {}
+        self.text_spans: dict[cst.CSTNode, Span] = {}
 
     def add_token(self, value: str) -> None:
         self.tokens.append(value)
@@ -278,8 +291,8 @@ class _PositionState(CodegenState):
         self,
         node: cst.CSTNode,
         *,
-        start_node: Optional[cst.CSTNode] = None,
-        end_node: Optional[cst.CSTNode] = None,
+        start_node: cst.CSTNode | None = None,
+        end_node: cst.CSTNode | None = None,
     ) -> Iterator[None]:
         if not self.depth:
             yield
@@ -294,14 +307,15 @@ class _PositionState(CodegenState):
         self.spans[node] = (start, end)
 
 
-def positions(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> Dict[cst.CSTNode, Span]:
+def positions(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> dict[cst.CSTNode, Span]:
     """The syntactic range of each of ``nodes`` (as libcst's ``PositionProvider`` gives it:
     1-based lines, 0-based columns), computed without metadata for the rest of the tree."""
     return spans_of(module, nodes, ())[0]
 
 
-def spans_of(module: cst.Module, nodes: Iterable[cst.CSTNode], whole: Iterable[cst.CSTNode]
-             ) -> Tuple[Dict[cst.CSTNode, Span], Dict[cst.CSTNode, Span]]:
+def spans_of(
+    module: cst.Module, nodes: Iterable[cst.CSTNode], whole: Iterable[cst.CSTNode]
+) -> tuple[dict[cst.CSTNode, Span], dict[cst.CSTNode, Span]]:
     """:func:`positions` of ``nodes``, and in the same pass the range of all the text each
     of ``whole`` generates (a statement's comment lines above it and its newline included;
     what ``WhitespaceInclusivePositionProvider`` would say)."""
@@ -316,7 +330,7 @@ def spans_of(module: cst.Module, nodes: Iterable[cst.CSTNode], whole: Iterable[c
     return {node: state.spans[node] for node in wanted if node in state.spans}, state.text_spans
 
 
-def spans_within(module: cst.Module, parts: Sequence[cst.CSTNode]) -> Dict[cst.CSTNode, Span]:
+def spans_within(module: cst.Module, parts: Sequence[cst.CSTNode]) -> dict[cst.CSTNode, Span]:
     """The syntactic range of every node inside ``parts`` -- consecutive top-level pieces of
     ``module`` (header lines, statements) -- counted as if their text began the file: the
     ranges :func:`positions` gives, less the lines above the first piece."""
@@ -329,13 +343,15 @@ def spans_within(module: cst.Module, parts: Sequence[cst.CSTNode]) -> Dict[cst.C
     return state.spans
 
 
-def code_ranges(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> Dict[cst.CSTNode, "CodeRange"]:
+def code_ranges(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> dict[cst.CSTNode, CodeRange]:
     """:func:`positions` as libcst ``CodeRange`` objects: a drop-in for
     ``MetadataWrapper(module).resolve(PositionProvider)`` when only ``nodes`` are needed."""
     from libcst.metadata import CodePosition, CodeRange
 
-    return {node: CodeRange(CodePosition(*start), CodePosition(*end))
-            for node, (start, end) in positions(module, nodes).items()}
+    return {
+        node: CodeRange(CodePosition(*start), CodePosition(*end))
+        for node, (start, end) in positions(module, nodes).items()
+    }
 
 
 # -- parsing without per-node validation -------------------------------------------------

@@ -35,16 +35,20 @@ Importing this package imports no torch. Entry points (imported lazily):
 * :func:`torchlint.dynamic.run.run_targets` - targets in a reused worker.
 * :func:`torchlint.dynamic.observe.break_lines_of_source` - a snippet's break lines, for tests.
 """
+
 from __future__ import annotations
 
 from torchlint import lazy_exports
 
 __all__ = ["run_targets", "break_lines_of_source", "observe_source", "TargetError", "SpecError"]
 
-__getattr__ = lazy_exports(__name__, {
-    "run_targets": "torchlint.dynamic.run",
-    "break_lines_of_source": "torchlint.dynamic.observe",
-    "observe_source": "torchlint.dynamic.observe",
-    "TargetError": "torchlint.dynamic.targets",
-    "SpecError": "torchlint.dynamic.specs",
-})
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "run_targets": "torchlint.dynamic.run",
+        "break_lines_of_source": "torchlint.dynamic.observe",
+        "observe_source": "torchlint.dynamic.observe",
+        "TargetError": "torchlint.dynamic.targets",
+        "SpecError": "torchlint.dynamic.specs",
+    },
+)

@@ -15,22 +15,32 @@ Inductor says what it does with CUDA graphs only in its ``cudagraphs`` log artif
 
 The functions here turn those texts into data; which lines are the user's is the caller's call.
 """
+
 from __future__ import annotations
 
 import dataclasses
 import re
-from typing import List, Optional, Sequence, Tuple
+from collections.abc import Sequence
 
 _SKIP = re.compile(r"skipping cudagraphs? due to ")
 _FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 _CREATED = re.compile(r"Created (?P<total>\d+) graph partitions: (?P<cuda>\d+) cudagraphable")
 _NODE_REASON = re.compile(r"^\s*\S+: reason=(?P<reason>[^,]+)(?:, ir=(?P<ir>\w+))?")
-_RERECORD = re.compile(r"^\[(?P<compile_id>[^\]]*)\] Re-recording function=(?P<function>[^,]+),"
-                       r"(?: mode=(?P<mode>\w+),)? reason=(?P<reason>.*)", re.S)
-_SIZES = re.compile(r"CUDAGraph supports dynamic shapes by recording a new graph for each distinct input size"
-                    r".*?observed (?P<sizes>\d+) distinct sizes", re.S)
-_LIMIT = re.compile(r"skipping cudagraph due to function \S+ exceeding max re-recording limit \(=(?P<limit>\d+)\)"
-                    r".*? due to (?P<reason>.*)", re.S)
+_RERECORD = re.compile(
+    r"^\[(?P<compile_id>[^\]]*)\] Re-recording function=(?P<function>[^,]+),"
+    r"(?: mode=(?P<mode>\w+),)? reason=(?P<reason>.*)",
+    re.S,
+)
+_SIZES = re.compile(
+    r"CUDAGraph supports dynamic shapes by recording a new graph for each distinct input size"
+    r".*?observed (?P<sizes>\d+) distinct sizes",
+    re.S,
+)
+_LIMIT = re.compile(
+    r"skipping cudagraph due to function \S+ exceeding max re-recording limit \(=(?P<limit>\d+)\)"
+    r".*? due to (?P<reason>.*)",
+    re.S,
+)
 
 
 def is_skip(message: str) -> bool:
@@ -43,8 +53,9 @@ def skip_reason(message: str) -> str:
     limit = _LIMIT.search(message)
     if limit:
         why = re.split(r"\n", limit.group("reason").strip(), maxsplit=1)[0].strip().rstrip(".")
-        return (f"re-recording more than cudagraph_unexpected_rerecord_limit ({limit.group('limit')}) times"
-                + (f" ({why})" if why else ""))
+        return f"re-recording more than cudagraph_unexpected_rerecord_limit ({limit.group('limit')}) times" + (
+            f" ({why})" if why else ""
+        )
     text = message
     while _SKIP.search(text):  # inductor sometimes says it twice
         text = _SKIP.split(text, maxsplit=1)[1]
@@ -52,15 +63,19 @@ def skip_reason(message: str) -> str:
     return text.strip().rstrip(".") or "an unnamed reason"
 
 
-def frames_in(text: Optional[str]) -> List[Tuple[str, int]]:
+def frames_in(text: str | None) -> list[tuple[str, int]]:
     """Every ``File "...", line N`` of a stack trace, outermost first."""
     return [(m.group("file"), int(m.group("line"))) for m in _FRAME.finditer(text or "")]
 
 
 def is_partition_text(message: str) -> bool:
     """Whether a ``cudagraphs`` log text belongs to inductor's partition log (a graph's block)."""
-    return bool(_CREATED.search(message) or _NODE_REASON.match(message)
-                or message.lstrip().startswith(("Partition ", "File ")) or _FRAME.search(message))
+    return bool(
+        _CREATED.search(message)
+        or _NODE_REASON.match(message)
+        or message.lstrip().startswith(("Partition ", "File "))
+        or _FRAME.search(message)
+    )
 
 
 @dataclasses.dataclass
@@ -84,12 +99,12 @@ class LeftOut:
 class Partitions:
     """One graph's partition log: CUDA-graph pieces, what is left out, and whether it costs."""
 
-    pieces: Optional[int] = None
-    nodes: List[LeftOut] = dataclasses.field(default_factory=list)
+    pieces: int | None = None
+    nodes: list[LeftOut] = dataclasses.field(default_factory=list)
 
     @property
-    def kinds(self) -> List[str]:
-        out: List[str] = []
+    def kinds(self) -> list[str]:
+        out: list[str] = []
         for node in self.nodes:
             kind = "device copies" if node.copies else node.reason.replace("cpu ops", "CPU kernels")
             if kind not in out:
@@ -115,7 +130,7 @@ def parse_partitions(messages: Sequence[str], partition_count: int = 0) -> Parti
     """The partition log of one graph (its messages in order). ``partition_count``: inductor's
     ``cudagraph_partitions`` counter for it, used where this torch logs no partitions."""
     out = Partitions()
-    node: Optional[LeftOut] = None
+    node: LeftOut | None = None
     for message in messages:
         created = _CREATED.search(message)
         found = _NODE_REASON.match(message)
@@ -131,7 +146,7 @@ def parse_partitions(messages: Sequence[str], partition_count: int = 0) -> Parti
     return out
 
 
-def rerecord(message: str) -> Optional[Tuple[str, str, str]]:
+def rerecord(message: str) -> tuple[str, str, str] | None:
     """(compile id, function, reason) of a "Re-recording function=..." text, else None."""
     m = _RERECORD.match(message.strip())
     if not m:
@@ -139,7 +154,7 @@ def rerecord(message: str) -> Optional[Tuple[str, str, str]]:
     return m.group("compile_id"), m.group("function").strip(), m.group("reason").strip()
 
 
-def distinct_sizes(message: str) -> Optional[int]:
+def distinct_sizes(message: str) -> int | None:
     """N of inductor's "We have observed N distinct sizes" warning, else None."""
     m = _SIZES.search(message)
     return int(m.group("sizes")) if m else None

@@ -19,6 +19,7 @@ placed on the nodes that *make* a CPU tensor in a graph that also holds CUDA ten
 ``.cpu()`` line); other skips on the innermost user frame of inductor's "Found from" trace;
 failing both, on the target's ``def`` line. Re-recordings point at the target's ``def``.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -26,7 +27,8 @@ import dataclasses
 import inspect
 import os
 import re
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from torchlint.dynamic.cudagraph_text import frames_in, is_skip, parse_partitions, skip_reason
 from torchlint.dynamic.logs import LogRecords, capture_logs
@@ -34,8 +36,13 @@ from torchlint.dynamic.logs import LogRecords, capture_logs
 #: calls of each input set: the first warms up, the second records, the rest replay
 CALLS_PER_SET = 3
 #: imported before capturing: the modules whose loggers say why a CUDA graph was skipped
-_LOGGING_MODULES = ("torch._inductor.cudagraph_utils", "torch._inductor.cudagraph_trees",
-                    "torch._inductor.output_code", "torch._inductor.compile_fx", "torch._inductor.graph")
+_LOGGING_MODULES = (
+    "torch._inductor.cudagraph_utils",
+    "torch._inductor.cudagraph_trees",
+    "torch._inductor.output_code",
+    "torch._inductor.compile_fx",
+    "torch._inductor.graph",
+)
 
 _FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 
@@ -52,8 +59,9 @@ def _move(value: Any, device: str) -> Any:
     return value
 
 
-def prepare(fn: Any, calls: List[Tuple[Sequence[Any], Dict[str, Any]]], device: Optional[str]
-            ) -> Tuple[Any, List[Tuple[List[Any], Dict[str, Any]]]]:
+def prepare(
+    fn: Any, calls: list[tuple[Sequence[Any], dict[str, Any]]], device: str | None
+) -> tuple[Any, list[tuple[list[Any], dict[str, Any]]]]:
     """The target and its calls on ``device`` (``TargetSpec.run_device``; None: left as built)."""
     import torch
 
@@ -70,9 +78,9 @@ def prepare(fn: Any, calls: List[Tuple[Sequence[Any], Dict[str, Any]]], device: 
 class _Graph:
     """One graph dynamo handed to inductor: where it makes CPU tensors, what inductor logged."""
 
-    cpu_sites: List[Dict[str, Any]]
+    cpu_sites: list[dict[str, Any]]
     #: indices [start, end) of the log messages written while inductor compiled it
-    span: Tuple[int, int] = (0, 0)
+    span: tuple[int, int] = (0, 0)
     #: inductor's count of graph partitions made while compiling it (0: not partitioned)
     partitions: int = 0
 
@@ -99,22 +107,22 @@ def _count_recordings():
         CUDAGraphTreeManager.record_function = original
 
 
-def user_frames(trace: Optional[str], user_files: Set[str]) -> List[Tuple[str, int]]:
+def user_frames(trace: str | None, user_files: set[str]) -> list[tuple[str, int]]:
     """Every ``File "...", line N`` of a stack trace that is in the user's files, outermost first."""
     return [(os.path.realpath(f), n) for f, n in frames_in(trace) if os.path.realpath(f) in user_files]
 
 
-def user_frame(trace: Optional[str], user_files: Set[str]) -> Optional[Tuple[str, int]]:
+def user_frame(trace: str | None, user_files: set[str]) -> tuple[str, int] | None:
     """The innermost ``File "...", line N`` of a stack trace that is in the user's files."""
     mine = user_frames(trace, user_files)
     return mine[-1] if mine else None
 
 
-def _cpu_sites(gm: Any, user_files: Set[str]) -> List[Dict[str, Any]]:
+def _cpu_sites(gm: Any, user_files: set[str]) -> list[dict[str, Any]]:
     """Nodes that make a CPU tensor from no CPU tensor, in a graph that holds CUDA tensors."""
     import torch
 
-    def device(node: Any) -> Optional[str]:
+    def device(node: Any) -> str | None:
         value = node.meta.get("example_value", node.meta.get("val"))
         return value.device.type if isinstance(value, torch.Tensor) else None
 
@@ -129,13 +137,16 @@ def _cpu_sites(gm: Any, user_files: Set[str]) -> List[Dict[str, Any]]:
             continue  # computed from a CPU tensor: the site that made that one is reported
         frame = user_frame(node.meta.get("stack_trace"), user_files)
         if frame is not None:
-            made = "copies a tensor to the host" if any(device(i) == "cuda" for i in node.all_input_nodes) \
+            made = (
+                "copies a tensor to the host"
+                if any(device(i) == "cuda" for i in node.all_input_nodes)
                 else "creates a CPU tensor"
+            )
             sites.append({"path": frame[0], "line": frame[1], "why": made})
     return sites
 
 
-def _inductor_reduce_overhead(mode: str = "reduce-overhead") -> Optional[Any]:
+def _inductor_reduce_overhead(mode: str = "reduce-overhead") -> Any | None:
     """The backend ``torch.compile(mode=mode)`` itself builds, or None."""
     import torch
 
@@ -151,11 +162,11 @@ def _inductor_reduce_overhead(mode: str = "reduce-overhead") -> Optional[Any]:
 class _Inspecting:
     """Inductor's reduce-overhead backend, keeping each graph's CPU sites and log records."""
 
-    def __init__(self, inner: Any, handler: LogRecords, user_files: Set[str]) -> None:
+    def __init__(self, inner: Any, handler: LogRecords, user_files: set[str]) -> None:
         self.inner = inner
         self.handler = handler
         self.user_files = user_files
-        self.graphs: List[_Graph] = []
+        self.graphs: list[_Graph] = []
 
     def __call__(self, gm: Any, example_inputs: Any) -> Any:
         graph = _Graph(cpu_sites=_cpu_sites(gm, self.user_files))
@@ -178,7 +189,7 @@ def _partition_count() -> int:
     return int(counters["inductor"].get("cudagraph_partitions", 0))
 
 
-def _def_site(fn: Any) -> Optional[Tuple[str, int]]:
+def _def_site(fn: Any) -> tuple[str, int] | None:
     import torch
 
     target = type(fn).forward if isinstance(fn, torch.nn.Module) else fn
@@ -203,13 +214,13 @@ def _shape_text(args: Sequence[Any], kwargs: Mapping[str, Any]) -> str:
 
 def observe_cudagraphs(
     fn: Any,
-    calls: Sequence[Tuple[Sequence[Any], Mapping[str, Any]]],
+    calls: Sequence[tuple[Sequence[Any], Mapping[str, Any]]],
     *,
     user_files: Iterable[str],
     calls_per_set: int = CALLS_PER_SET,
     debug: bool = False,
     mode: str = "reduce-overhead",
-) -> Dict[str, Any]:
+) -> dict[str, Any]:
     """Compile ``fn`` with ``mode="reduce-overhead"`` and run each call ``calls_per_set`` times.
 
     ``fn`` and the calls' tensors must already be on the GPU (:func:`prepare`). Runs in
@@ -230,12 +241,16 @@ def observe_cudagraphs(
     torch._dynamo.reset()
     counters.clear()
     site = _def_site(fn)
-    with capture_logs(("cudagraphs", "perf_hints"), under="torch._inductor", modules=_LOGGING_MODULES,
-                      also=(".cudagraph",)) as handler, _count_recordings() as recorded, torch.no_grad():
+    with (
+        capture_logs(
+            ("cudagraphs", "perf_hints"), under="torch._inductor", modules=_LOGGING_MODULES, also=(".cudagraph",)
+        ) as handler,
+        _count_recordings() as recorded,
+        torch.no_grad(),
+    ):
         inner = _inductor_reduce_overhead(mode)
         backend = _Inspecting(inner, handler, files) if inner is not None else None
-        compiled = (torch.compile(fn, backend=backend) if backend is not None
-                    else torch.compile(fn, mode=mode))
+        compiled = torch.compile(fn, backend=backend) if backend is not None else torch.compile(fn, mode=mode)
         per_set = []
         for args, kwargs in calls:
             before = recorded["count"]
@@ -267,12 +282,13 @@ def observe_cudagraphs(
     return data
 
 
-def _skips(graphs: Sequence[_Graph], messages: Sequence[str], files: Set[str],
-           site: Optional[Tuple[str, int]]) -> List[Dict[str, Any]]:
+def _skips(
+    graphs: Sequence[_Graph], messages: Sequence[str], files: set[str], site: tuple[str, int] | None
+) -> list[dict[str, Any]]:
     """One entry per skipped graph, each with the user lines it points at."""
-    out: List[Dict[str, Any]] = []
-    seen: Set[Tuple[int, str]] = set()
-    owner: Dict[int, _Graph] = {}
+    out: list[dict[str, Any]] = []
+    seen: set[tuple[int, str]] = set()
+    owner: dict[int, _Graph] = {}
     for graph in graphs:
         for index in range(*graph.span):
             owner[index] = graph
@@ -285,7 +301,7 @@ def _skips(graphs: Sequence[_Graph], messages: Sequence[str], files: Set[str],
         if key in seen:
             continue
         seen.add(key)
-        sites: List[Dict[str, Any]] = []
+        sites: list[dict[str, Any]] = []
         if graph is not None and "cpu device" in reason:
             sites = list(graph.cpu_sites)
         if not sites:
@@ -295,12 +311,11 @@ def _skips(graphs: Sequence[_Graph], messages: Sequence[str], files: Set[str],
         if not sites and site is not None:
             sites = [{"path": site[0], "line": site[1], "why": None}]
         unique = {(s["path"], s["line"]): s for s in sites}
-        out.append({"reason": reason, "message": message.strip().splitlines()[0],
-                    "sites": list(unique.values())})
+        out.append({"reason": reason, "message": message.strip().splitlines()[0], "sites": list(unique.values())})
     return out
 
 
-def _splits(graphs: Sequence[_Graph], messages: Sequence[str], files: Set[str]) -> List[Dict[str, Any]]:
+def _splits(graphs: Sequence[_Graph], messages: Sequence[str], files: set[str]) -> list[dict[str, Any]]:
     """Graphs where inductor left work outside CUDA graphs that costs something, with its lines.
 
     With graph partitions (on by default: measured on torch 2.11, read in 2.13's config) inductor
@@ -313,10 +328,10 @@ def _splits(graphs: Sequence[_Graph], messages: Sequence[str], files: Set[str]) 
     Sites are the user lines of the nodes inductor logs as left out; where this torch logs no
     partitions, a cut graph falls back to the nodes that make CPU tensors in dynamo's graph.
     """
-    out: List[Dict[str, Any]] = []
+    out: list[dict[str, Any]] = []
     for graph in graphs:
-        parsed = parse_partitions(messages[graph.span[0]:graph.span[1]], graph.partitions)
-        sites: Dict[Tuple[str, int], Dict[str, Any]] = {}
+        parsed = parse_partitions(messages[graph.span[0] : graph.span[1]], graph.partitions)
+        sites: dict[tuple[str, int], dict[str, Any]] = {}
         for node in parsed.nodes:
             frame = user_frame(node.trace, files)
             if frame is not None:

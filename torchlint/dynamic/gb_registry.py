@@ -5,6 +5,7 @@ to one or more versions of a break type (``Gb_type``, ``Explanation``, ``Hints``
 as a plain file, without importing torch, so the static pass and ``torchlint rules`` may use
 it too. When the file is missing (old torch, no torch) every lookup returns ``None``.
 """
+
 from __future__ import annotations
 
 import functools
@@ -12,8 +13,8 @@ import importlib.util
 import json
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Tuple
 
 REGISTRY_NAME = "graph_break_registry.json"
 
@@ -25,10 +26,10 @@ class GraphBreakType:
     code: str
     gb_type: str
     explanation: str = ""
-    hints: Tuple[str, ...] = field(default_factory=tuple)
+    hints: tuple[str, ...] = field(default_factory=tuple)
 
 
-def torch_dir() -> Optional[str]:
+def torch_dir() -> str | None:
     """The installed torch package folder, found without importing torch."""
     try:
         spec = importlib.util.find_spec("torch")
@@ -39,7 +40,7 @@ def torch_dir() -> Optional[str]:
     return list(spec.submodule_search_locations)[0]
 
 
-def registry_path() -> Optional[str]:
+def registry_path() -> str | None:
     """Where the installed torch keeps its graph-break registry, or None."""
     base = torch_dir()
     if base is None:
@@ -72,10 +73,10 @@ def _usable(text: str) -> bool:
 class GraphBreakRegistry:
     """Lookups over one registry file. Build with :func:`load_registry`."""
 
-    def __init__(self, entries: Dict[str, List[dict]], path: Optional[str] = None) -> None:
+    def __init__(self, entries: dict[str, list[dict]], path: str | None = None) -> None:
         self.path = path
-        self._by_type: Dict[str, GraphBreakType] = {}
-        known_quoted: Dict[str, bool] = {}
+        self._by_type: dict[str, GraphBreakType] = {}
+        known_quoted: dict[str, bool] = {}
         for code, versions in entries.items():
             if not isinstance(versions, list):
                 continue
@@ -108,13 +109,13 @@ class GraphBreakRegistry:
     def __bool__(self) -> bool:
         return True
 
-    def lookup(self, gb_type: Optional[str]) -> Optional[GraphBreakType]:
+    def lookup(self, gb_type: str | None) -> GraphBreakType | None:
         """The registered break type named exactly ``gb_type``, or None."""
         if not gb_type:
             return None
         return self._by_type.get(gb_type.strip())
 
-    def find_in_lines(self, lines: Iterable[str]) -> Optional[GraphBreakType]:
+    def find_in_lines(self, lines: Iterable[str]) -> GraphBreakType | None:
         """The first line that is exactly a registered gb_type (dynamo's messages start so)."""
         for line in lines:
             entry = self._by_type.get(line.strip())
@@ -122,7 +123,7 @@ class GraphBreakRegistry:
                 return entry
         return None
 
-    def find_in_text(self, text: str) -> Optional[GraphBreakType]:
+    def find_in_text(self, text: str) -> GraphBreakType | None:
         """A registered gb_type in free text: a whole line first, else the longest one contained."""
         entry = self.find_in_lines(text.splitlines())
         if entry is not None:
@@ -134,7 +135,7 @@ class GraphBreakRegistry:
 
 
 @functools.lru_cache(maxsize=4)
-def load_registry(path: Optional[str] = None) -> GraphBreakRegistry:
+def load_registry(path: str | None = None) -> GraphBreakRegistry:
     """The registry at ``path`` (default: the installed torch's); empty if it cannot be read."""
     path = path or registry_path()
     if path is None:

@@ -4,6 +4,7 @@ Importing a model runs its author's code, so nothing here runs in torchlint's ow
 the declarations were parsed in the parent (:mod:`torchlint.dynamic.targets`), and every
 problem is a one-line :class:`TargetError`.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -13,13 +14,13 @@ import os
 import re
 import sys
 import uuid
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
 from torchlint.dynamic.specs import FLOATING, KeywordSpec, ScalarSpec, Spec, TupleSpec
 from torchlint.dynamic.targets import ObjectRef, TargetError, is_dotted, package_of
 
 
-def load_module_from_path(path: str, name: Optional[str] = None) -> Any:
+def load_module_from_path(path: str, name: str | None = None) -> Any:
     """Import a Python file by path under a fresh module name (its folder goes on sys.path)."""
     path = os.path.abspath(path)
     folder = os.path.dirname(path)
@@ -40,7 +41,7 @@ def load_module_from_path(path: str, name: Optional[str] = None) -> Any:
     return module
 
 
-def _file_of(module: Any) -> Optional[str]:
+def _file_of(module: Any) -> str | None:
     file = getattr(module, "__file__", None)
     return os.path.realpath(file) if isinstance(file, str) else None
 
@@ -58,8 +59,10 @@ def import_file(path: str) -> Any:
     for i in range(1, len(parts) + 1):  # a module of that name imported from elsewhere wins
         loaded = sys.modules.get(".".join(parts[:i]))
         if loaded is not None and not (_file_of(loaded) or "").startswith(os.path.realpath(folder) + os.sep):
-            raise ImportError(f"a module named {'.'.join(parts[:i])!r} is already imported from "
-                              f"{_file_of(loaded) or 'elsewhere'}, not from {folder}")
+            raise ImportError(
+                f"a module named {'.'.join(parts[:i])!r} is already imported from "
+                f"{_file_of(loaded) or 'elsewhere'}, not from {folder}"
+            )
     if folder not in sys.path:
         sys.path.insert(0, folder)
     module = importlib.import_module(name)
@@ -68,22 +71,25 @@ def import_file(path: str) -> Any:
     return module
 
 
-def _import_dotted(ref: ObjectRef) -> Tuple[Any, str]:
+def _import_dotted(ref: ObjectRef) -> tuple[Any, str]:
     """``pkg.model`` that no search folder holds as a file: an installed module."""
     try:
         module = importlib.import_module(ref.path)
     except ModuleNotFoundError as e:
         if e.name and (ref.path == e.name or ref.path.startswith(e.name + ".")):
-            raise TargetError(ref.text, f"no such file or module: {ref.path} (looked for it as a file "
-                                        "under the working directory, the config's folder and their "
-                                        "src/, then as an installed module)") from None
+            raise TargetError(
+                ref.text,
+                f"no such file or module: {ref.path} (looked for it as a file "
+                "under the working directory, the config's folder and their "
+                "src/, then as an installed module)",
+            ) from None
         raise TargetError(ref.text, f"cannot import {ref.path}: {type(e).__name__}: {_one_line(e)}") from None
     except Exception as e:
         raise TargetError(ref.text, f"cannot import {ref.path}: {type(e).__name__}: {_one_line(e)}") from None
     return module, _file_of(module) or ref.path
 
 
-def _resolve(ref: ObjectRef, cwd: str) -> Tuple[Any, str]:
+def _resolve(ref: ObjectRef, cwd: str) -> tuple[Any, str]:
     path = ref.path if os.path.isabs(ref.path) else os.path.join(cwd, ref.path)
     if not os.path.isfile(path) and is_dotted(ref.path):
         module, real = _import_dotted(ref)
@@ -129,11 +135,12 @@ def _is_factory(func: Any, torch: Any) -> bool:
         target = getattr(inspect.getmodule(func), ret.split(".")[-1])
         if inspect.isclass(target) and issubclass(target, torch.nn.Module):
             return True
-    return not any(p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-                   for p in sig.parameters.values())
+    return not any(
+        p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in sig.parameters.values()
+    )
 
 
-def load_target(ref: ObjectRef, cwd: str) -> Tuple[Any, str]:
+def load_target(ref: ObjectRef, cwd: str) -> tuple[Any, str]:
     """Import the file and build the callable: a module class is instantiated (with the call's
     arguments, if any); a factory call ``build(...)`` is called; a function that needs no
     argument, or is annotated to return an ``nn.Module``, is taken as a factory and called
@@ -169,13 +176,13 @@ def _call_source(ref: ObjectRef, cwd: str) -> Any:
         raise TargetError(ref.text, f"raised {type(e).__name__}: {_one_line(e)}") from None
 
 
-def load_inputs(ref: ObjectRef, cwd: str) -> Tuple[Tuple[Any, ...], Dict[str, Any]]:
+def load_inputs(ref: ObjectRef, cwd: str) -> tuple[tuple[Any, ...], dict[str, Any]]:
     """Call an ``inputs-from`` function: a tuple/list is the positional args, a dict the keyword
     args, a ``(tuple, dict)`` pair both, anything else the single argument."""
     return as_call(_call_source(ref, cwd))
 
 
-def load_input_sets(ref: ObjectRef, cwd: str) -> List[Tuple[Tuple[Any, ...], Dict[str, Any]]]:
+def load_input_sets(ref: ObjectRef, cwd: str) -> list[tuple[tuple[Any, ...], dict[str, Any]]]:
     """Call an ``input-sets-from`` function: a list (or other iterable) of calls, each read
     like an ``inputs-from`` result."""
     value = _call_source(ref, cwd)
@@ -186,25 +193,29 @@ def load_input_sets(ref: ObjectRef, cwd: str) -> List[Tuple[Tuple[Any, ...], Dic
     return [as_call(c) for c in calls]
 
 
-def as_call(value: Any) -> Tuple[Tuple[Any, ...], Dict[str, Any]]:
+def as_call(value: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
     """One call's arguments, as ``inputs-from`` (and ``explain``'s ``calls``) give them: a
     dict is keyword arguments, a ``(tuple, dict)`` pair both, a tuple/list the positional
     arguments, anything else the single argument."""
     if isinstance(value, dict):
         return (), value
-    if (isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], (tuple, list))
-            and isinstance(value[1], dict)):
+    if (
+        isinstance(value, tuple)
+        and len(value) == 2
+        and isinstance(value[0], (tuple, list))
+        and isinstance(value[1], dict)
+    ):
         return tuple(value[0]), dict(value[1])
     if isinstance(value, (tuple, list)):
         return tuple(value), {}
     return (value,), {}
 
 
-def materialize_call(specs: List[Spec]) -> Tuple[List[Any], Dict[str, Any]]:
+def materialize_call(specs: list[Spec]) -> tuple[list[Any], dict[str, Any]]:
     """One call's specs -> (positional values, keyword values); the i-th spec of the call is
     drawn with seed i, whether it is passed by position or by keyword."""
-    args: List[Any] = []
-    kwargs: Dict[str, Any] = {}
+    args: list[Any] = []
+    kwargs: dict[str, Any] = {}
     for i, spec in enumerate(specs):
         if isinstance(spec, KeywordSpec):
             kwargs[spec.name] = materialize(spec.spec, seed=i)

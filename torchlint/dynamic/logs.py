@@ -6,13 +6,14 @@ their log artifacts (``graph_breaks``, ``recompiles``, ``cudagraphs``, ``perf_hi
 :class:`LogRecords` handler (nothing reaches the terminal or the user's handlers) and puts
 every logger back afterwards.
 """
+
 from __future__ import annotations
 
 import contextlib
 import importlib
 import logging
 import os
-from typing import Iterator, List, Sequence
+from collections.abc import Iterator, Sequence
 
 
 class LogRecords(logging.Handler):
@@ -20,16 +21,16 @@ class LogRecords(logging.Handler):
 
     def __init__(self) -> None:
         super().__init__(logging.DEBUG)
-        self.records: List[logging.LogRecord] = []
+        self.records: list[logging.LogRecord] = []
 
     def emit(self, record: logging.LogRecord) -> None:
         self.records.append(record)
 
-    def of(self, artifact: str) -> List[logging.LogRecord]:
+    def of(self, artifact: str) -> list[logging.LogRecord]:
         """The records of one artifact (its loggers are named ``<module>__<artifact>``)."""
         return [r for r in self.records if r.name.endswith(f"__{artifact}")]
 
-    def messages(self, start: int = 0, end: int | None = None) -> List[str]:
+    def messages(self, start: int = 0, end: int | None = None) -> list[str]:
         """The records' texts, one per record (``""`` for one whose message cannot be built)."""
         out = []
         for record in self.records[start:end]:
@@ -41,8 +42,9 @@ class LogRecords(logging.Handler):
 
 
 @contextlib.contextmanager
-def capture_logs(artifacts: Sequence[str], *, under: str = "torch", modules: Sequence[str] = (),
-                 also: Sequence[str] = ()) -> Iterator[LogRecords]:
+def capture_logs(
+    artifacts: Sequence[str], *, under: str = "torch", modules: Sequence[str] = (), also: Sequence[str] = ()
+) -> Iterator[LogRecords]:
     """Collect the records of ``artifacts`` (those this torch knows) logged by loggers under
     ``under``, and of those loggers whose name holds one of ``also``, printing none.
 

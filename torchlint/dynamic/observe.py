@@ -15,6 +15,7 @@ says which guard failed each time (see :mod:`torchlint.dynamic.recompiles`).
 
 Importing this module imports torch: only the worker and tests do.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -24,8 +25,9 @@ import re
 import sys
 import sysconfig
 import tempfile
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable
 
 import torch
 
@@ -34,8 +36,7 @@ from torchlint.dynamic.cudagraphs import user_frames
 from torchlint.dynamic.gb_registry import GraphBreakRegistry, load_registry
 from torchlint.dynamic.load import load_module_from_path, materialize
 from torchlint.dynamic.logs import capture_logs
-from torchlint.dynamic.recompiles import (RecompileEvent, mark_within_call, parse_limit_message,
-                                          parse_recompile_message)
+from torchlint.dynamic.recompiles import RecompileEvent, mark_within_call, parse_limit_message, parse_recompile_message
 
 _TORCH_DIR = os.path.dirname(os.path.realpath(torch.__file__))
 _STDLIB_DIRS = {os.path.realpath(sysconfig.get_paths()[k]) for k in ("stdlib", "platstdlib")}
@@ -43,27 +44,27 @@ _SITE_DIRS = {os.path.realpath(sysconfig.get_paths()[k]) for k in ("purelib", "p
 #: torchlint's own package: its frames (``compiled(*args)`` in :func:`observe`) are never a site
 _OWN_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 
-Frame = Tuple[str, int]
+Frame = tuple[str, int]
 
 
 @dataclass
 class BreakSite:
     """One distinct place (file, line) where dynamo broke the graph."""
 
-    path: Optional[str]            # absolute path, None when only a counter saw it
-    line: Optional[int]
-    gb_type: Optional[str] = None
-    gb_code: Optional[str] = None
+    path: str | None  # absolute path, None when only a counter saw it
+    line: int | None
+    gb_type: str | None = None
+    gb_code: str | None = None
     reason: str = ""
     explanation: str = ""
-    hints: List[str] = field(default_factory=list)
-    frame_skipped: bool = False    # dynamo gave up the whole frame and ran it eagerly
-    seen_by: Set[str] = field(default_factory=set)  # "explain", "log", "counters"
+    hints: list[str] = field(default_factory=list)
+    frame_skipped: bool = False  # dynamo gave up the whole frame and ran it eagerly
+    seen_by: set[str] = field(default_factory=set)  # "explain", "log", "counters"
     #: times each witness saw it (a break in a loop or a layer run several times is one site)
-    seen: Dict[str, int] = field(default_factory=dict)
+    seen: dict[str, int] = field(default_factory=dict)
     #: every break type a witness placed here (a line may hold several: a dataclass defined in
     #: ``forward`` breaks on its bytecode, and on the ``exec`` its decorator calls)
-    gb_types: Set[str] = field(default_factory=set)
+    gb_types: set[str] = field(default_factory=set)
 
     @property
     def hits(self) -> int:
@@ -71,14 +72,21 @@ class BreakSite:
         return max(self.seen.values(), default=1)
 
     @property
-    def key(self) -> Tuple[Optional[str], Optional[int]]:
+    def key(self) -> tuple[str | None, int | None]:
         return (self.path, self.line)
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
-            "path": self.path, "line": self.line, "gb_type": self.gb_type, "gb_code": self.gb_code,
-            "reason": self.reason, "explanation": self.explanation, "hints": list(self.hints),
-            "frame_skipped": self.frame_skipped, "seen_by": sorted(self.seen_by), "hits": self.hits,
+            "path": self.path,
+            "line": self.line,
+            "gb_type": self.gb_type,
+            "gb_code": self.gb_code,
+            "reason": self.reason,
+            "explanation": self.explanation,
+            "hints": list(self.hints),
+            "frame_skipped": self.frame_skipped,
+            "seen_by": sorted(self.seen_by),
+            "hits": self.hits,
         }
 
 
@@ -86,17 +94,17 @@ class BreakSite:
 class Observation:
     """What dynamo did to one callable over one or more calls."""
 
-    graphs: int = 0                      # graphs of the first call (explain's graph_count)
-    ops_per_graph: List[int] = field(default_factory=list)
-    total_graphs: int = 0                # graphs over every call, recompilations included
-    breaks: List[BreakSite] = field(default_factory=list)
-    recompiles: List[RecompileEvent] = field(default_factory=list)
-    explain_graph_breaks: int = 0        # what explain() alone would say (graphs - 1 or 0)
+    graphs: int = 0  # graphs of the first call (explain's graph_count)
+    ops_per_graph: list[int] = field(default_factory=list)
+    total_graphs: int = 0  # graphs over every call, recompilations included
+    breaks: list[BreakSite] = field(default_factory=list)
+    recompiles: list[RecompileEvent] = field(default_factory=list)
+    explain_graph_breaks: int = 0  # what explain() alone would say (graphs - 1 or 0)
     #: per graph of the first call, the user lines its nodes came from: [{"path", "lines"}]
-    graph_lines: List[List[Dict[str, Any]]] = field(default_factory=list)
-    traced: Set[Frame] = field(default_factory=set)  # user lines in the graphs: code dynamo traced
+    graph_lines: list[list[dict[str, Any]]] = field(default_factory=list)
+    traced: set[Frame] = field(default_factory=set)  # user lines in the graphs: code dynamo traced
     #: functions that hit dynamo's recompile limit and then ran eagerly (parse_limit_message)
-    recompile_limit_hits: List[Dict[str, Any]] = field(default_factory=list)
+    recompile_limit_hits: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def graph_breaks(self) -> int:
@@ -105,15 +113,20 @@ class Observation:
 
     def answer(self, **more: Any) -> Answer:
         """This observation as the worker's answer (``more``: its other fields)."""
-        return Answer(graphs=self.graphs, ops_per_graph=list(self.ops_per_graph),
-                      total_graphs=self.total_graphs, explain_graph_breaks=self.explain_graph_breaks,
-                      breaks=[b.to_dict() for b in self.breaks],
-                      recompiles=[r.to_dict() for r in self.recompiles],
-                      graph_lines=[list(g) for g in self.graph_lines],
-                      traced=[list(frame) for frame in sorted(self.traced)],
-                      recompile_limit_hits=[dict(h) for h in self.recompile_limit_hits], **more)
+        return Answer(
+            graphs=self.graphs,
+            ops_per_graph=list(self.ops_per_graph),
+            total_graphs=self.total_graphs,
+            explain_graph_breaks=self.explain_graph_breaks,
+            breaks=[b.to_dict() for b in self.breaks],
+            recompiles=[r.to_dict() for r in self.recompiles],
+            graph_lines=[list(g) for g in self.graph_lines],
+            traced=[list(frame) for frame in sorted(self.traced)],
+            recompile_limit_hits=[dict(h) for h in self.recompile_limit_hits],
+            **more,
+        )
 
-    def break_lines(self, path: Optional[str] = None) -> Set[int]:
+    def break_lines(self, path: str | None = None) -> set[int]:
         real = os.path.realpath(path) if path else None
         return {b.line for b in self.breaks if b.line is not None and (real is None or b.path == real)}
 
@@ -128,22 +141,22 @@ _REASON_END = ("\nUser code traceback:", "\nStack variable source attribution:")
 _EXPLANATION_NOISE = (" The branch condition involves a tensor computed as follows:",)
 
 
-def _split_reason(text: str) -> Tuple[str, List[str], str]:
+def _split_reason(text: str) -> tuple[str, list[str], str]:
     """Dynamo's break message -> (explanation, hints, context) from its indented sections."""
     explanation, hints, context = [], [], []
-    current: Optional[List[str]] = None
+    current: list[str] | None = None
     for raw in text.splitlines():
         line = raw.strip()
         if line.startswith("Explanation:"):
             current = explanation
-            line = line[len("Explanation:"):].strip()
+            line = line[len("Explanation:") :].strip()
         elif line.startswith("Hint:"):
             hints.append([])
             current = hints[-1]
-            line = line[len("Hint:"):].strip()
+            line = line[len("Hint:") :].strip()
         elif line.startswith("Developer debug context:"):
             current = context
-            line = line[len("Developer debug context:"):].strip()
+            line = line[len("Developer debug context:") :].strip()
         elif line.startswith("For more details about this graph break") or line.startswith("***"):
             current = None
             if line.startswith("***") and explanation:
@@ -173,7 +186,7 @@ def _in_dir(path: str, dirs: Iterable[str]) -> bool:
     return any(path == d or path.startswith(d + os.sep) for d in dirs)
 
 
-def site_frame(frames: Sequence[Frame], user_files: Optional[Any]) -> Optional[Frame]:
+def site_frame(frames: Sequence[Frame], user_files: Any | None) -> Frame | None:
     """Which frame of a stack (outermost first) a break is placed on: the innermost in the
     user's files (the project's, for the worker and ``explain``); else the innermost outside torch, torchlint and the standard library (the
     line of an installed library, a model in site-packages); else the innermost outside torch
@@ -191,18 +204,26 @@ def site_frame(frames: Sequence[Frame], user_files: Optional[Any]) -> Optional[F
 class _BreakCollector:
     """Turns the three witnesses into distinct :class:`BreakSite` objects."""
 
-    def __init__(self, user_files: Optional[Any], registry: GraphBreakRegistry) -> None:
+    def __init__(self, user_files: Any | None, registry: GraphBreakRegistry) -> None:
         self.user_files = _files(user_files) if user_files else None
         self.registry = registry
-        self.sites: Dict[Tuple[Optional[str], Optional[int]], BreakSite] = {}
+        self.sites: dict[tuple[str | None, int | None], BreakSite] = {}
         # dynamo's own location (innermost frame) -> the user site it resolved to
-        self._by_dynamo_loc: Dict[Frame, Tuple[Optional[str], Optional[int]]] = {}
+        self._by_dynamo_loc: dict[Frame, tuple[str | None, int | None]] = {}
 
-    def _user_frame(self, frames: Sequence[Frame]) -> Optional[Frame]:
+    def _user_frame(self, frames: Sequence[Frame]) -> Frame | None:
         return site_frame(frames, self.user_files)
 
-    def add(self, frames: Sequence[Frame], text: str, witness: str, *, skipped: bool = False,
-            gb_type: Optional[str] = None, dynamo_loc: Optional[Frame] = None) -> Optional[BreakSite]:
+    def add(
+        self,
+        frames: Sequence[Frame],
+        text: str,
+        witness: str,
+        *,
+        skipped: bool = False,
+        gb_type: str | None = None,
+        dynamo_loc: Frame | None = None,
+    ) -> BreakSite | None:
         frame = self._user_frame(frames)
         if frame is None and dynamo_loc is not None:
             known = self._by_dynamo_loc.get((os.path.realpath(dynamo_loc[0]), dynamo_loc[1]))
@@ -265,7 +286,7 @@ class _BreakCollector:
         frames = [(f.filename, f.lineno) for f in (getattr(reason, "user_stack", None) or [])]
         self.add(frames, str(getattr(reason, "reason", "")), "explain")
 
-    def add_counters(self, counter: Dict[str, int]) -> None:
+    def add_counters(self, counter: dict[str, int]) -> None:
         """Counter keys are dynamo's messages; add the break types no located site explains."""
         located = {t for s in self.sites.values() for t in s.gb_types | {s.gb_type}}
         for message in counter:
@@ -279,20 +300,30 @@ class _BreakCollector:
             explanation, hints, _ = _split_reason(message)
             key = (None, len(self.sites))
             self.sites[key] = BreakSite(
-                path=None, line=None, gb_type=gb_type, gb_code=entry.code if entry else None,
-                reason=gb_type, explanation=explanation or (entry.explanation if entry else ""),
-                hints=hints or (list(entry.hints) if entry else []), seen_by={"counters"},
+                path=None,
+                line=None,
+                gb_type=gb_type,
+                gb_code=entry.code if entry else None,
+                reason=gb_type,
+                explanation=explanation or (entry.explanation if entry else ""),
+                hints=hints or (list(entry.hints) if entry else []),
+                seen_by={"counters"},
             )
             located.add(gb_type)
 
 
 #: dynamo's own logger, where it warns that a function hit the recompile limit
 _LIMIT_LOGGER = "torch._dynamo.convert_frame"
-_LOGGING_MODULES = ("torch._dynamo.guards", "torch._dynamo.convert_frame",
-                    "torch._dynamo.symbolic_convert", "torch._dynamo.exc")
+_LOGGING_MODULES = (
+    "torch._dynamo.guards",
+    "torch._dynamo.convert_frame",
+    "torch._dynamo.symbolic_convert",
+    "torch._dynamo.exc",
+)
 
 
 # --------------------------------------------------------------------------- running
+
 
 def _tensors_in(value: Any) -> Iterator[torch.Tensor]:
     if isinstance(value, torch.Tensor):
@@ -304,7 +335,7 @@ def _tensors_in(value: Any) -> Iterator[torch.Tensor]:
         for v in value:
             yield from _tensors_in(v)
     elif hasattr(value, "__dataclass_fields__") or hasattr(value, "_fields"):
-        for v in (vars(value).values() if hasattr(value, "__dict__") else value):
+        for v in vars(value).values() if hasattr(value, "__dict__") else value:
             yield from _tensors_in(v)
 
 
@@ -318,10 +349,10 @@ def observe(
     fn: Callable[..., Any],
     arg_sets: Sequence[Sequence[Any]],
     *,
-    kwarg_sets: Optional[Sequence[Dict[str, Any]]] = None,
-    user_files: Optional[Iterable[str]] = None,
+    kwarg_sets: Sequence[dict[str, Any]] | None = None,
+    user_files: Iterable[str] | None = None,
     train: bool = False,
-    registry: Optional[GraphBreakRegistry] = None,
+    registry: GraphBreakRegistry | None = None,
 ) -> Observation:
     """Reset dynamo, compile ``fn`` with a recording backend, call it once per argument set.
 
@@ -336,7 +367,7 @@ def observe(
     if user_files is None:
         user_files = _defining_files(fn)
     collector = _BreakCollector(user_files, registry)
-    graphs: List[Any] = []
+    graphs: list[Any] = []
 
     def recording_backend(gm: torch.fx.GraphModule, example_inputs: Any) -> Callable[..., Any]:
         graphs.append(gm)
@@ -350,9 +381,8 @@ def observe(
     obs = Observation()
     kwarg_sets = kwarg_sets or [{} for _ in arg_sets]
     grad = torch.enable_grad() if train else torch.no_grad()
-    ends: List[int] = []  # where each call's log records end
-    with capture_logs(("graph_breaks", "recompiles"), modules=_LOGGING_MODULES,
-                      also=(_LIMIT_LOGGER,)) as logs, grad:
+    ends: list[int] = []  # where each call's log records end
+    with capture_logs(("graph_breaks", "recompiles"), modules=_LOGGING_MODULES, also=(_LIMIT_LOGGER,)) as logs, grad:
         for i, (args, kwargs) in enumerate(zip(arg_sets, kwarg_sets)):
             try:
                 out = compiled(*args, **kwargs)
@@ -362,9 +392,7 @@ def observe(
                 _backward(out)
             if i == 0:
                 obs.graphs = len(graphs)
-                obs.ops_per_graph = [
-                    sum(1 for n in g.graph.nodes if n.op == "call_function") for g in graphs
-                ]
+                obs.ops_per_graph = [sum(1 for n in g.graph.nodes if n.op == "call_function") for g in graphs]
                 obs.graph_lines = [_graph_user_lines(g, collector.user_files or set()) for g in graphs]
     obs.total_graphs = len(graphs)
     obs.explain_graph_breaks = max(obs.graphs - 1, 0)
@@ -392,18 +420,20 @@ def observe(
     return obs
 
 
-def _graph_user_lines(gm: Any, user_files: Set[str]) -> List[Dict[str, Any]]:
+def _graph_user_lines(gm: Any, user_files: set[str]) -> list[dict[str, Any]]:
     """The user lines one FX graph holds: every user frame of each node's stack trace (the line
     of the op and the lines of the user calls that led to it)."""
-    by_path: Dict[str, Set[int]] = {}
+    by_path: dict[str, set[int]] = {}
     for node in gm.graph.nodes:
         for path, line in user_frames(node.meta.get("stack_trace") or getattr(node, "stack_trace", None), user_files):
             by_path.setdefault(path, set()).add(line)
     return [{"path": path, "lines": sorted(lines)} for path, lines in sorted(by_path.items())]
-def traced_lines(graphs: Sequence[Any], files: Optional[Set[str]]) -> Set[Frame]:
+
+
+def traced_lines(graphs: Sequence[Any], files: set[str] | None) -> set[Frame]:
     """(file, line) of every frame in the graphs' node stack traces, in ``files`` (all when
     None): the lines dynamo traced into a graph, so a rule's line among them ran without a break."""
-    out: Set[Frame] = set()
+    out: set[Frame] = set()
     for gm in graphs:
         for node in gm.graph.nodes:
             trace = node.meta.get("stack_trace")
@@ -421,7 +451,7 @@ def _message(record: logging.LogRecord) -> str:
         return ""
 
 
-def _defining_files(fn: Any) -> Set[str]:
+def _defining_files(fn: Any) -> set[str]:
     target = type(fn) if isinstance(fn, torch.nn.Module) else fn
     try:
         return {os.path.realpath(inspect.getfile(target))}
@@ -431,7 +461,8 @@ def _defining_files(fn: Any) -> Set[str]:
 
 # --------------------------------------------------------------------------- source snippets
 
-def pick_target(module: Any, target: Optional[str] = None) -> Any:
+
+def pick_target(module: Any, target: str | None = None) -> Any:
     """``target`` by name (dotted), else the first nn.Module subclass, else the first function,
     both in source order and defined in that module."""
     if target:
@@ -440,11 +471,13 @@ def pick_target(module: Any, target: Optional[str] = None) -> Any:
             obj = getattr(obj, part)
         return obj
     own = [v for v in vars(module).values() if getattr(v, "__module__", None) == module.__name__]
+
     def line_of(v: Any) -> int:
         try:
             return inspect.getsourcelines(v)[1]
         except (OSError, TypeError):
             return 10**9
+
     classes = sorted((v for v in own if inspect.isclass(v) and issubclass(v, torch.nn.Module)), key=line_of)
     if classes:
         return classes[0]
@@ -454,35 +487,37 @@ def pick_target(module: Any, target: Optional[str] = None) -> Any:
     raise LookupError("no nn.Module subclass or function in the snippet")
 
 
-def default_args(fn: Any, spec: str = "f32[8,16]") -> List[Any]:
+def default_args(fn: Any, spec: str = "f32[8,16]") -> list[Any]:
     """One tensor of ``spec`` per required positional parameter of ``fn`` (or its forward)."""
     from torchlint.dynamic.specs import parse_input
 
     call = fn.forward if isinstance(fn, torch.nn.Module) else fn
-    params = [p for p in inspect.signature(call).parameters.values()
-              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty]
+    params = [
+        p
+        for p in inspect.signature(call).parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
+    ]
     return [materialize(parse_input(spec), seed=i) for i, _ in enumerate(params)]
 
 
 def observe_source(
     code: str,
-    target: Optional[str] = None,
-    inputs: Optional[Sequence[Any]] = None,
+    target: str | None = None,
+    inputs: Sequence[Any] | None = None,
     *,
-    input_sets: Optional[Sequence[Sequence[Any]]] = None,
+    input_sets: Sequence[Sequence[Any]] | None = None,
     train: bool = False,
-) -> Tuple[Observation, str]:
+) -> tuple[Observation, str]:
     """Run a source snippet through dynamo; returns the observation and the temp file's path.
 
     See :func:`break_lines_of_source` for the arguments.
     """
     from torchlint.dynamic.specs import parse_input, parse_input_set
 
-    def build(items: Sequence[Any]) -> List[Any]:
+    def build(items: Sequence[Any]) -> list[Any]:
         if isinstance(items, str):
             return [materialize(s, seed=i) for i, s in enumerate(parse_input_set(items))]
-        return [materialize(parse_input(x), seed=i) if isinstance(x, str) else x
-                for i, x in enumerate(items)]
+        return [materialize(parse_input(x), seed=i) if isinstance(x, str) else x for i, x in enumerate(items)]
 
     folder = tempfile.mkdtemp(prefix="torchlint_snippet_")
     path = os.path.join(folder, "snippet.py")
@@ -508,11 +543,11 @@ def observe_source(
 
 def break_lines_of_source(
     code: str,
-    target: Optional[str] = None,
-    inputs: Optional[Sequence[Any]] = None,
+    target: str | None = None,
+    inputs: Sequence[Any] | None = None,
     *,
     train: bool = False,
-) -> Set[int]:
+) -> set[int]:
     """The distinct lines of ``code`` where dynamo breaks the graph on the installed torch.
 
     ``code``: a module's source. It is written to a temporary ``snippet.py`` and imported.

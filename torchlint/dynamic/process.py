@@ -8,6 +8,7 @@ that runs out of memory (``max_memory``) is reported as such; in each case the w
 started again for the next target. What the worker prints is drained by a thread and only
 its tail kept, so floods of output neither block nor pile up.
 """
+
 from __future__ import annotations
 
 import json
@@ -19,7 +20,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Any, Dict, Optional
+from typing import Any
 
 from torchlint.config import format_size
 
@@ -79,7 +80,7 @@ class _OutputTail:
         """Up to ``limit`` of the last characters written after ``total`` was ``mark``."""
         with self._lock:
             keep = min(limit, self.total - mark, len(self._tail))
-            data = bytes(self._tail[len(self._tail) - keep:]) if keep > 0 else b""
+            data = bytes(self._tail[len(self._tail) - keep :]) if keep > 0 else b""
         return data.decode("utf-8", "replace")
 
     def wait_closed(self, timeout: float) -> None:
@@ -99,22 +100,22 @@ def _signal_name(code: int) -> str:
 class Worker:
     """One child process serving JSON requests. Use as a context manager or call close()."""
 
-    def __init__(self, env: Optional[Dict[str, str]] = None) -> None:
+    def __init__(self, env: dict[str, str] | None = None) -> None:
         self.env = env
-        self.proc: Optional[subprocess.Popen] = None
-        self.torch_version: Optional[str] = None
+        self.proc: subprocess.Popen | None = None
+        self.torch_version: str | None = None
         #: whether the worker's torch sees a CUDA GPU (known once it is ready)
         self.cuda = False
         self._reader = None
         self._writer = None
         self._buffer = b""
-        self._output: Optional[_OutputTail] = None
+        self._output: _OutputTail | None = None
         self._ready = False
         self._log_mark = 0
         self.starts = 0
 
     # ----------------------------------------------------------------- life cycle
-    def start(self) -> "Worker":
+    def start(self) -> Worker:
         """Start the process without waiting for torch to import (call early, overlap work)."""
         if self.proc is not None and self.proc.poll() is None:
             return self
@@ -124,13 +125,16 @@ class Worker:
         env = dict(os.environ if self.env is None else self.env)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
         env.setdefault("PYTHONUNBUFFERED", "1")
-        code = ("import sys; from torchlint.dynamic.worker import main; "
-                "main(int(sys.argv[1]), int(sys.argv[2]))")
+        code = "import sys; from torchlint.dynamic.worker import main; main(int(sys.argv[1]), int(sys.argv[2]))"
         try:
             self.proc = subprocess.Popen(
                 [sys.executable, "-c", code, str(to_child_r), str(from_child_w)],
-                stdin=subprocess.DEVNULL, stdout=output_w, stderr=output_w,
-                pass_fds=(to_child_r, from_child_w), env=env, start_new_session=True,
+                stdin=subprocess.DEVNULL,
+                stdout=output_w,
+                stderr=output_w,
+                pass_fds=(to_child_r, from_child_w),
+                env=env,
+                start_new_session=True,
             )
         except BaseException:
             os.close(output_r)
@@ -201,7 +205,7 @@ class Worker:
         except subprocess.TimeoutExpired:
             pass
 
-    def __enter__(self) -> "Worker":
+    def __enter__(self) -> Worker:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:
@@ -233,7 +237,7 @@ class Worker:
         last = (fatal or errors or [""])[-1]
         return f"{how}" + (f" ({last[:200]})" if last else "")
 
-    def _receive(self, timeout: float, doing: str) -> Dict[str, Any]:
+    def _receive(self, timeout: float, doing: str) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
         while b"\n" not in self._buffer:
             left = deadline - time.monotonic()
@@ -251,7 +255,7 @@ class Worker:
         line, self._buffer = self._buffer.split(b"\n", 1)
         return json.loads(line.decode("utf-8"))
 
-    def request(self, payload: Dict[str, Any], timeout: float) -> Dict[str, Any]:
+    def request(self, payload: dict[str, Any], timeout: float) -> dict[str, Any]:
         """Send one request and wait for its answer; on death or timeout the worker is stopped
         (the next request starts a fresh one) and :class:`WorkerError` says why."""
         self.wait_ready()

@@ -19,6 +19,7 @@ dynamic half of a :class:`~torchlint.findings.Report`:
 
 Imports no torch.
 """
+
 from __future__ import annotations
 
 import json
@@ -31,8 +32,9 @@ import sys
 import threading
 import time
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any
 
 from torchlint.dynamic.records import Findings, Places, SourceLines, group_recompiles
 from torchlint.findings import FileError, Finding, Recompile, TargetResult
@@ -45,12 +47,13 @@ _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
 TAIL_BYTES = 64 * 1024
 TAIL_LINES = 20
 
-Frame = Tuple[str, int]
+Frame = tuple[str, int]
 
 
 # --------------------------------------------------------------------------- the command
 
-def command_of(args: Sequence[str]) -> List[str]:
+
+def command_of(args: Sequence[str]) -> list[str]:
     """The argv to run: ``script.py ARGS`` and ``-m mod ARGS`` / ``-c CODE`` run under this
     interpreter; anything else (``python train.py``, ``torchrun ...``, ``pytest``) as given."""
     args = list(args)
@@ -72,12 +75,12 @@ def display_command(command: Sequence[str]) -> str:
 class ProgramRun:
     """How the program ended, and what it printed last."""
 
-    command: List[str]
-    returncode: Optional[int] = None
+    command: list[str]
+    returncode: int | None = None
     timed_out: bool = False
     seconds: float = 0.0
     tail: str = ""
-    start_error: Optional[str] = None
+    start_error: str | None = None
 
     @property
     def failed(self) -> bool:
@@ -94,8 +97,12 @@ class ProgramRun:
                 name = signal.Signals(-self.returncode).name
             except ValueError:
                 name = f"signal {-self.returncode}"
-            what = {"SIGSEGV": " (segmentation fault)", "SIGKILL": " (out of memory?)",
-                    "SIGABRT": " (aborted)", "SIGBUS": " (bus error)"}.get(name, "")
+            what = {
+                "SIGSEGV": " (segmentation fault)",
+                "SIGKILL": " (out of memory?)",
+                "SIGABRT": " (aborted)",
+                "SIGBUS": " (bus error)",
+            }.get(name, "")
             how = f"was killed by {name}{what} after {self.seconds:.1f} s"
         elif self.returncode:
             how = f"exited with status {self.returncode} after {self.seconds:.1f} s"
@@ -104,7 +111,7 @@ class ProgramRun:
         last = [l.strip() for l in self.tail.splitlines() if l.strip()]
         return f"the program {how}" + (f"; its last output: {last[-1][:200]}" if last else "; it printed nothing")
 
-    def tail_lines(self, limit: int = TAIL_LINES) -> List[str]:
+    def tail_lines(self, limit: int = TAIL_LINES) -> list[str]:
         return [l.rstrip() for l in self.tail.splitlines()[-limit:]]
 
 
@@ -141,9 +148,9 @@ class _Tee:
         os.close(self.fd)
 
 
-def _descendants(pid: int) -> List[int]:
+def _descendants(pid: int) -> list[int]:
     """Every live process below ``pid`` (read from /proc; empty where there is none)."""
-    children: Dict[int, List[int]] = defaultdict(list)
+    children: dict[int, list[int]] = defaultdict(list)
     try:
         names = os.listdir("/proc")
     except OSError:
@@ -174,7 +181,7 @@ def _kill_tree(proc: subprocess.Popen) -> None:
             pass
 
 
-def watch_env(records_dir: str, base: Optional[Dict[str, str]] = None) -> Dict[str, str]:
+def watch_env(records_dir: str, base: dict[str, str] | None = None) -> dict[str, str]:
     """The program's environment: its own, with the bootstrap first on PYTHONPATH."""
     env = dict(os.environ if base is None else base)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (BOOTSTRAP_DIR, _PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
@@ -183,8 +190,9 @@ def watch_env(records_dir: str, base: Optional[Dict[str, str]] = None) -> Dict[s
     return env
 
 
-def run_program(command: Sequence[str], records_dir: str, *, cwd: Optional[str] = None,
-                timeout: Optional[float] = None) -> ProgramRun:
+def run_program(
+    command: Sequence[str], records_dir: str, *, cwd: str | None = None, timeout: float | None = None
+) -> ProgramRun:
     """Run ``command`` with the observer installed; stdin is the program's, stdout and stderr
     go through to ours. On ``timeout`` (seconds) the program and every process it started
     are killed. Never raises for the program's own failure."""
@@ -193,8 +201,7 @@ def run_program(command: Sequence[str], records_dir: str, *, cwd: Optional[str] 
     err_r, err_w = os.pipe()
     started = time.monotonic()
     try:
-        proc = subprocess.Popen(list(command), cwd=cwd, env=watch_env(records_dir),
-                                stdout=out_w, stderr=err_w)
+        proc = subprocess.Popen(list(command), cwd=cwd, env=watch_env(records_dir), stdout=out_w, stderr=err_w)
     except OSError as e:
         for fd in (out_r, err_r):
             os.close(fd)
@@ -206,7 +213,9 @@ def run_program(command: Sequence[str], records_dir: str, *, cwd: Optional[str] 
     tail, lock = bytearray(), threading.Lock()
     tees = [_Tee(out_r, sys.stdout, tail, lock), _Tee(err_r, sys.stderr, tail, lock)]
     # Ctrl-C reaches the program (same process group); we wait for it to finish and report.
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if threading.current_thread() is threading.main_thread() else None
+    previous = (
+        signal.signal(signal.SIGINT, signal.SIG_IGN) if threading.current_thread() is threading.main_thread() else None
+    )
     try:
         try:
             run.returncode = proc.wait(timeout=timeout)
@@ -232,15 +241,16 @@ def run_program(command: Sequence[str], records_dir: str, *, cwd: Optional[str] 
 
 # --------------------------------------------------------------------------- records
 
+
 @dataclass
 class ProcessRecords:
     """What one process of the program recorded."""
 
-    header: Dict[str, Any]
-    records: List[Dict[str, Any]] = field(default_factory=list)
+    header: dict[str, Any]
+    records: list[dict[str, Any]] = field(default_factory=list)
 
     @property
-    def rank(self) -> Optional[int]:
+    def rank(self) -> int | None:
         return self.header.get("rank") if (self.header.get("world_size") or 0) > 1 else None
 
     @property
@@ -252,16 +262,16 @@ class ProcessRecords:
         return f"pid {self.header.get('pid')}"
 
 
-def read_records(directory: str) -> List[ProcessRecords]:
+def read_records(directory: str) -> list[ProcessRecords]:
     """Every process's records; a line cut short by a crash is skipped."""
-    out: List[ProcessRecords] = []
+    out: list[ProcessRecords] = []
     try:
         names = sorted(n for n in os.listdir(directory) if n.endswith(".jsonl"))
     except OSError:
         return out
     for name in names:
-        header: Optional[Dict[str, Any]] = None
-        records: List[Dict[str, Any]] = []
+        header: dict[str, Any] | None = None
+        records: list[dict[str, Any]] = []
         try:
             with open(os.path.join(directory, name), encoding="utf-8", errors="replace") as handle:
                 for line in handle:
@@ -285,39 +295,46 @@ def read_records(directory: str) -> List[ProcessRecords]:
 
 # --------------------------------------------------------------------------- results
 
+
 @dataclass
 class _Break:
     site: Frame
-    library: Optional[Frame]
+    library: Frame | None
     loc: Frame
-    record: Dict[str, Any]
+    record: dict[str, Any]
     hits: int = 0
-    processes: Set[str] = field(default_factory=set)
-    ranks: Set[int] = field(default_factory=set)
+    processes: set[str] = field(default_factory=set)
+    ranks: set[int] = field(default_factory=set)
 
 
-def observed(processes: Sequence[ProcessRecords], places: Places, *, name: str, run: Optional[ProgramRun],
-             cache_gone: Optional[bool] = None) -> Tuple[TargetResult, List[Finding], List[FileError]]:
+def observed(
+    processes: Sequence[ProcessRecords],
+    places: Places,
+    *,
+    name: str,
+    run: ProgramRun | None,
+    cache_gone: bool | None = None,
+) -> tuple[TargetResult, list[Finding], list[FileError]]:
     """The run's result line, its findings and errors, from every process's records."""
     from torchlint.dynamic.recompiles import parse_recompile_message
 
     result = TargetResult(target=name, seconds=run.seconds if run else 0.0)
-    errors: List[FileError] = []
+    errors: list[FileError] = []
     if run is not None and run.failed:
         result.error = run.describe()
         errors.append(FileError(path=name, message=result.error))
     world = max((p.header.get("world_size") or 1 for p in processes), default=1)
     ranks_seen = {p.rank for p in processes if p.rank is not None}
-    breaks: Dict[Tuple[Any, ...], _Break] = {}
-    full_frames: Dict[Frame, List[Frame]] = {}
-    findings: List[Finding] = []
+    breaks: dict[tuple[Any, ...], _Break] = {}
+    full_frames: dict[Frame, list[Frame]] = {}
+    findings: list[Finding] = []
     unplaced = 0
-    limits: Dict[Tuple[str, int], Dict[str, Any]] = {}
-    frames_compiled: Dict[Tuple[str, str, int], Dict[str, Any]] = {}
+    limits: dict[tuple[str, int], dict[str, Any]] = {}
+    frames_compiled: dict[tuple[str, str, int], dict[str, Any]] = {}
     cache: Counter = Counter()
-    cache_dirs: Dict[str, Dict[str, Any]] = {}
-    cudagraph: List[Tuple[ProcessRecords, Dict[str, Any]]] = []
-    recompiles: List[Dict[str, Any]] = []
+    cache_dirs: dict[str, dict[str, Any]] = {}
+    cudagraph: list[tuple[ProcessRecords, dict[str, Any]]] = []
+    recompiles: list[dict[str, Any]] = []
     for proc in processes:
         for r in proc.records:
             kind = r.get("kind")
@@ -354,9 +371,14 @@ def observed(processes: Sequence[ProcessRecords], places: Places, *, name: str, 
                     words = event.words + (f"; fix: {event.fix}" if event.fix else "")
                     where = _where(places, event.path, event.line, site) if library is not None else ""
                     prefix = f"`{event.function}`" + (f" ({where})" if where else "")
-                    result.recompile_reasons.append(Recompile(
-                        target=name, reason=f"{prefix}: {words}",
-                        path=places.show(site[0]) if site else None, line=site[1] if site else None))
+                    result.recompile_reasons.append(
+                        Recompile(
+                            target=name,
+                            reason=f"{prefix}: {words}",
+                            path=places.show(site[0]) if site else None,
+                            line=site[1] if site else None,
+                        )
+                    )
             elif kind == "limit":
                 _add_limit(limits, r, places)
             elif kind == "compile":
@@ -372,8 +394,11 @@ def observed(processes: Sequence[ProcessRecords], places: Places, *, name: str, 
     result.graph_breaks = len({entry.site for entry in breaks.values()})
     result.graph_break_hits = sum(entry.hits for entry in breaks.values())
     result.graphs = sum(f["graphs"] for f in frames_compiled.values())
-    result.run_mode = "training" if any(r.get("is_forward") is False for p in processes for r in p.records
-                                        if r.get("kind") == "compile") else "eval"
+    result.run_mode = (
+        "training"
+        if any(r.get("is_forward") is False for p in processes for r in p.records if r.get("kind") == "compile")
+        else "eval"
+    )
     result.compile_mode = "reduce-overhead" if cudagraph else None
     result.recompile_causes = group_recompiles(recompiles, places.show, mode=result.compile_mode)
     build = Findings(name, places.show, _source_lines())
@@ -393,8 +418,15 @@ def observed(processes: Sequence[ProcessRecords], places: Places, *, name: str, 
         "command": run.command if run else None,
         "exit_code": run.returncode if run else None,
         "timed_out": run.timed_out if run else False,
-        "processes": [{"pid": p.header.get("pid"), "rank": p.rank, "xdist_worker": p.header.get("xdist_worker"),
-                       "records": len(p.records)} for p in processes],
+        "processes": [
+            {
+                "pid": p.header.get("pid"),
+                "rank": p.rank,
+                "xdist_worker": p.header.get("xdist_worker"),
+                "records": len(p.records),
+            }
+            for p in processes
+        ],
         "frames": sorted(frames_compiled.values(), key=lambda f: -f["seconds"]),
         "cache": dict(cache),
         "cache_dirs": list(cache_dirs.values()),
@@ -403,7 +435,7 @@ def observed(processes: Sequence[ProcessRecords], places: Places, *, name: str, 
     return result, findings, errors
 
 
-def _where(places: Places, path: Optional[str], line: Optional[int], site: Optional[Frame]) -> str:
+def _where(places: Places, path: str | None, line: int | None, site: Frame | None) -> str:
     """``path:line`` of a frame, with ``reached from SITE`` when the frame is a library's."""
     if not path or not line:
         return f"{places.show(site[0])}:{site[1]}" if site else ""
@@ -413,7 +445,7 @@ def _where(places: Places, path: Optional[str], line: Optional[int], site: Optio
     return text
 
 
-_LINES: List[SourceLines] = []
+_LINES: list[SourceLines] = []
 
 
 def _source_lines() -> SourceLines:
@@ -422,16 +454,22 @@ def _source_lines() -> SourceLines:
     return _LINES[0]
 
 
-def _break_finding(build: Findings, entry: _Break, world: int, ranks_seen: Set[int]) -> Finding:
+def _break_finding(build: Findings, entry: _Break, world: int, ranks_seen: set[int]) -> Finding:
     note = ""
     if world > 1 and entry.ranks and len(entry.ranks) < max(world, len(ranks_seen)):
         shown = ", ".join(str(x) for x in sorted(entry.ranks))
         note = f"; seen on rank{'s' if len(entry.ranks) != 1 else ''} {shown} only, of {world}"
-    return build.graph_break(entry.site, entry.record, entry.hits, library=entry.library, note=note,
-                             ranks=sorted(entry.ranks) if world > 1 else None)
+    return build.graph_break(
+        entry.site,
+        entry.record,
+        entry.hits,
+        library=entry.library,
+        note=note,
+        ranks=sorted(entry.ranks) if world > 1 else None,
+    )
 
 
-def _add_limit(limits: Dict[Tuple[str, int], Dict[str, Any]], r: Dict[str, Any], places: Places) -> None:
+def _add_limit(limits: dict[tuple[str, int], dict[str, Any]], r: dict[str, Any], places: Places) -> None:
     from torchlint.dynamic.gb_registry import load_registry
     from torchlint.dynamic.recompiles import describe_guard, parse_limit_message
 
@@ -454,12 +492,14 @@ def _add_limit(limits: Dict[Tuple[str, int], Dict[str, Any]], r: Dict[str, Any],
     entry["hits"] += 1
 
 
-def _add_compile(frames: Dict[Tuple[str, str, int], Dict[str, Any]], r: Dict[str, Any], cache: Counter) -> None:
+def _add_compile(frames: dict[tuple[str, str, int], dict[str, Any]], r: dict[str, Any], cache: Counter) -> None:
     key = (r.get("co_name") or "?", r.get("co_filename") or "?", int(r.get("co_firstlineno") or 0))
     if r.get("is_runtime") or not r.get("co_name"):
         return  # runtime autotuning, or a frame dynamo refused before tracing (a limit hit)
-    entry = frames.setdefault(key, {"function": key[0], "path": key[1], "line": key[2], "compiles": 0,
-                                    "seconds": 0.0, "graphs": 0, "failures": 0})
+    entry = frames.setdefault(
+        key,
+        {"function": key[0], "path": key[1], "line": key[2], "compiles": 0, "seconds": 0.0, "graphs": 0, "failures": 0},
+    )
     counters = r.get("counters") or {}
     if r.get("is_forward") is not False:
         entry["compiles"] += 1
@@ -472,10 +512,16 @@ def _add_compile(frames: Dict[Tuple[str, str, int], Dict[str, Any]], r: Dict[str
             cache[name] += int(value)
 
 
-def _details(frames: Dict[Tuple[str, str, int], Dict[str, Any]], cache: Counter,
-             cache_dirs: Dict[str, Dict[str, Any]], places: Places, processes: Sequence[ProcessRecords],
-             unplaced: int, cache_gone: Optional[bool]) -> List[str]:
-    lines: List[str] = []
+def _details(
+    frames: dict[tuple[str, str, int], dict[str, Any]],
+    cache: Counter,
+    cache_dirs: dict[str, dict[str, Any]],
+    places: Places,
+    processes: Sequence[ProcessRecords],
+    unplaced: int,
+    cache_gone: bool | None,
+) -> list[str]:
+    lines: list[str] = []
     if len(processes) > 1:
         lines.append(f"merged {len(processes)} processes: " + ", ".join(p.label for p in processes))
     total = sum(f["seconds"] for f in frames.values())
@@ -483,19 +529,29 @@ def _details(frames: Dict[Tuple[str, str, int], Dict[str, Any]], cache: Counter,
         lines.append(f"compile time {total:.2f} s over {len(frames)} frame{'s' if len(frames) != 1 else ''}:")
         for f in sorted(frames.values(), key=lambda f: -f["seconds"])[:10]:
             failed = f", {f['failures']} failed" if f["failures"] else ""
-            lines.append(f"  {f['seconds']:.2f} s  `{f['function']}` ({places.show(f['path'])}:{f['line']}): "
-                         f"{f['compiles']} compile{'s' if f['compiles'] != 1 else ''}, "
-                         f"{f['graphs']} graph{'s' if f['graphs'] != 1 else ''}{failed}")
+            lines.append(
+                f"  {f['seconds']:.2f} s  `{f['function']}` ({places.show(f['path'])}:{f['line']}): "
+                f"{f['compiles']} compile{'s' if f['compiles'] != 1 else ''}, "
+                f"{f['graphs']} graph{'s' if f['graphs'] != 1 else ''}{failed}"
+            )
         if len(frames) > 10:
             lines.append(f"  ... and {len(frames) - 10} more frames (JSON: targets[].program.frames)")
     parts = []
-    for label, prefix in (("FX graph cache", "inductor.fxgraph_cache"), ("AOT autograd cache", "aot_autograd.autograd_cache"),
-                          ("autotune cache", "autotune")):
-        hit, miss, bypass = cache[f"{prefix}_hit" if prefix != "autotune" else "autotune.hit"], \
-            cache[f"{prefix}_miss" if prefix != "autotune" else "autotune.miss"], cache.get(f"{prefix}_bypass", 0)
+    for label, prefix in (
+        ("FX graph cache", "inductor.fxgraph_cache"),
+        ("AOT autograd cache", "aot_autograd.autograd_cache"),
+        ("autotune cache", "autotune"),
+    ):
+        hit, miss, bypass = (
+            cache[f"{prefix}_hit" if prefix != "autotune" else "autotune.hit"],
+            cache[f"{prefix}_miss" if prefix != "autotune" else "autotune.miss"],
+            cache.get(f"{prefix}_bypass", 0),
+        )
         if hit or miss or bypass:
-            parts.append(f"{label} {hit} hit{'s' if hit != 1 else ''}, {miss} miss{'es' if miss != 1 else ''}"
-                         + (f", {bypass} bypassed" if bypass else ""))
+            parts.append(
+                f"{label} {hit} hit{'s' if hit != 1 else ''}, {miss} miss{'es' if miss != 1 else ''}"
+                + (f", {bypass} bypassed" if bypass else "")
+            )
     if parts:
         lines.append("; ".join(parts))
     for path, d in cache_dirs.items():
@@ -505,29 +561,37 @@ def _details(frames: Dict[Tuple[str, str, int], Dict[str, Any]], cache: Counter,
     return lines
 
 
-def cache_warnings(path: str, d: Dict[str, Any], gone: Optional[bool] = None) -> List[str]:
+def cache_warnings(path: str, d: dict[str, Any], gone: bool | None = None) -> list[str]:
     """Warnings about inductor's cache folder: not writable, deleted when the program ended
     (a temporary folder), or in memory (tmpfs): each means the next run compiles from scratch."""
     out = []
     where = f"inductor's cache folder {path}" + (" (TORCHINDUCTOR_CACHE_DIR)" if d.get("env") else "")
     if not d.get("writable", True):
-        out.append(f"warning: {where} is not writable: nothing compiled is cached, every run "
-                   "compiles from scratch; point TORCHINDUCTOR_CACHE_DIR at a writable folder")
+        out.append(
+            f"warning: {where} is not writable: nothing compiled is cached, every run "
+            "compiles from scratch; point TORCHINDUCTOR_CACHE_DIR at a writable folder"
+        )
     elif gone if gone is not None else not os.path.isdir(path):
-        out.append(f"warning: {where} no longer exists after the run: the compiled artifacts were "
-                   "lost, so the next run compiles from scratch; point TORCHINDUCTOR_CACHE_DIR at a "
-                   "folder that outlives the program")
+        out.append(
+            f"warning: {where} no longer exists after the run: the compiled artifacts were "
+            "lost, so the next run compiles from scratch; point TORCHINDUCTOR_CACHE_DIR at a "
+            "folder that outlives the program"
+        )
     elif _filesystem(path) in ("tmpfs", "ramfs"):
-        out.append(f"warning: {where} is in memory ({_filesystem(path)}): lost on reboot or container "
-                   "restart, so each fresh start compiles from scratch; point TORCHINDUCTOR_CACHE_DIR at a "
-                   "folder on disk (and cache it in CI)")
+        out.append(
+            f"warning: {where} is in memory ({_filesystem(path)}): lost on reboot or container "
+            "restart, so each fresh start compiles from scratch; point TORCHINDUCTOR_CACHE_DIR at a "
+            "folder on disk (and cache it in CI)"
+        )
     if d.get("fx_graph_cache") is False:
-        out.append("warning: inductor's FX graph cache is off (torch._inductor.config.fx_graph_cache / "
-                   "TORCHINDUCTOR_FX_GRAPH_CACHE=0): every run compiles every graph from scratch")
+        out.append(
+            "warning: inductor's FX graph cache is off (torch._inductor.config.fx_graph_cache / "
+            "TORCHINDUCTOR_FX_GRAPH_CACHE=0): every run compiles every graph from scratch"
+        )
     return out
 
 
-def _filesystem(path: str) -> Optional[str]:
+def _filesystem(path: str) -> str | None:
     """The type of the filesystem holding ``path``, from /proc/mounts (None when unknown)."""
     best, kind = "", None
     real = os.path.realpath(path)
@@ -546,15 +610,15 @@ def _filesystem(path: str) -> Optional[str]:
 _COMPILE_ID = re.compile(r"^(?:!\d+/)?(?P<frame>\d+)/(?P<attempt>\d+)")
 
 
-def _frame_of(compile_id: Optional[str]) -> Optional[str]:
+def _frame_of(compile_id: str | None) -> str | None:
     """The frame part of a compile id ("0" of "0/1"): one per code object dynamo compiles."""
     m = _COMPILE_ID.match(compile_id or "")
     return m.group("frame") if m else None
 
 
-def _compiled_frames(proc: ProcessRecords) -> Dict[str, Tuple[str, str, int]]:
+def _compiled_frames(proc: ProcessRecords) -> dict[str, tuple[str, str, int]]:
     """frame id -> (function, file, first line), from the process's compile records."""
-    out: Dict[str, Tuple[str, str, int]] = {}
+    out: dict[str, tuple[str, str, int]] = {}
     for r in proc.records:
         frame = _frame_of(r.get("compile_id")) if r.get("kind") == "compile" and r.get("co_name") else None
         if frame is not None and r.get("co_filename"):
@@ -562,8 +626,9 @@ def _compiled_frames(proc: ProcessRecords) -> Dict[str, Tuple[str, str, int]]:
     return out
 
 
-def _cudagraph_findings(events: Sequence[Tuple[ProcessRecords, Dict[str, Any]]], places: Places,
-                        build: Findings) -> Tuple[Optional[int], List[Finding]]:
+def _cudagraph_findings(
+    events: Sequence[tuple[ProcessRecords, dict[str, Any]]], places: Places, build: Findings
+) -> tuple[int | None, list[Finding]]:
     """CUDA-graph skips (inductor's "skipping cudagraphs due to ..."), splits (a graph cut in
     partitions around host work) and re-recordings (one compiled frame recorded again: a new
     shape, a recompilation, a failed replay check), as the warnings ``--mode reduce-overhead``
@@ -574,8 +639,7 @@ def _cudagraph_findings(events: Sequence[Tuple[ProcessRecords, Dict[str, Any]]],
 
     frames_of = {id(proc): _compiled_frames(proc) for proc in {id(p): p for p, _ in events}.values()}
 
-    def frame_site(proc: ProcessRecords, compile_id: Optional[str], stack: Sequence[Any]
-                   ) -> Tuple[Optional[Frame], str]:
+    def frame_site(proc: ProcessRecords, compile_id: str | None, stack: Sequence[Any]) -> tuple[Frame | None, str]:
         """(site, name) of a compiled frame: its ``def`` when in the project, else where the
         program called it; the name is "`fn`", with its place when that is a library's."""
         frame = frames_of[id(proc)].get(_frame_of(compile_id) or "")
@@ -587,13 +651,13 @@ def _cudagraph_findings(events: Sequence[Tuple[ProcessRecords, Dict[str, Any]]],
     def inside(name: str) -> str:
         return f"; in {name}" if name else ""
 
-    findings: List[Finding] = []
-    skips: Dict[Tuple[Frame, str], Dict[str, Any]] = {}
-    partition_logs: Dict[Tuple[int, str], List[str]] = defaultdict(list)
-    recordings: Dict[Tuple[int, str], List[Dict[str, Any]]] = defaultdict(list)
-    owners: Dict[Tuple[int, str], ProcessRecords] = {}
-    reasons: Dict[Tuple[int, str], List[str]] = defaultdict(list)
-    sizes: Dict[Tuple[int, str], int] = {}
+    findings: list[Finding] = []
+    skips: dict[tuple[Frame, str], dict[str, Any]] = {}
+    partition_logs: dict[tuple[int, str], list[str]] = defaultdict(list)
+    recordings: dict[tuple[int, str], list[dict[str, Any]]] = defaultdict(list)
+    owners: dict[tuple[int, str], ProcessRecords] = {}
+    reasons: dict[tuple[int, str], list[str]] = defaultdict(list)
+    sizes: dict[tuple[int, str], int] = {}
     for proc, r in events:
         event = r.get("event")
         if event == "skip":
@@ -602,8 +666,10 @@ def _cudagraph_findings(events: Sequence[Tuple[ProcessRecords, Dict[str, Any]]],
             where = inside(name)
             site = places.place(frames)[0] or site
             if site is not None:
-                entry = skips.setdefault((site, r.get("reason") or "an unnamed reason"),
-                                         {"hits": 0, "where": where, "message": r.get("message")})
+                entry = skips.setdefault(
+                    (site, r.get("reason") or "an unnamed reason"),
+                    {"hits": 0, "where": where, "message": r.get("message")},
+                )
                 entry["hits"] += 1
         elif event == "partition_log":
             partition_logs[(id(proc), r.get("compile_id") or "?")].append(r.get("message") or "")
@@ -619,11 +685,12 @@ def _cudagraph_findings(events: Sequence[Tuple[ProcessRecords, Dict[str, Any]]],
             elif event == "sizes":
                 sizes[key] = max(sizes.get(key, 0), int(r.get("sizes") or 0))
     for (site, reason), entry in sorted(skips.items()):
-        findings.append(build.cudagraph_skip(site, reason, where=entry["where"], message=entry["message"],
-                                             hits=entry["hits"]))
-    splits: Dict[Frame, Dict[str, Any]] = {}
+        findings.append(
+            build.cudagraph_skip(site, reason, where=entry["where"], message=entry["message"], hits=entry["hits"])
+        )
+    splits: dict[Frame, dict[str, Any]] = {}
     for key, messages in partition_logs.items():
-        blocks: List[List[str]] = []
+        blocks: list[list[str]] = []
         for message in messages:  # a compile id's graphs (forward, backward) one block each
             if message.lstrip().startswith("Created ") or not blocks:
                 blocks.append([])
@@ -639,7 +706,7 @@ def _cudagraph_findings(events: Sequence[Tuple[ProcessRecords, Dict[str, Any]]],
                 entry = splits.setdefault(site, {"parsed": parsed, "why": node.why, "hits": 0, "where": where})
                 entry["hits"] += 1
     logged = {key[1] for key in partition_logs}
-    cut: Dict[Tuple[Tuple[int, str], Any, Any], Dict[str, Dict[str, Any]]] = defaultdict(dict)
+    cut: dict[tuple[tuple[int, str], Any, Any], dict[str, dict[str, Any]]] = defaultdict(dict)
     for key, recs in recordings.items():
         for r in recs:
             if re.fullmatch(r"partition_\d+", r.get("name") or "") and r.get("compile_id") not in logged:
@@ -652,14 +719,21 @@ def _cudagraph_findings(events: Sequence[Tuple[ProcessRecords, Dict[str, Any]]],
         site, name = frame_site(owners[key], compile_id, next(iter(names.values())).get("stack") or [])
         if site is None or site in splits:
             continue
-        splits[site] = {"parsed": Partitions(pieces=len(names)), "why": None, "hits": 1,
-                        "where": inside(name) + "; this graph came from inductor's FX graph cache, which keeps no record of "
-                                         "the lines that cut it: run once with TORCHINDUCTOR_FX_GRAPH_CACHE=0 to see them"}
+        splits[site] = {
+            "parsed": Partitions(pieces=len(names)),
+            "why": None,
+            "hits": 1,
+            "where": inside(name) + "; this graph came from inductor's FX graph cache, which keeps no record of "
+            "the lines that cut it: run once with TORCHINDUCTOR_FX_GRAPH_CACHE=0 to see them",
+        }
     for site, entry in sorted(splits.items()):
         parsed = entry["parsed"]
-        findings.append(build.cudagraph_split(site, parsed.pieces or 1, parsed.reason, entry["why"],
-                                              where=entry["where"], hits=entry["hits"]))
-    rerecords: Dict[Frame, Dict[str, Any]] = {}
+        findings.append(
+            build.cudagraph_split(
+                site, parsed.pieces or 1, parsed.reason, entry["why"], where=entry["where"], hits=entry["hits"]
+            )
+        )
+    rerecords: dict[Frame, dict[str, Any]] = {}
     for key, recs in recordings.items():
         # one recording per CUDA graph of each compiled graph is expected (partition_0, partition_1...)
         count = len(recs) - len({(r.get("mode"), r.get("name") or r.get("function")) for r in recs})
@@ -669,7 +743,7 @@ def _cudagraph_findings(events: Sequence[Tuple[ProcessRecords, Dict[str, Any]]],
         site, name = frame_site(proc, recs[0].get("compile_id"), recs[0].get("stack") or [])
         if site is None:
             continue
-        shapes: List[str] = []
+        shapes: list[str] = []
         for r in recs:
             text = "(" + ", ".join(r.get("shapes") or []) + ")"
             if r.get("shapes") and text not in shapes:

@@ -19,24 +19,27 @@ made in the test's process) all build their findings and recompile entries here:
 Standard library only: no torch. The worker reads :class:`Places` too (through
 :class:`ProjectFiles`), so a break is placed the same way in both processes.
 """
+
 from __future__ import annotations
 
 import os
 import re
 import sysconfig
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from torchlint.dynamic.gb_registry import torch_dir
 from torchlint.findings import Finding
 
-Frame = Tuple[str, int]
+Frame = tuple[str, int]
 
 _TORCHLINT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 # --------------------------------------------------------------------------- the project
 
-def project_root(settings: Any = None, cwd: Optional[str] = None) -> str:
+
+def project_root(settings: Any = None, cwd: str | None = None) -> str:
     """The folder whose files are the user's project: the folder of the config that applies
     (``settings``' file; without ``settings``, the nearest one from ``cwd`` upward), else the
     git repository holding ``cwd``, else ``cwd`` itself."""
@@ -55,7 +58,7 @@ def project_root(settings: Any = None, cwd: Optional[str] = None) -> str:
     return git_root(cwd) or cwd
 
 
-def git_root(folder: str) -> Optional[str]:
+def git_root(folder: str) -> str | None:
     """The top of the git work tree holding ``folder`` (read from the folders, not git)."""
     cur = os.path.abspath(folder)
     while True:
@@ -71,7 +74,7 @@ def _real(path: str) -> str:
     return os.path.realpath(path)
 
 
-def _library_dirs() -> Tuple[str, ...]:
+def _library_dirs() -> tuple[str, ...]:
     dirs = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
     torch = torch_dir()
     if torch:
@@ -94,14 +97,18 @@ class Places:
         self.own = (os.path.join(_real(_TORCHLINT_DIR), ""),)
         torch = torch_dir()
         self.torch = (os.path.join(_real(torch), ""),) if torch else ()
-        self._project: Dict[str, bool] = {}
+        self._project: dict[str, bool] = {}
 
     def is_project(self, path: str) -> bool:
         known = self._project.get(path)
         if known is None:
             real = _real(path)
-            known = (not path.startswith("<") and not real.startswith(self.library + self.own)
-                     and not _installed(real) and real.startswith(self.roots))
+            known = (
+                not path.startswith("<")
+                and not real.startswith(self.library + self.own)
+                and not _installed(real)
+                and real.startswith(self.roots)
+            )
             self._project[path] = known
         return known
 
@@ -128,7 +135,7 @@ class Places:
                 return os.path.relpath(real, os.path.dirname(base.rstrip(os.sep)))
         return real
 
-    def place(self, frames: Sequence[Frame]) -> Tuple[Optional[Frame], Optional[Frame]]:
+    def place(self, frames: Sequence[Frame]) -> tuple[Frame | None, Frame | None]:
         """(site, library line) for a stack, outermost first: the site is the innermost frame
         in the project; the library line is the innermost frame when that one is not in the
         project. Without a project frame the site is the innermost frame outside torch and
@@ -164,7 +171,8 @@ class ProjectFiles:
 
 # --------------------------------------------------------------------------- source lines
 
-def relpath(path: Optional[str], cwd: str) -> Optional[str]:
+
+def relpath(path: str | None, cwd: str) -> str | None:
     """``path`` relative to ``cwd`` when it lies inside it, else as given."""
     if path is None:
         return None
@@ -180,9 +188,9 @@ class SourceLines:
     is read once per instance (one run), so an edited file is read afresh by the next run."""
 
     def __init__(self) -> None:
-        self._files: Dict[str, List[str]] = {}
+        self._files: dict[str, list[str]] = {}
 
-    def line(self, path: str, number: int) -> Optional[str]:
+    def line(self, path: str, number: int) -> str | None:
         from torchlint.files import FileProblem, read_source, source_lines
 
         lines = self._files.get(path)
@@ -208,7 +216,7 @@ class Findings:
     """Builds the findings of one target or program: each placed on a real (file, line) and
     shown as ``show`` prints paths, its source line read once per file (:class:`SourceLines`)."""
 
-    def __init__(self, target: str, show: Any, lines: Optional[SourceLines] = None) -> None:
+    def __init__(self, target: str, show: Any, lines: SourceLines | None = None) -> None:
         self.target = target
         self.show = show
         self.lines = lines or SourceLines()
@@ -218,13 +226,32 @@ class Findings:
         text = self.lines.line(path, line) or ""
         stripped = text.strip()
         return Finding(
-            rule=None, name=name, path=self.show(path), line=line,
-            column=len(text) - len(text.lstrip()) + 1 if stripped else 1, end_line=line,
-            end_column=len(text.rstrip()) + 1 if stripped else 1, message=message, suggestion=suggestion,
-            source="dynamic", target=self.target, targets=[self.target], source_line=text or None, **extra)
+            rule=None,
+            name=name,
+            path=self.show(path),
+            line=line,
+            column=len(text) - len(text.lstrip()) + 1 if stripped else 1,
+            end_line=line,
+            end_column=len(text.rstrip()) + 1 if stripped else 1,
+            message=message,
+            suggestion=suggestion,
+            source="dynamic",
+            target=self.target,
+            targets=[self.target],
+            source_line=text or None,
+            **extra,
+        )
 
-    def graph_break(self, site: Frame, record: Mapping[str, Any], hits: int, *, library: Optional[Frame] = None,
-                    note: str = "", ranks: Optional[List[int]] = None) -> Finding:
+    def graph_break(
+        self,
+        site: Frame,
+        record: Mapping[str, Any],
+        hits: int,
+        *,
+        library: Frame | None = None,
+        note: str = "",
+        ranks: list[int] | None = None,
+    ) -> Finding:
         """One break site: dynamo's reason, explanation and hints (its first hint, else its
         explanation, as the fix: the merge puts a rule's fix in its place)."""
         reason = record.get("reason") or "graph break"
@@ -237,60 +264,122 @@ class Findings:
         hints = [h for h in record.get("hints") or [] if h]
         suggestion = hints[0] if hints else (record.get("explanation") or "move this out of the compiled region")
         return self.located(
-            GRAPH_BREAK, site[0], site[1], message, suggestion, gb_code=record.get("gb_code"), severity="error",
-            reason=reason, explanation=record.get("explanation") or None, hints=hints, hits=hits,
-            library=f"{self.show(library[0])}:{library[1]}" if library else None, ranks=ranks)
+            GRAPH_BREAK,
+            site[0],
+            site[1],
+            message,
+            suggestion,
+            gb_code=record.get("gb_code"),
+            severity="error",
+            reason=reason,
+            explanation=record.get("explanation") or None,
+            hints=hints,
+            hits=hits,
+            library=f"{self.show(library[0])}:{library[1]}" if library else None,
+            ranks=ranks,
+        )
 
     def recompile_limit(self, site: Frame, hit: Mapping[str, Any], hits: int = 1) -> Finding:
         """A function that hit dynamo's recompile limit (``hit``: ``function``, ``where``,
         ``limit``, ``kind``, ``words``, ``fix``, ``gb_code``)."""
         message = limit_words(hit)
         return self.located(
-            LIMIT_NAME, site[0], site[1], message, hit.get("fix") or LIMIT_SUGGESTION, severity="error",
-            gb_code=hit.get("gb_code"), reason=f"hit config.{hit.get('kind') or 'recompile_limit'}", hits=hits)
+            LIMIT_NAME,
+            site[0],
+            site[1],
+            message,
+            hit.get("fix") or LIMIT_SUGGESTION,
+            severity="error",
+            gb_code=hit.get("gb_code"),
+            reason=f"hit config.{hit.get('kind') or 'recompile_limit'}",
+            hits=hits,
+        )
 
-    def cudagraph_skip(self, site: Frame, reason: str, why: Optional[str] = None, where: str = "",
-                       message: Optional[str] = None, hits: Optional[int] = None) -> Finding:
-        return self.located(SKIP_NAME, site[0], site[1], skip_words(reason, why) + where, cudagraph_fix(reason),
-                            severity="warning", reason=message or reason, hits=hits)
+    def cudagraph_skip(
+        self,
+        site: Frame,
+        reason: str,
+        why: str | None = None,
+        where: str = "",
+        message: str | None = None,
+        hits: int | None = None,
+    ) -> Finding:
+        return self.located(
+            SKIP_NAME,
+            site[0],
+            site[1],
+            skip_words(reason, why) + where,
+            cudagraph_fix(reason),
+            severity="warning",
+            reason=message or reason,
+            hits=hits,
+        )
 
-    def cudagraph_split(self, site: Frame, pieces: int, reason: str, why: Optional[str] = None, where: str = "",
-                        hits: Optional[int] = None) -> Finding:
-        return self.located(SPLIT_NAME, site[0], site[1], split_words(pieces, reason, why) + where,
-                            cudagraph_fix("cpu device"), severity="warning", reason=reason, hits=hits)
+    def cudagraph_split(
+        self, site: Frame, pieces: int, reason: str, why: str | None = None, where: str = "", hits: int | None = None
+    ) -> Finding:
+        return self.located(
+            SPLIT_NAME,
+            site[0],
+            site[1],
+            split_words(pieces, reason, why) + where,
+            cudagraph_fix("cpu device"),
+            severity="warning",
+            reason=reason,
+            hits=hits,
+        )
 
     def cudagraph_rerecord(self, site: Frame, count: int, detail: str, called: str = "") -> Finding:
-        return self.located(RERECORD_NAME, site[0], site[1], rerecord_words(count, detail, called),
-                            RERECORD_SUGGESTION, severity="warning", hits=count)
+        return self.located(
+            RERECORD_NAME,
+            site[0],
+            site[1],
+            rerecord_words(count, detail, called),
+            RERECORD_SUGGESTION,
+            severity="warning",
+            hits=count,
+        )
 
 
-LIMIT_SUGGESTION = ("Remove what recompiles it (the reason above, and the target's recompile lines): "
-                    "each variant of the inputs, the layers or the Python values it sees is one "
-                    "more compilation; raising `torch._dynamo.config.recompile_limit` only delays this.")
+LIMIT_SUGGESTION = (
+    "Remove what recompiles it (the reason above, and the target's recompile lines): "
+    "each variant of the inputs, the layers or the Python values it sees is one "
+    "more compilation; raising `torch._dynamo.config.recompile_limit` only delays this."
+)
 
 
 def limit_words(hit: Mapping[str, Any]) -> str:
     """A recompile-limit hit in words: loudly, since the function then runs uncompiled."""
     where = f" ({hit['where']})" if hit.get("where") else ""
     last = f"; the last guard that failed: {hit['words']}" if hit.get("words") else ""
-    return (f"RECOMPILE LIMIT HIT: `{hit.get('function') or '?'}`{where} hit dynamo's recompile limit "
-            f"(config.{hit.get('kind') or 'recompile_limit'} = {hit.get('limit', '?')} compilations): "
-            f"from then on dynamo runs it eagerly, uncompiled, on every call that misses its compiled "
-            f"versions{last}")
+    return (
+        f"RECOMPILE LIMIT HIT: `{hit.get('function') or '?'}`{where} hit dynamo's recompile limit "
+        f"(config.{hit.get('kind') or 'recompile_limit'} = {hit.get('limit', '?')} compilations): "
+        f"from then on dynamo runs it eagerly, uncompiled, on every call that misses its compiled "
+        f"versions{last}"
+    )
 
 
 _CUDAGRAPH_FIXES = (
-    ("cpu device", "Keep every tensor of the compiled region on the GPU: return device tensors "
-                   "and copy them to the host after the call (TL101), create tensors with "
-                   "`device=x.device` or as buffers (TL102)."),
+    (
+        "cpu device",
+        "Keep every tensor of the compiled region on the GPU: return device tensors "
+        "and copy them to the host after the call (TL101), create tensors with "
+        "`device=x.device` or as buffers (TL102).",
+    ),
     ("multiple devices", "Keep the whole compiled region on one GPU."),
-    ("mutated inputs", "Do not modify inputs in place inside the region (`x.add_(1)`, "
-                       "`x[...] = v`): return a new tensor, or copy into a buffer of the module."),
+    (
+        "mutated inputs",
+        "Do not modify inputs in place inside the region (`x.add_(1)`, "
+        "`x[...] = v`): return a new tensor, or copy into a buffer of the module.",
+    ),
     ("incompatible op", "Move the op that CUDA graphs cannot capture out of the compiled region."),
     ("dynamic shape", "Pad inputs to a few fixed sizes so each size is captured once."),
 )
-_CUDAGRAPH_FIX = ("Inductor ran this graph without a CUDA graph; remove the cause it names, "
-                  "or compile without mode=\"reduce-overhead\" if it cannot be avoided.")
+_CUDAGRAPH_FIX = (
+    "Inductor ran this graph without a CUDA graph; remove the cause it names, "
+    'or compile without mode="reduce-overhead" if it cannot be avoided.'
+)
 RERECORD_SUGGESTION = (
     "Each new input shape, and each new value of a Python number, records and keeps another CUDA "
     "graph: pad or bucket inputs to a few fixed sizes so each records once, and pass per-call "
@@ -306,24 +395,28 @@ def cudagraph_fix(reason: str) -> str:
 _NOT_A_BREAK = 'not a graph break, but under mode="reduce-overhead" '
 
 
-def skip_words(reason: str, why: Optional[str] = None) -> str:
+def skip_words(reason: str, why: str | None = None) -> str:
     """A ``cudagraph-skip`` finding's message."""
-    return (_NOT_A_BREAK + f"inductor runs this graph without a CUDA graph because of {reason}"
-            + (f"; this line {why}" if why else ""))
+    return (
+        _NOT_A_BREAK
+        + f"inductor runs this graph without a CUDA graph because of {reason}"
+        + (f"; this line {why}" if why else "")
+    )
 
 
-def split_words(pieces: int, reason: str, why: Optional[str] = None) -> str:
+def split_words(pieces: int, reason: str, why: str | None = None) -> str:
     """A ``cudagraph-split`` finding's message."""
-    what = (f"the CUDA graph is cut in {pieces}: each call replays {pieces} CUDA graphs with "
-            f"{reason} between them" if pieces >= 2 else
-            f"{reason} run outside the CUDA graph, eagerly, on every call")
+    what = (
+        f"the CUDA graph is cut in {pieces}: each call replays {pieces} CUDA graphs with {reason} between them"
+        if pieces >= 2
+        else f"{reason} run outside the CUDA graph, eagerly, on every call"
+    )
     return _NOT_A_BREAK + what + (f"; this line {why}" if why else "")
 
 
 def rerecord_words(count: int, detail: str, called: str = "") -> str:
     """A ``cudagraph-rerecord`` finding's message; ``detail`` says for which inputs."""
-    return (_NOT_A_BREAK + f"the CUDA graph{called} was re-recorded {count} time{'s' if count != 1 else ''} "
-            + detail)
+    return _NOT_A_BREAK + f"the CUDA graph{called} was re-recorded {count} time{'s' if count != 1 else ''} " + detail
 
 
 # --------------------------------------------------------------------------- recompilations
@@ -338,8 +431,7 @@ SHAPES_UNDER_CUDAGRAPHS = (
 )
 
 
-def group_recompiles(events: Sequence[Mapping[str, Any]], show: Any, mode: Optional[str] = None
-                     ) -> List[Dict[str, Any]]:
+def group_recompiles(events: Sequence[Mapping[str, Any]], show: Any, mode: str | None = None) -> list[dict[str, Any]]:
     """Recompilations grouped by cause: the same kind of guard failing for the same change
     (``dimension 0 of ... changed from 8 to 4``), whichever input it names and whichever
     frames it recompiles (a break splits one forward into several frames, and each
@@ -354,16 +446,22 @@ def group_recompiles(events: Sequence[Mapping[str, Any]], show: Any, mode: Optio
     """
     from torchlint.dynamic.recompiles import FIXES_FOR_SHAPES
 
-    groups: Dict[Tuple[str, str], Dict[str, Any]] = {}
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
     for event in events:
         words = event.get("words") or "a guard failed (no reason given)"
         fix = event.get("fix") or ""
         key = (_NAMED.sub("\0", words), fix)
         group = groups.get(key)
         if group is None:
-            group = groups[key] = {"template": key[0], "inputs": [], "recompiles": 0, "frames": {},
-                                   "fix": fix, "within_call": bool(event.get("within_call")),
-                                   "input_sets": []}
+            group = groups[key] = {
+                "template": key[0],
+                "inputs": [],
+                "recompiles": 0,
+                "frames": {},
+                "fix": fix,
+                "within_call": bool(event.get("within_call")),
+                "input_sets": [],
+            }
         group["recompiles"] += 1
         if event.get("call") is not None and int(event["call"]) + 1 not in group["input_sets"]:
             group["input_sets"].append(int(event["call"]) + 1)
@@ -380,13 +478,18 @@ def group_recompiles(events: Sequence[Mapping[str, Any]], show: Any, mode: Optio
         fix = group["fix"]
         if mode in _CUDAGRAPH_MODES and fix == FIXES_FOR_SHAPES:
             fix = SHAPES_UNDER_CUDAGRAPHS
-        out.append({
-            "cause": group["template"].replace("\0", said, 1).replace("\0", "it"),
-            "recompiles": group["recompiles"],
-            "frames": [{"function": f, "path": p, "line": l, "recompiles": n}
-                       for (f, p, l), n in group["frames"].items()],
-            "inputs": [n.strip("`") for n in names], "fix": fix, "within_call": group["within_call"],
-            "input_sets": sorted(group["input_sets"]),
-        })
+        out.append(
+            {
+                "cause": group["template"].replace("\0", said, 1).replace("\0", "it"),
+                "recompiles": group["recompiles"],
+                "frames": [
+                    {"function": f, "path": p, "line": l, "recompiles": n} for (f, p, l), n in group["frames"].items()
+                ],
+                "inputs": [n.strip("`") for n in names],
+                "fix": fix,
+                "within_call": group["within_call"],
+                "input_sets": sorted(group["input_sets"]),
+            }
+        )
     out.sort(key=lambda c: -c["recompiles"])
     return out

@@ -7,11 +7,13 @@ Target declarations arrive as dicts with the config's keys (``target``, ``input`
 :func:`run_dynamic` parses them, fails fast when a target needs a GPU the worker lacks, and
 runs the rest in one worker (:func:`run_targets`).
 """
+
 from __future__ import annotations
 
 import os
 import time
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from collections.abc import Sequence
+from typing import Any, Callable
 
 from torchlint.config import CUDAGRAPH_MODES, ConfigError
 from torchlint.dynamic.answer import Answer
@@ -30,8 +32,9 @@ class DeviceUnavailable(ConfigError):
     """``--device cuda`` / ``--mode reduce-overhead`` where the worker's torch sees no GPU."""
 
 
-def parse_targets(targets: Sequence[Dict[str, Any]], base_dir: str, search: Sequence[str] = ()
-                  ) -> Tuple[List[TargetSpec], List[TargetResult], List[FileError]]:
+def parse_targets(
+    targets: Sequence[dict[str, Any]], base_dir: str, search: Sequence[str] = ()
+) -> tuple[list[TargetSpec], list[TargetResult], list[FileError]]:
     """Declarations -> specs; a bad one becomes an error (exit 2) and is not run.
     ``search``: more folders a dotted target (``pkg.model:Net``) is looked up in."""
     specs, results, errors = [], [], []
@@ -46,7 +49,7 @@ def parse_targets(targets: Sequence[Dict[str, Any]], base_dir: str, search: Sequ
     return specs, results, errors
 
 
-def with_run_options(table: Dict[str, Any], mode: Optional[str], device: Optional[str]) -> Dict[str, Any]:
+def with_run_options(table: dict[str, Any], mode: str | None, device: str | None) -> dict[str, Any]:
     """A target table with the run's ``mode``/``device`` filled in where it has none."""
     out = dict(table)
     if mode is not None:
@@ -80,17 +83,17 @@ def require_cuda(worker: Worker, specs: Sequence[TargetSpec]) -> None:
 
 
 def run_dynamic(
-    targets: Sequence[Dict[str, Any]],
+    targets: Sequence[dict[str, Any]],
     *,
     settings: Any = None,
-    cwd: Optional[str] = None,
+    cwd: str | None = None,
     train: bool = False,
     user_files: Sequence[str] = (),
-    project: Optional[str] = None,
-    progress: Optional[Callable[[str], None]] = None,
+    project: str | None = None,
+    progress: Callable[[str], None] | None = None,
     cli: bool = False,
-    worker: Optional[Worker] = None,
-) -> Tuple[List[TargetResult], List[Finding], List[FileError], Optional[str]]:
+    worker: Worker | None = None,
+) -> tuple[list[TargetResult], list[Finding], list[FileError], str | None]:
     """Run the declared targets; returns (results, dynamic findings, errors, torch version).
 
     ``settings``: a :class:`torchlint.config.Settings` (uses ``root`` for config-relative
@@ -109,17 +112,26 @@ def run_dynamic(
     search = [cwd, os.path.abspath(getattr(settings, "root", cwd) or cwd)]
     folders = {os.path.dirname(os.path.join(cwd, f)) for f in user_files}
     search += sorted({package_of(os.path.join(d, "__init__.py"))[0] for d in folders})
-    specs, bad_results, errors = parse_targets([with_run_options(t, mode, device) for t in targets],
-                                               base, search)
+    specs, bad_results, errors = parse_targets([with_run_options(t, mode, device) for t in targets], base, search)
     timeout = getattr(settings, "timeout", None)
     own = worker is None
     worker = worker or Worker()
     try:
         require_cuda(worker, specs)  # no GPU for --device cuda: one line, exit 2
-        results, findings, run_errors = run_targets(
-            specs, cwd=cwd, timeout=timeout, train=train, project=project or project_root(settings, cwd),
-            worker=worker, progress=progress, max_memory=getattr(settings, "max_memory", None),
-        ) if specs else ([], [], [])
+        results, findings, run_errors = (
+            run_targets(
+                specs,
+                cwd=cwd,
+                timeout=timeout,
+                train=train,
+                project=project or project_root(settings, cwd),
+                worker=worker,
+                progress=progress,
+                max_memory=getattr(settings, "max_memory", None),
+            )
+            if specs
+            else ([], [], [])
+        )
         version = worker.torch_version
     finally:
         if own:
@@ -130,14 +142,14 @@ def run_dynamic(
 def run_targets(
     specs: Sequence[TargetSpec],
     *,
-    cwd: Optional[str] = None,
-    timeout: Optional[float] = None,
+    cwd: str | None = None,
+    timeout: float | None = None,
     train: bool = False,
-    project: Optional[str] = None,
-    worker: Optional[Worker] = None,
+    project: str | None = None,
+    worker: Worker | None = None,
     progress: Any = None,
-    max_memory: Optional[int] = None,
-) -> Tuple[List[TargetResult], List[Finding], List[FileError]]:
+    max_memory: int | None = None,
+) -> tuple[list[TargetResult], list[Finding], list[FileError]]:
     """Run every target in one reused worker; never raises for a target's own failure.
 
     ``timeout``: seconds per target (a target's own ``timeout`` wins; default 120).
@@ -158,9 +170,9 @@ def run_targets(
     own = worker is None
     worker = worker or Worker()
     worker.start()
-    results: List[TargetResult] = []
-    findings: Dict[Tuple[str, int, Optional[str], str], Finding] = {}
-    errors: List[FileError] = []
+    results: list[TargetResult] = []
+    findings: dict[tuple[str, int, str | None, str], Finding] = {}
+    errors: list[FileError] = []
     lines = SourceLines()
     roots = [os.path.abspath(project or project_root(None, cwd))]
     memory = default_max_memory() if max_memory is None else max_memory
@@ -177,8 +189,11 @@ def run_targets(
             except WorkerError as e:  # no torch, or it cannot import: nothing can run
                 for rest in specs[number:]:
                     results.append(TargetResult(target=rest.name, error=str(e)))
-                    errors.append(FileError(path=relpath(rest.ref.path, cwd) or rest.ref.path,
-                                            message=f"target {rest.name!r}: {e}"))
+                    errors.append(
+                        FileError(
+                            path=relpath(rest.ref.path, cwd) or rest.ref.path, message=f"target {rest.name!r}: {e}"
+                        )
+                    )
                 break
             started = time.monotonic()
             try:
@@ -187,13 +202,17 @@ def run_targets(
                 answer = Answer(id=number, error=with_memory_hint(str(e), memory))
             if answer.recycle:  # after running out of memory: a fresh process next
                 worker.close()
-            result, found = result_from_answer(spec.name, answer, time.monotonic() - started, cwd, lines,
-                                               mode=spec.mode, train=payload["train"])
+            result, found = result_from_answer(
+                spec.name, answer, time.monotonic() - started, cwd, lines, mode=spec.mode, train=payload["train"]
+            )
             results.append(result)
             if result.error:
-                message = result.error if result.error.startswith("target ") else f"target {spec.name!r}: {result.error}"
-                errors.append(FileError(path=relpath(os.path.join(cwd, spec.ref.path), cwd) or spec.ref.path,
-                                        message=message))
+                message = (
+                    result.error if result.error.startswith("target ") else f"target {spec.name!r}: {result.error}"
+                )
+                errors.append(
+                    FileError(path=relpath(os.path.join(cwd, spec.ref.path), cwd) or spec.ref.path, message=message)
+                )
             for finding in found:
                 key = (finding.path, finding.line, finding.gb_code, finding.name)
                 if key in findings:

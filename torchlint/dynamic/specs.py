@@ -19,22 +19,38 @@ random. Values are drawn from a fixed seed so two runs see the same inputs.
 Parsing needs no torch; the values are built in the worker (:func:`torchlint.dynamic.load.materialize`). A bad spec raises :class:`SpecError`
 whose message names the spec and says what is wrong, in one line.
 """
+
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import List, Optional, Tuple, Union
+from typing import Union
 
 DTYPES = {
-    "f16": "float16", "half": "float16", "float16": "float16",
-    "bf16": "bfloat16", "bfloat16": "bfloat16",
-    "f32": "float32", "float": "float32", "float32": "float32",
-    "f64": "float64", "double": "float64", "float64": "float64",
-    "c64": "complex64", "complex64": "complex64",
-    "i8": "int8", "int8": "int8", "u8": "uint8", "uint8": "uint8",
-    "i16": "int16", "int16": "int16",
-    "i32": "int32", "int32": "int32",
-    "i64": "int64", "long": "int64", "int64": "int64",
+    "f16": "float16",
+    "half": "float16",
+    "float16": "float16",
+    "bf16": "bfloat16",
+    "bfloat16": "bfloat16",
+    "f32": "float32",
+    "float": "float32",
+    "float32": "float32",
+    "f64": "float64",
+    "double": "float64",
+    "float64": "float64",
+    "c64": "complex64",
+    "complex64": "complex64",
+    "i8": "int8",
+    "int8": "int8",
+    "u8": "uint8",
+    "uint8": "uint8",
+    "i16": "int16",
+    "int16": "int16",
+    "i32": "int32",
+    "int32": "int32",
+    "i64": "int64",
+    "long": "int64",
+    "int64": "int64",
     "bool": "bool",
 }
 #: the floating dtypes (a range of floats is drawn uniformly, not as integers)
@@ -53,9 +69,9 @@ class SpecError(ValueError):
 @dataclass(frozen=True)
 class TensorSpec:
     dtype: str
-    shape: Tuple[int, ...]
-    low: Optional[float] = None
-    high: Optional[float] = None
+    shape: tuple[int, ...]
+    low: float | None = None
+    high: float | None = None
     device: str = "cpu"
 
     def __str__(self) -> str:
@@ -69,7 +85,7 @@ class TensorSpec:
 
 @dataclass(frozen=True)
 class ScalarSpec:
-    value: Union[int, float, bool, None]
+    value: int | float | bool | None
 
     def __str__(self) -> str:
         return repr(self.value)
@@ -77,7 +93,7 @@ class ScalarSpec:
 
 @dataclass(frozen=True)
 class TupleSpec:
-    items: Tuple["Spec", ...]
+    items: tuple[Spec, ...]
 
     def __str__(self) -> str:
         inner = ", ".join(str(i) for i in self.items)
@@ -89,7 +105,7 @@ class KeywordSpec:
     """``name=spec``: the call passes this argument by keyword."""
 
     name: str
-    spec: "Spec"
+    spec: Spec
 
     def __str__(self) -> str:
         return f"{self.name}={self.spec}"
@@ -97,12 +113,22 @@ class KeywordSpec:
 
 Spec = Union[TensorSpec, ScalarSpec, TupleSpec, KeywordSpec]
 
-_SHORT = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
-          "complex64": "c64", "int8": "i8", "uint8": "u8", "int16": "i16", "int32": "i32",
-          "int64": "i64", "bool": "bool"}
+_SHORT = {
+    "float16": "f16",
+    "bfloat16": "bf16",
+    "float32": "f32",
+    "float64": "f64",
+    "complex64": "c64",
+    "int8": "i8",
+    "uint8": "u8",
+    "int16": "i16",
+    "int32": "i32",
+    "int64": "i64",
+    "bool": "bool",
+}
 
 
-def _num(value: Optional[float]) -> str:
+def _num(value: float | None) -> str:
     return str(int(value)) if value is not None and float(value).is_integer() else str(value)
 
 
@@ -115,7 +141,7 @@ _TENSOR = re.compile(
 )
 
 
-def _split_top(text: str, sep: str, whole: str) -> List[str]:
+def _split_top(text: str, sep: str, whole: str) -> list[str]:
     """Split on ``sep`` outside brackets and parentheses."""
     parts, depth, start = [], 0, 0
     for i, ch in enumerate(text):
@@ -134,7 +160,7 @@ def _split_top(text: str, sep: str, whole: str) -> List[str]:
     return parts
 
 
-def _scalar(text: str, whole: str) -> Optional[ScalarSpec]:
+def _scalar(text: str, whole: str) -> ScalarSpec | None:
     lowered = text.lower()
     if lowered in ("true", "false"):
         return ScalarSpec(lowered == "true")
@@ -183,7 +209,7 @@ def _parse(text: str, whole: str) -> Spec:
     if dtype is None:
         raise SpecError(whole, f"unknown dtype {name!r} (known: {', '.join(sorted(set(_SHORT.values())))})")
     dims_text = match.group("dims")
-    shape: Tuple[int, ...] = ()
+    shape: tuple[int, ...] = ()
     if dims_text:
         dims = []
         for dim in dims_text.split(","):
@@ -222,7 +248,7 @@ def parse_input(text: str) -> Spec:
     return _argument(compact, text)
 
 
-def check_call(specs: List[Spec], whole: str) -> List[Spec]:
+def check_call(specs: list[Spec], whole: str) -> list[Spec]:
     """One call's arguments, checked: keywords after the positional ones, each name once."""
     seen = set()
     for spec in specs:
@@ -235,7 +261,7 @@ def check_call(specs: List[Spec], whole: str) -> List[Spec]:
     return specs
 
 
-def parse_input_set(text: str) -> List[Spec]:
+def parse_input_set(text: str) -> list[Spec]:
     """One call's arguments separated by ``;`` (``f32[2,16];i64[2,16]:0..100``, or with
     names: ``input_ids=i64[2,16]:0..1000;attention_mask=i64[2,16]:1..2``)."""
     compact = re.sub(r"\s+", "", text)

@@ -7,13 +7,15 @@ usage error before any process starts. Loading happens only in the worker proces
 A factory call's arguments must be Python literals; they are read with ``ast``, never
 evaluated.
 """
+
 from __future__ import annotations
 
 import ast
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any
 
 from torchlint.config import CUDAGRAPH_MODES, ConfigError, check_mode, target_table_problem
 from torchlint.dynamic.specs import Spec, SpecError, check_call, parse_input, parse_input_set
@@ -36,9 +38,9 @@ def is_dotted(path: str) -> bool:
     return bool(_DOTTED.match(path)) and not path.endswith(".py")
 
 
-def search_folders(*roots: Optional[str]) -> List[str]:
+def search_folders(*roots: str | None) -> list[str]:
     """Where a dotted name is looked for: each root, then its ``src/`` (the src layout)."""
-    out: List[str] = []
+    out: list[str] = []
     for root in roots:
         if not root:
             continue
@@ -49,7 +51,7 @@ def search_folders(*roots: Optional[str]) -> List[str]:
     return out
 
 
-def find_module_file(dotted: str, folders: Sequence[str]) -> Optional[str]:
+def find_module_file(dotted: str, folders: Sequence[str]) -> str | None:
     """The file of module ``pkg.model`` under the first of ``folders`` that holds it
     (``pkg/model.py`` or ``pkg/model/__init__.py``), found on disk: nothing is imported."""
     parts = dotted.split(".")
@@ -61,7 +63,7 @@ def find_module_file(dotted: str, folders: Sequence[str]) -> Optional[str]:
     return None
 
 
-def package_of(path: str) -> Tuple[str, List[str]]:
+def package_of(path: str) -> tuple[str, list[str]]:
     """Where the file's package starts: ``(folder to import from, dotted parts)``.
 
     ``src/pkg/layers/attn.py`` with ``__init__.py`` in ``pkg/`` and ``pkg/layers/`` is
@@ -91,11 +93,11 @@ class ObjectRef:
     path: str
     name: str
     called: bool = False
-    args: Tuple[Any, ...] = ()
-    kwargs: Tuple[Tuple[str, Any], ...] = ()
+    args: tuple[Any, ...] = ()
+    kwargs: tuple[tuple[str, Any], ...] = ()
 
     @property
-    def kwargs_dict(self) -> Dict[str, Any]:
+    def kwargs_dict(self) -> dict[str, Any]:
         return dict(self.kwargs)
 
 
@@ -105,27 +107,33 @@ def parse_ref(text: str, what: str = "target") -> ObjectRef:
     for i in range(len(text) - 1, 0, -1):
         if text[i] != ":":
             continue
-        path, obj = text[:i].strip(), text[i + 1:].strip()
+        path, obj = text[:i].strip(), text[i + 1 :].strip()
         match = _OBJECT.match(obj)
         if not path or not match:
             continue
-        args: Tuple[Any, ...] = ()
-        kwargs: Tuple[Tuple[str, Any], ...] = ()
+        args: tuple[Any, ...] = ()
+        kwargs: tuple[tuple[str, Any], ...] = ()
         call = match.group("call")
         if call:
             try:
                 node = ast.parse(f"f{call}", mode="eval").body
             except SyntaxError:
                 raise TargetError(text, f"cannot parse the call {call!r}") from None
-            if not isinstance(node, ast.Call) or any(isinstance(a, ast.Starred) for a in node.args) \
-                    or any(k.arg is None for k in node.keywords):
+            if (
+                not isinstance(node, ast.Call)
+                or any(isinstance(a, ast.Starred) for a in node.args)
+                or any(k.arg is None for k in node.keywords)
+            ):
                 raise TargetError(text, f"cannot parse the call {call!r}")
             try:
                 args = tuple(ast.literal_eval(a) for a in node.args)
                 kwargs = tuple((k.arg, ast.literal_eval(k.value)) for k in node.keywords)
             except ValueError:
-                raise TargetError(text, "factory arguments must be Python literals "
-                                        "(numbers, strings, tuples, lists, dicts, True/False/None)") from None
+                raise TargetError(
+                    text,
+                    "factory arguments must be Python literals "
+                    "(numbers, strings, tuples, lists, dicts, True/False/None)",
+                ) from None
         return ObjectRef(text, path, match.group("name"), bool(call), args, kwargs)
     raise TargetError(text, f"expected PATH:NAME for the {what} (e.g. model.py:Net or model.py:build(num_classes=10))")
 
@@ -141,16 +149,16 @@ class TargetSpec:
     """
 
     ref: ObjectRef
-    input_sets: Tuple[Tuple[Spec, ...], ...] = ()
-    inputs_from: Optional[ObjectRef] = None
+    input_sets: tuple[tuple[Spec, ...], ...] = ()
+    inputs_from: ObjectRef | None = None
     train: bool = False
-    timeout: Optional[float] = None
-    input_sets_from: Optional[ObjectRef] = None
-    label: Optional[str] = None
+    timeout: float | None = None
+    input_sets_from: ObjectRef | None = None
+    label: str | None = None
     #: ``reduce-overhead`` also measures CUDA graphs (:mod:`torchlint.dynamic.cudagraphs`)
-    mode: Optional[str] = None
+    mode: str | None = None
     #: move the target and its inputs here before running (``cuda`` for reduce-overhead)
-    device: Optional[str] = None
+    device: str | None = None
 
     @property
     def name(self) -> str:
@@ -158,12 +166,12 @@ class TargetSpec:
         return self.label or self.ref.text
 
     @property
-    def run_device(self) -> Optional[str]:
+    def run_device(self) -> str | None:
         """Where the target runs: its ``device``, else ``cuda`` for reduce-overhead (inductor
         records CUDA graphs only there), else wherever it was built (None)."""
         return self.device or ("cuda" if self.mode in CUDAGRAPH_MODES else None)
 
-    def to_wire(self) -> Dict[str, Any]:
+    def to_wire(self) -> dict[str, Any]:
         """What the worker needs, as JSON-able data (specs travel as their text)."""
         return {
             "target": self.ref.text,
@@ -180,14 +188,14 @@ def make_target(
     target: str,
     inputs: Sequence[str] = (),
     input_sets: Sequence[str] = (),
-    inputs_from: Optional[str] = None,
+    inputs_from: str | None = None,
     *,
     train: bool = False,
-    timeout: Optional[float] = None,
-    input_sets_from: Optional[str] = None,
-    name: Optional[str] = None,
-    mode: Optional[str] = None,
-    device: Optional[str] = None,
+    timeout: float | None = None,
+    input_sets_from: str | None = None,
+    name: str | None = None,
+    mode: str | None = None,
+    device: str | None = None,
 ) -> TargetSpec:
     """Validate a declaration (CLI options or one ``[[tool.torchlint.targets]]`` table).
 
@@ -199,7 +207,7 @@ def make_target(
     input-sets, input-sets-from. Raises :class:`TargetError` / :class:`SpecError`.
     """
     ref = parse_ref(target)
-    calls: List[Tuple[Spec, ...]] = []
+    calls: list[tuple[Spec, ...]] = []
     if inputs:
         calls.append(tuple(check_call([parse_input(s) for s in inputs], " ".join(inputs))))
     for text in input_sets:
@@ -212,12 +220,20 @@ def make_target(
         check_mode(mode, device, "run")
     except ConfigError as e:
         raise TargetError(target, str(e).split(": ", 1)[1]) from None
-    return TargetSpec(ref, tuple(calls), source, train=train, timeout=timeout, input_sets_from=sets_source,
-                      label=name, mode=mode, device=device)
+    return TargetSpec(
+        ref,
+        tuple(calls),
+        source,
+        train=train,
+        timeout=timeout,
+        input_sets_from=sets_source,
+        label=name,
+        mode=mode,
+        device=device,
+    )
 
 
-def target_from_config(table: Dict[str, Any], *, base_dir: str = ".", search: Sequence[str] = ()
-                       ) -> TargetSpec:
+def target_from_config(table: dict[str, Any], *, base_dir: str = ".", search: Sequence[str] = ()) -> TargetSpec:
     """One ``[[tool.torchlint.targets]]`` table (or a CLI declaration with the same keys):
     ``target`` (required), ``input`` (list of specs, one call), ``input-sets`` (list of
     ``;``-separated calls), ``inputs-from``, ``input-sets-from``, ``train``, ``timeout``,
@@ -232,12 +248,12 @@ def target_from_config(table: Dict[str, Any], *, base_dir: str = ".", search: Se
         key, text = problem
         raise TargetError(name, f"{key}: {text}" if key else text)
 
-    def rebase(text: Optional[str]) -> Optional[str]:
+    def rebase(text: str | None) -> str | None:
         if text is None:
             return None
         text = text.strip()
         ref = parse_ref(text)
-        rest = text[len(ref.path):]
+        rest = text[len(ref.path) :]
         if is_dotted(ref.path) and not os.path.exists(os.path.join(base_dir, ref.path)):
             found = find_module_file(ref.path, search_folders(base_dir, *search))
             return found + rest if found else text
@@ -246,13 +262,29 @@ def target_from_config(table: Dict[str, Any], *, base_dir: str = ".", search: Se
         return os.path.join(base_dir, ref.path) + rest
 
     return make_target(
-        rebase(name), table.get("input", []), table.get("input-sets", []),
+        rebase(name),
+        table.get("input", []),
+        table.get("input-sets", []),
         rebase(table.get("inputs-from")),
-        train=bool(table.get("train", False)), timeout=table.get("timeout"),
-        input_sets_from=rebase(table.get("input-sets-from")), name=table.get("name") or name,
-        mode=table.get("mode"), device=table.get("device"),
+        train=bool(table.get("train", False)),
+        timeout=table.get("timeout"),
+        input_sets_from=rebase(table.get("input-sets-from")),
+        name=table.get("name") or name,
+        mode=table.get("mode"),
+        device=table.get("device"),
     )
 
 
-__all__ = ["TargetError", "SpecError", "ObjectRef", "TargetSpec", "parse_ref", "make_target",
-           "target_from_config", "is_dotted", "package_of", "search_folders", "find_module_file"]
+__all__ = [
+    "TargetError",
+    "SpecError",
+    "ObjectRef",
+    "TargetSpec",
+    "parse_ref",
+    "make_target",
+    "target_from_config",
+    "is_dotted",
+    "package_of",
+    "search_folders",
+    "find_module_file",
+]

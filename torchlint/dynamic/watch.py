@@ -29,6 +29,7 @@ on (``TORCH_LOGS``), in which case their output is left as it was. DataLoader wo
 processes and processes that never compile write nothing. Importing this module imports
 neither torch nor the rest of torchlint; the hooks import torch only when it is loaded.
 """
+
 from __future__ import annotations
 
 import importlib.abc
@@ -39,7 +40,7 @@ import os
 import sys
 import threading
 import time
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable
 
 ENV_DIR = "TORCHLINT_WATCH_DIR"
 
@@ -52,8 +53,8 @@ class _Records:
 
     def __init__(self, directory: str) -> None:
         self.directory = directory
-        self._fd: Optional[int] = None
-        self._pid: Optional[int] = None
+        self._fd: int | None = None
+        self._pid: int | None = None
         self._lock = threading.Lock()
 
     def _open(self) -> int:
@@ -66,16 +67,22 @@ class _Records:
         self._pid = pid
         env = os.environ
         header = {
-            "kind": "process", "pid": pid, "ppid": os.getppid(), "argv": list(sys.argv),
-            "rank": _int(env.get("RANK")), "world_size": _int(env.get("WORLD_SIZE")),
-            "local_rank": _int(env.get("LOCAL_RANK")), "xdist_worker": env.get("PYTEST_XDIST_WORKER"),
-            "cwd": os.getcwd(), "time": time.time(),
+            "kind": "process",
+            "pid": pid,
+            "ppid": os.getppid(),
+            "argv": list(sys.argv),
+            "rank": _int(env.get("RANK")),
+            "world_size": _int(env.get("WORLD_SIZE")),
+            "local_rank": _int(env.get("LOCAL_RANK")),
+            "xdist_worker": env.get("PYTEST_XDIST_WORKER"),
+            "cwd": os.getcwd(),
+            "time": time.time(),
             "torch_version": getattr(sys.modules.get("torch"), "__version__", None),
         }
         os.write(self._fd, (json.dumps(header) + "\n").encode("utf-8"))
         return self._fd
 
-    def write(self, record: Dict[str, Any]) -> None:
+    def write(self, record: dict[str, Any]) -> None:
         if _in_dataloader_worker():
             return
         line = (json.dumps(record, default=str) + "\n").encode("utf-8")
@@ -86,7 +93,7 @@ class _Records:
                 pass  # a full disk must not break the user's program
 
 
-def _int(text: Optional[str]) -> Optional[int]:
+def _int(text: str | None) -> int | None:
     try:
         return int(text) if text is not None else None
     except ValueError:
@@ -98,27 +105,31 @@ def _in_dataloader_worker() -> bool:
     return worker is not None and getattr(worker, "_worker_info", None) is not None
 
 
-def _live_stack(limit: int = 64) -> List[List[Any]]:
+def _live_stack(limit: int = 64) -> list[list[Any]]:
     """The Python stack of the running thread, outermost first, without torch's, torchlint's
     and the logging module's own frames (at compile time: the user's calls into the compiled
     function)."""
-    frames: List[List[Any]] = []
+    frames: list[list[Any]] = []
     frame = sys._getframe(1)
     torch_dir = _torch_dir()
     while frame is not None and len(frames) < limit:
         name = frame.f_code.co_filename
-        if not (name.startswith(_TORCHLINT_DIR) or (torch_dir and name.startswith(torch_dir))
-                or name.startswith("<") or name == logging.__file__):
+        if not (
+            name.startswith(_TORCHLINT_DIR)
+            or (torch_dir and name.startswith(torch_dir))
+            or name.startswith("<")
+            or name == logging.__file__
+        ):
             frames.append([name, frame.f_lineno])
         frame = frame.f_back
     frames.reverse()
     return frames
 
 
-_TORCH_DIR: List[Optional[str]] = []
+_TORCH_DIR: list[str | None] = []
 
 
-def _torch_dir() -> Optional[str]:
+def _torch_dir() -> str | None:
     if not _TORCH_DIR:
         torch = sys.modules.get("torch")
         if torch is None or not getattr(torch, "__file__", None):
@@ -127,7 +138,7 @@ def _torch_dir() -> Optional[str]:
     return _TORCH_DIR[0]
 
 
-def _compile_id() -> Optional[str]:
+def _compile_id() -> str | None:
     try:
         from torch._guards import CompileContext
 
@@ -139,11 +150,12 @@ def _compile_id() -> Optional[str]:
 
 # --------------------------------------------------------------------------- post-import hooks
 
+
 class _AfterImport(importlib.abc.MetaPathFinder):
     """Runs a callback right after a named module has been imported (by anyone)."""
 
     def __init__(self) -> None:
-        self.hooks: Dict[str, List[Callable[[Any], None]]] = {}
+        self.hooks: dict[str, list[Callable[[Any], None]]] = {}
         self._busy = False
 
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
@@ -176,7 +188,7 @@ class _AfterImport(importlib.abc.MetaPathFinder):
 
 
 class _HookedLoader(importlib.abc.Loader):
-    def __init__(self, inner: Any, hooks: List[Callable[[Any], None]]) -> None:
+    def __init__(self, inner: Any, hooks: list[Callable[[Any], None]]) -> None:
         self.inner = inner
         self.hooks = hooks
 
@@ -202,10 +214,10 @@ def _run_hook(hook: Callable[[Any], None], module: Any) -> None:
 
 
 _FINDER = _AfterImport()
-_RECORDS: List[_Records] = []
+_RECORDS: list[_Records] = []
 
 
-def install(directory: Optional[str] = None) -> bool:
+def install(directory: str | None = None) -> bool:
     """Record what dynamo does in this process (and its children that inherit the
     environment) into ``directory`` (default ``$TORCHLINT_WATCH_DIR``). Idempotent; returns
     False when no folder is named."""
@@ -219,11 +231,12 @@ def install(directory: Optional[str] = None) -> bool:
     return True
 
 
-def records() -> Optional[_Records]:
+def records() -> _Records | None:
     return _RECORDS[0] if _RECORDS else None
 
 
 # --------------------------------------------------------------------------- dynamo side
+
 
 class _Handler(logging.Handler):
     def __init__(self, on_record: Callable[[logging.LogRecord], None]) -> None:
@@ -238,8 +251,12 @@ class _Handler(logging.Handler):
 
 
 _ARTIFACTS = ("graph_breaks", "recompiles")
-_LOGGING_MODULES = ("torch._dynamo.guards", "torch._dynamo.convert_frame",
-                    "torch._dynamo.symbolic_convert", "torch._dynamo.exc")
+_LOGGING_MODULES = (
+    "torch._dynamo.guards",
+    "torch._dynamo.convert_frame",
+    "torch._dynamo.symbolic_convert",
+    "torch._dynamo.exc",
+)
 
 
 def _attach(_module: Any) -> None:
@@ -255,10 +272,14 @@ def _attach(_module: Any) -> None:
             pass
     out = records()
     breaks = _BreakRecorder(out)
-    handlers = {"graph_breaks": _Handler(breaks.on_record),
-                "recompiles": _Handler(lambda r: out.write(
-                    {"kind": "recompile", "message": r.getMessage(), "compile_id": _compile_id(),
-                     "stack": _live_stack()}))}
+    handlers = {
+        "graph_breaks": _Handler(breaks.on_record),
+        "recompiles": _Handler(
+            lambda r: out.write(
+                {"kind": "recompile", "message": r.getMessage(), "compile_id": _compile_id(), "stack": _live_stack()}
+            )
+        ),
+    }
 
     def configure() -> None:
         for logger in _artifact_loggers():
@@ -291,10 +312,13 @@ def _attach(_module: Any) -> None:
     _hook_inductor_logs(out)
 
 
-def _artifact_loggers() -> List[logging.Logger]:
+def _artifact_loggers() -> list[logging.Logger]:
     suffixes = tuple(f".__{a}" for a in _ARTIFACTS)
-    return [logging.getLogger(name) for name in list(logging.root.manager.loggerDict)
-            if name.startswith("torch") and name.endswith(suffixes)]
+    return [
+        logging.getLogger(name)
+        for name in list(logging.root.manager.loggerDict)
+        if name.startswith("torch") and name.endswith(suffixes)
+    ]
 
 
 def _on_convert_frame_warning(out: _Records, record: logging.LogRecord) -> None:
@@ -328,8 +352,9 @@ class _BreakRecorder:
         self.collector.add_log_record(record)
 
 
-def _break_record(registry: Any, frames: Any, text: str, skipped: bool, gb_type: Optional[str],
-                  dynamo_loc: Any) -> Dict[str, Any]:
+def _break_record(
+    registry: Any, frames: Any, text: str, skipped: bool, gb_type: str | None, dynamo_loc: Any
+) -> dict[str, Any]:
     from torchlint.dynamic.observe import _split_reason
 
     entry = registry.lookup(gb_type) if gb_type else None
@@ -352,10 +377,15 @@ def _break_record(registry: Any, frames: Any, text: str, skipped: bool, gb_type:
     }
 
 
-_CACHE_COUNTERS = (("inductor", "fxgraph_cache_hit"), ("inductor", "fxgraph_cache_miss"),
-                   ("inductor", "fxgraph_cache_bypass"), ("aot_autograd", "autograd_cache_hit"),
-                   ("aot_autograd", "autograd_cache_miss"), ("aot_autograd", "autograd_cache_bypass"),
-                   ("stats", "unique_graphs"))
+_CACHE_COUNTERS = (
+    ("inductor", "fxgraph_cache_hit"),
+    ("inductor", "fxgraph_cache_miss"),
+    ("inductor", "fxgraph_cache_bypass"),
+    ("aot_autograd", "autograd_cache_hit"),
+    ("aot_autograd", "autograd_cache_miss"),
+    ("aot_autograd", "autograd_cache_bypass"),
+    ("stats", "unique_graphs"),
+)
 
 
 def _hook_metrics(out: _Records) -> None:
@@ -368,7 +398,7 @@ def _hook_metrics(out: _Records) -> None:
     if not isinstance(getattr(utils, "_compilation_metrics", None), collections.deque):
         return  # an older torch: no compile times, the rest still recorded
     counters = utils.counters
-    last: Dict[str, int] = {}
+    last: dict[str, int] = {}
     state = {"cache_dir": False}
 
     class Recording(collections.deque):
@@ -387,14 +417,24 @@ def _hook_metrics(out: _Records) -> None:
         delta = {k: v for k, v in delta.items() if v}
         last.update(now)
         get = lambda name: getattr(m, name, None)  # noqa: E731
-        out.write({
-            "kind": "compile", "compile_id": str(get("compile_id")) if get("compile_id") else None,
-            "co_name": get("co_name"), "co_filename": get("co_filename"), "co_firstlineno": get("co_firstlineno"),
-            "seconds": get("entire_frame_compile_time_s"), "backend_seconds": get("backend_compile_time_s"),
-            "inductor_seconds": get("inductor_compile_time_s"), "fail_type": get("fail_type"),
-            "fail_reason": (get("fail_reason") or "")[:500] or None, "ops": get("graph_op_count"),
-            "is_forward": get("is_forward"), "is_runtime": get("is_runtime"), "counters": delta,
-        })
+        out.write(
+            {
+                "kind": "compile",
+                "compile_id": str(get("compile_id")) if get("compile_id") else None,
+                "co_name": get("co_name"),
+                "co_filename": get("co_filename"),
+                "co_firstlineno": get("co_firstlineno"),
+                "seconds": get("entire_frame_compile_time_s"),
+                "backend_seconds": get("backend_compile_time_s"),
+                "inductor_seconds": get("inductor_compile_time_s"),
+                "fail_type": get("fail_type"),
+                "fail_reason": (get("fail_reason") or "")[:500] or None,
+                "ops": get("graph_op_count"),
+                "is_forward": get("is_forward"),
+                "is_runtime": get("is_runtime"),
+                "counters": delta,
+            }
+        )
         if not state["cache_dir"] and "torch._inductor" in sys.modules:
             state["cache_dir"] = True
             _record_cache_dir(out)
@@ -415,10 +455,16 @@ def _record_cache_dir(out: _Records) -> None:
         out.write({"kind": "cache_dir", "path": path, "writable": False, "error": str(e)})
         return
     writable = os.path.isdir(path) and os.access(path, os.W_OK | os.X_OK)
-    out.write({"kind": "cache_dir", "path": os.path.abspath(path), "writable": writable,
-               "fx_graph_cache": bool(getattr(inductor_config, "fx_graph_cache", True)),
-               "autotune_local_cache": bool(getattr(inductor_config, "autotune_local_cache", True)),
-               "env": "TORCHINDUCTOR_CACHE_DIR" in os.environ})
+    out.write(
+        {
+            "kind": "cache_dir",
+            "path": os.path.abspath(path),
+            "writable": writable,
+            "fx_graph_cache": bool(getattr(inductor_config, "fx_graph_cache", True)),
+            "autotune_local_cache": bool(getattr(inductor_config, "autotune_local_cache", True)),
+            "env": "TORCHINDUCTOR_CACHE_DIR" in os.environ,
+        }
+    )
 
 
 def _hook_autotune(out: _Records, module: Any) -> None:
@@ -437,8 +483,13 @@ def _hook_autotune(out: _Records, module: Any) -> None:
 
 # --------------------------------------------------------------------------- CUDA graphs
 
-_CUDAGRAPH_MODULES = ("torch._inductor.cudagraph_utils", "torch._inductor.cudagraph_trees",
-                      "torch._inductor.output_code", "torch._inductor.compile_fx", "torch._inductor.scheduler")
+_CUDAGRAPH_MODULES = (
+    "torch._inductor.cudagraph_utils",
+    "torch._inductor.cudagraph_trees",
+    "torch._inductor.output_code",
+    "torch._inductor.compile_fx",
+    "torch._inductor.scheduler",
+)
 
 
 def _hook_inductor_logs(out: _Records) -> None:
@@ -468,8 +519,9 @@ def _hook_inductor_logs(out: _Records) -> None:
                         # its partition log lists every node (with its stack) of a graph compiled
                         # without CUDA graphs too: asked for only while compiling with them
                         plain = logger.isEnabledFor
-                        logger.isEnabledFor = lambda level, plain=plain: plain(level) and (
-                            level > logging.DEBUG or _cudagraphs_on())
+                        logger.isEnabledFor = lambda level, plain=plain: (
+                            plain(level) and (level > logging.DEBUG or _cudagraphs_on())
+                        )
 
     for name in _CUDAGRAPH_MODULES:
         _FINDER.when_imported(name, configure)
@@ -488,13 +540,27 @@ def _on_cudagraph_log(out: _Records, record: logging.LogRecord) -> None:
     message = record.getMessage()
     base = {"kind": "cudagraph", "compile_id": _compile_id()}
     if text.is_skip(message):
-        out.write({**base, "event": "skip", "reason": text.skip_reason(message),
-                   "frames": [[f, n] for f, n in text.frames_in(message)],
-                   "message": message.splitlines()[0][:500], "stack": _live_stack()})
+        out.write(
+            {
+                **base,
+                "event": "skip",
+                "reason": text.skip_reason(message),
+                "frames": [[f, n] for f, n in text.frames_in(message)],
+                "message": message.splitlines()[0][:500],
+                "stack": _live_stack(),
+            }
+        )
     elif text.rerecord(message) is not None:
         compile_id, function, reason = text.rerecord(message)
-        out.write({**base, "event": "rerecord_reason", "compile_id": compile_id or base["compile_id"],
-                   "function": function, "reason": reason[:500]})
+        out.write(
+            {
+                **base,
+                "event": "rerecord_reason",
+                "compile_id": compile_id or base["compile_id"],
+                "function": function,
+                "reason": reason[:500],
+            }
+        )
     elif text.distinct_sizes(message) is not None:
         out.write({**base, "event": "sizes", "sizes": text.distinct_sizes(message), "stack": _live_stack()})
     elif record.name.startswith("torch._inductor.scheduler") and text.is_partition_text(message) and _cudagraphs_on():
@@ -512,8 +578,14 @@ def _hook_cudagraph_trees(out: _Records, module: Any) -> None:
 
     def record_function(self: Any, new_inputs: Any, function_id: Any) -> Any:
         try:
-            out.write({"kind": "cudagraph", "event": "record", **_recording(self, new_inputs, function_id),
-                       "stack": _live_stack()})
+            out.write(
+                {
+                    "kind": "cudagraph",
+                    "event": "record",
+                    **_recording(self, new_inputs, function_id),
+                    "stack": _live_stack(),
+                }
+            )
         except Exception:
             pass
         return original(self, new_inputs, function_id)
@@ -521,15 +593,23 @@ def _hook_cudagraph_trees(out: _Records, module: Any) -> None:
     manager.record_function = record_function
 
 
-def _recording(manager: Any, inputs: Any, function_id: Any) -> Dict[str, Any]:
+def _recording(manager: Any, inputs: Any, function_id: Any) -> dict[str, Any]:
     import torch
 
     compile_id = getattr(manager, "id_to_compile_id", {}).get(function_id)
     mode = getattr(getattr(manager, "id_to_mode", {}).get(function_id), "name", None)
     wrapped = getattr(manager, "ids_to_funcs", {}).get(function_id)
     static = set(getattr(wrapped, "static_input_idxs", ()) or ())
-    shapes = ["x".join(str(d) for d in t.shape) or "scalar" for i, t in enumerate(inputs or ())
-              if isinstance(t, torch.Tensor) and i not in static]
+    shapes = [
+        "x".join(str(d) for d in t.shape) or "scalar"
+        for i, t in enumerate(inputs or ())
+        if isinstance(t, torch.Tensor) and i not in static
+    ]
     name = manager.get_func_name(function_id) if hasattr(manager, "get_func_name") else None
-    return {"function": str(getattr(function_id, "id", function_id)), "name": name, "mode": mode,
-            "compile_id": str(compile_id) if compile_id is not None else _compile_id(), "shapes": shapes[:8]}
+    return {
+        "function": str(getattr(function_id, "id", function_id)),
+        "name": name,
+        "mode": mode,
+        "compile_id": str(compile_id) if compile_id is not None else _compile_id(),
+        "shapes": shapes[:8],
+    }

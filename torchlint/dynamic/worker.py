@@ -14,6 +14,7 @@ Answer: an :class:`~torchlint.dynamic.answer.Answer` as JSON, with ``cudagraphs`
 (:func:`torchlint.dynamic.cudagraphs.observe_cudagraphs`) for ``mode == "reduce-overhead"`` and
 ``recycle`` set when the worker should be replaced (out of memory).
 """
+
 from __future__ import annotations
 
 import json
@@ -22,7 +23,7 @@ import re
 import sys
 import traceback
 import types
-from typing import Any, Dict, Optional, Tuple
+from typing import Any
 
 from torchlint.dynamic.answer import Answer
 
@@ -53,8 +54,11 @@ def _real_error(e: BaseException) -> BaseException:
     if real is not chain[0]:  # it came through dynamo, which may wrap it in a builtin error
         # that quotes it: "Dynamo failed to run FX node with fake tensors: ... got RuntimeError('...')"
         # (torch 2.14 and 2.15 raise that one where 2.13 raised dynamo's own error)
-        while (real.__cause__ is not None and not type(real.__cause__).__module__.startswith("torch._dynamo")
-               and repr(real.__cause__) in str(real)):
+        while (
+            real.__cause__ is not None
+            and not type(real.__cause__).__module__.startswith("torch._dynamo")
+            and repr(real.__cause__) in str(real)
+        ):
             real = real.__cause__
     return real
 
@@ -79,7 +83,7 @@ def _user_line(e: BaseException, user_files: set) -> str:
     return ""
 
 
-def _traced_line(tb: Any, user_files: set) -> Optional[Tuple[str, int]]:
+def _traced_line(tb: Any, user_files: set) -> tuple[str, int] | None:
     """The line in the user's files that the innermost dynamo instruction translator of the
     traceback was tracing: a frame whose ``self`` has the traced code (``f_code``) and line
     (``lineno``), which dynamo's translators have had on every torch of the matrix."""
@@ -87,8 +91,11 @@ def _traced_line(tb: Any, user_files: set) -> Optional[Tuple[str, int]]:
     while tb is not None:
         tracer = tb.tb_frame.f_locals.get("self")
         code, line = getattr(tracer, "f_code", None), getattr(tracer, "lineno", None)
-        if (isinstance(code, types.CodeType) and isinstance(line, int)
-                and os.path.realpath(code.co_filename) in user_files):
+        if (
+            isinstance(code, types.CodeType)
+            and isinstance(line, int)
+            and os.path.realpath(code.co_filename) in user_files
+        ):
             found = (code.co_filename, line)
         tb = tb.tb_next
     return found
@@ -96,10 +103,10 @@ def _traced_line(tb: Any, user_files: set) -> Optional[Tuple[str, int]]:
 
 _OUT_OF_MEMORY = re.compile(r"MemoryError|can't allocate memory|Cannot allocate memory|out of memory", re.I)
 _ALLOCATE = re.compile(r"tried to allocate (?:(\d+) bytes|([\d.]+ ?[KMGT]iB))", re.I)
-_UNLIMITED: Optional[Tuple[int, int]] = None
+_UNLIMITED: tuple[int, int] | None = None
 
 
-def _limit_memory(request: Dict[str, Any]) -> int:
+def _limit_memory(request: dict[str, Any]) -> int:
     """Cap the data segment (heap and private writable mappings: what ``malloc``, tensors and
     Python objects take) at its size now plus ``max_memory`` bytes, the target's share.
     Returns the share applied, 0 when none (no limit asked, no ``resource`` or ``/proc``).
@@ -177,8 +184,9 @@ class _ProcessState:
             os.chdir(self.cwd)
         except OSError:
             pass
-        added = tuple(os.path.join(os.path.realpath(p), "") for p in sys.path
-                      if isinstance(p, str) and p and p not in self.path)
+        added = tuple(
+            os.path.join(os.path.realpath(p), "") for p in sys.path if isinstance(p, str) and p and p not in self.path
+        )
         if added:
             for name in set(sys.modules) - self.modules:
                 file = getattr(sys.modules.get(name), "__file__", None)
@@ -199,7 +207,7 @@ class _ProcessState:
                 setattr(sys, name, original)
 
 
-def handle(request: Dict[str, Any]) -> Answer:
+def handle(request: dict[str, Any]) -> Answer:
     """Run one target under the memory limit; every failure becomes a one-line ``error``."""
     share = _limit_memory(request)
     try:
@@ -212,14 +220,13 @@ def handle(request: Dict[str, Any]) -> Answer:
     return answer
 
 
-def _handle(request: Dict[str, Any]) -> Answer:
+def _handle(request: dict[str, Any]) -> Answer:
     import torch
 
     from torchlint.config import CUDAGRAPH_MODES
     from torchlint.dynamic.cudagraphs import observe_cudagraphs, prepare
-    from torchlint.dynamic.load import load_input_sets, load_inputs, load_target
+    from torchlint.dynamic.load import load_input_sets, load_inputs, load_target, materialize_call
     from torchlint.dynamic.observe import observe
-    from torchlint.dynamic.load import materialize_call
     from torchlint.dynamic.records import ProjectFiles
     from torchlint.dynamic.specs import parse_input
     from torchlint.dynamic.targets import TargetError, parse_ref
@@ -227,7 +234,7 @@ def _handle(request: Dict[str, Any]) -> Answer:
     number = request.get("id")
     cwd = request.get("cwd") or os.getcwd()
     user_files: Any = {os.path.realpath(p) for p in request.get("user_files") or []}
-    path: Optional[str] = None
+    path: str | None = None
     cudagraphs = None
     try:
         os.chdir(cwd)
@@ -251,8 +258,11 @@ def _handle(request: Dict[str, Any]) -> Answer:
             raise TargetError(ref.text, "no sample inputs: give --input, --input-set, --inputs-from or input-sets-from")
         fn, calls = prepare(fn, calls, request.get("device"))
         obs = observe(
-            fn, [list(a) for a, _ in calls], kwarg_sets=[k for _, k in calls],
-            user_files=user_files, train=bool(request.get("train")),
+            fn,
+            [list(a) for a, _ in calls],
+            kwarg_sets=[k for _, k in calls],
+            user_files=user_files,
+            train=bool(request.get("train")),
         )
         if request.get("mode") in CUDAGRAPH_MODES:  # reduce-overhead, max-autotune
             cudagraphs = observe_cudagraphs(fn, calls, user_files=user_files, mode=request["mode"])
@@ -263,8 +273,12 @@ def _handle(request: Dict[str, Any]) -> Answer:
     except Exception as e:
         if any(isinstance(c, MemoryError) for c in _chain(e)):
             _lift_memory_limit()  # what the target holds still fills its share: room to say so
-        return Answer(id=number, error=f"raised {_one_line(_real_error(e))}{_user_line(e, user_files)}",
-                      path=path, traceback="".join(traceback.format_exception(type(e), e, e.__traceback__)))
+        return Answer(
+            id=number,
+            error=f"raised {_one_line(_real_error(e))}{_user_line(e, user_files)}",
+            path=path,
+            traceback="".join(traceback.format_exception(type(e), e, e.__traceback__)),
+        )
     return obs.answer(id=number, path=path, cudagraphs=cudagraphs)
 
 
@@ -272,7 +286,7 @@ def main(rfd: int, wfd: int) -> None:
     reader = os.fdopen(rfd, "r", encoding="utf-8")
     writer = os.fdopen(wfd, "w", encoding="utf-8")
 
-    def send(obj: Dict[str, Any]) -> None:
+    def send(obj: dict[str, Any]) -> None:
         writer.write(json.dumps(obj) + "\n")
         writer.flush()
 
@@ -284,8 +298,7 @@ def main(rfd: int, wfd: int) -> None:
         # Pay dynamo's one-off start-up cost now, not in the first target's time.
         observe(lambda x: x + 1, [(torch.ones(2),)], user_files=())
 
-        send({"ready": True, "torch_version": torch.__version__, "pid": os.getpid(),
-              "cuda": torch.cuda.is_available()})
+        send({"ready": True, "torch_version": torch.__version__, "pid": os.getpid(), "cuda": torch.cuda.is_available()})
     except BaseException as e:  # torch missing or broken: say so, then stop
         send({"ready": False, "error": _one_line(e)})
         return

@@ -4,6 +4,7 @@ fixes of one finding as text edits, the ignore comment, settings per folder.
 Everything here works on the editor's in-memory text: nothing is imported or run, nothing
 is read from the file being edited (only pyproject.toml files around it).
 """
+
 from __future__ import annotations
 
 import difflib
@@ -11,9 +12,10 @@ import functools
 import os
 import re
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple, Type
+from typing import TYPE_CHECKING
 
 from torchlint import suppression
 from torchlint.config import ConfigError, Settings, find_config, load_settings, match_path
@@ -24,7 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from torchlint.static.incremental import IncrementalParser
 
 #: (line, character) 0-based, characters as Python counts them (code points)
-Pos = Tuple[int, int]
+Pos = tuple[int, int]
 
 
 @dataclass(frozen=True)
@@ -41,13 +43,13 @@ class SettingsCache:
     config is seen on the next lint even without a file-watch notification."""
 
     def __init__(self) -> None:
-        self._by_file: Dict[Tuple[str, float, int], Settings] = {}
+        self._by_file: dict[tuple[str, float, int], Settings] = {}
         self._lock = threading.Lock()
         #: the defaults, one object while nothing changes (what is built from settings is kept
         #: while the settings object is the same)
         self._default = Settings()
 
-    def get(self, path: str) -> Tuple[Settings, Optional[str]]:
+    def get(self, path: str) -> tuple[Settings, str | None]:
         """(settings, problem): a broken config gives the defaults and a one-line problem."""
         config = find_config(os.path.dirname(os.path.abspath(path)))
         if config is None:
@@ -82,7 +84,7 @@ def relative_path(path: str, settings: Settings) -> str:
 
 
 # -- linting ---------------------------------------------------------------------------
-_RULES: Dict[tuple, list] = {}  # (torch version, codes) -> rule classes
+_RULES: dict[tuple, list] = {}  # (torch version, codes) -> rule classes
 
 
 def rules_for(settings: Settings) -> list:
@@ -101,13 +103,20 @@ def rules_for(settings: Settings) -> list:
 
 @dataclass
 class LintResult:
-    findings: List[Finding]
+    findings: list[Finding]
     #: a one-line problem (a syntax error mid-edit, a broken config), else None
-    problem: Optional[str] = None
+    problem: str | None = None
 
 
-def lint_text(text: str, path: str, settings: Settings, *, facts: Optional[dict] = None,
-              parser: Optional["IncrementalParser"] = None, syntax=None) -> LintResult:
+def lint_text(
+    text: str,
+    path: str,
+    settings: Settings,
+    *,
+    facts: dict | None = None,
+    parser: IncrementalParser | None = None,
+    syntax=None,
+) -> LintResult:
     """The static pass on ``text`` as ``torchlint check`` would report it for ``path``:
     enabled rules, ``per-file-ignores``, ``exclude`` and suppression comments honoured
     (``facts``: the file's facts from the project-wide analysis; ``parser``: the trees of the
@@ -138,7 +147,7 @@ class FixChoice:
     new_text: str
 
 
-def fixes_for(text: str, path: str, settings: Settings) -> List[FixChoice]:
+def fixes_for(text: str, path: str, settings: Settings) -> list[FixChoice]:
     """Each fixable finding's own fix: the text with only that fix applied."""
     from torchlint.fixes.apply import apply_plans, plan_source
 
@@ -168,21 +177,21 @@ def _fix_options(path: str, settings: Settings, *, unsafe: bool):
     return FixOptions(rules_for(settings), unsafe=unsafe, ignored=settings.ignored_for(relative_path(path, settings)))
 
 
-def _offsets(text: str) -> List[int]:
+def _offsets(text: str) -> list[int]:
     starts = [0]
     for m in re.finditer(r"\r\n|\r|\n", text):
         starts.append(m.end())
     return starts
 
 
-def _pos(starts: List[int], offset: int) -> Pos:
+def _pos(starts: list[int], offset: int) -> Pos:
     import bisect
 
     line = bisect.bisect_right(starts, offset) - 1
     return line, offset - starts[line]
 
 
-def text_edits(old: str, new: str) -> List[TextEdit]:
+def text_edits(old: str, new: str) -> list[TextEdit]:
     """Non-overlapping edits turning ``old`` into ``new``: changed line runs, each trimmed
     to the characters that differ."""
     a = old.splitlines(True)
@@ -204,7 +213,7 @@ def text_edits(old: str, new: str) -> List[TextEdit]:
         s = 0
         while s < len(seg) - p and s < len(repl) - p and seg[len(seg) - 1 - s] == repl[len(repl) - 1 - s]:
             s += 1
-        edits.append(TextEdit(_pos(starts, lo + p), _pos(starts, hi - s), repl[p:len(repl) - s]))
+        edits.append(TextEdit(_pos(starts, lo + p), _pos(starts, hi - s), repl[p : len(repl) - s]))
     return edits
 
 
@@ -225,7 +234,7 @@ def apply_edits(text: str, edits: Sequence[TextEdit]) -> str:
 _IGNORE = re.compile(r"#\s*torchlint:\s*ignore\[(?P<codes>[^\]]*)\]", re.IGNORECASE)
 
 
-def ignore_edit(text: str, finding: Finding) -> Optional[TextEdit]:
+def ignore_edit(text: str, finding: Finding) -> TextEdit | None:
     """Add ``# torchlint: ignore[CODE]`` at the end of the finding's first line (or add the
     code to the comment already there)."""
     lines = source_lines(text)
@@ -264,8 +273,8 @@ def _in_string_at_end(text: str, line: int) -> bool:
 
 
 # -- rule pages ---------------------------------------------------------------------------
-@functools.lru_cache(maxsize=None)
-def rule_page_uri(code: str) -> Optional[str]:
+@functools.cache
+def rule_page_uri(code: str) -> str | None:
     """A ``file:`` URI of the rule's page as installed (``torchlint rule CODE`` prints it)."""
     from torchlint.pages import entries
 
@@ -275,7 +284,7 @@ def rule_page_uri(code: str) -> Optional[str]:
         return None
 
 
-def rule_page_text(code: str) -> Optional[str]:
+def rule_page_text(code: str) -> str | None:
     from torchlint.pages import page
 
     p = page(code)

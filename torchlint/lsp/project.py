@@ -14,12 +14,12 @@ base class, an import, a call added or removed, never an edit inside an expressi
 comment -- and then :meth:`WorkspaceProject.facts` may differ for documents other than the
 one edited: the server re-lints those.
 """
+
 from __future__ import annotations
 
 import ast
 import os
 import threading
-from typing import Dict, List, Optional, Tuple
 
 from torchlint.analysis.summary import Summary, summarize
 from torchlint.config import Settings
@@ -42,25 +42,25 @@ class WorkspaceProject:
         #: whether the files under ``root`` count (else only the open buffers and what they import)
         self.scan = scan
         self._lock = threading.RLock()
-        self._files: Optional[List[str]] = None
+        self._files: list[str] | None = None
         #: path -> ((mtime, size), summary) of the saved file
-        self._saved: Dict[str, Tuple[Tuple[float, int], Optional[Summary]]] = {}
+        self._saved: dict[str, tuple[tuple[float, int], Summary | None]] = {}
         #: path -> (text, summary) of an open buffer
-        self._buffers: Dict[str, Tuple[str, Optional[Summary]]] = {}
+        self._buffers: dict[str, tuple[str, Summary | None]] = {}
         #: the files (saved or open) that compile a model and call ``.backward()``: the project
         #: trains, so training-only code is checked (as ``torchlint check`` decides it)
-        self._trainers: Dict[str, bool] = {}  # open buffers
-        self._saved_trainers: Dict[str, bool] = {}  # saved files
+        self._trainers: dict[str, bool] = {}  # open buffers
+        self._saved_trainers: dict[str, bool] = {}  # saved files
         #: path -> the parts of its buffer's last summary (:func:`summarize`'s ``memo``)
-        self._memos: Dict[str, dict] = {}
+        self._memos: dict[str, dict] = {}
         self._project = None
-        self._facts: Dict[str, Optional[dict]] = {}
+        self._facts: dict[str, dict | None] = {}
         #: times the regions were worked out (for tests and the benchmark)
         self.builds = 0
-        self._store: Optional[object] = None  # the cache of summaries (False: none), made when first needed
+        self._store: object | None = None  # the cache of summaries (False: none), made when first needed
 
     # -- what changed ------------------------------------------------------------------
-    def set_buffer(self, path: str, text: str, tree: Optional[ast.Module] = None) -> bool:
+    def set_buffer(self, path: str, text: str, tree: ast.Module | None = None) -> bool:
         """Use ``text`` (``tree``: its ``ast``, if at hand) for ``path``; whether that changed
         what other files may see of it."""
         path = os.path.abspath(path)
@@ -93,7 +93,7 @@ class WorkspaceProject:
                 return True
             return False
 
-    def files_changed(self, paths: List[str], created_or_deleted: bool) -> None:
+    def files_changed(self, paths: list[str], created_or_deleted: bool) -> None:
         """Files changed on disk (a save, a checkout, a new file): re-read them when next needed."""
         with self._lock:
             for p in paths:
@@ -104,7 +104,7 @@ class WorkspaceProject:
             self._project = None
 
     # -- facts -------------------------------------------------------------------------
-    def facts(self, path: str) -> Optional[dict]:
+    def facts(self, path: str) -> dict | None:
         """What checking ``path`` needs from the rest of the project (None: ``project`` is off)."""
         if not self.settings.project:
             return None
@@ -133,7 +133,7 @@ class WorkspaceProject:
                         return True
             return any(self._trainers.values())
 
-    def adopt(self, other: "WorkspaceProject") -> None:
+    def adopt(self, other: WorkspaceProject) -> None:
         """Take over the open buffers of the project this one replaces (its config changed)."""
         with self._lock:
             self._buffers.update(other._buffers)
@@ -161,12 +161,12 @@ class WorkspaceProject:
             return path
         return path if rel.startswith("..") else rel
 
-    def _summary(self, path: str) -> Optional[Summary]:
+    def _summary(self, path: str) -> Summary | None:
         path = os.path.abspath(path)
         entry = self._buffers.get(path)
         return entry[1] if entry is not None else self._saved_summary(path)
 
-    def _saved_summary(self, path: str) -> Optional[Summary]:
+    def _saved_summary(self, path: str) -> Summary | None:
         stamp = _stamp(path)
         hit = self._saved.get(path)
         if hit is not None and hit[0] == stamp:
@@ -180,7 +180,7 @@ class WorkspaceProject:
         self._saved[path] = (stamp, summary)  # type: ignore[assignment]
         return summary
 
-    def _summarize_saved(self, text: str) -> Optional[Summary]:
+    def _summarize_saved(self, text: str) -> Summary | None:
         """A saved file's summary, through the project's cache (as ``torchlint check`` keeps it)
         when the project has a root."""
         store = self._summary_store()
@@ -198,13 +198,17 @@ class WorkspaceProject:
                 from torchlint.static.cache import Cache, default_dir
 
                 try:
-                    self._store = Cache(default_dir(self.settings, self.root), self.settings.selected,
-                                        self.settings.ignored, torch_version=self.settings.static_torch_version())
+                    self._store = Cache(
+                        default_dir(self.settings, self.root),
+                        self.settings.selected,
+                        self.settings.ignored,
+                        torch_version=self.settings.static_torch_version(),
+                    )
                 except (ConfigError, OSError):
                     pass
         return self._store or None
 
-    def _workspace_files(self) -> List[str]:
+    def _workspace_files(self) -> list[str]:
         if not self.scan:
             return []
         if self._files is None:
@@ -213,7 +217,7 @@ class WorkspaceProject:
         return self._files
 
 
-def _stamp(path: str) -> Optional[Tuple[float, int]]:
+def _stamp(path: str) -> tuple[float, int] | None:
     try:
         st = os.stat(path)
     except OSError:

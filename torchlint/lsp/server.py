@@ -24,6 +24,7 @@
 
 libcst, the rules and the fixers are imported once, when the server starts.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -32,7 +33,6 @@ import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Dict, List, Optional, Tuple
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -59,21 +59,21 @@ class TorchlintServer(LanguageServer):
         self.settings = core.SettingsCache()
         self.lint_runs = 0
         #: how long each of the last lint runs of a document took, in ms (``torchlint/stats``)
-        self.lint_ms: List[float] = []
-        self.lint_cpu_ms: List[float] = []
-        self._pending: Dict[str, asyncio.Task] = {}
+        self.lint_ms: list[float] = []
+        self.lint_cpu_ms: list[float] = []
+        self._pending: dict[str, asyncio.Task] = {}
         #: uri -> (version, text, findings) of the last published lint
-        self.results: Dict[str, Tuple[Optional[int], str, List[Finding]]] = {}
-        self._fixes: Dict[str, Tuple[str, List[core.FixChoice]]] = {}
+        self.results: dict[str, tuple[int | None, str, list[Finding]]] = {}
+        self._fixes: dict[str, tuple[str, list[core.FixChoice]]] = {}
         # one thread: lint runs never overlap, and the event loop keeps reading messages
         self.linter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="torchlint-lint")
         self._count_lock = threading.Lock()
         self._lint_lock = threading.RLock()  # a hover's lint (event loop) vs the lint thread's
         #: uri -> the trees of its earlier versions (only changed statements are parsed again)
-        self.parsers: Dict[str, IncrementalParser] = {}
+        self.parsers: dict[str, IncrementalParser] = {}
         #: project root -> its files' summaries and regions; uri -> the facts its last lint used
-        self.projects: Dict[str, WorkspaceProject] = {}
-        self.facts_used: Dict[str, Optional[dict]] = {}
+        self.projects: dict[str, WorkspaceProject] = {}
+        self.facts_used: dict[str, dict | None] = {}
 
     # -- linting ---------------------------------------------------------------------------
     def path_of(self, uri: str) -> str:
@@ -102,7 +102,7 @@ class TorchlintServer(LanguageServer):
             self.projects[root] = project = fresh
         return project
 
-    def lint_now(self, uri: str, text: str) -> Tuple[core.LintResult, List[str]]:
+    def lint_now(self, uri: str, text: str) -> tuple[core.LintResult, list[str]]:
         """Lint ``text`` for document ``uri`` (in the caller's thread): the result, and the
         other open documents whose project facts the text changed (to be linted again)."""
         with self._count_lock:
@@ -119,14 +119,14 @@ class TorchlintServer(LanguageServer):
                 result = core.lint_text(text, path, settings, facts=facts, parser=parser, syntax=syntax)
                 self.facts_used[uri] = facts
                 affected = self.affected(project, skip=uri) if changed else []
-            except Exception as exc:  # noqa: BLE001 - one bad buffer must not stop the server
+            except Exception as exc:
                 log.exception("torchlint failed on %s", uri)
                 return core.LintResult([], f"internal error: {type(exc).__name__}: {exc}"), []
         if problem and not result.problem:
             result.problem = problem
         return result, affected
 
-    def affected(self, project: WorkspaceProject, skip: Optional[str] = None) -> List[str]:
+    def affected(self, project: WorkspaceProject, skip: str | None = None) -> list[str]:
         """Open documents of ``project`` whose facts differ from those their last lint used."""
         out = []
         for uri in list(self.facts_used):
@@ -137,10 +137,10 @@ class TorchlintServer(LanguageServer):
                     out.append(uri)
         return out
 
-    def refresh(self, change) -> List[str]:
+    def refresh(self, change) -> list[str]:
         """``change(project)`` on every project, then the open documents it affected."""
         with self._lint_lock:
-            out: List[str] = []
+            out: list[str] = []
             for project in list(self.projects.values()):
                 change(project)
                 out.extend(u for u in self.affected(project) if u not in out)
@@ -184,7 +184,7 @@ class TorchlintServer(LanguageServer):
             if self._pending.get(uri) is me:
                 del self._pending[uri]
 
-    def _lint_if_current(self, uri: str, version: Optional[int], text: str):
+    def _lint_if_current(self, uri: str, version: int | None, text: str):
         """:meth:`lint_now`, unless the document changed since the run was scheduled."""
         doc = self.workspace.text_documents.get(uri)
         if doc is None or doc.version != version:
@@ -198,20 +198,23 @@ class TorchlintServer(LanguageServer):
         log.info("linted %s version %s in %.0f ms (%.0f ms of CPU)", uri, version, ms, cpu_ms)
         return outcome
 
-    def publish(self, uri: str, version: Optional[int], text: str, result: core.LintResult) -> None:
+    def publish(self, uri: str, version: int | None, text: str, result: core.LintResult) -> None:
         if result.problem:
             log.info("%s: %s", uri, result.problem)
         self.results[uri] = (version, text, result.findings)
         lines = text.splitlines(True) or [""]
         diagnostics = [self.diagnostic(f, lines) for f in result.findings]
         self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version))
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
+        )
 
     # -- conversions -----------------------------------------------------------------------
     def to_range(self, lines, start: core.Pos, end: core.Pos) -> types.Range:
         codec = self.workspace.position_codec
         padded = list(lines) + [""] * (max(start[0], end[0]) + 1 - len(lines))
-        return codec.range_to_client_units(padded, ServerTextRange(ServerTextPosition(*start), ServerTextPosition(*end)))
+        return codec.range_to_client_units(
+            padded, ServerTextRange(ServerTextPosition(*start), ServerTextPosition(*end))
+        )
 
     def finding_range(self, f: Finding, lines) -> types.Range:
         return self.to_range(lines, (f.line - 1, f.column - 1), (max(f.end_line, f.line) - 1, max(f.end_column - 1, 0)))
@@ -228,11 +231,11 @@ class TorchlintServer(LanguageServer):
             data={"rule": f.rule, "line": f.line, "column": f.column},
         )
 
-    def edits_to_lsp(self, old: str, edits: List[core.TextEdit]) -> List[types.TextEdit]:
+    def edits_to_lsp(self, old: str, edits: list[core.TextEdit]) -> list[types.TextEdit]:
         lines = old.splitlines(True) or [""]
         return [types.TextEdit(range=self.to_range(lines, e.start, e.end), new_text=e.new_text) for e in edits]
 
-    def current(self, uri: str) -> Tuple[str, List[Finding]]:
+    def current(self, uri: str) -> tuple[str, list[Finding]]:
         """The document's text and findings, linting it now if the last result is older."""
         doc = self.workspace.get_text_document(uri)
         text = doc.source
@@ -250,11 +253,11 @@ class TorchlintServer(LanguageServer):
         settings, _ = self.settings.get(path)
         try:
             return compute(text, path, settings)
-        except Exception:  # noqa: BLE001 - one bad buffer must not stop the server
+        except Exception:
             log.exception("torchlint: %s failed on %s", compute.__name__, uri)
             return default
 
-    def fixes(self, uri: str, text: str) -> List[core.FixChoice]:
+    def fixes(self, uri: str, text: str) -> list[core.FixChoice]:
         cached = self._fixes.get(uri)
         if cached is not None and cached[0] == text:
             return cached[1]
@@ -313,15 +316,26 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE) -> TorchlintServer:
         caps = ls.client_capabilities.workspace
         watch = caps.did_change_watched_files if caps is not None else None
         if watch is not None and watch.dynamic_registration:
-            ls.client_register_capability(types.RegistrationParams(registrations=[types.Registration(
-                id="torchlint-config", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=[
-                    types.FileSystemWatcher(glob_pattern="**/pyproject.toml"),
-                    types.FileSystemWatcher(glob_pattern="**/torchlint.toml"),
-                    types.FileSystemWatcher(glob_pattern="**/*.py")]))]))
+            ls.client_register_capability(
+                types.RegistrationParams(
+                    registrations=[
+                        types.Registration(
+                            id="torchlint-config",
+                            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                            register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                                watchers=[
+                                    types.FileSystemWatcher(glob_pattern="**/pyproject.toml"),
+                                    types.FileSystemWatcher(glob_pattern="**/torchlint.toml"),
+                                    types.FileSystemWatcher(glob_pattern="**/*.py"),
+                                ]
+                            ),
+                        )
+                    ]
+                )
+            )
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
-    def hover(ls: TorchlintServer, params: types.HoverParams) -> Optional[types.Hover]:
+    def hover(ls: TorchlintServer, params: types.HoverParams) -> types.Hover | None:
         text, findings = ls.current(params.text_document.uri)
         lines = text.splitlines(True) or [""]
         pos = params.position
@@ -333,16 +347,20 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE) -> TorchlintServer:
                 return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=body), range=rng)
         return None
 
-    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
-        code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll, FIX_ALL_KIND]))
-    def code_action(ls: TorchlintServer, params: types.CodeActionParams) -> List[types.CodeAction]:
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(
+            code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll, FIX_ALL_KIND]
+        ),
+    )
+    def code_action(ls: TorchlintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
         uri = params.text_document.uri
         text, findings = ls.current(uri)
         lines = text.splitlines(True) or [""]
         only = params.context.only
         want_quick = not only or any(str(k).startswith("quickfix") for k in only)
         want_all = not only or any(FIX_ALL_KIND.startswith(str(k)) for k in only)
-        actions: List[types.CodeAction] = []
+        actions: list[types.CodeAction] = []
         if want_quick:
             here = [f for f in findings if _overlaps(f, params.range)]
             fixes = {(c.code, c.line, c.column): c for c in ls.fixes(uri, text)} if here else {}
@@ -351,43 +369,62 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE) -> TorchlintServer:
                 choice = fixes.get((f.rule, f.line, f.column))
                 if choice is not None:
                     unsafe = choice.applicability != "safe"
-                    actions.append(types.CodeAction(
-                        title=f"{f.rule}: {choice.description}" + (" (unsafe)" if unsafe else ""),
-                        kind=types.CodeActionKind.QuickFix, diagnostics=diag, is_preferred=not unsafe,
-                        edit=types.WorkspaceEdit(changes={uri: ls.edits_to_lsp(text, core.text_edits(text, choice.new_text))})))
+                    actions.append(
+                        types.CodeAction(
+                            title=f"{f.rule}: {choice.description}" + (" (unsafe)" if unsafe else ""),
+                            kind=types.CodeActionKind.QuickFix,
+                            diagnostics=diag,
+                            is_preferred=not unsafe,
+                            edit=types.WorkspaceEdit(
+                                changes={uri: ls.edits_to_lsp(text, core.text_edits(text, choice.new_text))}
+                            ),
+                        )
+                    )
             for f in here:
                 edit = core.ignore_edit(text, f)
                 if edit is not None:
-                    actions.append(types.CodeAction(
-                        title=f"{f.rule}: add `# torchlint: ignore[{f.rule}]`", kind=types.CodeActionKind.QuickFix,
-                        diagnostics=[ls.diagnostic(f, lines)],
-                        edit=types.WorkspaceEdit(changes={uri: ls.edits_to_lsp(text, [edit])})))
+                    actions.append(
+                        types.CodeAction(
+                            title=f"{f.rule}: add `# torchlint: ignore[{f.rule}]`",
+                            kind=types.CodeActionKind.QuickFix,
+                            diagnostics=[ls.diagnostic(f, lines)],
+                            edit=types.WorkspaceEdit(changes={uri: ls.edits_to_lsp(text, [edit])}),
+                        )
+                    )
         if want_all and findings:
             new = ls.with_settings(core.fix_all, uri, text, text)
             if new != text:
-                actions.append(types.CodeAction(
-                    title="torchlint: fix all safe findings", kind=FIX_ALL_KIND,
-                    edit=types.WorkspaceEdit(changes={uri: ls.edits_to_lsp(text, core.text_edits(text, new))})))
+                actions.append(
+                    types.CodeAction(
+                        title="torchlint: fix all safe findings",
+                        kind=FIX_ALL_KIND,
+                        edit=types.WorkspaceEdit(changes={uri: ls.edits_to_lsp(text, core.text_edits(text, new))}),
+                    )
+                )
         return actions
 
     @server.feature("torchlint/stats")
     def stats(ls: TorchlintServer, params) -> dict:
-        return {"lint_runs": ls.lint_runs, "pending": len(ls._pending), "lint_ms": ls.lint_ms,
-                "lint_cpu_ms": ls.lint_cpu_ms,
-                "project_builds": sum(p.builds for p in ls.projects.values())}
+        return {
+            "lint_runs": ls.lint_runs,
+            "pending": len(ls._pending),
+            "lint_ms": ls.lint_ms,
+            "lint_cpu_ms": ls.lint_cpu_ms,
+            "project_builds": sum(p.builds for p in ls.projects.values()),
+        }
 
     return server
 
 
-def serve(debounce: float = DEFAULT_DEBOUNCE, log_file: Optional[str] = None) -> None:
+def serve(debounce: float = DEFAULT_DEBOUNCE, log_file: str | None = None) -> None:
     """Run the server on stdin/stdout until the client says exit."""
     if log_file:
         logging.basicConfig(filename=log_file, level=logging.INFO)
     # load libcst, the rules and the fixers now, not on the first keystroke
+    import torchlint.fixes.apply
+    import torchlint.static.engine  # noqa: F401
     from torchlint.fixes import all_fixers
     from torchlint.rules import all_rules
-    import torchlint.fixes.apply  # noqa: F401
-    import torchlint.static.engine  # noqa: F401
 
     all_rules()
     all_fixers()

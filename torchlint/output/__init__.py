@@ -8,11 +8,13 @@ summaries, for SARIF), ``files`` (the HTML page reads the source lines it shows)
 ``atomic`` (a report written to a file). Never a pass (static, dynamic) or the fixes: a report holds all
 an output needs (the code a finding shows is ``Finding.source_line``).
 """
+
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping, TextIO
+from typing import Any, TextIO
 
 from torchlint.findings import Finding, Report
 
@@ -94,6 +96,7 @@ def message_with_fix(finding: Finding) -> str:
 # The counts of the dynamic pass are said in these words by every format and door (`check`,
 # `run`, the pytest plugin, `assert_graph_breaks`), so the same number reads the same.
 
+
 def _n(count: int, word: str, plural: str = "") -> str:
     return f"{count} {word if count == 1 else (plural or word + 's')}"
 
@@ -117,8 +120,10 @@ def how_it_ran(target: Any) -> str:
 def target_words(target: Any, seconds: bool = False) -> str:
     """A target's line: ``3 graph-break sites, 7 breaks hit, 4 graphs, 4 recompiles (eval,
     default compile mode, 1.5 s)``."""
-    text = (f"{breaks_words(target.graph_breaks, target.graph_break_hits)}, {_n(target.graphs, 'graph')}, "
-            f"{_n(target.recompiles, 'recompile')}")
+    text = (
+        f"{breaks_words(target.graph_breaks, target.graph_break_hits)}, {_n(target.graphs, 'graph')}, "
+        f"{_n(target.recompiles, 'recompile')}"
+    )
     how = [how_it_ran(target)] if how_it_ran(target) else []
     if seconds:
         how.append(f"{target.seconds:.1f} s")
@@ -139,8 +144,7 @@ def summary_words(report: Report) -> str:
 
 def cause_words(cause: Mapping[str, Any]) -> str:
     """One recompile cause: ``dimension 0 of `x` changed from 8 to 4: 7 recompiles in 4 frames``."""
-    return (f"{cause['cause']}: {_n(cause['recompiles'], 'recompile')} in "
-            f"{_n(len(cause.get('frames') or []), 'frame')}")
+    return f"{cause['cause']}: {_n(cause['recompiles'], 'recompile')} in {_n(len(cause.get('frames') or []), 'frame')}"
 
 
 def frames_words(cause: Mapping[str, Any]) -> str:

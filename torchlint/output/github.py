@@ -8,9 +8,10 @@ without a file, and each dynamo target gets a ``::notice`` with its counts. Valu
 escaped as workflow commands require: ``%``, CR and LF everywhere, and ``:`` and ``,``
 inside properties.
 """
+
 from __future__ import annotations
 
-from typing import Dict, Optional, TextIO
+from typing import TextIO
 
 from torchlint.findings import Report
 from torchlint.output import display_code, message_with_fix, target_words
@@ -24,7 +25,7 @@ def escape_property(value: str) -> str:
     return escape_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
-def command(kind: str, message: str, properties: Optional[Dict[str, object]] = None) -> str:
+def command(kind: str, message: str, properties: dict[str, object] | None = None) -> str:
     """One workflow command line, e.g. ``::error file=a.py,line=3::text``."""
     props = ",".join(f"{k}={escape_property(str(v))}" for k, v in (properties or {}).items() if v is not None)
     return f"::{kind}{' ' + props if props else ''}::{escape_data(message)}"
@@ -36,9 +37,18 @@ def render(report: Report, stream: TextIO, *, options) -> None:
         where = {"line": f.line, "col": f.column, "endLine": f.end_line, "endColumn": f.end_column}
         if f.cell is not None:  # the notebook's own lines are JSON: the message names cell and line
             where = {}
-        stream.write(command(kind, message_with_fix(f), {
-            "file": f.path, **where, "title": f"{display_code(f)} {f.name}",
-        }) + "\n")
+        stream.write(
+            command(
+                kind,
+                message_with_fix(f),
+                {
+                    "file": f.path,
+                    **where,
+                    "title": f"{display_code(f)} {f.name}",
+                },
+            )
+            + "\n"
+        )
     for e in report.errors:
         stream.write(command("error", e.message, {"file": e.path, "title": "torchlint error"}) + "\n")
     for t in report.targets:

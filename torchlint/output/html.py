@@ -7,6 +7,7 @@ rule pages of the rules found and the gate's verdict. Both travel as JSON inside
 no text from a linted file can close the tag; the script builds the DOM with ``textContent``
 only, and a Content-Security-Policy allows no request and no script but the page's own (by hash).
 """
+
 from __future__ import annotations
 
 import base64
@@ -14,7 +15,7 @@ import difflib
 import hashlib
 import json
 import re
-from typing import Any, Dict, List, Set, TextIO
+from typing import Any, TextIO
 
 from torchlint import pages
 from torchlint.files import FileProblem, read_source, source_lines
@@ -32,13 +33,13 @@ def _safe_json(data: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def _wanted_lines(report: Report) -> Dict[str, Set[int]]:
+def _wanted_lines(report: Report) -> dict[str, set[int]]:
     """path -> the line numbers the page shows: finding excerpts and each graph map's span."""
-    wanted: Dict[str, Set[int]] = {}
+    wanted: dict[str, set[int]] = {}
     for f in report.findings:
         wanted.setdefault(f.path, set()).update(range(max(1, f.line - CONTEXT), f.end_line + CONTEXT + 1))
     for t in report.targets:
-        spans: Dict[str, List[int]] = {}
+        spans: dict[str, list[int]] = {}
         for graph in t.graph_lines:
             for g in graph:
                 spans.setdefault(g["path"], []).extend(g["lines"])
@@ -51,8 +52,8 @@ def _wanted_lines(report: Report) -> Dict[str, Set[int]]:
     return wanted
 
 
-def _sources(report: Report) -> Dict[str, Dict[str, str]]:
-    out: Dict[str, Dict[str, str]] = {}
+def _sources(report: Report) -> dict[str, dict[str, str]]:
+    out: dict[str, dict[str, str]] = {}
     for path, numbers in _wanted_lines(report).items():
         try:
             lines = source_lines(read_source(path))
@@ -77,9 +78,9 @@ def _edited(text: str, edits) -> str:
     return "".join(out) + text[at:]
 
 
-def _diffs(report: Report) -> Dict[str, str]:
+def _diffs(report: Report) -> dict[str, str]:
     """finding index -> the fix as a unified diff (where the finding has a fix)."""
-    out: Dict[str, str] = {}
+    out: dict[str, str] = {}
     for i, f in enumerate(report.findings):
         if f.fix is None or f.cell is not None:  # a notebook's edits are on its cell's lines, not the file's
             continue
@@ -87,13 +88,18 @@ def _diffs(report: Report) -> Dict[str, str]:
             old = read_source(f.path)
         except (FileProblem, OSError):
             continue
-        diff = difflib.unified_diff(old.splitlines(keepends=True), _edited(old, f.fix.edits).splitlines(keepends=True),
-                                    f"a/{f.path}", f"b/{f.path}", n=2)
+        diff = difflib.unified_diff(
+            old.splitlines(keepends=True),
+            _edited(old, f.fix.edits).splitlines(keepends=True),
+            f"a/{f.path}",
+            f"b/{f.path}",
+            n=2,
+        )
         out[str(i)] = "".join(diff)
     return out
 
 
-def _rule_pages(report: Report) -> Dict[str, str]:
+def _rule_pages(report: Report) -> dict[str, str]:
     codes = {f.rule for f in report.findings if f.rule}
     out = {}
     for code in sorted(codes):
@@ -103,7 +109,7 @@ def _rule_pages(report: Report) -> Dict[str, str]:
     return out
 
 
-def extras(report: Report) -> Dict[str, Any]:
+def extras(report: Report) -> dict[str, Any]:
     """What the page shows beyond the JSON document."""
     return {
         "sources": _sources(report),
@@ -113,30 +119,38 @@ def extras(report: Report) -> Dict[str, Any]:
         "gate_failures": list(report.gate_failures),
         "gate_notes": list(report.gate_notes),
         # each target's counts and recompile causes in the words of the other formats
-        "targets": [{"words": target_words(t), "causes": [cause_words(c) for c in t.recompile_causes],
-                     "frames": [frames_words(c) for c in t.recompile_causes]} for t in report.targets],
+        "targets": [
+            {
+                "words": target_words(t),
+                "causes": [cause_words(c) for c in t.recompile_causes],
+                "frames": [frames_words(c) for c in t.recompile_causes],
+            }
+            for t in report.targets
+        ],
     }
 
 
 def _csp(script: str) -> str:
     digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
-    return (f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
-            f"script-src 'sha256-{digest}'; base-uri 'none'; form-action 'none'")
+    return (
+        f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+        f"script-src 'sha256-{digest}'; base-uri 'none'; form-action 'none'"
+    )
 
 
 def page(report: Report) -> str:
     """The whole HTML document."""
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-        f"<meta http-equiv=\"Content-Security-Policy\" content=\"{_csp(SCRIPT)}\">\n"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-        "<meta name=\"color-scheme\" content=\"light dark\">\n"
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{_csp(SCRIPT)}">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        '<meta name="color-scheme" content="light dark">\n'
         "<title>torchlint report</title>\n"
         f"<style>{CSS}</style>\n</head>\n<body>\n"
         "<noscript>This report draws itself with JavaScript; the data is in the "
         "<code>report</code> script element (the <code>--format json</code> document).</noscript>\n"
-        f"<script type=\"application/json\" id=\"report\">{_safe_json(report.to_dict())}</script>\n"
-        f"<script type=\"application/json\" id=\"extras\">{_safe_json(extras(report))}</script>\n"
+        f'<script type="application/json" id="report">{_safe_json(report.to_dict())}</script>\n'
+        f'<script type="application/json" id="extras">{_safe_json(extras(report))}</script>\n'
         f"<script>{SCRIPT}</script>\n</body>\n</html>\n"
     )
 

@@ -1,4 +1,5 @@
 """``--format json``: one object, exactly the JSON contract of the design."""
+
 from __future__ import annotations
 
 import json

@@ -9,11 +9,12 @@ The bar appears only when stderr is a terminal, the report is text, and the run 
 enough to be worth it (many files or several targets); it is transient, so nothing of it
 stays on screen or reaches a pipe, a file, or a json/sarif/github report.
 """
+
 from __future__ import annotations
 
 import os
 import sys
-from typing import Callable, Optional
+from typing import Callable
 
 #: a static pass over fewer files than this finishes before a bar would be read
 MIN_FILES = 50
@@ -42,13 +43,17 @@ class ProgressBar:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
             self._progress = Progress(
-                TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                TimeElapsedColumn(), console=self.console, transient=True,
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=self.console,
+                transient=True,
             )
             self._progress.start()
         return self._progress
 
-    def stage(self, name: str, total: int) -> Optional[Callable[[int], None]]:
+    def stage(self, name: str, total: int) -> Callable[[int], None] | None:
         """Start a step of ``total`` items; returns ``advance(n=1)``, or None when the step is
         too short for a bar (the caller then skips the bookkeeping)."""
         self._finish_task()
@@ -90,8 +95,9 @@ def progress_for(fmt: str, verbose: bool, quiet: bool = False, stream=None):
     """What the CLI passes as ``CheckOptions.progress``: a bar on an interactive terminal with
     a text report, plain lines on stderr with ``-v`` otherwise, else None."""
     stream = stream or sys.stderr
-    interactive = (fmt == "text" and not quiet and _isatty(stream)
-                   and os.environ.get("TERM") != "dumb" and "CI" not in os.environ)
+    interactive = (
+        fmt == "text" and not quiet and _isatty(stream) and os.environ.get("TERM") != "dumb" and "CI" not in os.environ
+    )
     if interactive:
         return ProgressBar(stream if stream is not sys.stderr else None, verbose=verbose)
     if verbose:

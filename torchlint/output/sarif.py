@@ -7,13 +7,14 @@ breaks, ``warning`` for performance warnings), the message with its fix, and a p
 location relative to ``%SRCROOT%`` (the working directory). Files and targets that could not
 be checked are tool execution notifications of the one invocation.
 """
+
 from __future__ import annotations
 
 import json
 import os
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Dict, List, Optional, TextIO
+from typing import Any, TextIO
 from urllib.parse import quote
 
 from torchlint import __version__
@@ -29,7 +30,7 @@ def _level(severity: str) -> str:
     return "warning" if severity == "warning" else "error"
 
 
-def _information_uri() -> Optional[str]:
+def _information_uri() -> str | None:
     """The project's home page from the installed package's metadata, if it declares one."""
     try:
         meta = metadata.metadata("torchlint")
@@ -43,7 +44,7 @@ def _information_uri() -> Optional[str]:
     return home.strip() if home and home.strip().upper() != "UNKNOWN" else None
 
 
-def _rule_descriptors() -> List[Dict[str, Any]]:
+def _rule_descriptors() -> list[dict[str, Any]]:
     from torchlint.pages import pages
     from torchlint.rules import all_rules
 
@@ -53,41 +54,55 @@ def _rule_descriptors() -> List[Dict[str, Any]]:
         page = catalog.get(rule.code)
         full = (page.sections.get("What it does") if page else None) or rule.message
         help_text = page.text if page else f"{rule.message}\n\nFix: {rule.suggestion}"
-        out.append({
-            "id": rule.code,
-            "name": rule.name,
-            "shortDescription": {"text": rule.summary},
-            "fullDescription": {"text": " ".join(full.split())},
-            "help": {"text": help_text, "markdown": help_text},
-            "defaultConfiguration": {"level": _level(rule.severity)},
-            "properties": {
-                "gb_codes": list(rule.gb_codes),
-                "fix": rule.fix_applicability,
-                "tags": ["torch.compile", "suppression" if rule.code.startswith(SUPPRESSION_PREFIX)
-                         else "performance" if rule.severity == "warning" else "graph-break"],
+        out.append(
+            {
+                "id": rule.code,
+                "name": rule.name,
+                "shortDescription": {"text": rule.summary},
+                "fullDescription": {"text": " ".join(full.split())},
+                "help": {"text": help_text, "markdown": help_text},
+                "defaultConfiguration": {"level": _level(rule.severity)},
+                "properties": {
+                    "gb_codes": list(rule.gb_codes),
+                    "fix": rule.fix_applicability,
+                    "tags": [
+                        "torch.compile",
+                        "suppression"
+                        if rule.code.startswith(SUPPRESSION_PREFIX)
+                        else "performance"
+                        if rule.severity == "warning"
+                        else "graph-break",
+                    ],
+                },
+            }
+        )
+    out.append(
+        {
+            "id": DYNAMO_RULE,
+            "name": "graph-break",
+            "shortDescription": {"text": "A graph break dynamo recorded that no rule predicted"},
+            "fullDescription": {
+                "text": "torch._dynamo broke the graph here while running a declared target; "
+                "the result's properties hold dynamo's GB code, reason and hints."
             },
-        })
-    out.append({
-        "id": DYNAMO_RULE,
-        "name": "graph-break",
-        "shortDescription": {"text": "A graph break dynamo recorded that no rule predicted"},
-        "fullDescription": {"text": "torch._dynamo broke the graph here while running a declared target; "
-                                    "the result's properties hold dynamo's GB code, reason and hints."},
-        "help": {"text": "Read dynamo's reason and hint in the message; move the code out of the "
-                         "compiled region or rewrite it with tensor operations."},
-        "defaultConfiguration": {"level": "error"},
-        "properties": {"tags": ["torch.compile", "graph-break"]},
-    })
+            "help": {
+                "text": "Read dynamo's reason and hint in the message; move the code out of the "
+                "compiled region or rewrite it with tensor operations."
+            },
+            "defaultConfiguration": {"level": "error"},
+            "properties": {"tags": ["torch.compile", "graph-break"]},
+        }
+    )
     return out
 
 
-def _artifact(path: str) -> Dict[str, str]:
+def _artifact(path: str) -> dict[str, str]:
     if os.path.isabs(path):
         return {"uri": Path(path).as_uri()}
     return {"uri": quote(path.replace(os.sep, "/")), "uriBaseId": SRCROOT}
 
 
-def _region(f: Finding) -> Dict[str, int]:
+def _region(f: Finding) -> dict[str, int]:
     line = max(f.line, 1)
     column = max(f.column, 1)
     end_line = max(f.end_line or line, line)
@@ -97,7 +112,7 @@ def _region(f: Finding) -> Dict[str, int]:
     return {"startLine": line, "startColumn": column, "endLine": end_line, "endColumn": end_column}
 
 
-def _result(f: Finding, index: Dict[str, int]) -> Dict[str, Any]:
+def _result(f: Finding, index: dict[str, int]) -> dict[str, Any]:
     rule_id = f.rule or DYNAMO_RULE
     properties = {"source": f.source, "name": f.name}
     for key in ("gb_code", "region", "target", "reason", "explanation"):
@@ -106,7 +121,7 @@ def _result(f: Finding, index: Dict[str, int]) -> Dict[str, Any]:
             properties[key] = value
     if f.hints:
         properties["hints"] = list(f.hints)
-    location: Dict[str, Any] = {"artifactLocation": _artifact(f.path), "region": _region(f)}
+    location: dict[str, Any] = {"artifactLocation": _artifact(f.path), "region": _region(f)}
     if f.cell is not None:  # lines count in the cell, not in the notebook's JSON: no region
         properties.update(cell=f.cell, cell_line=f.line, cell_column=f.column)
         del location["region"]
@@ -121,7 +136,7 @@ def _result(f: Finding, index: Dict[str, int]) -> Dict[str, Any]:
     }
 
 
-def _notification(e: FileError) -> Dict[str, Any]:
+def _notification(e: FileError) -> dict[str, Any]:
     return {
         "level": "error",
         "message": {"text": e.message},
@@ -129,21 +144,21 @@ def _notification(e: FileError) -> Dict[str, Any]:
     }
 
 
-def to_sarif(report: Report) -> Dict[str, Any]:
+def to_sarif(report: Report) -> dict[str, Any]:
     rules = _rule_descriptors()
     for f in report.findings:  # a rule outside the registry (a plugin's) still gets its entry
         if f.rule and all(r["id"] != f.rule for r in rules):
             rules.append({"id": f.rule, "name": f.name, "shortDescription": {"text": f.name}})
     index = {r["id"]: i for i, r in enumerate(rules)}
-    driver: Dict[str, Any] = {"name": "torchlint", "version": __version__, "semanticVersion": __version__}
+    driver: dict[str, Any] = {"name": "torchlint", "version": __version__, "semanticVersion": __version__}
     uri = _information_uri()
     if uri:
         driver["informationUri"] = uri
     driver["rules"] = rules
-    invocation: Dict[str, Any] = {"executionSuccessful": not report.errors}
+    invocation: dict[str, Any] = {"executionSuccessful": not report.errors}
     if report.errors:
         invocation["toolExecutionNotifications"] = [_notification(e) for e in report.errors]
-    run: Dict[str, Any] = {
+    run: dict[str, Any] = {
         "tool": {"driver": driver},
         "invocations": [invocation],
         "columnKind": "unicodeCodePoints",

@@ -1,10 +1,11 @@
 """``--format text`` (default): findings with their source line, suggestions, a summary.
 
-    model.py:42:13: TL001 tensor-item `.item()` copies a tensor ... [potential graph break]
-       42 |         s = y.sum().item()
-          |             ^^^^^^^^^^^^^^
-          = fix: Keep the value as a 0-d tensor ...
+model.py:42:13: TL001 tensor-item `.item()` copies a tensor ... [potential graph break]
+   42 |         s = y.sum().item()
+      |             ^^^^^^^^^^^^^^
+      = fix: Keep the value as a 0-d tensor ...
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -34,8 +35,11 @@ def _status(f: Finding, report: Report) -> str:
         label = f"found by dynamo, {f.rule} flags this line"
     if f.source == "static" and report.dynamic_ran and f.target is None:
         # "not confirmed" only where a target ran the line without breaking; else not reached
-        label = ("potential graph break, not confirmed by dynamo (ran without breaking)"
-                 if report.traced(f) else "potential graph break, not reached by dynamo")
+        label = (
+            "potential graph break, not confirmed by dynamo (ran without breaking)"
+            if report.traced(f)
+            else "potential graph break, not reached by dynamo"
+        )
     return f"[{color}]{label}[/]"
 
 
@@ -58,8 +62,14 @@ def _code_frame(console: Console, f: Finding) -> None:
 
 
 def render(report: Report, stream: TextIO, *, options) -> None:
-    console = Console(file=stream, force_terminal=options.color, no_color=not options.color,
-                      highlight=False, soft_wrap=True, emoji=False)
+    console = Console(
+        file=stream,
+        force_terminal=options.color,
+        no_color=not options.color,
+        highlight=False,
+        soft_wrap=True,
+        emoji=False,
+    )
     if options.statistics:  # the table alone (as ruff's --statistics), then what failed
         _statistics(console, report, options)
         _errors(console, report)
@@ -91,8 +101,11 @@ def render(report: Report, stream: TextIO, *, options) -> None:
         if not t.error or t.program is not None:  # a watched program that failed: what it recorded
             console.print(
                 f"[bold]{escape(t.target)}[/]: {escape(target_words(t, seconds=t.cudagraph_skips is None))}"
-                + (f", {t.cudagraph_skips} CUDA-graph skip{'s' if t.cudagraph_skips != 1 else ''}"
-                   f" ({t.seconds:.1f} s)" if t.cudagraph_skips is not None else "")
+                + (
+                    f", {t.cudagraph_skips} CUDA-graph skip{'s' if t.cudagraph_skips != 1 else ''} ({t.seconds:.1f} s)"
+                    if t.cudagraph_skips is not None
+                    else ""
+                )
             )
         if t.recompile_causes:
             for cause in t.recompile_causes:
@@ -145,8 +158,6 @@ def _files(report: Report) -> str:
     return f"{k} file{'s' if k != 1 else ''}"
 
 
-
-
 def _summary(console: Console, report: Report, options) -> None:
     counts = Counter((f.rule or f.gb_code or "dynamo", f.name) for f in report.findings)
     n = len(report.findings)
@@ -163,9 +174,15 @@ def _summary(console: Console, report: Report, options) -> None:
     elif n:
         per_rule = ", ".join(f"{code} × {k}" for (code, _), k in sorted(counts.items()))
         kinds = Counter(kind_of(f) for f in report.findings)
-        parts = [f"{k} {words}{'s' if k != 1 else ''}" for k, words in (
-            (kinds["break"], "potential graph break"), (kinds["performance"], "performance warning"),
-            (kinds["suppression"], "unused suppression")) if k]
+        parts = [
+            f"{k} {words}{'s' if k != 1 else ''}"
+            for k, words in (
+                (kinds["break"], "potential graph break"),
+                (kinds["performance"], "performance warning"),
+                (kinds["suppression"], "unused suppression"),
+            )
+            if k
+        ]
         found = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
         console.print(f"Found {found} in {_files(report)} ({per_rule}).")
     elif report.errors:  # not "all clear": the errors below were not checked
@@ -179,5 +196,7 @@ def _summary(console: Console, report: Report, options) -> None:
     if options.unsafe_fixable:
         console.print(f"{options.unsafe_fixable} more fixable with `--fix --unsafe-fixes`.")
     if report.errors:
-        console.print(f"[red]{len(report.errors)} error{'s' if len(report.errors) != 1 else ''}[/] "
-                      "(files or targets that could not be checked).")
+        console.print(
+            f"[red]{len(report.errors)} error{'s' if len(report.errors) != 1 else ''}[/] "
+            "(files or targets that could not be checked)."
+        )

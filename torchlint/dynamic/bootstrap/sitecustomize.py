@@ -5,6 +5,7 @@ Python imports ``sitecustomize`` at interpreter start; this one installs torchli
 ``sitecustomize`` it hides, if the environment has one, so the program starts as it would
 without torchlint.
 """
+
 import os
 import sys
 
