@@ -27,8 +27,8 @@ import dataclasses
 import inspect
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
+from typing import Any, cast
 
 from torchlint.dynamic.cudagraph_text import frames_in, is_skip, parse_partitions, skip_reason
 from torchlint.dynamic.logs import LogRecords, capture_logs
@@ -86,7 +86,7 @@ class _Graph:
 
 
 @contextlib.contextmanager
-def _count_recordings():
+def _count_recordings() -> Iterator[dict[str, int]]:
     """Count CUDA-graph recordings (cudagraph trees' ``record_function``) while active."""
     box = {"count": 0}
     try:
@@ -94,31 +94,32 @@ def _count_recordings():
     except ImportError:
         yield box
         return
-    original = CUDAGraphTreeManager.record_function
+    manager: Any = CUDAGraphTreeManager  # its method is replaced while counting
+    original = manager.record_function
 
     def counting(self: Any, *args: Any, **kwargs: Any) -> Any:
         box["count"] += 1
         return original(self, *args, **kwargs)
 
-    CUDAGraphTreeManager.record_function = counting
+    manager.record_function = counting
     try:
         yield box
     finally:
-        CUDAGraphTreeManager.record_function = original
+        manager.record_function = original
 
 
-def user_frames(trace: str | None, user_files: set[str]) -> list[tuple[str, int]]:
+def user_frames(trace: str | None, user_files: Container[str]) -> list[tuple[str, int]]:
     """Every ``File "...", line N`` of a stack trace that is in the user's files, outermost first."""
     return [(os.path.realpath(f), n) for f, n in frames_in(trace) if os.path.realpath(f) in user_files]
 
 
-def user_frame(trace: str | None, user_files: set[str]) -> tuple[str, int] | None:
+def user_frame(trace: str | None, user_files: Container[str]) -> tuple[str, int] | None:
     """The innermost ``File "...", line N`` of a stack trace that is in the user's files."""
     mine = user_frames(trace, user_files)
     return mine[-1] if mine else None
 
 
-def _cpu_sites(gm: Any, user_files: set[str]) -> list[dict[str, Any]]:
+def _cpu_sites(gm: Any, user_files: Container[str]) -> list[dict[str, Any]]:
     """Nodes that make a CPU tensor from no CPU tensor, in a graph that holds CUDA tensors."""
     import torch
 
@@ -162,7 +163,7 @@ def _inductor_reduce_overhead(mode: str = "reduce-overhead") -> Any | None:
 class _Inspecting:
     """Inductor's reduce-overhead backend, keeping each graph's CPU sites and log records."""
 
-    def __init__(self, inner: Any, handler: LogRecords, user_files: set[str]) -> None:
+    def __init__(self, inner: Any, handler: LogRecords, user_files: Container[str]) -> None:
         self.inner = inner
         self.handler = handler
         self.user_files = user_files
@@ -235,7 +236,11 @@ def observe_cudagraphs(
     import torch
     from torch._dynamo.utils import counters
 
-    files = user_files if hasattr(user_files, "places") else {os.path.realpath(p) for p in user_files}
+    files: Container[str] = (
+        cast("Container[str]", user_files)  # a ProjectFiles: every file of the project
+        if hasattr(user_files, "places")
+        else {os.path.realpath(p) for p in user_files}
+    )
     if isinstance(fn, torch.nn.Module):
         fn.eval()
     torch._dynamo.reset()
@@ -250,12 +255,15 @@ def observe_cudagraphs(
     ):
         inner = _inductor_reduce_overhead(mode)
         backend = _Inspecting(inner, handler, files) if inner is not None else None
-        compiled = torch.compile(fn, backend=backend) if backend is not None else torch.compile(fn, mode=mode)
+        compiled: Callable[..., Any] = (
+            torch.compile(fn, backend=backend) if backend is not None else torch.compile(fn, mode=mode)
+        )
+        mark_step_begin: Callable[[], None] = torch.compiler.cudagraph_mark_step_begin
         per_set = []
         for args, kwargs in calls:
             before = recorded["count"]
             for _ in range(calls_per_set):
-                torch.compiler.cudagraph_mark_step_begin()
+                mark_step_begin()
                 compiled(*args, **kwargs)
             torch.cuda.synchronize()
             per_set.append(recorded["count"] - before)
@@ -283,7 +291,7 @@ def observe_cudagraphs(
 
 
 def _skips(
-    graphs: Sequence[_Graph], messages: Sequence[str], files: set[str], site: tuple[str, int] | None
+    graphs: Sequence[_Graph], messages: Sequence[str], files: Container[str], site: tuple[str, int] | None
 ) -> list[dict[str, Any]]:
     """One entry per skipped graph, each with the user lines it points at."""
     out: list[dict[str, Any]] = []
@@ -293,17 +301,17 @@ def _skips(
         for index in range(*graph.span):
             owner[index] = graph
     for index, message in enumerate(messages):
-        graph = owner.get(index)
+        owned = owner.get(index)
         if not is_skip(message):
             continue
         reason = skip_reason(message)
-        key = (id(graph) if graph is not None else -1, reason)
+        key = (id(owned) if owned is not None else -1, reason)
         if key in seen:
             continue
         seen.add(key)
         sites: list[dict[str, Any]] = []
-        if graph is not None and "cpu device" in reason:
-            sites = list(graph.cpu_sites)
+        if owned is not None and "cpu device" in reason:
+            sites = list(owned.cpu_sites)
         if not sites:
             frame = user_frame(message, files)
             if frame is not None:
@@ -315,7 +323,7 @@ def _skips(
     return out
 
 
-def _splits(graphs: Sequence[_Graph], messages: Sequence[str], files: set[str]) -> list[dict[str, Any]]:
+def _splits(graphs: Sequence[_Graph], messages: Sequence[str], files: Container[str]) -> list[dict[str, Any]]:
     """Graphs where inductor left work outside CUDA graphs that costs something, with its lines.
 
     With graph partitions (on by default: measured on torch 2.11, read in 2.13's config) inductor

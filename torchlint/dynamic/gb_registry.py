@@ -15,6 +15,7 @@ import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 REGISTRY_NAME = "graph_break_registry.json"
 
@@ -73,7 +74,7 @@ def _usable(text: str) -> bool:
 class GraphBreakRegistry:
     """Lookups over one registry file. Build with :func:`load_registry`."""
 
-    def __init__(self, entries: dict[str, list[dict]], path: str | None = None) -> None:
+    def __init__(self, entries: dict[str, list[dict[str, Any]]], path: str | None = None) -> None:
         self.path = path
         self._by_type: dict[str, GraphBreakType] = {}
         known_quoted: dict[str, bool] = {}

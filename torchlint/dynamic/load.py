@@ -84,7 +84,7 @@ def _import_dotted(ref: ObjectRef) -> tuple[Any, str]:
                 "src/, then as an installed module)",
             ) from None
         raise TargetError(ref.text, f"cannot import {ref.path}: {type(e).__name__}: {_one_line(e)}") from None
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 (the user's code may raise anything: the error names it)
         raise TargetError(ref.text, f"cannot import {ref.path}: {type(e).__name__}: {_one_line(e)}") from None
     return module, _file_of(module) or ref.path
 
@@ -100,7 +100,7 @@ def _resolve(ref: ObjectRef, cwd: str) -> tuple[Any, str]:
         module = import_file(path)
     except SyntaxError as e:
         raise TargetError(ref.text, f"cannot import {ref.path}: SyntaxError at line {e.lineno}: {e.msg}") from None
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 (the user's code may raise anything: the error names it)
         raise TargetError(ref.text, f"cannot import {ref.path}: {type(e).__name__}: {_one_line(e)}") from None
     return _attribute(ref, module), os.path.realpath(path)
 
@@ -161,7 +161,7 @@ def load_target(ref: ObjectRef, cwd: str) -> tuple[Any, str]:
             obj = obj()
     except TargetError:
         raise
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 (the user's code may raise anything: the error names it)
         raise TargetError(ref.text, f"building it raised {type(e).__name__}: {_one_line(e)}") from None
     if not callable(obj):
         raise TargetError(ref.text, f"{ref.name} is not callable")
@@ -172,7 +172,7 @@ def _call_source(ref: ObjectRef, cwd: str) -> Any:
     func, _ = _resolve(ref, cwd)
     try:
         return func(*ref.args, **ref.kwargs_dict)
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 (the user's code may raise anything: the error names it)
         raise TargetError(ref.text, f"raised {type(e).__name__}: {_one_line(e)}") from None
 
 
@@ -241,13 +241,13 @@ def materialize(spec: Spec, seed: int = 0) -> Any:
         if s.dtype == "bool":
             value = torch.randint(0, 2, s.shape, generator=gen).bool()
         elif s.dtype in FLOATING:
-            if s.low is None:
+            if s.low is None or s.high is None:  # a range gives both ends
                 value = torch.randn(s.shape, generator=gen, dtype=torch.float32)
             else:
                 value = torch.rand(s.shape, generator=gen) * (s.high - s.low) + s.low
             value = value.to(dtype)
         else:
-            low, high = (0, 10) if s.low is None else (int(s.low), int(s.high))
+            low, high = (0, 10) if s.low is None or s.high is None else (int(s.low), int(s.high))
             value = torch.randint(low, high, s.shape, generator=gen, dtype=torch.int64).to(dtype)
         return value.to(s.device) if s.device != "cpu" else value
 

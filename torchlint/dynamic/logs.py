@@ -14,6 +14,7 @@ import importlib
 import logging
 import os
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 
 class LogRecords(logging.Handler):
@@ -36,7 +37,7 @@ class LogRecords(logging.Handler):
         for record in self.records[start:end]:
             try:
                 out.append(record.getMessage())
-            except Exception:  # a malformed record must not stop the run
+            except Exception:  # noqa: BLE001 (a malformed record must not stop the run)
                 out.append("")
         return out
 
@@ -60,7 +61,8 @@ def capture_logs(
     known = getattr(registry, "artifact_names", None)
     wanted = [a for a in artifacts if known is None or a in known]
     with contextlib.suppress(Exception):
-        torch._logging.set_logs(**{a: True for a in wanted})
+        artifacts_on: dict[str, Any] = {a: True for a in wanted}  # set_logs's keywords
+        torch._logging.set_logs(**artifacts_on)
     handler = LogRecords()
     suffixes = tuple(f"__{a}" for a in wanted)
     saved = []

@@ -143,7 +143,9 @@ _EXPLANATION_NOISE = (" The branch condition involves a tensor computed as follo
 
 def _split_reason(text: str) -> tuple[str, list[str], str]:
     """Dynamo's break message -> (explanation, hints, context) from its indented sections."""
-    explanation, hints, context = [], [], []
+    explanation: list[str] = []
+    hints: list[list[str]] = []
+    context: list[str] = []
     current: list[str] | None = None
     for raw in text.splitlines():
         line = raw.strip()
@@ -188,17 +190,19 @@ def _in_dir(path: str, dirs: Iterable[str]) -> bool:
 
 def site_frame(frames: Sequence[Frame], user_files: Any | None) -> Frame | None:
     """Which frame of a stack (outermost first) a break is placed on: the innermost in the
-    user's files (the project's, for the worker and ``explain``); else the innermost outside torch, torchlint and the standard library (the
-    line of an installed library, a model in site-packages); else the innermost outside torch
-    and torchlint. Never a frame of torch or of torchlint: None when there is no other."""
-    frames = [(os.path.realpath(f), int(n)) for f, n in frames if f and not f.startswith("<")]
+    user's files (the project's, for the worker and ``explain``); else the innermost outside
+    torch, torchlint and the standard library (the line of an installed library, a model in
+    site-packages); else the innermost outside torch and torchlint. Never a frame of torch or
+    of torchlint: None when there is no other."""
+    real = [(os.path.realpath(f), int(n)) for f, n in frames if f and not f.startswith("<")]
     if user_files:
-        for frame in reversed(frames):
+        for frame in reversed(real):
             if frame[0] in user_files:
                 return frame
-    ours = [f for f in frames if not _in_dir(f[0], (_TORCH_DIR, _OWN_DIR))]
+    ours = [f for f in real if not _in_dir(f[0], (_TORCH_DIR, _OWN_DIR))]
     libraries = [f for f in ours if not _in_dir(f[0], _STDLIB_DIRS) or _in_dir(f[0], _SITE_DIRS)]
-    return (libraries or ours or [None])[-1]
+    candidates = libraries or ours
+    return candidates[-1] if candidates else None
 
 
 class _BreakCollector:
@@ -209,7 +213,7 @@ class _BreakCollector:
         self.registry = registry
         self.sites: dict[tuple[str | None, int | None], BreakSite] = {}
         # dynamo's own location (innermost frame) -> the user site it resolved to
-        self._by_dynamo_loc: dict[Frame, tuple[str | None, int | None]] = {}
+        self._by_dynamo_loc: dict[Frame, Frame] = {}
 
     def _user_frame(self, frames: Sequence[Frame]) -> Frame | None:
         return site_frame(frames, self.user_files)
@@ -243,12 +247,13 @@ class _BreakCollector:
         site.seen_by.add(witness)
         site.seen[witness] = site.seen.get(witness, 0) + 1
         site.frame_skipped = site.frame_skipped or skipped
-        if entry is not None or gb_type:
-            site.gb_types.add(entry.gb_type if entry else gb_type)
-        if site.gb_type is None and (entry is not None or gb_type):
-            site.gb_type = entry.gb_type if entry else gb_type
+        found_type = entry.gb_type if entry is not None else gb_type  # a registry's is never ""
+        if found_type:
+            site.gb_types.add(found_type)
+        if site.gb_type is None and found_type:
+            site.gb_type = found_type
             site.gb_code = entry.code if entry else None
-            site.reason = site.gb_type
+            site.reason = found_type
         if not site.reason:
             site.reason = text.strip().splitlines()[0] if text.strip() else "graph break"
         if not site.explanation:
@@ -260,7 +265,7 @@ class _BreakCollector:
     def add_log_record(self, record: logging.LogRecord) -> None:
         try:
             message = record.getMessage()
-        except Exception:  # a malformed record must not stop the run
+        except Exception:  # noqa: BLE001 (a malformed record must not stop the run)
             return
         error = record.exc_info[1] if record.exc_info else None
         skipped = "Skipping the function" in message or "results in a skip" in message
@@ -342,7 +347,8 @@ def _tensors_in(value: Any) -> Iterator[torch.Tensor]:
 def _backward(output: Any) -> None:
     losses = [t.float().sum() for t in _tensors_in(output) if t.requires_grad]
     if losses:
-        torch.stack(losses).sum().backward()
+        backward: Callable[[], None] = torch.stack(losses).sum().backward
+        backward()
 
 
 def observe(
@@ -447,7 +453,7 @@ def traced_lines(graphs: Sequence[Any], files: set[str] | None) -> set[Frame]:
 def _message(record: logging.LogRecord) -> str:
     try:
         return record.getMessage()
-    except Exception:  # a malformed record must not stop the run
+    except Exception:  # noqa: BLE001 (a malformed record must not stop the run)
         return ""
 
 

@@ -11,6 +11,7 @@ its tail kept, so floods of output neither block nor pile up.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -102,12 +103,12 @@ class Worker:
 
     def __init__(self, env: dict[str, str] | None = None) -> None:
         self.env = env
-        self.proc: subprocess.Popen | None = None
+        self.proc: subprocess.Popen[bytes] | None = None
         self.torch_version: str | None = None
         #: whether the worker's torch sees a CUDA GPU (known once it is ready)
         self.cuda = False
-        self._reader = None
-        self._writer = None
+        self._reader: int | None = None
+        self._writer: io.FileIO | None = None
         self._buffer = b""
         self._output: _OutputTail | None = None
         self._ready = False
@@ -168,7 +169,7 @@ class Worker:
         proc = self.proc
         if proc is not None and proc.poll() is None:
             try:
-                if self._ready:
+                if self._ready and self._writer is not None:
                     self._writer.write(b'{"quit": true}\n')
                     proc.wait(timeout=2)
             except (OSError, subprocess.TimeoutExpired, ValueError):
@@ -229,31 +230,35 @@ class Worker:
             how = f"the worker process exited with status {code} (the target or code it called ended it)"
         if self._output is not None:
             self._output.wait_closed(1)  # let the drain thread read the last words
-        lines = [l.strip() for l in self.output_tail().splitlines() if l.strip()]
+        lines = [line.strip() for line in self.output_tail().splitlines() if line.strip()]
         # Only a line that explains the death: a fatal error, or an exception's last line
         # (not whatever warning happened to be printed last).
-        fatal = [l for l in lines if l.startswith("Fatal Python error")]
-        errors = [l for l in lines if _EXCEPTION_LINE.match(l)]
+        fatal = [line for line in lines if line.startswith("Fatal Python error")]
+        errors = [line for line in lines if _EXCEPTION_LINE.match(line)]
         last = (fatal or errors or [""])[-1]
         return f"{how}" + (f" ({last[:200]})" if last else "")
 
     def _receive(self, timeout: float, doing: str) -> dict[str, Any]:
+        reader = self._reader
+        if reader is None:
+            raise WorkerError(f"the worker is not running {doing}")
         deadline = time.monotonic() + timeout
         while b"\n" not in self._buffer:
             left = deadline - time.monotonic()
             if left <= 0:
                 self._kill()
                 raise WorkerError(f"timed out after {timeout:g} s {doing}")
-            ready, _, _ = select.select([self._reader], [], [], min(left, 1.0))
+            ready, _, _ = select.select([reader], [], [], min(left, 1.0))
             if not ready:
                 continue
-            chunk = os.read(self._reader, 1 << 16)
+            chunk = os.read(reader, 1 << 16)
             if not chunk:
                 reason = self._death_reason()
                 raise WorkerError(f"{reason} {doing}")
             self._buffer += chunk
         line, self._buffer = self._buffer.split(b"\n", 1)
-        return json.loads(line.decode("utf-8"))
+        answer: dict[str, Any] = json.loads(line.decode("utf-8"))
+        return answer
 
     def request(self, payload: dict[str, Any], timeout: float) -> dict[str, Any]:
         """Send one request and wait for its answer; on death or timeout the worker is stopped
@@ -261,6 +266,8 @@ class Worker:
         self.wait_ready()
         try:
             self._log_mark = self._output.total if self._output is not None else 0
+            if self._writer is None:
+                raise WorkerError("the worker is not running while running the target")
             self._writer.write((json.dumps(payload) + "\n").encode("utf-8"))
             return self._receive(timeout, "while running the target")
         except (WorkerError, BrokenPipeError, OSError) as e:

@@ -108,11 +108,11 @@ class ProgramRun:
             how = f"exited with status {self.returncode} after {self.seconds:.1f} s"
         else:
             return ""
-        last = [l.strip() for l in self.tail.splitlines() if l.strip()]
+        last = [line.strip() for line in self.tail.splitlines() if line.strip()]
         return f"the program {how}" + (f"; its last output: {last[-1][:200]}" if last else "; it printed nothing")
 
     def tail_lines(self, limit: int = TAIL_LINES) -> list[str]:
-        return [l.rstrip() for l in self.tail.splitlines()[-limit:]]
+        return [line.rstrip() for line in self.tail.splitlines()[-limit:]]
 
 
 class _Tee:
@@ -173,7 +173,7 @@ def _descendants(pid: int) -> list[int]:
     return found
 
 
-def _kill_tree(proc: subprocess.Popen) -> None:
+def _kill_tree(proc: subprocess.Popen[bytes]) -> None:
     for pid in [proc.pid] + _descendants(proc.pid):
         try:
             os.kill(pid, signal.SIGKILL)
@@ -331,7 +331,7 @@ def observed(
     unplaced = 0
     limits: dict[tuple[str, int], dict[str, Any]] = {}
     frames_compiled: dict[tuple[str, str, int], dict[str, Any]] = {}
-    cache: Counter = Counter()
+    cache: Counter[str] = Counter()
     cache_dirs: dict[str, dict[str, Any]] = {}
     cudagraph: list[tuple[ProcessRecords, dict[str, Any]]] = []
     recompiles: list[dict[str, Any]] = []
@@ -492,7 +492,7 @@ def _add_limit(limits: dict[tuple[str, int], dict[str, Any]], r: dict[str, Any],
     entry["hits"] += 1
 
 
-def _add_compile(frames: dict[tuple[str, str, int], dict[str, Any]], r: dict[str, Any], cache: Counter) -> None:
+def _add_compile(frames: dict[tuple[str, str, int], dict[str, Any]], r: dict[str, Any], cache: Counter[str]) -> None:
     key = (r.get("co_name") or "?", r.get("co_filename") or "?", int(r.get("co_firstlineno") or 0))
     if r.get("is_runtime") or not r.get("co_name"):
         return  # runtime autotuning, or a frame dynamo refused before tracing (a limit hit)
@@ -514,7 +514,7 @@ def _add_compile(frames: dict[tuple[str, str, int], dict[str, Any]], r: dict[str
 
 def _details(
     frames: dict[tuple[str, str, int], dict[str, Any]],
-    cache: Counter,
+    cache: Counter[str],
     cache_dirs: dict[str, dict[str, Any]],
     places: Places,
     processes: Sequence[ProcessRecords],
@@ -697,8 +697,8 @@ def _cudagraph_findings(
             blocks[-1].append(message)
         for block in blocks:
             parsed = parse_partitions(block)
-            located = [(places.place(frames_in(n.trace))[0], n) for n in parsed.nodes]
-            located = [(site, n) for site, n in located if site is not None]
+            placed = [(places.place(frames_in(n.trace))[0], n) for n in parsed.nodes]
+            located = [(site, n) for site, n in placed if site is not None]
             if not parsed.costs(bool(located)):
                 continue
             where = inside(frame_site(owners[key], key[1], [])[1])

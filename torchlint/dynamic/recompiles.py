@@ -111,7 +111,7 @@ _TYPE_ID = re.compile(r"___check_type_id\((?P<name>[^,]+),.*?(?:type=<class '(?P
 _OBJ_ID = re.compile(r"___check_obj_id\((?P<name>[^,]+),")
 
 
-def describe_guard(guard: str) -> tuple:
+def describe_guard(guard: str) -> tuple[str, str]:
     """A failed guard's text -> (words, fix)."""
     guard = guard.strip()
     if not guard.startswith("tensor '"):

@@ -26,7 +26,7 @@ import os
 import re
 import sysconfig
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, overload
 
 from torchlint.dynamic.gb_registry import torch_dir
 from torchlint.findings import Finding
@@ -54,7 +54,8 @@ def project_root(settings: Any = None, cwd: str | None = None) -> str:
         if found is not None:
             return str(found.parent)
     elif getattr(settings, "source", None):
-        return os.path.abspath(getattr(settings, "root", None) or os.path.dirname(settings.source))
+        root: str = getattr(settings, "root", None) or os.path.dirname(settings.source)
+        return os.path.abspath(root)
     return git_root(cwd) or cwd
 
 
@@ -172,6 +173,10 @@ class ProjectFiles:
 # --------------------------------------------------------------------------- source lines
 
 
+@overload
+def relpath(path: str, cwd: str) -> str: ...
+@overload
+def relpath(path: None, cwd: str) -> None: ...
 def relpath(path: str | None, cwd: str) -> str | None:
     """``path`` relative to ``cwd`` when it lies inside it, else as given."""
     if path is None:
@@ -483,7 +488,8 @@ def group_recompiles(events: Sequence[Mapping[str, Any]], show: Any, mode: str |
                 "cause": group["template"].replace("\0", said, 1).replace("\0", "it"),
                 "recompiles": group["recompiles"],
                 "frames": [
-                    {"function": f, "path": p, "line": l, "recompiles": n} for (f, p, l), n in group["frames"].items()
+                    {"function": f, "path": p, "line": line, "recompiles": n}
+                    for (f, p, line), n in group["frames"].items()
                 ],
                 "inputs": [n.strip("`") for n in names],
                 "fix": fix,

@@ -156,8 +156,9 @@ def run_targets(
     ``train``: forward + backward for every target (or per target via its spec).
     ``project``: the project's root folder (default: :func:`project_root` of ``cwd``); a
     break is placed on the innermost frame in it or in the target's own folder, never on
-    torch, torchlint or an installed package's line unless no project frame led there. ``worker``: an already started :class:`Worker` to
-    reuse (it is left running); by default one is started and stopped here. ``progress``: an
+    torch, torchlint or an installed package's line unless no project frame led there.
+    ``worker``: an already started :class:`Worker` to reuse (it is left running); by default
+    one is started and stopped here. ``progress``: an
     optional callable taking one line of text (for stderr). ``max_memory``: bytes each target
     may allocate in the worker (data beyond what the worker already holds; None:
     :func:`default_max_memory`, 0: no limit); a target over it is reported as out of memory.

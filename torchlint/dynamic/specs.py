@@ -16,8 +16,9 @@ Grammar (whitespace is ignored)::
 from ``[LOW, HIGH)``. Without a range floats are standard normal, integers ``[0, 10)``, bools
 random. Values are drawn from a fixed seed so two runs see the same inputs.
 
-Parsing needs no torch; the values are built in the worker (:func:`torchlint.dynamic.load.materialize`). A bad spec raises :class:`SpecError`
-whose message names the spec and says what is wrong, in one line.
+Parsing needs no torch; the values are built in the worker
+(:func:`torchlint.dynamic.load.materialize`). A bad spec raises :class:`SpecError` whose
+message names the spec and says what is wrong, in one line.
 """
 
 from __future__ import annotations

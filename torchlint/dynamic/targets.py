@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -127,7 +127,7 @@ def parse_ref(text: str, what: str = "target") -> ObjectRef:
                 raise TargetError(text, f"cannot parse the call {call!r}")
             try:
                 args = tuple(ast.literal_eval(a) for a in node.args)
-                kwargs = tuple((k.arg, ast.literal_eval(k.value)) for k in node.keywords)
+                kwargs = tuple((k.arg, ast.literal_eval(k.value)) for k in node.keywords if k.arg is not None)
             except ValueError:
                 raise TargetError(
                     text,
@@ -233,7 +233,7 @@ def make_target(
     )
 
 
-def target_from_config(table: dict[str, Any], *, base_dir: str = ".", search: Sequence[str] = ()) -> TargetSpec:
+def target_from_config(table: Mapping[str, Any], *, base_dir: str = ".", search: Sequence[str] = ()) -> TargetSpec:
     """One ``[[tool.torchlint.targets]]`` table (or a CLI declaration with the same keys):
     ``target`` (required), ``input`` (list of specs, one call), ``input-sets`` (list of
     ``;``-separated calls), ``inputs-from``, ``input-sets-from``, ``train``, ``timeout``,
@@ -248,9 +248,7 @@ def target_from_config(table: dict[str, Any], *, base_dir: str = ".", search: Se
         key, text = problem
         raise TargetError(name, f"{key}: {text}" if key else text)
 
-    def rebase(text: str | None) -> str | None:
-        if text is None:
-            return None
+    def rebase(text: str) -> str:
         text = text.strip()
         ref = parse_ref(text)
         rest = text[len(ref.path) :]
@@ -261,14 +259,15 @@ def target_from_config(table: dict[str, Any], *, base_dir: str = ".", search: Se
             return text
         return os.path.join(base_dir, ref.path) + rest
 
+    inputs_from, input_sets_from = table.get("inputs-from"), table.get("input-sets-from")
     return make_target(
         rebase(name),
         table.get("input", []),
         table.get("input-sets", []),
-        rebase(table.get("inputs-from")),
+        rebase(inputs_from) if inputs_from is not None else None,
         train=bool(table.get("train", False)),
         timeout=table.get("timeout"),
-        input_sets_from=rebase(table.get("input-sets-from")),
+        input_sets_from=rebase(input_sets_from) if input_sets_from is not None else None,
         name=table.get("name") or name,
         mode=table.get("mode"),
         device=table.get("device"),

@@ -40,7 +40,11 @@ import os
 import sys
 import threading
 import time
-from typing import Any, Callable
+from types import FrameType
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 ENV_DIR = "TORCHLINT_WATCH_DIR"
 
@@ -110,7 +114,7 @@ def _live_stack(limit: int = 64) -> list[list[Any]]:
     and the logging module's own frames (at compile time: the user's calls into the compiled
     function)."""
     frames: list[list[Any]] = []
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     torch_dir = _torch_dir()
     while frame is not None and len(frames) < limit:
         name = frame.f_code.co_filename
@@ -132,9 +136,10 @@ _TORCH_DIR: list[str | None] = []
 def _torch_dir() -> str | None:
     if not _TORCH_DIR:
         torch = sys.modules.get("torch")
-        if torch is None or not getattr(torch, "__file__", None):
+        file: str | None = getattr(torch, "__file__", None)
+        if not file:
             return None
-        _TORCH_DIR.append(os.path.dirname(os.path.abspath(torch.__file__)) + os.sep)
+        _TORCH_DIR.append(os.path.dirname(os.path.abspath(file)) + os.sep)
     return _TORCH_DIR[0]
 
 
@@ -144,7 +149,7 @@ def _compile_id() -> str | None:
 
         cid = CompileContext.current_compile_id()
         return str(cid) if cid is not None else None
-    except Exception:
+    except Exception:  # noqa: BLE001 (no compile id is not worth breaking the program over)
         return None
 
 
@@ -209,7 +214,7 @@ class _HookedLoader(importlib.abc.Loader):
 def _run_hook(hook: Callable[[Any], None], module: Any) -> None:
     try:
         hook(module)
-    except Exception as e:  # the observer must never break the program
+    except Exception as e:  # noqa: BLE001 (the observer must never break the program)
         sys.stderr.write(f"torchlint: observer not installed ({type(e).__name__}: {e})\n")
 
 
@@ -246,7 +251,7 @@ class _Handler(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         try:
             self.on_record(record)
-        except Exception:  # a malformed record must not stop the program
+        except Exception:  # noqa: BLE001 (a malformed record must not stop the program)
             pass
 
 
@@ -271,6 +276,8 @@ def _attach(_module: Any) -> None:
         except ImportError:
             pass
     out = records()
+    if out is None:  # attached by install(), which made the records first
+        return
     breaks = _BreakRecorder(out)
     handlers = {
         "graph_breaks": _Handler(breaks.on_record),
@@ -287,7 +294,7 @@ def _attach(_module: Any) -> None:
             handler = handlers[artifact]
             if handler not in logger.handlers:
                 logger.addHandler(handler)
-            if not internal.log_state.is_artifact_enabled(artifact):
+            if not _artifact_enabled(artifact):
                 logger.setLevel(logging.DEBUG)
                 logger.propagate = False  # not asked for: recorded, never printed
 
@@ -310,6 +317,14 @@ def _attach(_module: Any) -> None:
     _FINDER.when_imported("torch._inductor.runtime.autotune_cache", lambda m: _hook_autotune(out, m))
     _FINDER.when_imported("torch._inductor.cudagraph_trees", lambda m: _hook_cudagraph_trees(out, m))
     _hook_inductor_logs(out)
+
+
+def _artifact_enabled(artifact: str) -> bool:
+    """Whether the user turned a log artifact on (``TORCH_LOGS``)."""
+    import torch._logging._internal as internal
+
+    enabled: Callable[[str], bool] = internal.log_state.is_artifact_enabled
+    return enabled(artifact)
 
 
 def _artifact_loggers() -> list[logging.Logger]:
@@ -344,7 +359,16 @@ class _BreakRecorder:
             out = self.out
 
             class Collector(_BreakCollector):
-                def add(self, frames, text, witness, *, skipped=False, gb_type=None, dynamo_loc=None):
+                def add(
+                    self,
+                    frames: Sequence[tuple[str, int]],
+                    text: str,
+                    witness: str,
+                    *,
+                    skipped: bool = False,
+                    gb_type: str | None = None,
+                    dynamo_loc: tuple[str, int] | None = None,
+                ) -> None:
                     out.write(_break_record(self.registry, frames, text, skipped, gb_type, dynamo_loc))
                     return None
 
@@ -361,7 +385,7 @@ def _break_record(
     if entry is None:
         entry = registry.find_in_text(text)
     explanation, hints, _ = _split_reason(text)
-    first = next((l.strip() for l in text.splitlines() if l.strip()), "graph break")
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "graph break")
     return {
         "kind": "break",
         "frames": [[f, int(n)] for f, n in frames],
@@ -401,12 +425,12 @@ def _hook_metrics(out: _Records) -> None:
     last: dict[str, int] = {}
     state = {"cache_dir": False}
 
-    class Recording(collections.deque):
+    class Recording(collections.deque[Any]):
         def append(self, metrics: Any) -> None:
             super().append(metrics)
             try:
                 _record_metrics(metrics)
-            except Exception:
+            except Exception:  # noqa: BLE001 (dynamo's own list is kept whatever this does)
                 pass
 
     def _record_metrics(m: Any) -> None:
@@ -416,7 +440,10 @@ def _hook_metrics(out: _Records) -> None:
         delta = {k: (v - last.get(k, 0) if v >= last.get(k, 0) else v) for k, v in now.items()}
         delta = {k: v for k, v in delta.items() if v}
         last.update(now)
-        get = lambda name: getattr(m, name, None)  # noqa: E731
+
+        def get(name: str) -> Any:
+            return getattr(m, name, None)
+
         out.write(
             {
                 "kind": "compile",
@@ -470,7 +497,7 @@ def _record_cache_dir(out: _Records) -> None:
 def _hook_autotune(out: _Records, module: Any) -> None:
     cache = getattr(module, "AutotuneCache", None)
     original = getattr(cache, "read_best", None)
-    if original is None:
+    if cache is None or original is None:
         return
 
     def read_best(self: Any, *args: Any, **kwargs: Any) -> Any:
@@ -512,19 +539,26 @@ def _hook_inductor_logs(out: _Records) -> None:
                 logger = logging.getLogger(name)
                 if handler not in logger.handlers:
                     logger.addHandler(handler)
-                if not internal.log_state.is_artifact_enabled(artifact):
+                if not _artifact_enabled(artifact):
                     logger.setLevel(logging.DEBUG)
                     logger.propagate = False
                     if name.startswith("torch._inductor.scheduler") and "isEnabledFor" not in vars(logger):
                         # its partition log lists every node (with its stack) of a graph compiled
                         # without CUDA graphs too: asked for only while compiling with them
-                        plain = logger.isEnabledFor
-                        logger.isEnabledFor = lambda level, plain=plain: (
-                            plain(level) and (level > logging.DEBUG or _cudagraphs_on())
-                        )
+                        vars(logger)["isEnabledFor"] = _only_with_cudagraphs(logger.isEnabledFor)
 
     for name in _CUDAGRAPH_MODULES:
         _FINDER.when_imported(name, configure)
+
+
+def _only_with_cudagraphs(plain: Callable[[int], bool]) -> Callable[[int], bool]:
+    """A logger's ``isEnabledFor`` that lets its DEBUG records through only while inductor
+    compiles with CUDA graphs."""
+
+    def is_enabled_for(level: int) -> bool:
+        return plain(level) and (level > logging.DEBUG or _cudagraphs_on())
+
+    return is_enabled_for
 
 
 def _cudagraphs_on() -> bool:
@@ -550,8 +584,8 @@ def _on_cudagraph_log(out: _Records, record: logging.LogRecord) -> None:
                 "stack": _live_stack(),
             }
         )
-    elif text.rerecord(message) is not None:
-        compile_id, function, reason = text.rerecord(message)
+    elif (rerecorded := text.rerecord(message)) is not None:
+        compile_id, function, reason = rerecorded
         out.write(
             {
                 **base,
@@ -573,7 +607,7 @@ def _hook_cudagraph_trees(out: _Records, module: Any) -> None:
     shapes of its non-static inputs and the program's stack."""
     manager = getattr(module, "CUDAGraphTreeManager", None)
     original = getattr(manager, "record_function", None)
-    if original is None:
+    if manager is None or original is None:
         return
 
     def record_function(self: Any, new_inputs: Any, function_id: Any) -> Any:
@@ -586,7 +620,7 @@ def _hook_cudagraph_trees(out: _Records, module: Any) -> None:
                     "stack": _live_stack(),
                 }
             )
-        except Exception:
+        except Exception:  # noqa: BLE001 (the recording goes on whatever this does)
             pass
         return original(self, new_inputs, function_id)
 

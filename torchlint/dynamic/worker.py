@@ -23,22 +23,24 @@ import re
 import sys
 import traceback
 import types
+from collections.abc import Container, Sequence
 from typing import Any
 
 from torchlint.dynamic.answer import Answer
 
 
 def _one_line(e: BaseException) -> str:
-    lines = [l for l in str(e).strip().splitlines() if l.strip()]
+    lines = [line for line in str(e).strip().splitlines() if line.strip()]
     return f"{type(e).__name__}: {lines[0]}" if lines else type(e).__name__
 
 
-def _chain(e: BaseException) -> list:
+def _chain(e: BaseException) -> list[BaseException]:
     """``e`` and what caused it, outermost first."""
-    out = []
-    while e is not None and e not in out:
-        out.append(e)
-        e = e.__cause__ or e.__context__
+    out: list[BaseException] = []
+    cur: BaseException | None = e
+    while cur is not None and cur not in out:
+        out.append(cur)
+        cur = cur.__cause__ or cur.__context__
     return out
 
 
@@ -63,7 +65,7 @@ def _real_error(e: BaseException) -> BaseException:
     return real
 
 
-def _user_line(e: BaseException, user_files: set) -> str:
+def _user_line(e: BaseException, user_files: Container[str]) -> str:
     """`` (at model.py:12)``: the innermost frame in the user's files of the traceback, or of
     the user stack dynamo kept with its error (``real_stack``: the line it was tracing), or
     else the line dynamo's tracer stood on. The last is for errors dynamo raises while
@@ -83,7 +85,7 @@ def _user_line(e: BaseException, user_files: set) -> str:
     return ""
 
 
-def _traced_line(tb: Any, user_files: set) -> tuple[str, int] | None:
+def _traced_line(tb: Any, user_files: Container[str]) -> tuple[str, int] | None:
     """The line in the user's files that the innermost dynamo instruction translator of the
     traceback was tracing: a frame whose ``self`` has the traced code (``f_code``) and line
     (``lineno``), which dynamo's translators have had on every torch of the matrix."""
@@ -122,7 +124,10 @@ def _limit_memory(request: dict[str, Any]) -> int:
         import resource
 
         with open("/proc/self/status") as fh:
-            data = int(re.search(r"^VmData:\s+(\d+) kB", fh.read(), re.M).group(1)) * 1024
+            vm_data = re.search(r"^VmData:\s+(\d+) kB", fh.read(), re.M)
+        if vm_data is None:
+            return 0
+        data = int(vm_data.group(1)) * 1024
         soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
         if _UNLIMITED is None:
             _UNLIMITED = (soft, hard)
@@ -184,8 +189,9 @@ class _ProcessState:
             os.chdir(self.cwd)
         except OSError:
             pass
+        entries: list[object] = list(sys.path)  # a program may put other objects there
         added = tuple(
-            os.path.join(os.path.realpath(p), "") for p in sys.path if isinstance(p, str) and p and p not in self.path
+            os.path.join(os.path.realpath(p), "") for p in entries if isinstance(p, str) and p and p not in self.path
         )
         if added:
             for name in set(sys.modules) - self.modules:
@@ -248,7 +254,9 @@ def _handle(request: dict[str, Any]) -> Answer:
             user_files = ProjectFiles(list(project) + [os.path.dirname(path)], cwd, also=[path])
         else:
             user_files.add(path)
-        calls = [materialize_call([parse_input(s) for s in call]) for call in request.get("input_sets") or []]
+        calls: list[tuple[Sequence[Any], dict[str, Any]]] = [
+            materialize_call([parse_input(s) for s in call]) for call in request.get("input_sets") or []
+        ]
         if request.get("inputs_from"):
             source = parse_ref(request["inputs_from"], "inputs-from function")
             calls.insert(0, load_inputs(source, cwd))
@@ -256,21 +264,21 @@ def _handle(request: dict[str, Any]) -> Answer:
             calls.extend(load_input_sets(parse_ref(request["input_sets_from"], "input-sets-from function"), cwd))
         if not calls:
             raise TargetError(ref.text, "no sample inputs: give --input, --input-set, --inputs-from or input-sets-from")
-        fn, calls = prepare(fn, calls, request.get("device"))
+        fn, prepared = prepare(fn, calls, request.get("device"))
         obs = observe(
             fn,
-            [list(a) for a, _ in calls],
-            kwarg_sets=[k for _, k in calls],
+            [list(a) for a, _ in prepared],
+            kwarg_sets=[k for _, k in prepared],
             user_files=user_files,
             train=bool(request.get("train")),
         )
         if request.get("mode") in CUDAGRAPH_MODES:  # reduce-overhead, max-autotune
-            cudagraphs = observe_cudagraphs(fn, calls, user_files=user_files, mode=request["mode"])
+            cudagraphs = observe_cudagraphs(fn, prepared, user_files=user_files, mode=request["mode"])
     except TargetError as e:
         return Answer(id=number, error=str(e), path=path)
     except SystemExit as e:
         return Answer(id=number, error=f"the target called sys.exit({e.code!r})", path=path)
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 (whatever the target raised is its answer)
         if any(isinstance(c, MemoryError) for c in _chain(e)):
             _lift_memory_limit()  # what the target holds still fills its share: room to say so
         return Answer(
@@ -299,7 +307,7 @@ def main(rfd: int, wfd: int) -> None:
         observe(lambda x: x + 1, [(torch.ones(2),)], user_files=())
 
         send({"ready": True, "torch_version": torch.__version__, "pid": os.getpid(), "cuda": torch.cuda.is_available()})
-    except BaseException as e:  # torch missing or broken: say so, then stop
+    except BaseException as e:  # noqa: BLE001 (torch missing or broken: say so, then stop)
         send({"ready": False, "error": _one_line(e)})
         return
     state = _ProcessState()
@@ -311,7 +319,7 @@ def main(rfd: int, wfd: int) -> None:
             break
         try:
             answer = handle(request)
-        except BaseException as e:  # keep the protocol alive whatever the target did
+        except BaseException as e:  # noqa: BLE001 (keep the protocol alive whatever the target did)
             answer = Answer(id=request.get("id"), error=f"raised {_one_line(e)}")
         state.restore()
         for stream in (sys.stdout, sys.stderr):

@@ -15,7 +15,7 @@ def _install() -> None:
         from torchlint.dynamic.watch import install
 
         install()
-    except Exception as e:  # never stop the program from starting
+    except Exception as e:  # noqa: BLE001 (never stop the program from starting)
         sys.stderr.write(f"torchlint: observer not installed ({type(e).__name__}: {e})\n")
 
 
