@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
@@ -121,9 +121,9 @@ class FixOptions:
     (:func:`torchlint.static.run.project_facts`), so a finding that exists only through
     another file (a helper called from a forward elsewhere) is fixed too."""
 
-    rule_classes: tuple[type[Rule], ...]
+    rule_classes: Sequence[type[Rule]]  # kept as a tuple
     unsafe: bool
-    ignored: tuple[str, ...] = ()
+    ignored: Sequence[str] = ()  # kept as a tuple
     facts: dict | None = None
 
     def __post_init__(self) -> None:
@@ -164,7 +164,9 @@ def plan_source(source: str, path: str, options: FixOptions) -> Planned | None:
     live: set[Key] = {
         (f.rule, f.line, f.column)
         for f in findings
-        if not suppression.is_suppressed(f, table) and not any(f.rule.startswith(p) for p in options.ignored)
+        if f.rule is not None  # a rule's finding, as every static one is
+        and not suppression.is_suppressed(f, table)
+        and not any(f.rule.startswith(p) for p in options.ignored)
     }
     positions = code_ranges(module, [plan.node for plan in sink] + [node for plan in sink for node in plan.edits])
     plans, keys = [], {}
@@ -241,7 +243,8 @@ class _Apply(cst.CSTTransformer):
         is_guard = self.ctx.is_new_guard
         if not any(self._removed(s) or is_guard(s) for s in block.body):
             return block
-        body, pending = [], []
+        body: list[cst.BaseStatement] = []
+        pending: list[cst.EmptyLine] = []
         for stmt in block.body:
             if self._removed(stmt):
                 pending.extend(stmt.leading_lines)
@@ -249,10 +252,15 @@ class _Apply(cst.CSTTransformer):
             if pending:
                 stmt = stmt.with_changes(leading_lines=[*pending, *stmt.leading_lines])
                 pending = []
-            if body and is_guard(body[-1]) and is_guard(stmt) and not stmt.leading_lines:
-                merged = body[-1].with_changes(
-                    body=body[-1].body.with_changes(body=[*body[-1].body.body, *stmt.body.body])
-                )
+            last = body[-1] if body else None
+            if (
+                isinstance(last, cst.If)  # a new guard is an `if`
+                and is_guard(last)
+                and isinstance(stmt, cst.If)
+                and is_guard(stmt)
+                and not stmt.leading_lines
+            ):
+                merged = last.with_changes(body=last.body.with_changes(body=[*last.body.body, *stmt.body.body]))
                 self.ctx.new_guards[id(merged)] = merged
                 body[-1] = merged
                 continue
@@ -278,7 +286,8 @@ def _add_import_torch(module: cst.Module) -> cst.Module:
     for i, stmt in enumerate(body):
         if _is_import_line(stmt):
             at = i + 1
-            names = [s.module if isinstance(s, cst.ImportFrom) else s.names[0].name for s in stmt.body]
+            small = cast(cst.SimpleStatementLine, stmt).body  # imports only: _is_import_line
+            names = [s.module if isinstance(s, cst.ImportFrom) else cast(cst.Import, s).names[0].name for s in small]
             if any(n is not None and (dotted(n) or "").split(".")[0] == "torch" for n in names):
                 at = i
                 line = cst.SimpleStatementLine(
@@ -446,14 +455,15 @@ def _diff_block(old, new, indent: list[str], module: cst.Module, out: list[Chang
 
 def _only_body_differs(old: cst.CSTNode, new: cst.CSTNode) -> bool:
     """Compound statements of one kind whose indented bodies are all that differs."""
+    old_body, new_body = getattr(old, "body", None), getattr(new, "body", None)
     if (
         type(old) is not type(new)
-        or not isinstance(getattr(old, "body", None), cst.IndentedBlock)
-        or not isinstance(getattr(new, "body", None), cst.IndentedBlock)
+        or not isinstance(old_body, cst.IndentedBlock)
+        or not isinstance(new_body, cst.IndentedBlock)
     ):
         return False
     ko, kn = children(old), children(new)
-    return len(ko) == len(kn) and all(a is b or (a is old.body and b is new.body) for a, b in zip(ko, kn))
+    return len(ko) == len(kn) and all(a is b or (a is old_body and b is new_body) for a, b in zip(ko, kn))
 
 
 def _render(nodes: Sequence[cst.CSTNode], indent: list[str], module: cst.Module) -> str:
@@ -500,10 +510,12 @@ def edits_of(changes: Sequence[Change], spans: dict[cst.CSTNode, Span], lines: L
     node of :func:`change_nodes`)."""
     out = []
     for change in changes:
-        if change.first is not None:
-            start, end = spans[change.first][0], spans[change.last][1]
+        first, last, anchor = change.first, change.last, change.anchor
+        if first is not None and last is not None:
+            start, end = spans[first][0], spans[last][1]
         else:
-            at = spans[change.anchor][0 if change.before else 1]
+            assert anchor is not None, "a change replaces statements or has an anchor"
+            at = spans[anchor][0 if change.before else 1]
             start = end = at
         lo, hi = lines.offset(*start), lines.offset(*end)
         text = change.text

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable, Final, Literal, TypeVar
 
 import libcst as cst
 
@@ -21,11 +21,13 @@ from torchlint.analysis.tree import children
 from torchlint.rules.base import Rule
 
 #: ``original node -> fn(updated node) -> replacement`` (a node, a FlattenSentinel, or REMOVE)
-Edits = dict[cst.CSTNode, Callable[[cst.CSTNode], object]]
+Edits = dict[cst.CSTNode, Callable[[Any], object]]
 
 REMOVE = object()  # an edit result: drop this statement (its comment lines stay)
 
-SAFE, UNSAFE = "safe", "unsafe"
+Applicability = Literal["safe", "unsafe"]  # as in :class:`torchlint.findings.Fix`
+SAFE: Final = "safe"
+UNSAFE: Final = "unsafe"
 
 
 @dataclass
@@ -35,7 +37,7 @@ class Plan:
     code: str
     node: cst.CSTNode  # the node the rule reported (matched to the finding by position)
     edits: Edits
-    applicability: str
+    applicability: Applicability
     description: str
     needs_torch: bool = False  # the edits spell `torch.<...>`: make sure torch is imported
 
@@ -99,7 +101,10 @@ class FixContext:
         self._focused.add(function)
         _map_parents(function, self._near)
 
-    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+    def parent(self, node: cst.CSTNode | None) -> cst.CSTNode | None:
+        """The node that holds ``node`` (None for the module, and for None)."""
+        if node is None:
+            return None
         if self._parents is None and self._near is not None:
             found = self._near.get(node)
             if found is not None or node is self.module:
@@ -131,7 +136,9 @@ class FixContext:
         function, the name, the block and the statement's index in it, and every other use of
         the name in the function; None for any other form."""
         line = self.statement_of(node)
-        assign = line.body[0] if line is not None else None
+        if line is None:
+            return None
+        assign = line.body[0]
         if not (
             isinstance(assign, cst.Assign)
             and assign.value is node
@@ -147,8 +154,8 @@ class FixContext:
         uses = [u for u in name_nodes(fn.body, [target.value]) if u is not target]
         return Binding(line, fn, target.value, found[0], found[1], uses)
 
-    def block_of(self, stmt: cst.CSTNode) -> tuple[tuple[cst.CSTNode, ...], int] | None:
-        """The statement list holding ``stmt`` and its index there."""
+    def block_of(self, stmt: cst.CSTNode | None) -> tuple[tuple[cst.CSTNode, ...], int] | None:
+        """The statement list holding ``stmt`` and its index there (None: not in one)."""
         parent = self.parent(stmt)
         body = getattr(parent, "body", None)
         if isinstance(body, (list, tuple)) and stmt in body:
@@ -288,7 +295,10 @@ def tensor_method_receiver(node: cst.CSTNode, rule: Rule) -> cst.BaseExpression 
     return receiver if rule.is_tensor(receiver) else None
 
 
-def with_leading_lines(new: cst.CSTNode, old: cst.CSTNode) -> cst.CSTNode:
+_Node = TypeVar("_Node", bound=cst.CSTNode)
+
+
+def with_leading_lines(new: _Node, old: cst.CSTNode) -> _Node:
     """``new`` carrying ``old``'s comment and blank lines above it."""
     lines = getattr(old, "leading_lines", ())
     return new.with_changes(leading_lines=lines) if lines else new

@@ -17,6 +17,8 @@ into one indexing op; ``s = t.item()`` used later is left alone, but for a submo
 
 from __future__ import annotations
 
+from typing import cast
+
 import libcst as cst
 
 from torchlint.fixes.base import UNSAFE, FixContext, Fixer, Plan, register, tensor_method_receiver
@@ -31,13 +33,19 @@ _COMPARE = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqu
 def _row_pick_index(index: cst.Index, rule: Rule, ctx: FixContext) -> bool:
     """``index`` indexes a tensor in the element of ``torch.stack([...])`` over a comprehension."""
     sub = ctx.parent(ctx.parent(index))
-    while isinstance(ctx.parent(sub), cst.Subscript) and ctx.parent(sub).value is sub:  # h[i][t.item()]
-        sub = ctx.parent(sub)
     comp = ctx.parent(sub)
+    while isinstance(comp, cst.Subscript) and comp.value is sub:  # h[i][t.item()]
+        sub = comp
+        comp = ctx.parent(sub)
     base = sub
     while isinstance(base, cst.Subscript):
         base = base.value
-    if not (isinstance(comp, (cst.ListComp, cst.GeneratorExp)) and comp.elt is sub and rule.is_tensor(base)):
+    if not (
+        isinstance(comp, (cst.ListComp, cst.GeneratorExp))
+        and comp.elt is sub
+        and isinstance(base, cst.BaseExpression)  # the element, or what it indexes
+        and rule.is_tensor(base)
+    ):
         return False
     arg = ctx.parent(comp)
     call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
@@ -49,12 +57,13 @@ class DropItem(Fixer):
     def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Plan | None:
         if tensor_method_receiver(node, rule) is None:
             return None  # not `t.item()` on a tensor
-        why = self._context(node, rule, ctx)
+        call = cast(cst.Call, node)  # `t.item()`: a call of an attribute
+        why = self._context(call, rule, ctx)
         if why is None:
-            return module_pick_plan(node, rule, ctx)
+            return module_pick_plan(call, rule, ctx)
 
-        def edit(updated: cst.Call):
-            value = updated.func.value
+        def edit(updated: cst.Call) -> cst.BaseExpression:
+            value = cast(cst.Attribute, updated.func).value
             return value.with_changes(lpar=[*updated.lpar, *value.lpar], rpar=[*value.rpar, *updated.rpar])
 
         return Plan(

@@ -26,6 +26,7 @@ from torchlint.analysis.names import dotted
 from torchlint.fixes.base import (
     REMOVE,
     UNSAFE,
+    Edits,
     FixContext,
     Fixer,
     Plan,
@@ -45,9 +46,12 @@ def _index_values(sub: cst.Subscript) -> list[cst.BaseExpression] | None:
     """The index expressions of ``x[a, b]`` or ``x[a][b]`` (plain indices only), base last."""
     out: list[cst.BaseExpression] = []
     while True:
-        if any(not isinstance(el.slice, cst.Index) or el.slice.star is not None for el in sub.slice):
-            return None
-        out[:0] = [el.slice.value for el in sub.slice]
+        values: list[cst.BaseExpression] = []
+        for el in sub.slice:
+            if not isinstance(el.slice, cst.Index) or el.slice.star is not None:
+                return None
+            values.append(el.slice.value)
+        out[:0] = values
         if isinstance(sub.value, cst.Subscript):
             sub = sub.value
             continue
@@ -74,7 +78,8 @@ def vectorise(sub: cst.Subscript, var: str, count: cst.BaseExpression, ctx: FixC
             ),
         ],
     )
-    new, per_row = [], 0
+    new: list[cst.BaseExpression] = []
+    per_row = 0
     for idx in indices:
         if is_name(idx, var):
             new.append(arange)
@@ -222,7 +227,7 @@ class VectorisedRowPick(Fixer):
         line = ctx.statement_of(append)
         if line is None or not isinstance(line.body[0], cst.Expr):
             return None
-        block = ctx.parent(line) if line is not None else None
+        block = ctx.parent(line)
         loop = ctx.parent(block) if isinstance(block, cst.IndentedBlock) and len(block.body) == 1 else None
         if not (
             isinstance(loop, cst.For)
@@ -234,15 +239,16 @@ class VectorisedRowPick(Fixer):
         count = range_count(rule, loop.iter)
         new = vectorise(node, loop.target.value, count, ctx) if count is not None else None
         found = init_and_use(loop, acc, ctx, rule) if new is not None else None
-        if found is None:
+        block_found = ctx.block_of(loop)  # not None: init_and_use found the loop in its block
+        if found is None or new is None or block_found is None:
             return None
         init, use, use_line = found
-        siblings, at = ctx.block_of(loop)  # type: ignore[misc]
+        siblings, at = block_found
         if any(loop.target.value in read_names(s) for s in siblings[at + 1 :]):
             return None  # the loop variable is read after the loop
         if at + 1 < len(siblings) and siblings[at + 1] is use_line:
             # `y = torch.stack(out)` right after the loop: index there, drop the loop.
-            edits = {
+            edits: Edits = {
                 init: lambda updated: REMOVE,
                 loop: lambda updated: REMOVE,
                 use: lambda updated: new.with_changes(lpar=updated.lpar, rpar=updated.rpar),
@@ -283,16 +289,13 @@ def init_and_use(
     fn = ctx.enclosing_function(loop)
     if fn is None:
         return None
-    uses = [
-        n
-        for n in _names(fn, acc)
-        if n is not init.body[0].targets[0].target and n is not loop.body.body[0].body[0].value.func.value
-    ]
+    appended = _appended_to(loop)
+    uses = [n for n in _names(fn, acc) if n is not init.body[0].targets[0].target and n is not appended]
     if len(uses) != 1:
         return None
     arg = ctx.parent(uses[0])
     call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
-    if call is None or _stack_of(call, rule) is not uses[0]:
+    if not isinstance(call, cst.Call) or _stack_of(call, rule) is not uses[0]:
         return None
     # The use must come after the loop, in the same block or below it.
     use_line = next((a for a in ctx.ancestors(call) if a in siblings), None)
@@ -301,8 +304,19 @@ def init_and_use(
     return init, call, use_line
 
 
+def _appended_to(loop: cst.For) -> cst.BaseExpression | None:
+    """``out`` of ``out.append(...)``, the loop's one statement (both callers checked its form)."""
+    line = loop.body.body[0] if loop.body.body else None
+    small = line.body[0] if isinstance(line, cst.SimpleStatementLine) and line.body else None
+    call = small.value if isinstance(small, cst.Expr) else None
+    if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute):
+        return call.func.value
+    return None
+
+
 def _names(node: cst.CSTNode, value: str) -> list[cst.Name]:
-    out, stack = [], [node]
+    out: list[cst.Name] = []
+    stack: list[cst.CSTNode] = [node]
     while stack:
         cur = stack.pop()
         if isinstance(cur, cst.Name) and cur.value == value:

@@ -26,6 +26,8 @@ import libcst as cst
 from torchlint.fixes.base import (
     SAFE,
     UNSAFE,
+    Applicability,
+    Edits,
     FixContext,
     Fixer,
     Plan,
@@ -90,7 +92,7 @@ class GuardSideEffect(Fixer):
         if isinstance(small, cst.Expr) and small.value is node:
             qual = rule.resolve(node.func) if isinstance(node, cst.Call) else None
             if qual is not None and qual.startswith(_STATEFUL):
-                applicability = UNSAFE
+                applicability: Applicability = UNSAFE
                 why = (
                     f"`{qual}` changes state the model's results depend on: guarded, a compiled run "
                     "no longer does it, so compiled and eager results can differ"
@@ -98,7 +100,7 @@ class GuardSideEffect(Fixer):
             else:
                 applicability = SAFE
                 why = "eager runs it as before; compiled runs skip it instead of splitting the graph"
-        elif _is_clock(node, rule):
+        elif isinstance(node, cst.Call) and _is_clock(node, rule):
             return self._timing(node, stmt, rule, ctx)
         elif isinstance(small, (cst.Assign, cst.AugAssign)) and all(
             isinstance(t, (cst.Attribute, cst.Subscript))
@@ -144,7 +146,7 @@ class GuardSideEffect(Fixer):
         others = [c for c in _calls_of(group) if not (_is_logging(c, rule) or _is_clock(c, rule))]
         if others:
             names = ", ".join(sorted({f"`{cst.Module([]).code_for_node(c.func)}`" for c in others}))
-            applicability = UNSAFE
+            applicability: Applicability = UNSAFE
             why = (
                 f"compiled runs no longer call {names}, so whatever it records is not updated there; "
                 "eager runs everything as before"
@@ -152,7 +154,7 @@ class GuardSideEffect(Fixer):
         else:
             applicability = SAFE
             why = "the time is only logged: eager runs it all as before; compiled runs skip it"
-        edits = {s: (lambda updated: guarded(updated, ctx)) for s in group}
+        edits: Edits = {s: (lambda updated: guarded(updated, ctx)) for s in group}
         return Plan(
             rule.code,
             node,
@@ -187,7 +189,8 @@ def _is_logging(call: cst.Call, rule: Rule) -> bool:
 
 def _calls_of(group: list[cst.SimpleStatementLine]) -> list[cst.Call]:
     """Every call the guarded statements make, nested ones included."""
-    out, stack = [], list(group)
+    out: list[cst.Call] = []
+    stack: list[cst.CSTNode] = list(group)
     while stack:
         cur = stack.pop()
         if isinstance(cur, cst.Call):
@@ -203,7 +206,10 @@ def _readers(
     it), when each is a call statement or an assignment to one name, and nothing else in ``fn``
     reads or binds those names; else None."""
     names: set[str] = {name}
-    group: list[cst.SimpleStatementLine] = [siblings[at]]  # type: ignore[list-item]
+    first = siblings[at]
+    if not isinstance(first, cst.SimpleStatementLine):
+        return None
+    group = [first]
     for stmt in siblings[at + 1 :]:
         if not read_names(stmt) & names:
             continue

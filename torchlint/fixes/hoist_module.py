@@ -29,9 +29,11 @@ the model's device and ``train()``/``eval()`` mode.
 
 from __future__ import annotations
 
+from typing import cast
+
 import libcst as cst
 
-from torchlint.fixes.base import UNSAFE, FixContext, Fixer, Plan, assigned_names, contains, is_name, register
+from torchlint.fixes.base import UNSAFE, Edits, FixContext, Fixer, Plan, assigned_names, contains, is_name, register
 from torchlint.rules.base import Rule
 
 _FACTORIES = frozenset({"zeros", "ones", "empty", "full", "eye", "rand", "randn", "arange", "linspace", "tensor"})
@@ -43,7 +45,7 @@ def _self_attrs_assigned(fn: cst.FunctionDef, top_level_only: bool) -> set[str]:
     """``X`` of every ``self.X = ...`` in ``fn`` (only its top-level statements if asked)."""
     self_name = fn.params.params[0].name.value if fn.params.params else "self"
     out: set[str] = set()
-    stack = list(fn.body.body) if top_level_only else [fn.body]
+    stack: list[cst.CSTNode] = list(fn.body.body) if top_level_only else [fn.body]
     while stack:
         cur = stack.pop()
         if isinstance(cur, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
@@ -143,7 +145,7 @@ class HoistModule(Fixer):
         build = cst.SimpleStatementLine(
             [cst.Assign([cst.AssignTarget(cst.Attribute(cst.Name("self"), cst.Name(attr)))], built)]
         )
-        edits = {
+        edits: Edits = {
             node: lambda updated: cst.Attribute(cst.Name("self"), cst.Name(attr), lpar=updated.lpar, rpar=updated.rpar)
         }
         if init is not None:
@@ -309,7 +311,7 @@ def _layer_size(member: str, init: cst.FunctionDef, constant: _Constants, rule: 
 def _fresh_member(cls: cst.ClassDef, base: str) -> str:
     """``base`` (or ``base_1``, ...) that is no ``self.<attr>``, method or class attribute yet."""
     taken: set[str] = set()
-    stack = [cls.body]
+    stack: list[cst.CSTNode] = [cls.body]
     while stack:
         cur = stack.pop()
         if isinstance(cur, cst.Attribute) and is_name(cur.value, "self"):
@@ -334,11 +336,14 @@ def _fresh_member(cls: cst.ClassDef, base: str) -> str:
 
 def _with_init(cls: cst.ClassDef, build: cst.SimpleStatementLine) -> cst.ClassDef:
     """The class with ``__init__(self, *args, **kwargs)`` that calls the base's and then builds."""
-    init = cst.parse_statement("def __init__(self, *args, **kwargs):\n    super().__init__(*args, **kwargs)\n")
+    init = cast(
+        cst.FunctionDef,
+        cst.parse_statement("def __init__(self, *args, **kwargs):\n    super().__init__(*args, **kwargs)\n"),
+    )
     init = init.with_changes(body=init.body.with_changes(body=[*init.body.body, build]))
     body = list(cls.body.body)
     at = next((i for i, s in enumerate(body) if isinstance(s, cst.FunctionDef)), len(body))
     if at < len(body):
-        init = init.with_changes(leading_lines=body[at].leading_lines)
+        init = init.with_changes(leading_lines=cast(cst.FunctionDef, body[at]).leading_lines)
     body.insert(at, init)
     return cls.with_changes(body=cls.body.with_changes(body=body))

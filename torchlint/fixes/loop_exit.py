@@ -51,7 +51,8 @@ def loop_exit_form(owner: cst.If, rule: Rule, ctx: FixContext) -> tuple[cst.For,
     block = ctx.parent(owner)
     loop = ctx.parent(block) if isinstance(block, cst.IndentedBlock) else None
     if not (
-        isinstance(loop, cst.For)
+        isinstance(block, cst.IndentedBlock)
+        and isinstance(loop, cst.For)
         and loop.orelse is None
         and loop.asynchronous is None
         and block.body
@@ -131,7 +132,9 @@ def loop_exit_plan(
         return None
     loop, carried = form
     fn = ctx.enclosing_function(loop)
-    taken = set()
+    if fn is None:  # new names are picked among the function's
+        return None
+    taken: set[str] = set()
     stopped = ctx.fresh_name(fn, "stopped")
     taken.add(stopped)
     saved = {}

@@ -32,10 +32,13 @@ do not, ``x[mask]`` raised and the positions may pick without an error.
 
 from __future__ import annotations
 
+from typing import cast
+
 import libcst as cst
 
 from torchlint.fixes.base import (
     UNSAFE,
+    Edits,
     FixContext,
     Fixer,
     Plan,
@@ -193,7 +196,7 @@ class SharedMaskPositions(Fixer):
             [cst.Assign([cst.AssignTarget(cst.Name(idx))], cst.parse_expression(f"{mask}.nonzero(as_tuple=True)"))]
         )
         positions = with_leading_lines(positions, first)
-        edits = {}
+        edits: Edits = {}
         for (what, where), _ in kinds:
             if what == "pick":
                 edits[where] = lambda updated: updated.with_changes(
@@ -224,6 +227,7 @@ class SharedMaskPositions(Fixer):
         call = ctx.parent(attr) if isinstance(attr, cst.Attribute) else None
         if not (
             isinstance(node, cst.Subscript)
+            and isinstance(attr, cst.Attribute)
             and isinstance(call, cst.Call)
             and call.func is attr
             and not call.args
@@ -234,7 +238,7 @@ class SharedMaskPositions(Fixer):
         how = attr.attr.value
 
         def edit(updated: cst.Call) -> cst.BaseExpression:
-            x = updated.func.value.value  # type: ignore[attr-defined]
+            x = cast(cst.Subscript, cast(cst.Attribute, updated.func).value).value  # `x[mask].sum()`
             where = cst.Call(
                 ctx.torch_expr("where"),
                 [cst.Arg(cst.Name(mask)), cst.Arg(x.with_changes(lpar=[], rpar=[])), cst.Arg(cst.Integer("0"))],

@@ -56,7 +56,9 @@ def _module_list_attrs(rule: Rule) -> set:
 
 def module_pick_plan(node: cst.Call, rule: Rule, ctx: FixContext) -> Plan | None:
     """The plan for ``k = t.argmax().item()`` ... ``self.mods[k](x)``, else None."""
-    pick = node.func.value  # type: ignore[attr-defined]
+    if not isinstance(node.func, cst.Attribute):
+        return None
+    pick = node.func.value
     if not (
         isinstance(pick, cst.Call)
         and isinstance(pick.func, cst.Attribute)
@@ -125,8 +127,9 @@ def keyed_pick_plan(node: cst.Call, rule: Rule, ctx: FixContext) -> Plan | None:
 
 def _pick_plan(node: cst.Call, pick: cst.Call, rule: Rule, ctx: FixContext, only: str) -> Plan | None:
     bound = ctx.bound_once(node)
-    if bound is None:
+    if bound is None or not isinstance(pick.func, cst.Attribute):  # the pick is `<scores>.argmax()`
         return None
+    picked = pick.func
     line, fn, siblings, at, uses = bound.line, bound.function, bound.siblings, bound.at, bound.uses
     if len(uses) != 1:
         return None
@@ -147,7 +150,7 @@ def _pick_plan(node: cst.Call, pick: cst.Call, rule: Rule, ctx: FixContext, only
     if any(a.star or a.keyword is not None or not isinstance(a.value, cst.Name) for a in call.args):
         return None  # each submodule must read the same values: plain names only
     use_line = next((a for a in ctx.ancestors(call) if a in siblings), None)
-    score = pick.func.value
+    score = picked.value
     if use_line is None or siblings.index(use_line) <= at:
         return None
     between = siblings[at + 1 : siblings.index(use_line)]
@@ -180,7 +183,7 @@ def _pick_plan(node: cst.Call, pick: cst.Call, rule: Rule, ctx: FixContext, only
         UNSAFE,
         needs_torch=True,
         description=(
-            f"Run every submodule of `self.{sub.value.attr.value}` and take the output `{pick.func.attr.value}` names "
+            f"Run every submodule of `self.{sub.value.attr.value}` and take the output `{picked.attr.value}` names "
             "(`torch.stack([...]).index_select(0, t.argmax().view(1))[0]`) instead of reading the index to Python: "
             "the same values and the "
             "same gradients for the chosen one, but every submodule runs (time, and state they update), their "

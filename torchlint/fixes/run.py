@@ -76,22 +76,24 @@ class _FileMarks(Planning):
                 made.append((plan, edits))
         good = _compiling(made, source, lines)
         return [
-            (plan.node, plan.code, Fix(plan.applicability, plan.description, edits))  # type: ignore[arg-type]
+            (plan.node, plan.code, Fix(plan.applicability, plan.description, edits))
             for k, (plan, edits) in enumerate(made)
             if k in good
         ]
 
 
-def _compiling(made: list[tuple[Plan, tuple[Edit, ...]]], source: str, lines: Lines) -> set:
+def _compiling(made: list[tuple[Plan, tuple[Edit, ...]]], source: str, lines: Lines) -> set[int]:
     """The indices of the fixes whose edits, each fix alone, leave code that compiles.
 
     Checked a batch at a time: fixes whose edits do not overlap are applied together and
     compiled once; only a batch that does not compile is checked fix by fix."""
     ranges = [[(*edit_range(e, lines), e.replacement) for e in edits] for _, edits in made]
     left = sorted(range(len(made)), key=lambda k: ranges[k][0][:2] if ranges[k] else (0, 0))
-    good: set = set()
+    good: set[int] = set()
     while left:
-        batch, taken, rest = [], set(), []
+        batch: list[int] = []
+        taken: set[tuple[int, int, str]] = set()
+        rest: list[int] = []
         for k in left:
             new = [r for r in ranges[k] if r not in taken]
             if any(

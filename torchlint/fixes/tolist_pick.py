@@ -56,12 +56,11 @@ def _loop_roles(target: cst.BaseExpression, it: cst.BaseExpression, cols: str, r
     qual = rule.resolve(it.func)
     args = [a.value for a in it.args]
     if qual == _ENUMERATE and len(args) == 1 and is_name(args[0], cols):
-        if (
-            isinstance(target, cst.Tuple)
-            and len(target.elements) == 2
-            and all(isinstance(e.value, cst.Name) for e in target.elements)
-        ):
-            row, value = (e.value.value for e in target.elements)
+        if not (isinstance(target, cst.Tuple) and len(target.elements) == 2):
+            return None
+        names = [e.value.value for e in target.elements if isinstance(e.value, cst.Name)]
+        if len(names) == 2:
+            row, value = names
             return None if row == value else {row: "row", value: "value"}
         return None
     if qual == _RANGE and len(args) == 1 and isinstance(target, cst.Name):
@@ -102,7 +101,8 @@ def picked(
             ),
         ],
     )
-    new, values = [], 0
+    new: list[cst.BaseExpression] = []
+    values = 0
     for index in indices:
         if isinstance(index, cst.Name) and roles.get(index.value) == "row":
             new.append(arange)
@@ -178,7 +178,9 @@ class TolistRowPick(Fixer):
             return None
         return picked(elt, roles, cols, idx, ctx)
 
-    def _comprehension(self, comp: cst.BaseComp, cols: str, idx: cst.Name, rule: Rule, ctx: FixContext):
+    def _comprehension(
+        self, comp: cst.ListComp | cst.GeneratorExp, cols: str, idx: cst.Name, rule: Rule, ctx: FixContext
+    ):
         """``torch.stack([h[i, c] for i, c in enumerate(cols)])``."""
         loop = comp.for_in
         if loop.inner_for_in is not None or loop.ifs or loop.asynchronous:
@@ -219,7 +221,10 @@ class TolistRowPick(Fixer):
         if found is None:
             return None
         init, use, use_line = found
-        siblings, at = ctx.block_of(loop)  # type: ignore[misc]
+        block_found = ctx.block_of(loop)  # not None: _init_and_use found the loop in its block
+        if block_found is None:
+            return None
+        siblings, at = block_found
         if assigned_names(loop.target) & set().union(*(read_names(s) for s in siblings[at + 1 :])):
             return None  # a loop variable is read after the loop
         if at + 1 < len(siblings) and siblings[at + 1] is use_line:

@@ -64,12 +64,13 @@ def value_check_plan(
     line = owner.body.body[0]
     if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 and isinstance(line.body[0], cst.Raise)):
         return None
-    message = _message(line.body[0])
-    if message is None:
+    raised = line.body[0]
+    message = _message(raised)
+    if message is None or raised.exc is None:  # a message means an exception raised
         return None
     call = cst.Call(ctx.torch_expr("_assert_async"), [cst.Arg(negate(cond)), cst.Arg(message)])
     new = with_leading_lines(cst.SimpleStatementLine([cst.Expr(call)]), owner)
-    exc = line.body[0].exc
+    exc = raised.exc
     name = cst.Module([]).code_for_node(exc.func if isinstance(exc, cst.Call) else exc)
     return Plan(
         rule.code,

@@ -44,7 +44,7 @@ from torchlint.rules.base import Rule
 
 IsTensor = Callable[[cst.BaseExpression], bool]
 
-_AUG = {
+_AUG: dict[type[cst.BaseAugOp], Callable[[], cst.BaseBinaryOp]] = {
     cst.AddAssign: cst.Add,
     cst.SubtractAssign: cst.Subtract,
     cst.MultiplyAssign: cst.Multiply,
@@ -216,7 +216,8 @@ def assignment_form(node: cst.If, rule: Rule, is_tensor: IsTensor):
 def chain_form(node: cst.If, rule: Rule, is_tensor: IsTensor):
     """``(tests, [(name, [value per arm..., else value])])`` for an ``if``/``elif`` chain (at least
     one ``elif``) whose arms only assign names, else None."""
-    tests, arms = [node.test], [node.body]
+    tests = [node.test]
+    arms: list[cst.BaseSuite | None] = [node.body]
     cur = node.orelse
     while isinstance(cur, cst.If):
         tests.append(cur.test)
@@ -225,8 +226,9 @@ def chain_form(node: cst.If, rule: Rule, is_tensor: IsTensor):
     if len(tests) < 2:
         return None
     arms.append(cur.body if isinstance(cur, cst.Else) else None)
-    branches = [_branch(a) if a is not None else [] for a in arms]
-    if any(b is None for b in branches) or not any(branches):
+    parsed = [_branch(a) if a is not None else [] for a in arms]
+    branches = [b for b in parsed if b is not None]
+    if len(branches) != len(parsed) or not any(branches):
         return None
     names: list[str] = []
     for branch in branches:
@@ -247,10 +249,10 @@ def chain_form(node: cst.If, rule: Rule, is_tensor: IsTensor):
         values = [dict(b).get(name) for b in branches]
         if any(v is None for v in values) and name not in bound:
             return None
-        values = [v if v is not None else cst.Name(name) for v in values]
-        if not any(is_tensor(v) for v in values):
+        filled = [v if v is not None else cst.Name(name) for v in values]
+        if not any(is_tensor(v) for v in filled):
             return None
-        out.append((name, values))
+        out.append((name, filled))
     return tests, out
 
 
@@ -359,13 +361,15 @@ class WhereForBranch(Fixer):
 
     def _chain(self, owner: cst.If, node, chain, rule: Rule, ctx: FixContext) -> Plan | None:
         tests, assigns = chain
-        conds = [bool_test(t, rule.is_tensor, ctx) for t in tests]
-        if any(c is None for c in conds):
+        tested = [bool_test(t, rule.is_tensor, ctx) for t in tests]
+        conds: list[cst.BaseExpression] = [c for c in tested if c is not None]
+        if len(conds) != len(tested):
             return None
         fn = ctx.enclosing_function(owner) or ctx.module
         lines = []
         if len(assigns) > 1:
-            flags, taken = [], set()
+            flags: list[str] = []
+            taken: set[str] = set()
             for c in conds:
                 flag = ctx.fresh_name(fn, "cond", taken)
                 taken.add(flag)
@@ -398,7 +402,7 @@ class WhereForBranch(Fixer):
 
     def _early_return(self, owner: cst.If, node, cond, early, rule: Rule, ctx: FixContext) -> Plan:
         a, final, _ = early
-        fn = ctx.enclosing_function(owner)
+        fn = ctx.enclosing_function(owner) or ctx.module  # a function's: early_return_form checked
         flag = ctx.fresh_name(fn, "take_early")
         first = with_leading_lines(_assign(flag, cond), owner)
         edits = {
