@@ -20,11 +20,15 @@ from __future__ import annotations
 import ast
 import os
 import threading
+from typing import TYPE_CHECKING
 
 from torchlint.analysis.summary import Summary, summarize
 from torchlint.config import Settings
 from torchlint.files import FileProblem, discover, read_source
 from torchlint.static.sources import trains_compiled_code
+
+if TYPE_CHECKING:
+    from torchlint.analysis.project import Project
 
 #: files summarised for one project at most (a bigger workspace is analysed over its first ones)
 MAX_FILES = 20_000
@@ -44,7 +48,7 @@ class WorkspaceProject:
         self._lock = threading.RLock()
         self._files: list[str] | None = None
         #: path -> ((mtime, size), summary) of the saved file
-        self._saved: dict[str, tuple[tuple[float, int], Summary | None]] = {}
+        self._saved: dict[str, tuple[tuple[float, int] | None, Summary | None]] = {}
         #: path -> (text, summary) of an open buffer
         self._buffers: dict[str, tuple[str, Summary | None]] = {}
         #: the files (saved or open) that compile a model and call ``.backward()``: the project
@@ -53,7 +57,7 @@ class WorkspaceProject:
         self._saved_trainers: dict[str, bool] = {}  # saved files
         #: path -> the parts of its buffer's last summary (:func:`summarize`'s ``memo``)
         self._memos: dict[str, dict] = {}
-        self._project = None
+        self._project: Project | None = None
         self._facts: dict[str, dict | None] = {}
         #: times the regions were worked out (for tests and the benchmark)
         self.builds = 0
@@ -110,12 +114,13 @@ class WorkspaceProject:
             return None
         path = os.path.abspath(path)
         with self._lock:
-            if self._project is None:
-                self._build()
+            project = self._project
+            if project is None:
+                project = self._build()
                 self._facts = {}
             if path not in self._facts:
-                facts = self._project.facts(path)
-                if self._project.train:  # checked as the check's facts say it (``with_modes``)
+                facts = project.facts(path)
+                if project.train:  # checked as the check's facts say it (``with_modes``)
                     facts = dict(facts, train=True)
                 self._facts[path] = facts
             return self._facts[path]
@@ -139,7 +144,7 @@ class WorkspaceProject:
             self._buffers.update(other._buffers)
             self._saved.update(other._saved)
 
-    def _build(self):
+    def _build(self) -> Project:
         from torchlint.analysis.modules import ModuleMap
         from torchlint.analysis.project import Project
         from torchlint.static.run import source_roots
@@ -177,7 +182,7 @@ class WorkspaceProject:
             text = None
         summary = self._summarize_saved(text) if text is not None else None
         self._saved_trainers[path] = text is not None and trains_compiled_code(text)
-        self._saved[path] = (stamp, summary)  # type: ignore[assignment]
+        self._saved[path] = (stamp, summary)
         return summary
 
     def _summarize_saved(self, text: str) -> Summary | None:

@@ -366,7 +366,7 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE) -> TorchlintServer:
             fixes = {(c.code, c.line, c.column): c for c in ls.fixes(uri, text)} if here else {}
             for f in here:
                 diag = [ls.diagnostic(f, lines)]
-                choice = fixes.get((f.rule, f.line, f.column))
+                choice = fixes.get((f.rule, f.line, f.column)) if f.rule is not None else None
                 if choice is not None:
                     unsafe = choice.applicability != "safe"
                     actions.append(

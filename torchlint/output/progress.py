@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
 
 #: a static pass over fewer files than this finishes before a bar would be read
 MIN_FILES = 50
@@ -33,12 +36,12 @@ class ProgressBar:
 
         self.console = Console(file=stream or sys.stderr, stderr=stream is None, highlight=False)
         self.verbose = verbose
-        self._progress = None
-        self._task = None
-        self._stage = None
+        self._progress: Progress | None = None
+        self._task: TaskID | None = None
+        self._stage: str | None = None
         self._lines = 0
 
-    def _ensure_started(self):
+    def _ensure_started(self) -> Progress:
         if self._progress is None:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 

@@ -40,7 +40,7 @@ def _information_uri() -> str | None:
         label, _, url = entry.partition(",")
         if label.strip().lower() in ("homepage", "home", "repository", "source", "documentation"):
             return url.strip()
-    home = meta.get("Home-page")
+    home = (meta.get_all("Home-page") or [None])[0]
     return home.strip() if home and home.strip().upper() != "UNKNOWN" else None
 
 
@@ -114,7 +114,7 @@ def _region(f: Finding) -> dict[str, int]:
 
 def _result(f: Finding, index: dict[str, int]) -> dict[str, Any]:
     rule_id = f.rule or DYNAMO_RULE
-    properties = {"source": f.source, "name": f.name}
+    properties: dict[str, Any] = {"source": f.source, "name": f.name}
     for key in ("gb_code", "region", "target", "reason", "explanation"):
         value = getattr(f, key)
         if value:
