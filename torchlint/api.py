@@ -24,9 +24,12 @@ import logging
 import os
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from torchlint.findings import Finding, Report
+
+if TYPE_CHECKING:
+    from torchlint.dynamic.records import ProjectFiles
 
 PathArg = Union[str, "os.PathLike[str]"]
 
@@ -138,9 +141,9 @@ def explain(
     if not arg_sets:
         raise ValueError("explain() needs at least one call")
     base = os.getcwd()
-    user_files: set[str] | None
+    user_files: set[str] | ProjectFiles
     if files:
-        user_files: Any = {os.path.realpath(os.fspath(p)) for p in files}
+        user_files = {os.path.realpath(os.fspath(p)) for p in files}
     else:  # the project's files (and the model's own), as `check --target` places breaks
         from torchlint.dynamic.records import ProjectFiles, project_root
 

@@ -169,7 +169,10 @@ def main() -> None:
     panel="Dynamic",
     multiple=True,
     metavar="SPECS",
-    help="One call's arguments separated by ';' (NAME=SPEC by keyword). Repeat to run several calls in turn and count recompilations.",
+    help=(
+        "One call's arguments separated by ';' (NAME=SPEC by keyword). "
+        "Repeat to run several calls in turn and count recompilations."
+    ),
 )
 @click.option(
     "--inputs-from",
@@ -368,7 +371,7 @@ def check(**params) -> None:
     try:  # on the findings left after the fixes
         apply_settings(report, settings)
     except GateError as exc:
-        raise _fail(str(exc))
+        raise _fail(str(exc)) from None
     if report.files == 0 and not args.no_static and not report.errors:
         # as ruff: a warning, not an error (a hook over a commit without Python files passes)
         click.echo("torchlint: warning: No Python files found under the given path(s)", err=True)
@@ -493,7 +496,7 @@ def run(**params) -> None:
             baseline=args.baseline,
         )
     except ConfigError as exc:
-        raise _fail(str(exc))
+        raise _fail(str(exc)) from None
     try:
         report, _ = watch(
             args.program,
@@ -505,13 +508,13 @@ def run(**params) -> None:
         )
         apply_settings(report, settings)
     except ConfigError as exc:
-        raise _fail(str(exc))
+        raise _fail(str(exc)) from None
     except ValueError as exc:
-        raise _fail(str(exc))
-    except Exception as exc:  # an internal error: one line, traceback with -v
+        raise _fail(str(exc)) from None
+    except Exception as exc:  # noqa: BLE001 (an internal error: one line, traceback with -v)
         if args.verbose:
             traceback.print_exc()
-        raise _fail(f"internal error: {type(exc).__name__}: {exc} (run with -v for the traceback)")
+        raise _fail(f"internal error: {type(exc).__name__}: {exc} (run with -v for the traceback)") from None
     sys.stdout.flush()
     sys.stderr.flush()
     _emit(report, args.fmt, args.output_file, statistics=args.statistics, quiet=args.quiet, verbose=args.verbose)
@@ -585,7 +588,7 @@ def merge_cmd(**params) -> None:
         report = combine([load_report(p) for p in args.reports])
         apply_settings(report, settings)
     except (ConfigError, GateError, ReportError) as exc:
-        raise _fail(str(exc))
+        raise _fail(str(exc)) from None
     _emit(report, args.fmt, args.output_file, statistics=args.statistics, quiet=args.quiet, verbose=False)
     sys.exit(exit_code(report, settings, args.exit_zero))
 
@@ -603,7 +606,7 @@ def _run(args: CheckArgs):
         _check_paths(() if use_stdin else paths)
         settings = check_settings(args)
     except ConfigError as exc:
-        raise _fail(str(exc))
+        raise _fail(str(exc)) from None
     targets = args.targets
     if (args.mode or args.device) and not (targets or settings.targets):
         raise _fail("--mode and --device apply to dynamic targets: give a --target (or [[tool.torchlint.targets]])")
@@ -620,7 +623,7 @@ def _run(args: CheckArgs):
         try:
             shard = parse_shard(args.shard)
         except ValueError as exc:
-            raise _fail(str(exc))
+            raise _fail(str(exc)) from None
     if args.fixing and args.no_static:
         raise _fail("--fix and --diff need the static pass (drop --no-static)")
     fix_errors = (
@@ -671,11 +674,11 @@ def _run(args: CheckArgs):
             if failed.traceback:
                 click.echo(f"{failed.target}: {failed.traceback.rstrip()}", err=True)
     except ConfigError as exc:
-        raise _fail(str(exc))
-    except Exception as exc:  # an internal error: say so in one line, traceback with -v
+        raise _fail(str(exc)) from None
+    except Exception as exc:  # noqa: BLE001 (an internal error: say so in one line, traceback with -v)
         if args.verbose:
             traceback.print_exc()
-        raise _fail(f"internal error: {type(exc).__name__}: {exc} (run with -v for the traceback)")
+        raise _fail(f"internal error: {type(exc).__name__}: {exc} (run with -v for the traceback)") from None
     finally:
         close_progress(progress)
 
@@ -699,10 +702,12 @@ def _apply_fixes(
 
     try:
         outcomes = fix_paths(paths, settings, os.getcwd(), unsafe=unsafe, write=not diff)
-    except Exception as exc:  # an internal error: one line, traceback with -v
+    except Exception as exc:  # noqa: BLE001 (an internal error: one line, traceback with -v)
         if verbose:
             traceback.print_exc()
-        raise _fail(f"internal error while fixing: {type(exc).__name__}: {exc} (run with -v for the traceback)")
+        raise _fail(
+            f"internal error while fixing: {type(exc).__name__}: {exc} (run with -v for the traceback)"
+        ) from None
     changed = [o for o in outcomes if o.changed]
 
     def count(done) -> str:
@@ -801,7 +806,7 @@ def _emit(
     try:
         write_report(report, fmt, output_file, opts)
     except OSError as exc:
-        raise _fail(f"{output_file}: cannot write report: {exc.strerror or exc}")
+        raise _fail(f"{output_file}: cannot write report: {exc.strerror or exc}") from None
 
 
 _BASELINE_PARAMS = {
@@ -845,7 +850,7 @@ def _baseline(output_file: str | None, **params) -> None:
     try:
         write_baseline(report, path)
     except OSError as exc:
-        raise _fail(f"{path}: cannot write baseline: {exc.strerror or exc}")
+        raise _fail(f"{path}: cannot write baseline: {exc.strerror or exc}") from None
     breaks = report.graph_breaks
     click.echo(
         f"wrote {path}: {len(report.findings)} findings"
@@ -856,7 +861,7 @@ def _baseline(output_file: str | None, **params) -> None:
 
 main.add_command(
     click.RichCommand(
-        "baseline",
+        name="baseline",
         callback=_baseline,
         help=_baseline.__doc__,
         epilog="Exit codes: 0 the baseline was written; 2 a usage, config or input error (a file or "
@@ -895,14 +900,14 @@ def clean_cmd(cache_dir: str | None, config_file: str | None) -> None:
     try:
         settings = load_settings(config_file)
     except ConfigError as exc:
-        raise _fail(str(exc))
+        raise _fail(str(exc)) from None
     folder = os.path.abspath(cache_dir) if cache_dir else default_dir(settings, os.getcwd())
     try:
         removed = clean(folder)
     except ValueError as exc:
-        raise _fail(str(exc))
+        raise _fail(str(exc)) from None
     except OSError as exc:
-        raise _fail(f"{folder}: cannot remove: {exc.strerror or exc}")
+        raise _fail(f"{folder}: cannot remove: {exc.strerror or exc}") from None
     click.echo(f"removed {folder}" if removed else f"no cache at {folder}", err=True)
 
 
@@ -1030,7 +1035,9 @@ def server_cmd(debounce: float, log_file: str | None) -> None:
     try:
         from torchlint.lsp.server import serve
     except ImportError as exc:
-        raise _fail(f"torchlint server needs the lsp extra ({exc.name} is missing): pip install 'torchlint[lsp]'")
+        raise _fail(
+            f"torchlint server needs the lsp extra ({exc.name} is missing): pip install 'torchlint[lsp]'"
+        ) from None
     serve(debounce / 1000.0, log_file)
 
 

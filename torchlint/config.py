@@ -22,7 +22,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 DEFAULT_SELECT = ("TL0",)  # graph breaks; TL1xx performance warnings are opt-in
-TARGET_KEYS = {
+TARGET_KEYS: dict[str, type | tuple[type, ...]] = {
     "target": str,
     "input": list,
     "inputs-from": str,
@@ -329,7 +329,10 @@ def check_mode(mode: str | None, device: str | None, where: str) -> None:
 def check_run_options(values: Any, where: str, defaults: Settings | None = None) -> None:
     """``mode``/``device`` of settings (or of a target table, falling back to ``defaults``)
     are known values and not reduce-overhead on the CPU; raises :class:`ConfigError`."""
-    get = values.get if isinstance(values, dict) else lambda k: getattr(values, k, None)
+
+    def get(key: str) -> Any:
+        return values.get(key) if isinstance(values, dict) else getattr(values, key, None)
+
     mode = get("mode") or (defaults.mode if defaults is not None else None)
     device = get("device") or (defaults.device if defaults is not None else None)
     check_mode(mode, device, where)
@@ -456,7 +459,7 @@ def target_table_problems(table: Any) -> list[tuple[str | None, str]]:
         expected = TARGET_KEYS[k]
         if not isinstance(v, expected) or (isinstance(v, bool) and expected is not bool):
             out.append((k, f"expected {_type_name(expected)}, got {v!r}"))
-        elif expected is list and not all(isinstance(x, str) for x in v):
+        elif isinstance(v, list) and not all(isinstance(x, str) for x in v):  # a list key's value
             out.append((k, f"expected a list of input-spec strings, got {v!r}"))
     if "target" not in table:
         out.append((None, 'missing required key `target` (e.g. target = "model.py:Net")'))
@@ -469,8 +472,8 @@ def target_table_problem(table: Any) -> tuple[str | None, str] | None:
     return problems[0] if problems else None
 
 
-def _type_name(t) -> str:
-    names = {str: "a string", list: "a list of strings", bool: "true or false", int: "an integer"}
+def _type_name(t: type | tuple[type, ...]) -> str:
+    names: dict[type, str] = {str: "a string", list: "a list of strings", bool: "true or false", int: "an integer"}
     if isinstance(t, tuple):
         return "a number"
     return names.get(t, t.__name__)

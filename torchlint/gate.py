@@ -53,7 +53,7 @@ class Baseline:
     findings: list[dict[str, Any]] = field(default_factory=list)
     torch_version: str | None = None
 
-    def fingerprints(self) -> Counter:
+    def fingerprints(self) -> Counter[str]:
         return Counter(f["fingerprint"] for f in self.findings if "fingerprint" in f)
 
 
@@ -154,7 +154,7 @@ def compare(report: Report, baseline: Baseline) -> tuple[list[str], list[str]]:
     # Compare only what ran: a break only dynamo saw is not "fixed" when dynamo did not run.
     skipped = [e for e in baseline.findings if not _comparable(e, report)]
     known.subtract(Counter(e["fingerprint"] for e in skipped if "fingerprint" in e))
-    seen: Counter = Counter()
+    seen: Counter[str] = Counter()
     for f in sorted(report.findings, key=lambda f: f.sort_key):
         fp = fingerprint(f)
         seen[fp] += 1
@@ -164,9 +164,9 @@ def compare(report: Report, baseline: Baseline) -> tuple[list[str], list[str]]:
     for entry in baseline.findings:
         if not _comparable(entry, report):
             continue
-        fp = entry.get("fingerprint")
-        if gone.get(fp, 0) > 0:
-            gone[fp] -= 1
+        old = entry.get("fingerprint")
+        if old is not None and gone.get(old, 0) > 0:
+            gone[old] -= 1
             improvements.append(
                 f"fixed since baseline: {entry.get('path')}:{entry.get('line')} "
                 f"{entry.get('rule') or entry.get('gb_code') or ''} {entry.get('message', '')}".rstrip()

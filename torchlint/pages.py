@@ -128,7 +128,8 @@ def _files() -> Iterator[tuple[str, str, str, str]]:
     """(file name, code, name, text) of every page, by file name."""
     for entry in entries():
         m = PAGE_FILE.match(entry.name)
-        yield entry.name, m.group(1), m.group(2), entry.read_text("utf-8")  # type: ignore[union-attr]
+        if m is not None:  # always: entries() lists the names that match
+            yield entry.name, m.group(1), m.group(2), entry.read_text("utf-8")
 
 
 def split_facts(file: str, text: str) -> tuple[dict[str, str], str]:

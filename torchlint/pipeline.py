@@ -9,13 +9,16 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from torchlint import suppression
 from torchlint.config import Settings
 from torchlint.files import FileProblem, discover, display_path, read_source, source_lines
 from torchlint.findings import FileError, Finding, Report
 from torchlint.static.sources import may_suppress
+
+if TYPE_CHECKING:
+    from torchlint.fixes.run import Marker
 
 
 @dataclass
@@ -49,6 +52,7 @@ def run_check(options: CheckOptions) -> Report:
     report = Report()
     texts: dict[str, str] = {}  # path -> text, of the files with static findings
     uncommented: set[str] = set()  # files known to hold no suppression comment (not read for them)
+    missing: list[tuple[str, str]]
     if options.stdin is not None:
         files, missing = [display_path(options.stdin[0], cwd)], []
         texts[files[0]] = options.stdin[1]
@@ -138,7 +142,7 @@ UNUSED_SUPPRESSION = "TL900"
 def _unused_suppressions(
     report: Report,
     files: Sequence[str],
-    usage,
+    usage: suppression.Usage,
     options: CheckOptions,
     cwd: str,
     texts: dict[str, str],
@@ -194,19 +198,24 @@ def _consulted(files: Sequence[str], dynamic: list[Finding], options: CheckOptio
     return [f for f in found if f.path in wanted]
 
 
-def _flagged(static: list[Finding], dynamic: list[Finding], rules: dict[str, Any], cwd: str):
+def _flagged(
+    static: list[Finding], dynamic: list[Finding], rules: dict[str, Any], cwd: str
+) -> dict[tuple[str, int], set[str]]:
     """Which graph-break rules flag the lines of the breaks no static finding is on
     (:func:`torchlint.static.run.rules_on_lines`: the files are parsed, never imported)."""
     from torchlint.static.run import rules_on_lines
 
     seen = {(f.path, line) for f in static for line in range(f.line, max(f.end_line, f.line) + 1)}
-    wanted: dict[str, set] = {}
+    wanted: dict[str, set[int]] = {}
     for f in dynamic:
         if f.severity != "warning" and (f.path, f.line) not in seen:
             wanted.setdefault(f.path, set()).add(f.line)
     if not wanted:
         return {}
-    return rules_on_lines(wanted, [r for r in rules.values() if r.severity != "warning"], cwd)
+    flagged: dict[tuple[str, int], set[str]] = rules_on_lines(
+        wanted, [r for r in rules.values() if r.severity != "warning"], cwd
+    )
+    return flagged
 
 
 def _enabled(finding: Finding, settings: Settings) -> bool:
@@ -216,11 +225,13 @@ def _enabled(finding: Finding, settings: Settings) -> bool:
     return not any(finding.rule.startswith(p) for p in ignored)
 
 
-def _static_pass(files: Sequence[str], options: CheckOptions, cwd: str, texts: dict[str, str], uncommented: set[str]):
+def _static_pass(
+    files: Sequence[str], options: CheckOptions, cwd: str, texts: dict[str, str], uncommented: set[str]
+) -> tuple[list[Finding], list[FileError]]:
     from torchlint.static.run import run_static_pass  # imports libcst only if a file needs parsing
 
     advance = _stage(options.progress, "static", len(files))  # a bar on a terminal moves per file
-    return run_static_pass(
+    found: tuple[list[Finding], list[FileError]] = run_static_pass(
         files,
         options.settings,
         cwd=cwd,
@@ -231,16 +242,17 @@ def _static_pass(files: Sequence[str], options: CheckOptions, cwd: str, texts: d
         texts=texts,
         uncommented=uncommented,
     )
+    return found
 
 
-def _fix_marker():
+def _fix_marker() -> Marker:
     """What marks fixable findings in the static pass (imported only when a file is parsed)."""
     from torchlint.fixes.run import Marker
 
     return Marker()
 
 
-def _stdin_pass(path: str, text: str, settings: Settings):
+def _stdin_pass(path: str, text: str, settings: Settings) -> tuple[list[Finding], list[FileError]]:
     """The static pass over text that is not on disk (``--stdin-filename``): no cache."""
     from torchlint.rules import enabled_rules
     from torchlint.static.run import check_source
@@ -260,7 +272,7 @@ def _suppress_in_cells(findings: list[Finding], cwd: str) -> list[Finding]:
     """Suppression comments of notebook findings, read from the lines of each one's cell."""
     from torchlint.static.notebook import cell_lines
 
-    by_cell: dict[tuple, list[Finding]] = {}
+    by_cell: dict[tuple[str, int | None], list[Finding]] = {}
     for f in findings:
         by_cell.setdefault((f.path, f.cell), []).append(f)
     kept: list[Finding] = []
@@ -268,8 +280,13 @@ def _suppress_in_cells(findings: list[Finding], cwd: str) -> list[Finding]:
     for (path, cell), group in by_cell.items():
         if path not in cells:
             cells[path] = cell_lines(os.path.join(cwd, path))
-        kept.extend(suppression.apply(group, lambda p, c=cell, lines=cells[path]: lines.get(c)))
+        kept.extend(suppression.apply(group, _cell_reader(cells[path], cell)))
     return kept
+
+
+def _cell_reader(lines: dict[int, list[str]], cell: int | None) -> Callable[[str], list[str] | None]:
+    """The lines of one cell of a notebook, whatever path is asked for."""
+    return lambda _path: lines.get(cell) if cell is not None else None
 
 
 def _lines_reader(cwd: str, texts: dict[str, str], uncommented: set[str]) -> Callable[[str], list[str] | None]:

@@ -27,7 +27,8 @@ _FILE = re.compile(
     r"^\s*#\s*torchlint:\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?\s*$", re.IGNORECASE
 )
 
-#: the kinds of comment: ``torchlint: ignore[...]``, a bare ``noqa`` or one naming codes, ``torchlint: noqa`` (file-wide)
+#: the kinds of comment: ``torchlint: ignore[...]``, a bare ``noqa`` or one naming codes,
+#: ``torchlint: noqa`` (file-wide)
 IGNORE, NOQA, FILE = "ignore", "noqa", "file"
 
 

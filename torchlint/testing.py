@@ -190,7 +190,8 @@ def _session_report(config: Any, directory: str) -> Report:
     import time
 
     from torchlint.config import ConfigError, load_settings
-    from torchlint.dynamic.program import Places, read_records
+    from torchlint.dynamic.program import read_records
+    from torchlint.dynamic.records import Places
     from torchlint.gate import apply_gate
     from torchlint.watching import report_of
 

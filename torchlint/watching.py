@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from torchlint.dynamic.program import (
-    Places,
     ProgramRun,
     command_of,
     display_command,
@@ -20,6 +19,7 @@ from torchlint.dynamic.program import (
     read_records,
     run_program,
 )
+from torchlint.dynamic.records import Places
 
 
 def watch(

@@ -9,9 +9,8 @@ functions decorated with ``@torch.compiler.disable`` never join.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Sequence, Set
 from dataclasses import dataclass, field
-from typing import AbstractSet
 
 import libcst as cst
 
@@ -102,7 +101,7 @@ class ModuleIndex:
     def resolve(self, expr: cst.BaseExpression) -> str | None:
         return self.imports.resolve(expr)
 
-    def decorated_by(self, fn: cst.FunctionDef, names: AbstractSet[str]) -> bool:
+    def decorated_by(self, fn: cst.FunctionDef, names: Set[str]) -> bool:
         """Whether a decorator of ``fn`` (``@d`` or ``@d(...)``) resolves to one of ``names``."""
         for dec in fn.decorators:
             target = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
@@ -123,10 +122,13 @@ _EXITS = (cst.Return, cst.Raise, cst.Continue, cst.Break)
 def _leaves(block: cst.BaseSuite) -> bool:
     """Whether a block always ends in ``return``, ``raise``, ``continue`` or ``break``."""
     last = block.body[-1] if isinstance(block, cst.IndentedBlock) and block.body else None
-    if isinstance(block, cst.SimpleStatementSuite) or isinstance(last, cst.SimpleStatementLine):
-        small = block.body if isinstance(block, cst.SimpleStatementSuite) else last.body  # type: ignore[union-attr]
-        return bool(small) and isinstance(small[-1], _EXITS)
-    return False
+    if isinstance(block, cst.SimpleStatementSuite):
+        small = block.body
+    elif isinstance(last, cst.SimpleStatementLine):
+        small = last.body
+    else:
+        return False
+    return bool(small) and isinstance(small[-1], _EXITS)
 
 
 def is_compiling_guard(test: cst.BaseExpression, imports: ImportTable) -> bool | None:
@@ -276,8 +278,8 @@ def _scan_init(init: cst.FunctionDef, info: ClassInfo, index: ModuleIndex) -> No
                     and qual.rsplit(".", 1)[-1][:1].islower()
                 ):
                     info.tensor_attrs.add(attr)
-                elif is_module_class_name(qual) or qual in index.imports.module_classes:
-                    info.submodules[attr] = qual  # type: ignore[assignment]
+                elif qual is not None and (is_module_class_name(qual) or qual in index.imports.module_classes):
+                    info.submodules[attr] = qual
                 elif isinstance(func, cst.Name) and func.value in index.classes:
                     info.submodules[attr] = func.value
         elif isinstance(node, cst.Call):
@@ -289,7 +291,9 @@ def _scan_init(init: cst.FunctionDef, info: ClassInfo, index: ModuleIndex) -> No
                 and node.args
                 and isinstance(node.args[0].value, cst.SimpleString)
             ):
-                info.tensor_attrs.add(node.args[0].value.evaluated_value)  # type: ignore[arg-type]
+                name = node.args[0].value.evaluated_value
+                if isinstance(name, str):  # not a bytes literal
+                    info.tensor_attrs.add(name)
 
 
 def _walk(node) -> Iterator[cst.CSTNode]:
@@ -363,9 +367,9 @@ def find_regions(index: ModuleIndex, project: dict | None = None) -> dict[cst.Fu
             add_class(arg.func.value)
         elif isinstance(arg, cst.Attribute) and isinstance(arg.value, cst.Name):
             cls = index.instances.get(arg.value.value)
-            info = index.classes.get(cls or "")
-            if info is not None:
-                found = find_method(index, info, arg.attr.value)
+            held = index.classes.get(cls or "")
+            if held is not None:
+                found = find_method(index, held, arg.attr.value)
                 if found is not None:
                     add_root(found[1], f"{found[0].name}.{arg.attr.value}", found[0])
 

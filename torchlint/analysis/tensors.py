@@ -585,17 +585,19 @@ class TensorScope:
             return self._module_call_kind(attr)
         if isinstance(func, cst.Attribute):
             base_kind = self.kind(func.value)
-            method = func.attr.value
+            method_name = func.attr.value
             if base_kind == HOST_DATA:
                 return HOST_DATA  # a.mean(), a.sum() of an array
-            if base_kind == TENSOR and method == "numpy":
+            if base_kind == TENSOR and method_name == "numpy":
                 return HOST_DATA
             if base_kind == TENSOR:
-                if method in NON_TENSOR_METHODS or method not in tensor_method_names():
+                if method_name in NON_TENSOR_METHODS or method_name not in tensor_method_names():
                     return None
-                if method in TENSORS_METHODS:
+                if method_name in TENSORS_METHODS:
                     return TENSORS
-                if method in DIM_PAIR and (call.args and call.args[0].keyword is None or _has_keyword(call, "dim")):
+                if method_name in DIM_PAIR and (
+                    call.args and call.args[0].keyword is None or _has_keyword(call, "dim")
+                ):
                     return TENSORS
                 return TENSOR
             return None

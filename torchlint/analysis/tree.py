@@ -20,7 +20,7 @@ import re
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import libcst as cst
 from libcst._nodes import expression as _expression
@@ -114,7 +114,7 @@ def _make_getters(fields: Sequence[tuple[str, str]]) -> tuple[Callable, Callable
         bodies.append("\n".join(lines))
     made = []
     for body in bodies:
-        scope = {"TRIVIA": TRIVIA_TYPES, "DEFAULT": cst.MaybeSentinel.DEFAULT, "CSTNode": cst.CSTNode}
+        scope: dict[str, Any] = {"TRIVIA": TRIVIA_TYPES, "DEFAULT": cst.MaybeSentinel.DEFAULT, "CSTNode": cst.CSTNode}
         exec(body, scope)
         made.append(scope["get"])
     return made[0], made[1]
@@ -358,6 +358,7 @@ def code_ranges(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> dict[cst.CS
 _validation_lock = threading.Lock()
 _validation_off = 0
 _post_init = CSTNode.__post_init__
+_NODE_CLASS: Any = CSTNode  # its ``__post_init__`` is swapped process-wide (below)
 
 
 def _no_validation(self) -> None:
@@ -369,13 +370,13 @@ def validated() -> Iterator[None]:
     """Inside :func:`unvalidated`, build nodes with libcst's checks again (the fixes make
     new nodes while the static pass parses without them)."""
     with _validation_lock:
-        CSTNode.__post_init__ = _post_init  # type: ignore[method-assign]
+        _NODE_CLASS.__post_init__ = _post_init
     try:
         yield
     finally:
         with _validation_lock:
             if _validation_off:
-                CSTNode.__post_init__ = _no_validation  # type: ignore[method-assign]
+                _NODE_CLASS.__post_init__ = _no_validation
 
 
 @contextmanager
@@ -390,7 +391,7 @@ def unvalidated() -> Iterator[None]:
     global _validation_off
     with _validation_lock:
         if _validation_off == 0:
-            CSTNode.__post_init__ = _no_validation  # type: ignore[method-assign]
+            _NODE_CLASS.__post_init__ = _no_validation
         _validation_off += 1
     try:
         yield
@@ -398,4 +399,4 @@ def unvalidated() -> Iterator[None]:
         with _validation_lock:
             _validation_off -= 1
             if _validation_off == 0:
-                CSTNode.__post_init__ = _post_init  # type: ignore[method-assign]
+                _NODE_CLASS.__post_init__ = _post_init

@@ -27,7 +27,7 @@ import sysconfig
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import torch
 
@@ -37,6 +37,9 @@ from torchlint.dynamic.gb_registry import GraphBreakRegistry, load_registry
 from torchlint.dynamic.load import load_module_from_path, materialize
 from torchlint.dynamic.logs import capture_logs
 from torchlint.dynamic.recompiles import RecompileEvent, mark_within_call, parse_limit_message, parse_recompile_message
+
+if TYPE_CHECKING:
+    from torchlint.dynamic.records import ProjectFiles
 
 _TORCH_DIR = os.path.dirname(os.path.realpath(torch.__file__))
 _STDLIB_DIRS = {os.path.realpath(sysconfig.get_paths()[k]) for k in ("stdlib", "platstdlib")}
@@ -356,7 +359,7 @@ def observe(
     arg_sets: Sequence[Sequence[Any]],
     *,
     kwarg_sets: Sequence[dict[str, Any]] | None = None,
-    user_files: Iterable[str] | None = None,
+    user_files: Iterable[str] | ProjectFiles | None = None,
     train: bool = False,
     registry: GraphBreakRegistry | None = None,
 ) -> Observation:

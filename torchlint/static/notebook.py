@@ -107,7 +107,8 @@ _DECODER = json.JSONDecoder()
 
 
 def _skip(raw: str, i: int) -> int:
-    return _WS.match(raw, i).end()  # type: ignore[union-attr]
+    m = _WS.match(raw, i)
+    return m.end() if m is not None else i  # always a match: the pattern matches ""
 
 
 def _expect(raw: str, i: int, char: str) -> int:
