@@ -106,7 +106,6 @@ def _odd_files(root: Path) -> dict:
             "loop_a.py": ("error", "symbolic link loop"),
             "loop_b.py": ("error", "symbolic link loop"),
             "fifo.py": ("error", "not a regular file (a named pipe)"),
-            "missing.py": ("error", "no such file or directory"),
         }
     )
     return expected
@@ -115,7 +114,7 @@ def _odd_files(root: Path) -> dict:
 def test_odd_files_are_checked_or_reported_in_one_line(tmp_path):
     expected = _odd_files(tmp_path)
     proc = subprocess.run(  # a real process: a stack overflow would kill it, not the test run
-        [sys.executable, "-m", "torchlint", "check", ".", "missing.py", "--format", "json", "--no-cache"],
+        [sys.executable, "-m", "torchlint", "check", ".", "--format", "json", "--no-cache"],
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -137,6 +136,20 @@ def test_odd_files_are_checked_or_reported_in_one_line(tmp_path):
             assert found.get(name, []) == ([want] if kind == "finding" else []), name
     assert set(errors) == {n for n, (k, _) in expected.items() if k == "error"}
     _findings_point_at_lines(report, tmp_path)
+
+
+def test_a_missing_path_beside_odd_files_is_a_usage_error_before_any_work(tmp_path):
+    _odd_files(tmp_path)
+    proc = subprocess.run(
+        [sys.executable, "-m", "torchlint", "check", ".", "missing.py", "--format", "json", "--no-cache"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 2
+    assert proc.stdout == ""  # no report: nothing was checked
+    assert proc.stderr.strip().splitlines() == ["torchlint: error: missing.py: no such file or directory"]
 
 
 def test_python_312_syntax_is_checked_or_reported(project):

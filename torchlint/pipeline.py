@@ -110,7 +110,7 @@ def run_check(options: CheckOptions) -> Report:
         rules = rules_by_code()
         gb_map = {code: set(rule.gb_codes) for code, rule in rules.items()}
         fixes = {code: rule.suggestion for code, rule in rules.items()}
-        consulted = _consulted(files, dynamic_findings, options, cwd) if options.static else []
+        consulted = _consulted(files, static_findings, dynamic_findings, options, cwd) if options.static else []
         # graph breaks confirm graph-break rules; CUDA-graph findings confirm TL1xx warnings;
         # a break no finding matched is named after a rule only if that rule flags its line
         findings = merge_passes(
@@ -120,9 +120,11 @@ def run_check(options: CheckOptions) -> Report:
             fixes,
             _flagged(static_findings + consulted, dynamic_findings, rules, cwd),
         )
-        if consulted:  # a file read only to label its breaks reports only what dynamo confirmed
-            extra = {f.path for f in consulted}
-            findings = [f for f in findings if not (f.source == "static" and f.path in extra)]
+        if consulted:  # a finding read only to label a break is reported only if dynamo confirmed it
+            extra = {(f.path, f.line, f.column, f.rule) for f in consulted}
+            findings = [
+                f for f in findings if not (f.source == "static" and (f.path, f.line, f.column, f.rule) in extra)
+            ]
     findings = [f for f in findings if _enabled(f, settings)]
     in_cells = [f for f in findings if f.cell is not None]  # notebooks: comments count per cell
     report.findings, usage = suppression.apply_tracking(
@@ -170,12 +172,15 @@ def _unused_suppressions(
     return [f for f in found if _enabled(f, settings)]
 
 
-def _consulted(files: Sequence[str], dynamic: list[Finding], options: CheckOptions, cwd: str) -> list[Finding]:
+def _consulted(
+    files: Sequence[str], static: list[Finding], dynamic: list[Finding], options: CheckOptions, cwd: str
+) -> list[Finding]:
     """The static findings of the project files that dynamo broke in but that were not given:
     the static pass runs over the given files and those together (so the regions it follows
     from the given files reach them; the cache makes the given files free), and only the
     findings in those files are kept, to be matched to their breaks. So a break is labelled
-    the same whichever paths were given."""
+    the same whichever paths were given. A finding the static pass already reported (in a
+    file the given files' regions reach) is not added twice."""
     given = set(files)
     extra = sorted(
         {
@@ -195,7 +200,8 @@ def _consulted(files: Sequence[str], dynamic: list[Finding], options: CheckOptio
         list(files) + extra, options.settings, cwd=cwd, jobs=options.jobs, use_cache=options.use_cache
     )
     wanted = set(extra)
-    return [f for f in found if f.path in wanted]
+    reported = {(f.path, f.line, f.column, f.rule) for f in static}
+    return [f for f in found if f.path in wanted and (f.path, f.line, f.column, f.rule) not in reported]
 
 
 def _flagged(
