@@ -133,3 +133,27 @@ def test_pytest_plugin_counts_as_check_and_never_negative(package, tmp_path):
     (check_counts, data) = counts(package, ".")
     assert (breaks, hits) == check_counts and recompiles == data["summary"]["recompiles"]
     assert "3 graph-break sites" in text, text
+
+
+def test_the_pytest_session_counts_what_assert_graph_breaks_saw(package, tmp_path):
+    """A session whose only compiles are ``assert_graph_breaks``'s: the session's report gives the
+    assertion's sites, hits and recompiles, never 0 beside a failure that lists the breaks."""
+    env = dict(os.environ, COUNTS_OUT=str(tmp_path / "counts.json"))
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--torchlint"]
+        + ["tests/test_model.py::test_model"],
+        cwd=package,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
+    text = out.stdout + out.stderr
+    assert out.returncode == 0, text
+    breaks, hits, recompiles = json.loads((tmp_path / "counts.json").read_text())
+    assert breaks > 0, text
+    session = re.search(
+        r"pytest session: (\d+) graph-break sites?, (\d+) breaks? hit, \d+ graphs?, (\d+) recompiles?", text
+    )
+    assert session is not None, text
+    assert tuple(int(g) for g in session.groups()) == (breaks, hits, recompiles), text

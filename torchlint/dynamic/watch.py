@@ -244,6 +244,10 @@ def records() -> _Records | None:
 
 
 class _Handler(logging.Handler):
+    #: kept by :func:`torchlint.dynamic.logs.capture_logs`: what ``torchlint.explain`` sees in
+    #: a watched process is recorded for the whole run too
+    torchlint_observer = True
+
     def __init__(self, on_record: Callable[[logging.LogRecord], None]) -> None:
         super().__init__(logging.DEBUG)
         self.on_record = on_record
