@@ -41,7 +41,8 @@ def test_ran_without_breaking_and_not_reached_are_told_apart(project):
     assert "(potential graph break, not reached by dynamo)" in out
     assert (
         "Found 2 findings in 1 file: 0 confirmed by dynamo, 1 not confirmed (ran without breaking), "
-        "1 not reached by dynamo, 0 found only by dynamo; 0 graph breaks in 1 target."
+        "1 not reached by dynamo, 0 found by dynamo on a line a rule flags, 0 found only by dynamo; "
+        "0 graph-break sites, 0 breaks hit in 1 target."
     ) in out
     report = json.loads(run_cli(args + ["--format", "json"]).stdout)
     assert [t["graph_breaks"] for t in report["targets"]] == [0]
