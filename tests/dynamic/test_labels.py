@@ -49,3 +49,28 @@ def test_ran_without_breaking_and_not_reached_are_told_apart(project):
     assert [(f["line"], f["dynamo"]) for f in report["findings"]] == [(9, "ran_without_breaking"), (15, "not_reached")]
     static_only = json.loads(run_cli(args + ["--format", "json", "--no-dynamic"]).stdout)
     assert all("dynamo" not in f for f in static_only["findings"])
+
+
+HANDED_OVER = """
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        n = int(x.sum().item())
+        return x.repeat(n, 1)
+"""
+
+
+def test_a_recompile_of_a_value_handed_over_at_a_break_names_the_break_and_its_rule(project):
+    """`.item()` breaks the graph and hands a Python number to the code after the break; a new
+    value recompiles that code. The cause names the break's line and the rule flagging it."""
+    write(project, "m.py", HANDED_OVER)
+    sets = ["--input-set", "f32[2,4]:0..0.1", "--input-set", "f32[2,4]:0.2..0.3", "--input-set", "f32[2,4]:0.4..0.5"]
+    out = run_cli(["check", "m.py", "--target", "m.py:Net", *sets]).stdout
+    assert "the value handed over at a graph break was specialised to" in out, out
+    assert "; handed over at the graph break at m.py:7 (TL001)" in out, out
+    report = json.loads(run_cli(["check", "m.py", "--target", "m.py:Net", *sets, "--format", "json"]).stdout)
+    causes = report["targets"][0]["recompile_causes"]
+    assert [c["breaks"] for c in causes] == [[{"path": "m.py", "line": 7}]], causes

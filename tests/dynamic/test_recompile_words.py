@@ -56,6 +56,14 @@ from torchlint.dynamic.recompiles import (
             "`hidden_states`*dimension 1 of `hidden_states` and changed",
             ".contiguous()",
         ),
+        # a Python number carried over a graph break (`x.repeat(int(x.sum().item()), 1)`)
+        (
+            "___stack0 == 0.3813025951385498",
+            "the value handed over at a graph break was specialised to 0.3813025951385498 and changed",
+            "pass the value as a tensor",
+        ),
+        ("L['n'] == 3", "`n` was specialised to 3 and changed", "pass the value as a tensor"),
+        ("len(L['xs']) == 3", "`len(xs)` is no longer 3", "container length"),
         (
             "___check_type_id(self._modules['conv'], 94634990915312), type=<class 'torch.nn.utils.parametrize."
             "ParametrizedConv1d'>  # hidden_states = self.conv(hidden_states)  # m.py:171 in f",
@@ -141,3 +149,47 @@ def test_a_function_past_the_recompile_limit_is_reported_and_within_call_recompi
     assert len(limit) == 1 and "runs it eagerly, uncompiled" in limit[0].message
     assert result.recompile_limit_hits and result.to_dict()["recompile_limit_hits"][0]["line"] == limit[0].line
     assert result.graph_break_hits >= result.graph_breaks >= 1
+
+
+def test_a_cause_names_the_break_whose_handed_over_value_changed_and_its_rule():
+    """The code after a break (dynamo's ``torch_dynamo_resume_in_<f>_at_<line>``) guards on the
+    value handed over there: the cause names that break, and the rule that flags its line."""
+    from torchlint.dynamic.records import break_of_resume, group_recompiles
+    from torchlint.findings import Finding
+    from torchlint.output import cause_words
+
+    words, fix = describe_guard("___stack0 == 0.38")
+    events = [
+        {"function": "torch_dynamo_resume_in_forward_at_7", "path": "/p/m.py", "line": 7, "words": words, "fix": fix},
+        {"function": "forward", "path": "/p/m.py", "line": 6, "words": "dimension 0 of `x` changed from 8 to 4"},
+    ]
+    causes = group_recompiles(events, show=lambda p: p.rsplit("/", 1)[1])
+    handed = next(c for c in causes if "handed over" in c["cause"])
+    assert handed["breaks"] == [{"path": "m.py", "line": 7}]
+    assert next(c for c in causes if c is not handed)["breaks"] == []  # an input change names no break
+    item = Finding(
+        rule="TL001",
+        name="tensor-item",
+        path="m.py",
+        line=7,
+        column=17,
+        end_line=7,
+        end_column=30,
+        message="",
+        suggestion="",
+    )
+    other = Finding(
+        rule="TL004",
+        name="tensor-to-string",
+        path="m.py",
+        line=9,
+        column=9,
+        end_line=9,
+        end_column=20,
+        message="",
+        suggestion="",
+    )
+    assert cause_words(handed, [item, other]).endswith("; handed over at the graph break at m.py:7 (TL001)")
+    assert cause_words(handed).endswith("; handed over at the graph break at m.py:7")
+    assert break_of_resume("torch_dynamo_resume_in_forward_at_41") == 41
+    assert break_of_resume("forward") is None and break_of_resume(None) is None

@@ -120,3 +120,46 @@ def test_a_target_line_counts_break_hits_and_sites():
 
     assert "2 graph-break sites, 4 breaks hit, 5 graphs, 0 recompiles" in line(graph_breaks=2, graph_break_hits=4)
     assert "1 graph-break site, 1 break hit, 5 graphs, 0 recompiles" in line(graph_breaks=1, graph_break_hits=1)
+
+
+def test_a_recompile_limit_hit_is_labelled_by_the_break_on_its_line_not_as_unpredicted():
+    import io
+    from types import SimpleNamespace
+
+    from torchlint.findings import Finding, Report
+    from torchlint.output.text import render
+
+    def status(*extra):
+        limit = Finding(
+            rule=None,
+            name="recompile-limit",
+            path="m.py",
+            line=7,
+            column=1,
+            end_line=7,
+            end_column=1,
+            message="RECOMPILE LIMIT HIT",
+            suggestion="",
+            source="dynamic",
+        )
+        report = Report(dynamic_ran=True, findings=[limit, *extra])
+        out = io.StringIO()
+        options = SimpleNamespace(color=False, quiet=False, statistics=False, unsafe_fixable=0, unsafe_fixes=False)
+        render(report, out, options=options)
+        return next(line for line in out.getvalue().splitlines() if line.startswith("m.py:7:1:"))
+
+    item = Finding(
+        rule="TL001",
+        name="tensor-item",
+        path="m.py",
+        line=7,
+        column=17,
+        end_line=7,
+        end_column=30,
+        message=".item()",
+        suggestion="",
+        source="both",
+    )
+    assert status(item).endswith("(found by dynamo, recompile limit, at the graph break TL001 flags)")
+    assert status().endswith("(found by dynamo, recompile limit)")
+    assert "no rule predicted it" not in status()

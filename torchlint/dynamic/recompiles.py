@@ -182,14 +182,14 @@ def describe_guard(guard: str) -> tuple[str, str]:
             fix = FIX_SIZE_EXPRESSION
         return (f"{lhs} was specialised to {rhs} and changed", fix)
     if m:
-        lhs = _name(m.group("lhs"))
+        lhs = _quoted(m.group("lhs"))
         rhs = m.group("rhs").strip()
-        if lhs.startswith("len("):
+        if lhs.startswith("`len("):
             return (
-                f"`{lhs}` is no longer {rhs}",
+                f"{lhs} is no longer {rhs}",
                 "keep the container length fixed, or pass a tensor instead of a list",
             )
-        return (f"`{lhs}` was specialised to {rhs} and changed", FIXES_FOR_VALUES)
+        return (f"{lhs} was specialised to {rhs} and changed", FIXES_FOR_VALUES)
     return (f"guard failed: {guard}", "")
 
 

@@ -288,6 +288,11 @@ class Findings:
         """A function that hit dynamo's recompile limit (``hit``: ``function``, ``where``,
         ``limit``, ``kind``, ``words``, ``fix``, ``gb_code``)."""
         message = limit_words(hit)
+        after = break_of_resume(hit.get("function"))
+        if after is not None:  # the code after a break: what changes is most often the value handed over
+            message += (
+                f"; it is the code after the graph break at line {after}, which takes the values handed over there"
+            )
         return self.located(
             LIMIT_NAME,
             site[0],
@@ -426,8 +431,20 @@ def rerecord_words(count: int, detail: str, called: str = "") -> str:
 
 # --------------------------------------------------------------------------- recompilations
 
+#: how a recompile's words name a value dynamo carried over a graph break
+HANDED_OVER = "the value handed over at a graph break"
 #: what names the input a guard is about in a recompile's words
-_NAMED = re.compile(r"`[^`]+`|the value handed over at a graph break")
+_NAMED = re.compile(r"`[^`]+`|" + HANDED_OVER)
+#: the function dynamo makes for the code after a graph break: ``torch_dynamo_resume_in_forward_at_41``
+_RESUME = re.compile(r"^torch_dynamo_resume_in_\w+?_at_(\d+)$")
+
+
+def break_of_resume(function: str | None) -> int | None:
+    """The line of the graph break a resume function continues after (in its own file), or None."""
+    m = _RESUME.match(function or "")
+    return int(m.group(1)) if m else None
+
+
 _CUDAGRAPH_MODES = ("reduce-overhead", "max-autotune")
 SHAPES_UNDER_CUDAGRAPHS = (
     'under mode="reduce-overhead" each new shape also records and keeps another CUDA graph, and '
@@ -442,8 +459,9 @@ def group_recompiles(events: Sequence[Mapping[str, Any]], show: Any, mode: str |
     frames it recompiles (a break splits one forward into several frames, and each
     recompiles for the one change of the inputs). Each cause: ``cause`` (in words),
     ``recompiles``, ``frames`` (``function``, ``path``, ``line``, ``recompiles``), ``inputs``
-    (the names the guards gave), ``fix`` (once), ``within_call`` and ``input_sets`` (the
-    1-based calls it happened in, when known); most recompiles first.
+    (the names the guards gave), ``fix`` (once), ``within_call``, ``input_sets`` (the
+    1-based calls it happened in, when known) and ``breaks`` (``path``, ``line``: the graph
+    breaks whose handed-over values it guards on); most recompiles first.
 
     ``events``: dicts with ``function``, ``path``, ``line``, ``words``, ``fix`` and
     ``within_call`` (``RecompileEvent.to_dict``). ``mode``: the compile mode; under CUDA
@@ -466,6 +484,7 @@ def group_recompiles(events: Sequence[Mapping[str, Any]], show: Any, mode: str |
                 "fix": fix,
                 "within_call": bool(event.get("within_call")),
                 "input_sets": [],
+                "breaks": [],
             }
         group["recompiles"] += 1
         if event.get("call") is not None and int(event["call"]) + 1 not in group["input_sets"]:
@@ -476,6 +495,11 @@ def group_recompiles(events: Sequence[Mapping[str, Any]], show: Any, mode: str |
         path = event.get("path")
         frame = (event.get("function") or "?", show(path) if path else None, event.get("line"))
         group["frames"][frame] = group["frames"].get(frame, 0) + 1
+        at = break_of_resume(event.get("function"))
+        if at is not None and path and HANDED_OVER in words:
+            place = {"path": show(path), "line": at}
+            if place not in group["breaks"]:
+                group["breaks"].append(place)
     out = []
     for group in groups.values():
         names = group["inputs"]
@@ -495,6 +519,7 @@ def group_recompiles(events: Sequence[Mapping[str, Any]], show: Any, mode: str |
                 "fix": fix,
                 "within_call": group["within_call"],
                 "input_sets": sorted(group["input_sets"]),
+                "breaks": group["breaks"],
             }
         )
     out.sort(key=lambda c: -c["recompiles"])

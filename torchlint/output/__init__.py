@@ -12,7 +12,7 @@ an output needs (the code a finding shows is ``Finding.source_line``).
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -142,9 +142,20 @@ def summary_words(report: Report) -> str:
     return ", ".join(parts)
 
 
-def cause_words(cause: Mapping[str, Any]) -> str:
-    """One recompile cause: ``dimension 0 of `x` changed from 8 to 4: 7 recompiles in 4 frames``."""
-    return f"{cause['cause']}: {_n(cause['recompiles'], 'recompile')} in {_n(len(cause.get('frames') or []), 'frame')}"
+def cause_words(cause: Mapping[str, Any], findings: Sequence[Finding] = ()) -> str:
+    """One recompile cause: ``dimension 0 of `x` changed from 8 to 4: 7 recompiles in 4 frames``;
+    when it guards on a value handed over at a graph break, that break and the rule that flags
+    it (from ``findings``): ``...; handed over at the graph break at model.py:41 (TL001)``."""
+    text = f"{cause['cause']}: {_n(cause['recompiles'], 'recompile')} in {_n(len(cause.get('frames') or []), 'frame')}"
+    places = []
+    for place in cause.get("breaks") or []:
+        rules = sorted(
+            {f.rule for f in findings if f.rule and f.path == place["path"] and f.line <= place["line"] <= f.end_line}
+        )
+        places.append(f"{place['path']}:{place['line']}" + (f" ({', '.join(rules)})" if rules else ""))
+    if places:
+        text += f"; handed over at the graph break{'s' if len(places) > 1 else ''} at {', '.join(places)}"
+    return text
 
 
 def frames_words(cause: Mapping[str, Any]) -> str:

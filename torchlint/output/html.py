@@ -122,7 +122,7 @@ def extras(report: Report) -> dict[str, Any]:
         "targets": [
             {
                 "words": target_words(t),
-                "causes": [cause_words(c) for c in t.recompile_causes],
+                "causes": [cause_words(c, report.findings) for c in t.recompile_causes],
                 "frames": [frames_words(c) for c in t.recompile_causes],
             }
             for t in report.targets

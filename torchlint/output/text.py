@@ -17,6 +17,9 @@ from rich.markup import escape
 from torchlint.findings import Finding, Report
 from torchlint.output import cause_words, frames_words, kind_of, location, summary_words, target_words
 
+#: the name of a recompile-limit hit (``torchlint.dynamic.records.LIMIT_NAME``)
+RECOMPILE_LIMIT = "recompile-limit"
+
 _STATUS = {
     "static": ("potential graph break", "yellow"),
     "both": ("confirmed by dynamo", "red"),
@@ -31,6 +34,11 @@ def _status(f: Finding, report: Report) -> str:
     if kind == "performance":
         return "[cyan]performance warning, not a graph break[/]"
     label, color = _STATUS[f.source]
+    if f.name == RECOMPILE_LIMIT:  # not a break a rule could predict: say which break led to it
+        rules = sorted(
+            {g.rule for g in report.findings if g.rule and g.path == f.path and g.line <= f.line <= g.end_line}
+        )
+        label = "found by dynamo, recompile limit" + (f", at the graph break {', '.join(rules)} flags" if rules else "")
     if f.source == "dynamic" and f.rule:  # the rule flags the line, but its region was not followed
         label = f"found by dynamo, {f.rule} flags this line"
     if f.source == "static" and report.dynamic_ran and f.target is None:
@@ -109,7 +117,7 @@ def render(report: Report, stream: TextIO, *, options) -> None:
             )
         if t.recompile_causes:
             for cause in t.recompile_causes:
-                console.print(f"  recompiled: {escape(cause_words(cause))}")
+                console.print(f"  recompiled: {escape(cause_words(cause, report.findings))}")
                 console.print(f"    frames: {escape(frames_words(cause))}")
                 if cause.get("fix"):
                     console.print(f"    [green]fix:[/] {escape(cause['fix'])}")
