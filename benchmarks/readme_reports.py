@@ -34,7 +34,8 @@ REPO = Path(__file__).resolve().parents[1]
 #: versions count graphs and name some breaks differently (benchmarks/torch_matrix.py measures that).
 TORCH = "2.13"
 _MARKER = re.compile(r"<!--\s*report:\s*([\w-]+)\s*-->\s*\n```[a-z]*\n(.*?)```", re.S)
-_SECONDS = re.compile(r"\(\d+(?:\.\d+)? s\)")
+#: the seconds a target took, at the end of its line's parentheses: ``(2.1 s)``, ``(eval, ..., 2.1 s)``
+_SECONDS = re.compile(r"(?<=[(, ])\d+(?:\.\d+)? s\)")
 _EXIT = "$ echo $?"
 
 
@@ -134,7 +135,7 @@ def abridge(out: str, keep: Sequence[str] | None) -> str:
 
 
 def masked(text: str) -> str:
-    return _SECONDS.sub("(… s)", text)
+    return _SECONDS.sub("… s)", text)
 
 
 def body(block: Block, shown: str, exit_code: int) -> str:
