@@ -180,6 +180,8 @@ class _FunctionScan:
         while stack:
             cur = pop()
             t = type(cur)
+            if t is _Name or t is _Constant:  # leaves (most nodes): nothing below them
+                continue
             if t is ast.Call:
                 name = dotted(cur.func)  # type: ignore[attr-defined]
                 if name is not None and (name, guard) not in seen_calls:
@@ -201,6 +203,7 @@ class _FunctionScan:
                     push(value)
 
 
+_Name, _Constant = ast.Name, ast.Constant
 #: node type -> the fields that may hold code (contexts and operators never hold a call)
 _FIELDS: Dict[type, Tuple[str, ...]] = {}
 _NOT_CODE = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "kind", "type_comment", "level", "is_async"})
@@ -398,9 +401,39 @@ def _top(body, imports, aliases, bound, classes, functions) -> None:
     top(body)
 
 
+#: where a ``compile(...)`` / ``optimize(...)`` call may be: the name as a whole word, then
+#: up to the call's parenthesis only what may stand between them in code (spaces and line
+#: breaks, backslash continuations, comments, the closing parenthesis of ``(torch.compile)``).
+#: Loose on purpose: a mention in a string or a comment only costs a walk of its statement.
+_COMPILE_CALL = re.compile(r"\b(?:compile|optimize)(?:\s|\\|#[^\n]*|\))*\(")
+
+
+def _may_compile(source: str, tree: ast.Module) -> bool:
+    """Whether a call named ``compile`` or ``optimize`` with an argument may be in the file:
+    the top-level statements around each textual candidate (:data:`_COMPILE_CALL`) are
+    walked for one; most files have no candidate at all, and are not walked."""
+    lines = sorted({source.count("\n", 0, m.start()) + 1 for m in _COMPILE_CALL.finditer(source)})
+    if not lines:
+        return False
+    import bisect
+
+    for stmt in tree.body:
+        first = min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", ())])
+        last = stmt.end_lineno or stmt.lineno
+        at = bisect.bisect_left(lines, first)
+        if at == len(lines) or lines[at] > last:
+            continue
+        for node in _walk(stmt):
+            if type(node) is ast.Call and node.args:  # type: ignore[attr-defined]
+                func = dotted(node.func)  # type: ignore[attr-defined]
+                if func is not None and func.split(".")[-1] in ("compile", "optimize"):
+                    return True
+    return False
+
+
 def _finish(source, tree, imports, aliases, bound, classes, functions, compiled, instances) -> Summary:
     # torch.compile(...)-like calls anywhere: their first argument, as written
-    for node in _walk(tree) if ("compile" in source or "optimize" in source) else ():
+    for node in _walk(tree) if _may_compile(source, tree) else ():
         if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1
                 and isinstance(node.targets[0], ast.Name)):
             callee = dotted(node.value.func)
