@@ -247,6 +247,39 @@ class Cache:
         if not self.write_failed:
             self._write(self._graph_file(key), entry)
 
+    def _reach_file(self, key: str, given) -> str:
+        h = hashlib.sha256(self.namespace.encode() + b"\0reach\0" + key.encode())
+        h.update("\0".join(sorted(given)).encode("utf-8", "surrogatepass"))
+        return os.path.join(self.folder, SUMMARIES, "reach", h.hexdigest()[:40] + ".json")
+
+    def get_reach(self, key: str, given, generation: Any) -> Optional[Dict[str, List[str]]]:
+        """What the files ``given`` reach in the other files of the stored analysis of ``key``
+        (path -> the qualified names of the functions their regions reach), as kept for the
+        analysis named ``generation``; None when not kept for it. A one-file run takes it
+        instead of reading the analysis's whole call graph."""
+        if not isinstance(generation, str):
+            return None
+        try:
+            with open(self._reach_file(key, given), "rb") as fh:
+                entry = json.loads(fh.read())
+        except (OSError, ValueError, RecursionError):
+            return None
+        if not isinstance(entry, dict) or entry.get("generation") != generation \
+                or entry.get("given") != sorted(given) or not isinstance(entry.get("reach"), dict):
+            return None
+        reach = entry["reach"]
+        if not all(isinstance(quals, list) and all(isinstance(q, str) for q in quals) for quals in reach.values()):
+            return None
+        return reach
+
+    def put_reach(self, key: str, given, generation: str, reach: Dict[str, Any]) -> None:
+        """Keep what the files ``given`` reach (``reach``: path -> (facts, qualified names))
+        on the analysis named ``generation``."""
+        if not self.write_failed:
+            self._write(self._reach_file(key, given), {
+                "generation": generation, "given": sorted(given),
+                "reach": {path: sorted(quals) for path, (_, quals) in sorted(reach.items())}})
+
     def _file(self, key: str) -> str:
         return os.path.join(self.entries, key[:2], key[2:] + ".json")
 
@@ -286,6 +319,15 @@ class Cache:
             folder = os.path.dirname(target)
             os.makedirs(folder, exist_ok=True)
             write_text_atomic(target, json.dumps(entry, separators=(",", ":")), durable=False)
+        except OSError:
+            self.write_failed = True
+
+    def prepare(self) -> None:
+        """Create the folder now (before other processes write into it); a folder that
+        cannot be made leaves the cache unused."""
+        try:
+            if not self._ready:
+                self._prepare()
         except OSError:
             self.write_failed = True
 
