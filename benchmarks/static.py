@@ -443,6 +443,9 @@ def one_file_lines(rows: List[Row]) -> List[str]:
             verdict = "----" if base is None else "PASS" if ratio(cold) <= 5.0 else "FAIL"
             lines.append(f"{verdict} {CORPORA[name]} whole folder, cold: {figures(cold)} = {ratio(cold):.2f}x {against} "
                          f"(bar 5.0x, aim 4x)")
+            for old in (r for r in rows if r.corpus == name and r.tool.startswith("torchlint cold (") and r.runs):
+                lines.append(f"     the same at {old.tool[len('torchlint cold ('):-1]}, in this run: {figures(old)} "
+                             f"= {ratio(old):.2f}x ruff's wall")
     return lines
 
 _PICK = """
