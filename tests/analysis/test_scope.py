@@ -283,7 +283,7 @@ def test_the_helpers_breaks_are_where_dynamo_breaks_the_trained_model(pkg):
     assert broke <= {(path, line) for path, line, _ in where(found)}
 
 
-def test_a_warm_run_takes_what_the_given_file_reaches_without_the_call_graph(pkg, monkeypatch):
+def test_a_warm_run_takes_what_the_given_file_reaches_without_the_whole_analysis(pkg, monkeypatch):
     from torchlint.static.cache import Cache
 
     _, cold = check(pkg, MODEL)
@@ -292,11 +292,12 @@ def test_a_warm_run_takes_what_the_given_file_reaches_without_the_call_graph(pkg
     model.write_text(model.read_text() + "# a comment: no summary changes\n")
     os.utime(model, (1, 1))
 
-    def no_graph(self, key):
-        raise AssertionError("the call graph was read")
+    def no_graph(self, key, *args):
+        raise AssertionError("the call graph or every file's facts were read")
 
     with monkeypatch.context() as m:
         m.setattr(Cache, "get_project_graph", no_graph)
+        m.setattr(Cache, "get_project_facts", no_graph)
         _, warm = check(pkg, MODEL)
     assert warm == cold
     # the caller drops a call (its summary changes: a new analysis): what it reaches is

@@ -21,7 +21,7 @@ import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Type, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Type, Union
 
 from torchlint.findings import FileError, Finding
 from torchlint.files import FileProblem, read_source
@@ -418,25 +418,36 @@ def _project_facts(files: Sequence[str], srcs: Sources, settings: "Settings",
             edited = sum(1 for p, d in files_seen.items() if d != stored["files"][p])
             if edited > _REWRITE_AFTER:  # (until then each run compares those few summaries again)
                 cache.put_project(key, dict(stored, files=files_seen))  # type: ignore[union-attr]
+            generation = stored.get("generation")
+            kept: Optional[Dict[str, Any]] = None  # the facts of the given files (and what they reach)
             if reach is not None and len(analysed) > len(given):
-                # what the given files reach, as worked out for them on this analysis before,
-                # else followed through its call graph (and kept for the next run)
-                generation = stored.get("generation")
+                # what the given files reach, with the facts they need, as worked out for them
+                # on this analysis before; else followed through its call graph (and kept)
                 known_reach = cache.get_reach(key, given, generation)  # type: ignore[union-attr]
-                if known_reach is not None and all(path in stored["facts"] for path in known_reach):
-                    for path, quals in known_reach.items():
-                        reach[path] = (stored["facts"][path], set(quals))
+                if known_reach is not None:
+                    quals_of, kept = known_reach
+                    for path, quals in quals_of.items():
+                        reach[path] = (kept[path], set(quals))
                 else:
-                    graph = cache.get_project_graph(key)  # type: ignore[union-attr]
+                    every = cache.get_project_facts(key, generation)  # type: ignore[union-attr]
+                    graph = cache.get_project_graph(key) if every is not None else None  # type: ignore[union-attr]
                     if graph is not None:
-                        _reached_through(given, graph["edges"], graph["roots"], stored["facts"], reach)
-                        if isinstance(generation, str):
-                            cache.put_reach(key, given, generation, reach)  # type: ignore[union-attr]
+                        _reached_through(given, graph["edges"], graph["roots"], every, reach)  # type: ignore[arg-type]
+                        kept = {path: every[path] for path in given if path in every}  # type: ignore[index]
+                        cache.put_reach(key, given, generation, reach, kept)  # type: ignore[union-attr, arg-type]
                     else:
                         stored = None  # (no graph to follow the calls in: analysed anew)
-            if stored is not None:
-                return ([stored["facts"].get(path) if path in given else None for path in paths],
-                        set(stored["bare"]))
+            else:
+                kept = cache.get_project_facts(key, generation)  # type: ignore[union-attr]
+                if kept is None:
+                    stored = None
+            if stored is not None and kept is not None:
+                return ([kept.get(path) if path in given else None for path in paths], set(stored["bare"]))
+    if stored is not None:  # (the analysis is redone in part: every file's stored facts are read)
+        every = cache.get_project_facts(key, stored.get("generation"))  # type: ignore[union-attr]
+        stored = dict(stored, facts=every) if every is not None else None
+        if stored is None:
+            files_seen = None
     graph = cache.get_project_graph(key) if cache is not None and files_seen is not None else None
 
     from torchlint.analysis.modules import ModuleMap
@@ -489,10 +500,10 @@ def _project_facts(files: Sequence[str], srcs: Sources, settings: "Settings",
         # a new analysis, named afresh: what was kept of the one before (what given files
         # reach) is not taken for it
         generation = f"{os.getpid()}-{time.time_ns()}-{members[:16]}"
-        cache.put_project(key, {"files": seen, "facts": facts, "bare": sorted(bare), "members": members,
-                                "generation": generation})
+        cache.put_project(key, {"files": seen, "bare": sorted(bare), "members": members, "generation": generation},
+                          facts)
         if reach is not None and len(analysed) > len(given):
-            cache.put_reach(key, given, generation, reach)
+            cache.put_reach(key, given, generation, reach, {path: facts[path] for path in given if path in facts})
         cache.put_project_graph(key, {
             "roots": {p: [list(r) for r in refs] for p, refs in project.root_refs.items()},
             "edges": {p: {q: [list(r) for r in refs] for q, refs in by_qual.items()}
