@@ -159,8 +159,9 @@ def run_static(
     if project if project is not None else settings_.project:
         scope = project_scope(files, settings_)
         # the project's files and the given ones read and summarised on the pool
-        _summarize_missing([*scope.files, *(p for p in files if not p.endswith(".ipynb"))], srcs, cache,
-                           summaries, jobs)
+        given = [p for p in files if not p.endswith(".ipynb")]
+        _summarize_missing([*scope.files, *given], srcs, cache, summaries, jobs,
+                           wanted={os.path.abspath(p) for p in given})
     for i, path in enumerate(files):
         if path.endswith(".ipynb"):  # code cells as one module (torchlint.static.notebook), uncached
             notebooks.append(i)
@@ -561,12 +562,14 @@ _REWRITE_AFTER = 16
 
 
 def _summarize_missing(paths: Sequence[str], srcs: Sources, cache: Optional["Cache"],
-                       summaries: Dict[str, Optional[dict]], jobs: Optional[int]) -> None:
+                       summaries: Dict[str, Optional[dict]], jobs: Optional[int],
+                       wanted: Optional[Set[str]] = None) -> None:
     """Read and summarise on ``jobs`` processes the files of ``paths`` that need it, when
     there are enough to pay for a pool: each worker reads its files (their facts go into
     ``srcs``: the index), makes the summaries the cache does not hold yet and stores them
     (into ``summaries`` too). The rest are read and summarised one by one as the analysis
-    asks for them."""
+    asks for them. ``wanted``: files (absolute) whose texts come back too when they may
+    hold a region (those the run goes on to lint are not read again here)."""
     workers = jobs or default_jobs()
     if workers < 2 or len(paths) < POOL_MIN_FILES:
         return
@@ -598,16 +601,16 @@ def _summarize_missing(paths: Sequence[str], srcs: Sources, cache: Optional["Cac
         cache.prepare()  # (once, here: the workers write into it)
     workers = min(workers, len(todo))
     # a file handed to the workers as its text when this process has it (an editor's buffer)
-    jobs_ = [(path, srcs.given_text(path)) for path in todo]
+    jobs_ = [(path, srcs.given_text(path), wanted is not None and path in wanted) for path in todo]
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(), initializer=_init_summarizer,
                                  initargs=(cache, srcs.index_path is not None)) as pool:
             made = list(pool.map(_read_and_summarize, jobs_, chunksize=max(1, len(todo) // (workers * 8))))
     except BrokenProcessPool:  # a worker died: the analysis makes them one by one
         return
-    for path, (read, stored, summary) in zip(todo, made):
+    for path, (read, stored, summary, text) in zip(todo, made):
         if read is not None:
-            srcs.learn(path, read)
+            srcs.learn(path, read, text)
         if not stored:
             summaries[path] = summary
 
@@ -622,28 +625,30 @@ def _init_summarizer(cache: Optional["Cache"] = None, index: bool = False) -> No
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
 
 
-def _read_and_summarize(job: Tuple[str, Optional[str]]):
+def _read_and_summarize(job: Tuple[str, Optional[str], bool]):
     """In a pool worker: (what was read of the file, for :meth:`Sources.learn`, or None when
     the text was given; whether its summary is already stored; its summary otherwise, None
-    when it cannot be read or parsed). A summary made is stored in the cache here."""
+    when it cannot be read or parsed; its text when wanted and it may hold a region). A
+    summary made is stored in the cache here."""
     from torchlint.analysis.summary import summarize
     from torchlint.static.sources import describe, read_file
 
-    path, text = job
+    path, text, want = job
     cache, index = _SUMMARIZER
     read = None
     if text is None:
         read, text = read_file(path, bool(index))
         if text is None:
-            return read, False, None
+            return read, False, None, None
+    back = text if want and read is not None and read.known.candidate else None  # type: ignore[union-attr]
     digest = read.known.digest if read is not None else describe(text).digest  # type: ignore[union-attr]
     if cache is not None and cache.has_summary(digest):  # type: ignore[attr-defined]
-        return read, True, None
+        return read, True, None, back
     with gc_paused():
         summary = summarize(text)
     if summary is not None and cache is not None:
         cache.put_summary(digest, summary)  # type: ignore[attr-defined]
-    return read, False, summary
+    return read, False, summary, back
 
 
 def _load_summary(path: str, srcs: Sources, cache: Optional["Cache"], summarize) -> Optional[dict]:

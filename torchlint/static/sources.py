@@ -196,9 +196,10 @@ class Sources:
         """Whether :meth:`known` would open the file (it is neither learnt, given nor indexed)."""
         return self.known_unread(path) is None and os.path.abspath(path) not in self._problems
 
-    def learn(self, path: str, read: "Read") -> None:
+    def learn(self, path: str, read: "Read", text: Optional[str] = None) -> None:
         """What another process read of the file (:func:`read_file`): its facts (and its index
-        entry) or why it cannot be read. Its text is read again only if asked for."""
+        entry) or why it cannot be read, and its ``text`` when sent (else it is read again
+        only if asked for)."""
         path = os.path.abspath(path)
         if read.problem is not None:
             self._problems[path] = read.problem
@@ -208,6 +209,8 @@ class Sources:
         assert known is not None
         self._known.setdefault(path, known)
         self._learnt.add(path)
+        if text is not None and path not in self._texts:
+            self._texts[path] = text
         self.reads += 1
         if read.stamp is not None and self.index_path:
             self._enter(path, [read.stamp, read.recorded, known.digest, known.candidate, known.trains, known.lines,
