@@ -508,3 +508,22 @@ def test_an_analysis_redone_in_part_gives_the_facts_of_a_whole_one(name, tmp_pat
             assert run.project_facts(files, texts, settings, cache) == run.project_facts(files, texts, settings), path
         Path(path).write_text(original, encoding="utf-8")
     assert any(partial), "no edit was analysed in part"
+
+
+@pytest.mark.parametrize("call", [
+    "torch.compile(Net())",
+    "(torch.compile)(Net())",
+    "torch.compile  # a comment\n    (Net())",
+    "torch.compile \\\n(Net())",
+    "torch . compile(Net())",
+])
+def test_compile_calls_are_found_however_they_are_written(call):
+    source = f"import torch\nfrom torch import nn\n\nclass Net(nn.Module):\n    pass\n\nm = ({call})\n"
+    assert summarize(source)["compiled"] == [["torch.compile", "call", "Net"]], call
+    crlf = source.replace("\n", "\r\n")
+    assert summarize(crlf)["compiled"] == [["torch.compile", "call", "Net"]], call
+
+
+def test_a_compile_named_only_in_text_is_no_compile_call():
+    source = '"""Use torch.compile(model) to go faster."""\n# torch.compile(x)\nimport re\nP = re.compile("a")\n'
+    assert "compiled" not in summarize(source) and "instances" not in summarize(source)

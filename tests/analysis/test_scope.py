@@ -292,3 +292,29 @@ def test_the_helpers_breaks_are_where_dynamo_breaks_the_trained_model(pkg):
     # every break dynamo finds is flagged (the `print` after the first break runs in a
     # resumed frame, which explain does not report here; TL004 flags it)
     assert broke <= {(path, line) for path, line, _ in where(found)}
+
+
+def test_a_warm_run_takes_what_the_given_file_reaches_without_the_whole_analysis(pkg, monkeypatch):
+    from torchlint.static.cache import Cache
+
+    _, cold = check(pkg, MODEL)
+    assert where(cold) == {(UTILS, line, rule) for line, rule in HELPER_BREAKS}
+    model = pkg / "pkg" / "model.py"
+    model.write_text(model.read_text() + "# a comment: no summary changes\n")
+    os.utime(model, (1, 1))
+
+    def no_graph(self, key, *args):
+        raise AssertionError("the call graph or every file's facts were read")
+
+    with monkeypatch.context() as m:
+        m.setattr(Cache, "get_project_graph", no_graph)
+        m.setattr(Cache, "get_project_facts", no_graph)
+        _, warm = check(pkg, MODEL)
+    assert warm == cold
+    # the caller drops a call (its summary changes: a new analysis): what it reaches is
+    # worked out again, not taken from what was kept for the analysis before
+    model.write_text(model.read_text().replace("y = scale(self.proj(x))", "y = self.proj(x)"))
+    os.utime(model, (2, 2))
+    _, after = check(pkg, MODEL)
+    assert where(after) == {(UTILS, 11, "TL001")}
+    assert after == check(pkg, MODEL, "--no-cache")[1]

@@ -506,3 +506,49 @@ def test_the_pool_works_when_it_cannot_fork(corpus, pool_always, monkeypatch):
     monkeypatch.setattr(run, "_pool_context", lambda: multiprocessing.get_context("forkserver"))
     assert report("--no-cache", "--jobs", "2") == fresh
     assert pool_always
+
+
+def test_the_pool_reads_and_summarises_the_project_and_sends_back_what_is_linted(
+        corpus, pool_always, monkeypatch):
+    """A cold run over the project hands the reading (the index's facts) and the summaries
+    to the pool's workers, which send back the texts of the given files that may hold a
+    region: this process opens no file, and the next run finds every file in the index and
+    every summary stored."""
+    monkeypatch.setattr(sources, "RACY_NS", 0)  # (the files were just written: trusted all the same)
+    opened = []
+    real = sources.Sources._read
+    monkeypatch.setattr(sources.Sources, "_read", lambda self, path: opened.append(path) or real(self, path))
+    cold, _ = report("--jobs", "2")
+    opened_cold = list(opened)
+    assert cold == report("--no-cache", "--jobs", "1")[0]
+    opened[:] = opened_cold
+    everything = {str(p.resolve()) for p in corpus.rglob("*.py")}
+    assert opened == []
+    settings = run._default_settings()
+    cache = cache_mod.Cache(str(corpus / ".torchlint_cache"), settings.selected, settings.ignored,
+                            torch_version=settings.static_torch_version())
+    index = cache.sources()
+    for path in sorted(everything):
+        known = index.known_unread(path)
+        assert known is not None, path
+        if not path.endswith("broken.py"):  # (a file that does not parse has no summary)
+            assert cache.has_summary(known.digest), path
+    opened.clear()
+    assert report("--jobs", "2")[0] == cold  # warm: nothing opened, no pool
+    assert opened == []
+
+
+def test_a_file_edited_after_the_pool_read_it_is_not_stored_under_the_old_text(corpus, pool_always, monkeypatch):
+    net = corpus / "pkg" / "net.py"
+    real = run._summarize_missing
+
+    def then_edit(*args, **kwargs):
+        real(*args, **kwargs)
+        net.write_text(textwrap.dedent(MODEL).replace("s = x.sum().item()", "s = x.sum()"))
+
+    monkeypatch.setattr(run, "_summarize_missing", then_edit)
+    report("--jobs", "2")
+    monkeypatch.setattr(run, "_summarize_missing", real)
+    net.write_text(textwrap.dedent(MODEL))  # the text the pool read, back: its result is computed again
+    os.utime(net, (1, 1))
+    assert report("--jobs", "2")[0] == report("--no-cache", "--jobs", "1")[0]

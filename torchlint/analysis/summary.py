@@ -176,29 +176,55 @@ class _FunctionScan:
         # so this loop is most of its cost.
         stack = [node]
         pop, push, extend = stack.pop, stack.append, stack.extend
-        seen_calls, seen_attrs, fields_of = self._seen_calls, self._seen_attrs, _FIELDS
+        seen_calls, seen_attrs, specs = self._seen_calls, self._seen_attrs, _SPECS
+        Call, Attribute, keyword = ast.Call, ast.Attribute, ast.keyword
         while stack:
             cur = pop()
             t = type(cur)
-            if t is ast.Call:
-                name = dotted(cur.func)  # type: ignore[attr-defined]
+            if t is _Name or t is _Constant:  # leaves (most nodes): nothing below them
+                continue
+            if t is Attribute:  # (its only field that holds code: the value)
+                value = cur.value  # type: ignore[attr-defined]
+                if type(value) is _Name and value.id == "self" and cur.attr not in seen_attrs:  # type: ignore[attr-defined]
+                    seen_attrs.add(cur.attr)  # type: ignore[attr-defined]
+                    self.attrs.append(cur.attr)  # type: ignore[attr-defined]
+                push(value)
+                continue
+            if t is Call:
+                func = cur.func  # type: ignore[attr-defined]
+                name = dotted(func)
                 if name is not None and (name, guard) not in seen_calls:
                     seen_calls.add((name, guard))
                     self.calls.append([name, guard])
-            elif t is ast.Attribute:
-                value = cur.value  # type: ignore[attr-defined]
-                if type(value) is ast.Name and value.id == "self" and cur.attr not in seen_attrs:  # type: ignore[attr-defined]
-                    seen_attrs.add(cur.attr)  # type: ignore[attr-defined]
-                    self.attrs.append(cur.attr)  # type: ignore[attr-defined]
-            fields = fields_of.get(t)
-            if fields is None:
-                fields = fields_of[t] = _code_fields(t)
-            for name in fields:
-                value = getattr(cur, name, None)
-                if type(value) is list:
-                    extend([v for v in value if isinstance(v, ast.AST)])
-                elif isinstance(value, ast.AST):
+                push(func)
+                extend(cur.args)  # type: ignore[attr-defined]
+                extend(cur.keywords)  # type: ignore[attr-defined]
+                continue
+            if t is keyword:
+                push(cur.value)  # type: ignore[attr-defined]
+                continue
+            spec = specs.get(t)
+            if spec is None:
+                spec = specs[t] = _field_spec(cur)
+            # (what is not a node -- None in a list, a number -- is pushed and passed over)
+            for name, is_list in spec:
+                value = getattr(cur, name)
+                if is_list:
+                    extend(value)
+                elif value is not None:
                     push(value)
+
+
+_Name, _Constant = ast.Name, ast.Constant
+#: node type -> (field, whether it is a list) for the fields that may hold code, in order
+_SPECS: Dict[type, Tuple[Tuple[str, bool], ...]] = {}
+
+
+def _field_spec(node: object) -> Tuple[Tuple[str, bool], ...]:
+    """The fields of ``node``'s type that may hold code, each with whether it holds a list
+    (a field of an ``ast`` node type is always a list or never one)."""
+    t = type(node)
+    return tuple((f, type(getattr(node, f, None)) is list) for f in _code_fields(t) if hasattr(node, f))
 
 
 #: node type -> the fields that may hold code (contexts and operators never hold a call)
@@ -398,9 +424,54 @@ def _top(body, imports, aliases, bound, classes, functions) -> None:
     top(body)
 
 
+#: where a ``compile(...)`` / ``optimize(...)`` call may be: the name as a whole word, then
+#: up to the call's parenthesis only what may stand between them in code (spaces and line
+#: breaks, backslash continuations, comments, the closing parenthesis of ``(torch.compile)``).
+#: Loose on purpose: a mention in a string or a comment only costs a walk of its statement.
+_COMPILE_CALL = re.compile(r"\b(?:compile|optimize)(?:\s|\\|#[^\n]*|\))*\(")
+
+
+def _may_compile(source: str, tree: ast.Module) -> bool:
+    """Whether a call named ``compile`` or ``optimize`` with an argument may be in the file:
+    the top-level statements around each textual candidate (:data:`_COMPILE_CALL`) are
+    walked for one; most files have no candidate at all, and are not walked."""
+    if "\r" in source:  # (lines as Python counts them differ from "\n"s: the whole walk)
+        return True
+    starts = []  # the candidates' offsets (the words found with str.find, then matched there)
+    for word in ("compile", "optimize"):
+        at = source.find(word)
+        while at >= 0:
+            if _COMPILE_CALL.match(source, at) is not None:
+                starts.append(at)
+            at = source.find(word, at + len(word))
+    if not starts:
+        return False
+    lines: List[int] = []
+    line, at = 1, 0
+    for start in sorted(starts):  # (in text order: the lines counted once)
+        line += source.count("\n", at, start)
+        at = start
+        if not lines or lines[-1] != line:
+            lines.append(line)
+    import bisect
+
+    for stmt in tree.body:
+        first = min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", ())])
+        last = stmt.end_lineno or stmt.lineno
+        at = bisect.bisect_left(lines, first)
+        if at == len(lines) or lines[at] > last:
+            continue
+        for node in _walk(stmt):
+            if type(node) is ast.Call and node.args:  # type: ignore[attr-defined]
+                func = dotted(node.func)  # type: ignore[attr-defined]
+                if func is not None and func.split(".")[-1] in ("compile", "optimize"):
+                    return True
+    return False
+
+
 def _finish(source, tree, imports, aliases, bound, classes, functions, compiled, instances) -> Summary:
     # torch.compile(...)-like calls anywhere: their first argument, as written
-    for node in _walk(tree) if ("compile" in source or "optimize" in source) else ():
+    for node in _walk(tree) if _may_compile(source, tree) else ():
         if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1
                 and isinstance(node.targets[0], ast.Name)):
             callee = dotted(node.value.func)

@@ -207,19 +207,40 @@ class Cache:
         return self._project_file(key)[: -len(".json")] + "-graph.json"
 
     def get_project(self, key: str) -> Optional[Dict[str, Any]]:
-        """The stored analysis of the files named by ``key``: ``{"files": {path: [text digest,
-        summary digest]}, "facts": {path: facts}}``, or None."""
+        """The stored analysis of the files named by ``key``, less its facts
+        (:meth:`get_project_facts`): ``{"files": {path: [text digest, summary digest]},
+        "bare": [path], "members": digest, "generation": name}``, or None."""
         try:
             with open(self._project_file(key), "rb") as fh:
                 entry = json.loads(fh.read())
         except (OSError, ValueError, RecursionError):
             return None
-        ok = isinstance(entry, dict) and isinstance(entry.get("files"), dict) and isinstance(entry.get("facts"), dict)
+        ok = isinstance(entry, dict) and isinstance(entry.get("files"), dict) and "facts" not in entry
         return entry if ok else None
 
-    def put_project(self, key: str, entry: Dict[str, Any]) -> None:
+    def put_project(self, key: str, entry: Dict[str, Any], facts: Optional[Dict[str, Any]] = None) -> None:
+        """Store an analysis (``entry``, with its ``generation``) and, when given, its facts
+        (path -> facts), apart: a run of a few files reads only what it needs of them."""
         if not self.write_failed:
+            if facts is not None:
+                self._write(self._facts_file(key), {"generation": entry.get("generation"), "facts": facts})
             self._write(self._project_file(key), entry)
+
+    def _facts_file(self, key: str) -> str:
+        return self._project_file(key)[: -len(".json")] + "-facts.json"
+
+    def get_project_facts(self, key: str, generation: Any) -> Optional[Dict[str, Any]]:
+        """Every file's facts in the stored analysis named ``generation``, or None."""
+        if not isinstance(generation, str):
+            return None
+        try:
+            with open(self._facts_file(key), "rb") as fh:
+                entry = json.loads(fh.read())
+        except (OSError, ValueError, RecursionError):
+            return None
+        if not isinstance(entry, dict) or entry.get("generation") != generation or not isinstance(entry.get("facts"), dict):
+            return None
+        return entry["facts"]
 
     def get_project_graph(self, key: str) -> Optional[Dict[str, Any]]:
         """What the stored analysis of ``key`` worked out per file, for a later one to take
@@ -246,6 +267,44 @@ class Cache:
     def put_project_graph(self, key: str, entry: Dict[str, Any]) -> None:
         if not self.write_failed:
             self._write(self._graph_file(key), entry)
+
+    def _reach_file(self, key: str, given) -> str:
+        h = hashlib.sha256(self.namespace.encode() + b"\0reach\0" + key.encode())
+        h.update("\0".join(sorted(given)).encode("utf-8", "surrogatepass"))
+        return os.path.join(self.folder, SUMMARIES, "reach", h.hexdigest()[:40] + ".json")
+
+    def get_reach(self, key: str, given, generation: Any) -> Optional[Tuple[Dict[str, List[str]], Dict[str, Any]]]:
+        """What the files ``given`` reach in the other files of the stored analysis of ``key``
+        (path -> the qualified names of the functions their regions reach), with the facts
+        of those files and of the given ones, as kept for the analysis named ``generation``;
+        None when not kept for it. A run of a few files takes it instead of reading the
+        analysis's whole call graph and every file's facts."""
+        if not isinstance(generation, str):
+            return None
+        try:
+            with open(self._reach_file(key, given), "rb") as fh:
+                entry = json.loads(fh.read())
+        except (OSError, ValueError, RecursionError):
+            return None
+        if not isinstance(entry, dict) or entry.get("generation") != generation \
+                or entry.get("given") != sorted(given) or not isinstance(entry.get("reach"), dict) \
+                or not isinstance(entry.get("facts"), dict):
+            return None
+        reach, facts = entry["reach"], entry["facts"]
+        if not all(isinstance(quals, list) and all(isinstance(q, str) for q in quals) for quals in reach.values()) \
+                or not all(path in facts for path in reach):
+            return None
+        return reach, facts
+
+    def put_reach(self, key: str, given, generation: str, reach: Dict[str, Any], facts: Dict[str, Any]) -> None:
+        """Keep what the files ``given`` reach (``reach``: path -> (facts, qualified names))
+        on the analysis named ``generation``, with the facts of the given files that have
+        some (``facts``)."""
+        if not self.write_failed:
+            self._write(self._reach_file(key, given), {
+                "generation": generation, "given": sorted(given),
+                "reach": {path: sorted(quals) for path, (_, quals) in sorted(reach.items())},
+                "facts": dict(sorted({**facts, **{path: fact for path, (fact, _) in reach.items()}}.items()))})
 
     def _file(self, key: str) -> str:
         return os.path.join(self.entries, key[:2], key[2:] + ".json")
@@ -286,6 +345,15 @@ class Cache:
             folder = os.path.dirname(target)
             os.makedirs(folder, exist_ok=True)
             write_text_atomic(target, json.dumps(entry, separators=(",", ":")), durable=False)
+        except OSError:
+            self.write_failed = True
+
+    def prepare(self) -> None:
+        """Create the folder now (before other processes write into it); a folder that
+        cannot be made leaves the cache unused."""
+        try:
+            if not self._ready:
+                self._prepare()
         except OSError:
             self.write_failed = True
 

@@ -18,9 +18,10 @@ import json
 import os
 import sys
 import threading
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Type, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Type, Union
 
 from torchlint.findings import FileError, Finding
 from torchlint.files import FileProblem, read_source
@@ -152,6 +153,15 @@ def run_static(
     srcs = sources if sources is not None else cache.sources() if cache is not None else Sources()
     known: List[Optional[Known]] = [None] * len(files)
     notebooks: List[int] = []
+    settings_ = settings or _default_settings()
+    scope = Scope()
+    summaries: Dict[str, Optional[dict]] = {}
+    if project if project is not None else settings_.project:
+        scope = project_scope(files, settings_)
+        # the project's files and the given ones read and summarised on the pool
+        given = [p for p in files if not p.endswith(".ipynb")]
+        _summarize_missing([*scope.files, *given], srcs, cache, summaries, jobs,
+                           wanted={os.path.abspath(p) for p in given})
     for i, path in enumerate(files):
         if path.endswith(".ipynb"):  # code cells as one module (torchlint.static.notebook), uncached
             notebooks.append(i)
@@ -161,19 +171,16 @@ def run_static(
             results[i] = FileResult(path=path, error=srcs.problem(path) or "cannot read")
         elif uncommented is not None and not known[i].comments:
             uncommented.add(path)
-    settings_ = settings or _default_settings()
     facts: List[Optional[dict]] = [None] * len(files)
     bare: Set[str] = set()  # files that hold no compiled region (no tree is built for them)
-    scope = Scope()
-    if project if project is not None else settings_.project:
-        scope = project_scope(files, settings_)
     # the project's files say whether it trains (a training script compiles a model and
     # calls backward()), whichever of them were given
     project_known = (srcs.known(p) for p in scope.files)
     settings_ = _trained_if(settings_, (k is not None and k.trains for k in (*known, *project_known)))
     reach: Dict[str, Tuple[dict, Set[str]]] = {}
     if project if project is not None else settings_.project:
-        facts, bare = project_facts(files, srcs, settings_, cache, scope=scope, reach=reach, jobs=jobs)
+        facts, bare = project_facts(files, srcs, settings_, cache, scope=scope, reach=reach, jobs=jobs,
+                                    summaries=summaries)
     # project files not given whose functions a given file's regions reach (a staged caller,
     # its helper unstaged): checked too, and their findings in those functions reported
     from torchlint.files import display_path
@@ -203,6 +210,8 @@ def run_static(
                     if source is None:  # gone or changed into something unreadable since
                         results[i] = FileResult(path=path, error=srcs.problem(path) or "cannot read")
                     else:
+                        if srcs.moved(path):  # (edited since it was read on the pool: not stored
+                            key = None        # under the digest of the text read there)
                         todo.append((i, path, source, key, fact))
                         continue
         done += 1
@@ -326,8 +335,8 @@ def project_scope(files: Sequence[str], settings: "Settings", cwd: Optional[str]
 
 def project_facts(files: Sequence[str], sources: Union[Sequence[Optional[str]], Sources], settings: "Settings",
                   cache: Optional["Cache"] = None, scope: Optional[Scope] = None,
-                  reach: Optional[Dict[str, Tuple[dict, Set[str]]]] = None, jobs: Optional[int] = None
-                  ) -> Tuple[List[Optional[dict]], Set[str]]:
+                  reach: Optional[Dict[str, Tuple[dict, Set[str]]]] = None, jobs: Optional[int] = None,
+                  summaries: Optional[Dict[str, Optional[dict]]] = None) -> Tuple[List[Optional[dict]], Set[str]]:
     """Each file's facts from the project-wide analysis (None for a file that cannot be read),
     and the absolute paths of the files that hold no compiled region
     (:func:`torchlint.analysis.roots.may_hold_regions`: no tree is built for them).
@@ -341,19 +350,20 @@ def project_facts(files: Sequence[str], sources: Union[Sequence[Optional[str]], 
     given but holds functions reached from a region through a given file (a caller given,
     its helper not): absolute path -> (its facts, the qualified names of those functions).
     ``jobs``: processes that make the summaries not yet stored (None: one per core).
+    ``summaries``: those already made (absolute path -> summary, None: does not parse).
     """
     if not isinstance(sources, Sources):
         sources = Sources.of(files, sources)
     if scope is None:
         scope = project_scope(files, settings)
     with gc_paused():  # summaries and the analysis make many small objects and no cycles
-        return _project_facts(files, sources, settings, cache, scope, reach, jobs)
+        return _project_facts(files, sources, settings, cache, scope, reach, jobs, summaries)
 
 
 def _project_facts(files: Sequence[str], srcs: Sources, settings: "Settings",
                    cache: Optional["Cache"], scope: Scope,
-                   reach: Optional[Dict[str, Tuple[dict, Set[str]]]], jobs: Optional[int] = None
-                   ) -> Tuple[List[Optional[dict]], Set[str]]:
+                   reach: Optional[Dict[str, Tuple[dict, Set[str]]]], jobs: Optional[int] = None,
+                   made: Optional[Dict[str, Optional[dict]]] = None) -> Tuple[List[Optional[dict]], Set[str]]:
     from torchlint.analysis.summary import summarize
     from torchlint.files import display_path
 
@@ -364,7 +374,7 @@ def _project_facts(files: Sequence[str], srcs: Sources, settings: "Settings",
     listed = set(scope.files)
     # the files whose roots count: the project's and the given ones outside it, in path order
     analysed = sorted(given | {p for p in scope.files if srcs.known(p) is not None})
-    summaries: Dict[str, Optional[dict]] = {}
+    summaries: Dict[str, Optional[dict]] = dict(made or {})
 
     def load(path: str):
         if path not in summaries:
@@ -374,7 +384,8 @@ def _project_facts(files: Sequence[str], srcs: Sources, settings: "Settings",
     def display(path: str) -> str:  # the same whatever files were given
         return display_path(path, cwd)
 
-    _summarize_missing(analysed, srcs, cache, summaries, jobs)
+    if made is None:
+        _summarize_missing(analysed, srcs, cache, summaries, jobs)
 
     # The whole analysis is kept too, with a digest of each file it read: a run whose files'
     # summaries are all unchanged (nothing edited, or edits inside what summaries leave out,
@@ -408,15 +419,36 @@ def _project_facts(files: Sequence[str], srcs: Sources, settings: "Settings",
             edited = sum(1 for p, d in files_seen.items() if d != stored["files"][p])
             if edited > _REWRITE_AFTER:  # (until then each run compares those few summaries again)
                 cache.put_project(key, dict(stored, files=files_seen))  # type: ignore[union-attr]
+            generation = stored.get("generation")
+            kept: Optional[Dict[str, Any]] = None  # the facts of the given files (and what they reach)
             if reach is not None and len(analysed) > len(given):
-                graph = cache.get_project_graph(key)  # type: ignore[union-attr]
-                if graph is not None:
-                    _reached_through(given, graph["edges"], graph["roots"], stored["facts"], reach)
+                # what the given files reach, with the facts they need, as worked out for them
+                # on this analysis before; else followed through its call graph (and kept)
+                known_reach = cache.get_reach(key, given, generation)  # type: ignore[union-attr]
+                if known_reach is not None:
+                    quals_of, kept = known_reach
+                    for path, quals in quals_of.items():
+                        reach[path] = (kept[path], set(quals))
                 else:
-                    stored = None  # (no graph to follow the calls in: analysed anew)
-            if stored is not None:
-                return ([stored["facts"].get(path) if path in given else None for path in paths],
-                        set(stored["bare"]))
+                    every = cache.get_project_facts(key, generation)  # type: ignore[union-attr]
+                    graph = cache.get_project_graph(key) if every is not None else None  # type: ignore[union-attr]
+                    if graph is not None:
+                        _reached_through(given, graph["edges"], graph["roots"], every, reach)  # type: ignore[arg-type]
+                        kept = {path: every[path] for path in given if path in every}  # type: ignore[index]
+                        cache.put_reach(key, given, generation, reach, kept)  # type: ignore[union-attr, arg-type]
+                    else:
+                        stored = None  # (no graph to follow the calls in: analysed anew)
+            else:
+                kept = cache.get_project_facts(key, generation)  # type: ignore[union-attr]
+                if kept is None:
+                    stored = None
+            if stored is not None and kept is not None:
+                return ([kept.get(path) if path in given else None for path in paths], set(stored["bare"]))
+    if stored is not None:  # (the analysis is redone in part: every file's stored facts are read)
+        every = cache.get_project_facts(key, stored.get("generation"))  # type: ignore[union-attr]
+        stored = dict(stored, facts=every) if every is not None else None
+        if stored is None:
+            files_seen = None
     graph = cache.get_project_graph(key) if cache is not None and files_seen is not None else None
 
     from torchlint.analysis.modules import ModuleMap
@@ -466,7 +498,13 @@ def _project_facts(files: Sequence[str], srcs: Sources, settings: "Settings",
         for path in set(project.read_paths()) | changed:
             if path not in reads or path in changed:
                 reads[path] = project.reads(path)
-        cache.put_project(key, {"files": seen, "facts": facts, "bare": sorted(bare), "members": members})
+        # a new analysis, named afresh: what was kept of the one before (what given files
+        # reach) is not taken for it
+        generation = f"{os.getpid()}-{time.time_ns()}-{members[:16]}"
+        cache.put_project(key, {"files": seen, "bare": sorted(bare), "members": members, "generation": generation},
+                          facts)
+        if reach is not None and len(analysed) > len(given):
+            cache.put_reach(key, given, generation, reach, {path: facts[path] for path in given if path in facts})
         cache.put_project_graph(key, {
             "roots": {p: [list(r) for r in refs] for p, refs in project.root_refs.items()},
             "edges": {p: {q: [list(r) for r in refs] for q, refs in by_qual.items()}
@@ -524,45 +562,93 @@ _REWRITE_AFTER = 16
 
 
 def _summarize_missing(paths: Sequence[str], srcs: Sources, cache: Optional["Cache"],
-                       summaries: Dict[str, Optional[dict]], jobs: Optional[int]) -> None:
-    """Make the summaries of ``paths`` that the cache does not hold yet on ``jobs`` processes
-    (into ``summaries``, and the cache), when there are enough to pay for a pool; the rest
-    are made one by one as the analysis asks for them."""
+                       summaries: Dict[str, Optional[dict]], jobs: Optional[int],
+                       wanted: Optional[Set[str]] = None) -> None:
+    """Read and summarise on ``jobs`` processes the files of ``paths`` that need it, when
+    there are enough to pay for a pool: each worker reads its files (their facts go into
+    ``srcs``: the index), makes the summaries the cache does not hold yet and stores them
+    (into ``summaries`` too). The rest are read and summarised one by one as the analysis
+    asks for them. ``wanted``: files (absolute) whose texts come back too when they may
+    hold a region (those the run goes on to lint are not read again here)."""
     workers = jobs or default_jobs()
     if workers < 2 or len(paths) < POOL_MIN_FILES:
         return
-    todo: List[Tuple[str, str]] = []
+    todo: List[str] = []
     for path in paths:
-        digest = srcs.digest(path)
-        if digest is not None and (cache is None or not cache.has_summary(digest)):
-            todo.append((path, digest))
+        path = os.path.abspath(path)
+        if path in summaries:
+            continue
+        if srcs.needs_reading(path):
+            todo.append(path)
+        else:
+            digest = srcs.digest(path)
+            if digest is not None and (cache is None or not cache.has_summary(digest)):
+                todo.append(path)
     if len(todo) < POOL_MIN_FILES:
         return
-    texts = [srcs.text(path) or "" for path, _ in todo]
-    if sum(len(t) for t in texts) < POOL_MIN_CHARS:
+    size = 0
+    for path in todo:
+        try:
+            size += os.stat(path).st_size
+        except OSError:
+            pass
+    if size < POOL_MIN_CHARS:
         return
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    from torchlint.analysis.summary import summarize
-
+    if cache is not None:
+        cache.prepare()  # (once, here: the workers write into it)
     workers = min(workers, len(todo))
+    # a file handed to the workers as its text when this process has it (an editor's buffer)
+    jobs_ = [(path, srcs.given_text(path), wanted is not None and path in wanted) for path in todo]
     try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(),
-                                 initializer=_init_summarizer) as pool:
-            made = list(pool.map(summarize, texts, chunksize=max(1, len(texts) // (workers * 8))))
+        with ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(), initializer=_init_summarizer,
+                                 initargs=(cache, srcs.index_path is not None)) as pool:
+            made = list(pool.map(_read_and_summarize, jobs_, chunksize=max(1, len(todo) // (workers * 8))))
     except BrokenProcessPool:  # a worker died: the analysis makes them one by one
         return
-    for (path, digest), summary in zip(todo, made):
-        summaries[path] = summary
-        if summary is not None and cache is not None:
-            cache.put_summary(digest, summary)
+    for path, (read, stored, summary, text) in zip(todo, made):
+        if read is not None:
+            srcs.learn(path, read, text)
+        if not stored:
+            summaries[path] = summary
 
 
-def _init_summarizer() -> None:
+_SUMMARIZER: List[object] = [None, False]  # a pool worker's (cache, whether the index is kept)
+
+
+def _init_summarizer(cache: Optional["Cache"] = None, index: bool = False) -> None:
     import signal
 
+    _SUMMARIZER[:] = [cache, index]
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+
+
+def _read_and_summarize(job: Tuple[str, Optional[str], bool]):
+    """In a pool worker: (what was read of the file, for :meth:`Sources.learn`, or None when
+    the text was given; whether its summary is already stored; its summary otherwise, None
+    when it cannot be read or parsed; its text when wanted and it may hold a region). A
+    summary made is stored in the cache here."""
+    from torchlint.analysis.summary import summarize
+    from torchlint.static.sources import describe, read_file
+
+    path, text, want = job
+    cache, index = _SUMMARIZER
+    read = None
+    if text is None:
+        read, text = read_file(path, bool(index))
+        if text is None:
+            return read, False, None, None
+    back = text if want and read is not None and read.known.candidate else None  # type: ignore[union-attr]
+    digest = read.known.digest if read is not None else describe(text).digest  # type: ignore[union-attr]
+    if cache is not None and cache.has_summary(digest):  # type: ignore[attr-defined]
+        return read, True, None, back
+    with gc_paused():
+        summary = summarize(text)
+    if summary is not None and cache is not None:
+        cache.put_summary(digest, summary)  # type: ignore[attr-defined]
+    return read, False, summary, back
 
 
 def _load_summary(path: str, srcs: Sources, cache: Optional["Cache"], summarize) -> Optional[dict]:

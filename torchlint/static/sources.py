@@ -26,7 +26,7 @@ import os
 import re
 import time
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from torchlint.files import FileProblem, read_source
 
@@ -148,6 +148,8 @@ class Sources:
         self._problems: Dict[str, str] = {}
         self._entries: Dict[str, list] = self._load() if index else {}
         self._changed = False
+        self._learnt: set = set()  # files whose facts another process read (:meth:`learn`)
+        self._moved: set = set()  # ... and whose text has changed since
         #: how many files the run opened (the rest came from the index)
         self.reads = 0
 
@@ -171,6 +173,48 @@ class Sources:
             known = describe(text) if text is not None else None
         self._known[path] = known
         return known
+
+    def known_unread(self, path: str) -> Optional[Known]:
+        """The file's facts when they are had without opening it (learnt this run, given, or
+        from the index with an unchanged ``stat()``), else None."""
+        path = os.path.abspath(path)
+        if path in self._known or path in self._given:
+            return self.known(path)
+        if self.index_path:
+            known = self._from_index(path)
+            if known is not None:
+                self._known[path] = known
+            return known
+        return None
+
+    def given_text(self, path: str) -> Optional[str]:
+        """The text given for the file instead of what is on disk, else None."""
+        path = os.path.abspath(path)
+        return self._texts.get(path) if path in self._given else None
+
+    def needs_reading(self, path: str) -> bool:
+        """Whether :meth:`known` would open the file (it is neither learnt, given nor indexed)."""
+        return self.known_unread(path) is None and os.path.abspath(path) not in self._problems
+
+    def learn(self, path: str, read: "Read", text: Optional[str] = None) -> None:
+        """What another process read of the file (:func:`read_file`): its facts (and its index
+        entry) or why it cannot be read, and its ``text`` when sent (else it is read again
+        only if asked for)."""
+        path = os.path.abspath(path)
+        if read.problem is not None:
+            self._problems[path] = read.problem
+            self._known[path] = None
+            return
+        known = read.known
+        assert known is not None
+        self._known.setdefault(path, known)
+        self._learnt.add(path)
+        if text is not None and path not in self._texts:
+            self._texts[path] = text
+        self.reads += 1
+        if read.stamp is not None and self.index_path:
+            self._enter(path, [read.stamp, read.recorded, known.digest, known.candidate, known.trains, known.lines,
+                               known.comments])
 
     def digest(self, path: str) -> Optional[str]:
         known = self.known(path)
@@ -198,9 +242,21 @@ class Sources:
         except FileProblem as exc:
             self._problems[path] = str(exc)
             return None
+        learnt = self._known.get(path)
+        if learnt is not None and path in self._learnt:
+            # read on the pool before: the same text is not described again; an edit made
+            # since is recorded, and said (what was decided from the other text is not stored)
+            if text_digest(text) == learnt.digest:
+                return text
+            self._moved.add(path)
         if before is not None:
             self._record(path, before, text)
         return text
+
+    def moved(self, path: str) -> bool:
+        """Whether the file's text changed between its reading on the pool (what its facts
+        say) and its reading here (:meth:`text`)."""
+        return os.path.abspath(path) in self._moved
 
     # -- the index ------------------------------------------------------------------------
     def _from_index(self, path: str) -> Optional[Known]:
@@ -219,8 +275,10 @@ class Sources:
     def _record(self, path: str, info: os.stat_result, text: str) -> None:
         known = describe(text)
         self._known.setdefault(path, known)
-        entry = [_stamp(info), time.time_ns(), known.digest, known.candidate, known.trains, known.lines,
-                 known.comments]
+        self._enter(path, [_stamp(info), time.time_ns(), known.digest, known.candidate, known.trains, known.lines,
+                           known.comments])
+
+    def _enter(self, path: str, entry: list) -> None:
         if self._entries.get(path) != entry:
             self._entries.pop(path, None)  # re-inserted last: the newest entries are kept
             self._entries[path] = entry
@@ -256,6 +314,31 @@ class Sources:
         except OSError:
             pass
         self._changed = False
+
+
+@dataclass(frozen=True)
+class Read:
+    """One file as :func:`read_file` read it (in another process): its facts, the
+    ``stat()`` taken before reading and when (for the index), or why it cannot be read."""
+
+    known: Optional[Known] = None
+    stamp: Optional[List[int]] = None
+    recorded: int = 0
+    problem: Optional[str] = None
+
+
+def read_file(path: str, index: bool) -> Tuple[Read, Optional[str]]:
+    """Read one file as :class:`Sources` does (``index``: with the ``stat()`` its index
+    keeps): what :meth:`Sources.learn` takes, and the text (None when it cannot be read)."""
+    try:  # the stat taken before reading: an edit made meanwhile shows as a changed stat
+        before: Optional[os.stat_result] = os.stat(path) if index else None
+    except OSError:
+        before = None
+    try:
+        text = read_source(path)
+    except FileProblem as exc:
+        return Read(problem=str(exc)), None
+    return Read(describe(text), _stamp(before) if before is not None else None, time.time_ns()), text
 
 
 def _well_formed(entry: object) -> bool:
