@@ -58,6 +58,7 @@ output less any timing)::
 runs instead: like for like with a REV from before the project-wide analysis became the
 default (it changes findings on purpose: regions across files).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -72,9 +73,9 @@ import tempfile
 import threading
 import time
 import zipfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
 
 PINS = {"timm": "1.0.31", "transformers": "4.57.6"}
 PEERS = {"torchfix": "0.7.0", "ruff": "0.17.6"}
@@ -97,8 +98,8 @@ class Run:
     count: int = -1  # the number of findings in a JSON report
 
 
-def _children(pid: int) -> List[int]:
-    out: List[int] = []
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
     try:
         for tid in os.listdir(f"/proc/{pid}/task"):
             with open(f"/proc/{pid}/task/{tid}/children") as fh:
@@ -166,8 +167,16 @@ def measure(cmd: Sequence[str], cwd: str, env=None) -> Run:
         data = out.read()
         findings = findings_hash(data)
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, peak[0], proc.returncode,
-               digest.hexdigest(), findings, _count(data))
+    return Run(
+        wall,
+        usage.ru_utime + usage.ru_stime,
+        usage.ru_maxrss * 1024,
+        peak[0],
+        proc.returncode,
+        digest.hexdigest(),
+        findings,
+        _count(data),
+    )
 
 
 def _count(output: bytes) -> int:
@@ -202,7 +211,7 @@ def findings_hash(output: bytes) -> str:
 class Row:
     tool: str
     corpus: str
-    runs: List[Run] = field(default_factory=list)
+    runs: list[Run] = field(default_factory=list)
 
     def median(self, attr: str) -> float:
         return statistics.median(getattr(r, attr) for r in self.runs)
@@ -213,7 +222,7 @@ def pip(python: str, *args: str) -> None:
     subprocess.run([python, "-m", "pip", "--disable-pip-version-check", "-q", *args], check=True)
 
 
-def fetch_corpora(work: Path, wheels: Optional[Path], only: Sequence[str]) -> Dict[str, Path]:
+def fetch_corpora(work: Path, wheels: Path | None, only: Sequence[str]) -> dict[str, Path]:
     folder = work / "wheels"
     folder.mkdir(exist_ok=True)
     specs = [f"{name}=={PINS[name]}" for name in only if not list(folder.glob(f"{name}-{PINS[name]}-*.whl"))]
@@ -232,7 +241,7 @@ def fetch_corpora(work: Path, wheels: Optional[Path], only: Sequence[str]) -> Di
     return out
 
 
-def make_peers(work: Path, wheels: Optional[Path]) -> Path:
+def make_peers(work: Path, wheels: Path | None) -> Path:
     venv = work / "peers"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     where = ["--no-index", "--find-links", str(wheels)] if wheels else []
@@ -246,7 +255,7 @@ def count(folder: Path):
 
 
 # -- the runs ----------------------------------------------------------------------------
-def snapshot(work: Path) -> Dict[str, str]:
+def snapshot(work: Path) -> dict[str, str]:
     """The environment to run a copy of torchlint taken now: edits to the working tree
     during the benchmark (which would rightly invalidate the cache) do not reach it."""
     from importlib import resources
@@ -254,11 +263,16 @@ def snapshot(work: Path) -> Dict[str, str]:
     import torchlint
 
     package = work / "snapshot" / "torchlint"
-    shutil.copytree(Path(torchlint.__file__).parent, package,
-                    ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True)
+    shutil.copytree(
+        Path(torchlint.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True
+    )
     # the rule pages hold the rules' words (docs/rules in a checkout)
-    shutil.copytree(str(resources.files("torchlint.rule_pages")), package / "rule_pages",
-                    ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True)
+    shutil.copytree(
+        str(resources.files("torchlint.rule_pages")),
+        package / "rule_pages",
+        ignore=shutil.ignore_patterns("__pycache__"),
+        dirs_exist_ok=True,
+    )
     # compiled to bytecode as an installed wheel is (pip compiles on install): a copy without
     # it would pay for compiling every module on each run (PYTHONDONTWRITEBYTECODE keeps it so)
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(package)], check=True)
@@ -266,7 +280,7 @@ def snapshot(work: Path) -> Dict[str, str]:
     return dict(os.environ, PYTHONPATH=path)
 
 
-def export(rev: str, work: Path) -> Dict[str, str]:
+def export(rev: str, work: Path) -> dict[str, str]:
     """The environment to run torchlint as it was at commit ``rev`` (its ``torchlint/``, and
     its ``docs/rules/`` as ``torchlint/rule_pages``, exported with ``git archive``, first on
     ``PYTHONPATH``; nothing is installed)."""
@@ -274,11 +288,14 @@ def export(rev: str, work: Path) -> Dict[str, str]:
     folder = work / f"old-{rev}"
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
-    archive = subprocess.run(["git", "-C", str(repo), "archive", "--format=tar", rev, "torchlint"],
-                             check=True, capture_output=True).stdout
+    archive = subprocess.run(
+        ["git", "-C", str(repo), "archive", "--format=tar", rev, "torchlint"], check=True, capture_output=True
+    ).stdout
     subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
-    pages = subprocess.run(["git", "-C", str(repo), "archive", "--format=tar", "--prefix=torchlint/rule_pages/",
-                            f"{rev}:docs/rules"], capture_output=True)
+    pages = subprocess.run(
+        ["git", "-C", str(repo), "archive", "--format=tar", "--prefix=torchlint/rule_pages/", f"{rev}:docs/rules"],
+        capture_output=True,
+    )
     if pages.returncode == 0:  # where REV keeps its rule pages in docs/rules (they hold the rules' words)
         subprocess.run(["tar", "-x", "-C", str(folder)], input=pages.stdout, check=True)
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(folder / "torchlint")], check=True)
@@ -286,15 +303,41 @@ def export(rev: str, work: Path) -> Dict[str, str]:
     return dict(os.environ, PYTHONPATH=path)
 
 
-def torchlint_cmd(target: Path, cache: Path, extra=()) -> List[str]:
-    return [sys.executable, "-m", "torchlint", "check", str(target), "--no-dynamic", "--format", "json",
-            "--exit-zero", "--cache-dir", str(cache), *extra]
+def torchlint_cmd(target: Path, cache: Path, extra=()) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "torchlint",
+        "check",
+        str(target),
+        "--no-dynamic",
+        "--format",
+        "json",
+        "--exit-zero",
+        "--cache-dir",
+        str(cache),
+        *extra,
+    ]
 
 
-def bench_torchlint(name: str, target: Path, work: Path, reps: int, rows: List[Row], log, env,
-                    cross_check: bool, against: Optional[Row] = None, old_env=None) -> None:
+def bench_torchlint(
+    name: str,
+    target: Path,
+    work: Path,
+    reps: int,
+    rows: list[Row],
+    log,
+    env,
+    cross_check: bool,
+    against: Row | None = None,
+    old_env=None,
+) -> None:
     cwd = str(target.parents[1])
-    cold, warm, changed = Row("torchlint cold", name), Row("torchlint warm", name), Row("torchlint 1 changed file", name)
+    cold, warm, changed = (
+        Row("torchlint cold", name),
+        Row("torchlint warm", name),
+        Row("torchlint 1 changed file", name),
+    )
     per_file = Row("torchlint cold, --no-project", name)
     reference = None
     for rep in range(reps):
@@ -358,34 +401,43 @@ def bench_torchlint(name: str, target: Path, work: Path, reps: int, rows: List[R
                     row.runs.append(run)
                     edited.write_bytes(original)
                     more = run.count - cold.runs[0].count
-                    log(f"  {row.tool} #{rep + 1}: {run.wall:6.2f} s wall, {run.cpu:6.2f} s CPU "
-                        f"({more:+d} finding{'s' if abs(more) != 1 else ''}: the edit adds one)")
+                    log(
+                        f"  {row.tool} #{rep + 1}: {run.wall:6.2f} s wall, {run.cpu:6.2f} s CPU "
+                        f"({more:+d} finding{'s' if abs(more) != 1 else ''}: the edit adds one)"
+                    )
                     if more != 1:
                         raise SystemExit(f"{name}: the helper edit should add exactly one finding, it added {more}")
         finally:
             edited.write_bytes(original)
-    checks: Dict[str, str] = {"cold": cold.runs[0].findings, "warm": warm.runs[0].findings}
+    checks: dict[str, str] = {"cold": cold.runs[0].findings, "warm": warm.runs[0].findings}
     if cross_check:
         for extra in (["--no-cache", "--jobs", "1"], ["--no-cache", "--jobs", "2"], ["--jobs", "1"], ["--jobs", "2"]):
             check = measure(torchlint_cmd(target, cache, extra), cwd, env)
             checks[" ".join(extra)] = check.findings
             same = check.findings == cold.runs[0].findings
-            log(f"  torchlint {' '.join(extra)}: {'same' if same else 'DIFFERENT'} findings "
-                f"({check.wall:.2f} s wall, {check.cpu:.2f} s CPU)")
+            log(
+                f"  torchlint {' '.join(extra)}: {'same' if same else 'DIFFERENT'} findings "
+                f"({check.wall:.2f} s wall, {check.cpu:.2f} s CPU)"
+            )
     rows += ([against] if against is not None else []) + [cold, per_file, warm, changed]
     rows += [helper_row, widened_row] if helper_row.runs else []
-    BAR[name] = {"cold": cold, "per_file": per_file, "helper": helper_row if helper_row.runs else None,
-                 "widened": widened_row if widened_row.runs else None,
-                 "checks": checks if cross_check else None, "helper_file": helper}
+    BAR[name] = {
+        "cold": cold,
+        "per_file": per_file,
+        "helper": helper_row if helper_row.runs else None,
+        "widened": widened_row if widened_row.runs else None,
+        "checks": checks if cross_check else None,
+        "helper_file": helper,
+    }
 
 
 #: corpus -> what the project-wide bar reads (filled by bench_torchlint)
-BAR: Dict[str, dict] = {}
+BAR: dict[str, dict] = {}
 #: corpus -> the one-file rows (cold, warm after an edit; filled by bench_one_file)
-ONE_FILE: Dict[str, tuple] = {}
+ONE_FILE: dict[str, tuple] = {}
 
 
-def bench_one_file(name: str, target: Path, work: Path, reps: int, rows: List[Row], log, env) -> None:
+def bench_one_file(name: str, target: Path, work: Path, reps: int, rows: list[Row], log, env) -> None:
     """``torchlint check <one model file>`` with an empty cache (its project, the whole
     package, is summarised and analysed: the regions are decided over all of it), then warm
     after a comment is added to that file (the pre-commit hook's run on a one-file change)."""
@@ -400,8 +452,10 @@ def bench_one_file(name: str, target: Path, work: Path, reps: int, rows: List[Ro
             shutil.rmtree(cache, ignore_errors=True)
             run = measure(torchlint_cmd(Path(rel), cache), cwd, env)
             cold.runs.append(run)
-            log(f"  torchlint {rel} cold #{rep + 1}: {run.wall:6.2f} s wall, {run.cpu:6.2f} s CPU "
-                f"({run.count} findings)")
+            log(
+                f"  torchlint {rel} cold #{rep + 1}: {run.wall:6.2f} s wall, {run.cpu:6.2f} s CPU "
+                f"({run.count} findings)"
+            )
             edited.write_bytes(original + f"\n# benchmark edit {rep} {time.time()}\n".encode())
             run = measure(torchlint_cmd(Path(rel), cache), cwd, env)
             warm.runs.append(run)
@@ -414,7 +468,7 @@ def bench_one_file(name: str, target: Path, work: Path, reps: int, rows: List[Ro
     ONE_FILE[name] = (rel, cold, warm)
 
 
-def one_file_lines(rows: List[Row]) -> List[str]:
+def one_file_lines(rows: list[Row]) -> list[str]:
     """The speed bar against ruff, measured in the same run: one file cold at most 1.5x ruff's
     wall time on the corpus folder, warm after an edit under half a second; the whole folder
     cold beside ruff (no slower than 5.0x ruff's wall time, aim 4x). CPU seconds beside wall."""
@@ -422,10 +476,13 @@ def one_file_lines(rows: List[Row]) -> List[str]:
     for name in sorted(set(ONE_FILE) | set(BAR)):
         ruff = [r for r in rows if r.corpus == name and r.tool.startswith("ruff") and r.runs]
         base = ruff[0] if ruff else None
-        against = (f"ruff's {base.median('wall'):.2f} s wall, {base.median('cpu'):.2f} s CPU on {CORPORA[name]}"
-                   if base is not None else "no ruff run to compare")
+        against = (
+            f"ruff's {base.median('wall'):.2f} s wall, {base.median('cpu'):.2f} s CPU on {CORPORA[name]}"
+            if base is not None
+            else "no ruff run to compare"
+        )
 
-        def ratio(row: Row) -> float:
+        def ratio(row: Row, base: Row | None = base) -> float:
             return row.median("wall") / max(base.median("wall"), 1e-9) if base is not None else float("nan")
 
         def figures(row: Row) -> str:
@@ -436,17 +493,24 @@ def one_file_lines(rows: List[Row]) -> List[str]:
             verdict = "----" if base is None else "PASS" if ratio(cold) <= 1.5 else "FAIL"
             lines.append(f"{verdict} {rel} alone, cold: {figures(cold)} = {ratio(cold):.2f}x {against} (bar 1.5x)")
             wall = warm.median("wall")
-            lines.append(f"{'PASS' if wall < 0.5 else 'FAIL'} {rel} alone, edited, warm: {figures(warm)} "
-                         f"= {ratio(warm):.3f}x ruff's wall (bar 0.5 s)")
+            lines.append(
+                f"{'PASS' if wall < 0.5 else 'FAIL'} {rel} alone, edited, warm: {figures(warm)} "
+                f"= {ratio(warm):.3f}x ruff's wall (bar 0.5 s)"
+            )
         if name in BAR:
             cold = BAR[name]["cold"]
             verdict = "----" if base is None else "PASS" if ratio(cold) <= 5.0 else "FAIL"
-            lines.append(f"{verdict} {CORPORA[name]} whole folder, cold: {figures(cold)} = {ratio(cold):.2f}x {against} "
-                         f"(bar 5.0x, aim 4x)")
+            lines.append(
+                f"{verdict} {CORPORA[name]} whole folder, cold: {figures(cold)} = {ratio(cold):.2f}x {against} "
+                f"(bar 5.0x, aim 4x)"
+            )
             for old in (r for r in rows if r.corpus == name and r.tool.startswith("torchlint cold (") and r.runs):
-                lines.append(f"     the same at {old.tool[len('torchlint cold ('):-1]}, in this run: {figures(old)} "
-                             f"= {ratio(old):.2f}x ruff's wall")
+                lines.append(
+                    f"     the same at {old.tool[len('torchlint cold (') : -1]}, in this run: {figures(old)} "
+                    f"= {ratio(old):.2f}x ruff's wall"
+                )
     return lines
+
 
 _PICK = """
 import json, os, sys
@@ -465,16 +529,23 @@ for f, fact in zip(files, facts):
 # the file the most regions of other files reach, and in it the function the most files reach
 best = max(sorted(by_file), key=lambda f: len(by_file[f]), default=None)
 pick = max(sorted(k for k in users if k[0] == best), key=lambda k: len(users[k]), default=None)
-print(json.dumps(None if pick is None else [pick[0], pick[1], len({u for k in users if k[0] == best for u in users[k]})]))
+print(json.dumps(None if pick is None
+                 else [pick[0], pick[1], len({u for k in users if k[0] == best for u in users[k]})]))
 """
 
 
-def pick_helper(target: Path, cwd: str, env) -> Optional[tuple]:
+def pick_helper(target: Path, cwd: str, env) -> tuple | None:
     """(path from ``cwd``, qualname, how many other files reach the file) of a helper: the file
     whose functions the most regions of other files reach, and in it the function reached
     from the most files, by torchlint's own analysis (in a child process)."""
-    out = subprocess.run([sys.executable, "-c", _PICK, str(target.relative_to(cwd))], cwd=cwd, env=env,
-                         check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", _PICK, str(target.relative_to(cwd))],
+        cwd=cwd,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     found = json.loads(out)
     return tuple(found) if found else None
 
@@ -487,8 +558,11 @@ def probe_edit(original: bytes, qualname: str, rep: int) -> bytes:
     text = original.decode("utf-8")
     node: ast.AST = ast.parse(text)
     for part in qualname.split("."):
-        node = next(n for n in ast.iter_child_nodes(node)
-                    if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == part)
+        node = next(
+            n
+            for n in ast.iter_child_nodes(node)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == part
+        )
     params = [a.arg for a in node.args.posonlyargs + node.args.args if a.arg not in ("self", "cls")]  # type: ignore[attr-defined]
     last = node.body[-1]  # type: ignore[attr-defined]
     lines = text.splitlines(keepends=True)
@@ -505,7 +579,7 @@ def widening_edit(original: bytes, qualname: str, rep: int) -> bytes:
     return (text.rstrip("\n") + f"\n\n\ndef _probe_helper_{rep}(x):\n    return x\n").encode("utf-8")
 
 
-def bar_lines(names: Sequence[str]) -> List[str]:
+def bar_lines(names: Sequence[str]) -> list[str]:
     """The project-wide bar in words, one line per point, with the figures."""
     lines = []
     for name in names:
@@ -514,34 +588,42 @@ def bar_lines(names: Sequence[str]) -> List[str]:
             continue
         cold, per_file, helper, checks = entry["cold"], entry["per_file"], entry["helper"], entry["checks"]
         ratio = cold.median("cpu") / max(per_file.median("cpu"), 1e-9)
-        lines.append(f"{'PASS' if ratio <= 1.25 else 'FAIL'} {CORPORA[name]} cold CPU, project-wide / per-file: "
-                     f"{cold.median('cpu'):.2f} s / {per_file.median('cpu'):.2f} s = {ratio:.3f}x (bar 1.25x); "
-                     f"wall {cold.median('wall'):.2f} s / {per_file.median('wall'):.2f} s")
+        lines.append(
+            f"{'PASS' if ratio <= 1.25 else 'FAIL'} {CORPORA[name]} cold CPU, project-wide / per-file: "
+            f"{cold.median('cpu'):.2f} s / {per_file.median('cpu'):.2f} s = {ratio:.3f}x (bar 1.25x); "
+            f"wall {cold.median('wall'):.2f} s / {per_file.median('wall'):.2f} s"
+        )
         if helper is not None:
             rel, qualname, users = entry["helper_file"]
             wall = helper.median("wall")
-            lines.append(f"{'PASS' if wall < 1.0 else 'FAIL'} {CORPORA[name]} one changed helper ({qualname} in {rel}, "
-                         f"reached from {users} files) re-checked warm: {wall:.2f} s wall, {helper.median('cpu'):.2f} s CPU "
-                         f"(bar 1 s)")
+            lines.append(
+                f"{'PASS' if wall < 1.0 else 'FAIL'} {CORPORA[name]} one changed helper ({qualname} in {rel}, "
+                f"reached from {users} files) re-checked warm: {wall:.2f} s wall, {helper.median('cpu'):.2f} s CPU "
+                f"(bar 1 s)"
+            )
             widened = entry.get("widened")
             if widened is not None:
                 wall = widened.median("wall")
-                lines.append(f"{'PASS' if wall < 1.0 else 'FAIL'} {CORPORA[name]} the same edit with a new function "
-                             f"beside it (the file's summary changes: the files that read it are analysed again) "
-                             f"re-checked warm: {wall:.2f} s wall, {widened.median('cpu'):.2f} s CPU (bar 1 s)")
+                lines.append(
+                    f"{'PASS' if wall < 1.0 else 'FAIL'} {CORPORA[name]} the same edit with a new function "
+                    f"beside it (the file's summary changes: the files that read it are analysed again) "
+                    f"re-checked warm: {wall:.2f} s wall, {widened.median('cpu'):.2f} s CPU (bar 1 s)"
+                )
         else:
             lines.append(f"---- {CORPORA[name]}: no helper reached from other files, no helper figure")
         if checks is not None:
             same = len(set(checks.values())) == 1
-            lines.append(f"{'PASS' if same else 'FAIL'} {CORPORA[name]} findings with --jobs 1 / --jobs 2, with and "
-                         f"without the cache, cold and warm: {'one' if same else 'DIFFERENT'} hash of the JSON less timings "
-                         + ", ".join(f"{k} {v[:12]}" for k, v in checks.items()))
+            lines.append(
+                f"{'PASS' if same else 'FAIL'} {CORPORA[name]} findings with --jobs 1 / --jobs 2, with and "
+                f"without the cache, cold and warm: {'one' if same else 'DIFFERENT'} hash of the JSON less timings "
+                + ", ".join(f"{k} {v[:12]}" for k, v in checks.items())
+            )
         else:
             lines.append(f"---- {CORPORA[name]}: --jobs / cache cross-check not run (--cross-check)")
     return lines
 
 
-def compare(rows: List[Row], rev: str, per_file: bool = False) -> List[str]:
+def compare(rows: list[Row], rev: str, per_file: bool = False) -> list[str]:
     """Lines comparing each corpus's cold runs of the current tree (its ``--no-project`` ones
     with ``per_file``) with those of ``rev``; a line starting ``DIFFERENT`` when their findings differ."""
     lines = []
@@ -549,16 +631,22 @@ def compare(rows: List[Row], rev: str, per_file: bool = False) -> List[str]:
     for old in (r for r in rows if r.tool.startswith("torchlint cold (")):
         new = next(r for r in rows if r.tool == mine and r.corpus == old.corpus)
         ratio = new.median("cpu") / old.median("cpu")
-        same = {r.findings for r in old.runs} == {r.findings for r in new.runs} and len({r.findings for r in new.runs}) == 1
-        lines.append(f"{CORPORA[old.corpus]}: {mine} CPU {new.median('cpu'):.2f} s vs {old.median('cpu'):.2f} s at {rev} "
-                     f"= {ratio:.3f} ({(1 - ratio) * 100:.1f}% less CPU); wall {new.median('wall'):.2f} s vs "
-                     f"{old.median('wall'):.2f} s")
-        lines.append(f"{'  same findings' if same else 'DIFFERENT findings'}: json without timings sha256 "
-                     f"{new.runs[0].findings[:16]} (new) {old.runs[0].findings[:16]} ({rev})")
+        same = {r.findings for r in old.runs} == {r.findings for r in new.runs} and len(
+            {r.findings for r in new.runs}
+        ) == 1
+        lines.append(
+            f"{CORPORA[old.corpus]}: {mine} CPU {new.median('cpu'):.2f} s vs {old.median('cpu'):.2f} s at {rev} "
+            f"= {ratio:.3f} ({(1 - ratio) * 100:.1f}% less CPU); wall {new.median('wall'):.2f} s vs "
+            f"{old.median('wall'):.2f} s"
+        )
+        lines.append(
+            f"{'  same findings' if same else 'DIFFERENT findings'}: json without timings sha256 "
+            f"{new.runs[0].findings[:16]} (new) {old.runs[0].findings[:16]} ({rev})"
+        )
     return lines
 
 
-def bench_peer(tool: str, cmd: List[str], name: str, target: Path, reps: int, rows, log) -> None:
+def bench_peer(tool: str, cmd: list[str], name: str, target: Path, reps: int, rows, log) -> None:
     row = Row(tool, name)
     for rep in range(reps):
         run = measure(cmd, str(target.parents[1]))
@@ -567,17 +655,22 @@ def bench_peer(tool: str, cmd: List[str], name: str, target: Path, reps: int, ro
     rows.append(row)
 
 
-def table(rows: List[Row], sizes) -> str:
-    lines = ["| tool | folder | files | lines | wall s | CPU s | lines/CPU-s | largest process MB | process tree MB (PSS) | CPU vs TorchFix |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+def table(rows: list[Row], sizes) -> str:
+    lines = [
+        "| tool | folder | files | lines | wall s | CPU s | lines/CPU-s | largest process MB "
+        "| process tree MB (PSS) | CPU vs TorchFix |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     torchfix = {r.corpus: r.median("cpu") for r in rows if r.tool == "TorchFix"}
     for r in rows:
         files, nlines = sizes[r.corpus]
         cpu = r.median("cpu")
         ratio = f"{torchfix[r.corpus] / cpu:.1f}x faster" if r.corpus in torchfix and r.tool != "TorchFix" else ""
-        lines.append(f"| {r.tool} | {CORPORA[r.corpus]} | {files} | {nlines:,} | {r.median('wall'):.2f} | "
-                     f"{cpu:.2f} | {nlines / max(cpu, 1e-9):,.0f} | {r.median('max_rss') / MB:.0f} | "
-                     f"{r.median('tree_rss') / MB:.0f} | {ratio} |")
+        lines.append(
+            f"| {r.tool} | {CORPORA[r.corpus]} | {files} | {nlines:,} | {r.median('wall'):.2f} | "
+            f"{cpu:.2f} | {nlines / max(cpu, 1e-9):,.0f} | {r.median('max_rss') / MB:.0f} | "
+            f"{r.median('tree_rss') / MB:.0f} | {ratio} |"
+        )
     return "\n".join(lines)
 
 
@@ -590,21 +683,37 @@ def main(argv=None) -> int:
     ap.add_argument("--only", choices=sorted(CORPORA), action="append", help="Only this corpus (repeatable).")
     ap.add_argument("--reps", type=int, default=3, help="Repetitions of each torchlint and ruff figure (median).")
     ap.add_argument("--torchfix-reps", type=int, default=3, help="Repetitions of TorchFix (slow).")
-    ap.add_argument("--torchfix-on", choices=sorted(CORPORA), action="append",
-                    help="Corpora to run TorchFix on (default: timm; on transformers it takes ~30 min).")
+    ap.add_argument(
+        "--torchfix-on",
+        choices=sorted(CORPORA),
+        action="append",
+        help="Corpora to run TorchFix on (default: timm; on transformers it takes ~30 min).",
+    )
     ap.add_argument("--cores", type=int, help="Pin every tool to this many cores.")
     ap.add_argument("--no-peers", action="store_true", help="Skip TorchFix and ruff.")
-    ap.add_argument("--cross-check", action="store_true",
-                    help="Also check that --jobs 1 and --jobs 2 without the cache find exactly the same.")
-    ap.add_argument("--one-file", action="store_true",
-                    help="Only the one-file figures (cold, warm after an edit) and ruff's, not the whole folders.")
+    ap.add_argument(
+        "--cross-check",
+        action="store_true",
+        help="Also check that --jobs 1 and --jobs 2 without the cache find exactly the same.",
+    )
+    ap.add_argument(
+        "--one-file",
+        action="store_true",
+        help="Only the one-file figures (cold, warm after an edit) and ruff's, not the whole folders.",
+    )
     ap.add_argument("--wheels", type=Path, help="Read wheels from this folder instead of the index.")
     ap.add_argument("--workdir", type=Path, help="Work here (kept) instead of a temporary folder.")
-    ap.add_argument("--against", metavar="REV",
-                    help="Also run torchlint as of commit REV (git archive, same venv), cold, and compare.")
-    ap.add_argument("--against-per-file", action="store_true",
-                    help="With --against: compare with this tree's --no-project cold runs (for a REV from "
-                         "before the project-wide analysis was the default).")
+    ap.add_argument(
+        "--against",
+        metavar="REV",
+        help="Also run torchlint as of commit REV (git archive, same venv), cold, and compare.",
+    )
+    ap.add_argument(
+        "--against-per-file",
+        action="store_true",
+        help="With --against: compare with this tree's --no-project cold runs (for a REV from "
+        "before the project-wide analysis was the default).",
+    )
     args = ap.parse_args(argv)
 
     only = args.only or sorted(CORPORA)
@@ -623,7 +732,7 @@ def main(argv=None) -> int:
         peers = None if args.no_peers else make_peers(work, args.wheels)
         env = snapshot(work)
         old_env = export(args.against, work) if args.against else None
-        rows: List[Row] = []
+        rows: list[Row] = []
         for name, target in corpora.items():
             log(f"{CORPORA[name]}: {sizes[name][0]} files, {sizes[name][1]:,} lines; load average {_load()}")
             against = Row(f"torchlint cold ({args.against})", name) if args.against else None
@@ -632,15 +741,33 @@ def main(argv=None) -> int:
                 bench_torchlint(name, target, work, args.reps, rows, log, env, args.cross_check, against, old_env)
             if peers is not None:
                 if name in (args.torchfix_on or ["timm"]) and not args.one_file:
-                    bench_peer("TorchFix", [str(peers / "torchfix"), str(target)], name, target,
-                               args.torchfix_reps, rows, log)
-                bench_peer("ruff --select ALL", [str(peers / "ruff"), "check", "--select", "ALL", "--no-cache",
-                                                 "--exit-zero", "--quiet", str(target)],
-                           name, target, args.reps, rows, log)
+                    bench_peer(
+                        "TorchFix", [str(peers / "torchfix"), str(target)], name, target, args.torchfix_reps, rows, log
+                    )
+                bench_peer(
+                    "ruff --select ALL",
+                    [
+                        str(peers / "ruff"),
+                        "check",
+                        "--select",
+                        "ALL",
+                        "--no-cache",
+                        "--exit-zero",
+                        "--quiet",
+                        str(target),
+                    ],
+                    name,
+                    target,
+                    args.reps,
+                    rows,
+                    log,
+                )
         cpus = len(cores) if cores else len(os.sched_getaffinity(0))
-        print(f"\ntorchlint static pass, {cpus} cores, median of {args.reps} "
-              f"(TorchFix {args.torchfix_reps}); timm {PINS['timm']}, transformers {PINS['transformers']}, "
-              f"TorchFix {PEERS['torchfix']}, ruff {PEERS['ruff']}, Python {sys.version.split()[0]}\n")
+        print(
+            f"\ntorchlint static pass, {cpus} cores, median of {args.reps} "
+            f"(TorchFix {args.torchfix_reps}); timm {PINS['timm']}, transformers {PINS['transformers']}, "
+            f"TorchFix {PEERS['torchfix']}, ruff {PEERS['ruff']}, Python {sys.version.split()[0]}\n"
+        )
         print(table(rows, sizes))
         print(f"\nload average (1, 5, 15 min) at the end: {_load()} on {os.cpu_count()} CPUs of the machine")
         lines = one_file_lines(rows)

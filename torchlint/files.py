@@ -1,4 +1,5 @@
 """Find the Python files to check, and read them into text with one-line errors."""
+
 from __future__ import annotations
 
 import errno
@@ -7,15 +8,33 @@ import os
 import re
 import stat
 import tokenize
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Iterable, List, Optional, Sequence, Tuple, Union
 
 from torchlint.config import match_path
 
 SKIP_DIRS = frozenset(
-    {".git", ".hg", ".svn", ".venv", "venv", ".env", "site-packages", "build", "dist",
-     "__pycache__", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache",
-     "node_modules", ".eggs", ".torchlint_cache", ".ipynb_checkpoints"}
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        ".venv",
+        "venv",
+        ".env",
+        "site-packages",
+        "build",
+        "dist",
+        "__pycache__",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        "node_modules",
+        ".eggs",
+        ".torchlint_cache",
+        ".ipynb_checkpoints",
+    }
 )
 
 
@@ -23,7 +42,7 @@ class FileProblem(Exception):
     """A file that cannot be checked; ``str()`` is the one-line reason."""
 
 
-def display_path(path: Union[str, Path], cwd: str) -> str:
+def display_path(path: str | Path, cwd: str) -> str:
     """Relative to the working directory when inside it, else as given."""
     p = os.path.abspath(path)
     try:
@@ -33,10 +52,10 @@ def display_path(path: Union[str, Path], cwd: str) -> str:
     return p if rel.startswith("..") else rel
 
 
-def discover(paths: Sequence[str], exclude: Sequence[str], cwd: str) -> Tuple[List[str], List[Tuple[str, str]]]:
+def discover(paths: Sequence[str], exclude: Sequence[str], cwd: str) -> tuple[list[str], list[tuple[str, str]]]:
     """Files to check (sorted, unique) and (path, problem) pairs for paths that do not exist."""
-    files: List[str] = []
-    problems: List[Tuple[str, str]] = []
+    files: list[str] = []
+    problems: list[tuple[str, str]] = []
     seen = set()
 
     def add(rel: str) -> None:
@@ -62,7 +81,7 @@ def discover(paths: Sequence[str], exclude: Sequence[str], cwd: str) -> Tuple[Li
     return files, problems
 
 
-def _walk(root: str, exclude: Sequence[str], cwd: str, problems: List[Tuple[str, str]]) -> Iterable[str]:
+def _walk(root: str, exclude: Sequence[str], cwd: str, problems: list[tuple[str, str]]) -> Iterable[str]:
     """The Python files under ``root``, as :func:`display_path` shows them."""
     visited = set()
 
@@ -78,8 +97,10 @@ def _walk(root: str, exclude: Sequence[str], cwd: str, problems: List[Tuple[str,
         visited.add(real)
         shown = display_path(dirpath, cwd)  # a file's display path is its folder's joined with its name
         dirnames[:] = sorted(
-            d for d in dirnames
-            if d not in SKIP_DIRS and not d.endswith(".egg-info")
+            d
+            for d in dirnames
+            if d not in SKIP_DIRS
+            and not d.endswith(".egg-info")
             and not any(match_path(_joined(shown, d), pat) for pat in exclude)
         )
         for name in sorted(filenames):
@@ -95,7 +116,7 @@ def _joined(folder: str, name: str) -> str:
 MAX_PROJECT_FILES = 20_000
 
 
-def project_root(paths: Sequence[str], config_root: Optional[str], cwd: str) -> Optional[str]:
+def project_root(paths: Sequence[str], config_root: str | None, cwd: str) -> str | None:
     """The folder of the project ``paths`` belong to: the config's folder (``config_root``),
     else the repository holding them (a ``.git`` above their common folder), else their top
     package (walking up while folders hold ``__init__.py``); None when there is none (the
@@ -129,7 +150,7 @@ def project_root(paths: Sequence[str], config_root: Optional[str], cwd: str) -> 
     return top
 
 
-def project_files(root: str, exclude: Sequence[str]) -> List[str]:
+def project_files(root: str, exclude: Sequence[str]) -> list[str]:
     """The Python files of the project at ``root`` (absolute, sorted): what :func:`discover`
     finds under it (``.venv``, ``site-packages`` and ``exclude`` left out) less what git
     ignores there (one ``git`` call lists the ignored paths; without git, nothing is taken
@@ -148,20 +169,20 @@ def project_files(root: str, exclude: Sequence[str]) -> List[str]:
     return out
 
 
-def _ignored(rel: str, ignored: "frozenset[str]") -> bool:
+def _ignored(rel: str, ignored: frozenset[str]) -> bool:
     """Whether ``rel`` (or a folder above it) is among git's ignored paths."""
     rel = rel.replace(os.sep, "/")
     if rel in ignored:
         return True
     at = rel.find("/")
     while at >= 0:
-        if rel[:at + 1] in ignored:
+        if rel[: at + 1] in ignored:
             return True
         at = rel.find("/", at + 1)
     return False
 
 
-def _git_ignored(root: str) -> "frozenset[str]":
+def _git_ignored(root: str) -> frozenset[str]:
     """The paths under ``root`` that git ignores, relative to it (an ignored folder as
     ``name/``, its files not listed), from one ``git ls-files`` call; empty outside a
     repository or without git."""
@@ -170,7 +191,11 @@ def _git_ignored(root: str) -> "frozenset[str]":
     try:
         proc = subprocess.run(
             ["git", "-C", root, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=30, check=False)
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            timeout=30,
+            check=False,
+        )
     except (OSError, subprocess.SubprocessError):
         return frozenset()
     if proc.returncode != 0:
@@ -184,7 +209,7 @@ MAX_FILE_BYTES = 8 * 1024 * 1024
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
-def source_lines(text: str) -> List[str]:
+def source_lines(text: str) -> list[str]:
     """``text`` split into lines as Python numbers them: only ``\\n``, ``\\r\\n`` and ``\\r``
     end a line (``str.splitlines`` also splits at form feeds and U+2028, which would shift
     every line number after them)."""
@@ -194,12 +219,12 @@ def source_lines(text: str) -> List[str]:
     return lines
 
 
-def line_at(lines: Sequence[str], number: int) -> Optional[str]:
+def line_at(lines: Sequence[str], number: int) -> str | None:
     """Line ``number`` (1-based) of ``lines`` (:func:`source_lines`), or None past the end."""
     return lines[number - 1] if 0 < number <= len(lines) else None
 
 
-def read_line(path: str, number: int) -> Optional[str]:
+def read_line(path: str, number: int) -> str | None:
     """Line ``number`` of the file at ``path``, numbered as :func:`source_lines` numbers it
     (None when the file cannot be read or is shorter)."""
     try:
@@ -221,8 +246,9 @@ def read_source(path: str) -> str:
         if not stat.S_ISREG(info.st_mode):  # a FIFO would block, /dev/zero never end
             raise FileProblem(f"not a regular file ({_kind(info.st_mode)}), not Python source")
         if info.st_size > MAX_FILE_BYTES:
-            raise FileProblem(f"file is {info.st_size / 2**20:.1f} MiB; torchlint checks files up to "
-                              f"{MAX_FILE_BYTES // 2**20} MiB")
+            raise FileProblem(
+                f"file is {info.st_size / 2**20:.1f} MiB; torchlint checks files up to {MAX_FILE_BYTES // 2**20} MiB"
+            )
         with os.fdopen(fd, "rb", closefd=False) as fh:
             data = fh.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
@@ -250,8 +276,12 @@ def _open_problem(path: str, exc: OSError) -> str:
 
 
 def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+    for test, name in (
+        (stat.S_ISFIFO, "a named pipe"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
         if test(mode):
             return name
     return "a special file"
@@ -270,8 +300,9 @@ def decode_source(data: bytes) -> str:
         if isinstance(exc, UnicodeDecodeError):
             line = data.count(b"\n", 0, exc.start) + 1
             hint = "; declare it with a `# -*- coding: ... -*-` line" if encoding == "utf-8" else ""
-            raise FileProblem(f"cannot decode line {line} as {encoding} (byte {exc.start}: "
-                              f"{exc.reason}){hint}") from None
+            raise FileProblem(
+                f"cannot decode line {line} as {encoding} (byte {exc.start}: {exc.reason}){hint}"
+            ) from None
         raise FileProblem(f"cannot decode as {encoding}: {exc}") from None
     if text.startswith("\ufeff"):
         text = text[1:]
@@ -291,4 +322,3 @@ def read_json(path: str) -> object:
         raise ValueError(f"cannot read it ({e.strerror or e})") from None
     except ValueError as e:
         raise ValueError(f"not valid JSON ({e})") from None
-

@@ -510,13 +510,16 @@ def test_an_analysis_redone_in_part_gives_the_facts_of_a_whole_one(name, tmp_pat
     assert any(partial), "no edit was analysed in part"
 
 
-@pytest.mark.parametrize("call", [
-    "torch.compile(Net())",
-    "(torch.compile)(Net())",
-    "torch.compile  # a comment\n    (Net())",
-    "torch.compile \\\n(Net())",
-    "torch . compile(Net())",
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        "torch.compile(Net())",
+        "(torch.compile)(Net())",
+        "torch.compile  # a comment\n    (Net())",
+        "torch.compile \\\n(Net())",
+        "torch . compile(Net())",
+    ],
+)
 def test_compile_calls_are_found_however_they_are_written(call):
     source = f"import torch\nfrom torch import nn\n\nclass Net(nn.Module):\n    pass\n\nm = ({call})\n"
     assert summarize(source)["compiled"] == [["torch.compile", "call", "Net"]], call

@@ -508,8 +508,7 @@ def test_the_pool_works_when_it_cannot_fork(corpus, pool_always, monkeypatch):
     assert pool_always
 
 
-def test_the_pool_reads_and_summarises_the_project_and_sends_back_what_is_linted(
-        corpus, pool_always, monkeypatch):
+def test_the_pool_reads_and_summarises_the_project_and_sends_back_what_is_linted(corpus, pool_always, monkeypatch):
     """A cold run over the project hands the reading (the index's facts) and the summaries
     to the pool's workers, which send back the texts of the given files that may hold a
     region: this process opens no file, and the next run finds every file in the index and
@@ -525,8 +524,12 @@ def test_the_pool_reads_and_summarises_the_project_and_sends_back_what_is_linted
     everything = {str(p.resolve()) for p in corpus.rglob("*.py")}
     assert opened == []
     settings = run._default_settings()
-    cache = cache_mod.Cache(str(corpus / ".torchlint_cache"), settings.selected, settings.ignored,
-                            torch_version=settings.static_torch_version())
+    cache = cache_mod.Cache(
+        str(corpus / ".torchlint_cache"),
+        settings.selected,
+        settings.ignored,
+        torch_version=settings.static_torch_version(),
+    )
     index = cache.sources()
     for path in sorted(everything):
         known = index.known_unread(path)

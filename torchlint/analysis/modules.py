@@ -9,12 +9,13 @@ resolve too. Imports are resolved against the files being checked first, then by
 and in the source roots. Installed third-party packages (site-packages) are searched only when
 ``follow_imports`` is on; ``torch`` is never followed (the rules know its names already).
 """
+
 from __future__ import annotations
 
 import os
 import sys
 import sysconfig
-from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from collections.abc import Iterable, Sequence
 
 #: packages never read as project code, even with follow-imports
 NEVER_FOLLOW = frozenset({"torch", "numpy", "builtins", "typing", "functools", "logging"})
@@ -24,7 +25,7 @@ def _is_identifier_path(parts: Sequence[str]) -> bool:
     return all(p.isidentifier() for p in parts)
 
 
-def package_walk(path: str, folders: Optional[Dict[str, Tuple[List[str], str]]] = None) -> Tuple[str, str]:
+def package_walk(path: str, folders: dict[str, tuple[list[str], str]] | None = None) -> tuple[str, str]:
     """(dotted name, the folder its top package sits in) by walking up ``__init__.py``;
     ``folders`` remembers each folder's walk (files of one folder share it)."""
     path = os.path.abspath(path)
@@ -35,7 +36,7 @@ def package_walk(path: str, folders: Optional[Dict[str, Tuple[List[str], str]]] 
     return ".".join(parts), top
 
 
-def _folder_walk(folder: str, memo: Dict[str, Tuple[List[str], str]]) -> Tuple[List[str], str]:
+def _folder_walk(folder: str, memo: dict[str, tuple[list[str], str]]) -> tuple[list[str], str]:
     """The package names from the top package down to ``folder``, and the top's parent."""
     hit = memo.get(folder)
     if hit is None:
@@ -52,7 +53,7 @@ def _folder_walk(folder: str, memo: Dict[str, Tuple[List[str], str]]) -> Tuple[L
     return hit
 
 
-def relative_base(module: str, is_package: bool, level: int) -> Optional[str]:
+def relative_base(module: str, is_package: bool, level: int) -> str | None:
     """The package ``from <level dots> import`` starts from, for a file named ``module``."""
     parts = module.split(".") if module else []
     if not is_package:
@@ -62,7 +63,7 @@ def relative_base(module: str, is_package: bool, level: int) -> Optional[str]:
     return ".".join(parts[: len(parts) - (level - 1)]) if level > 1 else ".".join(parts)
 
 
-def site_dirs() -> List[str]:
+def site_dirs() -> list[str]:
     """The installed-packages folders of this interpreter (for follow-imports)."""
     out = []
     for key in ("purelib", "platlib"):
@@ -85,14 +86,14 @@ class ModuleMap:
     """
 
     def __init__(self, files: Iterable[str], roots: Sequence[str] = (), follow_imports: bool = False) -> None:
-        self.by_name: Dict[str, str] = {}
-        self.names: Dict[str, List[str]] = {}
+        self.by_name: dict[str, str] = {}
+        self.names: dict[str, list[str]] = {}
         self.follow_imports = follow_imports
         self.roots = [os.path.abspath(r) for r in roots if os.path.isdir(r)]
-        self.search: List[str] = list(self.roots)
-        self.project_tops: Set[str] = set()
-        self._missing: Set[str] = set()
-        self._folders: Dict[str, Tuple[List[str], str]] = {}
+        self.search: list[str] = list(self.roots)
+        self.project_tops: set[str] = set()
+        self._missing: set[str] = set()
+        self._folders: dict[str, tuple[list[str], str]] = {}
         for path in files:
             self.add(path)
         if follow_imports:
@@ -100,11 +101,11 @@ class ModuleMap:
                 if d not in self.search:
                     self.search.append(d)
 
-    def add(self, path: str) -> List[str]:
+    def add(self, path: str) -> list[str]:
         path = os.path.abspath(path)
         if path in self.names:
             return self.names[path]
-        names: List[str] = []
+        names: list[str] = []
         dotted, top_folder = package_walk(path, self._folders)
         if dotted:
             names.append(dotted)
@@ -133,7 +134,7 @@ class ModuleMap:
         names = self.names.get(os.path.abspath(path)) or self.add(path)
         return names[0] if names else ""
 
-    def find(self, module: str) -> Optional[str]:
+    def find(self, module: str) -> str | None:
         """The file of dotted ``module`` (checked files first, then the search folders)."""
         hit = self.by_name.get(module)
         if hit is not None or not module:

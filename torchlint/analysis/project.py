@@ -29,24 +29,42 @@ keep what an earlier analysis said (:meth:`Project.analyze`'s ``earlier``); the 
 then decided anew over all the roots, in the same order, so the result is a whole
 analysis's (a test compares the two after every kind of edit).
 """
+
 from __future__ import annotations
 
 import os
 from collections import deque
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, Callable, cast
 
 from torchlint.analysis.modules import ModuleMap, relative_base
-from torchlint.analysis.summary import Summary
-from torchlint.analysis.summary import TRAINING_ONLY
+from torchlint.analysis.summary import TRAINING_ONLY, Summary
 from torchlint.analysis.torchnames import COMPILE_CALLS, DISABLE_DECORATORS, IS_COMPILING, is_module_class_name
 
-Ref = Tuple[str, ...]  # ("ext", q) | ("mod", path) | ("cls"|"fn"|"meth"|"bound", path, name)
+Ref = tuple[str, ...]  # ("ext", q) | ("mod", path) | ("cls"|"fn"|"meth"|"bound", path, name)
 
 _CANONICAL = {"torch.nn.modules.module.Module": "torch.nn.Module"}
 _LOGGER_FACTORIES = frozenset({"logging.getLogger"})
 #: torch calls whose module-level result is a tensor (for `MASK = torch.ones(...)` constants)
-_TENSOR_MAKERS = frozenset({"tensor", "as_tensor", "zeros", "ones", "full", "empty", "arange", "linspace",
-                            "eye", "rand", "randn", "randint", "from_numpy", "zeros_like", "ones_like"})
+_TENSOR_MAKERS = frozenset(
+    {
+        "tensor",
+        "as_tensor",
+        "zeros",
+        "ones",
+        "full",
+        "empty",
+        "arange",
+        "linspace",
+        "eye",
+        "rand",
+        "randn",
+        "randint",
+        "from_numpy",
+        "zeros_like",
+        "ones_like",
+    }
+)
 _PROPERTY = ("property", "cached_property", "functools.cached_property")
 _MAX_DEPTH = 40
 
@@ -54,9 +72,14 @@ _MAX_DEPTH = 40
 class Project:
     """The summaries of the checked files (and of the project files they import)."""
 
-    def __init__(self, modmap: ModuleMap, load: Callable[[str], Optional[Summary]],
-                 checked: Sequence[str], display: Optional[Callable[[str], str]] = None,
-                 train: bool = False) -> None:
+    def __init__(
+        self,
+        modmap: ModuleMap,
+        load: Callable[[str], Summary | None],
+        checked: Sequence[str],
+        display: Callable[[str], str] | None = None,
+        train: bool = False,
+    ) -> None:
         self.map = modmap
         #: calls made only in training (under ``if self.training:``) reach regions too
         self.train = train
@@ -64,22 +87,22 @@ class Project:
         self.checked = [os.path.abspath(p) for p in checked]
         self._checked_set = set(self.checked)
         self._display = display or (lambda p: os.path.relpath(p))
-        self._summaries: Dict[str, Optional[Summary]] = {}
-        self._imports: Dict[str, Dict[str, Tuple[str, Optional[str]]]] = {}
-        self._memo: Dict[Tuple, Any] = {}
+        self._summaries: dict[str, Summary | None] = {}
+        self._imports: dict[str, dict[str, tuple[str, str | None]]] = {}
+        self._memo: dict[tuple, Any] = {}
         # (path, qualname) -> (root path, root qualname); roots map to themselves
-        self.regions: Dict[Tuple[str, str], Tuple[str, str]] = {}
+        self.regions: dict[tuple[str, str], tuple[str, str]] = {}
         #: what the analysis worked out per file, to be taken as it is by a later one
         #: (:meth:`analyze`'s ``earlier``): checked path -> the roots it declares, in the
         #: order they are added; path -> region qualname -> the functions it calls; path ->
         #: qualname -> whether a function reached by a region is traced
-        self.root_refs: Dict[str, List[Ref]] = {}
-        self.edges: Dict[str, Dict[str, List[Ref]]] = {}
-        self.traced: Dict[str, Dict[str, bool]] = {}
+        self.root_refs: dict[str, list[Ref]] = {}
+        self.edges: dict[str, dict[str, list[Ref]]] = {}
+        self.traced: dict[str, dict[str, bool]] = {}
         self._analyzed = False
-        self._by_path: Optional[Dict[str, List[Tuple[str, Tuple[str, str]]]]] = None
+        self._by_path: dict[str, list[tuple[str, tuple[str, str]]]] | None = None
 
-    def read_paths(self) -> List[str]:
+    def read_paths(self) -> list[str]:
         """Every file whose summary the analysis used (the checked ones and those they import)."""
         return sorted(self._summaries)
 
@@ -89,7 +112,7 @@ class Project:
             self._summaries[path] = self._load(path)
         return self._summaries[path] or {}
 
-    def _import_map(self, path: str) -> Dict[str, Tuple[str, Optional[str]]]:
+    def _import_map(self, path: str) -> dict[str, tuple[str, str | None]]:
         """local name -> (absolute module, imported name or None for a module binding)."""
         table = self._imports.get(path)
         if table is not None:
@@ -115,26 +138,26 @@ class Project:
         return table
 
     # -- what a file's analysis can read ----------------------------------------------
-    def reads(self, path: str) -> List[str]:
+    def reads(self, path: str) -> list[str]:
         """The files whose summaries resolving a name of ``path`` may read directly: what its
         imports (star, relative, the absolute calls a function returns) name, and the modules
         one level below it (``pkg.sub`` read through the package). Their own reads,
         transitively, are all that the file's roots and name facts depend on besides its own
         summary."""
         s = self.summary(path)
-        out: Set[str] = set()
+        out: set[str] = set()
 
-        def find(name: Optional[str]) -> None:
+        def find(name: str | None) -> None:
             f = self.map.find(name) if name else None
             if f is not None:
                 out.add(f)
 
         for local, target in self._import_map(path).items():
             if local == "*":
-                for mod in target:  # type: ignore[union-attr]
+                for mod in target:
                     find(mod)
                 continue
-            mod, imported = target  # type: ignore[misc]
+            mod, imported = target
             find(mod)
             if imported:
                 find(f"{mod}.{imported}")
@@ -151,7 +174,7 @@ class Project:
         out.discard(path)
         return sorted(out)
 
-    def _children(self, path: str) -> List[str]:
+    def _children(self, path: str) -> list[str]:
         """The files one module level below ``path``'s module (``find("m.x")``): those mapped,
         and those on disk beside an ``__init__.py`` or in a folder named as the module (a
         lookup not made yet may find them)."""
@@ -164,18 +187,18 @@ class Project:
                     if parent:
                         index.setdefault(parent, set()).add(f)
         path = os.path.abspath(path)
-        found: Set[str] = set()
+        found: set[str] = set()
         for name in self.map.names.get(path, ()):
             found |= index.get(name, set())
         is_pkg = os.path.basename(path) == "__init__.py"
         found.update(self._python_files(os.path.dirname(path) if is_pkg else os.path.splitext(path)[0]))
         return sorted(found)
 
-    def _python_files(self, folder: str) -> List[str]:
+    def _python_files(self, folder: str) -> list[str]:
         """The modules and packages directly in ``folder`` (none when it is not a folder)."""
         key = ("folder", folder)
         if key not in self._memo:
-            out: List[str] = []
+            out: list[str] = []
             try:
                 with os.scandir(folder) as entries:
                     for entry in entries:
@@ -189,7 +212,7 @@ class Project:
         return self._memo[key]
 
     # -- name resolution ---------------------------------------------------------------
-    def resolve_name(self, path: str, name: str, depth: int = 0) -> Optional[Ref]:
+    def resolve_name(self, path: str, name: str, depth: int = 0) -> Ref | None:
         """What the top-level ``name`` of the module at ``path`` is."""
         key = ("name", path, name)
         if key in self._memo:
@@ -199,7 +222,7 @@ class Project:
         self._memo[key] = out
         return out
 
-    def _resolve_name(self, path: str, name: str, depth: int) -> Optional[Ref]:
+    def _resolve_name(self, path: str, name: str, depth: int) -> Ref | None:
         s = self.summary(path)
         if name in s.get("classes", ()):
             return ("cls", path, name)
@@ -218,15 +241,15 @@ class Project:
             sub = self.map.find(f"{self.map.module_of(path)}.{name}")
             if sub is not None:
                 return ("mod", sub)
-        for mod in table.get("*", ()):  # type: ignore[union-attr]
-            f = self.map.find(mod)
+        for star in cast("list[str]", table.get("*", ())):  # `from m import *`: the modules
+            f = self.map.find(star)
             if f is not None:
                 found = self.resolve_name(f, name, depth + 1)
                 if found is not None:
                     return found
         return None
 
-    def _binding(self, mod: str, imported: Optional[str], depth: int) -> Optional[Ref]:
+    def _binding(self, mod: str, imported: str | None, depth: int) -> Ref | None:
         f = self.map.find(mod)
         if imported is None:
             return ("mod", f) if f is not None else ("ext", _CANONICAL.get(mod, mod))
@@ -239,7 +262,7 @@ class Project:
         sub = self.map.find(f"{mod}.{imported}")
         return ("mod", sub) if sub is not None else None
 
-    def resolve_dotted(self, path: str, dotted: str, depth: int = 0) -> Optional[Ref]:
+    def resolve_dotted(self, path: str, dotted: str, depth: int = 0) -> Ref | None:
         head, *rest = dotted.split(".")
         ref = self.resolve_name(path, head, depth)
         for part in rest:
@@ -248,7 +271,7 @@ class Project:
             ref = self._attr(ref, part, depth)
         return ref
 
-    def _attr(self, ref: Ref, part: str, depth: int) -> Optional[Ref]:
+    def _attr(self, ref: Ref, part: str, depth: int) -> Ref | None:
         kind = ref[0]
         if kind == "ext":
             q = f"{ref[1]}.{part}"
@@ -263,20 +286,20 @@ class Project:
             return self.find_method(ref[1], ref[2], part)
         return None
 
-    def resolve_absolute(self, dotted: str) -> Optional[Ref]:
+    def resolve_absolute(self, dotted: str) -> Ref | None:
         """An absolute dotted name (``import`` inside a function): the longest module prefix
         that is a project file, then attributes; else an external name."""
         parts = dotted.split(".")
         for i in range(len(parts), 0, -1):
             f = self.map.find(".".join(parts[:i]))
             if f is not None:
-                ref: Optional[Ref] = ("mod", f)
+                ref: Ref | None = ("mod", f)
                 for part in parts[i:]:
                     ref = self._attr(ref, part, 0) if ref is not None else None
                 return ref
         return ("ext", _CANONICAL.get(dotted, dotted))
 
-    def qualname(self, ref: Ref) -> Optional[str]:
+    def qualname(self, ref: Ref) -> str | None:
         if ref[0] == "ext":
             return ref[1]
         if ref[0] == "mod":
@@ -285,17 +308,20 @@ class Project:
         return f"{module}.{ref[2]}" if module else ref[2]
 
     # -- classes -----------------------------------------------------------------------
-    def _class(self, path: str, name: str) -> Dict[str, Any]:
+    def _class(self, path: str, name: str) -> dict[str, Any]:
         return self.summary(path).get("classes", {}).get(name, {})
 
-    def bases(self, path: str, name: str) -> List[Ref]:
+    def bases(self, path: str, name: str) -> list[Ref]:
         key = ("bases", path, name)
         if key not in self._memo:
-            self._memo[key] = [r for r in (self.resolve_dotted(path, b) for b in self._class(path, name).get("bases", ()))
-                               if r is not None]
+            self._memo[key] = [
+                r
+                for r in (self.resolve_dotted(path, b) for b in self._class(path, name).get("bases", ()))
+                if r is not None
+            ]
         return self._memo[key]
 
-    def is_module(self, path: str, name: str, _seen: Optional[Set] = None) -> bool:
+    def is_module(self, path: str, name: str, _seen: set | None = None) -> bool:
         key = ("module", path, name)
         if key in self._memo:
             return self._memo[key]
@@ -314,8 +340,9 @@ class Project:
         self._memo[key] = out
         return out
 
-    def find_method(self, path: str, cls: str, method: str, skip_self: bool = False,
-                    _seen: Optional[Set] = None) -> Optional[Ref]:
+    def find_method(
+        self, path: str, cls: str, method: str, skip_self: bool = False, _seen: set | None = None
+    ) -> Ref | None:
         """The class (``cls`` or a base, depth first) that defines ``method``, as a ref."""
         seen = _seen if _seen is not None else set()
         if (path, cls) in seen or len(seen) > _MAX_DEPTH:
@@ -330,7 +357,7 @@ class Project:
                     return found
         return None
 
-    def record(self, ref: Ref) -> Optional[Dict[str, Any]]:
+    def record(self, ref: Ref) -> dict[str, Any] | None:
         """The summary record of a function or method ref."""
         s = self.summary(ref[1])
         if ref[0] == "fn":
@@ -343,7 +370,7 @@ class Project:
         return None
 
     # -- what functions are ------------------------------------------------------------
-    def _returns_is(self, ref: Optional[Ref], names: frozenset, pred: str) -> bool:
+    def _returns_is(self, ref: Ref | None, names: frozenset, pred: str) -> bool:
         """Whether ``ref`` is one of the torch ``names`` or a function returning a call of one."""
         if ref is None:
             return False
@@ -362,32 +389,35 @@ class Project:
             params = rec.get("params", [])
             head = call.split(".")[0]
             target = self.resolve_absolute(call) if rec.get("returns_abs") else self.resolve_dotted(ref[1], call)
-            if (pred == "compiling" and not params) or (pred == "disable" and params and head not in params) \
-                    or pred == "logger":
+            if (
+                (pred == "compiling" and not params)
+                or (pred == "disable" and params and head not in params)
+                or pred == "logger"
+            ):
                 out = self._returns_is(target, names, pred)
         self._memo[key] = out
         return out
 
-    def is_compiling(self, ref: Optional[Ref]) -> bool:
+    def is_compiling(self, ref: Ref | None) -> bool:
         return self._returns_is(ref, IS_COMPILING, "compiling")
 
-    def is_disable(self, ref: Optional[Ref]) -> bool:
+    def is_disable(self, ref: Ref | None) -> bool:
         return self._returns_is(ref, DISABLE_DECORATORS, "disable")
 
-    def is_logger(self, ref: Optional[Ref]) -> bool:
+    def is_logger(self, ref: Ref | None) -> bool:
         if ref is None or ref[0] != "bound":
             return False
         callee = self.summary(ref[1]).get("bound", {}).get(ref[2])
         return callee is not None and self._returns_is(self.resolve_dotted(ref[1], callee), _LOGGER_FACTORIES, "logger")
 
-    def _decorator_refs(self, path: str, rec: Dict[str, Any]) -> List[Tuple[str, Optional[Ref]]]:
+    def _decorator_refs(self, path: str, rec: dict[str, Any]) -> list[tuple[str, Ref | None]]:
         return [(d, self.resolve_dotted(path, d)) for d in rec.get("decorators", ())]
 
-    def is_disabled(self, path: str, rec: Dict[str, Any]) -> bool:
+    def is_disabled(self, path: str, rec: dict[str, Any]) -> bool:
         return any(self.is_disable(r) for _, r in self._decorator_refs(path, rec))
 
     # -- regions -----------------------------------------------------------------------
-    def analyze(self, earlier: Optional[Dict[str, Any]] = None, unchanged: Iterable[str] = ()) -> None:
+    def analyze(self, earlier: dict[str, Any] | None = None, unchanged: Iterable[str] = ()) -> None:
         """Decide the regions.
 
         ``earlier``: what an earlier analysis worked out per file (:attr:`root_refs`,
@@ -415,7 +445,7 @@ class Project:
             self.traced.setdefault(path, {})[qual] = known
             return known
 
-        def add(ref: Ref, root: Tuple[str, str]) -> None:
+        def add(ref: Ref, root: tuple[str, str]) -> None:
             key = (ref[1], ref[2])
             if key in self.regions or not traced(ref):
                 return
@@ -463,13 +493,13 @@ class Project:
             if ref is not None and ref[0] in ("fn", "meth"):
                 yield ref
 
-    def _compile_decorated(self, path: str, rec: Dict[str, Any]) -> bool:
+    def _compile_decorated(self, path: str, rec: dict[str, Any]) -> bool:
         for _, r in self._decorator_refs(path, rec):
             if r is not None and r[0] == "ext" and r[1] in COMPILE_CALLS:
                 return True
         return False
 
-    def _compile_target(self, path: str, how: str, target: str) -> Optional[Ref]:
+    def _compile_target(self, path: str, how: str, target: str) -> Ref | None:
         ref = self.resolve_dotted(path, target)
         if ref is None:
             head, _, rest = target.partition(".")
@@ -485,7 +515,7 @@ class Project:
             ref = self.find_method(ref[1], ref[2], "forward")
         return ref
 
-    def _edges(self, ref: Ref, rec: Dict[str, Any]) -> Iterable[Ref]:
+    def _edges(self, ref: Ref, rec: dict[str, Any]) -> Iterable[Ref]:
         path = ref[1]
         owner = ref[2].split(".")[0] if ref[0] == "meth" else None
         for name, guard in rec.get("calls", ()):
@@ -495,7 +525,7 @@ class Project:
             elif guard is not None and self.is_compiling(self.resolve_dotted(path, guard)):
                 continue
             head, _, rest = name.partition(".")
-            target: Optional[Ref] = None
+            target: Ref | None = None
             if head in ("self", "cls") and owner is not None:
                 if rest and "." not in rest:
                     target = self.find_method(path, owner, rest)
@@ -520,7 +550,7 @@ class Project:
                     yield ("nested", dref[1], f"{dref[2]}.{nested}")
 
     # -- per-file facts ----------------------------------------------------------------
-    def facts(self, path: str, names: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    def facts(self, path: str, names: dict[str, Any] | None = None) -> dict[str, Any]:
         """What checking ``path`` needs to know from the rest of the project: the regions
         other files make of its functions, and what its names are (``names``: those facts
         from an earlier analysis, for a file none of whose reads changed)."""
@@ -528,11 +558,11 @@ class Project:
         out.update(self.name_facts(path) if names is None else names)
         return out
 
-    def region_facts(self, path: str) -> Dict[str, Any]:
+    def region_facts(self, path: str) -> dict[str, Any]:
         """``roots`` and ``reached``: the file's functions that are regions."""
         self.analyze()
         path = os.path.abspath(path)
-        out: Dict[str, Any] = {}
+        out: dict[str, Any] = {}
         roots, reached = [], {}
         if self._by_path is None:
             self._by_path = {}
@@ -549,17 +579,17 @@ class Project:
             out["reached"] = dict(sorted(reached.items()))
         return out
 
-    def name_facts(self, path: str) -> Dict[str, Any]:
+    def name_facts(self, path: str) -> dict[str, Any]:
         """What the file's names are: aliases, loggers, module classes, tensor returns."""
         path = os.path.abspath(path)
         s = self.summary(path)
-        out: Dict[str, Any] = {}
-        aliases: Dict[str, str] = {}
-        loggers: List[str] = []
-        module_classes: Set[str] = set()
-        returns: Dict[str, str] = {}
+        out: dict[str, Any] = {}
+        aliases: dict[str, str] = {}
+        loggers: list[str] = []
+        module_classes: set[str] = set()
+        returns: dict[str, str] = {}
 
-        def note(local: str, ref: Optional[Ref], prefix: Optional[str]) -> None:
+        def note(local: str, ref: Ref | None, prefix: str | None) -> None:
             """Facts about a name the file can use: ``prefix`` is what the file resolves it to."""
             if ref is None:
                 return
@@ -598,8 +628,8 @@ class Project:
                 ms = self.summary(ref[1])
                 for name in list(ms.get("classes", ())) + list(ms.get("functions", ())) + list(ms.get("bound", ())):
                     note(f"{local}.{name}", self.resolve_name(ref[1], name), f"{q}.{name}")
-        for mod in table.get("*", ()):  # type: ignore[union-attr]
-            f = self.map.find(mod)
+        for star in cast("list[str]", table.get("*", ())):  # `from m import *`: the modules
+            f = self.map.find(star)
             if f is None:
                 continue
             ms = self.summary(f)
@@ -634,8 +664,9 @@ class Project:
         key = ("relative", path)
         names = self._memo.get(key)
         if names is None:  # once per file, not once per name (a scan per name is quadratic)
-            names = self._memo[key] = {name for name, _mod, _imp, level in self.summary(path).get("imports", ())
-                                       if level}
+            names = self._memo[key] = {
+                name for name, _mod, _imp, level in self.summary(path).get("imports", ()) if level
+            }
         return local in names
 
     def _is_tensor_binding(self, ref: Ref) -> bool:
@@ -643,4 +674,6 @@ class Project:
         if callee is None:
             return False
         r = self.resolve_dotted(ref[1], callee)
-        return r is not None and r[0] == "ext" and r[1].startswith("torch.") and r[1].rsplit(".", 1)[-1] in _TENSOR_MAKERS
+        return (
+            r is not None and r[0] == "ext" and r[1].startswith("torch.") and r[1].rsplit(".", 1)[-1] in _TENSOR_MAKERS
+        )

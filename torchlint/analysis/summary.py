@@ -12,6 +12,7 @@ them (:mod:`torchlint.analysis.project`). A summary is plain data (JSON-able), c
 
 Nothing here imports libcst or the user's code.
 """
+
 from __future__ import annotations
 
 import ast
@@ -19,17 +20,18 @@ import gc
 import re
 import warnings
 from collections import deque
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from collections.abc import Iterator
+from typing import Any, cast
 
 from torchlint.analysis.torchnames import LABEL_PARAMS
 
 #: bump when the summary's shape or meaning changes (it is part of cache keys)
 VERSION = 3
 
-Summary = Dict[str, Any]
+Summary = dict[str, Any]
 
 
-def dotted(node: ast.AST) -> Optional[str]:
+def dotted(node: ast.AST) -> str | None:
     parts = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
@@ -37,18 +39,17 @@ def dotted(node: ast.AST) -> Optional[str]:
     if isinstance(node, ast.Name):
         parts.append(node.id)
         return ".".join(reversed(parts))
-    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
-            and parts):
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super" and parts:
         parts.append("super()")
         return ".".join(reversed(parts))
     return None
 
 
-def _callee(node: ast.AST) -> Optional[str]:
+def _callee(node: ast.AST) -> str | None:
     return dotted(node.func) if isinstance(node, ast.Call) else dotted(node)
 
 
-def _annotation_kind(ann: Optional[ast.AST]) -> Optional[str]:
+def _annotation_kind(ann: ast.AST | None) -> str | None:
     if ann is None:
         return None
     try:
@@ -65,14 +66,20 @@ def _annotation_kind(ann: Optional[ast.AST]) -> Optional[str]:
 TRAINING_ONLY = "<training>"
 
 
-def _training_only(test: ast.AST) -> Optional[bool]:
+def _training_only(test: ast.AST) -> bool | None:
     """True when the test holds only in training (``self.training``, ``x and self.training``,
     ``labels is not None``), False when only in eval (``not self.training``), else None."""
     if isinstance(test, ast.Attribute) and test.attr == "training":
         return True
-    if (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name)
-            and test.left.id in LABEL_PARAMS and isinstance(test.comparators[0], ast.Constant)
-            and test.comparators[0].value is None and isinstance(test.ops[0], (ast.Is, ast.IsNot))):
+    if (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.left, ast.Name)
+        and test.left.id in LABEL_PARAMS
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+        and isinstance(test.ops[0], (ast.Is, ast.IsNot))
+    ):
         return isinstance(test.ops[0], ast.IsNot)  # a loss is computed only when labels are given
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = _training_only(test.operand)
@@ -83,12 +90,12 @@ def _training_only(test: ast.AST) -> Optional[bool]:
     return None
 
 
-def _leaves(body: List[ast.stmt]) -> bool:
+def _leaves(body: list[ast.stmt]) -> bool:
     """Whether a block always ends in ``return``, ``raise``, ``continue`` or ``break``."""
     return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break))
 
 
-def _guard_of(test: ast.AST) -> Optional[tuple]:
+def _guard_of(test: ast.AST) -> tuple | None:
     """(dotted, negated) for ``f()`` / ``not f()`` tests, (:data:`TRAINING_ONLY`, negated) for
     training-only tests, else None."""
     training = _training_only(test)
@@ -109,23 +116,23 @@ class _FunctionScan:
     """Calls, self reads, returns and nested defs of one function body."""
 
     def __init__(self, fn: ast.AST) -> None:
-        self.calls: List[List[Optional[str]]] = []
-        self.attrs: List[str] = []
-        self.returns: List[Optional[str]] = []  # returned call's dotted; "const" / None otherwise
-        self.nested: List[str] = []
-        self.local_imports: Dict[str, str] = {}
-        self._seen_calls = set()
-        self._seen_attrs = set()
+        self.calls: list[list[str | None]] = []
+        self.attrs: list[str] = []
+        self.returns: list[str | None] = []  # returned call's dotted; "const" / None otherwise
+        self.nested: list[str] = []
+        self.local_imports: dict[str, str] = {}
+        self._seen_calls: set[tuple[str | None, ...]] = set()
+        self._seen_attrs: set[str] = set()
         self._block(fn.body, None, "")  # type: ignore[attr-defined]
 
-    def _block(self, stmts: List[ast.stmt], guard: Optional[str], prefix: str) -> None:
+    def _block(self, stmts: list[ast.stmt], guard: str | None, prefix: str) -> None:
         for stmt in stmts:
             self._stmt(stmt, guard, prefix)
             # `if not self.training: return x`: the statements after it run only in training
             if isinstance(stmt, ast.If) and _training_only(stmt.test) is False and _leaves(stmt.body):
                 guard = TRAINING_ONLY
 
-    def _stmt(self, node: ast.AST, guard: Optional[str], prefix: str) -> None:
+    def _stmt(self, node: ast.AST, guard: str | None, prefix: str) -> None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             path = f"{prefix}{node.name}"
             self.nested.append(path)
@@ -170,7 +177,7 @@ class _FunctionScan:
             else:
                 self._expr(child, guard)
 
-    def _expr(self, node: ast.AST, guard: Optional[str]) -> None:
+    def _expr(self, node: ast.AST, guard: str | None) -> None:
         # Depth first, last child first (the order the calls are listed in), over the fields
         # that can hold code (:func:`_code_fields`): a summary is made of every project file,
         # so this loop is most of its cost.
@@ -217,10 +224,10 @@ class _FunctionScan:
 
 _Name, _Constant = ast.Name, ast.Constant
 #: node type -> (field, whether it is a list) for the fields that may hold code, in order
-_SPECS: Dict[type, Tuple[Tuple[str, bool], ...]] = {}
+_SPECS: dict[type, tuple[tuple[str, bool], ...]] = {}
 
 
-def _field_spec(node: object) -> Tuple[Tuple[str, bool], ...]:
+def _field_spec(node: object) -> tuple[tuple[str, bool], ...]:
     """The fields of ``node``'s type that may hold code, each with whether it holds a list
     (a field of an ``ast`` node type is always a list or never one)."""
     t = type(node)
@@ -228,21 +235,21 @@ def _field_spec(node: object) -> Tuple[Tuple[str, bool], ...]:
 
 
 #: node type -> the fields that may hold code (contexts and operators never hold a call)
-_FIELDS: Dict[type, Tuple[str, ...]] = {}
+_FIELDS: dict[type, tuple[str, ...]] = {}
 _NOT_CODE = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "kind", "type_comment", "level", "is_async"})
 
 
-def _code_fields(t: type) -> Tuple[str, ...]:
+def _code_fields(t: type) -> tuple[str, ...]:
     return tuple(f for f in getattr(t, "_fields", ()) if f not in _NOT_CODE)
 
 
-def _children(node: ast.AST) -> List[ast.AST]:
+def _children(node: ast.AST) -> list[ast.AST]:
     """``ast.iter_child_nodes(node)`` less the nodes that never hold code."""
     t = type(node)
     fields = _FIELDS.get(t)
     if fields is None:
         fields = _FIELDS[t] = _code_fields(t)
-    out: List[ast.AST] = []
+    out: list[ast.AST] = []
     for name in fields:
         value = getattr(node, name, None)
         if type(value) is list:
@@ -252,7 +259,7 @@ def _children(node: ast.AST) -> List[ast.AST]:
     return out
 
 
-def _function(fn: ast.AST) -> Dict[str, Any]:
+def _function(fn: ast.AST) -> dict[str, Any]:
     scan = _FunctionScan(fn)
     decorators = [d for d in (_callee(x) for x in fn.decorator_list) if d]  # type: ignore[attr-defined]
     params = [a.arg for a in fn.args.posonlyargs + fn.args.args]  # type: ignore[attr-defined]
@@ -260,19 +267,20 @@ def _function(fn: ast.AST) -> Dict[str, Any]:
     # file: left out, an edit that adds one leaves the summary, and the project, as they were.
     args = fn.args  # type: ignore[attr-defined]
     own = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs} | {
-        a.arg for a in (args.vararg, args.kwarg) if a is not None}
+        a.arg for a in (args.vararg, args.kwarg) if a is not None
+    }
     own -= {"self", "cls"}
-    calls = [c for c in scan.calls if c[0].split(".", 1)[0] not in own]
-    out: Dict[str, Any] = {"decorators": decorators, "calls": calls}
+    calls = [c for c in scan.calls if (c[0] or "").split(".", 1)[0] not in own]
+    out: dict[str, Any] = {"decorators": decorators, "calls": calls}
     if scan.attrs:
         out["attrs"] = scan.attrs
     kind = _annotation_kind(fn.returns)  # type: ignore[attr-defined]
     if kind:
         out["returns"] = kind
-    calls = [r for r in scan.returns if r not in ("const",)]
-    if calls and all(r is not None for r in calls) and len(set(calls)) == 1:
-        name = calls[0]
-        head, _, rest = name.partition(".")  # type: ignore[union-attr]
+    returned = [r for r in scan.returns if r not in ("const",)]
+    if returned and all(r is not None for r in returned) and len(set(returned)) == 1:
+        name = cast(str, returned[0])
+        head, _, rest = name.partition(".")
         if head in scan.local_imports:
             name = scan.local_imports[head] + (f".{rest}" if rest else "")
             out["returns_abs"] = True  # imported inside the function: an absolute name
@@ -284,7 +292,7 @@ def _function(fn: ast.AST) -> Dict[str, Any]:
     return out
 
 
-def _imports(node: ast.AST, out: List[List[Any]]) -> None:
+def _imports(node: ast.AST, out: list[list[Any]]) -> None:
     if isinstance(node, ast.Import):
         for a in node.names:
             if a.asname:
@@ -306,12 +314,11 @@ def _walk(tree: ast.AST) -> Iterator[ast.AST]:
 
 
 #: one run of top-level statements' part of a summary: (imports, aliases, bound, classes, functions)
-_Part = Tuple[List[List[Any]], Dict[str, str], Dict[str, str], Dict[str, Any], Dict[str, Any]]
+_Part = tuple[list[list[Any]], dict[str, str], dict[str, str], dict[str, Any], dict[str, Any]]
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
-def summarize(source: str, tree: Optional[ast.Module] = None,
-              memo: Optional[Dict[str, _Part]] = None) -> Optional[Summary]:
+def summarize(source: str, tree: ast.Module | None = None, memo: dict[str, _Part] | None = None) -> Summary | None:
     """The summary of one file's text, or None when Python cannot parse it.
 
     ``tree``: the text's ``ast`` tree, when the caller has it. ``memo``: the parts of the
@@ -330,7 +337,7 @@ def summarize(source: str, tree: Optional[ast.Module] = None,
             gc.enable()
 
 
-def _summarize(source: str, tree: Optional[ast.Module], memo: Optional[Dict[str, _Part]]) -> Optional[Summary]:
+def _summarize(source: str, tree: ast.Module | None, memo: dict[str, _Part] | None) -> Summary | None:
     if tree is None:
         try:
             with warnings.catch_warnings():
@@ -338,17 +345,17 @@ def _summarize(source: str, tree: Optional[ast.Module], memo: Optional[Dict[str,
                 tree = ast.parse(source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
-    imports: List[List[Any]] = []
-    aliases: Dict[str, str] = {}
-    bound: Dict[str, str] = {}
-    classes: Dict[str, Any] = {}
-    functions: Dict[str, Any] = {}
-    compiled: List[List[Optional[str]]] = []
-    instances: Dict[str, str] = {}  # `name = Cls(...)` anywhere (for torch.compile(name))
+    imports: list[list[Any]] = []
+    aliases: dict[str, str] = {}
+    bound: dict[str, str] = {}
+    classes: dict[str, Any] = {}
+    functions: dict[str, Any] = {}
+    compiled: list[list[str | None]] = []
+    instances: dict[str, str] = {}  # `name = Cls(...)` anywhere (for torch.compile(name))
     if memo is None:
         _top(tree.body, imports, aliases, bound, classes, functions)
     else:
-        fresh: Dict[str, _Part] = {}
+        fresh: dict[str, _Part] = {}
         for text, stmts in _statement_runs(source, tree.body):
             part = memo.get(text) or fresh.get(text)
             if part is None:
@@ -365,10 +372,10 @@ def _summarize(source: str, tree: Optional[ast.Module], memo: Optional[Dict[str,
     return _finish(source, tree, imports, aliases, bound, classes, functions, compiled, instances)
 
 
-def _statement_runs(source: str, body: List[ast.stmt]) -> List[Tuple[str, List[ast.stmt]]]:
+def _statement_runs(source: str, body: list[ast.stmt]) -> list[tuple[str, list[ast.stmt]]]:
     """(text of their lines, statements) for the top-level statements, those sharing a line together."""
     starts = [0] + [m.end() for m in _LINE_END.finditer(source)]
-    runs: List[Tuple[int, int, List[ast.stmt]]] = []
+    runs: list[tuple[int, int, list[ast.stmt]]] = []
     for stmt in body:
         first = min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", ())])
         last = stmt.end_lineno or stmt.lineno
@@ -399,8 +406,7 @@ def _top(body, imports, aliases, bound, classes, functions) -> None:
                 for item in stmt.body:
                     if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                         methods[item.name] = _function(item)
-                classes[stmt.name] = {"bases": [b for b in (dotted(x) for x in stmt.bases) if b],
-                                      "methods": methods}
+                classes[stmt.name] = {"bases": [b for b in (dotted(x) for x in stmt.bases) if b], "methods": methods}
             elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                 for t in targets:
@@ -446,7 +452,7 @@ def _may_compile(source: str, tree: ast.Module) -> bool:
             at = source.find(word, at + len(word))
     if not starts:
         return False
-    lines: List[int] = []
+    lines: list[int] = []
     line, at = 1, 0
     for start in sorted(starts):  # (in text order: the lines counted once)
         line += source.count("\n", at, start)
@@ -462,8 +468,8 @@ def _may_compile(source: str, tree: ast.Module) -> bool:
         if at == len(lines) or lines[at] > last:
             continue
         for node in _walk(stmt):
-            if type(node) is ast.Call and node.args:  # type: ignore[attr-defined]
-                func = dotted(node.func)  # type: ignore[attr-defined]
+            if type(node) is ast.Call and node.args:
+                func = dotted(node.func)
                 if func is not None and func.split(".")[-1] in ("compile", "optimize"):
                     return True
     return False
@@ -472,14 +478,18 @@ def _may_compile(source: str, tree: ast.Module) -> bool:
 def _finish(source, tree, imports, aliases, bound, classes, functions, compiled, instances) -> Summary:
     # torch.compile(...)-like calls anywhere: their first argument, as written
     for node in _walk(tree) if _may_compile(source, tree) else ():
-        if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name)):
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Call)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+        ):
             callee = dotted(node.value.func)
             if callee is not None:
                 instances.setdefault(node.targets[0].id, callee)
         if isinstance(node, ast.Call) and node.args:
             func = dotted(node.func)
-            if func is None or not func.split(".")[-1] in ("compile", "optimize"):
+            if func is None or func.split(".")[-1] not in ("compile", "optimize"):
                 continue
             arg = node.args[0]
             if isinstance(arg, ast.Call):
@@ -496,8 +506,14 @@ def _finish(source, tree, imports, aliases, bound, classes, functions, compiled,
     else:
         instances = {}
     out: Summary = {"v": VERSION, "imports": imports}
-    for key, value in (("aliases", aliases), ("bound", bound), ("classes", classes),
-                       ("functions", functions), ("compiled", compiled), ("instances", instances)):
+    for key, value in (
+        ("aliases", aliases),
+        ("bound", bound),
+        ("classes", classes),
+        ("functions", functions),
+        ("compiled", compiled),
+        ("instances", instances),
+    ):
         if value:
             out[key] = value
     return out

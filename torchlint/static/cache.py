@@ -4,7 +4,8 @@ An entry holds one file's static findings (or its parse error), with their fixes
 run marked them (each as its text edits: line and column spans and the new text).
 Its key is a hash of the file's path and text (its digest), torchlint's version, the rule selection
 (``select``/``ignore``; ``per-file-ignores`` are applied after the cache, so they are not
-part of it), the torch version it reports for (``torch-version``) and the *engine version*: a hash of the rule modules and pages, the static engine, the
+part of it), the torch version it reports for (``torch-version``) and the *engine version*: a
+hash of the rule modules and pages, the static engine, the
 fixes and the data files they read, plus the libcst and Python versions. Change any of
 them and old entries are simply not found.
 
@@ -19,6 +20,7 @@ and only a folder that carries torchlint's ``CACHEDIR.TAG``.
 
 This module must not import libcst (a warm run never does).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -26,7 +28,7 @@ import json
 import os
 import shutil
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable
 
 from torchlint import __version__
 from torchlint.atomic import write_text_atomic
@@ -49,14 +51,28 @@ TAG = (
 # Finding fields kept in an entry, with the JSON types allowed. A finding's ``fix`` is kept
 # as [applicability, description, [[line, column, end_line, end_column, text], ...]].
 _STR, _INT, _OPT_STR = (str,), (int,), (str, type(None))
-_FIELDS: Dict[str, Tuple[type, ...]] = {
-    "rule": _OPT_STR, "name": _STR, "line": _INT, "column": _INT, "end_line": _INT,
-    "end_column": _INT, "message": _STR, "suggestion": _STR, "source": _STR, "gb_code": _OPT_STR,
-    "region": _OPT_STR, "target": _OPT_STR, "severity": _STR, "reason": _OPT_STR,
-    "explanation": _OPT_STR, "hints": (list,), "source_line": _OPT_STR,
+_FIELDS: dict[str, tuple[type, ...]] = {
+    "rule": _OPT_STR,
+    "name": _STR,
+    "line": _INT,
+    "column": _INT,
+    "end_line": _INT,
+    "end_column": _INT,
+    "message": _STR,
+    "suggestion": _STR,
+    "source": _STR,
+    "gb_code": _OPT_STR,
+    "region": _OPT_STR,
+    "target": _OPT_STR,
+    "severity": _STR,
+    "reason": _OPT_STR,
+    "explanation": _OPT_STR,
+    "hints": (list,),
+    "source_line": _OPT_STR,
 }
 _SOURCES = frozenset({"static", "dynamic", "both"})
 _SEVERITIES = frozenset({"error", "warning"})
+
 
 # What the static results depend on besides the file and the settings.
 def engine_version() -> str:
@@ -129,8 +145,9 @@ def default_dir(settings, cwd: str) -> str:
 class Cache:
     """Per-file static results under ``folder``, for one engine version and rule selection."""
 
-    def __init__(self, folder: str, select, ignore, *, engine: Optional[str] = None,
-                 torch_version: Optional[str] = None) -> None:
+    def __init__(
+        self, folder: str, select, ignore, *, engine: str | None = None, torch_version: str | None = None
+    ) -> None:
         self.folder = folder
         self.entries = os.path.join(folder, ENTRIES)
         # torch_version: the version the static pass reports for (what breaks differs by version)
@@ -140,7 +157,7 @@ class Cache:
         self._ready = False
         self.write_failed = False
 
-    def sources(self) -> "Sources":
+    def sources(self) -> Sources:
         """Where a run reads its files, with the index of their stats kept in this cache (an
         unchanged file is not read again: :mod:`torchlint.static.sources`)."""
         from torchlint.static.sources import INDEX_NAME, Sources
@@ -166,7 +183,7 @@ class Cache:
         name = h.hexdigest()
         return os.path.join(self.folder, SUMMARIES, name[:2], name[2:] + ".json")
 
-    def get_summary(self, digest: str) -> Optional[Dict[str, Any]]:
+    def get_summary(self, digest: str) -> dict[str, Any] | None:
         """The summary of the text with ``digest``, or None."""
         try:
             with open(self._summary_file(digest), "rb") as fh:
@@ -179,11 +196,11 @@ class Cache:
         """Whether a summary of the text with ``digest`` is stored (not read)."""
         return os.path.isfile(self._summary_file(digest))
 
-    def put_summary(self, digest: str, summary: Dict[str, Any]) -> None:
+    def put_summary(self, digest: str, summary: dict[str, Any]) -> None:
         if not self.write_failed:
             self._write(self._summary_file(digest), summary)
 
-    def summary(self, digest: str, text: Callable[[], Optional[str]]) -> Optional[Dict[str, Any]]:
+    def summary(self, digest: str, text: Callable[[], str | None]) -> dict[str, Any] | None:
         """The summary (:func:`torchlint.analysis.summary.summarize`) of the text with
         ``digest``: stored, or made from ``text()`` and stored (None: no text, or it does not
         parse)."""
@@ -206,7 +223,7 @@ class Cache:
     def _graph_file(self, key: str) -> str:
         return self._project_file(key)[: -len(".json")] + "-graph.json"
 
-    def get_project(self, key: str) -> Optional[Dict[str, Any]]:
+    def get_project(self, key: str) -> dict[str, Any] | None:
         """The stored analysis of the files named by ``key``, less its facts
         (:meth:`get_project_facts`): ``{"files": {path: [text digest, summary digest]},
         "bare": [path], "members": digest, "generation": name}``, or None."""
@@ -218,7 +235,7 @@ class Cache:
         ok = isinstance(entry, dict) and isinstance(entry.get("files"), dict) and "facts" not in entry
         return entry if ok else None
 
-    def put_project(self, key: str, entry: Dict[str, Any], facts: Optional[Dict[str, Any]] = None) -> None:
+    def put_project(self, key: str, entry: dict[str, Any], facts: dict[str, Any] | None = None) -> None:
         """Store an analysis (``entry``, with its ``generation``) and, when given, its facts
         (path -> facts), apart: a run of a few files reads only what it needs of them."""
         if not self.write_failed:
@@ -229,7 +246,7 @@ class Cache:
     def _facts_file(self, key: str) -> str:
         return self._project_file(key)[: -len(".json")] + "-facts.json"
 
-    def get_project_facts(self, key: str, generation: Any) -> Optional[Dict[str, Any]]:
+    def get_project_facts(self, key: str, generation: Any) -> dict[str, Any] | None:
         """Every file's facts in the stored analysis named ``generation``, or None."""
         if not isinstance(generation, str):
             return None
@@ -238,11 +255,15 @@ class Cache:
                 entry = json.loads(fh.read())
         except (OSError, ValueError, RecursionError):
             return None
-        if not isinstance(entry, dict) or entry.get("generation") != generation or not isinstance(entry.get("facts"), dict):
+        if (
+            not isinstance(entry, dict)
+            or entry.get("generation") != generation
+            or not isinstance(entry.get("facts"), dict)
+        ):
             return None
         return entry["facts"]
 
-    def get_project_graph(self, key: str) -> Optional[Dict[str, Any]]:
+    def get_project_graph(self, key: str) -> dict[str, Any] | None:
         """What the stored analysis of ``key`` worked out per file, for a later one to take
         where nothing a file reads changed (:meth:`torchlint.analysis.project.Project.analyze`):
         ``roots`` (path -> refs), ``edges`` (path -> qualname -> refs), ``traced`` (path ->
@@ -253,18 +274,20 @@ class Cache:
             with open(self._graph_file(key), "rb") as fh:
                 entry = json.loads(fh.read())
             roots = {p: [_ref(r) for r in refs] for p, refs in entry["roots"].items()}
-            edges = {p: {q: [_ref(r) for r in refs] for q, refs in by_qual.items()}
-                     for p, by_qual in entry["edges"].items()}
+            edges = {
+                p: {q: [_ref(r) for r in refs] for q, refs in by_qual.items()} for p, by_qual in entry["edges"].items()
+            }
             traced = {p: dict(by_qual) for p, by_qual in entry["traced"].items()}
             reads = {p: list(targets) for p, targets in entry["reads"].items()}
         except (OSError, ValueError, RecursionError, TypeError, KeyError, AttributeError):
             return None
-        if not all(isinstance(v, bool) for by_qual in traced.values() for v in by_qual.values()) \
-                or not all(isinstance(t, str) for targets in reads.values() for t in targets):
+        if not all(isinstance(v, bool) for by_qual in traced.values() for v in by_qual.values()) or not all(
+            isinstance(t, str) for targets in reads.values() for t in targets
+        ):
             return None
         return {"roots": roots, "edges": edges, "traced": traced, "reads": reads}
 
-    def put_project_graph(self, key: str, entry: Dict[str, Any]) -> None:
+    def put_project_graph(self, key: str, entry: dict[str, Any]) -> None:
         if not self.write_failed:
             self._write(self._graph_file(key), entry)
 
@@ -273,7 +296,7 @@ class Cache:
         h.update("\0".join(sorted(given)).encode("utf-8", "surrogatepass"))
         return os.path.join(self.folder, SUMMARIES, "reach", h.hexdigest()[:40] + ".json")
 
-    def get_reach(self, key: str, given, generation: Any) -> Optional[Tuple[Dict[str, List[str]], Dict[str, Any]]]:
+    def get_reach(self, key: str, given, generation: Any) -> tuple[dict[str, list[str]], dict[str, Any]] | None:
         """What the files ``given`` reach in the other files of the stored analysis of ``key``
         (path -> the qualified names of the functions their regions reach), with the facts
         of those files and of the given ones, as kept for the analysis named ``generation``;
@@ -286,32 +309,41 @@ class Cache:
                 entry = json.loads(fh.read())
         except (OSError, ValueError, RecursionError):
             return None
-        if not isinstance(entry, dict) or entry.get("generation") != generation \
-                or entry.get("given") != sorted(given) or not isinstance(entry.get("reach"), dict) \
-                or not isinstance(entry.get("facts"), dict):
+        if (
+            not isinstance(entry, dict)
+            or entry.get("generation") != generation
+            or entry.get("given") != sorted(given)
+            or not isinstance(entry.get("reach"), dict)
+            or not isinstance(entry.get("facts"), dict)
+        ):
             return None
         reach, facts = entry["reach"], entry["facts"]
-        if not all(isinstance(quals, list) and all(isinstance(q, str) for q in quals) for quals in reach.values()) \
-                or not all(path in facts for path in reach):
+        if not all(
+            isinstance(quals, list) and all(isinstance(q, str) for q in quals) for quals in reach.values()
+        ) or not all(path in facts for path in reach):
             return None
         return reach, facts
 
-    def put_reach(self, key: str, given, generation: str, reach: Dict[str, Any], facts: Dict[str, Any]) -> None:
+    def put_reach(self, key: str, given, generation: str, reach: dict[str, Any], facts: dict[str, Any]) -> None:
         """Keep what the files ``given`` reach (``reach``: path -> (facts, qualified names))
         on the analysis named ``generation``, with the facts of the given files that have
         some (``facts``)."""
         if not self.write_failed:
-            self._write(self._reach_file(key, given), {
-                "generation": generation, "given": sorted(given),
-                "reach": {path: sorted(quals) for path, (_, quals) in sorted(reach.items())},
-                "facts": dict(sorted({**facts, **{path: fact for path, (fact, _) in reach.items()}}.items()))})
+            self._write(
+                self._reach_file(key, given),
+                {
+                    "generation": generation,
+                    "given": sorted(given),
+                    "reach": {path: sorted(quals) for path, (_, quals) in sorted(reach.items())},
+                    "facts": dict(sorted({**facts, **{path: fact for path, (fact, _) in reach.items()}}.items())),
+                },
+            )
 
     def _file(self, key: str) -> str:
         return os.path.join(self.entries, key[:2], key[2:] + ".json")
 
     # -- reading ------------------------------------------------------------------------
-    def get(self, key: str, path: str, fixes: bool = False
-            ) -> Optional[Tuple[List[Finding], Optional[str], int]]:
+    def get(self, key: str, path: str, fixes: bool = False) -> tuple[list[Finding], str | None, int] | None:
         """(findings, error, lines) stored for ``key``, or None when absent or not trusted.
 
         ``fixes``: the caller wants findings marked with their fixes (an entry stored
@@ -327,14 +359,19 @@ class Cache:
             return None
 
     # -- writing ------------------------------------------------------------------------
-    def put(self, key: str, findings: List[Finding], error: Optional[str], lines: int,
-            fixes: bool = False) -> None:
+    def put(self, key: str, findings: list[Finding], error: str | None, lines: int, fixes: bool = False) -> None:
         """Store one file's result (``fixes``: its findings were marked with their fixes).
         A cache that cannot be written is quietly not used."""
         if self.write_failed:
             return
-        entry = {"format": FORMAT, "key": key, "error": error, "lines": lines, "fixes": fixes,
-                 "findings": [_encode(f) for f in findings]}
+        entry = {
+            "format": FORMAT,
+            "key": key,
+            "error": error,
+            "lines": lines,
+            "fixes": fixes,
+            "findings": [_encode(f) for f in findings],
+        }
         self._write(self._file(key), entry)
 
     def _write(self, target: str, entry: Any) -> None:
@@ -369,28 +406,35 @@ class Cache:
         self._ready = True
 
 
-def _ref(raw: Any) -> Tuple[str, ...]:
+def _ref(raw: Any) -> tuple[str, ...]:
     """A stored analysis ref (``["fn", path, qualname]``), checked."""
     if not isinstance(raw, list) or len(raw) != 3 or not all(isinstance(x, str) for x in raw):
         raise ValueError("bad ref")
     return tuple(raw)
 
 
-def _encode(f: Finding) -> Dict[str, Any]:
-    item: Dict[str, Any] = {name: getattr(f, name) for name in _FIELDS}
+def _encode(f: Finding) -> dict[str, Any]:
+    item: dict[str, Any] = {name: getattr(f, name) for name in _FIELDS}
     if f.fix is not None:
-        item["fix"] = [f.fix.applicability, f.fix.description,
-                       [[e.line, e.column, e.end_line, e.end_column, e.replacement] for e in f.fix.edits]]
+        item["fix"] = [
+            f.fix.applicability,
+            f.fix.description,
+            [[e.line, e.column, e.end_line, e.end_column, e.replacement] for e in f.fix.edits],
+        ]
     return item
 
 
-def _decode(entry: Any, key: str, path: str, fixes: bool
-            ) -> Tuple[List[Finding], Optional[str], int]:
+def _decode(entry: Any, key: str, path: str, fixes: bool) -> tuple[list[Finding], str | None, int]:
     if not isinstance(entry, dict) or entry.get("format") != FORMAT or entry.get("key") != key:
         raise ValueError("foreign entry")
     error, lines, raw, marked = entry["error"], entry["lines"], entry["findings"], entry["fixes"]
-    if (not isinstance(error, (str, type(None))) or not _is_int(lines) or not isinstance(raw, list)
-            or not isinstance(marked, bool) or (fixes and not marked)):
+    if (
+        not isinstance(error, (str, type(None)))
+        or not _is_int(lines)
+        or not isinstance(raw, list)
+        or not isinstance(marked, bool)
+        or (fixes and not marked)
+    ):
         raise ValueError("bad entry")
     findings = []
     for item in raw:
@@ -400,8 +444,11 @@ def _decode(entry: Any, key: str, path: str, fixes: bool
             value = item[name]
             if not isinstance(value, types) or (types is _INT and not _is_int(value)):
                 raise ValueError(f"bad {name}")
-        if (item["source"] not in _SOURCES or item["severity"] not in _SEVERITIES
-                or not all(isinstance(h, str) for h in item["hints"])):
+        if (
+            item["source"] not in _SOURCES
+            or item["severity"] not in _SEVERITIES
+            or not all(isinstance(h, str) for h in item["hints"])
+        ):
             raise ValueError("bad finding")
         fix = item.pop("fix", None)
         finding = Finding(path=path, **item)
@@ -418,8 +465,11 @@ def _decode_fix(raw: Any) -> Fix:
     out = []
     for edit in edits:
         line, column, end_line, end_column, text = edit
-        if not all(_is_int(v) and v > 0 for v in (line, column, end_line, end_column)) or not isinstance(text, str) \
-                or (end_line, end_column) < (line, column):
+        if (
+            not all(_is_int(v) and v > 0 for v in (line, column, end_line, end_column))
+            or not isinstance(text, str)
+            or (end_line, end_column) < (line, column)
+        ):
             raise ValueError("bad fix")
         out.append(Edit(line, column, end_line, end_column, text))
     return Fix(applicability, description, tuple(out))

@@ -10,6 +10,7 @@ checked in this process. Results come back in file order whatever the scheduling
 libcst and the rules are imported only when some file has to be parsed, so a run that the
 cache answers (or one over files without torch) never loads them.
 """
+
 from __future__ import annotations
 
 import gc
@@ -19,12 +20,17 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Type, Union
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+)
 
-from torchlint.findings import FileError, Finding
 from torchlint.files import FileProblem, read_source
+from torchlint.findings import FileError, Finding
 from torchlint.static.sources import Known, Sources, is_candidate, line_count, trains_compiled_code
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -48,14 +54,20 @@ Advance = Callable[[int], None]
 @dataclass
 class FileResult:
     path: str
-    findings: List[Finding] = field(default_factory=list)
-    error: Optional[str] = None
+    findings: list[Finding] = field(default_factory=list)
+    error: str | None = None
     lines: int = 0
 
 
-def check_source(source: str, path: str, rule_classes: Sequence[Type["Rule"]],
-                 fixes: Optional["FixPlanner"] = None, facts: Optional[dict] = None,
-                 parser: Optional["IncrementalParser"] = None, syntax=None) -> FileResult:
+def check_source(
+    source: str,
+    path: str,
+    rule_classes: Sequence[type[Rule]],
+    fixes: FixPlanner | None = None,
+    facts: dict | None = None,
+    parser: IncrementalParser | None = None,
+    syntax=None,
+) -> FileResult:
     """Lint one file's text (``fixes``: mark fixable findings in the same walk; ``facts``: what
     the project-wide analysis says about the file, :func:`project_facts`; ``parser``: the
     trees of the file's earlier versions, :mod:`torchlint.static.incremental`; ``syntax``: its
@@ -64,25 +76,27 @@ def check_source(source: str, path: str, rule_classes: Sequence[Type["Rule"]],
     result = FileResult(path=path, lines=line_count(source))
     if not rule_classes or not (is_candidate(source) or (facts and (facts.get("roots") or facts.get("reached")))):
         return result
-    from torchlint.static.limits import guarded_lint
     from torchlint.analysis.tree import unvalidated
+    from torchlint.static.limits import guarded_lint
 
     with unvalidated():  # the parser's nodes need no re-checking
-        result.findings, result.error = guarded_lint(source, path, rule_classes, fixes=fixes, facts=facts,
-                                                     parser=parser, syntax=syntax)
+        result.findings, result.error = guarded_lint(
+            source, path, rule_classes, fixes=fixes, facts=facts, parser=parser, syntax=syntax
+        )
     return result
 
 
-def rules_on_lines(wanted: Mapping[str, Iterable[int]], rule_classes: Sequence[Type["Rule"]],
-                   cwd: str = ".") -> Dict[Tuple[str, int], Set[str]]:
+def rules_on_lines(
+    wanted: Mapping[str, Iterable[int]], rule_classes: Sequence[type[Rule]], cwd: str = "."
+) -> dict[tuple[str, int], set[str]]:
     """(path, line) -> the codes of the rules that flag that line when the function holding it
     is taken as compiled (:func:`torchlint.static.engine.lint_lines`): which rule, if any, a
     graph break dynamo found there belongs to. ``wanted``: path (relative to ``cwd``) -> lines.
     Files are read and parsed, never imported; one that cannot be is left out."""
-    from torchlint.static.engine import lint_lines
     from torchlint.analysis.tree import unvalidated
+    from torchlint.static.engine import lint_lines
 
-    out: Dict[Tuple[str, int], Set[str]] = {}
+    out: dict[tuple[str, int], set[str]] = {}
     for path, lines in wanted.items():
         lines = set(lines)
         try:
@@ -93,7 +107,7 @@ def rules_on_lines(wanted: Mapping[str, Iterable[int]], rule_classes: Sequence[T
             continue
         for f in found:
             for line in lines:
-                if f.line <= line <= max(f.end_line, f.line):
+                if f.rule is not None and f.line <= line <= max(f.end_line, f.line):
                     out.setdefault((path, line), set()).add(f.rule)
     return out
 
@@ -108,18 +122,18 @@ def default_jobs() -> int:
 
 def run_static(
     files: Sequence[str],
-    rule_classes: Optional[Sequence[Type["Rule"]]] = None,
+    rule_classes: Sequence[type[Rule]] | None = None,
     *,
-    settings: Optional["Settings"] = None,
-    jobs: Optional[int] = 1,
-    cache: Optional["Cache"] = None,
-    advance: Optional[Advance] = None,
-    fixes: Optional[Planner] = None,
-    texts: Optional[Dict[str, str]] = None,
-    torch_version: Optional[str] = None,
-    project: Optional[bool] = None,
-    sources: Optional[Sources] = None,
-    uncommented: Optional[Set[str]] = None,
+    settings: Settings | None = None,
+    jobs: int | None = 1,
+    cache: Cache | None = None,
+    advance: Advance | None = None,
+    fixes: Planner | None = None,
+    texts: dict[str, str] | None = None,
+    torch_version: str | None = None,
+    project: bool | None = None,
+    sources: Sources | None = None,
+    uncommented: set[str] | None = None,
 ):
     """Findings and errors for ``files``, in file order.
 
@@ -148,39 +162,41 @@ def run_static(
         if n and advance is not None:
             advance(n)
 
-    results: List[Optional[FileResult]] = [None] * len(files)
-    todo: List[Tuple[int, str, str, Optional[str], Optional[dict]]] = []  # (index, path, source, key, facts)
+    results: list[FileResult | None] = [None] * len(files)
+    todo: list[tuple[int, str, str, str | None, dict | None]] = []  # (index, path, source, key, facts)
     srcs = sources if sources is not None else cache.sources() if cache is not None else Sources()
-    known: List[Optional[Known]] = [None] * len(files)
-    notebooks: List[int] = []
+    known: list[Known | None] = [None] * len(files)
+    notebooks: list[int] = []
     settings_ = settings or _default_settings()
     scope = Scope()
-    summaries: Dict[str, Optional[dict]] = {}
+    summaries: dict[str, dict | None] = {}
     if project if project is not None else settings_.project:
         scope = project_scope(files, settings_)
         # the project's files and the given ones read and summarised on the pool
         given = [p for p in files if not p.endswith(".ipynb")]
-        _summarize_missing([*scope.files, *given], srcs, cache, summaries, jobs,
-                           wanted={os.path.abspath(p) for p in given})
+        _summarize_missing(
+            [*scope.files, *given], srcs, cache, summaries, jobs, wanted={os.path.abspath(p) for p in given}
+        )
     for i, path in enumerate(files):
         if path.endswith(".ipynb"):  # code cells as one module (torchlint.static.notebook), uncached
             notebooks.append(i)
             continue
-        known[i] = srcs.known(path)
-        if known[i] is None:
+        info = known[i] = srcs.known(path)
+        if info is None:
             results[i] = FileResult(path=path, error=srcs.problem(path) or "cannot read")
-        elif uncommented is not None and not known[i].comments:
+        elif uncommented is not None and not info.comments:
             uncommented.add(path)
-    facts: List[Optional[dict]] = [None] * len(files)
-    bare: Set[str] = set()  # files that hold no compiled region (no tree is built for them)
+    facts: list[dict | None] = [None] * len(files)
+    bare: set[str] = set()  # files that hold no compiled region (no tree is built for them)
     # the project's files say whether it trains (a training script compiles a model and
     # calls backward()), whichever of them were given
     project_known = (srcs.known(p) for p in scope.files)
     settings_ = _trained_if(settings_, (k is not None and k.trains for k in (*known, *project_known)))
-    reach: Dict[str, Tuple[dict, Set[str]]] = {}
+    reach: dict[str, tuple[dict, set[str]]] = {}
     if project if project is not None else settings_.project:
-        facts, bare = project_facts(files, srcs, settings_, cache, scope=scope, reach=reach, jobs=jobs,
-                                    summaries=summaries)
+        facts, bare = project_facts(
+            files, srcs, settings_, cache, scope=scope, reach=reach, jobs=jobs, summaries=summaries
+        )
     # project files not given whose functions a given file's regions reach (a staged caller,
     # its helper unstaged): checked too, and their findings in those functions reported
     from torchlint.files import display_path
@@ -191,7 +207,7 @@ def run_static(
     known = known + [srcs.known(p) for p in extra]
     facts = list(facts) + [reach[p][0] for p in extra]
     results = results + [None] * len(extra)
-    only: Dict[int, Set[str]] = {len(files) - len(extra) + k: reach[p][1] for k, p in enumerate(extra)}
+    only: dict[int, set[str]] = {len(files) - len(extra) + k: reach[p][1] for k, p in enumerate(extra)}
     facts = with_modes(facts, known, settings_)
     done = 0
     for i, path in enumerate(files):
@@ -211,7 +227,7 @@ def run_static(
                         results[i] = FileResult(path=path, error=srcs.problem(path) or "cannot read")
                     else:
                         if srcs.moved(path):  # (edited since it was read on the pool: not stored
-                            key = None        # under the digest of the text read there)
+                            key = None  # under the digest of the text read there)
                         todo.append((i, path, source, key, fact))
                         continue
         done += 1
@@ -228,30 +244,31 @@ def run_static(
         planner = fixes() if fixes is not None else None
         for i in notebooks:  # (counted as done with the unreadable files above)
             results[i] = _lint_notebook(files[i], rule_classes, planner)
-        for (i, path, source, key, _), res in zip(todo, _lint_all(todo, rule_classes, jobs, tick, planner,
-                                                                  torch_version)):
+        for (i, path, source, key, _), res in zip(
+            todo, _lint_all(todo, rule_classes, jobs, tick, planner, torch_version)
+        ):
             results[i] = res
             if res.findings and texts is not None:
                 texts[path] = source
             if cache is not None and key is not None and not _transient(res.error):
                 cache.put(key, res.findings, res.error, res.lines, mark_fixes)
 
-    findings: List[Finding] = []
-    errors: List[FileError] = []
-    for i, res in enumerate(results):
-        assert res is not None
+    findings: list[Finding] = []
+    errors: list[FileError] = []
+    for i, result in enumerate(results):
+        assert result is not None
         if i in only:  # a file not given: the findings in what a given file's regions reach
-            findings.extend(f for f in res.findings if f.region in only[i])
+            findings.extend(f for f in result.findings if f.region in only[i])
             continue
-        findings.extend(res.findings)
-        if res.error:
-            errors.extend(FileError(res.path, line) for line in res.error.split("\n"))
+        findings.extend(result.findings)
+        if result.error:
+            errors.extend(FileError(result.path, line) for line in result.error.split("\n"))
     if sources is None:
         srcs.save()
     return findings, errors
 
 
-def _lint_notebook(path: str, rule_classes, fixes: Optional["FixPlanner"] = None) -> FileResult:
+def _lint_notebook(path: str, rule_classes, fixes: FixPlanner | None = None) -> FileResult:
     """A notebook's findings, on cell lines, and its problems, one a line (a cell with a
     syntax error leaves the other cells checked; ``fixes``: mark fixable findings, their
     edits on the cell's lines). Suppression comments are the pipeline's."""
@@ -264,17 +281,18 @@ def _lint_notebook(path: str, rule_classes, fixes: Optional["FixPlanner"] = None
     with gc_paused():
         res = check_source(module.text, path, rule_classes, fixes)
     problems = [f"cell {cell}: {msg}" for cell, msg in module.problems] + ([res.error] if res.error else [])
-    return FileResult(path=path, findings=map_findings(res.findings, module), error="\n".join(problems) or None,
-                      lines=res.lines)
+    return FileResult(
+        path=path, findings=map_findings(res.findings, module), error="\n".join(problems) or None, lines=res.lines
+    )
 
 
-def trained_if_a_script_trains(settings: "Settings", sources: Sequence[Optional[str]]) -> "Settings":
+def trained_if_a_script_trains(settings: Settings, sources: Sequence[str | None]) -> Settings:
     """``settings`` with ``train`` on when a checked script compiles a model and calls
     ``.backward()`` (it trains it: training-only code runs), else ``settings``."""
     return _trained_if(settings, (src is not None and trains_compiled_code(src) for src in sources))
 
 
-def _trained_if(settings: "Settings", trains: Iterable[bool]) -> "Settings":
+def _trained_if(settings: Settings, trains: Iterable[bool]) -> Settings:
     if not settings.train and any(trains):
         import dataclasses
 
@@ -282,8 +300,7 @@ def _trained_if(settings: "Settings", trains: Iterable[bool]) -> "Settings":
     return settings
 
 
-def with_modes(facts: List[Optional[dict]], sources: Sequence[object], settings: "Settings"
-               ) -> List[Optional[dict]]:
+def with_modes(facts: list[dict | None], sources: Sequence[object], settings: Settings) -> list[dict | None]:
     """Training-only and half-precision-only code is checked too (``--train``, ``--half``):
     part of each file's facts (and so of its cache key), as the engine reads them."""
     paths = {k: True for k in ("train", "half") if getattr(settings, k)}
@@ -292,10 +309,10 @@ def with_modes(facts: List[Optional[dict]], sources: Sequence[object], settings:
     return [dict(f or {}, **paths) if src is not None else None for f, src in zip(facts, sources)]
 
 
-def read_for_project(files: Sequence[str]) -> List[Optional[str]]:
+def read_for_project(files: Sequence[str]) -> list[str | None]:
     """The texts of ``files`` as :func:`project_facts` takes them (None for a file that
     cannot be read, or a notebook: notebooks are not part of the project analysis)."""
-    out: List[Optional[str]] = []
+    out: list[str | None] = []
     for path in files:
         try:
             out.append(None if path.endswith(".ipynb") else read_source(path))
@@ -304,7 +321,7 @@ def read_for_project(files: Sequence[str]) -> List[Optional[str]]:
     return out
 
 
-def _reached(fact: Optional[dict]) -> bool:
+def _reached(fact: dict | None) -> bool:
     """Whether the facts make some function of the file a region."""
     return bool(fact and (fact.get("roots") or fact.get("reached")))
 
@@ -314,11 +331,11 @@ class Scope:
     """The project a run's files belong to (:func:`project_scope`): its root (None: the given
     files are the whole project) and its Python files (absolute, sorted)."""
 
-    root: Optional[str] = None
+    root: str | None = None
     files: Sequence[str] = ()
 
 
-def project_scope(files: Sequence[str], settings: "Settings", cwd: Optional[str] = None) -> Scope:
+def project_scope(files: Sequence[str], settings: Settings, cwd: str | None = None) -> Scope:
     """The project ``files`` belong to: the folder of the config that applies, else the
     repository holding them, else their top package (:func:`torchlint.files.project_root`),
     and its Python files less ``exclude``d and git-ignored ones. Compiled regions are decided
@@ -333,10 +350,16 @@ def project_scope(files: Sequence[str], settings: "Settings", cwd: Optional[str]
     return Scope(root, project_files(root, settings.exclude))
 
 
-def project_facts(files: Sequence[str], sources: Union[Sequence[Optional[str]], Sources], settings: "Settings",
-                  cache: Optional["Cache"] = None, scope: Optional[Scope] = None,
-                  reach: Optional[Dict[str, Tuple[dict, Set[str]]]] = None, jobs: Optional[int] = None,
-                  summaries: Optional[Dict[str, Optional[dict]]] = None) -> Tuple[List[Optional[dict]], Set[str]]:
+def project_facts(
+    files: Sequence[str],
+    sources: Sequence[str | None] | Sources,
+    settings: Settings,
+    cache: Cache | None = None,
+    scope: Scope | None = None,
+    reach: dict[str, tuple[dict, set[str]]] | None = None,
+    jobs: int | None = None,
+    summaries: dict[str, dict | None] | None = None,
+) -> tuple[list[dict | None], set[str]]:
     """Each file's facts from the project-wide analysis (None for a file that cannot be read),
     and the absolute paths of the files that hold no compiled region
     (:func:`torchlint.analysis.roots.may_hold_regions`: no tree is built for them).
@@ -360,10 +383,16 @@ def project_facts(files: Sequence[str], sources: Union[Sequence[Optional[str]], 
         return _project_facts(files, sources, settings, cache, scope, reach, jobs, summaries)
 
 
-def _project_facts(files: Sequence[str], srcs: Sources, settings: "Settings",
-                   cache: Optional["Cache"], scope: Scope,
-                   reach: Optional[Dict[str, Tuple[dict, Set[str]]]], jobs: Optional[int] = None,
-                   made: Optional[Dict[str, Optional[dict]]] = None) -> Tuple[List[Optional[dict]], Set[str]]:
+def _project_facts(
+    files: Sequence[str],
+    srcs: Sources,
+    settings: Settings,
+    cache: Cache | None,
+    scope: Scope,
+    reach: dict[str, tuple[dict, set[str]]] | None,
+    jobs: int | None = None,
+    made: dict[str, dict | None] | None = None,
+) -> tuple[list[dict | None], set[str]]:
     from torchlint.analysis.summary import summarize
     from torchlint.files import display_path
 
@@ -374,7 +403,7 @@ def _project_facts(files: Sequence[str], srcs: Sources, settings: "Settings",
     listed = set(scope.files)
     # the files whose roots count: the project's and the given ones outside it, in path order
     analysed = sorted(given | {p for p in scope.files if srcs.known(p) is not None})
-    summaries: Dict[str, Optional[dict]] = dict(made or {})
+    summaries: dict[str, dict | None] = dict(made or {})
 
     def load(path: str):
         if path not in summaries:
@@ -401,8 +430,8 @@ def _project_facts(files: Sequence[str], srcs: Sources, settings: "Settings",
     stored = cache.get_project(key) if cache is not None else None
     if stored is not None and stored.get("members") != members:
         stored = None  # a file was added to the project or left it: analysed anew
-    files_seen: Optional[Dict[str, list]] = None
-    changed: Set[str] = set()
+    files_seen: dict[str, list] | None = None
+    changed: set[str] = set()
     if stored is not None and isinstance(stored.get("bare"), list):
         files_seen = dict(stored["files"])
         for path, digests in stored["files"].items():
@@ -420,7 +449,7 @@ def _project_facts(files: Sequence[str], srcs: Sources, settings: "Settings",
             if edited > _REWRITE_AFTER:  # (until then each run compares those few summaries again)
                 cache.put_project(key, dict(stored, files=files_seen))  # type: ignore[union-attr]
             generation = stored.get("generation")
-            kept: Optional[Dict[str, Any]] = None  # the facts of the given files (and what they reach)
+            kept: dict[str, Any] | None = None  # the facts of the given files (and what they reach)
             if reach is not None and len(analysed) > len(given):
                 # what the given files reach, with the facts they need, as worked out for them
                 # on this analysis before; else followed through its call graph (and kept)
@@ -432,9 +461,9 @@ def _project_facts(files: Sequence[str], srcs: Sources, settings: "Settings",
                 else:
                     every = cache.get_project_facts(key, generation)  # type: ignore[union-attr]
                     graph = cache.get_project_graph(key) if every is not None else None  # type: ignore[union-attr]
-                    if graph is not None:
-                        _reached_through(given, graph["edges"], graph["roots"], every, reach)  # type: ignore[arg-type]
-                        kept = {path: every[path] for path in given if path in every}  # type: ignore[index]
+                    if graph is not None and every is not None:
+                        _reached_through(given, graph["edges"], graph["roots"], every, reach)
+                        kept = {path: every[path] for path in given if path in every}
                         cache.put_reach(key, given, generation, reach, kept)  # type: ignore[union-attr, arg-type]
                     else:
                         stored = None  # (no graph to follow the calls in: analysed anew)
@@ -460,13 +489,13 @@ def _project_facts(files: Sequence[str], srcs: Sources, settings: "Settings",
     # depend on the order the files were given in
     modmap = ModuleMap(analysed, roots, follow_imports=settings.follow_imports)
     project = Project(modmap, load, analysed, display, train=settings.train)
-    reuse: Set[str] = set()  # analysed files whose name facts the stored analysis gives
+    reuse: set[str] = set()  # analysed files whose name facts the stored analysis gives
     partial = graph is not None and stored is not None
     if partial:
         affected = _readers(changed, graph["reads"])  # type: ignore[index]
         reuse = {path for path in analysed if path not in affected and path in stored["facts"]}  # type: ignore[index]
         project.analyze(graph, unchanged=set(graph["reads"]) - affected)  # type: ignore[index]
-    facts: Dict[str, dict] = {}
+    facts: dict[str, dict] = {}
     for path in analysed:
         if path in reuse:
             names = {k: v for k, v in stored["facts"][path].items() if k not in _REGION_KEYS}  # type: ignore[index]
@@ -493,29 +522,41 @@ def _project_facts(files: Sequence[str], srcs: Sources, settings: "Settings",
                 old = before.get(path)
                 # the same text has the same summary: its digest is not made again
                 same = isinstance(old, list) and len(old) == 2 and old[0] == digest
-                seen[path] = [digest, old[1] if same else _digest(load(path))]
-        reads = dict(graph["reads"]) if partial else {}  # type: ignore[index]
+                seen[path] = [digest, old[1] if same and isinstance(old, list) else _digest(load(path))]
+        reads = dict(graph["reads"]) if partial and graph is not None else {}
         for path in set(project.read_paths()) | changed:
             if path not in reads or path in changed:
                 reads[path] = project.reads(path)
         # a new analysis, named afresh: what was kept of the one before (what given files
         # reach) is not taken for it
         generation = f"{os.getpid()}-{time.time_ns()}-{members[:16]}"
-        cache.put_project(key, {"files": seen, "bare": sorted(bare), "members": members, "generation": generation},
-                          facts)
+        cache.put_project(
+            key, {"files": seen, "bare": sorted(bare), "members": members, "generation": generation}, facts
+        )
         if reach is not None and len(analysed) > len(given):
             cache.put_reach(key, given, generation, reach, {path: facts[path] for path in given if path in facts})
-        cache.put_project_graph(key, {
-            "roots": {p: [list(r) for r in refs] for p, refs in project.root_refs.items()},
-            "edges": {p: {q: [list(r) for r in refs] for q, refs in by_qual.items()}
-                      for p, by_qual in project.edges.items()},
-            "traced": project.traced, "reads": reads})
+        cache.put_project_graph(
+            key,
+            {
+                "roots": {p: [list(r) for r in refs] for p, refs in project.root_refs.items()},
+                "edges": {
+                    p: {q: [list(r) for r in refs] for q, refs in by_qual.items()}
+                    for p, by_qual in project.edges.items()
+                },
+                "traced": project.traced,
+                "reads": reads,
+            },
+        )
     return [facts.get(path) if path in given else None for path in paths], bare
 
 
-def _reached_through(given: Set[str], edges: Mapping[str, Mapping[str, Sequence[Sequence[str]]]],
-                     roots: Mapping[str, Sequence[Sequence[str]]],
-                     facts: Mapping[str, dict], reach: Dict[str, Tuple[dict, Set[str]]]) -> None:
+def _reached_through(
+    given: set[str],
+    edges: Mapping[str, Mapping[str, Sequence[Sequence[str]]]],
+    roots: Mapping[str, Sequence[Sequence[str]]],
+    facts: Mapping[str, dict],
+    reach: dict[str, tuple[dict, set[str]]],
+) -> None:
     """Into ``reach``: the functions of files not in ``given`` that a region of a given file
     calls, directly or through others, or that a given file compiles (``torch.compile(model)``
     in a training script), by file, with the file's facts. ``edges``: region -> the
@@ -539,9 +580,9 @@ def _reached_through(given: Set[str], edges: Mapping[str, Mapping[str, Sequence[
 _REGION_KEYS = ("roots", "reached")
 
 
-def _readers(changed: Set[str], reads: Dict[str, List[str]]) -> Set[str]:
+def _readers(changed: set[str], reads: dict[str, list[str]]) -> set[str]:
     """``changed`` and every file that reads one of them, directly or through others."""
-    readers: Dict[str, List[str]] = {}
+    readers: dict[str, list[str]] = {}
     for path, targets in reads.items():
         for target in targets:
             readers.setdefault(target, []).append(path)
@@ -561,9 +602,14 @@ def _readers(changed: Set[str], reads: Dict[str, List[str]]) -> Set[str]:
 _REWRITE_AFTER = 16
 
 
-def _summarize_missing(paths: Sequence[str], srcs: Sources, cache: Optional["Cache"],
-                       summaries: Dict[str, Optional[dict]], jobs: Optional[int],
-                       wanted: Optional[Set[str]] = None) -> None:
+def _summarize_missing(
+    paths: Sequence[str],
+    srcs: Sources,
+    cache: Cache | None,
+    summaries: dict[str, dict | None],
+    jobs: int | None,
+    wanted: set[str] | None = None,
+) -> None:
     """Read and summarise on ``jobs`` processes the files of ``paths`` that need it, when
     there are enough to pay for a pool: each worker reads its files (their facts go into
     ``srcs``: the index), makes the summaries the cache does not hold yet and stores them
@@ -573,7 +619,7 @@ def _summarize_missing(paths: Sequence[str], srcs: Sources, cache: Optional["Cac
     workers = jobs or default_jobs()
     if workers < 2 or len(paths) < POOL_MIN_FILES:
         return
-    todo: List[str] = []
+    todo: list[str] = []
     for path in paths:
         path = os.path.abspath(path)
         if path in summaries:
@@ -603,8 +649,12 @@ def _summarize_missing(paths: Sequence[str], srcs: Sources, cache: Optional["Cac
     # a file handed to the workers as its text when this process has it (an editor's buffer)
     jobs_ = [(path, srcs.given_text(path), wanted is not None and path in wanted) for path in todo]
     try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(), initializer=_init_summarizer,
-                                 initargs=(cache, srcs.index_path is not None)) as pool:
+        with ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=_pool_context(),
+            initializer=_init_summarizer,
+            initargs=(cache, srcs.index_path is not None),
+        ) as pool:
             made = list(pool.map(_read_and_summarize, jobs_, chunksize=max(1, len(todo) // (workers * 8))))
     except BrokenProcessPool:  # a worker died: the analysis makes them one by one
         return
@@ -615,17 +665,17 @@ def _summarize_missing(paths: Sequence[str], srcs: Sources, cache: Optional["Cac
             summaries[path] = summary
 
 
-_SUMMARIZER: List[object] = [None, False]  # a pool worker's (cache, whether the index is kept)
+_SUMMARIZER: list[object] = [None, False]  # a pool worker's (cache, whether the index is kept)
 
 
-def _init_summarizer(cache: Optional["Cache"] = None, index: bool = False) -> None:
+def _init_summarizer(cache: Cache | None = None, index: bool = False) -> None:
     import signal
 
     _SUMMARIZER[:] = [cache, index]
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
 
 
-def _read_and_summarize(job: Tuple[str, Optional[str], bool]):
+def _read_and_summarize(job: tuple[str, str | None, bool]):
     """In a pool worker: (what was read of the file, for :meth:`Sources.learn`, or None when
     the text was given; whether its summary is already stored; its summary otherwise, None
     when it cannot be read or parsed; its text when wanted and it may hold a region). A
@@ -651,7 +701,7 @@ def _read_and_summarize(job: Tuple[str, Optional[str], bool]):
     return read, False, summary, back
 
 
-def _load_summary(path: str, srcs: Sources, cache: Optional["Cache"], summarize) -> Optional[dict]:
+def _load_summary(path: str, srcs: Sources, cache: Cache | None, summarize) -> dict | None:
     """A file's summary, from the cache (keyed by its text's digest) or made and stored there."""
     digest = srcs.digest(path)
     if digest is None:
@@ -662,7 +712,7 @@ def _load_summary(path: str, srcs: Sources, cache: Optional["Cache"], summarize)
     return summarize(source) if source is not None else None
 
 
-def source_roots(settings: "Settings", default_root: Optional[str] = None) -> List[str]:
+def source_roots(settings: Settings, default_root: str | None = None) -> list[str]:
     """The folders module names are read from: the ``src`` setting, else the project root
     (the config's folder; without one ``default_root``, else the working directory) and its
     ``src/``."""
@@ -670,28 +720,28 @@ def source_roots(settings: "Settings", default_root: Optional[str] = None) -> Li
     return [os.path.join(root, r) for r in settings.src] if settings.src else [root, os.path.join(root, "src")]
 
 
-def _digest(facts: Optional[dict]) -> str:
+def _digest(facts: dict | None) -> str:
     if not facts:
         return ""
     return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()
 
 
-def _transient(error: Optional[str]) -> bool:
+def _transient(error: str | None) -> bool:
     """An error that says more about this run (time, memory) than about the file: not cached."""
     return error is not None and error.startswith(("analysis stopped after", "out of memory"))
 
 
 def run_static_pass(
     files: Sequence[str],
-    settings: "Settings",
+    settings: Settings,
     *,
     cwd: str,
-    jobs: Optional[int] = None,
+    jobs: int | None = None,
     use_cache: bool = True,
-    advance: Optional[Advance] = None,
-    fixes: Optional[Planner] = None,
-    texts: Optional[Dict[str, str]] = None,
-    uncommented: Optional[Set[str]] = None,
+    advance: Advance | None = None,
+    fixes: Planner | None = None,
+    texts: dict[str, str] | None = None,
+    uncommented: set[str] | None = None,
 ):
     """The static pass as ``torchlint check`` runs it: the rules the settings enable, with
     the cache (``settings.cache_dir`` or ``.torchlint_cache``) unless ``use_cache`` is off,
@@ -700,21 +750,32 @@ def run_static_pass(
     if use_cache:
         from torchlint.static.cache import Cache, default_dir
 
-        cache = Cache(default_dir(settings, cwd), settings.selected, settings.ignored,
-                      torch_version=settings.static_torch_version())
-    return run_static(files, settings=settings, jobs=jobs if jobs is not None else settings.jobs,
-                      cache=cache, advance=advance, fixes=fixes, texts=texts, uncommented=uncommented)
+        cache = Cache(
+            default_dir(settings, cwd),
+            settings.selected,
+            settings.ignored,
+            torch_version=settings.static_torch_version(),
+        )
+    return run_static(
+        files,
+        settings=settings,
+        jobs=jobs if jobs is not None else settings.jobs,
+        cache=cache,
+        advance=advance,
+        fixes=fixes,
+        texts=texts,
+        uncommented=uncommented,
+    )
 
 
-def _default_settings() -> "Settings":
+def _default_settings() -> Settings:
     from torchlint.config import Settings
 
     return Settings()
 
 
 # -- linting the files that need it -----------------------------------------------------
-def _lint(path: str, source: str, rule_classes, fixes: Optional["FixPlanner"],
-          facts: Optional[dict] = None) -> FileResult:
+def _lint(path: str, source: str, rule_classes, fixes: FixPlanner | None, facts: dict | None = None) -> FileResult:
     with gc_paused():
         return check_source(source, path, rule_classes, fixes, facts)
 
@@ -736,8 +797,9 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _lint_all(todo, rule_classes, jobs: Optional[int], tick: Advance, fixes,
-              torch_version: Optional[str] = None) -> List[FileResult]:
+def _lint_all(
+    todo, rule_classes, jobs: int | None, tick: Advance, fixes, torch_version: str | None = None
+) -> list[FileResult]:
     from torchlint import matrix
 
     workers = min(jobs or default_jobs(), len(todo))
@@ -762,14 +824,14 @@ def _picklable(rule_classes) -> bool:
     try:
         pickle.dumps(list(rule_classes))
         return True
-    except Exception:  # rules defined in a function (tests): run them here
+    except Exception:  # noqa: BLE001 (whatever pickling raises: rules defined in a function, as tests do, run here)
         return False
 
 
-_WORKER: Optional[Tuple[Sequence[Type["Rule"]], Optional["FixPlanner"]]] = None
+_WORKER: tuple[Sequence[type[Rule]], FixPlanner | None] | None = None
 
 
-def _init_worker(rule_classes, fixes, torch_version: Optional[str] = None) -> None:
+def _init_worker(rule_classes, fixes, torch_version: str | None = None) -> None:
     import signal
 
     from torchlint.matrix import use_version
@@ -780,7 +842,7 @@ def _init_worker(rule_classes, fixes, torch_version: Optional[str] = None) -> No
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
 
 
-def _lint_one(path: str, source: str, facts: Optional[dict]) -> FileResult:
+def _lint_one(path: str, source: str, facts: dict | None) -> FileResult:
     assert _WORKER is not None
     return _lint(path, source, *_WORKER, facts)
 
@@ -795,16 +857,21 @@ def _pool_context():
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
-def _lint_in_pool(todo, rule_classes, workers: int, tick: Advance, fixes,
-                  torch_version: Optional[str] = None) -> List[FileResult]:
+def _lint_in_pool(
+    todo, rule_classes, workers: int, tick: Advance, fixes, torch_version: str | None = None
+) -> list[FileResult]:
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
-    results: List[Optional[FileResult]] = [None] * len(todo)
+    results: list[FileResult | None] = [None] * len(todo)
     # Largest files first, so no worker is left with a big one at the end.
     order = sorted(range(len(todo)), key=lambda k: -len(todo[k][2]))
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(),
-                               initializer=_init_worker, initargs=(list(rule_classes), fixes, torch_version))
+    pool = ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=_pool_context(),
+        initializer=_init_worker,
+        initargs=(list(rule_classes), fixes, torch_version),
+    )
     try:
         futures = {pool.submit(_lint_one, todo[k][1], todo[k][2], todo[k][4]): k for k in order}
         for fut in as_completed(futures):

@@ -18,6 +18,7 @@ rewritten atomically and only when it changed; an unreadable or foreign index is
 
 This module must not import libcst (a warm run never does).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -25,8 +26,8 @@ import json
 import os
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
 
 from torchlint.files import FileProblem, read_source
 
@@ -104,7 +105,7 @@ def _logical_line_start(source: str, at: int) -> int:
     """Where the line holding ``at`` starts, following backslash continuations back."""
     start = source.rfind("\n", 0, at) + 1
     while start > 1:
-        before = source[max(0, start - 3):start - 1]  # what precedes the newline
+        before = source[max(0, start - 3) : start - 1]  # what precedes the newline
         if not before.endswith("\\") and not before.endswith("\\\r"):
             break
         start = source.rfind("\n", 0, start - 1) + 1
@@ -123,11 +124,16 @@ def may_suppress(source: str) -> bool:
 
 
 def describe(source: str) -> Known:
-    return Known(text_digest(source), is_candidate(source), trains_compiled_code(source), line_count(source),
-                 may_suppress(source))
+    return Known(
+        text_digest(source),
+        is_candidate(source),
+        trains_compiled_code(source),
+        line_count(source),
+        may_suppress(source),
+    )
 
 
-def _stamp(info: os.stat_result) -> List[int]:
+def _stamp(info: os.stat_result) -> list[int]:
     return [info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_mode]
 
 
@@ -138,15 +144,16 @@ class Sources:
     ``given``: texts to use instead of what is on disk (open editor buffers, tests, files
     already read by the caller)."""
 
-    def __init__(self, index: Optional[str] = None, given: Optional[Dict[str, Optional[str]]] = None,
-                 namespace: str = "") -> None:
+    def __init__(
+        self, index: str | None = None, given: dict[str, str | None] | None = None, namespace: str = ""
+    ) -> None:
         self.index_path = index
         self.namespace = namespace
-        self._texts: Dict[str, Optional[str]] = dict(given or {})
+        self._texts: dict[str, str | None] = dict(given or {})
         self._given = frozenset(self._texts)
-        self._known: Dict[str, Optional[Known]] = {}
-        self._problems: Dict[str, str] = {}
-        self._entries: Dict[str, list] = self._load() if index else {}
+        self._known: dict[str, Known | None] = {}
+        self._problems: dict[str, str] = {}
+        self._entries: dict[str, list] = self._load() if index else {}
         self._changed = False
         self._learnt: set = set()  # files whose facts another process read (:meth:`learn`)
         self._moved: set = set()  # ... and whose text has changed since
@@ -154,12 +161,12 @@ class Sources:
         self.reads = 0
 
     @classmethod
-    def of(cls, files: Sequence[str], sources: Sequence[Optional[str]]) -> "Sources":
+    def of(cls, files: Sequence[str], sources: Sequence[str | None]) -> Sources:
         """The texts a caller already read (None: unreadable), by the files' absolute paths."""
         return cls(given={os.path.abspath(p): s for p, s in zip(files, sources)})
 
     # -- reading ------------------------------------------------------------------------
-    def known(self, path: str) -> Optional[Known]:
+    def known(self, path: str) -> Known | None:
         """The file's facts, from the index when its ``stat()`` is unchanged, else read (None
         when it cannot be read: :meth:`problem` says why)."""
         path = os.path.abspath(path)
@@ -174,7 +181,7 @@ class Sources:
         self._known[path] = known
         return known
 
-    def known_unread(self, path: str) -> Optional[Known]:
+    def known_unread(self, path: str) -> Known | None:
         """The file's facts when they are had without opening it (learnt this run, given, or
         from the index with an unchanged ``stat()``), else None."""
         path = os.path.abspath(path)
@@ -187,7 +194,7 @@ class Sources:
             return known
         return None
 
-    def given_text(self, path: str) -> Optional[str]:
+    def given_text(self, path: str) -> str | None:
         """The text given for the file instead of what is on disk, else None."""
         path = os.path.abspath(path)
         return self._texts.get(path) if path in self._given else None
@@ -196,7 +203,7 @@ class Sources:
         """Whether :meth:`known` would open the file (it is neither learnt, given nor indexed)."""
         return self.known_unread(path) is None and os.path.abspath(path) not in self._problems
 
-    def learn(self, path: str, read: "Read", text: Optional[str] = None) -> None:
+    def learn(self, path: str, read: Read, text: str | None = None) -> None:
         """What another process read of the file (:func:`read_file`): its facts (and its index
         entry) or why it cannot be read, and its ``text`` when sent (else it is read again
         only if asked for)."""
@@ -213,28 +220,30 @@ class Sources:
             self._texts[path] = text
         self.reads += 1
         if read.stamp is not None and self.index_path:
-            self._enter(path, [read.stamp, read.recorded, known.digest, known.candidate, known.trains, known.lines,
-                               known.comments])
+            self._enter(
+                path,
+                [read.stamp, read.recorded, known.digest, known.candidate, known.trains, known.lines, known.comments],
+            )
 
-    def digest(self, path: str) -> Optional[str]:
+    def digest(self, path: str) -> str | None:
         known = self.known(path)
         return known.digest if known is not None else None
 
-    def text(self, path: str) -> Optional[str]:
+    def text(self, path: str) -> str | None:
         """The file's text, read once (None when it cannot be read: :meth:`problem` says why)."""
         path = os.path.abspath(path)
         if path not in self._texts:
             self._texts[path] = self._read(path)
         return self._texts[path]
 
-    def problem(self, path: str) -> Optional[str]:
+    def problem(self, path: str) -> str | None:
         """Why the file cannot be read (the one-line reason), or None."""
         return self._problems.get(os.path.abspath(path))
 
-    def _read(self, path: str) -> Optional[str]:
+    def _read(self, path: str) -> str | None:
         self.reads += 1
         try:  # the stat taken before reading: an edit made meanwhile shows as a changed stat
-            before: Optional[os.stat_result] = os.stat(path) if self.index_path else None
+            before: os.stat_result | None = os.stat(path) if self.index_path else None
         except OSError:
             before = None  # read_source says why in words
         try:
@@ -259,7 +268,7 @@ class Sources:
         return os.path.abspath(path) in self._moved
 
     # -- the index ------------------------------------------------------------------------
-    def _from_index(self, path: str) -> Optional[Known]:
+    def _from_index(self, path: str) -> Known | None:
         entry = self._entries.get(path)
         if entry is None:
             return None
@@ -275,8 +284,10 @@ class Sources:
     def _record(self, path: str, info: os.stat_result, text: str) -> None:
         known = describe(text)
         self._known.setdefault(path, known)
-        self._enter(path, [_stamp(info), time.time_ns(), known.digest, known.candidate, known.trains, known.lines,
-                           known.comments])
+        self._enter(
+            path,
+            [_stamp(info), time.time_ns(), known.digest, known.candidate, known.trains, known.lines, known.comments],
+        )
 
     def _enter(self, path: str, entry: list) -> None:
         if self._entries.get(path) != entry:
@@ -284,7 +295,7 @@ class Sources:
             self._entries[path] = entry
             self._changed = True
 
-    def _load(self) -> Dict[str, list]:
+    def _load(self) -> dict[str, list]:
         try:
             with open(self.index_path, "rb") as fh:  # type: ignore[arg-type]
                 doc = json.loads(fh.read())
@@ -321,17 +332,17 @@ class Read:
     """One file as :func:`read_file` read it (in another process): its facts, the
     ``stat()`` taken before reading and when (for the index), or why it cannot be read."""
 
-    known: Optional[Known] = None
-    stamp: Optional[List[int]] = None
+    known: Known | None = None
+    stamp: list[int] | None = None
     recorded: int = 0
-    problem: Optional[str] = None
+    problem: str | None = None
 
 
-def read_file(path: str, index: bool) -> Tuple[Read, Optional[str]]:
+def read_file(path: str, index: bool) -> tuple[Read, str | None]:
     """Read one file as :class:`Sources` does (``index``: with the ``stat()`` its index
     keeps): what :meth:`Sources.learn` takes, and the text (None when it cannot be read)."""
     try:  # the stat taken before reading: an edit made meanwhile shows as a changed stat
-        before: Optional[os.stat_result] = os.stat(path) if index else None
+        before: os.stat_result | None = os.stat(path) if index else None
     except OSError:
         before = None
     try:
@@ -345,11 +356,19 @@ def _well_formed(entry: object) -> bool:
     if not isinstance(entry, list) or len(entry) != 7:
         return False
     stamp, recorded, digest, candidate, trains, lines, comments = entry
-    return (isinstance(stamp, list) and len(stamp) == 5 and all(_is_int(v) for v in stamp) and _is_int(recorded)
-            and isinstance(digest, str) and len(digest) == 64 and isinstance(candidate, bool)
-            and isinstance(trains, bool) and _is_int(lines) and isinstance(comments, bool))
+    return (
+        isinstance(stamp, list)
+        and len(stamp) == 5
+        and all(_is_int(v) for v in stamp)
+        and _is_int(recorded)
+        and isinstance(digest, str)
+        and len(digest) == 64
+        and isinstance(candidate, bool)
+        and isinstance(trains, bool)
+        and _is_int(lines)
+        and isinstance(comments, bool)
+    )
 
 
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
-
