@@ -64,6 +64,77 @@ def _panels(*names: str):
     return decorate
 
 
+# -- options several commands share (the same name, panel and words everywhere) -----------------
+
+
+def _format_option(note: str = ""):
+    return click.option(
+        "--format",
+        "fmt",
+        panel="Output",
+        type=click.Choice(FORMAT_CHOICES),
+        default="text",
+        show_default=True,
+        help=f"Report format ({note})." if note else "Report format.",
+    )
+
+
+def _max_graph_breaks(note: str = ""):
+    return click.option(
+        "--max-graph-breaks",
+        panel="Gates",
+        type=click.IntRange(min=0),
+        metavar="N",
+        help=f"Gate: fail when graph-break sites exceed N ({note})."
+        if note
+        else "Gate: fail when graph-break sites exceed N.",
+    )
+
+
+_max_recompiles = click.option(
+    "--max-recompiles",
+    panel="Gates",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Gate: fail when recompilations exceed N.",
+)
+_baseline_option = click.option(
+    "--baseline", panel="Gates", type=click.Path(), help="Gate: fail only on regressions against this baseline file."
+)
+_config_option = click.option(
+    "--config",
+    "config_file",
+    panel="Project",
+    type=click.Path(),
+    help="Read settings from this file instead of the nearest pyproject.toml.",
+)
+
+
+def _report_options(f):
+    """--statistics, --exit-zero, -o and -q, as every command that writes a report has them."""
+    for option in reversed(
+        [
+            click.option("--statistics", panel="Output", is_flag=True, help="Show counts per rule."),
+            click.option(
+                "--exit-zero",
+                panel="Gates",
+                is_flag=True,
+                help="Exit 0 even when findings remain (errors still exit 2).",
+            ),
+            click.option(
+                "-o",
+                "--output-file",
+                panel="Output",
+                type=click.Path(dir_okay=False),
+                help="Write the report to FILE instead of stdout.",
+            ),
+            click.option("-q", "--quiet", panel="Output", is_flag=True, help="Print only the summary (text format)."),
+        ]
+    ):
+        f = option(f)
+    return f
+
+
 #: --help through rich-click: options in panels by topic; --help itself in the last one
 HELP_CONFIG = click.RichHelpConfiguration(options_panel_title="Help", text_markup="ansi")
 
@@ -114,15 +185,7 @@ def main() -> None:
 @main.command(epilog=CRITERION_EXIT_CODES)
 @_panels("Output", "Rules", "Project", "Dynamic", "Gates", "Fixes", "Cache")
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option(
-    "--format",
-    "fmt",
-    panel="Output",
-    type=click.Choice(FORMAT_CHOICES),
-    default="text",
-    show_default=True,
-    help="Report format.",
-)
+@_format_option()
 @click.option(
     "--select",
     panel="Rules",
@@ -215,21 +278,8 @@ def main() -> None:
     help="Memory each target may allocate, e.g. 8G or 512M, or none (default: half of RAM). "
     "A target over it is reported as out of memory (GPU memory is not counted).",
 )
-@click.option(
-    "--max-graph-breaks",
-    panel="Gates",
-    type=click.IntRange(min=0),
-    metavar="N",
-    help="Gate: fail when graph breaks exceed N (dynamo's count; without the dynamic pass, the "
-    "static pass's potential graph breaks).",
-)
-@click.option(
-    "--max-recompiles",
-    panel="Gates",
-    type=click.IntRange(min=0),
-    metavar="N",
-    help="Gate: fail when recompilations exceed N.",
-)
+@_max_graph_breaks("dynamo's count; without the dynamic pass, the static pass's potential graph breaks")
+@_max_recompiles
 @click.option(
     "--mode",
     panel="Dynamic",
@@ -250,16 +300,8 @@ def main() -> None:
     metavar="N",
     help="Gate: fail when more than N graphs run without a CUDA graph (with --mode reduce-overhead).",
 )
-@click.option(
-    "--baseline", panel="Gates", type=click.Path(), help="Gate: fail only on regressions against this baseline file."
-)
-@click.option(
-    "--config",
-    "config_file",
-    panel="Project",
-    type=click.Path(),
-    help="Read settings from this file instead of the nearest pyproject.toml.",
-)
+@_baseline_option
+@_config_option
 @click.option(
     "--fix", panel="Fixes", is_flag=True, help="Apply safe fixes (eager behaviour unchanged), then report what remains."
 )
@@ -332,18 +374,7 @@ def main() -> None:
     is_flag=True,
     help="Also read installed third-party packages that the checked files import.",
 )
-@click.option("--statistics", panel="Output", is_flag=True, help="Show counts per rule.")
-@click.option(
-    "--exit-zero", panel="Gates", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2)."
-)
-@click.option(
-    "-o",
-    "--output-file",
-    panel="Output",
-    type=click.Path(dir_okay=False),
-    help="Write the report to FILE instead of stdout.",
-)
-@click.option("-q", "--quiet", panel="Output", is_flag=True, help="Print only the summary (text format).")
+@_report_options
 @click.option(
     "-v",
     "--verbose",
@@ -394,15 +425,7 @@ def check(**params) -> None:
 )
 @_panels("Output", "Rules", "Project", "Dynamic", "Gates")
 @click.argument("program", nargs=-1, type=click.UNPROCESSED, required=True)
-@click.option(
-    "--format",
-    "fmt",
-    panel="Output",
-    type=click.Choice(FORMAT_CHOICES),
-    default="text",
-    show_default=True,
-    help="Report format (the program's own output goes to stdout too: use -o for json/sarif).",
-)
+@_format_option("the program's own output goes to stdout too: use -o for json/sarif")
 @click.option("--select", panel="Rules", help="Comma-separated rule codes or prefixes to enable.")
 @click.option("--ignore", panel="Rules", help="Comma-separated rule codes or prefixes to disable.")
 @click.option(
@@ -422,30 +445,10 @@ def check(**params) -> None:
     metavar="S",
     help="Stop the program (and every process it started) after S seconds (default: no limit).",
 )
-@click.option(
-    "--max-graph-breaks",
-    panel="Gates",
-    type=click.IntRange(min=0),
-    metavar="N",
-    help="Gate: fail when distinct graph breaks exceed N.",
-)
-@click.option(
-    "--max-recompiles",
-    panel="Gates",
-    type=click.IntRange(min=0),
-    metavar="N",
-    help="Gate: fail when recompilations exceed N.",
-)
-@click.option(
-    "--baseline", panel="Gates", type=click.Path(), help="Gate: fail only on regressions against this baseline file."
-)
-@click.option(
-    "--config",
-    "config_file",
-    panel="Project",
-    type=click.Path(),
-    help="Read settings from this file instead of the nearest pyproject.toml.",
-)
+@_max_graph_breaks()
+@_max_recompiles
+@_baseline_option
+@_config_option
 @click.option(
     "--records",
     "records_dir",
@@ -453,18 +456,7 @@ def check(**params) -> None:
     type=click.Path(file_okay=False),
     help="Keep the observer's per-process records (JSON lines) in this folder.",
 )
-@click.option("--statistics", panel="Output", is_flag=True, help="Show counts per rule.")
-@click.option(
-    "--exit-zero", panel="Gates", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2)."
-)
-@click.option(
-    "-o",
-    "--output-file",
-    panel="Output",
-    type=click.Path(dir_okay=False),
-    help="Write the report to FILE instead of stdout.",
-)
-@click.option("-q", "--quiet", panel="Output", is_flag=True, help="Print only the summary (text format).")
+@_report_options
 @click.option("-v", "--verbose", "--debug", panel="Output", is_flag=True, help="Tracebacks on internal errors.")
 def run(**params) -> None:
     """Run PROGRAM unchanged and report what torch.compile did to it.
@@ -524,51 +516,12 @@ def run(**params) -> None:
 @main.command("merge", epilog=CRITERION_EXIT_CODES)
 @_panels("Output", "Project", "Gates")
 @click.argument("reports", nargs=-1, required=True, type=click.Path())
-@click.option(
-    "--format",
-    "fmt",
-    panel="Output",
-    type=click.Choice(FORMAT_CHOICES),
-    default="text",
-    show_default=True,
-    help="Report format.",
-)
-@click.option(
-    "--max-graph-breaks",
-    panel="Gates",
-    type=click.IntRange(min=0),
-    metavar="N",
-    help="Gate: fail when the graph-break count exceeds N.",
-)
-@click.option(
-    "--max-recompiles",
-    panel="Gates",
-    type=click.IntRange(min=0),
-    metavar="N",
-    help="Gate: fail when recompilations exceed N.",
-)
-@click.option(
-    "--baseline", panel="Gates", type=click.Path(), help="Gate: fail only on regressions against this baseline file."
-)
-@click.option(
-    "--config",
-    "config_file",
-    panel="Project",
-    type=click.Path(),
-    help="Read the gates from this file instead of the nearest pyproject.toml.",
-)
-@click.option("--statistics", panel="Output", is_flag=True, help="Show counts per rule.")
-@click.option(
-    "--exit-zero", panel="Gates", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2)."
-)
-@click.option(
-    "-o",
-    "--output-file",
-    panel="Output",
-    type=click.Path(dir_okay=False),
-    help="Write the report to FILE instead of stdout.",
-)
-@click.option("-q", "--quiet", panel="Output", is_flag=True, help="Print only the summary (text format).")
+@_format_option()
+@_max_graph_breaks()
+@_max_recompiles
+@_baseline_option
+@_config_option
+@_report_options
 def merge_cmd(**params) -> None:
     """Combine JSON reports (e.g. the shards of `torchlint check --shard K/N`) into one.
 
@@ -886,13 +839,7 @@ main.add_command(
     type=click.Path(file_okay=False),
     help="The cache folder to remove (default: the config's `cache-dir`, else .torchlint_cache).",
 )
-@click.option(
-    "--config",
-    "config_file",
-    panel="Project",
-    type=click.Path(),
-    help="Read settings from this file instead of the nearest pyproject.toml.",
-)
+@_config_option
 def clean_cmd(cache_dir: str | None, config_file: str | None) -> None:
     """Remove the static pass's cache (only a folder torchlint made: it carries its CACHEDIR.TAG)."""
     from torchlint.static.cache import clean, default_dir
