@@ -173,3 +173,17 @@ def test_cudagraph_skips_and_rerecordings_become_warnings(tmp_path):
     assert by_name["cudagraph-skip"].line == 4 and "mutated inputs" in by_name["cudagraph-skip"].message
     assert by_name["cudagraph-skip"].severity == "warning" and by_name["cudagraph-skip"].hits == 2
     assert by_name["cudagraph-rerecord"].hits == 2 and "re-recorded 2 times" in by_name["cudagraph-rerecord"].message
+
+
+def test_a_report_shows_the_line_as_the_file_is_now_not_as_an_earlier_report_read_it(tmp_path):
+    """A long pytest session (or two `torchlint run`s in one process) reports twice: an edit of
+    the model between them shows in the second report."""
+    root, _ = project(tmp_path)
+    train = os.path.join(root, "train.py")
+    records = [ProcessRecords({"pid": 1}, [brk([[train, 4]])])]
+    _, first, _ = observed(records, Places([root], root), name="p", run=None)
+    assert first[0].source_line == "loss = model(x)"
+    with open(train, "w") as f:
+        f.write("import torch\n\nstep(x)\nloss = model(x).sum()  # edited\n")
+    _, second, _ = observed(records, Places([root], root), name="p", run=None)
+    assert second[0].source_line == "loss = model(x).sum()  # edited"

@@ -401,7 +401,7 @@ def observed(
     )
     result.compile_mode = "reduce-overhead" if cudagraph else None
     result.recompile_causes = group_recompiles(recompiles, places.show, mode=result.compile_mode)
-    build = Findings(name, places.show, _source_lines())
+    build = Findings(name, places.show, SourceLines())  # read afresh for each report: files change between runs
     for entry in sorted(breaks.values(), key=lambda b: (b.site, b.library or ("", 0))):
         findings.append(_break_finding(build, entry, world, ranks_seen))
     for limit in limits.values():
@@ -443,15 +443,6 @@ def _where(places: Places, path: str | None, line: int | None, site: Frame | Non
     if site is not None and (os.path.realpath(site[0]), site[1]) != (os.path.realpath(path), line):
         text += f", reached from {places.show(site[0])}:{site[1]}"
     return text
-
-
-_LINES: list[SourceLines] = []
-
-
-def _source_lines() -> SourceLines:
-    if not _LINES:
-        _LINES.append(SourceLines())
-    return _LINES[0]
 
 
 def _break_finding(build: Findings, entry: _Break, world: int, ranks_seen: set[int]) -> Finding:
