@@ -92,7 +92,7 @@ def run_check(options: CheckOptions) -> Report:
                 cwd=cwd,
                 train=options.train or settings.train,
                 user_files=files,
-                project=project_root(settings, cwd),
+                project=project_root(settings, cwd, options.paths),
                 progress=options.progress,
                 cli=bool(options.cli_targets),
             )

@@ -318,3 +318,28 @@ def test_a_warm_run_takes_what_the_given_file_reaches_without_the_whole_analysis
     _, after = check(pkg, MODEL)
     assert where(after) == {(UTILS, 11, "TL001")}
     assert after == check(pkg, MODEL, "--no-cache")[1]
+
+
+@pytest.mark.parametrize("layout", ["config", "git", "package"])
+def test_the_static_and_the_dynamic_pass_name_the_same_project(tmp_path, layout):
+    """Where the static pass decides regions and where the dynamic pass places breaks is one
+    folder: the config's, else the repository's, else the top package's."""
+    from torchlint.dynamic.records import project_root as dynamic_root
+    from torchlint.files import project_root as static_root
+
+    top = tmp_path / "top"
+    (top / "pkg" / "sub").mkdir(parents=True)
+    for folder in (top / "pkg", top / "pkg" / "sub"):
+        (folder / "__init__.py").write_text("")
+    (top / "pkg" / "sub" / "m.py").write_text("import torch\n")
+    expected = {"config": top, "git": top, "package": top / "pkg"}[layout]
+    if layout == "config":
+        (top / "pyproject.toml").write_text("[tool.torchlint]\n")
+    elif layout == "git":
+        (top / ".git").mkdir()
+    cwd = str(top / "pkg" / "sub")
+    settings = load_settings(None, start=cwd)
+    config_root = settings.root if settings.source else None
+    assert static_root(["m.py"], config_root, cwd) == str(expected)
+    assert dynamic_root(settings, cwd, ["m.py"]) == str(expected)
+    assert dynamic_root(None, cwd, ["m.py"]) == str(expected)  # explain(): the config found from cwd

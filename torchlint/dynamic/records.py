@@ -39,11 +39,16 @@ _TORCHLINT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # --------------------------------------------------------------------------- the project
 
 
-def project_root(settings: Any = None, cwd: str | None = None) -> str:
-    """The folder whose files are the user's project: the folder of the config that applies
-    (``settings``' file; without ``settings``, the nearest one from ``cwd`` upward), else the
-    git repository holding ``cwd``, else ``cwd`` itself."""
+def project_root(settings: Any = None, cwd: str | None = None, paths: Sequence[str] = (".",)) -> str:
+    """The folder whose files are the user's project, as the static pass decides it
+    (:func:`torchlint.files.project_root`: the folder of the config that applies, else the git
+    repository, else the top package of ``paths``), else ``cwd``. ``settings``: the settings
+    loaded for the run (their config file, if any); without them, the nearest config from
+    ``cwd`` upward."""
+    from torchlint.files import project_root as files_root
+
     cwd = os.path.abspath(cwd or os.getcwd())
+    config_root: str | None = None
     if settings is None:  # the config that applies from cwd upward, if any
         from torchlint.config import ConfigError, find_config
 
@@ -51,24 +56,10 @@ def project_root(settings: Any = None, cwd: str | None = None) -> str:
             found = find_config(cwd)
         except ConfigError:
             found = None
-        if found is not None:
-            return str(found.parent)
+        config_root = str(found.parent) if found is not None else None
     elif getattr(settings, "source", None):
-        root: str = getattr(settings, "root", None) or os.path.dirname(settings.source)
-        return os.path.abspath(root)
-    return git_root(cwd) or cwd
-
-
-def git_root(folder: str) -> str | None:
-    """The top of the git work tree holding ``folder`` (read from the folders, not git)."""
-    cur = os.path.abspath(folder)
-    while True:
-        if os.path.exists(os.path.join(cur, ".git")):
-            return cur
-        parent = os.path.dirname(cur)
-        if parent == cur:
-            return None
-        cur = parent
+        config_root = getattr(settings, "root", None) or os.path.dirname(settings.source)
+    return files_root(paths, config_root, cwd) or cwd
 
 
 def _real(path: str) -> str:
