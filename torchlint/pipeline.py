@@ -175,12 +175,11 @@ def _unused_suppressions(
 def _consulted(
     files: Sequence[str], static: list[Finding], dynamic: list[Finding], options: CheckOptions, cwd: str
 ) -> list[Finding]:
-    """The static findings of the project files that dynamo broke in but that were not given:
-    the static pass runs over the given files and those together (so the regions it follows
-    from the given files reach them; the cache makes the given files free), and only the
-    findings in those files are kept, to be matched to their breaks. So a break is labelled
-    the same whichever paths were given. A finding the static pass already reported (in a
-    file the given files' regions reach) is not added twice."""
+    """The static findings of the project files that dynamo broke in but that were not given,
+    to be matched to their breaks, so a break is labelled the same whichever paths were given.
+    The static pass runs over those files alone: it decides regions over the whole project
+    whatever files it is given. A finding the static pass already reported (in a file the
+    given files' regions reach) is not added twice."""
     given = set(files)
     extra = sorted(
         {
@@ -196,12 +195,9 @@ def _consulted(
         return []
     from torchlint.static.run import run_static_pass
 
-    found, _errors = run_static_pass(
-        list(files) + extra, options.settings, cwd=cwd, jobs=options.jobs, use_cache=options.use_cache
-    )
-    wanted = set(extra)
+    found, _errors = run_static_pass(extra, options.settings, cwd=cwd, jobs=options.jobs, use_cache=options.use_cache)
     reported = {(f.path, f.line, f.column, f.rule) for f in static}
-    return [f for f in found if f.path in wanted and (f.path, f.line, f.column, f.rule) not in reported]
+    return [f for f in found if (f.path, f.line, f.column, f.rule) not in reported]
 
 
 def _flagged(
