@@ -17,6 +17,14 @@ Severity = Literal["error", "warning"]
 
 JSON_VERSION = 1
 
+#: the names of the findings the dynamic pass makes that no rule stands for (a rule's finding is
+#: named after the rule): read by the passes that make them and the outputs that word them
+GRAPH_BREAK = "graph-break"
+RECOMPILE_LIMIT = "recompile-limit"
+CUDAGRAPH_SKIP = "cudagraph-skip"
+CUDAGRAPH_SPLIT = "cudagraph-split"
+CUDAGRAPH_RERECORD = "cudagraph-rerecord"
+
 
 @dataclass(frozen=True)
 class Edit:

@@ -29,7 +29,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, overload
 
 from torchlint.dynamic.gb_registry import torch_dir
-from torchlint.findings import Finding
+from torchlint.findings import (
+    CUDAGRAPH_RERECORD,
+    CUDAGRAPH_SKIP,
+    CUDAGRAPH_SPLIT,
+    GRAPH_BREAK,
+    RECOMPILE_LIMIT,
+    Finding,
+)
 
 Frame = tuple[str, int]
 
@@ -201,12 +208,6 @@ class SourceLines:
 
 # --------------------------------------------------------------------------- findings
 
-GRAPH_BREAK = "graph-break"
-LIMIT_NAME = "recompile-limit"
-SKIP_NAME = "cudagraph-skip"
-SPLIT_NAME = "cudagraph-split"
-RERECORD_NAME = "cudagraph-rerecord"
-
 
 class Findings:
     """Builds the findings of one target or program: each placed on a real (file, line) and
@@ -285,7 +286,7 @@ class Findings:
                 f"; it is the code after the graph break at line {after}, which takes the values handed over there"
             )
         return self.located(
-            LIMIT_NAME,
+            RECOMPILE_LIMIT,
             site[0],
             site[1],
             message,
@@ -306,7 +307,7 @@ class Findings:
         hits: int | None = None,
     ) -> Finding:
         return self.located(
-            SKIP_NAME,
+            CUDAGRAPH_SKIP,
             site[0],
             site[1],
             skip_words(reason, why) + where,
@@ -320,7 +321,7 @@ class Findings:
         self, site: Frame, pieces: int, reason: str, why: str | None = None, where: str = "", hits: int | None = None
     ) -> Finding:
         return self.located(
-            SPLIT_NAME,
+            CUDAGRAPH_SPLIT,
             site[0],
             site[1],
             split_words(pieces, reason, why) + where,
@@ -332,7 +333,7 @@ class Findings:
 
     def cudagraph_rerecord(self, site: Frame, count: int, detail: str, called: str = "") -> Finding:
         return self.located(
-            RERECORD_NAME,
+            CUDAGRAPH_RERECORD,
             site[0],
             site[1],
             rerecord_words(count, detail, called),

@@ -14,11 +14,8 @@ from typing import TextIO
 from rich.console import Console
 from rich.markup import escape
 
-from torchlint.findings import Finding, Report
+from torchlint.findings import RECOMPILE_LIMIT, Finding, Report
 from torchlint.output import cause_words, frames_words, kind_of, location, summary_words, target_words
-
-#: the name of a recompile-limit hit (``torchlint.dynamic.records.LIMIT_NAME``)
-RECOMPILE_LIMIT = "recompile-limit"
 
 _STATUS = {
     "static": ("potential graph break", "yellow"),
