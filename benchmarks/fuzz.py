@@ -171,7 +171,7 @@ def rules():
 def violation(data: bytes, path: str = "fuzzed.py") -> str | None:
     """Why the static pass mishandled ``data`` (as a file's bytes), or None when it held."""
     from torchlint.files import FileProblem, decode_source, source_lines
-    from torchlint.static.run import check_source
+    from torchlint.static.static_pass import check_source
 
     try:
         source = decode_source(data)

@@ -128,7 +128,7 @@ def direct_sites(models):
 
 
 def torchlint_runs(models):
-    from torchlint.dynamic.run import run_targets
+    from torchlint.dynamic.target_pass import run_targets
     from torchlint.dynamic.targets import make_target
 
     specs = [make_target(f"{TARGETS}:build_{m}", inputs_from=f"{TARGETS}:inputs_{m}", name=m) for m in models]

@@ -517,7 +517,7 @@ import json, os, sys
 from collections import Counter
 from torchlint.config import Settings
 from torchlint.files import discover, read_source
-from torchlint.static.run import project_facts
+from torchlint.static.static_pass import project_facts
 files, _ = discover([sys.argv[1]], Settings().exclude, os.getcwd())
 facts, _ = project_facts(files, [read_source(f) for f in files], Settings())
 users, by_file = {}, {}

@@ -145,7 +145,7 @@ input = ["f32[2,8]"]
 
 def test_a_missing_path_is_a_usage_error_before_any_work(project, monkeypatch):
     """One line naming it, exit 2, and neither pass starts: no declared target runs first."""
-    import torchlint.dynamic.run
+    import torchlint.dynamic.target_pass
     import torchlint.pipeline
 
     source = MODEL.replace("        return y / scale", "        print(y)\n        return y / scale")
@@ -153,7 +153,7 @@ def test_a_missing_path_is_a_usage_error_before_any_work(project, monkeypatch):
     write(project, "pyproject.toml", TARGET_CONFIG)
     ran = []
     monkeypatch.setattr(torchlint.pipeline, "run_check", lambda *a, **k: ran.append("check"))
-    monkeypatch.setattr(torchlint.dynamic.run, "run_dynamic", lambda *a, **k: ran.append("target"))
+    monkeypatch.setattr(torchlint.dynamic.target_pass, "run_dynamic", lambda *a, **k: ran.append("target"))
     for args in (
         ["check", "nope.py"],
         ["check", "model.py", "nope.py", "--format", "json"],

@@ -234,7 +234,7 @@ def test_huge_file_is_not_read(project, monkeypatch):
 
 
 def test_the_users_warnings_are_not_printed(recwarn):
-    from torchlint.static.run import check_source
+    from torchlint.static.static_pass import check_source
 
     warnings.simplefilter("always")
     result = check_source(HEAD + 'PATTERN = "\\d+"\nCALL = "abc"(1)\n' + NET, "w.py", fuzz.rules())
@@ -315,7 +315,7 @@ def test_time_limit_stops_a_file_that_never_ends(project, monkeypatch):
 def test_without_a_big_stack_deep_code_is_one_line(monkeypatch):
     """Where no big-stack thread can start (a tight ``ulimit -v``), files are linted in the
     caller's thread at the usual recursion limit: deep ones become one line, not a crash."""
-    from torchlint.static.run import check_source
+    from torchlint.static.static_pass import check_source
 
     monkeypatch.setattr(guard, "STACK_SIZE", 1)  # threading refuses it
     assert check_source(HEAD + NET, "ok.py", fuzz.rules()).findings[0].line == 5

@@ -97,7 +97,7 @@ def test_readme_matrix_workflow_shards_cover_every_target():
     assert any(r.startswith("torchlint check --shard ${{ matrix.shard }}/" + f"{len(shards)} ") for r in runs)
     (merge,) = [s["run"] for s in jobs["gate"]["steps"] if str(s.get("run", "")).startswith("torchlint merge")]
     assert merge.split()[2 : 2 + len(shards)] == [f"shard-{k}.json" for k in shards]
-    from torchlint.reports import shard
+    from torchlint.shards import shard
 
     targets = list(range(10))
     assert sorted(t for k in shards for t in shard(targets, k, len(shards))) == targets

@@ -214,7 +214,7 @@ def _with_rules(dynamic: list[Finding]) -> list[Finding]:
     from torchlint.config import Settings
     from torchlint.merge import merge
     from torchlint.rules import all_rules, enabled_rules
-    from torchlint.static.run import rules_on_lines, run_static
+    from torchlint.static.static_pass import rules_on_lines, run_static
 
     rules = all_rules()
     files = sorted({f.path for f in dynamic})

@@ -473,7 +473,7 @@ def run(**params) -> None:
     the compile caches. Merged with the static pass over the project's files; the gates decide
     the exit code. A program that fails (non-zero exit, signal, --timeout) is exit 2.
     """
-    from torchlint.watching import watch
+    from torchlint.run.command import run_report
 
     args = RunArgs(**params)
     try:
@@ -490,7 +490,7 @@ def run(**params) -> None:
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     try:
-        report, _ = watch(
+        report, _ = run_report(
             args.program,
             settings=settings,
             paths=args.paths or (".",),
@@ -528,7 +528,7 @@ def merge_cmd(**params) -> None:
     The same finding from several reports is listed once, naming every target that saw it;
     the gates and the exit code then apply to the combined report, as for one run.
     """
-    from torchlint.reports import ReportError, combine, load_report
+    from torchlint.shards import ReportError, combine, load_report
 
     args = MergeArgs(**params)
     try:
@@ -571,7 +571,7 @@ def _run(args: CheckArgs):
         raise _fail("--input, --input-set, --inputs-from and --input-sets-from need a --target")
     shard = None
     if args.shard:
-        from torchlint.reports import parse_shard
+        from torchlint.shards import parse_shard
 
         try:
             shard = parse_shard(args.shard)
@@ -651,7 +651,7 @@ def _apply_fixes(
 ) -> list:
     """--fix writes the fixed files (and returns those it could not write); --diff prints and exits."""
     from torchlint.findings import FileError
-    from torchlint.fixes.run import fix_paths, unified_diff
+    from torchlint.fixes.fix_files import fix_paths, unified_diff
 
     try:
         outcomes = fix_paths(paths, settings, os.getcwd(), unsafe=unsafe, write=not diff)

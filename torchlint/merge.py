@@ -59,7 +59,7 @@ def merge(
     * unmatched static -> ``static`` (not reached by any target, or a false alarm).
     * unmatched dynamic -> ``dynamic``; when a rule flags its line (``flagged``: (path, line) ->
       the codes of the rules that flag it when its function is taken as compiled, see
-      :func:`torchlint.static.run.rules_on_lines`) and declares its GB code, the suggestion
+      :func:`torchlint.static.static_pass.rules_on_lines`) and declares its GB code, the suggestion
       is that rule's fix (``suggestions``) and, with ``assign_rule``, ``rule`` is set to that
       code so ``--select/--ignore`` and suppression comments treat it like the rule's
       findings; otherwise it keeps dynamo's own reason and hints, with no rule.

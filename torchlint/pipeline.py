@@ -18,7 +18,7 @@ from torchlint.findings import FileError, Finding, Report
 from torchlint.static.sources import may_suppress
 
 if TYPE_CHECKING:
-    from torchlint.fixes.run import Marker
+    from torchlint.fixes.fix_files import Marker
 
 
 @dataclass
@@ -73,13 +73,13 @@ def run_check(options: CheckOptions) -> Report:
     dynamic_findings: list[Finding] = []
     targets = options.cli_targets or settings.targets
     if options.shard is not None:
-        from torchlint.reports import shard
+        from torchlint.shards import shard
 
         targets = shard(targets, *options.shard)
     observed = options.observed
     if observed is not None or (options.dynamic is not False and targets and options.stdin is None):
         from torchlint.dynamic.records import project_root
-        from torchlint.dynamic.run import run_dynamic  # imports no torch in this process
+        from torchlint.dynamic.target_pass import run_dynamic  # imports no torch in this process
 
         if observed is None:
             _stage(options.progress, "dynamo", len(targets))
@@ -193,7 +193,7 @@ def _consulted(
     )
     if not extra:
         return []
-    from torchlint.static.run import run_static_pass
+    from torchlint.static.static_pass import run_static_pass
 
     found, _errors = run_static_pass(extra, options.settings, cwd=cwd, jobs=options.jobs, use_cache=options.use_cache)
     reported = {(f.path, f.line, f.column, f.rule) for f in static}
@@ -204,8 +204,8 @@ def _flagged(
     static: list[Finding], dynamic: list[Finding], rules: dict[str, Any], cwd: str
 ) -> dict[tuple[str, int], set[str]]:
     """Which graph-break rules flag the lines of the breaks no static finding is on
-    (:func:`torchlint.static.run.rules_on_lines`: the files are parsed, never imported)."""
-    from torchlint.static.run import rules_on_lines
+    (:func:`torchlint.static.static_pass.rules_on_lines`: the files are parsed, never imported)."""
+    from torchlint.static.static_pass import rules_on_lines
 
     seen = {(f.path, line) for f in static for line in range(f.line, max(f.end_line, f.line) + 1)}
     wanted: dict[str, set[int]] = {}
@@ -230,7 +230,7 @@ def _enabled(finding: Finding, settings: Settings) -> bool:
 def _static_pass(
     files: Sequence[str], options: CheckOptions, cwd: str, texts: dict[str, str], uncommented: set[str]
 ) -> tuple[list[Finding], list[FileError]]:
-    from torchlint.static.run import run_static_pass  # imports libcst only if a file needs parsing
+    from torchlint.static.static_pass import run_static_pass  # imports libcst only if a file needs parsing
 
     advance = _stage(options.progress, "static", len(files))  # a bar on a terminal moves per file
     found: tuple[list[Finding], list[FileError]] = run_static_pass(
@@ -249,7 +249,7 @@ def _static_pass(
 
 def _fix_marker() -> Marker:
     """What marks fixable findings in the static pass (imported only when a file is parsed)."""
-    from torchlint.fixes.run import Marker
+    from torchlint.fixes.fix_files import Marker
 
     return Marker()
 
@@ -257,7 +257,7 @@ def _fix_marker() -> Marker:
 def _stdin_pass(path: str, text: str, settings: Settings) -> tuple[list[Finding], list[FileError]]:
     """The static pass over text that is not on disk (``--stdin-filename``): no cache."""
     from torchlint.rules import enabled_rules
-    from torchlint.static.run import check_source
+    from torchlint.static.static_pass import check_source
 
     result = check_source(text, path, enabled_rules(settings))
     return result.findings, [FileError(path, result.error)] if result.error else []

@@ -153,17 +153,17 @@ def _start_watching(config: Any) -> None:
     import tempfile
     import time
 
-    from torchlint.dynamic import watch
+    from torchlint.run import observer
 
     if hasattr(config, "workerinput"):  # a pytest-xdist worker: the controller named the folder
-        watch.install(os.environ.get(watch.ENV_DIR))
+        observer.install(os.environ.get(observer.ENV_DIR))
         return
-    known = watch.records()
+    known = observer.records()
     directory = known.directory if known is not None else tempfile.mkdtemp(prefix="torchlint_pytest_")
     config._torchlint_records = (directory, known is None)
     config._torchlint_started = time.monotonic()
-    os.environ[watch.ENV_DIR] = directory  # inherited by the xdist workers started after this
-    watch.install(directory)
+    os.environ[observer.ENV_DIR] = directory  # inherited by the xdist workers started after this
+    observer.install(directory)
 
 
 def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
@@ -190,10 +190,10 @@ def _session_report(config: Any, directory: str) -> Report:
     import time
 
     from torchlint.config import ConfigError, load_settings
-    from torchlint.dynamic.program import read_records
     from torchlint.dynamic.records import Places
     from torchlint.gate import apply_gate
-    from torchlint.watching import report_of
+    from torchlint.run.command import report_of
+    from torchlint.run.program import read_records
 
     root = str(config.rootpath)
     try:

@@ -19,7 +19,7 @@ from support import REPO, run_cli, write
 from torchlint.analysis.modules import ModuleMap, package_walk, relative_base
 from torchlint.analysis.summary import summarize
 from torchlint.config import Settings
-from torchlint.static import run
+from torchlint.static import static_pass
 from torchlint.static.cache import Cache
 
 sys.path.insert(0, str(REPO / "benchmarks"))
@@ -138,8 +138,8 @@ def test_findings_do_not_depend_on_jobs_or_the_cache(project, monkeypatch):
 
     for folder in PROJECTS:
         shutil.copytree(folder, project / folder.name)
-    monkeypatch.setattr(run, "POOL_MIN_FILES", 2)
-    monkeypatch.setattr(run, "POOL_MIN_CHARS", 1)
+    monkeypatch.setattr(static_pass, "POOL_MIN_FILES", 2)
+    monkeypatch.setattr(static_pass, "POOL_MIN_CHARS", 1)
     reports = []
     for extra in (["--jobs", "1", "--no-cache"], ["--jobs", "2", "--no-cache"], ["--jobs", "2"], ["--jobs", "1"]):
         result = run_cli(["check", ".", "--no-dynamic", "--format", "json", "--exit-zero", *extra])
@@ -233,19 +233,19 @@ HELPERS = "def peak(x):\n    return x.max()\n"
 def counted(monkeypatch):
     """The paths the static pass lints (not answered by the cache), run by run."""
     linted = []
-    real = run._lint
+    real = static_pass._lint
 
     def spy(path, *args, **kwargs):
         linted.append(os.path.basename(path))
         return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(run, "_lint", spy)
+    monkeypatch.setattr(static_pass, "_lint", spy)
     return linted
 
 
 def static(project, cache):
     files = sorted(str(p) for p in project.rglob("*.py"))
-    findings, errors = run.run_static(files, settings=Settings(), cache=cache)
+    findings, errors = static_pass.run_static(files, settings=Settings(), cache=cache)
     assert errors == []
     return {(os.path.basename(f.path), f.line, f.rule) for f in findings}
 
@@ -347,7 +347,7 @@ def test_findings_do_not_depend_on_the_order_of_the_files(project):
     random.Random(7).shuffle(shuffled)
     seen = []
     for order in (files, list(reversed(files)), shuffled):
-        findings, errors = run.run_static(order, settings=Settings())
+        findings, errors = static_pass.run_static(order, settings=Settings())
         assert errors == []
         seen.append(sorted((f.path, f.line, f.rule, f.message, f.region) for f in findings))
     assert seen[0] and seen[0] == seen[1] == seen[2]
@@ -410,8 +410,8 @@ def test_a_file_said_to_hold_no_region_holds_none():
 
     folders = PROJECTS + [REPO / "fixtures", REPO / "tests" / "fixes"]
     files = sorted(str(p) for folder in folders for p in folder.rglob("*.py"))
-    sources = run.read_for_project(files)
-    facts, bare = run.project_facts(files, sources, Settings())
+    sources = static_pass.read_for_project(files)
+    facts, bare = static_pass.project_facts(files, sources, Settings())
     held = 0
     for path, source, fact in zip(files, sources, facts):
         found = bool(regions_found(source, fact))
@@ -499,13 +499,15 @@ def test_an_analysis_redone_in_part_gives_the_facts_of_a_whole_one(name, tmp_pat
         return real(self, earlier, unchanged)
 
     monkeypatch.setattr(project_mod.Project, "analyze", spy)
-    run.project_facts(files, run.read_for_project(files), settings, cache)  # stored: a whole analysis
+    static_pass.project_facts(files, static_pass.read_for_project(files), settings, cache)  # stored: a whole analysis
     for path in files:
         original = Path(path).read_text(encoding="utf-8")
         for edited in _edits(original):
             Path(path).write_text(edited, encoding="utf-8")
-            texts = run.read_for_project(files)
-            assert run.project_facts(files, texts, settings, cache) == run.project_facts(files, texts, settings), path
+            texts = static_pass.read_for_project(files)
+            assert static_pass.project_facts(files, texts, settings, cache) == static_pass.project_facts(
+                files, texts, settings
+            ), path
         Path(path).write_text(original, encoding="utf-8")
     assert any(partial), "no edit was analysed in part"
 

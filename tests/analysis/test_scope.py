@@ -19,7 +19,7 @@ import pytest
 from support import run_cli, write
 
 from torchlint.config import load_settings
-from torchlint.static import run
+from torchlint.static import static_pass
 
 #: a four-file package: the module base in one file, the helper in another, reached from the
 #: forward (one helper only under ``if self.training:``), and a script that trains the model
@@ -242,13 +242,13 @@ def test_without_a_config_the_project_is_the_repository_else_the_top_package(pkg
 
 def test_the_project_scope_is_the_config_folder_repository_or_top_package(pkg, tmp_path):
     settings = load_settings(start=str(pkg))
-    scope = run.project_scope([str(pkg / "pkg" / "utils.py")], settings)
+    scope = static_pass.project_scope([str(pkg / "pkg" / "utils.py")], settings)
     assert scope.root == str(pkg)
     assert sorted(os.path.relpath(p, pkg) for p in scope.files) == sorted(
         os.path.join(*n.split("/")) for n in PACKAGE if n.endswith(".py")
     )
     write(pkg, ".venv/lib/site-packages/dep/mod.py", "import torch\n")
-    assert not any(".venv" in p for p in run.project_scope([str(pkg / "train.py")], settings).files)
+    assert not any(".venv" in p for p in static_pass.project_scope([str(pkg / "train.py")], settings).files)
 
 
 def test_the_editor_agrees_with_the_check_on_the_same_project(pkg, monkeypatch):

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from torchlint.dynamic import cudagraph_text as text
-from torchlint.dynamic import watch
-from torchlint.dynamic.program import Places, ProcessRecords, observed
+from torchlint.run import observer
+from torchlint.run.program import Places, ProcessRecords, observed
 
 REPO = Path(__file__).resolve().parents[2]
 CG = REPO / "fixtures" / "cudagraphs"
@@ -54,14 +54,14 @@ def observe(name, compile_id, monkeypatch, *, cudagraphs_on=True):
     """The observer's records of one scenario: its log records through watch's handler, its
     recordings as the record hook writes them, all under ``compile_id``."""
     sink = Sink()
-    monkeypatch.setattr(watch, "_compile_id", lambda: compile_id)
-    monkeypatch.setattr(watch, "_cudagraphs_on", lambda: cudagraphs_on)
+    monkeypatch.setattr(observer, "_compile_id", lambda: compile_id)
+    monkeypatch.setattr(observer, "_cudagraphs_on", lambda: cudagraphs_on)
     for r in scenario(name):
         if "record" in r:
             sink.write({"kind": "cudagraph", "event": "record", "function": "?", "stack": [], **r["record"]})
             continue
         record = logging.LogRecord(r["logger"], getattr(logging, r["level"]), "x.py", 1, "%s", (r["message"],), None)
-        watch._on_cudagraph_log(sink, record)
+        observer._on_cudagraph_log(sink, record)
     return sink.records
 
 
@@ -200,8 +200,8 @@ def test_rerecord_limit_skip_of_the_installed_torch():
 
 OWN_MESSAGES = r"""
 import sys
-from torchlint.dynamic import watch
-watch.install(sys.argv[1])
+from torchlint.run import observer
+observer.install(sys.argv[1])
 import torch._dynamo  # the observer attaches here
 import torch._inductor.scheduler as scheduler
 from torch._inductor import config, cudagraph_utils as utils

@@ -80,7 +80,7 @@ torch_needed = pytest.mark.dynamo
 
 
 def _run(worker, cwd, target, **table):
-    from torchlint.dynamic.run import run_dynamic
+    from torchlint.dynamic.target_pass import run_dynamic
 
     files = []
     for root, _dirs, names in os.walk(cwd):
@@ -189,7 +189,7 @@ def test_a_dynamic_only_break_carries_only_the_rule_that_flags_its_line(models_d
     import torchlint
     from torchlint.output.text import render
     from torchlint.rules import all_rules
-    from torchlint.static.run import rules_on_lines
+    from torchlint.static.static_pass import rules_on_lines
 
     monkeypatch.chdir(models_dir)
     report = torchlint.check(

@@ -6,7 +6,7 @@ import json
 import os
 import sys
 
-from torchlint.dynamic.program import (
+from torchlint.run.program import (
     Places,
     ProcessRecords,
     ProgramRun,
@@ -143,9 +143,9 @@ def test_failed_program_is_one_line():
 
 
 def test_the_records_folder_has_one_name_on_both_sides():
-    from torchlint.dynamic import program, watch
+    from torchlint.run import observer, program
 
-    assert program.ENV_DIR == watch.ENV_DIR
+    assert program.ENV_DIR == observer.ENV_DIR
 
 
 def test_command_forms():

@@ -6,7 +6,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from torchlint.dynamic.run import run_targets  # noqa: E402
+from torchlint.dynamic.target_pass import run_targets  # noqa: E402
 from torchlint.dynamic.targets import make_target  # noqa: E402
 
 pytestmark = pytest.mark.dynamo

@@ -113,7 +113,7 @@ def test_package_import_does_not_import_torch():
     import sys
 
     code = (
-        "import sys, torchlint.dynamic, torchlint.dynamic.process, torchlint.dynamic.run, "
+        "import sys, torchlint.dynamic, torchlint.dynamic.process, torchlint.dynamic.target_pass, "
         "torchlint.dynamic.results, torchlint.dynamic.targets, torchlint.dynamic.specs, "
         "torchlint.dynamic.answer, torchlint.dynamic.gb_registry, torchlint.dynamic.recompiles, "
         "torchlint.merge, torchlint.gate; print(sys.modules.get('torch') is not None)"

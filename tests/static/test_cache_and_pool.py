@@ -21,7 +21,7 @@ from support import FIXTURES, REPO, run_cli, write
 
 from torchlint.analysis import regions, tree
 from torchlint.static import cache as cache_mod
-from torchlint.static import run, sources
+from torchlint.static import sources, static_pass
 
 MODEL = """
 import torch
@@ -57,16 +57,16 @@ def corpus(project):
 def pool_always(monkeypatch):
     """Use the process pool however few files there are (the thresholds are for speed);
     yields the number of files each pool was given."""
-    monkeypatch.setattr(run, "POOL_MIN_FILES", 2)
-    monkeypatch.setattr(run, "POOL_MIN_CHARS", 1)
+    monkeypatch.setattr(static_pass, "POOL_MIN_FILES", 2)
+    monkeypatch.setattr(static_pass, "POOL_MIN_CHARS", 1)
     sizes = []
-    real = run._lint_in_pool
+    real = static_pass._lint_in_pool
 
     def spy(todo, *args):
         sizes.append(len(todo))
         return real(todo, *args)
 
-    monkeypatch.setattr(run, "_lint_in_pool", spy)
+    monkeypatch.setattr(static_pass, "_lint_in_pool", spy)
     return sizes
 
 
@@ -503,7 +503,7 @@ def test_the_pool_works_when_it_cannot_fork(corpus, pool_always, monkeypatch):
     if "forkserver" not in multiprocessing.get_all_start_methods():
         pytest.skip("no forkserver start method on this platform")
     fresh = report("--no-cache", "--jobs", "1")
-    monkeypatch.setattr(run, "_pool_context", lambda: multiprocessing.get_context("forkserver"))
+    monkeypatch.setattr(static_pass, "_pool_context", lambda: multiprocessing.get_context("forkserver"))
     assert report("--no-cache", "--jobs", "2") == fresh
     assert pool_always
 
@@ -523,7 +523,7 @@ def test_the_pool_reads_and_summarises_the_project_and_sends_back_what_is_linted
     opened[:] = opened_cold
     everything = {str(p.resolve()) for p in corpus.rglob("*.py")}
     assert opened == []
-    settings = run._default_settings()
+    settings = static_pass._default_settings()
     cache = cache_mod.Cache(
         str(corpus / ".torchlint_cache"),
         settings.selected,
@@ -543,15 +543,15 @@ def test_the_pool_reads_and_summarises_the_project_and_sends_back_what_is_linted
 
 def test_a_file_edited_after_the_pool_read_it_is_not_stored_under_the_old_text(corpus, pool_always, monkeypatch):
     net = corpus / "pkg" / "net.py"
-    real = run._summarize_missing
+    real = static_pass._summarize_missing
 
     def then_edit(*args, **kwargs):
         real(*args, **kwargs)
         net.write_text(textwrap.dedent(MODEL).replace("s = x.sum().item()", "s = x.sum()"))
 
-    monkeypatch.setattr(run, "_summarize_missing", then_edit)
+    monkeypatch.setattr(static_pass, "_summarize_missing", then_edit)
     report("--jobs", "2")
-    monkeypatch.setattr(run, "_summarize_missing", real)
+    monkeypatch.setattr(static_pass, "_summarize_missing", real)
     net.write_text(textwrap.dedent(MODEL))  # the text the pool read, back: its result is computed again
     os.utime(net, (1, 1))
     assert report("--jobs", "2")[0] == report("--no-cache", "--jobs", "1")[0]

@@ -70,9 +70,9 @@ def test_fixable_findings_in_cells_are_marked_as_in_python_files(tmp_path):
     py = run_cli(["check", str(tmp_path / "nb.py"), "--no-dynamic"]).stdout
     assert py.count("[*]") == text.count("[*]")
 
-    from torchlint.fixes.run import Marker
+    from torchlint.fixes.fix_files import Marker
     from torchlint.rules import all_rules
-    from torchlint.static.run import _lint_notebook
+    from torchlint.static.static_pass import _lint_notebook
 
     found = {f.rule: f for f in _lint_notebook(str(NOTEBOOK), all_rules(), Marker()).findings}
     cell = next(c for c in cells if c.number == found["TL004"].cell)

@@ -11,7 +11,7 @@ import pytest
 from support import write
 
 from torchlint.config import Settings
-from torchlint.static import run, sources
+from torchlint.static import sources, static_pass
 from torchlint.static.cache import Cache
 
 MODEL = """
@@ -64,7 +64,7 @@ def opened(monkeypatch):
 def check(folder):
     cache = Cache(str(folder / ".torchlint_cache"), ["TL"], [])
     files = ["helpers.py", "model.py", "plain.py"]
-    findings, errors = run.run_static(files, settings=Settings(), cache=cache)
+    findings, errors = static_pass.run_static(files, settings=Settings(), cache=cache)
     return sorted((f.path, f.line, f.rule) for f in findings), [(e.path, e.message) for e in errors]
 
 

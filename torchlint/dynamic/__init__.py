@@ -8,7 +8,7 @@ plain data (:class:`~torchlint.dynamic.answer.Answer`).
 Parent side (may import each other, :mod:`torchlint.config`, :mod:`torchlint.files`,
 :mod:`torchlint.findings`; never a child-side module, torch, ``api`` or ``pipeline``):
 
-* ``run`` - the entry :func:`torchlint.pipeline.run_check` calls: parse the declarations,
+* ``target_pass`` - the entry :func:`torchlint.pipeline.run_check` calls: parse the declarations,
   check CUDA is there when asked for, send each target to the worker (``run_targets``);
 * ``process`` - the worker process: start, request/answer, timeout, crash and out-of-memory
   recovery, the tail of what it printed;
@@ -17,7 +17,7 @@ Parent side (may import each other, :mod:`torchlint.config`, :mod:`torchlint.fil
 * ``specs`` - parsing sample-input specs (``f32[8,16]``; building them imports torch, child only).
 
 Child side (may import the parent side's plain-data modules ``answer``, ``specs``,
-``targets``, ``recompiles``, ``gb_registry``, and :mod:`torchlint.config`; never ``run``,
+``targets``, ``recompiles``, ``gb_registry``, and :mod:`torchlint.config`; never ``target_pass``,
 ``process`` or ``results``):
 
 * ``worker`` - the process's main loop: one request, one answer, state put back after each;
@@ -26,13 +26,16 @@ Child side (may import the parent side's plain-data modules ``answer``, ``specs`
 * ``cudagraphs`` - measuring what stops ``mode="reduce-overhead"`` from replaying CUDA graphs;
 * ``logs`` - capturing torch's log artifacts (one handler, one context manager).
 
+``records`` - what dynamo recorded -> findings, the one path ``check --target``, ``torchlint run``
+(:mod:`torchlint.run`) and the pytest plugin share.
+
 Shared, standard library only: ``answer`` (the answer type both sides speak),
 ``gb_registry`` (torch's graph-break registry, read as a file), ``recompiles`` (dynamo's
 recompile messages in words).
 
 Importing this package imports no torch. Entry points (imported lazily):
 
-* :func:`torchlint.dynamic.run.run_targets` - targets in a reused worker.
+* :func:`torchlint.dynamic.target_pass.run_targets` - targets in a reused worker.
 * :func:`torchlint.dynamic.observe.break_lines_of_source` - a snippet's break lines, for tests.
 """
 
@@ -45,7 +48,7 @@ __all__ = ["run_targets", "break_lines_of_source", "observe_source", "TargetErro
 __getattr__ = lazy_exports(
     __name__,
     {
-        "run_targets": "torchlint.dynamic.run",
+        "run_targets": "torchlint.dynamic.target_pass",
         "break_lines_of_source": "torchlint.dynamic.observe",
         "observe_source": "torchlint.dynamic.observe",
         "TargetError": "torchlint.dynamic.targets",

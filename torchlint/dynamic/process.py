@@ -1,7 +1,7 @@
 """The worker process, seen from the parent: start it, send a request, wait for the answer.
 
 The parent never imports torch. One worker (:mod:`torchlint.dynamic.worker`) imports it once
-and serves every target in turn (:func:`torchlint.dynamic.run.run_targets` sends them). A
+and serves every target in turn (:func:`torchlint.dynamic.target_pass.run_targets` sends them). A
 request that outlives its timeout is stopped; one that crashes the process (``os._exit``, a
 segfault) is reported with the exit status and the error line the process wrote last; one
 that runs out of memory (``max_memory``) is reported as such; in each case the worker is

@@ -2,7 +2,7 @@
 
 ``check --target`` (the worker's :class:`~torchlint.dynamic.answer.Answer`, read by
 :mod:`torchlint.dynamic.results`), ``torchlint run`` and ``pytest --torchlint`` (the observer's
-JSON lines, read by :mod:`torchlint.dynamic.program`) and ``assert_graph_breaks`` (an answer
+JSON lines, read by :mod:`torchlint.run.program`) and ``assert_graph_breaks`` (an answer
 made in the test's process) all build their findings and recompile entries here:
 
 * where a break belongs (:class:`Places`): the innermost frame in the *project* (the folder

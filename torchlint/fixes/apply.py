@@ -11,7 +11,7 @@ expose another: ``if gate.item() > 0.5`` becomes ``if gate > 0.5``, which the
 Also here: what one plan alone changes, as text edits (:class:`~torchlint.findings.Edit`)
 (:func:`plan_changes`, :func:`edits_of`), and :func:`apply_edits`. Everything here is text
 in, text out; reading and writing files, marking a report's findings and diffs are
-:mod:`torchlint.fixes.run`'s.
+:mod:`torchlint.fixes.fix_files`'s.
 """
 
 from __future__ import annotations
@@ -118,7 +118,7 @@ class FixOptions:
     fixer are fixed), ``unsafe`` (also the fixes that change behaviour or need review), the
     codes or prefixes ignored for the file (``per-file-ignores``: their findings are not
     fixed) and the file's facts from the project-wide analysis, as the check uses them
-    (:func:`torchlint.static.run.project_facts`), so a finding that exists only through
+    (:func:`torchlint.static.static_pass.project_facts`), so a finding that exists only through
     another file (a helper called from a forward elsewhere) is fixed too."""
 
     rule_classes: Sequence[type[Rule]]  # kept as a tuple

@@ -122,7 +122,7 @@ def lint_text(
     (``facts``: the file's facts from the project-wide analysis; ``parser``: the trees of the
     document's earlier versions, so that only the statements that changed are parsed;
     ``syntax``: :func:`torchlint.static.limits.syntax_tree` of the text, if already made)."""
-    from torchlint.static.run import check_source, gc_paused, with_modes
+    from torchlint.static.static_pass import check_source, gc_paused, with_modes
 
     facts = with_modes([facts], [text], settings)[0]  # `train` / `half` from the config
     rel = relative_path(path, settings)

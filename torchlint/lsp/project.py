@@ -147,7 +147,7 @@ class WorkspaceProject:
     def _build(self) -> Project:
         from torchlint.analysis.modules import ModuleMap
         from torchlint.analysis.project import Project
-        from torchlint.static.run import source_roots
+        from torchlint.static.static_pass import source_roots
 
         files = self._workspace_files()
         checked = sorted(set(files) | set(self._buffers))

@@ -51,7 +51,7 @@ class FileFixes:
 
 
 class FixPlanner:
-    """Marks fixable findings while the engine walks (see :class:`torchlint.fixes.run.Marker`)."""
+    """Marks fixable findings while the engine walks (see :class:`torchlint.fixes.fix_files.Marker`)."""
 
     def start(self, module: cst.Module, rule_classes: Sequence[type[Rule]]) -> FileFixes | None:
         return None

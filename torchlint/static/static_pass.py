@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from torchlint.static.incremental import IncrementalParser
 
 #: makes the :class:`~torchlint.static.engine.FixPlanner` that marks fixable findings,
-#: called only when some file has to be parsed (``torchlint.fixes.run.Marker``)
+#: called only when some file has to be parsed (``torchlint.fixes.fix_files.Marker``)
 Planner = Callable[[], "FixPlanner"]
 
 #: Below this many files to parse, or this many characters, a pool costs more than it saves.

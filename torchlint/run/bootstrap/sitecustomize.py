@@ -1,7 +1,7 @@
 """Start-up hook of ``torchlint run`` (this folder is put first on the program's PYTHONPATH).
 
 Python imports ``sitecustomize`` at interpreter start; this one installs torchlint's observer
-(:func:`torchlint.dynamic.watch.install`, which imports no torch) and then runs the
+(:func:`torchlint.run.observer.install`, which imports no torch) and then runs the
 ``sitecustomize`` it hides, if the environment has one, so the program starts as it would
 without torchlint.
 """
@@ -12,7 +12,7 @@ import sys
 
 def _install() -> None:
     try:
-        from torchlint.dynamic.watch import install
+        from torchlint.run.observer import install
 
         install()
     except Exception as e:  # noqa: BLE001 (never stop the program from starting)

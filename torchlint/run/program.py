@@ -3,7 +3,7 @@
 The program runs unchanged in a child process: its argv, environment (plus
 ``PYTHONPATH`` for the bootstrap and ``TORCHLINT_WATCH_DIR``), working directory and stdin
 are its own; stdout and stderr pass through to ours while the last bytes are kept to explain
-a failure. The observer (:mod:`torchlint.dynamic.watch`, installed at interpreter start in
+a failure. The observer (:mod:`torchlint.run.observer`, installed at interpreter start in
 every Python process the program starts) writes JSON lines per process; this module reads
 them back, merges processes (torchrun ranks, pytest-xdist workers) and turns them into the
 dynamic half of a :class:`~torchlint.findings.Report`:
@@ -39,7 +39,7 @@ from typing import Any
 from torchlint.dynamic.records import Findings, Places, SourceLines, group_recompiles
 from torchlint.findings import FileError, Finding, Recompile, TargetResult
 
-#: names the records folder to the observer (the same name as ``torchlint.dynamic.watch.ENV_DIR``;
+#: names the records folder to the observer (the same name as ``torchlint.run.observer.ENV_DIR``;
 #: the parent side does not import the child side)
 ENV_DIR = "TORCHLINT_WATCH_DIR"
 BOOTSTRAP_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bootstrap")

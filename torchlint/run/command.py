@@ -1,6 +1,6 @@
 """One ``torchlint run``: the program watched, then the static pass, merged into one Report.
 
-The dynamic half comes from :mod:`torchlint.dynamic.program` (the program's records); the
+The dynamic half comes from :mod:`torchlint.run.program` (the program's records); the
 rest is :func:`torchlint.pipeline.run_check`, so suppression, ``--select/--ignore`` and the
 merge with the static findings work exactly as for ``torchlint check``.
 """
@@ -11,7 +11,9 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from torchlint.dynamic.program import (
+from torchlint.dynamic.records import Places
+from torchlint.findings import FileError, Finding, TargetResult
+from torchlint.run.program import (
     ProgramRun,
     command_of,
     display_command,
@@ -19,10 +21,9 @@ from torchlint.dynamic.program import (
     read_records,
     run_program,
 )
-from torchlint.dynamic.records import Places
 
 
-def watch(
+def run_report(
     args: Sequence[str],
     *,
     settings: Any,
@@ -89,7 +90,7 @@ def report_of(
     static pass over ``paths`` when ``static``."""
     from torchlint.pipeline import CheckOptions, run_check
 
-    def dynamic_half(files: list[str]):
+    def dynamic_half(files: list[str]) -> tuple[list[TargetResult], list[Finding], list[FileError], str | None]:
         result, findings, errors = observed(processes, places, name=name, run=run)
         version = next((p.header["torch_version"] for p in processes if p.header.get("torch_version")), None)
         return [result], findings, errors, version

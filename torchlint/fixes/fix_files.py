@@ -139,7 +139,7 @@ def fix_files(
 ) -> list[FixOutcome]:
     """Fix each file (paths relative to ``cwd``) as ``options`` allow, with each file's
     ignored codes (``ignored_for(path)``) and facts; write the changed ones when ``write``.
-    ``facts``: path -> the file's project facts (:func:`torchlint.static.run.project_facts`);
+    ``facts``: path -> the file's project facts (:func:`torchlint.static.static_pass.project_facts`);
     ``bare``: the paths of files that hold no compiled region (nothing to fix in them)."""
     outcomes = []
     facts = facts or {}
@@ -193,7 +193,7 @@ def fix_paths(paths: Sequence[str], settings, cwd: str, *, unsafe: bool, write: 
     from torchlint.rules import enabled_rules
 
     files, _ = discover(paths, settings.exclude, cwd)  # missing paths: the check reports them
-    from torchlint.static.run import project_facts, read_for_project, trained_if_a_script_trains, with_modes
+    from torchlint.static.static_pass import project_facts, read_for_project, trained_if_a_script_trains, with_modes
 
     full = [os.path.join(cwd, f) for f in files]
     sources = read_for_project(full)

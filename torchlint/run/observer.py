@@ -2,7 +2,7 @@
 
 The program runs unchanged, with its own ``torch.compile`` settings: no reset, no
 ``explain()``, no backend of ours. At interpreter start (:mod:`sitecustomize` in
-``torchlint/dynamic/bootstrap``, put on ``PYTHONPATH`` by :mod:`torchlint.dynamic.program`) or
+``torchlint/run/bootstrap``, put on ``PYTHONPATH`` by :mod:`torchlint.run.program`) or
 from the pytest plugin, :func:`install` arranges that, once ``torch._dynamo`` is imported,
 the program's own dynamo reports what it does to a file of JSON lines, one file per
 process (``<pid>.jsonl`` in the folder named by ``TORCHLINT_WATCH_DIR``), each line
