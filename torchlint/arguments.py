@@ -8,10 +8,12 @@ options' parameter names, so ``CheckArgs(**params)`` builds it) and hands that o
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from torchlint.config import (
+    ConfigError,
     Settings,
     check_run_options,
     check_torch_version,
@@ -22,6 +24,9 @@ from torchlint.config import (
     parse_size,
     select_override,
 )
+
+if TYPE_CHECKING:
+    from torchlint.pipeline import CheckOptions
 
 
 @dataclass
@@ -75,6 +80,68 @@ class CheckArgs:
         """--fix or --diff: the fixes are computed (and written, for --fix)."""
         return self.fix or self.diff
 
+    @property
+    def reads_stdin(self) -> bool:
+        """The source comes from stdin: `-` as the only path, or --stdin-filename and no path."""
+        return tuple(self.paths) == ("-",) or (self.stdin_filename is not None and not self.paths)
+
+    def check_usage(self) -> None:
+        """Options that make no sense together: a :class:`~torchlint.config.ConfigError`
+        saying which, before anything is read."""
+        if self.add_noqa and self.fixing:
+            raise ConfigError("--add-noqa cannot be combined with --fix or --diff")
+        if self.stdin_filename is not None and not self.reads_stdin:
+            raise ConfigError("--stdin-filename names the source read from stdin: give `-` as the only path")
+        if self.reads_stdin and (self.fixing or self.add_noqa):
+            raise ConfigError("--fix, --diff and --add-noqa rewrite files: not with a source read from stdin")
+
+    def check_against(self, settings: Settings) -> None:
+        """Options that need what they apply to (declared targets, the static pass): a
+        ConfigError saying what is missing."""
+        declared = bool(self.targets or settings.targets)
+        if (self.mode or self.device) and not declared:
+            raise ConfigError(
+                "--mode and --device apply to dynamic targets: give a --target (or [[tool.torchlint.targets]])"
+            )
+        if self.reads_stdin and self.no_static:
+            raise ConfigError("a source read from stdin is checked by the static pass: drop --no-static")
+        if self.no_static and (self.no_dynamic or not declared):
+            raise ConfigError("nothing to do: --no-static and no dynamic targets")
+        if (self.inputs or self.input_sets or self.inputs_from or self.input_sets_from) and not self.targets:
+            raise ConfigError("--input, --input-set, --inputs-from and --input-sets-from need a --target")
+
+    def check_options(
+        self, settings: Settings, *, stdin: tuple[str, str] | None, progress: Any, shard: tuple[int, int] | None
+    ) -> CheckOptions:
+        """The pipeline's options for this command line (``stdin``: the name and text read)."""
+        from torchlint.pipeline import CheckOptions
+
+        return CheckOptions(
+            paths=self.paths or (".",),
+            settings=settings,
+            static=not self.no_static,
+            stdin=stdin,
+            dynamic=False if self.no_dynamic else None,
+            cli_targets=cli_targets(self),
+            train=self.train,
+            progress=progress,
+            # --fix/--diff rewrite files and want fixes: they never read the cache
+            use_cache=not (self.no_cache or self.fixing),
+            mark_fixes=True,  # per file, in the pass, cached with the findings
+            shard=shard,
+        )
+
+    def shard_of(self) -> tuple[int, int] | None:
+        """--shard K/N as (K, N); a ConfigError when it does not read as one."""
+        if not self.shard:
+            return None
+        from torchlint.shards import parse_shard
+
+        try:
+            return parse_shard(self.shard)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+
 
 @dataclass
 class RunArgs:
@@ -113,6 +180,36 @@ class MergeArgs:
     exit_zero: bool = False
     output_file: str | None = None
     quiet: bool = False
+
+
+def check_paths(paths: Sequence[str]) -> None:
+    """A path that does not exist is a usage error, said before any work (a mistyped path
+    would otherwise be reported after every declared target ran)."""
+    missing = [p for p in paths if not os.path.exists(p)]
+    if missing:
+        raise ConfigError("\n".join(f"{p}: no such file or directory" for p in missing))
+
+
+def run_settings(args: RunArgs) -> Settings:
+    """`torchlint run`'s settings: the config with the command line over it."""
+    return override(
+        load_settings(args.config_file),
+        select=codes_option(args.select, "--select"),
+        ignore=codes_option(args.ignore, "--ignore"),
+        max_graph_breaks=args.max_graph_breaks,
+        max_recompiles=args.max_recompiles,
+        baseline=args.baseline,
+    )
+
+
+def merge_settings(args: MergeArgs) -> Settings:
+    """`torchlint merge`'s settings: the config's gates with the command line's over them."""
+    return override(
+        load_settings(args.config_file),
+        max_graph_breaks=args.max_graph_breaks,
+        max_recompiles=args.max_recompiles,
+        baseline=args.baseline,
+    )
 
 
 def check_settings(args: CheckArgs) -> Settings:

@@ -14,8 +14,16 @@ import rich_click as click
 from click.exceptions import Exit, NoArgsIsHelpError
 
 from torchlint import __version__
-from torchlint.arguments import CheckArgs, MergeArgs, RunArgs, check_settings, cli_targets
-from torchlint.config import ConfigError, Settings, codes_option, load_settings, override
+from torchlint.arguments import (
+    CheckArgs,
+    MergeArgs,
+    RunArgs,
+    check_paths,
+    check_settings,
+    merge_settings,
+    run_settings,
+)
+from torchlint.config import ConfigError, Settings, load_settings
 from torchlint.gate import EXIT_ERROR, EXIT_FAIL, EXIT_OK, GateError, apply_settings, exit_code
 
 FORMAT_CHOICES = ["text", "json", "sarif", "github", "html"]
@@ -392,8 +400,6 @@ def check(**params) -> None:
     torch._dynamo in a child process; the report then says which findings dynamo confirmed.
     """
     args = CheckArgs(**params)
-    if args.add_noqa and args.fixing:
-        raise _fail("--add-noqa cannot be combined with --fix or --diff")
     settings, report = _run(args)
     if args.add_noqa:
         sys.exit(_add_noqa(report))
@@ -477,16 +483,8 @@ def run(**params) -> None:
 
     args = RunArgs(**params)
     try:
-        _check_paths(args.paths)
-        settings = load_settings(args.config_file)
-        settings = override(
-            settings,
-            select=codes_option(args.select, "--select"),
-            ignore=codes_option(args.ignore, "--ignore"),
-            max_graph_breaks=args.max_graph_breaks,
-            max_recompiles=args.max_recompiles,
-            baseline=args.baseline,
-        )
+        check_paths(args.paths)
+        settings = run_settings(args)
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     try:
@@ -532,12 +530,7 @@ def merge_cmd(**params) -> None:
 
     args = MergeArgs(**params)
     try:
-        settings = override(
-            load_settings(args.config_file),
-            max_graph_breaks=args.max_graph_breaks,
-            max_recompiles=args.max_recompiles,
-            baseline=args.baseline,
-        )
+        settings = merge_settings(args)
         report = combine([load_report(p) for p in args.reports])
         apply_settings(report, settings)
     except (ConfigError, GateError, ReportError) as exc:
@@ -548,37 +541,19 @@ def merge_cmd(**params) -> None:
 
 def _run(args: CheckArgs):
     """Settings and the report of one run, shared by `check` and `baseline`."""
-    paths = args.paths
     try:
-        stdin_name = args.stdin_filename
-        use_stdin = tuple(paths) == ("-",) or (stdin_name is not None and not paths)
-        if stdin_name is not None and not use_stdin:
-            raise ConfigError("--stdin-filename names the source read from stdin: give `-` as the only path")
-        if use_stdin and (args.fixing or args.add_noqa):
-            raise ConfigError("--fix, --diff and --add-noqa rewrite files: not with a source read from stdin")
-        _check_paths(() if use_stdin else paths)
+        args.check_usage()
+        use_stdin = args.reads_stdin
+        check_paths(() if use_stdin else args.paths)
         settings = check_settings(args)
+        args.check_against(settings)
+        shard = args.shard_of()
+        if args.fixing and args.no_static:
+            raise ConfigError("--fix and --diff need the static pass (drop --no-static)")
     except ConfigError as exc:
         raise _fail(str(exc)) from None
-    targets = args.targets
-    if (args.mode or args.device) and not (targets or settings.targets):
-        raise _fail("--mode and --device apply to dynamic targets: give a --target (or [[tool.torchlint.targets]])")
-    if use_stdin and args.no_static:
-        raise _fail("a source read from stdin is checked by the static pass: drop --no-static")
-    if args.no_static and (args.no_dynamic or not (targets or settings.targets)):
-        raise _fail("nothing to do: --no-static and no dynamic targets")
-    if (args.inputs or args.input_sets or args.inputs_from or args.input_sets_from) and not targets:
-        raise _fail("--input, --input-set, --inputs-from and --input-sets-from need a --target")
-    shard = None
-    if args.shard:
-        from torchlint.shards import parse_shard
-
-        try:
-            shard = parse_shard(args.shard)
-        except ValueError as exc:
-            raise _fail(str(exc)) from None
-    if args.fixing and args.no_static:
-        raise _fail("--fix and --diff need the static pass (drop --no-static)")
+    paths = args.paths
+    stdin_name = args.stdin_filename
     fix_errors = (
         _apply_fixes(
             settings,
@@ -595,26 +570,13 @@ def _run(args: CheckArgs):
 
     from torchlint.output.progress import close as close_progress
     from torchlint.output.progress import progress_for
-    from torchlint.pipeline import CheckOptions, run_check
+    from torchlint.pipeline import run_check
     from torchlint.static import limits as guard
 
     guard.SHOW_TRACEBACKS = bool(args.verbose)  # a file that trips a bug: its traceback with -v
     progress = progress_for(args.fmt, args.verbose, quiet=args.quiet)  # a bar on a terminal, text only
     stdin = (stdin_name or "-", sys.stdin.read()) if use_stdin else None
-    options = CheckOptions(
-        paths=paths or (".",),
-        settings=settings,
-        static=not args.no_static,
-        stdin=stdin,
-        dynamic=False if args.no_dynamic else None,
-        cli_targets=cli_targets(args),
-        train=args.train,
-        progress=progress,
-        # --fix/--diff rewrite files and want fixes: they never read the cache
-        use_cache=not (args.no_cache or args.fixing),
-        mark_fixes=True,  # per file, in the pass, cached with the findings
-        shard=shard,
-    )
+    options = args.check_options(settings, stdin=stdin, progress=progress, shard=shard)
     try:
         report = run_check(options)
         report.errors.extend(fix_errors)
@@ -638,20 +600,12 @@ def _run(args: CheckArgs):
     return settings, report
 
 
-def _check_paths(paths) -> None:
-    """A path that does not exist is a usage error, said before any work (a mistyped path
-    would otherwise be reported after every declared target ran)."""
-    missing = [p for p in paths if not os.path.exists(p)]
-    if missing:
-        raise ConfigError("\n".join(f"{p}: no such file or directory" for p in missing))
-
-
 def _apply_fixes(
     settings: Settings, paths, *, diff: bool, unsafe: bool, quiet: bool, exit_zero: bool, verbose: bool
 ) -> list:
     """--fix writes the fixed files (and returns those it could not write); --diff prints and exits."""
     from torchlint.findings import FileError
-    from torchlint.fixes.fix_files import fix_paths, unified_diff
+    from torchlint.fixes.fix_files import fix_lines, fix_paths, fixed_count, unified_diff
 
     try:
         outcomes = fix_paths(paths, settings, os.getcwd(), unsafe=unsafe, write=not diff)
@@ -661,26 +615,18 @@ def _apply_fixes(
         raise _fail(
             f"internal error while fixing: {type(exc).__name__}: {exc} (run with -v for the traceback)"
         ) from None
+    for line in fix_lines(outcomes, verbose=verbose):
+        click.echo(line, err=True)
     changed = [o for o in outcomes if o.changed]
-
-    def count(done) -> str:
-        n = sum(len(o.applied) for o in done)
-        return f"{n} finding{'s' if n != 1 else ''} in {len(done)} file{'s' if len(done) != 1 else ''}"
-
-    summary = count(changed)
-    if verbose:
-        for o in changed:
-            for a in o.applied:
-                click.echo(f"{o.path}:{a.line}:{a.column}: {a.code} {a.applicability} fix: {a.description}", err=True)
     if diff:
         for o in changed:
             click.echo(unified_diff(o), nl=False)
         if not quiet:
-            click.echo(f"Would fix {summary}.", err=True)
+            click.echo(f"Would fix {fixed_count(changed)}.", err=True)
         sys.exit(EXIT_FAIL if changed and not exit_zero else EXIT_OK)
     written = [o for o in changed if not o.error]  # a file not written is an error, not fixed
     if written and not quiet:
-        click.echo(f"Fixed {count(written)}.", err=True)
+        click.echo(f"Fixed {fixed_count(written)}.", err=True)
     return [FileError(o.path, o.error) for o in outcomes if o.error]
 
 
@@ -904,37 +850,16 @@ def _verify_rules(rules, show_all: bool, fmt: str = "text") -> None:
         raise _fail(
             "--verify runs the rule pages through torch, which is not installed (pip install 'torchlint[dynamic]')"
         )
-    from torchlint.pages import page
-    from torchlint.verify import torch_version, verify_page
+    from torchlint.verify import torch_version, verdicts
 
-    settings = Settings()
     version = torch_version()
     click.echo(f"torch {version}", err=True)
-    dead = 0
-    entries = []
-    for rule in rules:
-        if not show_all and rule.code not in settings.enabled_rules([rule.code]):
-            continue
-        p = page(rule.code)
-        entry = {"rule": rule.code, "name": rule.name}
-        if rule.severity == "warning":
-            verdict = (
-                "performance warning: not a graph break, not checked"
-                if rule.code.startswith("TL1")
-                else "not a graph break (about suppression comments), not checked"
-            )
-            entry["status"] = "warning" if rule.code.startswith("TL1") else "not-a-break"
-        elif p is None:
-            verdict, dead = "no page to verify", dead + 1
-            entry["status"] = "no-page"
-        else:
-            result = verify_page(p)
-            verdict, dead = result.describe(), dead + (not result.live)
-            entry.update(result.to_dict())
-        entry["verdict"] = verdict
+    entries, dead = [], 0
+    for entry, live in verdicts(rules, show_all):
         entries.append(entry)
+        dead += not live
         if fmt == "text":
-            click.echo(f"{rule.code}  {rule.name:26s} {verdict}")
+            click.echo(f"{entry['rule']}  {entry['name']:26s} {entry['verdict']}")
     if fmt == "json":
         import json
 

@@ -12,8 +12,9 @@ import contextlib
 import os
 import sys
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from torchlint.pages import Example, Page
 
@@ -110,3 +111,36 @@ def torch_version() -> str:
     import torch
 
     return str(torch.__version__)
+
+
+def verdicts(rules: Iterable[Any], show_all: bool = False) -> Iterator[tuple[dict[str, Any], bool]]:
+    """``torchlint rules --verify``: for each rule (the enabled ones unless ``show_all``), its
+    entry (``rule``, ``name``, ``status``, ``verdict`` and the page's result) and whether it
+    is live; a warning rule is not a graph break and is not checked (it counts as live)."""
+    from torchlint.config import Settings
+    from torchlint.pages import page
+
+    settings = Settings()
+    for rule in rules:
+        if not show_all and rule.code not in settings.enabled_rules([rule.code]):
+            continue
+        entry: dict[str, Any] = {"rule": rule.code, "name": rule.name}
+        live = True
+        text = page(rule.code)
+        if rule.severity == "warning":
+            performance = rule.code.startswith("TL1")
+            verdict = (
+                "performance warning: not a graph break, not checked"
+                if performance
+                else "not a graph break (about suppression comments), not checked"
+            )
+            entry["status"] = "warning" if performance else "not-a-break"
+        elif text is None:
+            verdict, live = "no page to verify", False
+            entry["status"] = "no-page"
+        else:
+            result = verify_page(text)
+            verdict, live = result.describe(), result.live
+            entry.update(result.to_dict())
+        entry["verdict"] = verdict
+        yield entry, live

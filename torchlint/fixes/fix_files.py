@@ -228,3 +228,21 @@ def unified_diff(outcome: FixOutcome) -> str:
     return "".join(
         difflib.unified_diff(lines(outcome.old), lines(outcome.new), f"a/{outcome.path}", f"b/{outcome.path}")
     )
+
+
+def fixed_count(outcomes: Sequence[FixOutcome]) -> str:
+    """``"3 findings in 2 files"``: what the fixes of ``outcomes`` changed."""
+    n = sum(len(o.applied) for o in outcomes)
+    return f"{n} finding{'s' if n != 1 else ''} in {len(outcomes)} file{'s' if len(outcomes) != 1 else ''}"
+
+
+def fix_lines(outcomes: Sequence[FixOutcome], *, verbose: bool) -> list[str]:
+    """With ``verbose``, one line per fix applied (``path:line:col: CODE safe fix: ...``)."""
+    if not verbose:
+        return []
+    return [
+        f"{o.path}:{a.line}:{a.column}: {a.code} {a.applicability} fix: {a.description}"
+        for o in outcomes
+        if o.changed
+        for a in o.applied
+    ]
