@@ -197,7 +197,8 @@ def lint_module(
     """Findings of the given rules in one parsed module (``source``: its text, when at hand;
     ``project``: the file's facts from the project-wide analysis,
     :meth:`torchlint.analysis.project.Project.facts`, with ``train`` / ``half`` when the pass
-    checks training-only / half-precision-only code).
+    checks training-only / half-precision-only code, ``mode: "train"`` when it checks the
+    module in training mode alone).
 
     With ``fixes``, a finding a fix can rewrite carries its :class:`~torchlint.findings.Fix`.
     ``compiled_lines``: every function holding one of these lines is taken as compiled too
@@ -208,7 +209,13 @@ def lint_module(
     if project:
         imports.apply_project(project)
     facts = project or {}
-    index = build_index(module, imports, train=bool(facts.get("train")), half=bool(facts.get("half")))
+    index = build_index(
+        module,
+        imports,
+        train=bool(facts.get("train")),
+        half=bool(facts.get("half")),
+        training=facts.get("mode") == "train",
+    )
     regions = find_regions(index, project)
     if compiled_lines:
         owners = {id(m): info for info in index.classes.values() for m in info.methods.values()}
