@@ -22,6 +22,7 @@ from torchlint.analysis.torchnames import (  # noqa: F401 - re-exported
     LABEL_PARAMS,
     MODULE_BASES,
     NOT_MODULES,
+    NOT_WHILE_COMPILING,
     is_module_class_name,
 )
 from torchlint.analysis.tree import code_children
@@ -135,13 +136,18 @@ def _leaves(block: cst.BaseSuite) -> bool:
 
 
 def is_compiling_guard(test: cst.BaseExpression, imports: ImportTable) -> bool | None:
-    """``True`` for ``is_compiling()``, ``False`` for ``not is_compiling()``, else ``None``."""
+    """``True`` for ``is_compiling()``, ``False`` for ``not is_compiling()`` (and the reverse
+    for ``torch.jit.is_scripting()`` / ``is_tracing()``, false under dynamo), else ``None``."""
     negated = False
     while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         negated = not negated
         test = test.expression
-    if isinstance(test, cst.Call) and imports.resolve(test.func) in IS_COMPILING:
-        return not negated
+    if isinstance(test, cst.Call):
+        name = imports.resolve(test.func)
+        if name in IS_COMPILING:
+            return not negated
+        if name in NOT_WHILE_COMPILING:  # `torch.jit.is_scripting()`: False under dynamo
+            return negated
     return None
 
 

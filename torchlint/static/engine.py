@@ -119,12 +119,12 @@ class _Walker(cst.CSTVisitor):
             scope = ctx.scope = TensorScope(ctx.imports, ctx.scope.owner if ctx.scope else None, parent=ctx.scope)
             comp: cst.CompFor | None = cast(_Comprehension, node).for_in
             while comp is not None:
-                scope.bind_target(comp.target, scope.iter_element_kind(comp.iter))
+                scope.bind_loop(comp.target, comp.iter)
                 comp = comp.inner_for_in
         elif t is cst.For:
             loop = cast(cst.For, node)
             scope = self._scope()
-            scope.bind_target(loop.target, scope.iter_element_kind(loop.iter))
+            scope.bind_loop(loop.target, loop.iter)
         elif t is cst.Call:
             self._record_call_site(cast(cst.Call, node))
         for handler in self.visit_handlers.get(t, ()):
