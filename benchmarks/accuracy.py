@@ -241,6 +241,24 @@ def real_models(rules, verbose: bool) -> None:
         f"(tp={score.tp} fp={score.fp} fn={score.fn}; {len(sources)} transformers modeling files); "
         f"grep peer precision={peer.precision:.2f} recall={peer.recall:.2f}"
     )
+    # both modes checked, each finding labelled: one that holds in eval (no label, or "eval") is
+    # right when dynamo breaks there in eval; one labelled "train" when it breaks in training
+    from torchlint.static.modes import lint_source_modes
+
+    moded = Score()
+    for s in sources:
+        if not s.by_mode:
+            continue
+        found = lint_source_modes(s.code, s.path, rules)
+        right = {f.line for f in found if f.line in s.by_mode.get("train" if f.mode == "train" else "eval", set())}
+        lines = {f.line for f in found}
+        moded.tp += len(right)
+        moded.fp += len(lines - right)
+        moded.fn += len(s.breaks - lines)
+    print(
+        f"real models, eval and training labelled  precision={moded.precision:.2f} recall={moded.recall:.2f} "
+        f"(tp={moded.tp} fp={moded.fp} fn={moded.fn})"
+    )
 
 
 def main(argv: list[str]) -> int:

@@ -3,9 +3,14 @@
 Each entry builds one model of the installed ``transformers`` from a small config (random
 weights, nothing downloaded), runs it through dynamo on the installed torch, and returns the
 lines of the model's own modeling file where dynamo broke the graph; the static pass lints
-that same file. Used by ``benchmarks/accuracy.py`` (its "real models" group) and on its own:
+that same file (in eval and in training, each finding labelled with the mode it holds in, as
+for a project that trains). Used by ``benchmarks/accuracy.py`` (its "real models" group) and on
+its own:
 
     python benchmarks/real_models.py [-v]     # per model: lines, breaks, static findings, noise
+
+The noise line counts, in the models that compile whole in both modes, the findings that hold
+in eval (unlabelled or ``eval``), and all of them.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import inspect
 import os
 import sys
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
@@ -107,6 +112,8 @@ class RealSource:
     breaks: set[int]
     graphs: int
     error: str | None = None
+    #: the break lines of each run: "eval" (eval + no_grad) and "train" (train + backward)
+    by_mode: dict[str, set[int]] = field(default_factory=dict)
 
 
 def _inputs(kind: str):
@@ -145,6 +152,7 @@ def measure(name: str) -> RealSource:
         code = handle.read()
     label = f"transformers {os.path.basename(path)}"
     breaks: set[int] = set()
+    by_mode: dict[str, set[int]] = {}
     graphs = 0
     # Both modes: the static pass does not know whether the model is trained or served, so a
     # line is a real break when dynamo breaks there in either (eval + no_grad, or train +
@@ -157,9 +165,10 @@ def measure(name: str) -> RealSource:
         except Exception as exc:  # noqa: BLE001 (reported, scored as no break)
             error = f"{'train' if train else 'eval'}: {type(exc).__name__}: {str(exc).splitlines()[0][:80]}"
             return RealSource(label, path, code, breaks, graphs, error)
-        breaks |= obs.break_lines(path)
+        by_mode["train" if train else "eval"] = obs.break_lines(path)
+        breaks |= by_mode["train" if train else "eval"]
         graphs = max(graphs, obs.graphs)
-    return RealSource(label, path, code, breaks, graphs)
+    return RealSource(label, path, code, breaks, graphs, by_mode=by_mode)
 
 
 def real_sources(names: list[str] | None = None) -> list[RealSource]:
@@ -176,18 +185,21 @@ def real_sources(names: list[str] | None = None) -> list[RealSource]:
 
 def main(argv: list[str]) -> int:
     from torchlint.rules import all_rules
-    from torchlint.static.engine import lint_source
+    from torchlint.static.modes import lint_source_modes
 
     verbose = "-v" in argv
     rules = [r for r in all_rules() if r.severity == "error"]
-    whole_lines = whole_findings = 0
+    whole_lines = whole_findings = whole_eval = 0
     for s in real_sources([a for a in argv if not a.startswith("-")] or None):
-        static = lint_source(s.code, s.path, rules)
+        # both modes checked, as for a project that trains: a finding says where it holds
+        static = lint_source_modes(s.code, s.path, rules)
+        in_eval = [f for f in static if f.mode != "train"]
         lines = len(s.code.splitlines())
         whole = not s.breaks and s.graphs == 1 and s.error is None
         if whole:
             whole_lines += lines
             whole_findings += len(static)
+            whole_eval += len(in_eval)
         print(
             f"{s.label:44s} lines={lines:5d} graphs={s.graphs} breaks={sorted(s.breaks)} "
             f"static={sorted({f.line for f in static})}{'  whole' if whole else ''}"
@@ -196,11 +208,12 @@ def main(argv: list[str]) -> int:
         if verbose:
             code = s.code.splitlines()
             for f in static:
-                print(f"    {f.rule} {f.line}: {code[f.line - 1].strip()[:90]}")
+                print(f"    {f.rule} {f.line}{' ' + f.mode if f.mode else ''}: {code[f.line - 1].strip()[:90]}")
     if whole_lines:
         print(
-            f"models that compile whole: {whole_findings} findings in {whole_lines} lines = "
-            f"{1000 * whole_findings / whole_lines:.2f} per 1,000 lines"
+            f"models that compile whole: {whole_eval} findings that hold in eval in {whole_lines} lines = "
+            f"{1000 * whole_eval / whole_lines:.2f} per 1,000 lines ({whole_findings} in both modes = "
+            f"{1000 * whole_findings / whole_lines:.2f})"
         )
     return 0
 

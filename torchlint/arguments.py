@@ -47,6 +47,7 @@ class CheckArgs:
     inputs_from: str | None = None
     input_sets_from: str | None = None
     train: bool = False
+    module_mode: str | None = None
     half: bool = False
     timeout: float | None = None
     max_memory: str | None = None
@@ -243,6 +244,7 @@ def check_settings(args: CheckArgs) -> Settings:
         project=False if args.no_project else None,
         follow_imports=True if args.follow_imports else None,
         train=True if args.train else None,
+        module_mode=args.module_mode,
         half=True if args.half else None,
     )
     if args.torch_version is not None:

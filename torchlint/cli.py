@@ -266,6 +266,14 @@ def main() -> None:
     "`if labels is not None:`) too.",
 )
 @click.option(
+    "--module-mode",
+    panel="Project",
+    type=click.Choice(["eval", "train", "both"]),
+    help="The module modes the static pass checks: eval (`self.training` false, no labels), train "
+    "(`self.training` true, the loss computed) or both, each finding labelled with the mode it holds "
+    "in (default: both when the project holds a training loop, else eval).",
+)
+@click.option(
     "--half",
     panel="Project",
     is_flag=True,
@@ -719,6 +727,7 @@ _BASELINE_PARAMS = {
     "input_sets",
     "inputs_from",
     "train",
+    "module_mode",
     "timeout",
     "config_file",
     "verbose",

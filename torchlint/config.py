@@ -83,6 +83,10 @@ class Settings:
     #: ``if labels is not None:``) and targets run a backward; off, the static pass checks what
     #: dynamo traces in eval mode, as the dynamic pass runs targets by default
     train: bool = False
+    #: the module modes the static pass checks: "eval", "train" or "both" (each finding then
+    #: says the mode it holds in); None: both when the project holds a training loop (or
+    #: ``train``), else eval
+    module_mode: str | None = None
     #: the static pass also checks half-precision-only code (``if x.dtype == torch.float16:``);
     #: off, tensors are taken to be float32, as modules are built
     half: bool = False
@@ -225,6 +229,7 @@ _KEYS = {
     "follow-imports",
     "src",
     "train",
+    "module-mode",
     "half",
 }
 
@@ -299,6 +304,10 @@ def _parse_key(s: Settings, key: str, value: Any, source: str) -> None:
         if not isinstance(value, bool):
             raise ConfigError(f"{where}: expected true or false, got {value!r}")
         setattr(s, key.replace("-", "_"), value)
+    elif key == "module-mode":
+        if value not in ("eval", "train", "both"):
+            raise ConfigError(f'{where}: expected "eval", "train" or "both", got {value!r}')
+        s.module_mode = value
     elif key == "src":
         s.src = _strings(value, where)
     elif key in ("mode", "device"):

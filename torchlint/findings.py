@@ -112,10 +112,22 @@ class Finding:
     targets: list[str] = field(default_factory=list, compare=False, repr=False)
     #: in a notebook: the code cell (from 1) whose lines ``line``/``end_line`` count
     cell: int | None = None
+    #: the module mode it holds in when that is one alone: ``"train"`` (only in training:
+    #: under ``if self.training:``, in the loss; for a dynamic finding, seen only in training
+    #: runs) or ``"eval"`` (only in eval); None: both, or not known
+    mode: str | None = None
+    #: dynamic findings: the modes of the runs that saw it ("eval", "train"; not in JSON)
+    run_modes: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     def target_names(self) -> list[str]:
         """The targets that hit it (a name may itself hold ", ": ``m.py:build(a=1, b=2)``)."""
         return list(self.targets) or ([self.target] if self.target else [])
+
+    def seen_in(self, modes: tuple[str, ...]) -> None:
+        """A dynamic finding was seen in runs of these modes too: ``mode`` says "train" when
+        every run that saw it trained."""
+        self.run_modes = tuple(sorted(set(self.run_modes) | set(modes)))
+        self.mode = "train" if self.run_modes == ("train",) else None
 
     def add_target(self, name: str) -> None:
         """Count target ``name`` among those that hit it (once)."""
@@ -143,6 +155,8 @@ class Finding:
             d["hints"] = list(self.hints)
         if self.cell is not None:
             d["cell"] = self.cell
+        if self.mode is not None:
+            d["mode"] = self.mode
         for key in ("hits", "library", "ranks"):
             if getattr(self, key) is not None:
                 d[key] = getattr(self, key)
@@ -152,7 +166,7 @@ class Finding:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Finding:
-        names = {f.name for f in dataclasses.fields(cls)} - {"fix", "source_line", "targets"}
+        names = {f.name for f in dataclasses.fields(cls)} - {"fix", "source_line", "targets", "run_modes"}
         return cls(**{k: v for k, v in d.items() if k in names})
 
 

@@ -2,7 +2,9 @@
 
 A dynamic break confirms a static finding when both sit in the same file, the break's line
 lies within the finding's lines, and the break's GB code is one the finding's rule declares
-(a rule that declares none, or a break without a code, is compatible with anything).
+(a rule that declares none, or a break without a code, is compatible with anything), and a
+finding that holds in one module mode alone (``mode``) is matched only by a break seen in that
+mode.
 
 Independent of the rule registry: the caller passes ``gb_codes`` (rule code -> GB codes)
 and, optionally, ``suggestions`` (rule code -> the rule's fix in words).
@@ -26,6 +28,12 @@ def _compatible(static: Finding, dynamic: Finding, gb_codes: Mapping[str, Iterab
         return True
     codes = set(gb_codes.get(static.rule, ()) or ())
     return not codes or dynamic.gb_code in codes
+
+
+def _same_mode(static: Finding, dynamic: Finding) -> bool:
+    """A static finding that holds in one module mode alone (``mode``) is confirmed only by a
+    break seen in a run of that mode (a break whose runs are not known matches any)."""
+    return static.mode is None or not dynamic.run_modes or static.mode in dynamic.run_modes
 
 
 def _covers(static: Finding, dynamic: Finding) -> bool:
@@ -75,7 +83,11 @@ def merge(
         by_file.setdefault(_norm(finding.path), []).append(copy)
     confirmed = set()
     for brk in dynamic:
-        matches = [s for s in by_file.get(_norm(brk.path), []) if _covers(s, brk) and _compatible(s, brk, gb_codes)]
+        matches = [
+            s
+            for s in by_file.get(_norm(brk.path), [])
+            if _covers(s, brk) and _compatible(s, brk, gb_codes) and _same_mode(s, brk)
+        ]
         if matches:
             for s in matches:
                 s.source = "both"

@@ -22,6 +22,7 @@ from support import FIXTURES, REPO, run_cli, write
 from torchlint.analysis import regions, tree
 from torchlint.static import cache as cache_mod
 from torchlint.static import sources, static_pass
+from torchlint.static.modes import reads_mode
 
 MODEL = """
 import torch
@@ -97,16 +98,20 @@ def test_findings_are_the_same_fresh_cached_and_on_one_or_two_processes(corpus, 
     assert any(f["path"] == "pkg/net.py" for f in fresh[0])
     assert not pool_always
     assert report("--no-cache", "--jobs", "2") == fresh
-    assert pool_always == [len(fresh_candidates(corpus))]  # two processes did the work
+    # two processes did the work; the fixtures train, so training mode is checked too, again
+    # only for the files whose code reads the mode
+    assert pool_always[0] == len(fresh_candidates(corpus))
+    in_training = sum(1 for p in fresh_candidates(corpus) if reads_mode(p.read_text(encoding="utf-8")))
+    assert 0 < in_training < pool_always[0] and pool_always[1:] == [in_training]
     assert not (corpus / ".torchlint_cache").exists()  # --no-cache writes nothing either
 
     assert report("--jobs", "2") == fresh  # cold: computes and stores
     stored = entries(corpus / ".torchlint_cache")
-    assert len(stored) == len(fresh_candidates(corpus))
+    assert len(stored) == len(fresh_candidates(corpus)) + in_training  # (one entry per mode checked)
     assert report("--jobs", "1") == fresh  # warm: read back
     assert check("--jobs", "2").stdout == fresh_text  # text output (source lines, fix marks) too
     assert entries(corpus / ".torchlint_cache") == stored  # nothing recomputed
-    assert len(pool_always) == 2  # ... and no pool started for it
+    assert len(pool_always) == 4  # ... and no pool started for it
 
 
 def test_a_changed_file_is_checked_again(corpus):

@@ -22,6 +22,7 @@ from torchlint.analysis.torchnames import (  # noqa: F401 - re-exported
     LABEL_PARAMS,
     MODULE_BASES,
     NOT_MODULES,
+    NOT_WHILE_COMPILING,
     is_module_class_name,
 )
 from torchlint.analysis.tree import code_children
@@ -72,10 +73,13 @@ class ModuleIndex:
     train: bool = False
     #: and half-precision-only code (``--half``); else float32 is assumed
     half: bool = False
+    #: the module is in training mode (``self.training`` true, labels given): the pass that
+    #: finds what breaks only in training; else ``train`` says whether the flag is known
+    training: bool = False
 
     def truth(self, test: cst.BaseExpression) -> bool | None:
         """:func:`branch_truth` of an ``if`` test in this file."""
-        return branch_truth(test, self.imports, self.train, self.half)
+        return branch_truth(test, self.imports, self.train, self.half, self.training)
 
     def operands(self, test: cst.BaseExpression) -> list[cst.BaseExpression]:
         """The operands of a test's ``and``/``or``/``not`` that run, in order, and whose value
@@ -132,13 +136,18 @@ def _leaves(block: cst.BaseSuite) -> bool:
 
 
 def is_compiling_guard(test: cst.BaseExpression, imports: ImportTable) -> bool | None:
-    """``True`` for ``is_compiling()``, ``False`` for ``not is_compiling()``, else ``None``."""
+    """``True`` for ``is_compiling()``, ``False`` for ``not is_compiling()`` (and the reverse
+    for ``torch.jit.is_scripting()`` / ``is_tracing()``, false under dynamo), else ``None``."""
     negated = False
     while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         negated = not negated
         test = test.expression
-    if isinstance(test, cst.Call) and imports.resolve(test.func) in IS_COMPILING:
-        return not negated
+    if isinstance(test, cst.Call):
+        name = imports.resolve(test.func)
+        if name in IS_COMPILING:
+            return not negated
+        if name in NOT_WHILE_COMPILING:  # `torch.jit.is_scripting()`: False under dynamo
+            return negated
     return None
 
 
@@ -187,23 +196,24 @@ def half_dtype_test(test: cst.BaseExpression, imports: ImportTable) -> bool | No
 
 
 def branch_truth(
-    test: cst.BaseExpression, imports: ImportTable, train: bool = False, half: bool = False
+    test: cst.BaseExpression, imports: ImportTable, train: bool = False, half: bool = False, training: bool = False
 ) -> bool | None:
     """What an ``if`` test is while dynamo traces, when that is known without the data.
 
     ``is_compiling()`` is true. Unless ``train``, the module is in eval mode (as the dynamic
     pass runs targets by default), so ``self.training`` is false and no ``labels`` are given;
     with ``train`` both are unknown (a model trained with ``torch.compile`` is evaluated by the
-    same code too).
+    same code too). With ``training`` the module is in training mode: ``self.training`` is
+    true and labels are given.
     Unless ``half``, tensors are float32 (what modules are built with), so a test for a
     half-precision dtype is false; with ``half`` it is unknown.
     ``not``, ``and`` and ``or`` combine these; anything else is ``None`` (decided by values)."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = branch_truth(test.expression, imports, train, half)
+        inner = branch_truth(test.expression, imports, train, half, training)
         return None if inner is None else not inner
     if isinstance(test, cst.BooleanOperation):
-        left = branch_truth(test.left, imports, train, half)
-        right = branch_truth(test.right, imports, train, half)
+        left = branch_truth(test.left, imports, train, half, training)
+        right = branch_truth(test.right, imports, train, half, training)
         if isinstance(test.operator, cst.And):
             if left is False or right is False:
                 return False
@@ -211,10 +221,10 @@ def branch_truth(
         if left is True or right is True:
             return True
         return False if left is False and right is False else None
-    if not train:
-        training = is_training_test(test)
-        if training is not None:
-            return not training
+    if training or not train:
+        holds_in_training = is_training_test(test)
+        if holds_in_training is not None:
+            return holds_in_training if training else not holds_in_training
     if not half:
         dtype = half_dtype_test(test, imports)
         if dtype is not None:
@@ -228,8 +238,10 @@ def _self_attr(expr: cst.BaseExpression) -> str | None:
     return None
 
 
-def build_index(module: cst.Module, imports: ImportTable, train: bool = False, half: bool = False) -> ModuleIndex:
-    index = ModuleIndex(imports=imports, train=train, half=half)
+def build_index(
+    module: cst.Module, imports: ImportTable, train: bool = False, half: bool = False, training: bool = False
+) -> ModuleIndex:
+    index = ModuleIndex(imports=imports, train=train or training, half=half, training=training)
     for stmt in module.body:
         if isinstance(stmt, cst.FunctionDef):
             index.functions[stmt.name.value] = stmt

@@ -331,6 +331,11 @@ def _iter_nodes(body: cst.CSTNode):
             stack.extend(code_children(node))
 
 
+def _is_pairs(expr: cst.BaseExpression) -> bool:
+    """``zip(...)`` / ``enumerate(...)``: an iterable whose elements unpack further."""
+    return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in ("zip", "enumerate")
+
+
 def _has_keyword(call: cst.Call, name: str) -> bool:
     return any(a.keyword is not None and a.keyword.value == name for a in call.args)
 
@@ -609,6 +614,35 @@ class TensorScope:
             if qual in TUPLE_MODULES:
                 return TENSORS if qual != "torch.nn.ModuleList" else None
         return TENSOR
+
+    def bind_loop(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
+        """Bind the target of ``for target in iterable``: ``zip(a, b)`` unpacks to an element
+        of each, ``enumerate(a)`` to an int and an element of ``a``."""
+        parts = self._unpacked_kinds(iterable)
+        if parts is not None and isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == len(parts):
+            if not any(isinstance(el.value, cst.StarredElement) for el in target.elements):
+                for el, (kind, sub) in zip(target.elements, parts):
+                    if sub is not None:
+                        self.bind_loop(el.value, sub)
+                    else:
+                        self.bind_target(el.value, kind)
+                return
+        self.bind_target(target, self.iter_element_kind(iterable))
+
+    def _unpacked_kinds(
+        self, iterable: cst.BaseExpression
+    ) -> list[tuple[str | None, cst.BaseExpression | None]] | None:
+        """Per position of the element of ``zip(...)`` / ``enumerate(...)``: its kind, or the
+        iterable it is an element of (to unpack further); None for other iterables."""
+        if not isinstance(iterable, cst.Call) or any(a.keyword is not None or a.star for a in iterable.args):
+            return None
+        qual = self.resolve(iterable.func)
+        if qual == "builtins.zip" and iterable.args:
+            return [(self.iter_element_kind(a.value), a.value if _is_pairs(a.value) else None) for a in iterable.args]
+        if qual == "builtins.enumerate" and len(iterable.args) == 1:
+            arg = iterable.args[0].value
+            return [(None, None), (self.iter_element_kind(arg), arg if _is_pairs(arg) else None)]
+        return None
 
     def iter_element_kind(self, iterable: cst.BaseExpression) -> str | None:
         """The kind of the loop variable of ``for v in iterable``."""

@@ -17,6 +17,9 @@ IS_COMPILING = frozenset(
         "torch._dynamo.external_utils.is_compiling",
     }
 )
+#: calls dynamo reads as False while it traces (it neither scripts nor traces with the JIT):
+#: `if not torch.jit.is_scripting():` is live, its other arm dead
+NOT_WHILE_COMPILING = frozenset({"torch.jit.is_scripting", "torch.jit.is_tracing", "torch._C._get_tracing_state"})
 MODULE_BASES = frozenset(
     {
         "torch.nn.Module",

@@ -88,6 +88,8 @@ def result_from_answer(
     if answer.cudagraphs is not None:
         result.cudagraph_skips, more = findings_of(answer.cudagraphs, target, cwd, lines)
         findings.extend(more)
+    for f in findings:  # the mode it was seen in: a static finding of that mode alone matches it
+        f.seen_in(("train",) if train else ("eval",))
     return result, findings
 
 

@@ -218,6 +218,7 @@ def run_targets(
                 key = (finding.path, finding.line, finding.gb_code, finding.name)
                 if key in findings:
                     findings[key].add_target(spec.name)
+                    findings[key].seen_in(finding.run_modes)
                 else:
                     findings[key] = finding
     finally:

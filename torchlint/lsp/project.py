@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from torchlint.analysis.summary import Summary, summarize
 from torchlint.config import Settings
 from torchlint.files import FileProblem, discover, read_source
-from torchlint.static.sources import trains_compiled_code
+from torchlint.static.modes import has_training_loop
 
 if TYPE_CHECKING:
     from torchlint.analysis.project import Project
@@ -78,7 +78,7 @@ class WorkspaceProject:
             before = old[1] if old is not None else self._saved_summary(path)
             trained = self.trains()
             self._buffers[path] = (text, summary)
-            self._trainers[path] = trains_compiled_code(text)
+            self._trainers[path] = has_training_loop(text)
             if summary != before or self.trains() != trained:
                 self._project = None
                 return True
@@ -181,7 +181,7 @@ class WorkspaceProject:
         except FileProblem:
             text = None
         summary = self._summarize_saved(text) if text is not None else None
-        self._saved_trainers[path] = text is not None and trains_compiled_code(text)
+        self._saved_trainers[path] = text is not None and has_training_loop(text)
         self._saved[path] = (stamp, summary)
         return summary
 

@@ -79,6 +79,15 @@ def location(finding: Finding) -> str:
     return f"{finding.path}:{cell}{finding.line}:{finding.column}"
 
 
+#: the short label of a finding that holds in one module mode alone (``Finding.mode``)
+MODE_WORDS = {"train": "training only", "eval": "eval only"}
+
+
+def mode_words(finding: Finding) -> str | None:
+    """ "training only" / "eval only" for a finding that holds in that mode alone, else None."""
+    return MODE_WORDS.get(finding.mode) if finding.mode else None
+
+
 def message_with_fix(finding: Finding) -> str:
     """One self-contained annotation text: the message, then the fix unless it already says it.
     A notebook finding starts with its cell and line (``cell 3, line 2: ...``): annotations

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from torchlint.findings import Report
-from torchlint.output import display_code, message_with_fix, target_words
+from torchlint.output import display_code, message_with_fix, mode_words, target_words
 
 
 def escape_data(value: str) -> str:
@@ -44,7 +44,7 @@ def render(report: Report, stream: TextIO, *, options) -> None:
                 {
                     "file": f.path,
                     **where,
-                    "title": f"{display_code(f)} {f.name}",
+                    "title": f"{display_code(f)} {f.name}" + (f" ({mode_words(f)})" if f.mode else ""),
                 },
             )
             + "\n"

@@ -164,7 +164,7 @@ R.findings.forEach(function(f,i){
   var rule=el("button",{"class":"rule",type:"button",id:"rule-"+i,title:"show the rule page",text:code(f)});
   var div=el("div",{"class":"finding",id:"finding-"+i,"data-rule":code(f),"data-source":f.source,"data-severity":f.severity},[
     el("div",{"class":"head"},[rule,el("span",{text:f.path+":"+f.line+":"+f.column}),el("span",{"class":"tag "+f.severity,text:f.severity}),
-      el("span",{"class":"tag",text:f.source}),f.dynamo?el("span",{"class":"tag",text:String(f.dynamo).replace(/_/g," ")}):null,f.gb_code?gbLink(f.gb_code):null,f.target?el("span",{"class":"muted",text:"target: "+f.target}):null]),
+      el("span",{"class":"tag",text:f.source}),f.mode?el("span",{"class":"tag",text:f.mode==="train"?"training only":"eval only"}):null,f.dynamo?el("span",{"class":"tag",text:String(f.dynamo).replace(/_/g," ")}):null,f.gb_code?gbLink(f.gb_code):null,f.target?el("span",{"class":"muted",text:"target: "+f.target}):null]),
     el("div",{"class":"msg",text:f.message}),excerpt(f),
     f.suggestion?el("div",{"class":"fix"},[el("b",{text:"fix: "}),f.suggestion]):null,
     f.fix?el("div",{"class":"muted",text:(f.fix.applicability==="safe"?"automatic fix (safe): ":"automatic fix (unsafe, --unsafe-fixes): ")+f.fix.description}):null,

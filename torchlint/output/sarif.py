@@ -115,7 +115,7 @@ def _region(f: Finding) -> dict[str, int]:
 def _result(f: Finding, index: dict[str, int]) -> dict[str, Any]:
     rule_id = f.rule or DYNAMO_RULE
     properties: dict[str, Any] = {"source": f.source, "name": f.name}
-    for key in ("gb_code", "region", "target", "reason", "explanation"):
+    for key in ("gb_code", "region", "target", "reason", "explanation", "mode"):
         value = getattr(f, key)
         if value:
             properties[key] = value

@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from torchlint.findings import RECOMPILE_LIMIT, Finding, Report
-from torchlint.output import cause_words, frames_words, kind_of, location, summary_words, target_words
+from torchlint.output import cause_words, frames_words, kind_of, location, mode_words, summary_words, target_words
 
 _STATUS = {
     "static": ("potential graph break", "yellow"),
@@ -84,9 +84,10 @@ def render(report: Report, stream: TextIO, *, options) -> None:
         for f in report.findings:
             code = f.rule or f.gb_code or "dynamo"
             fix = " [green]\\[*][/]" if _fixable(f, options) else ""
+            only = mode_words(f)
             console.print(
                 f"[bold]{escape(location(f))}:[/] [bold red]{code}[/]{fix} "
-                f"{escape(f.name)} {escape(f.message)} ({_status(f, report)})"
+                f"{escape(f.name)} {escape(f.message)} ({_status(f, report)}" + (f", [cyan]{only}[/])" if only else ")")
             )
             _code_frame(console, f)
             if f.source == "dynamic":

@@ -414,6 +414,8 @@ def observed(
     if run is not None and run.failed and run.tail.strip():
         result.details.append("last lines of its output:")
         result.details.extend(f"| {line}" for line in run.tail_lines())
+    for f in findings:  # the mode it was seen in: a static finding of that mode alone matches it
+        f.seen_in(("train",) if result.run_mode == "training" else ("eval",))
     result.program = {
         "command": run.command if run else None,
         "exit_code": run.returncode if run else None,

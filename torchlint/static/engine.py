@@ -119,12 +119,12 @@ class _Walker(cst.CSTVisitor):
             scope = ctx.scope = TensorScope(ctx.imports, ctx.scope.owner if ctx.scope else None, parent=ctx.scope)
             comp: cst.CompFor | None = cast(_Comprehension, node).for_in
             while comp is not None:
-                scope.bind_target(comp.target, scope.iter_element_kind(comp.iter))
+                scope.bind_loop(comp.target, comp.iter)
                 comp = comp.inner_for_in
         elif t is cst.For:
             loop = cast(cst.For, node)
             scope = self._scope()
-            scope.bind_target(loop.target, scope.iter_element_kind(loop.iter))
+            scope.bind_loop(loop.target, loop.iter)
         elif t is cst.Call:
             self._record_call_site(cast(cst.Call, node))
         for handler in self.visit_handlers.get(t, ()):
@@ -197,7 +197,8 @@ def lint_module(
     """Findings of the given rules in one parsed module (``source``: its text, when at hand;
     ``project``: the file's facts from the project-wide analysis,
     :meth:`torchlint.analysis.project.Project.facts`, with ``train`` / ``half`` when the pass
-    checks training-only / half-precision-only code).
+    checks training-only / half-precision-only code, ``mode: "train"`` when it checks the
+    module in training mode alone).
 
     With ``fixes``, a finding a fix can rewrite carries its :class:`~torchlint.findings.Fix`.
     ``compiled_lines``: every function holding one of these lines is taken as compiled too
@@ -208,7 +209,13 @@ def lint_module(
     if project:
         imports.apply_project(project)
     facts = project or {}
-    index = build_index(module, imports, train=bool(facts.get("train")), half=bool(facts.get("half")))
+    index = build_index(
+        module,
+        imports,
+        train=bool(facts.get("train")),
+        half=bool(facts.get("half")),
+        training=facts.get("mode") == "train",
+    )
     regions = find_regions(index, project)
     if compiled_lines:
         owners = {id(m): info for info in index.classes.values() for m in info.methods.values()}

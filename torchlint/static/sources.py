@@ -30,9 +30,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from torchlint.files import FileProblem, read_source
+from torchlint.static.modes import has_training_loop, reads_mode
 
 INDEX_NAME = "files-v1.json"
-FORMAT = 1
+FORMAT = 2
 #: an entry recorded less than this long after the file's last change is checked again
 RACY_NS = 2_000_000_000
 #: entries kept at most (the oldest go first): a cache shared by many trees stays small
@@ -51,11 +52,14 @@ class Known:
     digest: str
     #: may hold a compiled region (else it is not parsed)
     candidate: bool
-    #: compiles a model and calls ``.backward()`` (training-only code is checked)
+    #: holds a training loop (:func:`torchlint.static.modes.has_training_loop`): the project
+    #: trains, so training mode is checked too
     trains: bool
     lines: int
     #: may hold a suppression comment (says ``noqa`` or ``torchlint``, in any case)
     comments: bool
+    #: its code may differ between eval and training (:func:`torchlint.static.modes.reads_mode`)
+    modal: bool = True
 
 
 #: Top-level packages a compiled region needs an import of: ``nn.Module`` subclasses,
@@ -69,16 +73,6 @@ _CANDIDATE = re.compile(
     rf"\bimport\b(?:[^\n]*\\\r?\n)*[^\n]*\b(?:{_PACKAGES})\b"
     rf"|\bfrom(?:[ \t\f]|\\\r?\n)+(?:{_PACKAGES})\b"
 )
-
-# A script that compiles a model and calls `.backward()` trains the compiled model (a module is
-# in training mode until `eval()`): the run checks training-only code, as `--train` does.
-_COMPILES = re.compile(r"^[^#\n]*\b(?:torch\.)?compile\(", re.M)
-_BACKWARD = re.compile(r"^[^#\n]*\.backward\(", re.M)
-
-
-def trains_compiled_code(source: str) -> bool:
-    """Whether a file both calls ``compile(...)`` and ``.backward()`` (outside comments)."""
-    return ".backward(" in source and bool(_BACKWARD.search(source)) and bool(_COMPILES.search(source))
 
 
 def is_candidate(source: str) -> bool:
@@ -127,9 +121,10 @@ def describe(source: str) -> Known:
     return Known(
         text_digest(source),
         is_candidate(source),
-        trains_compiled_code(source),
+        has_training_loop(source),
         line_count(source),
         may_suppress(source),
+        reads_mode(source),
     )
 
 
@@ -222,7 +217,16 @@ class Sources:
         if read.stamp is not None and self.index_path:
             self._enter(
                 path,
-                [read.stamp, read.recorded, known.digest, known.candidate, known.trains, known.lines, known.comments],
+                [
+                    read.stamp,
+                    read.recorded,
+                    known.digest,
+                    known.candidate,
+                    known.trains,
+                    known.lines,
+                    known.comments,
+                    known.modal,
+                ],
             )
 
     def digest(self, path: str) -> str | None:
@@ -276,17 +280,26 @@ class Sources:
             info = os.stat(path)
         except OSError:
             return None
-        stamp, recorded, digest, candidate, trains, lines, comments = entry
+        stamp, recorded, digest, candidate, trains, lines, comments, modal = entry
         if stamp != _stamp(info) or recorded - max(info.st_mtime_ns, info.st_ctime_ns) < RACY_NS:
             return None
-        return Known(digest, candidate, trains, lines, comments)
+        return Known(digest, candidate, trains, lines, comments, modal)
 
     def _record(self, path: str, info: os.stat_result, text: str) -> None:
         known = describe(text)
         self._known.setdefault(path, known)
         self._enter(
             path,
-            [_stamp(info), time.time_ns(), known.digest, known.candidate, known.trains, known.lines, known.comments],
+            [
+                _stamp(info),
+                time.time_ns(),
+                known.digest,
+                known.candidate,
+                known.trains,
+                known.lines,
+                known.comments,
+                known.modal,
+            ],
         )
 
     def _enter(self, path: str, entry: list) -> None:
@@ -353,9 +366,9 @@ def read_file(path: str, index: bool) -> tuple[Read, str | None]:
 
 
 def _well_formed(entry: object) -> bool:
-    if not isinstance(entry, list) or len(entry) != 7:
+    if not isinstance(entry, list) or len(entry) != 8:
         return False
-    stamp, recorded, digest, candidate, trains, lines, comments = entry
+    stamp, recorded, digest, candidate, trains, lines, comments, modal = entry
     return (
         isinstance(stamp, list)
         and len(stamp) == 5
@@ -367,6 +380,7 @@ def _well_formed(entry: object) -> bool:
         and isinstance(trains, bool)
         and _is_int(lines)
         and isinstance(comments, bool)
+        and isinstance(modal, bool)
     )
 
 

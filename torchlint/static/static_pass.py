@@ -31,7 +31,16 @@ from typing import (
 
 from torchlint.files import FileProblem, read_source
 from torchlint.findings import FileError, Finding
-from torchlint.static.sources import Known, Sources, is_candidate, line_count, trains_compiled_code
+from torchlint.static.modes import (
+    errors_of,
+    facts_for,
+    has_training_loop,
+    label,
+    modes_to_check,
+    same_facts,
+    settings_for,
+)
+from torchlint.static.sources import Known, Sources, is_candidate, line_count
 
 if TYPE_CHECKING:  # pragma: no cover
     from torchlint.config import Settings
@@ -163,7 +172,6 @@ def run_static(
             advance(n)
 
     results: list[FileResult | None] = [None] * len(files)
-    todo: list[tuple[int, str, str, str | None, dict | None]] = []  # (index, path, source, key, facts)
     srcs = sources if sources is not None else cache.sources() if cache is not None else Sources()
     known: list[Known | None] = [None] * len(files)
     notebooks: list[int] = []
@@ -186,83 +194,112 @@ def run_static(
             results[i] = FileResult(path=path, error=srcs.problem(path) or "cannot read")
         elif uncommented is not None and not info.comments:
             uncommented.add(path)
-    facts: list[dict | None] = [None] * len(files)
-    bare: set[str] = set()  # files that hold no compiled region (no tree is built for them)
-    # the project's files say whether it trains (a training script compiles a model and
-    # calls backward()), whichever of them were given
+    # the project's files say whether it trains (a training loop anywhere in the project),
+    # whichever of them were given: then training mode is checked too, each finding labelled
+    # with the mode it holds in (torchlint.static.modes)
     project_known = (srcs.known(p) for p in scope.files)
-    settings_ = _trained_if(settings_, (k is not None and k.trains for k in (*known, *project_known)))
-    reach: dict[str, tuple[dict, set[str]]] = {}
-    if project if project is not None else settings_.project:
-        facts, bare = project_facts(
-            files, srcs, settings_, cache, scope=scope, reach=reach, jobs=jobs, summaries=summaries
-        )
-    # project files not given whose functions a given file's regions reach (a staged caller,
-    # its helper unstaged): checked too, and their findings in those functions reported
-    from torchlint.files import display_path
+    modes = modes_to_check(settings_, (k is not None and k.trains for k in (*known, *project_known)))
+    given_files, given_known, given_results = list(files), list(known), list(results)
+    first: list[FileResult | None] = []  # the first mode's results, by file
+    first_facts: list[dict | None] = []
+    in_notebooks = set(notebooks)
 
-    cwd = os.getcwd()
-    extra = sorted(reach)
-    files = list(files) + [display_path(p, cwd) for p in extra]
-    known = known + [srcs.known(p) for p in extra]
-    facts = list(facts) + [reach[p][0] for p in extra]
-    results = results + [None] * len(extra)
-    only: dict[int, set[str]] = {len(files) - len(extra) + k: reach[p][1] for k, p in enumerate(extra)}
-    facts = with_modes(facts, known, settings_)
-    done = 0
-    for i, path in enumerate(files):
-        info = known[i]
-        if info is not None:
-            fact = facts[i]
-            if (not info.candidate and not _reached(fact)) or (bare and os.path.abspath(path) in bare):
-                results[i] = FileResult(path=path, lines=info.lines)
-            else:
-                key = cache.key(path, info.digest, _digest(fact)) if cache is not None else None
-                hit = cache.get(key, path, mark_fixes) if key is not None else None  # type: ignore[union-attr]
-                if hit is not None:
-                    results[i] = FileResult(path, hit[0], hit[1], hit[2])
+    def one_mode(mode: str) -> tuple[list[Finding], list[FileError]]:
+        settings_m = settings_for(settings_, mode)
+        files, known, results = list(given_files), list(given_known), list(given_results)
+        facts: list[dict | None] = [None] * len(files)
+        bare: set[str] = set()  # files that hold no compiled region (no tree is built for them)
+        reach: dict[str, tuple[dict, set[str]]] = {}
+        if project if project is not None else settings_.project:
+            facts, bare = project_facts(
+                files, srcs, settings_m, cache, scope=scope, reach=reach, jobs=jobs, summaries=summaries
+            )
+        # project files not given whose functions a given file's regions reach (a staged caller,
+        # its helper unstaged): checked too, and their findings in those functions reported
+        from torchlint.files import display_path
+
+        cwd = os.getcwd()
+        extra = sorted(reach)
+        files = files + [display_path(p, cwd) for p in extra]
+        known = known + [srcs.known(p) for p in extra]
+        facts = list(facts) + [reach[p][0] for p in extra]
+        results = results + [None] * len(extra)
+        only: dict[int, set[str]] = {len(files) - len(extra) + k: reach[p][1] for k, p in enumerate(extra)}
+        facts = facts_for(facts, known, settings_, mode)
+        todo: list[tuple[int, str, str, str | None, dict | None]] = []  # (index, path, source, key, facts)
+        done = 0
+        for i, path in enumerate(files):
+            info = known[i]
+            if first and i < len(given_files) and results[i] is None:
+                # a later mode: a file whose code and facts do not depend on the mode keeps
+                # what the first mode found (a notebook: checked in eval alone)
+                earlier = first[i]
+                if earlier is not None and (
+                    i in in_notebooks or (info is not None and not info.modal and same_facts(facts[i], first_facts[i]))
+                ):
+                    results[i] = earlier
+                    continue
+            if info is not None:
+                fact = facts[i]
+                if (not info.candidate and not _reached(fact)) or (bare and os.path.abspath(path) in bare):
+                    results[i] = FileResult(path=path, lines=info.lines)
                 else:
-                    source = srcs.text(path)
-                    if source is None:  # gone or changed into something unreadable since
-                        results[i] = FileResult(path=path, error=srcs.problem(path) or "cannot read")
+                    key = cache.key(path, info.digest, _digest(fact)) if cache is not None else None
+                    hit = cache.get(key, path, mark_fixes) if key is not None else None  # type: ignore[union-attr]
+                    if hit is not None:
+                        results[i] = FileResult(path, hit[0], hit[1], hit[2])
                     else:
-                        if srcs.moved(path):  # (edited since it was read on the pool: not stored
-                            key = None  # under the digest of the text read there)
-                        todo.append((i, path, source, key, fact))
-                        continue
-        done += 1
-        if done >= 64:
-            tick(done)
-            done = 0
-    tick(done)
+                        source = srcs.text(path)
+                        if source is None:  # gone or changed into something unreadable since
+                            results[i] = FileResult(path=path, error=srcs.problem(path) or "cannot read")
+                        else:
+                            if srcs.moved(path):  # (edited since it was read on the pool: not stored
+                                key = None  # under the digest of the text read there)
+                            todo.append((i, path, source, key, fact))
+                            continue
+            done += 1
+            if done >= 64:
+                tick(done)
+                done = 0
+        tick(done)
 
-    if todo or notebooks:
-        if rule_classes is None:
-            from torchlint.rules import enabled_rules
+        pending = [i for i in notebooks if results[i] is None]
+        if todo or pending:
+            nonlocal rule_classes
+            if rule_classes is None:
+                from torchlint.rules import enabled_rules
 
-            rule_classes = enabled_rules(settings or _default_settings(), torch_version)
-        planner = fixes() if fixes is not None else None
-        for i in notebooks:  # (counted as done with the unreadable files above)
-            results[i] = _lint_notebook(files[i], rule_classes, planner)
-        for (i, path, source, key, _), res in zip(
-            todo, _lint_all(todo, rule_classes, jobs, tick, planner, torch_version)
-        ):
-            results[i] = res
-            if res.findings and texts is not None:
-                texts[path] = source
-            if cache is not None and key is not None and not _transient(res.error):
-                cache.put(key, res.findings, res.error, res.lines, mark_fixes)
+                rule_classes = enabled_rules(settings or _default_settings(), torch_version)
+            planner = fixes() if fixes is not None else None
+            for i in pending:  # (counted as done with the unreadable files above)
+                results[i] = _lint_notebook(files[i], rule_classes, planner)
+            for (i, path, source, key, _), res in zip(
+                todo, _lint_all(todo, rule_classes, jobs, tick, planner, torch_version)
+            ):
+                results[i] = res
+                if res.findings and texts is not None:
+                    texts[path] = source
+                if cache is not None and key is not None and not _transient(res.error):
+                    cache.put(key, res.findings, res.error, res.lines, mark_fixes)
+        if not first:
+            first.extend(results[: len(given_files)])
+            first_facts.extend(facts[: len(given_files)])
 
-    findings: list[Finding] = []
-    errors: list[FileError] = []
-    for i, result in enumerate(results):
-        assert result is not None
-        if i in only:  # a file not given: the findings in what a given file's regions reach
-            findings.extend(f for f in result.findings if f.region in only[i])
-            continue
-        findings.extend(result.findings)
-        if result.error:
-            errors.extend(FileError(result.path, line) for line in result.error.split("\n"))
+        findings: list[Finding] = []
+        errors: list[FileError] = []
+        for i, result in enumerate(results):
+            assert result is not None
+            if i in only:  # a file not given: the findings in what a given file's regions reach
+                findings.extend(f for f in result.findings if f.region in only[i])
+                continue
+            findings.extend(result.findings)
+            if result.error:
+                errors.extend(FileError(result.path, line) for line in result.error.split("\n"))
+        return findings, errors
+
+    runs = [(mode, one_mode(mode)) for mode in modes]
+    findings = label([(mode, found) for mode, (found, _) in runs])
+    errors = errors_of([errs for _, (_, errs) in runs])
     if sources is None:
         srcs.save()
     return findings, errors
@@ -287,9 +324,9 @@ def _lint_notebook(path: str, rule_classes, fixes: FixPlanner | None = None) -> 
 
 
 def trained_if_a_script_trains(settings: Settings, sources: Sequence[str | None]) -> Settings:
-    """``settings`` with ``train`` on when a checked script compiles a model and calls
-    ``.backward()`` (it trains it: training-only code runs), else ``settings``."""
-    return _trained_if(settings, (src is not None and trains_compiled_code(src) for src in sources))
+    """``settings`` with ``train`` on when a checked file holds a training loop (training-only
+    code runs), else ``settings``."""
+    return _trained_if(settings, (src is not None and has_training_loop(src) for src in sources))
 
 
 def _trained_if(settings: Settings, trains: Iterable[bool]) -> Settings:

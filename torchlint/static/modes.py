@@ -1,0 +1,152 @@
+"""Which module modes the static pass checks, and which mode each finding holds in.
+
+A module runs in eval mode (``self.training`` false, no labels given) or in training mode
+(``self.training`` true, a loss computed from the labels); dynamo traces what runs in the mode
+it is called in, so a break under ``if self.training:`` happens only in training and one
+under ``if not self.training:`` only in eval. The static pass checks the modes the settings
+ask for (``module-mode = "eval" | "train" | "both"``); by default both when the project
+shows a training loop anywhere (a ``.backward()`` call, an optimizer's ``step()``, a
+Lightning ``training_step``), else eval alone. With both, the files are checked once per
+mode and each finding says where it holds: in both modes (no label), only in training
+(``mode = "train"``) or only in eval (``mode = "eval"``).
+
+A file whose text holds no training test and whose project facts are the same in both modes
+is checked once: its findings hold in both.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from torchlint.analysis.torchnames import LABEL_PARAMS
+from torchlint.findings import FileError, Finding
+
+if TYPE_CHECKING:  # pragma: no cover
+    from torchlint.config import Settings
+
+EVAL = "eval"
+TRAIN = "train"
+BOTH = "both"
+#: the values of the ``module-mode`` setting
+MODULE_MODES = (EVAL, TRAIN, BOTH)
+
+# `.backward(`, `optimizer.step(` (any name holding "optim" / "opt"), `def training_step(`,
+# outside comments: the project trains a model
+_TRAINING_LOOP = re.compile(
+    r"^[^#\n]*(?:\.backward\(|\b\w*opt\w*\.step\(|\bdef\s+training_step\()",
+    re.M | re.I,
+)
+# what makes a file's code differ between the modes: a `.training` flag read, a label test
+_MODE_TEST = re.compile(r"\.training\b|\b(?:" + "|".join(sorted(LABEL_PARAMS)) + r")\s+is\b")
+
+
+def has_training_loop(source: str) -> bool:
+    """Whether a file trains a model: it calls ``.backward()`` or an optimizer's ``step()``,
+    or defines a Lightning ``training_step`` (outside comments)."""
+    if ".backward(" not in source and ".step(" not in source and "training_step" not in source:
+        return False
+    return _TRAINING_LOOP.search(source) is not None
+
+
+def reads_mode(source: str) -> bool:
+    """Whether a file's code may differ between eval and training: it reads ``.training`` or
+    tests ``labels is (not) None``."""
+    return ("training" in source or "label" in source) and _MODE_TEST.search(source) is not None
+
+
+def modes_to_check(settings: Settings, trains: Iterable[bool]) -> tuple[str, ...]:
+    """The modes the static pass checks: the ``module-mode`` setting; else both when
+    ``train`` is set or the project trains (``trains``: per file, whether it holds a training
+    loop), else eval."""
+    chosen = getattr(settings, "module_mode", None)
+    if chosen == EVAL or chosen == TRAIN:
+        return (chosen,)
+    if chosen == BOTH or settings.train or any(trains):
+        return (EVAL, TRAIN)
+    return (EVAL,)
+
+
+def settings_for(settings: Settings, mode: str) -> Settings:
+    """``settings`` as the project analysis reads them in ``mode``: calls made only in
+    training reach regions in training mode alone."""
+    train = mode == TRAIN
+    return settings if settings.train == train else dataclasses.replace(settings, train=train)
+
+
+def facts_for(
+    facts: Sequence[dict | None], known: Sequence[object], settings: Settings, mode: str
+) -> list[dict | None]:
+    """Each file's facts as the engine reads them in ``mode`` (part of the cache key too):
+    ``{"mode": "train"}`` in training, ``{"half": True}`` with ``half``."""
+    extra: dict[str, object] = {}
+    if mode == TRAIN:
+        extra["mode"] = TRAIN
+    if settings.half:
+        extra["half"] = True
+    if not extra:
+        return list(facts)
+    return [dict(f or {}, **extra) if k is not None else None for f, k in zip(facts, known)]
+
+
+def same_facts(a: dict | None, b: dict | None) -> bool:
+    """Whether two modes' facts of a file say the same but for the mode."""
+    strip = ("mode", "train")
+    return {k: v for k, v in (a or {}).items() if k not in strip} == {
+        k: v for k, v in (b or {}).items() if k not in strip
+    }
+
+
+def _key(f: Finding) -> tuple:
+    return (f.path, f.cell, f.line, f.column, f.rule, f.name)
+
+
+def label(runs: Sequence[tuple[str, list[Finding]]]) -> list[Finding]:
+    """One list from each mode's findings: a finding made in every mode checked has no label;
+    one made in one mode alone says which (``mode``). A single mode checked labels nothing
+    (whether a finding holds in the other mode too was not asked)."""
+    if len(runs) == 1:
+        return list(runs[0][1])
+    seen: dict[tuple, set[str]] = {}
+    for mode, found in runs:
+        for f in found:
+            seen.setdefault(_key(f), set()).add(mode)
+    out: list[Finding] = []
+    taken: set[tuple] = set()
+    for mode, found in runs:
+        for f in found:
+            key = _key(f)
+            if key in taken:
+                continue
+            taken.add(key)
+            modes = seen[key]
+            out.append(f if len(modes) == len(runs) else dataclasses.replace(f, mode=mode))
+    return out
+
+
+def errors_of(runs: Sequence[list[FileError]]) -> list[FileError]:
+    """Each mode's errors once (a file that cannot be parsed fails in every mode)."""
+    out: list[FileError] = []
+    seen: set[tuple[str, str]] = set()
+    for errors in runs:
+        for e in errors:
+            if (e.path, e.message) not in seen:
+                seen.add((e.path, e.message))
+                out.append(e)
+    return out
+
+
+def lint_source_modes(source: str, path: str, rule_classes, facts: dict | None = None) -> list[Finding]:
+    """One file's findings in eval and in training, labelled as :func:`label` does (for the
+    benchmarks and tests: one file, no project)."""
+    from torchlint.static.engine import lint_source
+
+    base = {k: v for k, v in (facts or {}).items() if k not in ("mode", "train")}
+    return label(
+        [
+            (EVAL, lint_source(source, path, rule_classes, facts=base or None)),
+            (TRAIN, lint_source(source, path, rule_classes, facts=dict(base, mode=TRAIN))),
+        ]
+    )
