@@ -71,6 +71,7 @@ class Built:
     eval_fn: Callable[..., Any] | None = None  # default: the module itself
     train_fn: Callable[..., Any] | None = None  # default: the module; backward of its outputs' sum
     train_args: tuple | None = None
+    train_module: Any = None  # the module train_fn belongs to (its mode is set), default module
 
 
 # --------------------------------------------------------------------------- the models
@@ -361,29 +362,10 @@ def xt__nonautoregressive() -> Built:
 
 def _ode(method: str, adjoint: bool = False, options: dict[str, Any] | None = None) -> Built:
     import torch
-    from torch import nn
 
-    import torchdiffeq
+    from benchmarks.library_models.odes import Flow
 
-    class Field(nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.net = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 4))
-
-        def forward(self, t: Any, y: Any) -> Any:
-            return self.net(y)
-
-    class Flow(nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.field = Field()
-            self.register_buffer("times", torch.linspace(0.0, 1.0, 3))
-
-        def forward(self, y0: Any) -> Any:
-            solve = torchdiffeq.odeint_adjoint if adjoint else torchdiffeq.odeint
-            return solve(self.field, y0, self.times, method=method, options=options or {}, rtol=1e-3, atol=1e-4)
-
-    return Built(Flow(), (torch.randn(8, 4),))
+    return Built(Flow(method, adjoint, options), (torch.randn(8, 4),))
 
 
 @model("torchdiffeq", quick=True)
@@ -424,75 +406,33 @@ def ode__dopri5_adjoint() -> Built:
 @model("torchdiffeq")
 def ode__event() -> Built:
     import torch
-    from torch import nn
 
-    import torchdiffeq
-
-    class Fall(nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.g = nn.Parameter(torch.tensor(9.8))
-
-        def forward(self, t: Any, state: Any) -> Any:
-            return torch.stack([state[1], -self.g])
-
-    class Bounce(nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.fall = Fall()
-
-        def forward(self, state: Any) -> Any:
-            t0 = torch.tensor(0.0)
-            event_t, solution = torchdiffeq.odeint_event(
-                self.fall, state, t0, event_fn=lambda t, s: s[0], method="rk4", options=dict(step_size=0.05)
-            )
-            return event_t + solution[-1].sum()
+    from benchmarks.library_models.odes import Bounce
 
     return Built(Bounce(), (torch.tensor([1.0, 0.0]),))
 
 
-def _gp(kernel: str, likelihood: str = "gaussian") -> Built:
+def _gp_built(gp: Any, likelihood: Any, objective: Any, test_x: Any, train_x: Any, train_y: Any) -> Built:
+    from benchmarks.library_models.gps import NegativeObjective, Predict
+
+    predict = Predict(gp, likelihood)
+    loss = NegativeObjective(gp, objective)
+    # the GP's own mode decides prediction vs training: the wrappers set it on every submodule
+    return Built(predict, (test_x,), train_fn=loss, train_args=(train_x, train_y), train_module=loss)
+
+
+def _gp(kernel: str) -> Built:
+    import gpytorch
     import torch
 
-    import gpytorch
+    from benchmarks.library_models.gps import ExactModel
 
     train_x = torch.linspace(0, 1, 16).unsqueeze(-1)
     train_y = torch.sin(6 * train_x.squeeze(-1))
-    lik = gpytorch.likelihoods.GaussianLikelihood()
-
-    class GP(gpytorch.models.ExactGP):
-        def __init__(self) -> None:
-            super().__init__(train_x, train_y, lik)
-            self.mean_module = gpytorch.means.ConstantMean()
-            base = {
-                "rbf": lambda: gpytorch.kernels.RBFKernel(),
-                "matern": lambda: gpytorch.kernels.MaternKernel(nu=2.5),
-                "periodic": lambda: gpytorch.kernels.PeriodicKernel(),
-                "rq": lambda: gpytorch.kernels.RQKernel(),
-                "linear_plus_rbf": lambda: gpytorch.kernels.LinearKernel() + gpytorch.kernels.RBFKernel(),
-                "spectral_mixture": lambda: gpytorch.kernels.SpectralMixtureKernel(num_mixtures=2),
-            }[kernel]()
-            self.covar_module = base if kernel == "spectral_mixture" else gpytorch.kernels.ScaleKernel(base)
-
-        def forward(self, x: Any) -> Any:
-            return gpytorch.distributions.MultivariateNormal(self.mean_module(x), self.covar_module(x))
-
-    gp = GP()
-    mll = gpytorch.mlls.ExactMarginalLogLikelihood(lik, gp)
-    test_x = torch.linspace(0, 1, 8).unsqueeze(-1)
-
-    def predict(x: Any) -> Any:
-        gp.eval()
-        lik.eval()
-        out = lik(gp(x))
-        return out.mean, out.variance
-
-    def loss(x: Any, y: Any) -> Any:
-        gp.train()
-        lik.train()
-        return -mll(gp(x), y)
-
-    return Built(gp, (test_x,), eval_fn=predict, train_fn=loss, train_args=(train_x, train_y))
+    likelihood = gpytorch.likelihoods.GaussianLikelihood()
+    gp = ExactModel(train_x, train_y, likelihood, kernel)
+    mll = gpytorch.mlls.ExactMarginalLogLikelihood(likelihood, gp)
+    return _gp_built(gp, likelihood, mll, torch.linspace(0, 1, 8).unsqueeze(-1), train_x, train_y)
 
 
 @model("gpytorch", quick=True)
@@ -527,81 +467,32 @@ def gp__exact_spectral_mixture() -> Built:
 
 @model("gpytorch", quick=True)
 def gp__svgp() -> Built:
+    import gpytorch
     import torch
 
-    import gpytorch
+    from benchmarks.library_models.gps import ApproximateModel
 
-    class SVGP(gpytorch.models.ApproximateGP):
-        def __init__(self) -> None:
-            inducing = torch.linspace(0, 1, 8).unsqueeze(-1)
-            dist = gpytorch.variational.CholeskyVariationalDistribution(8)
-            strategy = gpytorch.variational.VariationalStrategy(self, inducing, dist, learn_inducing_locations=True)
-            super().__init__(strategy)
-            self.mean_module = gpytorch.means.ConstantMean()
-            self.covar_module = gpytorch.kernels.ScaleKernel(gpytorch.kernels.RBFKernel())
-
-        def forward(self, x: Any) -> Any:
-            return gpytorch.distributions.MultivariateNormal(self.mean_module(x), self.covar_module(x))
-
-    gp = SVGP()
-    lik = gpytorch.likelihoods.GaussianLikelihood()
+    gp = ApproximateModel(torch.linspace(0, 1, 8).unsqueeze(-1))
+    likelihood = gpytorch.likelihoods.GaussianLikelihood()
     x = torch.rand(32, 1)
     y = torch.sin(6 * x.squeeze(-1))
-    elbo = gpytorch.mlls.VariationalELBO(lik, gp, num_data=32)
-
-    def predict(x: Any) -> Any:
-        gp.eval()
-        lik.eval()
-        out = lik(gp(x))
-        return out.mean, out.variance
-
-    def loss(x: Any, y: Any) -> Any:
-        gp.train()
-        lik.train()
-        return -elbo(gp(x), y)
-
-    return Built(gp, (x,), eval_fn=predict, train_fn=loss, train_args=(x, y))
+    elbo = gpytorch.mlls.VariationalELBO(likelihood, gp, num_data=32)
+    return _gp_built(gp, likelihood, elbo, x[:8], x, y)
 
 
 @model("gpytorch")
 def gp__multitask() -> Built:
+    import gpytorch
     import torch
 
-    import gpytorch
+    from benchmarks.library_models.gps import MultitaskModel
 
     train_x = torch.linspace(0, 1, 12).unsqueeze(-1)
     train_y = torch.stack([torch.sin(6 * train_x[:, 0]), torch.cos(6 * train_x[:, 0])], -1)
-    lik = gpytorch.likelihoods.MultitaskGaussianLikelihood(num_tasks=2)
-
-    class MT(gpytorch.models.ExactGP):
-        def __init__(self) -> None:
-            super().__init__(train_x, train_y, lik)
-            self.mean_module = gpytorch.means.MultitaskMean(gpytorch.means.ConstantMean(), num_tasks=2)
-            self.covar_module = gpytorch.kernels.MultitaskKernel(gpytorch.kernels.RBFKernel(), num_tasks=2, rank=1)
-
-        def forward(self, x: Any) -> Any:
-            return gpytorch.distributions.MultitaskMultivariateNormal(self.mean_module(x), self.covar_module(x))
-
-    gp = MT()
-    mll = gpytorch.mlls.ExactMarginalLogLikelihood(lik, gp)
-
-    def predict(x: Any) -> Any:
-        gp.eval()
-        lik.eval()
-        out = lik(gp(x))
-        return out.mean, out.variance
-
-    def loss(x: Any, y: Any) -> Any:
-        gp.train()
-        lik.train()
-        return -mll(gp(x), y)
-
-    return Built(gp, (train_x[:6],), eval_fn=predict, train_fn=loss, train_args=(train_x, train_y))
-
-
-def _e3nn(build: Callable[[], tuple[Any, tuple]]) -> Built:
-    module, args = build()
-    return Built(module, args)
+    likelihood = gpytorch.likelihoods.MultitaskGaussianLikelihood(num_tasks=2)
+    gp = MultitaskModel(train_x, train_y, likelihood, 2)
+    mll = gpytorch.mlls.ExactMarginalLogLikelihood(likelihood, gp)
+    return _gp_built(gp, likelihood, mll, train_x[:6], train_x, train_y)
 
 
 @model("e3nn", quick=True)
@@ -609,28 +500,19 @@ def e3nn__linear() -> Built:
     import torch
     from e3nn import o3
 
-    lin = o3.Linear("4x0e + 2x1o", "3x0e + 3x1o")
-    return Built(lin, (torch.randn(8, 10),))
+    return Built(o3.Linear("4x0e + 2x1o", "3x0e + 3x1o"), (torch.randn(8, 10),))
 
 
 @model("e3nn", quick=True)
 def e3nn__tensor_product() -> Built:
     import torch
-    from torch import nn
-    from e3nn import o3
 
-    class TP(nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.tp = o3.FullyConnectedTensorProduct("2x0e + 1x1o", "0e + 1o", "2x0e + 2x1o")
+    from benchmarks.library_models.e3nn_nets import Product
 
-        def forward(self, x: Any, y: Any) -> Any:
-            return self.tp(x, y)
-
-    return Built(TP(), (torch.randn(8, 5), torch.randn(8, 4)))
+    return Built(Product(), (torch.randn(8, 5), torch.randn(8, 4)))
 
 
-@model("e3nn")
+@model("e3nn", quick=True)
 def e3nn__spherical_harmonics() -> Built:
     import torch
     from e3nn import o3
@@ -675,31 +557,11 @@ def e3nn__batch_norm() -> Built:
     return Built(m, (torch.randn(8, 10),))
 
 
-@model("e3nn", quick=True)
+@model("e3nn")
 def e3nn__point_conv() -> Built:
     import torch
-    from torch import nn
-    from e3nn import o3
-    from e3nn.math import soft_one_hot_linspace
 
-    class PointConv(nn.Module):
-        """A small equivariant convolution on a point cloud, as e3nn's tutorials build one."""
-
-        def __init__(self) -> None:
-            super().__init__()
-            self.irreps_sh = o3.Irreps.spherical_harmonics(2)
-            self.tp = o3.FullyConnectedTensorProduct("4x0e", self.irreps_sh, "4x0e + 2x1o", shared_weights=False)
-            from e3nn.nn import FullyConnectedNet
-
-            self.radial = FullyConnectedNet([8, 16, self.tp.weight_numel], torch.relu)
-
-        def forward(self, pos: Any, feats: Any) -> Any:
-            src, dst = torch.arange(8).repeat(8), torch.arange(8).repeat_interleave(8)
-            vec = pos[dst] - pos[src]
-            sh = o3.spherical_harmonics(self.irreps_sh, vec, normalize=True, normalization="component")
-            emb = soft_one_hot_linspace(vec.norm(dim=1), 0.0, 2.0, 8, basis="smooth_finite", cutoff=True)
-            edge = self.tp(feats[src], sh, self.radial(emb))
-            return torch.zeros(8, edge.shape[1]).index_add(0, dst, edge)
+    from benchmarks.library_models.e3nn_nets import PointConv
 
     return Built(PointConv(), (torch.randn(8, 3), torch.randn(8, 4)))
 
@@ -727,10 +589,14 @@ def _stub_torchvision() -> None:
     sys.modules["torchvision.transforms"] = tv.transforms  # type: ignore[attr-defined]
 
 
+USER_MODELS = os.path.join(REPO, "benchmarks", "library_models")
+
+
 def library_files(lib: str) -> set[str]:
+    """The library's own files, and the user-side model files beside this script."""
     import importlib.util
 
-    out: set[str] = set()
+    out = {os.path.realpath(os.path.join(USER_MODELS, n)) for n in os.listdir(USER_MODELS) if n.endswith(".py")}
     for package in PACKAGES[lib]:
         spec = importlib.util.find_spec(package)
         if spec is None or not spec.submodule_search_locations:
@@ -751,7 +617,7 @@ def _run_mode(lib: str, name: str, train: bool, files: set[str]) -> dict[str, An
 
     torch.manual_seed(0)
     built = MODELS[lib][name]()
-    module = built.module
+    module = built.train_module if train and built.train_module is not None else built.module
     module.train(train)
     if train:
         fn = built.train_fn or module
@@ -968,7 +834,7 @@ def main(argv: list[str]) -> int:
     libs = [lib for lib in DEV + HELD_OUT if not opts.only or lib in opts.only.split(",")]
     log = sys.stderr
     report: dict[str, Any] = {"libraries": {}, "dev": {}, "held_out": {}}
-    totals = {"dev": {"eval": ModeScore(), "train": ModeScore()}, "held_out": {"eval": ModeScore(), "train": ModeScore()}}
+    totals = {split: {"eval": ModeScore(), "train": ModeScore()} for split in ("dev", "held_out")}
     started = time.time()
     for lib in libs:
         if any(importlib.util.find_spec(p) is None for p in PACKAGES[lib][:1]):
@@ -1001,7 +867,8 @@ def main(argv: list[str]) -> int:
             **{mode: scores[mode].to_dict() for mode in ("eval", "train")},
             "models": {
                 name: {
-                    mode: {k: r.get(k) for k in ("error", "graphs", "whole", "sites", "seconds")} for mode, r in modes.items()
+                    mode: {k: r.get(k) for k in ("error", "graphs", "whole", "sites", "seconds")}
+                    for mode, r in modes.items()
                 }
                 for name, modes in runs.items()
             },
