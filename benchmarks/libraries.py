@@ -784,7 +784,7 @@ def score(lib: str, runs: dict[str, dict[str, dict[str, Any]]], findings: list[d
         reached: set[tuple[str, int]] = set()
         broken_files: set[str] = set()
         whole_files: set[str] = set()
-        for name, modes in runs.items():
+        for modes in runs.values():
             r = modes[mode]
             s.models += 1
             if r.get("error"):
@@ -844,7 +844,7 @@ def main(argv: list[str]) -> int:
         runs: dict[str, dict[str, dict[str, Any]]] = {}
         names = [n for n in MODELS[lib] if not opts.quick or (lib, n) in QUICK]
         with ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
-            for name, result in zip(names, pool.map(lambda n: run_model(lib, n, opts.timeout), names)):
+            for name, result in zip(names, pool.map(lambda n, lib=lib: run_model(lib, n, opts.timeout), names)):
                 runs[name] = result
                 brief = "  ".join(
                     f"{m}: " + (f"ERROR {r['error']}" if r.get("error") else
