@@ -78,6 +78,8 @@ def test_documented_case_scores_lines_and_modes() -> None:
     s, predicted, real = documented_breaks.score_case({"train": False, "lines": [3, 4], "graphs": 2}, (1, 10), findings)
     assert (predicted, real) == ({3, 5}, {3, 4})
     assert (s.tp, s.fp, s.fn, s.breaking) == (1, 1, 1, 1)
+    s, _, _ = documented_breaks.score_case({"train": False, "lines": [], "graphs": 0}, (1, 10), [])
+    assert s.breaking == 0  # an empty graph is no break
     s, predicted, _ = documented_breaks.score_case({"train": True, "lines": [6], "graphs": 2}, (1, 10), findings)
     assert (s.tp, s.fp, s.fn) == (1, 2, 0)
     s, _, _ = documented_breaks.score_case({"train": False, "error": "x"}, (1, 10), findings)

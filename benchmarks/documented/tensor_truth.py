@@ -50,16 +50,16 @@ class AnyMethodOrFlag(nn.Module):
 
 class TensorInList(nn.Module):
     def forward(self, x):
-        seen = [x[0], x[1]]
-        if x[2] in seen:
+        seen = [x[0, 0], x[1, 0]]
+        if x[2, 0] in seen:
             return x
         return x + 1
 
 
 class IndexOfTensor(nn.Module):
     def forward(self, x):
-        rows = [x[0], x[1], x[2]]
-        where = rows.index(x[1])
+        firsts = [x[0, 0], x[1, 0], x[2, 0]]
+        where = firsts.index(x[1, 0])
         return x[where]
 
 
