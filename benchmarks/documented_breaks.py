@@ -2,7 +2,15 @@
 
     python benchmarks/documented_breaks.py [--quick] [--json] [-v] [--family NAME] [--timeout S]
 
-FIGURES (filled in from a full run; see the bottom of this docstring).
+Measured on torch 2.13.0+cpu (full run, ~9 min on a loaded 2-core machine), line-level:
+
+    dev       100 cases, 51 breaking: precision 0.971  recall 0.600  (tp 33, fp 1, fn 22)
+    held-out   62 cases, 30 breaking: precision 0.952  recall 0.645  (tp 20, fp 1, fn 11)
+
+Dev per family (recall): dynamic_shapes 1.00, scalars 1.00, printing 1.00, modules_in_forward
+1.00, explicit 0.67, skipped_calls 0.53, tensor_truth 0.25, definitions 0.00, misc_tensor 0.00
+(its one finding false). Held-out figures per family are printed by the script; read them only
+to measure.
 
 The cases live in ``benchmarks/documented/``, one file per family: each top-level
 ``nn.Module`` subclass (or function) is one case, a small user model written for this
