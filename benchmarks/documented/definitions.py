@@ -1,0 +1,106 @@
+"""Defining classes, registering hooks, hashing tensors and other object-model work in forward."""
+
+import dataclasses
+
+import torch
+from torch import nn
+
+
+class ClassInForward(nn.Module):
+    def forward(self, x):
+        class Box:
+            def __init__(self, value):
+                self.value = value
+
+        return Box(x * 2).value
+
+
+class DataclassInForward(nn.Module):
+    def forward(self, x):
+        @dataclasses.dataclass
+        class Pair:
+            a: torch.Tensor
+            b: torch.Tensor
+
+        p = Pair(x, x + 1)
+        return p.a + p.b
+
+
+class NamedtupleInForward(nn.Module):
+    def forward(self, x):
+        import collections
+
+        Pair = collections.namedtuple("Pair", "a b")
+        p = Pair(x, x * 2)
+        return p.a + p.b
+
+
+class HashOfTensor(nn.Module):
+    def forward(self, x):
+        key = hash(x)
+        return x + key % 3
+
+
+class IdOfTensorKept(nn.Module):
+    def forward(self, x):
+        key = id(x)
+        cache = {key: x * 2}
+        return cache[key] + (key % 2)
+
+
+class TensorAsDictKey(nn.Module):
+    def forward(self, x):
+        table = {x: 1}
+        return x * table[x]
+
+
+class CustomSetattr(nn.Module):
+    def __init__(self):
+        super().__init__()
+        object.__setattr__(self, "log", [])
+
+    def __setattr__(self, name, value):
+        if name == "last":
+            print("setting", name)
+        super().__setattr__(name, value)
+
+    def forward(self, x):
+        self.last = x.sum()
+        return x * 2
+
+
+class ClosureInForward(nn.Module):
+    def forward(self, x):
+        def scale(t):
+            return t * x.shape[0]
+
+        return scale(x) + 1
+
+
+class LambdaInForward(nn.Module):
+    def forward(self, x):
+        act = lambda t: t.clamp(min=0)  # noqa: E731
+        return act(x)
+
+
+class DataclassFromOutside(nn.Module):
+    def forward(self, x):
+        p = _Pair(x, x * 3)
+        return p.a - p.b
+
+
+@dataclasses.dataclass
+class _Pair:
+    a: torch.Tensor
+    b: torch.Tensor
+
+
+class AttributeCache(nn.Module):
+    def forward(self, x):
+        self.cached = x * 2
+        return self.cached + 1
+
+
+class GeneratorOverRows(nn.Module):
+    def forward(self, x):
+        return sum(row.sum() for row in x)

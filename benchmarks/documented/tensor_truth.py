@@ -1,0 +1,142 @@
+"""Deciding Python control flow on a tensor's value, directly or through a builtin."""
+
+import torch
+from torch import nn
+
+
+class BranchOnMean(nn.Module):
+    def forward(self, x):
+        if x.mean() > 0:
+            return x * 2
+        return x - 1
+
+
+class WhileNormLarge(nn.Module):
+    def forward(self, x):
+        while x.norm() > 1.0:
+            x = x / 2
+        return x
+
+
+class TernaryOnMax(nn.Module):
+    def forward(self, x):
+        scale = 2.0 if x.max() > 3 else 1.0
+        return x * scale
+
+
+class AnyOverRows(nn.Module):
+    def forward(self, x):
+        if any(x[:, 0] > 0):
+            return x + 1
+        return x
+
+
+class AllOverRows(nn.Module):
+    def forward(self, x):
+        positive = all(x.abs()[:, 0] >= 0)
+        return x if positive else -x
+
+
+class AnyMethodOrFlag(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.flag = False
+
+    def forward(self, x):
+        if (x > 0).any() or self.flag:
+            return x.relu()
+        return x
+
+
+class TensorInList(nn.Module):
+    def forward(self, x):
+        seen = [x[0, 0], x[1, 0]]
+        if x[2, 0] in seen:
+            return x
+        return x + 1
+
+
+class IndexOfTensor(nn.Module):
+    def forward(self, x):
+        firsts = [x[0, 0], x[1, 0], x[2, 0]]
+        where = firsts.index(x[1, 0])
+        return x[where]
+
+
+class EqualThenBranch(nn.Module):
+    def forward(self, x):
+        if torch.equal(x, x.clone()):
+            return x * 3
+        return x
+
+
+class BoolOfTensor(nn.Module):
+    def forward(self, x):
+        keep = bool(x.sum() > 0)
+        return x * keep
+
+
+class AndOfTensors(nn.Module):
+    def forward(self, x):
+        gate = (x.sum() > 0) and (x.mean() < 10)
+        return x if gate else x * 0
+
+
+class NotOfTensor(nn.Module):
+    def forward(self, x):
+        if not x.isfinite().all():
+            return torch.zeros_like(x)
+        return x
+
+
+class BranchOnShape(nn.Module):
+    def forward(self, x):
+        if x.shape[0] > 4:
+            return x[:4]
+        return x
+
+
+class BranchOnDtype(nn.Module):
+    def forward(self, x):
+        if x.dtype == torch.float16:
+            x = x.float()
+        return x * 2
+
+
+class BranchOnNone(nn.Module):
+    def forward(self, x, mask=None):
+        if mask is not None:
+            x = x * mask
+        return x + 1
+
+
+class WhereInsteadOfBranch(nn.Module):
+    def forward(self, x):
+        return torch.where(x.mean() > 0, x * 2, x - 1)
+
+
+class BranchOnRequiresGrad(nn.Module):
+    def forward(self, x):
+        if x.requires_grad:
+            return x * 2
+        return x
+
+
+class BranchOnDim(nn.Module):
+    def forward(self, x):
+        if x.dim() == 2:
+            x = x.unsqueeze(0)
+        return x.sum(0)
+
+
+class AssertOnShape(nn.Module):
+    def forward(self, x):
+        assert x.shape[-1] == 16, "last dim must be 16"
+        return x.relu()
+
+
+class LenOfTensor(nn.Module):
+    def forward(self, x):
+        if len(x) > 3:
+            return x[:3]
+        return x

@@ -1,0 +1,940 @@
+"""Static pass against dynamo on real libraries' models (not transformers, not timm).
+
+    python benchmarks/libraries.py [--quick] [--json] [-v] [--only LIB[,LIB]] [--timeout S]
+
+Measured on torch 2.13.0+cpu with ``--quick`` (the full run of 60 models takes well over
+15 minutes on a loaded 2-core machine; ``-j`` runs more models at once), dev libraries, the same
+in eval and in training: vit-pytorch 3 break sites, recall 0.33 (CaiT's layer-dropout branch
+missed, NaViT's dynamic-shape op found); torchdiffeq 26 sites, recall 0.04 (the solvers'
+data-dependent step control); x-transformers 0 sites (both models compile whole, so all its
+findings are noise). Held-out figures are printed by the script; read them only to measure.
+
+Each model below is built from a tiny config with random weights (nothing is downloaded) and
+run through dynamo on the installed torch, in a child process with a timeout, twice: in eval
+(``eval()`` + ``no_grad``) and in training (``train()``, forward + the library's loss where
+it has one + backward). The truth is what dynamo reports (:mod:`torchlint.dynamic.observe`,
+the oracle of ``benchmarks/accuracy.py``): the break sites, placed on the innermost frame in
+the library's own files, and whether the model compiles whole (one graph, no break). Then
+``torchlint check --no-dynamic --format json`` runs on the library files the models used
+(the files defining their modules, and every library file dynamo traced or broke in) and is
+scored per library and per mode:
+
+* recall: break sites with a finding on that line of that file (a finding whose
+  ``line..end_line`` holds the site's line);
+* precision: among findings on lines dynamo reached (traced into a graph or broke on, in that
+  mode), the share on a break site; findings on lines no model reached are not judged;
+* noise: findings per 1,000 lines in the files of the models that compile whole in that mode
+  (files where no model broke). A finding with ``"mode": "train"`` holds only in training and
+  one with ``"mode": "eval"`` only in eval (no key: both), so eval figures count only the
+  findings that hold in eval, training ones only those that hold in training.
+
+HELD-OUT LIBRARIES: gpytorch (with linear_operator) and e3nn. Rule work must not be tuned on
+them: do not read their break sites or findings while changing the static pass; look at the dev
+libraries (vit-pytorch, x-transformers, torchdiffeq) instead, and run the held-out ones only
+to measure.
+
+Needs (pure Python, into the venv): ``vit-pytorch x-transformers torchdiffeq gpytorch e3nn``.
+vit-pytorch's package imports ``torchvision.transforms`` for its self-supervised wrappers
+(none of the models built here use it); when torchvision is not importable the worker puts
+an empty ``torchvision`` module in ``sys.modules`` so that the package imports.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, REPO)
+
+DEV = ["vit-pytorch", "x-transformers", "torchdiffeq"]
+HELD_OUT = ["gpytorch", "e3nn"]
+
+#: library -> the import packages whose files are the library's own
+PACKAGES = {
+    "vit-pytorch": ["vit_pytorch"],
+    "x-transformers": ["x_transformers"],
+    "torchdiffeq": ["torchdiffeq"],
+    "gpytorch": ["gpytorch", "linear_operator"],
+    "e3nn": ["e3nn"],
+}
+
+
+@dataclass
+class Built:
+    """One model, ready to run: ``eval_fn(*args)`` in eval, ``train_fn(*args)`` returns the loss."""
+
+    module: Any  # the nn.Module (its mode is set before each run)
+    args: tuple
+    eval_fn: Callable[..., Any] | None = None  # default: the module itself
+    train_fn: Callable[..., Any] | None = None  # default: the module; backward of its outputs' sum
+    train_args: tuple | None = None
+    train_module: Any = None  # the module train_fn belongs to (its mode is set), default module
+
+
+# --------------------------------------------------------------------------- the models
+
+MODELS: dict[str, dict[str, Callable[[], Built]]] = {lib: {} for lib in DEV + HELD_OUT}
+#: the models --quick runs (a few per library)
+QUICK: set[tuple[str, str]] = set()
+
+
+def model(lib: str, quick: bool = False) -> Callable[[Callable[[], Built]], Callable[[], Built]]:
+    def register(builder: Callable[[], Built]) -> Callable[[], Built]:
+        name = builder.__name__.split("__", 1)[1]
+        MODELS[lib][name] = builder
+        if quick:
+            QUICK.add((lib, name))
+        return builder
+
+    return register
+
+
+def _img(size: int = 32, batch: int = 2, channels: int = 3) -> Any:
+    import torch
+
+    return torch.randn(batch, channels, size, size)
+
+
+def _vit(module_name: str, cls: str, size: int = 32, **config: Any) -> Built:
+    import importlib
+
+    mod = importlib.import_module(f"vit_pytorch.{module_name}")
+    return Built(getattr(mod, cls)(**config), (_img(size),))
+
+
+_VIT = dict(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, heads=4, mlp_dim=64, dim_head=8)
+
+
+@model("vit-pytorch", quick=True)
+def vit__vit() -> Built:
+    return _vit("vit", "ViT", dropout=0.1, emb_dropout=0.1, **_VIT)
+
+
+@model("vit-pytorch")
+def vit__simple_vit() -> Built:
+    return _vit("simple_vit", "SimpleViT", **_VIT)
+
+
+@model("vit-pytorch", quick=True)
+def vit__cait() -> Built:
+    return _vit("cait", "CaiT", cls_depth=1, layer_dropout=0.1, **_VIT)
+
+
+@model("vit-pytorch")
+def vit__deepvit() -> Built:
+    return _vit("deepvit", "DeepViT", **_VIT)
+
+
+@model("vit-pytorch")
+def vit__cct() -> Built:
+    from vit_pytorch.cct import CCT
+
+    m = CCT(img_size=32, embedding_dim=32, n_conv_layers=1, kernel_size=3, stride=1, padding=1,
+            pooling_kernel_size=3, pooling_stride=2, pooling_padding=1, num_layers=2, num_heads=4,
+            mlp_ratio=2.0, num_classes=10, positional_embedding="learnable")
+    return Built(m, (_img(),))
+
+
+@model("vit-pytorch")
+def vit__levit() -> Built:
+    return _vit("levit", "LeViT", image_size=32, num_classes=10, dim=(32, 48, 64), depth=1,
+                heads=(2, 2, 2), mlp_mult=2, dim_key=8, dim_value=8)
+
+
+@model("vit-pytorch")
+def vit__pit() -> Built:
+    return _vit("pit", "PiT", image_size=32, patch_size=4, num_classes=10, dim=32, depth=(1, 1, 1),
+                heads=4, mlp_dim=64, dim_head=8)
+
+
+@model("vit-pytorch")
+def vit__t2t() -> Built:
+    return _vit("t2t", "T2TViT", image_size=32, num_classes=10, dim=32, depth=2, heads=4, mlp_dim=64,
+                dim_head=8, t2t_layers=((7, 4), (3, 2)))
+
+
+@model("vit-pytorch", quick=True)
+def vit__na_vit() -> Built:
+    import torch
+    from vit_pytorch.na_vit import NaViT
+
+    m = NaViT(token_dropout_prob=0.1, **_VIT)
+    images = [[torch.randn(3, 32, 16), torch.randn(3, 16, 32)], [torch.randn(3, 32, 32)]]
+    return Built(m, (images,))
+
+
+@model("vit-pytorch")
+def vit__mobile_vit() -> Built:
+    return _vit("mobile_vit", "MobileViT", image_size=(32, 32), dims=[16, 24, 32],
+                channels=[8, 8, 16, 16, 24, 24, 32, 32, 48, 48, 64], num_classes=10, depths=(1, 1, 1))
+
+
+@model("vit-pytorch")
+def vit__cross_vit() -> Built:
+    return _vit("cross_vit", "CrossViT", image_size=32, num_classes=10, sm_dim=32, lg_dim=48,
+                sm_patch_size=8, sm_enc_depth=1, sm_enc_heads=2, sm_enc_mlp_dim=32, sm_enc_dim_head=8,
+                lg_patch_size=16, lg_enc_depth=1, lg_enc_heads=2, lg_enc_mlp_dim=32, lg_enc_dim_head=8,
+                cross_attn_depth=1, cross_attn_heads=2, cross_attn_dim_head=8, depth=1)
+
+
+@model("vit-pytorch")
+def vit__xcit() -> Built:
+    return _vit("xcit", "XCiT", cls_depth=1, layer_dropout=0.1, **_VIT)
+
+
+@model("vit-pytorch")
+def vit__patch_dropout() -> Built:
+    return _vit("vit_with_patch_dropout", "ViT", patch_dropout=0.25, **_VIT)
+
+
+@model("vit-pytorch")
+def vit__register_tokens() -> Built:
+    return _vit("simple_vit_with_register_tokens", "SimpleViT", num_register_tokens=2, **_VIT)
+
+
+@model("vit-pytorch")
+def vit__local_vit() -> Built:
+    return _vit("local_vit", "LocalViT", **_VIT)
+
+
+@model("vit-pytorch")
+def vit__rvt() -> Built:
+    return _vit("rvt", "RvT", **_VIT)
+
+
+@model("vit-pytorch")
+def vit__nest() -> Built:
+    return _vit("nest", "NesT", image_size=32, patch_size=4, num_classes=10, dim=32, heads=2,
+                num_hierarchies=2, block_repeats=(1, 1), dim_head=8)
+
+
+@model("vit-pytorch")
+def vit__sep_vit() -> Built:
+    return _vit("sep_vit", "SepViT", num_classes=10, dim=16, depth=(1, 1, 1, 1), heads=(1, 2, 2, 2),
+                window_size=2, dim_head=8, size=64)
+
+
+@model("vit-pytorch")
+def vit__max_vit() -> Built:
+    return _vit("max_vit", "MaxViT", num_classes=10, dim=16, depth=(1, 1), dim_head=8, window_size=2,
+                dim_conv_stem=16, size=32)
+
+
+@model("vit-pytorch")
+def vit__ats_vit() -> Built:
+    cfg = {k: v for k, v in _VIT.items()}
+    return _vit("ats_vit", "ViT", max_tokens_per_depth=(8, 4), **cfg)
+
+
+@model("vit-pytorch")
+def vit__normalized_vit() -> Built:
+    return _vit("normalized_vit", "nViT", **_VIT)
+
+
+@model("vit-pytorch")
+def vit__simple_vit_1d() -> Built:
+    import torch
+    from vit_pytorch.simple_vit_1d import SimpleViT
+
+    m = SimpleViT(seq_len=64, patch_size=8, num_classes=10, dim=32, depth=2, heads=4, mlp_dim=64, dim_head=8)
+    return Built(m, (torch.randn(2, 3, 64),))
+
+
+@model("vit-pytorch")
+def vit__mae() -> Built:
+    from vit_pytorch.mae import MAE
+    from vit_pytorch.vit import ViT
+
+    encoder = ViT(**_VIT)
+    m = MAE(encoder=encoder, decoder_dim=32, decoder_depth=1, decoder_heads=2, decoder_dim_head=8)
+    return Built(m, (_img(),))  # returns the reconstruction loss in both modes
+
+
+def _xt(attn: dict[str, Any], kind: str = "Decoder", wrap: str | None = None, **wrapper: Any) -> Built:
+    import torch
+    import x_transformers as xt
+
+    layers = getattr(xt, kind)(dim=32, depth=2, heads=4, attn_dim_head=8, **attn)
+    net = xt.TransformerWrapper(num_tokens=64, max_seq_len=32, attn_layers=layers, **wrapper)
+    ids = torch.randint(0, 64, (2, 16))
+    if wrap == "ar":
+        ar = xt.AutoregressiveWrapper(net)
+        return Built(ar, (ids,), eval_fn=ar.net)  # eval: the logits; train: the wrapper's loss
+    return Built(net, (ids,))
+
+
+@model("x-transformers", quick=True)
+def xt__decoder_ar() -> Built:
+    return _xt({}, wrap="ar")
+
+
+@model("x-transformers")
+def xt__encoder() -> Built:
+    return _xt({}, kind="Encoder")
+
+
+@model("x-transformers", quick=True)
+def xt__rotary_ar() -> Built:
+    return _xt(dict(rotary_pos_emb=True, ff_glu=True), wrap="ar", use_abs_pos_emb=False)
+
+
+@model("x-transformers")
+def xt__alibi() -> Built:
+    return _xt(dict(alibi_pos_bias=True, alibi_num_heads=2), use_abs_pos_emb=False)
+
+
+@model("x-transformers")
+def xt__rel_pos_bias() -> Built:
+    return _xt(dict(rel_pos_bias=True), kind="Encoder")
+
+
+@model("x-transformers")
+def xt__dynamic_pos_bias() -> Built:
+    return _xt(dict(dynamic_pos_bias=True), use_abs_pos_emb=False)
+
+
+@model("x-transformers")
+def xt__layer_dropout() -> Built:
+    return _xt(dict(layer_dropout=0.2, attn_dropout=0.1, ff_dropout=0.1), wrap="ar")
+
+
+@model("x-transformers")
+def xt__mem_kv_sandwich() -> Built:
+    return _xt(dict(attn_num_mem_kv=4, sandwich_norm=True, residual_attn=True), num_memory_tokens=2)
+
+
+@model("x-transformers")
+def xt__macaron_rmsnorm() -> Built:
+    return _xt(dict(macaron=True, use_rmsnorm=True, attn_qk_norm=True), kind="Encoder")
+
+
+@model("x-transformers")
+def xt__shift_tokens_talking_heads() -> Built:
+    return _xt(dict(shift_tokens=1, attn_talking_heads=True, attn_gate_values=True))
+
+
+@model("x-transformers")
+def xt__continuous() -> Built:
+    import torch
+    import x_transformers as xt
+
+    layers = xt.Encoder(dim=32, depth=2, heads=4, attn_dim_head=8)
+    m = xt.ContinuousTransformerWrapper(dim_in=8, dim_out=4, max_seq_len=32, attn_layers=layers)
+    return Built(m, (torch.randn(2, 16, 8),))
+
+
+@model("x-transformers")
+def xt__xtransformer() -> Built:
+    import torch
+    import x_transformers as xt
+
+    m = xt.XTransformer(dim=32, enc_num_tokens=64, enc_depth=1, enc_heads=4, enc_max_seq_len=32,
+                        dec_num_tokens=64, dec_depth=1, dec_heads=4, dec_max_seq_len=32)
+    src = torch.randint(0, 64, (2, 16))
+    tgt = torch.randint(0, 64, (2, 12))
+    # eval: the encoder-decoder's logits; training: its loss
+    return Built(m, (src, tgt), eval_fn=lambda s, t: m.decoder.net(t, context=m.encoder(s, return_embeddings=True)))
+
+
+@model("x-transformers")
+def xt__vit_wrapper() -> Built:
+    import x_transformers as xt
+
+    layers = xt.Encoder(dim=32, depth=2, heads=4, attn_dim_head=8)
+    m = xt.ViTransformerWrapper(image_size=32, patch_size=8, num_classes=10, attn_layers=layers)
+    return Built(m, (_img(),))
+
+
+@model("x-transformers")
+def xt__nonautoregressive() -> Built:
+    import torch
+    import x_transformers as xt
+
+    layers = xt.Encoder(dim=32, depth=2, heads=4, attn_dim_head=8)
+    net = xt.TransformerWrapper(num_tokens=65, logits_dim=64, max_seq_len=32, attn_layers=layers)
+    m = xt.NonAutoregressiveWrapper(net, mask_id=64, steps=2)
+    ids = torch.randint(0, 64, (2, 16))
+    return Built(m, (ids,), eval_fn=net, train_fn=lambda x: m(x).loss)
+
+
+def _ode(method: str, adjoint: bool = False, options: dict[str, Any] | None = None) -> Built:
+    import torch
+
+    from benchmarks.library_models.odes import Flow
+
+    return Built(Flow(method, adjoint, options), (torch.randn(8, 4),))
+
+
+@model("torchdiffeq", quick=True)
+def ode__dopri5() -> Built:
+    return _ode("dopri5")
+
+
+@model("torchdiffeq")
+def ode__bosh3() -> Built:
+    return _ode("bosh3")
+
+
+@model("torchdiffeq", quick=True)
+def ode__rk4() -> Built:
+    return _ode("rk4", options=dict(step_size=0.25))
+
+
+@model("torchdiffeq")
+def ode__euler() -> Built:
+    return _ode("euler", options=dict(step_size=0.25))
+
+
+@model("torchdiffeq")
+def ode__midpoint() -> Built:
+    return _ode("midpoint", options=dict(step_size=0.25))
+
+
+@model("torchdiffeq")
+def ode__implicit_adams() -> Built:
+    return _ode("implicit_adams", options=dict(step_size=0.25))
+
+
+@model("torchdiffeq")
+def ode__dopri5_adjoint() -> Built:
+    return _ode("dopri5", adjoint=True)
+
+
+@model("torchdiffeq")
+def ode__event() -> Built:
+    import torch
+
+    from benchmarks.library_models.odes import Bounce
+
+    return Built(Bounce(), (torch.tensor([1.0, 0.0]),))
+
+
+def _gp_built(gp: Any, likelihood: Any, objective: Any, test_x: Any, train_x: Any, train_y: Any) -> Built:
+    from benchmarks.library_models.gps import NegativeObjective, Predict
+
+    predict = Predict(gp, likelihood)
+    loss = NegativeObjective(gp, objective)
+    # the GP's own mode decides prediction vs training: the wrappers set it on every submodule
+    return Built(predict, (test_x,), train_fn=loss, train_args=(train_x, train_y), train_module=loss)
+
+
+def _gp(kernel: str) -> Built:
+    import gpytorch
+    import torch
+
+    from benchmarks.library_models.gps import ExactModel
+
+    train_x = torch.linspace(0, 1, 16).unsqueeze(-1)
+    train_y = torch.sin(6 * train_x.squeeze(-1))
+    likelihood = gpytorch.likelihoods.GaussianLikelihood()
+    gp = ExactModel(train_x, train_y, likelihood, kernel)
+    mll = gpytorch.mlls.ExactMarginalLogLikelihood(likelihood, gp)
+    return _gp_built(gp, likelihood, mll, torch.linspace(0, 1, 8).unsqueeze(-1), train_x, train_y)
+
+
+@model("gpytorch", quick=True)
+def gp__exact_rbf() -> Built:
+    return _gp("rbf")
+
+
+@model("gpytorch")
+def gp__exact_matern() -> Built:
+    return _gp("matern")
+
+
+@model("gpytorch")
+def gp__exact_periodic() -> Built:
+    return _gp("periodic")
+
+
+@model("gpytorch")
+def gp__exact_rq() -> Built:
+    return _gp("rq")
+
+
+@model("gpytorch")
+def gp__exact_additive() -> Built:
+    return _gp("linear_plus_rbf")
+
+
+@model("gpytorch")
+def gp__exact_spectral_mixture() -> Built:
+    return _gp("spectral_mixture")
+
+
+@model("gpytorch", quick=True)
+def gp__svgp() -> Built:
+    import gpytorch
+    import torch
+
+    from benchmarks.library_models.gps import ApproximateModel
+
+    gp = ApproximateModel(torch.linspace(0, 1, 8).unsqueeze(-1))
+    likelihood = gpytorch.likelihoods.GaussianLikelihood()
+    x = torch.rand(32, 1)
+    y = torch.sin(6 * x.squeeze(-1))
+    elbo = gpytorch.mlls.VariationalELBO(likelihood, gp, num_data=32)
+    return _gp_built(gp, likelihood, elbo, x[:8], x, y)
+
+
+@model("gpytorch")
+def gp__multitask() -> Built:
+    import gpytorch
+    import torch
+
+    from benchmarks.library_models.gps import MultitaskModel
+
+    train_x = torch.linspace(0, 1, 12).unsqueeze(-1)
+    train_y = torch.stack([torch.sin(6 * train_x[:, 0]), torch.cos(6 * train_x[:, 0])], -1)
+    likelihood = gpytorch.likelihoods.MultitaskGaussianLikelihood(num_tasks=2)
+    gp = MultitaskModel(train_x, train_y, likelihood, 2)
+    mll = gpytorch.mlls.ExactMarginalLogLikelihood(likelihood, gp)
+    return _gp_built(gp, likelihood, mll, train_x[:6], train_x, train_y)
+
+
+@model("e3nn", quick=True)
+def e3nn__linear() -> Built:
+    import torch
+    from e3nn import o3
+
+    return Built(o3.Linear("4x0e + 2x1o", "3x0e + 3x1o"), (torch.randn(8, 10),))
+
+
+@model("e3nn", quick=True)
+def e3nn__tensor_product() -> Built:
+    import torch
+
+    from benchmarks.library_models.e3nn_nets import Product
+
+    return Built(Product(), (torch.randn(8, 5), torch.randn(8, 4)))
+
+
+@model("e3nn", quick=True)
+def e3nn__spherical_harmonics() -> Built:
+    import torch
+    from e3nn import o3
+
+    sh = o3.SphericalHarmonics([0, 1, 2], normalize=True, normalization="component")
+    return Built(sh, (torch.randn(8, 3),))
+
+
+@model("e3nn")
+def e3nn__gate() -> Built:
+    import torch
+    from e3nn import nn as enn
+
+    gate = enn.Gate("4x0e", [torch.relu], "2x0e", [torch.sigmoid], "2x1o")
+    return Built(gate, (torch.randn(8, 4 + 2 + 6),))
+
+
+@model("e3nn")
+def e3nn__fc_net() -> Built:
+    import torch
+    from e3nn import nn as enn
+
+    net = enn.FullyConnectedNet([4, 16, 16, 2], torch.nn.functional.silu)
+    return Built(net, (torch.randn(8, 4),))
+
+
+@model("e3nn")
+def e3nn__norm_activation() -> Built:
+    import torch
+    from e3nn import nn as enn
+
+    m = enn.NormActivation("2x0e + 2x1o", torch.sigmoid)
+    return Built(m, (torch.randn(8, 8),))
+
+
+@model("e3nn")
+def e3nn__batch_norm() -> Built:
+    import torch
+    from e3nn import nn as enn
+
+    m = enn.BatchNorm("4x0e + 2x1o")
+    return Built(m, (torch.randn(8, 10),))
+
+
+@model("e3nn")
+def e3nn__point_conv() -> Built:
+    import torch
+
+    from benchmarks.library_models.e3nn_nets import PointConv
+
+    return Built(PointConv(), (torch.randn(8, 3), torch.randn(8, 4)))
+
+
+# --------------------------------------------------------------------------- the worker
+
+
+def _stub_torchvision() -> None:
+    import importlib.util
+    import types
+
+    try:
+        if importlib.util.find_spec("torchvision") is not None:
+            import torchvision  # noqa: F401
+
+            return
+    except Exception:  # noqa: BLE001 (a torchvision built for another torch: same as absent)
+        pass
+    for name in list(sys.modules):
+        if name == "torchvision" or name.startswith("torchvision."):
+            del sys.modules[name]
+    tv = types.ModuleType("torchvision")
+    tv.transforms = types.ModuleType("torchvision.transforms")  # type: ignore[attr-defined]
+    sys.modules["torchvision"] = tv
+    sys.modules["torchvision.transforms"] = tv.transforms  # type: ignore[attr-defined]
+
+
+USER_MODELS = os.path.join(REPO, "benchmarks", "library_models")
+
+
+def library_files(lib: str) -> set[str]:
+    """The library's own files, and the user-side model files beside this script."""
+    import importlib.util
+
+    out = {os.path.realpath(os.path.join(USER_MODELS, n)) for n in os.listdir(USER_MODELS) if n.endswith(".py")}
+    for package in PACKAGES[lib]:
+        spec = importlib.util.find_spec(package)
+        if spec is None or not spec.submodule_search_locations:
+            continue
+        for root in spec.submodule_search_locations:
+            for folder, _dirs, names in os.walk(root):
+                out.update(os.path.realpath(os.path.join(folder, n)) for n in names if n.endswith(".py"))
+    return out
+
+
+def _run_mode(lib: str, name: str, train: bool, files: set[str]) -> dict[str, Any]:
+    import inspect
+    import warnings
+
+    import torch
+
+    from torchlint.dynamic.observe import observe
+
+    torch.manual_seed(0)
+    built = MODELS[lib][name]()
+    module = built.train_module if train and built.train_module is not None else built.module
+    module.train(train)
+    if train:
+        fn = built.train_fn or module
+        args = built.train_args or built.args
+    else:
+        fn = built.eval_fn or module
+        args = built.args
+    used = set()
+    for sub in module.modules():
+        try:
+            path = os.path.realpath(inspect.getsourcefile(type(sub)) or "")
+        except (TypeError, OSError):
+            continue
+        if path in files:
+            used.add(path)
+    start = time.time()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            obs = observe(fn, [list(args)], user_files=files, train=train)
+    except Exception as exc:  # noqa: BLE001 (reported, the model is then not scored in this mode)
+        return {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0][:160] if str(exc) else ''}",
+                "files": sorted(used), "seconds": round(time.time() - start, 1)}
+    sites = [
+        {"path": b.path, "line": b.line, "gb_type": b.gb_type, "reason": (b.reason or "")[:160]}
+        for b in obs.breaks
+    ]
+    reached = sorted({f"{p}:{n}" for p, n in obs.traced})
+    used |= {p for p, _ in obs.traced} | {b.path for b in obs.breaks if b.path in files}
+    return {
+        "error": None,
+        "graphs": obs.graphs,
+        "sites": sites,
+        "whole": obs.graphs == 1 and not obs.breaks,
+        "files": sorted(used),
+        "reached": reached,
+        "seconds": round(time.time() - start, 1),
+    }
+
+
+def worker(lib: str, name: str) -> int:
+    """Both modes of one model, in this (child) process: one ``@@RESULT@@`` line per mode."""
+    from torchlint.verify import silenced
+
+    _stub_torchvision()
+    files = library_files(lib)
+    for mode in ("eval", "train"):
+        with silenced():
+            result = _run_mode(lib, name, mode == "train", files)
+        sys.stdout.write("\n@@RESULT@@" + json.dumps({"mode": mode, **result}) + "\n")
+        sys.stdout.flush()
+    return 0
+
+
+def run_model(lib: str, name: str, timeout: float) -> dict[str, dict[str, Any]]:
+    """Run one model in a child process with a timeout; its result per mode."""
+    cmd = [sys.executable, os.path.abspath(__file__), "--worker", lib, name]
+    start = time.time()
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=REPO)
+        stdout, problem = proc.stdout, f"worker exit {proc.returncode}: "
+        problem += ((proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"])[0][:160]
+    except subprocess.TimeoutExpired as exc:
+        out = exc.stdout or b""
+        stdout = out.decode(errors="replace") if isinstance(out, bytes) else out
+        problem = f"timeout after {timeout:.0f}s"
+    results: dict[str, dict[str, Any]] = {}
+    for chunk in stdout.split("@@RESULT@@")[1:]:
+        result = json.loads(chunk.strip().splitlines()[0])
+        results[result.pop("mode")] = result
+    for mode in ("eval", "train"):
+        results.setdefault(mode, {"error": problem, "files": [], "seconds": round(time.time() - start, 1)})
+    return results
+
+
+# --------------------------------------------------------------------------- the static pass and scores
+
+
+def static_findings(files: list[str]) -> list[dict[str, Any]]:
+    if not files:
+        return []
+    exe = os.path.join(os.path.dirname(sys.executable), "torchlint")
+    cmd = [exe] if os.path.exists(exe) else [sys.executable, "-m", "torchlint"]
+    proc = subprocess.run(
+        [*cmd, "check", "--no-dynamic", "--format", "json", "--exit-zero", *files],
+        capture_output=True, text=True, cwd=REPO,
+    )
+    try:
+        report = json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        raise SystemExit(f"torchlint check failed: {(proc.stderr or proc.stdout).strip()[-300:]}") from None
+    out = []
+    for f in report["findings"]:
+        f = dict(f)
+        f["path"] = os.path.realpath(os.path.join(REPO, f["path"]))
+        out.append(f)
+    return out
+
+
+def holds_in(finding: dict[str, Any], mode: str) -> bool:
+    return finding.get("mode") in (None, mode)
+
+
+def _covers(finding: dict[str, Any], path: str, line: int) -> bool:
+    return finding["path"] == path and finding["line"] <= line <= max(finding.get("end_line") or 0, finding["line"])
+
+
+@dataclass
+class ModeScore:
+    sites: set[tuple[str, int]] = field(default_factory=set)
+    found: set[tuple[str, int]] = field(default_factory=set)
+    judged: int = 0  # findings on reached lines
+    true: int = 0  # of those, on a break site
+    whole_lines: int = 0
+    whole_findings: int = 0
+    models: int = 0
+    whole_models: int = 0
+    errors: int = 0
+    outside: int = 0  # breaks with no frame in the library's files
+
+    @property
+    def recall(self) -> float | None:
+        return len(self.found) / len(self.sites) if self.sites else None
+
+    @property
+    def precision(self) -> float | None:
+        return self.true / self.judged if self.judged else None
+
+    @property
+    def noise(self) -> float | None:
+        return 1000 * self.whole_findings / self.whole_lines if self.whole_lines else None
+
+    def add(self, other: ModeScore) -> None:
+        self.sites |= other.sites
+        self.found |= other.found
+        for name in ("judged", "true", "whole_lines", "whole_findings", "models", "whole_models", "errors", "outside"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "models": self.models, "whole_models": self.whole_models, "errors": self.errors,
+            "sites": len(self.sites), "found": len(self.found), "recall": _r(self.recall),
+            "judged_findings": self.judged, "true_findings": self.true, "precision": _r(self.precision),
+            "whole_lines": self.whole_lines, "whole_findings": self.whole_findings, "noise_per_kloc": _r(self.noise),
+            "breaks_outside_library": self.outside,
+        }
+
+
+def _r(x: float | None) -> float | None:
+    return None if x is None else round(x, 3)
+
+
+def _lines(path: str) -> int:
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        return sum(1 for _ in handle)
+
+
+def score(lib: str, runs: dict[str, dict[str, dict[str, Any]]], findings: list[dict[str, Any]],
+          files: set[str]) -> dict[str, ModeScore]:
+    out = {}
+    for mode in ("eval", "train"):
+        s = ModeScore()
+        mine = [f for f in findings if holds_in(f, mode)]
+        reached: set[tuple[str, int]] = set()
+        broken_files: set[str] = set()
+        whole_files: set[str] = set()
+        for modes in runs.values():
+            r = modes[mode]
+            s.models += 1
+            if r.get("error"):
+                s.errors += 1
+                continue
+            for site in r["sites"]:
+                if site["path"] in files and site["line"]:
+                    s.sites.add((site["path"], site["line"]))
+                    broken_files.add(site["path"])
+                else:
+                    s.outside += 1
+            for item in r["reached"]:
+                path, _, line = item.rpartition(":")
+                reached.add((path, int(line)))
+            if r["whole"]:
+                s.whole_models += 1
+                whole_files.update(r["files"])
+        reached |= s.sites
+        s.found = {site for site in s.sites if any(_covers(f, *site) for f in mine)}
+        for f in mine:
+            lines = range(f["line"], max(f.get("end_line") or 0, f["line"]) + 1)
+            if any((f["path"], n) in reached for n in lines):
+                s.judged += 1
+                s.true += any((f["path"], n) in s.sites for n in lines)
+        quiet = whole_files - broken_files
+        s.whole_lines = sum(_lines(p) for p in quiet)
+        s.whole_findings = sum(1 for f in mine if f["path"] in quiet)
+        out[mode] = s
+    return out
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a few models per library")
+    parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    parser.add_argument("-v", "--verbose", action="store_true", help="list each model, site and finding")
+    parser.add_argument("--only", default="", help="comma-separated libraries")
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per model (both modes)")
+    parser.add_argument("-j", "--jobs", type=int, default=2, help="models run at once (default 2)")
+    parser.add_argument("--worker", nargs=2, help=argparse.SUPPRESS)
+    opts = parser.parse_args(argv)
+    if opts.worker:
+        return worker(*opts.worker)
+
+    import importlib.util
+
+    libs = [lib for lib in DEV + HELD_OUT if not opts.only or lib in opts.only.split(",")]
+    log = sys.stderr
+    report: dict[str, Any] = {"libraries": {}, "dev": {}, "held_out": {}}
+    totals = {split: {"eval": ModeScore(), "train": ModeScore()} for split in ("dev", "held_out")}
+    started = time.time()
+    for lib in libs:
+        if any(importlib.util.find_spec(p) is None for p in PACKAGES[lib][:1]):
+            print(f"{lib}: not installed, skipped", file=log)
+            continue
+        files = _files_of(lib)
+        runs: dict[str, dict[str, dict[str, Any]]] = {}
+        names = [n for n in MODELS[lib] if not opts.quick or (lib, n) in QUICK]
+        with ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
+            for name, result in zip(names, pool.map(lambda n, lib=lib: run_model(lib, n, opts.timeout), names)):
+                runs[name] = result
+                brief = "  ".join(
+                    f"{m}: " + (f"ERROR {r['error']}" if r.get("error") else
+                                f"graphs={r['graphs']} sites={len(r['sites'])}{' whole' if r['whole'] else ''}")
+                    + f" ({r['seconds']}s)"
+                    for m, r in result.items()
+                )
+                print(f"  {lib:15s} {name:28s} {brief}", file=log)
+        used = sorted({p for modes in runs.values() for r in modes.values() for p in r.get("files", [])} & files)
+        findings = static_findings(used)
+        scores = score(lib, runs, findings, files)
+        split = "held_out" if lib in HELD_OUT else "dev"
+        for mode in ("eval", "train"):
+            totals[split][mode].add(scores[mode])
+        report["libraries"][lib] = {
+            "split": split,
+            "files": len(used),
+            "lines": sum(_lines(p) for p in used),
+            "findings": len(findings),
+            **{mode: scores[mode].to_dict() for mode in ("eval", "train")},
+            "models": {
+                name: {
+                    mode: {k: r.get(k) for k in ("error", "graphs", "whole", "sites", "seconds")}
+                    for mode, r in modes.items()
+                }
+                for name, modes in runs.items()
+            },
+        }
+        if opts.verbose:
+            _details(lib, runs, findings, files, scores)
+    for split in ("dev", "held_out"):
+        report[split] = {mode: totals[split][mode].to_dict() for mode in ("eval", "train")}
+    report["seconds"] = round(time.time() - started, 1)
+    if opts.json:
+        json.dump(report, sys.stdout, indent=1)
+        print()
+    else:
+        _print(report)
+    return 0
+
+
+def _files_of(lib: str) -> set[str]:
+    return library_files(lib)
+
+
+def _fmt(x: float | None, digits: int = 2) -> str:
+    return "  -  " if x is None else f"{x:.{digits}f}"
+
+
+def _line(label: str, d: dict[str, Any]) -> str:
+    return (
+        f"{label:26s} models={d['models']:2d} whole={d['whole_models']:2d} err={d['errors']} "
+        f"sites={d['sites']:3d} recall={_fmt(d['recall'])} precision={_fmt(d['precision'])} "
+        f"(judged {d['judged_findings']}) noise={_fmt(d['noise_per_kloc'])}/kloc "
+        f"({d['whole_findings']} in {d['whole_lines']} lines)"
+    )
+
+
+def _print(report: dict[str, Any]) -> None:
+    for split, title in (("dev", "DEV"), ("held_out", "HELD-OUT (do not tune on these)")):
+        print(f"== {title}")
+        for lib, d in report["libraries"].items():
+            if d["split"] != split:
+                continue
+            for mode in ("eval", "train"):
+                print(_line(f"{lib} [{mode}]", d[mode]))
+        for mode in ("eval", "train"):
+            print(_line(f"TOTAL {split} [{mode}]", report[split][mode]))
+    print(f"({report['seconds']}s)")
+
+
+def _details(lib: str, runs: dict[str, Any], findings: list[dict[str, Any]], files: set[str],
+             scores: dict[str, ModeScore]) -> None:
+    log = sys.stderr
+    for mode in ("eval", "train"):
+        s = scores[mode]
+        for path, line in sorted(s.sites):
+            mark = "found" if (path, line) in s.found else "MISSED"
+            reasons = {site["gb_type"] or site["reason"][:60] for r in runs.values() if not r[mode].get("error")
+                       for site in r[mode]["sites"] if (site["path"], site["line"]) == (path, line)}
+            print(f"    {mode} site {os.path.relpath(path, os.path.dirname(os.path.dirname(path)))}:{line} "
+                  f"{mark} {sorted(reasons)}", file=log)
+    for f in findings:
+        print(f"    finding {f['rule']} {f['path'].rsplit('/', 2)[-2:]}:{f['line']} mode={f.get('mode')}", file=log)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
