@@ -32,7 +32,7 @@ import subprocess
 import sys
 import tempfile
 
-PROGRAM = r'''
+PROGRAM = r"""
 import json, sys, time
 import torch
 
@@ -107,7 +107,7 @@ for i in range(calls):
 times.sort()
 print("BENCH " + json.dumps({"p50_ms": 1000 * times[len(times) // 2], "p95_ms": 1000 * times[int(len(times) * 0.95)]}),
       flush=True)
-'''
+"""
 
 #: program -> the line (text) of each break, to find its finding in the report
 BREAKS = {"print": 'print("batch"', "post": "return postprocess(h)"}
@@ -165,7 +165,7 @@ def main() -> None:
                 if ms is not None:
                     reported[name].append(ms)
         med = {v: statistics.median(x) for v, x in rows.items()}
-        print(f"\n{order} ({args.device}, {args.mode}, {args.rounds} rounds of {args.calls} calls): median P50 per call")
+        print(f"\n{order} ({args.device}, {args.mode}, {args.rounds} rounds of {args.calls} calls): P50 per call")
         for v, ms in med.items():
             print(f"  {v:9s} {ms:8.3f} ms")
         figures = {}

@@ -62,8 +62,17 @@ def _project(tmp_path):
 
 
 def _break(path, frames, reason):
-    return {"kind": "break", "frames": frames, "loc": frames[-1], "gb_type": reason, "gb_code": None,
-            "reason": reason, "explanation": "", "hints": [], "stack": []}
+    return {
+        "kind": "break",
+        "frames": frames,
+        "loc": frames[-1],
+        "gb_type": reason,
+        "gb_code": None,
+        "reason": reason,
+        "explanation": "",
+        "hints": [],
+        "stack": [],
+    }
 
 
 def test_records_put_each_breaks_cost_on_its_finding_and_rank_them(tmp_path):
@@ -71,10 +80,24 @@ def test_records_put_each_breaks_cost_on_its_finding_and_rank_them(tmp_path):
     records = [
         _break(serve, [[serve, 12], [serve, 20]], "print"),  # broke in a function called at line 12
         _break(serve, [[serve, 14]], "item"),
-        {"kind": "cost", "pid": 1, "frame": "forward", "path": serve, "calls": 210, "timed": 200, "kept": 190,
-         "wall_ns": 190 * 1_300_000, "p50_ns": 1_250_000, "p95_ns": 1_600_000, "graph_ns": 190 * 150_000,
-         "other_ns": 190 * 20_000, "breaks": [[serve, 12, 190 * 30_000], [serve, 14, 190 * 1_100_000]],
-         "compile_calls": 3, "record_calls": 0, "record_extra_ns": None},
+        {
+            "kind": "cost",
+            "pid": 1,
+            "frame": "forward",
+            "path": serve,
+            "calls": 210,
+            "timed": 200,
+            "kept": 190,
+            "wall_ns": 190 * 1_300_000,
+            "p50_ns": 1_250_000,
+            "p95_ns": 1_600_000,
+            "graph_ns": 190 * 150_000,
+            "other_ns": 190 * 20_000,
+            "breaks": [[serve, 12, 190 * 30_000], [serve, 14, 190 * 1_100_000]],
+            "compile_calls": 3,
+            "record_calls": 0,
+            "record_extra_ns": None,
+        },
     ]
     result, findings, _ = observed([ProcessRecords({"pid": 1}, records)], Places([root], root), name="p", run=None)
     by_line = {f.line: f for f in findings}
@@ -100,13 +123,41 @@ def test_recompile_limit_of_a_resume_function_gets_its_eager_time_and_compiles(t
     records = [
         _break(serve, [[serve, 14]], "item"),
         {"kind": "limit", "message": limit, "stack": [[serve, 14]]},
-        {"kind": "compile", "compile_id": "1/0", "co_name": "torch_dynamo_resume_in_forward_at_14",
-         "co_filename": serve, "co_firstlineno": 14, "seconds": 0.5, "counters": {}},
-        {"kind": "compile", "compile_id": "1/1", "co_name": "torch_dynamo_resume_in_forward_at_14",
-         "co_filename": serve, "co_firstlineno": 14, "seconds": 0.3, "counters": {}},
-        {"kind": "cost", "pid": 1, "frame": "forward", "path": serve, "calls": 100, "timed": 80, "kept": 80,
-         "wall_ns": 80 * 2_000_000, "p50_ns": 2_000_000, "p95_ns": 2_000_000, "graph_ns": 0, "other_ns": 0,
-         "breaks": [[serve, 14, 80 * 1_500_000]], "compile_calls": 8, "record_calls": 0},
+        {
+            "kind": "compile",
+            "compile_id": "1/0",
+            "co_name": "torch_dynamo_resume_in_forward_at_14",
+            "co_filename": serve,
+            "co_firstlineno": 14,
+            "seconds": 0.5,
+            "counters": {},
+        },
+        {
+            "kind": "compile",
+            "compile_id": "1/1",
+            "co_name": "torch_dynamo_resume_in_forward_at_14",
+            "co_filename": serve,
+            "co_firstlineno": 14,
+            "seconds": 0.3,
+            "counters": {},
+        },
+        {
+            "kind": "cost",
+            "pid": 1,
+            "frame": "forward",
+            "path": serve,
+            "calls": 100,
+            "timed": 80,
+            "kept": 80,
+            "wall_ns": 80 * 2_000_000,
+            "p50_ns": 2_000_000,
+            "p95_ns": 2_000_000,
+            "graph_ns": 0,
+            "other_ns": 0,
+            "breaks": [[serve, 14, 80 * 1_500_000]],
+            "compile_calls": 8,
+            "record_calls": 0,
+        },
     ]
     _, findings, _ = observed([ProcessRecords({"pid": 1}, records)], Places([root], root), name="p", run=None)
     (found,) = [f for f in findings if f.name == "recompile-limit"]

@@ -47,9 +47,23 @@ def test_run_reports_cost_per_break_and_ranks_the_expensive_first(tmp_path):
     (tmp_path / "serve.py").write_text(PROGRAM)
     out = tmp_path / "report.json"
     done = subprocess.run(
-        [sys.executable, "-m", "torchlint", "run", "--no-static", "--exit-zero", "--format", "json", "-o", str(out),
-         "serve.py"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "torchlint",
+            "run",
+            "--no-static",
+            "--exit-zero",
+            "--format",
+            "json",
+            "-o",
+            str(out),
+            "serve.py",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(out.read_text())
@@ -65,6 +79,9 @@ def test_run_reports_cost_per_break_and_ranks_the_expensive_first(tmp_path):
 
     text = subprocess.run(
         [sys.executable, "-m", "torchlint", "run", "--no-static", "--exit-zero", "serve.py"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
     ).stdout
     assert f"fix this first: serve.py:{dear}, " in text

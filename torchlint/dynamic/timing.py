@@ -16,7 +16,8 @@ A call is *timed* when it is warm: nothing compiled during it, no CUDA graph rec
 each graph in it has run before. Its timeline is split by :func:`~torchlint.dynamic.costs.split_call`
 and kept per frame (at most ``SAMPLES`` calls per frame, a reservoir beyond): P50 and P95 of
 their wall times, and the sums over them without the slowest ``TRIM`` of calls (a call the
-machine preempted must not decide what a break costs). The first ``TORCHLINT_COST_WARMUP`` warm calls of a frame (default 2) are skipped;
+machine preempted must not decide what a break costs). The first ``TORCHLINT_COST_WARMUP``
+warm calls of a frame (default 2) are skipped;
 ``TORCHLINT_COST_CALLS`` caps the timed calls per frame (default: no cap). What each frame
 measured is written as a ``cost`` record at exit and, as a snapshot, at 16, 32, 64, ... timed
 calls (a program killed midway keeps its last one). The cost per graph call is a few
@@ -274,7 +275,8 @@ def _realized(compiled: Any) -> Any:
     except ImportError:
         return compiled
     lazy = compiled if isinstance(compiled, _LazyGraphModule) else getattr(compiled, "__self__", None)
-    if isinstance(lazy, _LazyGraphModule) and (compiled is lazy or getattr(compiled, "__name__", "") == "_lazy_forward"):
+    named = getattr(compiled, "__name__", "") == "_lazy_forward"
+    if isinstance(lazy, _LazyGraphModule) and (compiled is lazy or named):
         _LazyGraphModule.force_recompile(lazy)
         return lazy.forward
     return compiled
