@@ -151,7 +151,9 @@ def static_findings(paths: list[str]) -> list[dict[str, Any]]:
     cmd = [exe] if os.path.exists(exe) else [sys.executable, "-m", "torchlint"]
     proc = subprocess.run(
         [*cmd, "check", "--no-dynamic", "--format", "json", "--exit-zero", *paths],
-        capture_output=True, text=True, cwd=REPO,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
     )
     try:
         report = json.loads(proc.stdout)
@@ -234,13 +236,19 @@ def main(argv: list[str]) -> int:
             split = "held_out" if held_out(family, name) else "dev"
             per[split].add(s)
             report["cases"][f"{family}/{name}"] = {
-                "split": split, "train": result.get("train"), "error": result.get("error"),
-                "break_lines": sorted(real), "static_lines": sorted(predicted), "gb_types": result.get("types", []),
+                "split": split,
+                "train": result.get("train"),
+                "error": result.get("error"),
+                "break_lines": sorted(real),
+                "static_lines": sorted(predicted),
+                "gb_types": result.get("types", []),
             }
             if opts.verbose and (predicted != real or result.get("error")) and split == "dev":
-                print(f"  {split:8s} {family}/{name}: dynamo={sorted(real)} static={sorted(predicted)} "
-                      f"{result.get('types', '')}{' ERROR ' + result['error'] if result.get('error') else ''}",
-                      file=sys.stderr)
+                print(
+                    f"  {split:8s} {family}/{name}: dynamo={sorted(real)} static={sorted(predicted)} "
+                    f"{result.get('types', '')}{' ERROR ' + result['error'] if result.get('error') else ''}",
+                    file=sys.stderr,
+                )
         report["families"][family] = {split: per[split].to_dict() for split in per}
         for split in per:
             totals[split].add(per[split])

@@ -137,28 +137,71 @@ def vit__deepvit() -> Built:
 def vit__cct() -> Built:
     from vit_pytorch.cct import CCT
 
-    m = CCT(img_size=32, embedding_dim=32, n_conv_layers=1, kernel_size=3, stride=1, padding=1,
-            pooling_kernel_size=3, pooling_stride=2, pooling_padding=1, num_layers=2, num_heads=4,
-            mlp_ratio=2.0, num_classes=10, positional_embedding="learnable")
+    m = CCT(
+        img_size=32,
+        embedding_dim=32,
+        n_conv_layers=1,
+        kernel_size=3,
+        stride=1,
+        padding=1,
+        pooling_kernel_size=3,
+        pooling_stride=2,
+        pooling_padding=1,
+        num_layers=2,
+        num_heads=4,
+        mlp_ratio=2.0,
+        num_classes=10,
+        positional_embedding="learnable",
+    )
     return Built(m, (_img(),))
 
 
 @model("vit-pytorch")
 def vit__levit() -> Built:
-    return _vit("levit", "LeViT", image_size=32, num_classes=10, dim=(32, 48, 64), depth=1,
-                heads=(2, 2, 2), mlp_mult=2, dim_key=8, dim_value=8)
+    return _vit(
+        "levit",
+        "LeViT",
+        image_size=32,
+        num_classes=10,
+        dim=(32, 48, 64),
+        depth=1,
+        heads=(2, 2, 2),
+        mlp_mult=2,
+        dim_key=8,
+        dim_value=8,
+    )
 
 
 @model("vit-pytorch")
 def vit__pit() -> Built:
-    return _vit("pit", "PiT", image_size=32, patch_size=4, num_classes=10, dim=32, depth=(1, 1, 1),
-                heads=4, mlp_dim=64, dim_head=8)
+    return _vit(
+        "pit",
+        "PiT",
+        image_size=32,
+        patch_size=4,
+        num_classes=10,
+        dim=32,
+        depth=(1, 1, 1),
+        heads=4,
+        mlp_dim=64,
+        dim_head=8,
+    )
 
 
 @model("vit-pytorch")
 def vit__t2t() -> Built:
-    return _vit("t2t", "T2TViT", image_size=32, num_classes=10, dim=32, depth=2, heads=4, mlp_dim=64,
-                dim_head=8, t2t_layers=((7, 4), (3, 2)))
+    return _vit(
+        "t2t",
+        "T2TViT",
+        image_size=32,
+        num_classes=10,
+        dim=32,
+        depth=2,
+        heads=4,
+        mlp_dim=64,
+        dim_head=8,
+        t2t_layers=((7, 4), (3, 2)),
+    )
 
 
 @model("vit-pytorch", quick=True)
@@ -173,16 +216,41 @@ def vit__na_vit() -> Built:
 
 @model("vit-pytorch")
 def vit__mobile_vit() -> Built:
-    return _vit("mobile_vit", "MobileViT", image_size=(32, 32), dims=[16, 24, 32],
-                channels=[8, 8, 16, 16, 24, 24, 32, 32, 48, 48, 64], num_classes=10, depths=(1, 1, 1))
+    return _vit(
+        "mobile_vit",
+        "MobileViT",
+        image_size=(32, 32),
+        dims=[16, 24, 32],
+        channels=[8, 8, 16, 16, 24, 24, 32, 32, 48, 48, 64],
+        num_classes=10,
+        depths=(1, 1, 1),
+    )
 
 
 @model("vit-pytorch")
 def vit__cross_vit() -> Built:
-    return _vit("cross_vit", "CrossViT", image_size=32, num_classes=10, sm_dim=32, lg_dim=48,
-                sm_patch_size=8, sm_enc_depth=1, sm_enc_heads=2, sm_enc_mlp_dim=32, sm_enc_dim_head=8,
-                lg_patch_size=16, lg_enc_depth=1, lg_enc_heads=2, lg_enc_mlp_dim=32, lg_enc_dim_head=8,
-                cross_attn_depth=1, cross_attn_heads=2, cross_attn_dim_head=8, depth=1)
+    return _vit(
+        "cross_vit",
+        "CrossViT",
+        image_size=32,
+        num_classes=10,
+        sm_dim=32,
+        lg_dim=48,
+        sm_patch_size=8,
+        sm_enc_depth=1,
+        sm_enc_heads=2,
+        sm_enc_mlp_dim=32,
+        sm_enc_dim_head=8,
+        lg_patch_size=16,
+        lg_enc_depth=1,
+        lg_enc_heads=2,
+        lg_enc_mlp_dim=32,
+        lg_enc_dim_head=8,
+        cross_attn_depth=1,
+        cross_attn_heads=2,
+        cross_attn_dim_head=8,
+        depth=1,
+    )
 
 
 @model("vit-pytorch")
@@ -212,20 +280,40 @@ def vit__rvt() -> Built:
 
 @model("vit-pytorch")
 def vit__nest() -> Built:
-    return _vit("nest", "NesT", image_size=32, patch_size=4, num_classes=10, dim=32, heads=2,
-                num_hierarchies=2, block_repeats=(1, 1), dim_head=8)
+    return _vit(
+        "nest",
+        "NesT",
+        image_size=32,
+        patch_size=4,
+        num_classes=10,
+        dim=32,
+        heads=2,
+        num_hierarchies=2,
+        block_repeats=(1, 1),
+        dim_head=8,
+    )
 
 
 @model("vit-pytorch")
 def vit__sep_vit() -> Built:
-    return _vit("sep_vit", "SepViT", num_classes=10, dim=16, depth=(1, 1, 1, 1), heads=(1, 2, 2, 2),
-                window_size=2, dim_head=8, size=64)
+    return _vit(
+        "sep_vit",
+        "SepViT",
+        num_classes=10,
+        dim=16,
+        depth=(1, 1, 1, 1),
+        heads=(1, 2, 2, 2),
+        window_size=2,
+        dim_head=8,
+        size=64,
+    )
 
 
 @model("vit-pytorch")
 def vit__max_vit() -> Built:
-    return _vit("max_vit", "MaxViT", num_classes=10, dim=16, depth=(1, 1), dim_head=8, window_size=2,
-                dim_conv_stem=16, size=32)
+    return _vit(
+        "max_vit", "MaxViT", num_classes=10, dim=16, depth=(1, 1), dim_head=8, window_size=2, dim_conv_stem=16, size=32
+    )
 
 
 @model("vit-pytorch")
@@ -336,8 +424,17 @@ def xt__xtransformer() -> Built:
     import torch
     import x_transformers as xt
 
-    m = xt.XTransformer(dim=32, enc_num_tokens=64, enc_depth=1, enc_heads=4, enc_max_seq_len=32,
-                        dec_num_tokens=64, dec_depth=1, dec_heads=4, dec_max_seq_len=32)
+    m = xt.XTransformer(
+        dim=32,
+        enc_num_tokens=64,
+        enc_depth=1,
+        enc_heads=4,
+        enc_max_seq_len=32,
+        dec_num_tokens=64,
+        dec_depth=1,
+        dec_heads=4,
+        dec_max_seq_len=32,
+    )
     src = torch.randint(0, 64, (2, 16))
     tgt = torch.randint(0, 64, (2, 12))
     # eval: the encoder-decoder's logits; training: its loss
@@ -644,11 +741,13 @@ def _run_mode(lib: str, name: str, train: bool, files: set[str]) -> dict[str, An
             warnings.simplefilter("ignore")
             obs = observe(fn, [list(args)], user_files=files, train=train)
     except Exception as exc:  # noqa: BLE001 (reported, the model is then not scored in this mode)
-        return {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0][:160] if str(exc) else ''}",
-                "files": sorted(used), "seconds": round(time.time() - start, 1)}
+        return {
+            "error": f"{type(exc).__name__}: {str(exc).splitlines()[0][:160] if str(exc) else ''}",
+            "files": sorted(used),
+            "seconds": round(time.time() - start, 1),
+        }
     sites = [
-        {"path": b.path, "line": b.line, "gb_type": b.gb_type, "reason": (b.reason or "")[:160]}
-        for b in obs.breaks
+        {"path": b.path, "line": b.line, "gb_type": b.gb_type, "reason": (b.reason or "")[:160]} for b in obs.breaks
     ]
     reached = sorted({f"{p}:{n}" for p, n in obs.traced})
     used |= {p for p, _ in obs.traced} | {b.path for b in obs.breaks if b.path in files}
@@ -708,7 +807,9 @@ def static_findings(files: list[str]) -> list[dict[str, Any]]:
     cmd = [exe] if os.path.exists(exe) else [sys.executable, "-m", "torchlint"]
     proc = subprocess.run(
         [*cmd, "check", "--no-dynamic", "--format", "json", "--exit-zero", *files],
-        capture_output=True, text=True, cwd=REPO,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
     )
     try:
         report = json.loads(proc.stdout)
@@ -763,10 +864,18 @@ class ModeScore:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "models": self.models, "whole_models": self.whole_models, "errors": self.errors,
-            "sites": len(self.sites), "found": len(self.found), "recall": _r(self.recall),
-            "judged_findings": self.judged, "true_findings": self.true, "precision": _r(self.precision),
-            "whole_lines": self.whole_lines, "whole_findings": self.whole_findings, "noise_per_kloc": _r(self.noise),
+            "models": self.models,
+            "whole_models": self.whole_models,
+            "errors": self.errors,
+            "sites": len(self.sites),
+            "found": len(self.found),
+            "recall": _r(self.recall),
+            "judged_findings": self.judged,
+            "true_findings": self.true,
+            "precision": _r(self.precision),
+            "whole_lines": self.whole_lines,
+            "whole_findings": self.whole_findings,
+            "noise_per_kloc": _r(self.noise),
             "breaks_outside_library": self.outside,
         }
 
@@ -780,8 +889,9 @@ def _lines(path: str) -> int:
         return sum(1 for _ in handle)
 
 
-def score(lib: str, runs: dict[str, dict[str, dict[str, Any]]], findings: list[dict[str, Any]],
-          files: set[str]) -> dict[str, ModeScore]:
+def score(
+    lib: str, runs: dict[str, dict[str, dict[str, Any]]], findings: list[dict[str, Any]], files: set[str]
+) -> dict[str, ModeScore]:
     out = {}
     for mode in ("eval", "train"):
         s = ModeScore()
@@ -852,8 +962,12 @@ def main(argv: list[str]) -> int:
             for name, result in zip(names, pool.map(lambda n, lib=lib: run_model(lib, n, opts.timeout), names)):
                 runs[name] = result
                 brief = "  ".join(
-                    f"{m}: " + (f"ERROR {r['error']}" if r.get("error") else
-                                f"graphs={r['graphs']} sites={len(r['sites'])}{' whole' if r['whole'] else ''}")
+                    f"{m}: "
+                    + (
+                        f"ERROR {r['error']}"
+                        if r.get("error")
+                        else f"graphs={r['graphs']} sites={len(r['sites'])}{' whole' if r['whole'] else ''}"
+                    )
                     + f" ({r['seconds']}s)"
                     for m, r in result.items()
                 )
@@ -921,17 +1035,26 @@ def _print(report: dict[str, Any]) -> None:
     print(f"({report['seconds']}s)")
 
 
-def _details(lib: str, runs: dict[str, Any], findings: list[dict[str, Any]], files: set[str],
-             scores: dict[str, ModeScore]) -> None:
+def _details(
+    lib: str, runs: dict[str, Any], findings: list[dict[str, Any]], files: set[str], scores: dict[str, ModeScore]
+) -> None:
     log = sys.stderr
     for mode in ("eval", "train"):
         s = scores[mode]
         for path, line in sorted(s.sites):
             mark = "found" if (path, line) in s.found else "MISSED"
-            reasons = {site["gb_type"] or site["reason"][:60] for r in runs.values() if not r[mode].get("error")
-                       for site in r[mode]["sites"] if (site["path"], site["line"]) == (path, line)}
-            print(f"    {mode} site {os.path.relpath(path, os.path.dirname(os.path.dirname(path)))}:{line} "
-                  f"{mark} {sorted(reasons)}", file=log)
+            reasons = {
+                site["gb_type"] or site["reason"][:60]
+                for r in runs.values()
+                if not r[mode].get("error")
+                for site in r[mode]["sites"]
+                if (site["path"], site["line"]) == (path, line)
+            }
+            print(
+                f"    {mode} site {os.path.relpath(path, os.path.dirname(os.path.dirname(path)))}:{line} "
+                f"{mark} {sorted(reasons)}",
+                file=log,
+            )
     for f in findings:
         print(f"    finding {f['rule']} {f['path'].rsplit('/', 2)[-2:]}:{f['line']} mode={f.get('mode')}", file=log)
 

@@ -42,8 +42,10 @@ def test_library_scores_recall_precision_and_noise_per_mode(tmp_path: Path) -> N
     Path(quiet).write_text("x\n" * 500)
     runs = {
         # breaks at lines 10 and 20 in eval; in training also at 30
-        "a": {"eval": _run([(broken, 10), (broken, 20)], [(broken, 5)], [broken], False),
-              "train": _run([(broken, 10), (broken, 20), (broken, 30)], [(broken, 5)], [broken], False)},
+        "a": {
+            "eval": _run([(broken, 10), (broken, 20)], [(broken, 5)], [broken], False),
+            "train": _run([(broken, 10), (broken, 20), (broken, 30)], [(broken, 5)], [broken], False),
+        },
         "b": {"eval": _run([], [(quiet, 3)], [quiet], True), "train": _run([], [(quiet, 3)], [quiet], True)},
         "c": {"eval": {"error": "boom", "files": []}, "train": {"error": "boom", "files": []}},
     }
@@ -87,8 +89,11 @@ def test_documented_case_scores_lines_and_modes() -> None:
 
 
 def test_held_out_split_is_stable_and_about_a_third() -> None:
-    cases = [(f, n) for f in documented_breaks.families()
-             for n in documented_breaks.case_spans(os.path.join(documented_breaks.CASES, f"{f}.py"))]
+    cases = [
+        (f, n)
+        for f in documented_breaks.families()
+        for n in documented_breaks.case_spans(os.path.join(documented_breaks.CASES, f"{f}.py"))
+    ]
     assert len(cases) >= 100
     held = [c for c in cases if documented_breaks.held_out(*c)]
     assert 0.2 < len(held) / len(cases) < 0.45

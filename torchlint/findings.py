@@ -56,6 +56,9 @@ class Fix:
     edits: tuple[Edit, ...] = ()
 
 
+#: a finding's measured cost (in JSON only when measured)
+COST_KEYS = ("cost_ms", "cost_share", "cost_frame", "cost_calls", "occurrence_ms", "per_1000_calls")
+
 #: the keys every finding's JSON has, in order (the others only when they apply)
 _FINDING_KEYS = (
     "rule",
@@ -105,6 +108,16 @@ class Finding:
     hits: int | None = None
     library: str | None = None
     ranks: list[int] | None = None
+    # What it costs, measured once compiled and warm (`torchlint.dynamic.costs`): milliseconds
+    # per call of the compiled frame `cost_frame`, their share of its time, over `cost_calls`
+    # timed calls; for a recompilation or a CUDA-graph re-recording, the time one occurrence
+    # takes and how often it happens per thousand calls.
+    cost_ms: float | None = None
+    cost_share: float | None = None
+    cost_frame: str | None = None
+    cost_calls: int | None = None
+    occurrence_ms: float | None = None
+    per_1000_calls: float | None = None
     # Not serialised in JSON: an automatic fix and the source line, for text output.
     fix: Fix | None = field(default=None, compare=False, repr=False)
     source_line: str | None = field(default=None, compare=False, repr=False)
@@ -157,7 +170,7 @@ class Finding:
             d["cell"] = self.cell
         if self.mode is not None:
             d["mode"] = self.mode
-        for key in ("hits", "library", "ranks"):
+        for key in ("hits", "library", "ranks", *COST_KEYS):
             if getattr(self, key) is not None:
                 d[key] = getattr(self, key)
         if self.fix is not None:
@@ -226,6 +239,8 @@ class TargetResult:
     #: how the code ran: "eval" or "training" (None: not known), and the compile mode
     run_mode: str | None = None
     compile_mode: str | None = None
+    #: per compiled frame timed once warm (``torchlint.dynamic.costs.FrameCost.to_dict``)
+    costs: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         d = {
@@ -253,6 +268,8 @@ class TargetResult:
             d["run_mode"] = self.run_mode
         if self.compile_mode is not None:
             d["compile_mode"] = self.compile_mode
+        if self.costs:
+            d["costs"] = [dict(c) for c in self.costs]
         return d
 
     @classmethod

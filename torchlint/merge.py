@@ -16,7 +16,7 @@ import dataclasses
 import os
 from collections.abc import Iterable, Mapping
 
-from torchlint.findings import Finding
+from torchlint.findings import COST_KEYS, Finding
 
 
 def _norm(path: str) -> str:
@@ -100,7 +100,7 @@ def merge(
                 s.reason = s.reason or brk.reason
                 s.explanation = s.explanation or brk.explanation
                 s.hints = s.hints or list(brk.hints)
-                for key in ("hits", "library", "ranks"):  # what a watched program adds
+                for key in ("hits", "library", "ranks", *COST_KEYS):  # what a watched program adds
                     if getattr(s, key) is None:
                         setattr(s, key, getattr(brk, key))
                 if s.source_line is None:

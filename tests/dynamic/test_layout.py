@@ -19,6 +19,7 @@ PARENT = {
     "torchlint.run.program",
     "torchlint.dynamic.cudagraph_text",
     "torchlint.dynamic.records",
+    "torchlint.dynamic.costs",
 }  # (read by both sides, torch-free)
 CHILD = {
     "torchlint.dynamic.worker",
@@ -26,6 +27,7 @@ CHILD = {
     "torchlint.dynamic.observe",
     "torchlint.dynamic.cudagraphs",
     "torchlint.dynamic.logs",
+    "torchlint.dynamic.timing",
     "torchlint.run.observer",
     "torchlint.run.bootstrap.sitecustomize",
 }

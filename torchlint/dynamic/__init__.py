@@ -24,8 +24,11 @@ Child side (may import the parent side's plain-data modules ``answer``, ``specs`
 * ``load`` - importing the user's file, building the target, calling its input functions;
 * ``observe`` - the oracle: a callable through dynamo, every graph break it hits;
 * ``cudagraphs`` - measuring what stops ``mode="reduce-overhead"`` from replaying CUDA graphs;
-* ``logs`` - capturing torch's log artifacts (one handler, one context manager).
+* ``logs`` - capturing torch's log artifacts (one handler, one context manager);
+* ``timing`` - timers at each compiled graph's entry and exit, and around each call of a
+  compiled function, once warm (what each break costs).
 
+``costs`` (torch-free) - one call's time split between its graphs and the breaks between them;
 ``records`` - what dynamo recorded -> findings, the one path ``check --target``, ``torchlint run``
 (:mod:`torchlint.run`) and the pytest plugin share.
 

@@ -12,7 +12,7 @@ an output needs (the code a finding shows is ``Finding.source_line``).
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -174,3 +174,42 @@ def frames_words(cause: Mapping[str, Any]) -> str:
         where = f" ({f['path']}:{f['line']})" if f.get("path") and f.get("line") else ""
         parts.append(f"`{f['function']}`{where}" + (f" ×{f['recompiles']}" if f.get("recompiles", 1) > 1 else ""))
     return ", ".join(parts)
+
+
+# what a break costs, in words (the figures are measured by torchlint.dynamic.costs)
+
+
+def cost_words(finding: Any) -> str:
+    """``1.1 ms per call (83% of `forward`)``."""
+    ms = float(finding.cost_ms or 0.0)
+    amount = f"{ms:.3g} ms" if ms >= 0.01 else f"{ms * 1000:.3g} µs"
+    share = f" ({100 * float(finding.cost_share or 0.0):.0f}% of `{finding.cost_frame}`)" if finding.cost_frame else ""
+    return f"{amount} per call{share}"
+
+
+def ranked(findings: Iterable[Any]) -> list[Any]:
+    """The findings that carry a measured cost, most expensive first."""
+    return sorted((f for f in findings if f.cost_ms is not None), key=lambda f: (-f.cost_ms, f.sort_key))
+
+
+def fix_first(findings: Iterable[Any]) -> str | None:
+    """``fix this first: scorer.py:14, 1.1 ms per call (83% of `forward`)``, or None when
+    nothing was timed."""
+    order = ranked(findings)
+    if not order:
+        return None
+    top = order[0]
+    return f"fix this first: {top.path}:{top.line}, {cost_words(top)}"
+
+
+def measured_words(finding: Any) -> str:
+    """Everything measured about one finding, in words."""
+    parts = []
+    if finding.cost_ms is not None:
+        timed = f" over {finding.cost_calls} timed calls" if finding.cost_calls else ""
+        parts.append(cost_words(finding) + timed)
+    if finding.occurrence_ms is not None:
+        parts.append(f"{finding.occurrence_ms:.4g} ms each time")
+    if finding.per_1000_calls is not None:
+        parts.append(f"{finding.per_1000_calls:.4g} times per 1000 calls")
+    return "; ".join(parts)

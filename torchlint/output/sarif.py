@@ -18,7 +18,7 @@ from typing import Any, TextIO
 from urllib.parse import quote
 
 from torchlint import __version__
-from torchlint.findings import FileError, Finding, Report
+from torchlint.findings import COST_KEYS, FileError, Finding, Report
 from torchlint.output import SUPPRESSION_PREFIX, message_with_fix
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -121,6 +121,9 @@ def _result(f: Finding, index: dict[str, int]) -> dict[str, Any]:
             properties[key] = value
     if f.hints:
         properties["hints"] = list(f.hints)
+    for key in COST_KEYS:  # what it costs, as measured (`torchlint run`)
+        if getattr(f, key) is not None:
+            properties[key] = getattr(f, key)
     location: dict[str, Any] = {"artifactLocation": _artifact(f.path), "region": _region(f)}
     if f.cell is not None:  # lines count in the cell, not in the notebook's JSON: no region
         properties.update(cell=f.cell, cell_line=f.line, cell_column=f.column)

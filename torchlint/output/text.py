@@ -15,7 +15,19 @@ from rich.console import Console
 from rich.markup import escape
 
 from torchlint.findings import RECOMPILE_LIMIT, Finding, Report
-from torchlint.output import cause_words, frames_words, kind_of, location, mode_words, summary_words, target_words
+from torchlint.output import (
+    cause_words,
+    cost_words,
+    fix_first,
+    frames_words,
+    kind_of,
+    location,
+    measured_words,
+    mode_words,
+    ranked,
+    summary_words,
+    target_words,
+)
 
 _STATUS = {
     "static": ("potential graph break", "yellow"),
@@ -81,6 +93,7 @@ def render(report: Report, stream: TextIO, *, options) -> None:
         _gate(console, report)
         return
     if not options.quiet:
+        _costs(console, report)
         for f in report.findings:
             code = f.rule or f.gb_code or "dynamo"
             fix = " [green]\\[*][/]" if _fixable(f, options) else ""
@@ -97,6 +110,8 @@ def render(report: Report, stream: TextIO, *, options) -> None:
                     console.print(f"  [dim]{' ' * len(str(f.line))} =[/] why: {escape(f.explanation)}")
             if f.suggestion:
                 console.print(f"  [dim]{' ' * len(str(f.line))} =[/] [green]fix:[/] {escape(f.suggestion)}")
+            if f.cost_ms is not None or f.occurrence_ms is not None:
+                console.print(f"  [dim]{' ' * len(str(f.line))} =[/] [bold]cost:[/] {escape(measured_words(f))}")
             if f.target:
                 console.print(f"  [dim]{' ' * len(str(f.line))} =[/] target: {escape(f.target)}")
             console.print()
@@ -130,6 +145,19 @@ def render(report: Report, stream: TextIO, *, options) -> None:
             console.print(f"  {escape(line)}", style="yellow" if line.startswith("warning:") else None)
     _summary(console, report, options)
     _gate(console, report)
+
+
+def _costs(console: Console, report: Report) -> None:
+    """The measured findings, most expensive first: what to fix first."""
+    order = ranked(report.findings)
+    if not order:
+        return
+    console.print(f"[bold red]{escape(fix_first(order) or '')}[/]")
+    for f in order[1:5]:
+        console.print(f"  then: {escape(f.path)}:{f.line}, {escape(cost_words(f))}")
+    if len(order) > 5:
+        console.print(f"  and {len(order) - 5} more measured")
+    console.print()
 
 
 def _errors(console: Console, report: Report) -> None:

@@ -318,6 +318,7 @@ def _attach(_module: Any) -> None:
     limit = _Handler(lambda r: _on_convert_frame_warning(out, r))
     logging.getLogger("torch._dynamo.convert_frame").addHandler(limit)
     _hook_metrics(out)
+    _hook_timers(out)
     _FINDER.when_imported("torch._inductor.runtime.autotune_cache", lambda m: _hook_autotune(out, m))
     _FINDER.when_imported("torch._inductor.cudagraph_trees", lambda m: _hook_cudagraph_trees(out, m))
     _hook_inductor_logs(out)
@@ -405,6 +406,30 @@ def _break_record(
     }
 
 
+def _hook_timers(out: _Records) -> None:
+    """Timers at each compiled graph's entry and exit (:mod:`torchlint.dynamic.timing`): what
+    each graph break costs per call."""
+    from torchlint.dynamic import timing
+
+    timing.install(out.write)
+
+
+def _compiled_now() -> None:
+    from torchlint.dynamic import timing
+
+    timers = timing.timers()
+    if timers is not None:
+        timers.compiled()
+
+
+def _recorded_now() -> None:
+    from torchlint.dynamic import timing
+
+    timers = timing.timers()
+    if timers is not None:
+        timers.recorded()
+
+
 _CACHE_COUNTERS = (
     ("inductor", "fxgraph_cache_hit"),
     ("inductor", "fxgraph_cache_miss"),
@@ -433,6 +458,7 @@ def _hook_metrics(out: _Records) -> None:
         def append(self, metrics: Any) -> None:
             super().append(metrics)
             try:
+                _compiled_now()
                 _record_metrics(metrics)
             except Exception:  # noqa: BLE001 (dynamo's own list is kept whatever this does)
                 pass
@@ -616,6 +642,7 @@ def _hook_cudagraph_trees(out: _Records, module: Any) -> None:
 
     def record_function(self: Any, new_inputs: Any, function_id: Any) -> Any:
         try:
+            _recorded_now()
             out.write(
                 {
                     "kind": "cudagraph",

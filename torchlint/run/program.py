@@ -36,8 +36,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from torchlint.dynamic import costs
 from torchlint.dynamic.records import Findings, Places, SourceLines, group_recompiles
-from torchlint.findings import FileError, Finding, Recompile, TargetResult
+from torchlint.findings import CUDAGRAPH_RERECORD, FileError, Finding, Recompile, TargetResult
 
 #: names the records folder to the observer (the same name as ``torchlint.run.observer.ENV_DIR``;
 #: the parent side does not import the child side)
@@ -402,11 +403,20 @@ def observed(
     result.compile_mode = "reduce-overhead" if cudagraph else None
     result.recompile_causes = group_recompiles(recompiles, places.show, mode=result.compile_mode)
     build = Findings(name, places.show, SourceLines())  # read afresh for each report: files change between runs
+    timed = costs.frame_costs(r for p in processes for r in p.records)
+    stacks = []
     for entry in sorted(breaks.values(), key=lambda b: (b.site, b.library or ("", 0))):
         findings.append(_break_finding(build, entry, world, ranks_seen))
+        stack = full_frames.get(entry.loc) or [entry.site]
+        stacks.append((findings[-1], stack if stack[-1] == entry.loc else [*stack, entry.loc]))
+    frame_figures = costs.apply(timed, stacks, show=places.show)
     for limit in limits.values():
         findings.append(build.recompile_limit(limit["site"], limit, limit["hits"]))
+        costs.apply_to_limit(findings[-1], limit.get("function"), limit.get("path"), timed, frames_compiled)
     skips, more = _cudagraph_findings(cudagraph, places, build)
+    for finding in more:
+        if finding.name == CUDAGRAPH_RERECORD:
+            costs.apply_to_rerecord(finding, None, timed)
     findings.extend(more)
     if skips is not None:
         result.cudagraph_skips = skips
@@ -434,6 +444,8 @@ def observed(
         "cache_dirs": list(cache_dirs.values()),
         "output_tail": run.tail_lines() if run is not None and run.failed else [],
     }
+    result.costs = frame_figures
+    result.details.extend(costs.frame_words(frame_figures))
     return result, findings, errors
 
 

@@ -1,0 +1,328 @@
+"""What each graph break costs: one call's timeline -> time per break, and the figures on findings.
+
+Standard library only (no torch): the timers that make the timelines live in
+:mod:`torchlint.dynamic.timing` (in the program's process, or the worker's); this module
+holds the arithmetic both sides share, so it is tested on plain data.
+
+One *call* is one entry into ``torch.compile``'s wrapper (the outermost, per thread), from
+``t0`` to ``t1``. Inside it the compiled graphs run, each between an entry and an exit; the
+time between them is eager Python: the code at and after a graph break, dynamo's guard checks
+and the call into the resume function. That time goes to a break:
+
+* after a graph that dynamo ended at a graph break (``break_after``: the file and line where
+  the frame broke), the time until the next graph starts, or until the call ends, belongs to
+  that break: the eager code there, and the resume function's eager runs once it hit the
+  recompile limit (it then has no graph);
+* else, time before a graph of a resume function (``torch_dynamo_resume_in_f_at_14``) belongs
+  to the break it resumes after (``resume_of``: the file and line 14);
+* the rest (the prologue before the first graph, the return after the last) is the frame's own.
+
+A break's cost is its time summed over the timed calls divided by their number: milliseconds
+per call of the compiled frame, and its share of the frame's time. The parent maps each
+break's (file, line) to the break findings whose stack holds that line (:func:`apply`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+Where = tuple[str, int]
+
+RESUME_PREFIX = "torch_dynamo_resume_in_"
+_RESUME = re.compile(r"^torch_dynamo_resume_in_(?P<name>.+)_at_(?P<line>\d+)$")
+
+
+def resume_target(name: str) -> tuple[str, int] | None:
+    """(function, line) of a resume function's name (``torch_dynamo_resume_in_forward_at_14``
+    -> ``("forward", 14)``), None for any other name."""
+    m = _RESUME.match(name or "")
+    return (m.group("name"), int(m.group("line"))) if m else None
+
+
+def root_function(name: str) -> str:
+    """The user's function a (possibly nested) resume function continues."""
+    while True:
+        found = resume_target(name)
+        if found is None:
+            return name
+        name = found[0]
+
+
+@dataclass(frozen=True)
+class GraphInfo:
+    """What the timers know of one compiled graph: the frame it belongs to (the user's function,
+    resume functions mapped to theirs), where that frame broke after it, and, for a graph of a
+    resume function, the break it resumes after."""
+
+    frame: str
+    path: str
+    break_after: Where | None = None
+    resume_of: Where | None = None
+
+
+@dataclass
+class CallTimes:
+    """One call, split: time inside graphs, time per break, the rest."""
+
+    frame: GraphInfo | None
+    wall_ns: int
+    graph_ns: int = 0
+    breaks: dict[Where, int] = field(default_factory=dict)
+    other_ns: int = 0
+
+
+def split_call(t0: int, t1: int, events: Sequence[tuple[int, GraphInfo | None]]) -> CallTimes:
+    """Split one call (``t0``..``t1``, nanoseconds) by its graph events: ``(time, info)`` at a
+    graph's entry, ``(time, None)`` at its exit, in order. A graph entered inside another (a
+    compiled graph that calls back into compiled code) counts as part of the outer one."""
+    out = CallTimes(frame=None, wall_ns=max(t1 - t0, 0))
+    last_exit, last_graph = t0, None
+    depth, entered, current = 0, t0, None
+    for t, info in events:
+        if info is not None:
+            depth += 1
+            if depth > 1:
+                continue
+            if out.frame is None:
+                out.frame = info
+            gap = max(t - last_exit, 0)
+            owner = last_graph.break_after if last_graph is not None and last_graph.break_after else info.resume_of
+            if owner is not None:
+                out.breaks[owner] = out.breaks.get(owner, 0) + gap
+            else:
+                out.other_ns += gap
+            entered, current = t, info
+        else:
+            if depth == 0:
+                continue
+            depth -= 1
+            if depth:
+                continue
+            out.graph_ns += max(t - entered, 0)
+            last_exit, last_graph = t, current
+    tail = max(t1 - last_exit, 0) if depth == 0 else 0
+    if last_graph is not None and last_graph.break_after is not None:
+        out.breaks[last_graph.break_after] = out.breaks.get(last_graph.break_after, 0) + tail
+    else:
+        out.other_ns += tail
+    return out
+
+
+#: the share of timed calls, the slowest, left out of the sums
+TRIM = 0.05
+
+
+@dataclass
+class Sums:
+    kept: int = 0
+    wall_ns: int = 0
+    graph_ns: int = 0
+    other_ns: int = 0
+    breaks: dict[Where, int] = field(default_factory=dict)
+
+
+def trimmed_sums(samples: Sequence[tuple[int, int, int, Mapping[Where, int]]], trim: float = TRIM) -> Sums:
+    """The sums over the timed calls (wall, in graphs, other, per break) without the slowest
+    ``trim`` of them by wall time."""
+    ordered = sorted(samples, key=lambda s: s[0])
+    keep = ordered[: max(len(ordered) - int(len(ordered) * trim), 1)] if ordered else []
+    out = Sums(kept=len(keep))
+    for wall, graph, other, breaks in keep:
+        out.wall_ns += wall
+        out.graph_ns += graph
+        out.other_ns += other
+        for where, ns in breaks.items():
+            out.breaks[where] = out.breaks.get(where, 0) + ns
+    return out
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The ``q`` quantile (0..1) of ``values``, by linear interpolation (0 for none)."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    k = (len(ordered) - 1) * q
+    lo = int(k)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
+
+
+# --------------------------------------------------------------------------- parent side
+
+
+@dataclass
+class FrameCost:
+    """One compiled frame's timing, as a process recorded it (a ``cost`` record)."""
+
+    frame: str
+    path: str
+    calls: int
+    timed: int
+    p50_ms: float
+    p95_ms: float
+    mean_ms: float
+    graph_ms: float
+    other_ms: float
+    #: (path, line) -> milliseconds per timed call
+    breaks: dict[Where, float] = field(default_factory=dict)
+    #: calls that compiled something (first calls, recompilations) and calls that recorded CUDA graphs
+    compile_calls: int = 0
+    record_calls: int = 0
+    #: extra milliseconds a recording call took over the median call
+    record_extra_ms: float | None = None
+
+    @classmethod
+    def from_record(cls, r: Mapping[str, Any]) -> FrameCost:
+        per = 1e6 * max(int(r.get("kept") or r.get("timed") or 0), 1)
+        return cls(
+            frame=str(r.get("frame") or "?"),
+            path=str(r.get("path") or "?"),
+            calls=int(r.get("calls") or 0),
+            timed=int(r.get("timed") or 0),
+            p50_ms=float(r.get("p50_ns") or 0) / 1e6,
+            p95_ms=float(r.get("p95_ns") or 0) / 1e6,
+            mean_ms=float(r.get("wall_ns") or 0) / per,
+            graph_ms=float(r.get("graph_ns") or 0) / per,
+            other_ms=float(r.get("other_ns") or 0) / per,
+            breaks={(str(p), int(n)): float(ns) / per for p, n, ns in r.get("breaks") or []},
+            compile_calls=int(r.get("compile_calls") or 0),
+            record_calls=int(r.get("record_calls") or 0),
+            record_extra_ms=(float(r["record_extra_ns"]) / 1e6 if r.get("record_extra_ns") is not None else None),
+        )
+
+    def share(self, ms: float) -> float:
+        return ms / self.mean_ms if self.mean_ms > 0 else 0.0
+
+    def to_dict(self, show: Any = None) -> dict[str, Any]:
+        path = show(self.path) if show else self.path
+        return {
+            "frame": self.frame,
+            "path": path,
+            "calls": self.calls,
+            "timed_calls": self.timed,
+            "p50_ms": round(self.p50_ms, 4),
+            "p95_ms": round(self.p95_ms, 4),
+            "mean_ms": round(self.mean_ms, 4),
+            "graph_ms": round(self.graph_ms, 4),
+            "other_ms": round(self.other_ms, 4),
+            "breaks": [
+                {"path": show(p) if show else p, "line": n, "ms": round(ms, 4)}
+                for (p, n), ms in sorted(self.breaks.items(), key=lambda kv: -kv[1])
+            ],
+            "compile_calls": self.compile_calls,
+            "record_calls": self.record_calls,
+        }
+
+
+def frame_costs(records: Iterable[Mapping[str, Any]]) -> list[FrameCost]:
+    """The last ``cost`` record of each frame (a process writes a snapshot now and then and a
+    final one at exit), per process: records are given in order, one process after another."""
+    last: dict[tuple[Any, str, str], Mapping[str, Any]] = {}
+    for r in records:
+        if r.get("kind") == "cost":
+            last[(r.get("pid"), str(r.get("frame")), str(r.get("path")))] = r
+    return [FrameCost.from_record(r) for r in last.values() if int(r.get("timed") or 0) > 0]
+
+
+def _real(path: str) -> str:
+    return os.path.realpath(path)
+
+
+def _matches(where: Where, frames: Sequence[Where]) -> int | None:
+    """How well a break's stack holds ``where``: 0 when it is the innermost frame (the break
+    itself), 1 when an outer frame (a call that broke inside), None when not at all."""
+    path, line = _real(where[0]), int(where[1])
+    hits = [i for i, (f, n) in enumerate(frames) if int(n) == line and _real(f) == path]
+    if not hits:
+        return None
+    return 0 if hits[-1] == len(frames) - 1 else 1
+
+
+def apply(
+    costs: Sequence[FrameCost],
+    breaks: Sequence[tuple[Any, Sequence[Where]]],
+    *,
+    show: Any = None,
+) -> list[dict[str, Any]]:
+    """Put each frame's break times on the break findings: ``breaks`` is ``(finding, stack)``
+    per break finding, its stack outermost first (the break's own line last). A (file, line)
+    goes to the finding whose break is on it, else to the first one whose stack passes through
+    it (a call that broke inside). A finding that gets time from several frames keeps the
+    largest. Returns each frame's figures for the report."""
+    for cost in costs:
+        for where, ms in cost.breaks.items():
+            ranked = [(m, i) for i, (_, frames) in enumerate(breaks) if (m := _matches(where, frames)) is not None]
+            if not ranked:
+                continue
+            finding = breaks[min(ranked)[1]][0]
+            total = ms + (finding.cost_ms or 0.0) if finding.cost_frame == cost.frame else ms
+            if finding.cost_ms is None or finding.cost_frame == cost.frame or total > finding.cost_ms:
+                finding.cost_ms = round(total, 4)
+                finding.cost_share = round(min(cost.share(total), 1.0), 4)
+                finding.cost_frame = cost.frame
+                finding.cost_calls = cost.timed
+    return [c.to_dict(show) for c in costs]
+
+
+def apply_to_limit(
+    finding: Any,
+    function: str | None,
+    path: str | None,
+    costs: Sequence[FrameCost],
+    compiled: Mapping[tuple[str, str, int], Mapping[str, Any]],
+) -> None:
+    """A recompile-limit finding's cost: the eager runs of the function it names, when that is
+    a resume function (the time after its break, as :func:`split_call` counts it), and the
+    compilations it took (milliseconds each, how many per thousand calls of its frame).
+    ``compiled``: (function, file, first line) -> ``{"compiles", "seconds"}`` of the run."""
+    if not function:
+        return
+    resumed = resume_target(function)
+    root = root_function(function)
+    same = [c for c in costs if c.frame == root and (path is None or _real(c.path) == _real(path))]
+    if resumed is not None and path:
+        for cost in same:
+            ms = sum(v for (p, n), v in cost.breaks.items() if n == resumed[1] and _real(p) == _real(path))
+            if ms and (finding.cost_ms is None or ms > finding.cost_ms):
+                finding.cost_ms = round(ms, 4)
+                finding.cost_share = round(min(cost.share(ms), 1.0), 4)
+                finding.cost_frame = cost.frame
+                finding.cost_calls = cost.timed
+    compiles = sum(int(v.get("compiles") or 0) for (name, _, _), v in compiled.items() if name == function)
+    seconds = sum(float(v.get("seconds") or 0.0) for (name, _, _), v in compiled.items() if name == function)
+    if compiles:
+        finding.occurrence_ms = round(1000 * seconds / compiles, 3)
+        calls = sum(c.calls for c in same)
+        if calls:
+            finding.per_1000_calls = round(1000 * compiles / calls, 3)
+
+
+def apply_to_rerecord(finding: Any, frame: str | None, costs: Sequence[FrameCost]) -> None:
+    """A CUDA-graph re-recording finding's cost: how much longer a call that recorded took than
+    the median call, and how often calls recorded, per thousand (of the frame ``frame``)."""
+    same = [c for c in costs if frame is None or c.frame == frame]
+    calls = sum(c.calls for c in same)
+    if not calls:
+        return
+    recorded = sum(c.record_calls for c in same)
+    finding.per_1000_calls = round(1000 * recorded / calls, 3)
+    extra = [c.record_extra_ms for c in same if c.record_extra_ms is not None]
+    if extra:
+        finding.occurrence_ms = round(max(extra), 3)
+
+
+def frame_words(figures: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Lines for people: each timed frame's calls, P50 and P95, and where its time went."""
+    lines = []
+    for f in sorted(figures, key=lambda f: -f["mean_ms"] * max(f["calls"], 1)):
+        in_breaks = sum(b["ms"] for b in f["breaks"])
+        lines.append(
+            f"timed `{f['frame']}` ({f['path']}): {f['calls']} calls, {f['timed_calls']} timed once warm: "
+            f"P50 {f['p50_ms']:.3g} ms, P95 {f['p95_ms']:.3g} ms; per call {f['graph_ms']:.3g} ms in graphs, "
+            f"{in_breaks:.3g} ms at graph breaks, {f['other_ms']:.3g} ms other"
+        )
+    return lines
