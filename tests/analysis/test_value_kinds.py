@@ -1,6 +1,7 @@
 """Tensor-ness kept where it used to be lost: a value that is a tensor in one arm of an `if`,
 `Dict[str, Tensor]` parameters and dict literals of tensors (`d["k"]`), and TorchScript-style
-`# type: (Tensor, int) -> Tensor` comments (a tensor is one, an int is not)."""
+`# type: (Tensor, int) -> Tensor` comments (a tensor is one, an int is not), and the parts of
+a tuple of tensors a same-file helper returns (`a, b = self.split(x)`)."""
 
 from __future__ import annotations
 
@@ -89,6 +90,38 @@ class Net(nn.Module):
 # k is a tensor by the comment (no guess): branching on it breaks (line 7)
 
 
+TUPLES = """
+import torch
+from torch import nn
+
+
+def pair(x):
+    h = x * 2
+    return h, h.sum(dim=0)
+
+
+class Net(nn.Module):
+    def split(self, x):
+        return x[:, :2], x[:, 2:]
+
+    def forward(self, x):
+        a, b = self.split(x)
+        if a.sum() > 0:
+            x = x + 1
+        h, s = pair(b)
+        if s.max() > 0:
+            x = x * 2
+        n, m = self.sizes(x)
+        if n > 1:
+            x = x - 1
+        return x
+
+    def sizes(self, x):
+        return x.shape[0], x.shape[1]
+"""
+# lines 16, 19: parts of tuples of tensors a helper returns; line 22: sizes, ints
+
+
 def lines(code: str) -> set[int]:
     return {f.line for f in lint_source(textwrap.dedent(code).lstrip("\n"), "m.py", RULES)}
 
@@ -99,6 +132,10 @@ def test_a_tensor_in_one_arm_may_be_a_tensor_after_the_if():
 
 def test_values_of_tensor_dicts_are_tensors_and_the_dict_itself_is_not():
     assert lines(DICTS) == {10, 15, 20}
+
+
+def test_tensors_returned_in_a_tuple_stay_tensors():
+    assert lines(TUPLES) == {16, 19}
 
 
 def test_type_comments_say_what_parameters_are():
@@ -117,6 +154,7 @@ def test_type_comments_say_what_parameters_are():
         (DICTS, ["f32[2,4]"], {10, 15, 20}),
         (TYPE_COMMENTS, ["f32[4]", "int:4"], set()),
         (TYPED_TENSOR, ["f32[4]", "f32[]"], {7}),
+        (TUPLES, ["f32[2,4]"], {16, 19}),
     ],
 )
 def test_dynamo_breaks_where_the_static_pass_says(code, inputs, expected):

@@ -311,6 +311,10 @@ def _literal(expr: cst.BaseExpression) -> bool:
 _FUNCTIONS: weakref.WeakKeyDictionary[ImportTable, dict[str, cst.FunctionDef]] = weakref.WeakKeyDictionary()
 
 
+# What same-file helpers return, per file and per which arguments are tensors.
+_RETURNED: weakref.WeakKeyDictionary[ImportTable, dict] = weakref.WeakKeyDictionary()
+
+
 def register_functions(imports: ImportTable, functions: dict[str, cst.FunctionDef]) -> None:
     """Make the file's top-level functions known to the scopes that share ``imports``."""
     _FUNCTIONS[imports] = functions
@@ -648,6 +652,10 @@ class TensorScope:
             helper = _FUNCTIONS.get(self.imports, {}).get(func.value)
             if helper is not None and func.value not in self.local and returns_random_int(helper, self.imports):
                 return HOST_DATA
+        if qual is None:
+            returned = self._helper_returns(call)
+            if returned is not None:
+                return returned
         if qual is not None:
             if any(qual.startswith(ns) for ns in NOT_TENSOR_NAMESPACES) and not qual.startswith(
                 ("torch.nn.functional.",)
@@ -695,6 +703,68 @@ class TensorScope:
                 return TENSOR
             return None
         return None
+
+    def _helper_returns(self, call: cst.Call) -> str | None:
+        """What a same-file helper (``helper(x)``, ``self.helper(x)``) returns with these
+        arguments: tensors when every ``return`` gives a tuple of them (``return h, attn``)."""
+        func = call.func
+        fn: cst.FunctionDef | None = None
+        owner = None
+        if isinstance(func, cst.Name) and func.value not in self.local:
+            fn = _FUNCTIONS.get(self.imports, {}).get(func.value)
+        elif (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == "self"
+            and self.owner is not None
+        ):
+            fn, owner = self.owner.methods.get(func.attr.value), self.owner
+        if fn is None or any(a.star or a.keyword is not None for a in call.args):
+            return None
+        memo = _RETURNED.setdefault(self.imports, {})
+        passed = tuple(self.is_tensor(a.value) for a in call.args)
+        key = (id(fn), passed)
+        if key in memo:
+            return memo[key]
+        memo[key] = None  # (a helper that calls itself: nothing more from the inner call)
+        params = [p.name.value for p in list(fn.params.posonly_params) + list(fn.params.params)]
+        if owner is not None and params[:1] in (["self"], ["cls"]):
+            params = params[1:]
+        scope = TensorScope(self.imports, owner)
+        scope.bind_params(fn, {n for n, t in zip(params, passed) if t}, all_tensors=False)
+        kinds: list[str | None] = []
+        scope._run(fn.body, kinds)
+        # (tuples only: a helper returning one tensor stays unknown, as the rules expect)
+        found = TENSORS if kinds and all(k == TENSORS for k in kinds) else None
+        memo[key] = found
+        return found
+
+    def _run(self, node: cst.CSTNode, returns: list[str | None]) -> None:
+        """Bind the assignments of a body in order, noting the kind of each ``return``."""
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return
+        if isinstance(node, cst.Return):
+            returns.append(self.kind(node.value) if node.value is not None else None)
+            return
+        if isinstance(node, cst.Assign):
+            kind = self.kind(node.value)
+            for target in node.targets:
+                self.bind_target(target.target, kind)
+            return
+        if isinstance(node, cst.AnnAssign):
+            if node.value is not None:
+                self.bind_target(node.target, self.kind(node.value))
+            return
+        if isinstance(node, cst.AugAssign):
+            if isinstance(node.target, cst.Name) and self.is_tensor(node.value):
+                self.bind(node.target.value, TENSOR)
+            return
+        if isinstance(node, cst.For):
+            self.bind_loop(node.target, node.iter)
+        if isinstance(node, cst.BaseExpression):
+            return
+        for child in code_children(node):
+            self._run(child, returns)
 
     def _module_call_kind(self, attr: str | None) -> str | None:
         if attr is not None and self.owner is not None:
