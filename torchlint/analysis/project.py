@@ -577,6 +577,29 @@ class Project:
             out["roots"] = sorted(roots)
         if reached:
             out["reached"] = dict(sorted(reached.items()))
+        params = self.param_facts(path)
+        if params:
+            out["params"] = params
+        return out
+
+    def param_facts(self, path: str) -> dict[str, dict[str, str]]:
+        """``params``: for the file's functions and methods, what their un-annotated
+        parameters hold by every call in the project (:mod:`torchlint.analysis.callsites`).
+        Read from every project file, so a caller's edit changes the callee's facts."""
+        from torchlint.analysis.callsites import CallSites
+
+        sites = self._memo.get(("callsites",))
+        if sites is None:
+            sites = self._memo[("callsites",)] = CallSites(self, self.checked)
+        s = self.summary(path)
+        quals = list(s.get("functions", ()))
+        for cname, cls in s.get("classes", {}).items():
+            quals.extend(f"{cname}.{m}" for m in cls.get("methods", ()))
+        out = {}
+        for qual in quals:
+            kinds = sites.param_kinds(path, qual)
+            if kinds:
+                out[qual] = dict(sorted(kinds.items()))
         return out
 
     def name_facts(self, path: str) -> dict[str, Any]:

@@ -23,10 +23,11 @@ from collections import deque
 from collections.abc import Iterator
 from typing import Any, cast
 
+from torchlint.analysis.sites import UNLISTED_HEADS, UNLISTED_MODULES, Env, _atoms_join, common_methods, signature, site
 from torchlint.analysis.torchnames import LABEL_PARAMS
 
 #: bump when the summary's shape or meaning changes (it is part of cache keys)
-VERSION = 3
+VERSION = 4
 
 Summary = dict[str, Any]
 
@@ -123,6 +124,15 @@ class _FunctionScan:
         self.local_imports: dict[str, str] = {}
         self._seen_calls: set[tuple[str | None, ...]] = set()
         self._seen_attrs: set[str] = set()
+        # for what callers pass (:mod:`torchlint.analysis.sites`): every call, in order; the
+        # names read other than as a call's callee; how often `self.<attr>` is read, and how
+        # often as a call's callee, an attribute's base or a target; `self.<attr> = value`
+        self.sites: list[tuple[str, ast.Call]] = []
+        self.loads: set[str] = set()
+        self.self_reads: dict[str, int] = {}
+        self.self_plain: dict[str, int] = {}
+        self.fields: dict[str, list[ast.AST]] = {}
+        self.assigned_to: dict[int, str] = {}
         self._block(fn.body, None, "")  # type: ignore[attr-defined]
 
     def _block(self, stmts: list[ast.stmt], guard: str | None, prefix: str) -> None:
@@ -142,6 +152,14 @@ class _FunctionScan:
             return
         if isinstance(node, ast.ClassDef):
             return
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                value = target.value if isinstance(target, ast.Attribute) else None
+                if isinstance(value, ast.Name) and value.id == "self":
+                    self.fields.setdefault(target.attr, []).append(node.value)  # type: ignore[union-attr]
+                    if isinstance(node.value, ast.Call) and len(targets) == 1:
+                        self.assigned_to[id(node.value)] = target.attr  # type: ignore[union-attr]
         if isinstance(node, ast.Import):
             for a in node.names:
                 if a.asname:
@@ -185,25 +203,42 @@ class _FunctionScan:
         pop, push, extend = stack.pop, stack.append, stack.extend
         seen_calls, seen_attrs, specs = self._seen_calls, self._seen_attrs, _SPECS
         Call, Attribute, keyword = ast.Call, ast.Attribute, ast.keyword
+        loads, reads, plain, sites = self.loads, self.self_reads, self.self_plain, self.sites
         while stack:
             cur = pop()
             t = type(cur)
-            if t is _Name or t is _Constant:  # leaves (most nodes): nothing below them
+            if t is _Name:  # leaves (most nodes): nothing below them
+                if type(cur.ctx) is _Load:  # type: ignore[attr-defined]
+                    loads.add(cur.id)  # type: ignore[attr-defined]
+                continue
+            if t is _Constant:
                 continue
             if t is Attribute:  # (its only field that holds code: the value)
                 value = cur.value  # type: ignore[attr-defined]
-                if type(value) is _Name and value.id == "self" and cur.attr not in seen_attrs:  # type: ignore[attr-defined]
-                    seen_attrs.add(cur.attr)  # type: ignore[attr-defined]
-                    self.attrs.append(cur.attr)  # type: ignore[attr-defined]
+                if type(value) is _Name and value.id == "self":  # type: ignore[attr-defined]
+                    attr = cur.attr  # type: ignore[attr-defined]
+                    reads[attr] = reads.get(attr, 0) + 1
+                    if type(cur.ctx) is not _Load:  # type: ignore[attr-defined]
+                        plain[attr] = plain.get(attr, 0) + 1
+                    if attr not in seen_attrs:
+                        seen_attrs.add(attr)
+                        self.attrs.append(attr)
+                elif type(value) is Attribute and type(value.value) is _Name and value.value.id == "self":  # type: ignore[attr-defined]
+                    plain[value.attr] = plain.get(value.attr, 0) + 1  # type: ignore[attr-defined]
                 push(value)
                 continue
             if t is Call:
                 func = cur.func  # type: ignore[attr-defined]
                 name = dotted(func)
-                if name is not None and (name, guard) not in seen_calls:
-                    seen_calls.add((name, guard))
-                    self.calls.append([name, guard])
-                push(func)
+                if name is not None:
+                    sites.append((name, cur))  # type: ignore[arg-type]
+                    if (name, guard) not in seen_calls:
+                        seen_calls.add((name, guard))
+                        self.calls.append([name, guard])
+                if type(func) is Attribute and type(func.value) is _Name and func.value.id == "self":
+                    plain[func.attr] = plain.get(func.attr, 0) + 1
+                if type(func) is not _Name:
+                    push(func)
                 extend(cur.args)  # type: ignore[attr-defined]
                 extend(cur.keywords)  # type: ignore[attr-defined]
                 continue
@@ -222,7 +257,7 @@ class _FunctionScan:
                     push(value)
 
 
-_Name, _Constant = ast.Name, ast.Constant
+_Name, _Constant, _Load = ast.Name, ast.Constant, ast.Load
 #: node type -> (field, whether it is a list) for the fields that may hold code, in order
 _SPECS: dict[type, tuple[tuple[str, bool], ...]] = {}
 
@@ -289,6 +324,58 @@ def _function(fn: ast.AST) -> dict[str, Any]:
             out["params"] = params[:2]
     if scan.nested:
         out["nested"] = scan.nested
+    out.update(_callers_view(fn, scan, own))
+    return out
+
+
+def _callers_view(fn: ast.AST, scan: _FunctionScan, own: set[str] | None) -> dict[str, Any]:
+    """What the project needs to tell a parameter's kind from its callers
+    (:mod:`torchlint.analysis.callsites`): the calls made here with their arguments' kinds, the
+    names read other than as a callee, the ``self`` attributes used other than as a callee,
+    what ``self.<attr>`` is set to, and (``own``: for a function) the signature."""
+    out: dict[str, Any] = {}
+    params = set(own) if own is not None else set()
+    env = Env(fn, params)
+    skip = params | {"self", "cls"} if own is not None else set()
+    records, others = [], set()
+    common = common_methods()
+    for name, call in scan.sites:
+        head, _, rest = name.partition(".")
+        if head in params or (rest and head in env.values):
+            # a method of a value held here: which one is not known (unless a tensor's or a
+            # container's: those are left out)
+            method = name.rsplit(".", 1)[-1]
+            if rest and method not in common:
+                others.add(method)
+            continue
+        if head in ("self", "cls") and "." in rest:
+            method = name.rsplit(".", 1)[-1]  # `self.block.helper(x)`: through another value
+            if method not in common:
+                others.add(method)
+            continue
+        if (head in UNLISTED_MODULES if rest else head in UNLISTED_HEADS) and head not in env.values:
+            continue
+        records.append(site(env, call, name, scan.assigned_to.get(id(call))))
+    if records:
+        out["sites"] = records
+    if others:
+        out["ocalls"] = sorted(others)
+    loads = sorted(n for n in scan.loads if n not in skip and n not in env.values)
+    decorators = getattr(fn, "decorator_list", ())
+    loads = sorted(set(loads) | {d.split(".")[0] for d in (_callee(x) for x in decorators) if d})
+    if loads:
+        out["loads"] = loads
+    escaping = sorted(a for a, n in scan.self_reads.items() if n > scan.self_plain.get(a, 0))
+    if escaping:
+        out["esc"] = escaping
+    if scan.fields:
+        out["fields"] = {a: _atoms_join([env.kind(v) for v in values]) for a, values in scan.fields.items()}
+        sets = {a: [_callee(v)] for a, values in scan.fields.items() for v in values if isinstance(v, ast.Call)}
+        made = {a: [c for c in callees if c] for a, callees in sets.items()}
+        if any(made.values()):
+            out["sets"] = {a: c for a, c in made.items() if c}
+    if own is not None:
+        out.update(signature(fn))
     return out
 
 
@@ -314,7 +401,7 @@ def _walk(tree: ast.AST) -> Iterator[ast.AST]:
 
 
 #: one run of top-level statements' part of a summary: (imports, aliases, bound, classes, functions)
-_Part = tuple[list[list[Any]], dict[str, str], dict[str, str], dict[str, Any], dict[str, Any]]
+_Part = tuple[list[list[Any]], dict[str, str], dict[str, str], dict[str, Any], dict[str, Any], list[Any]]
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
@@ -350,16 +437,17 @@ def _summarize(source: str, tree: ast.Module | None, memo: dict[str, _Part] | No
     bound: dict[str, str] = {}
     classes: dict[str, Any] = {}
     functions: dict[str, Any] = {}
+    top: list[Any] = []  # what the code outside functions calls and reads
     compiled: list[list[str | None]] = []
     instances: dict[str, str] = {}  # `name = Cls(...)` anywhere (for torch.compile(name))
     if memo is None:
-        _top(tree.body, imports, aliases, bound, classes, functions)
+        _top(tree.body, imports, aliases, bound, classes, functions, top)
     else:
         fresh: dict[str, _Part] = {}
         for text, stmts in _statement_runs(source, tree.body):
             part = memo.get(text) or fresh.get(text)
             if part is None:
-                part = ([], {}, {}, {}, {})
+                part = ([], {}, {}, {}, {}, [])
                 _top(stmts, *part)
             fresh[text] = part
             imports.extend(part[0])
@@ -367,9 +455,10 @@ def _summarize(source: str, tree: ast.Module | None, memo: dict[str, _Part] | No
             bound.update(part[2])
             classes.update(part[3])
             functions.update(part[4])
+            top.extend(part[5])
         memo.clear()
         memo.update(fresh)
-    return _finish(source, tree, imports, aliases, bound, classes, functions, compiled, instances)
+    return _finish(source, tree, imports, aliases, bound, classes, functions, compiled, instances, top)
 
 
 def _statement_runs(source: str, body: list[ast.stmt]) -> list[tuple[str, list[ast.stmt]]]:
@@ -391,9 +480,42 @@ def _statement_runs(source: str, body: list[ast.stmt]) -> list[tuple[str, list[a
     return out
 
 
-def _top(body, imports, aliases, bound, classes, functions) -> None:
+def _merge_top(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    sites = [s for p in parts for s in p.get("sites", ())]
+    loads = sorted({n for p in parts for n in p.get("loads", ())})
+    others = sorted({n for p in parts for n in p.get("ocalls", ())})
+    out: dict[str, Any] = {}
+    for key, value in (("sites", sites), ("loads", loads), ("ocalls", others)):
+        if value:
+            out[key] = value
+    return out
+
+
+def _top(body, imports, aliases, bound, classes, functions, top_code=None) -> None:
     """What the top-level statements ``body`` add to a summary's imports, aliases, bindings,
-    classes and functions."""
+    classes and functions (and to ``top_code``: what the code outside functions calls and
+    reads, as :func:`_callers_view` says)."""
+    loose: list[ast.stmt] = []  # statements outside functions (class bodies' too)
+
+    def code(stmts) -> None:
+        for stmt in stmts:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            if isinstance(stmt, ast.ClassDef):
+                loose.extend(ast.Expr(value=d) for d in stmt.decorator_list)
+                code(stmt.body)
+            elif isinstance(stmt, ast.If):
+                loose.append(ast.Expr(value=stmt.test))
+                code(stmt.body)
+                code(stmt.orelse)
+            elif isinstance(stmt, ast.Try):
+                code(stmt.body)
+                for h in stmt.handlers:
+                    code(h.body)
+                code(stmt.orelse)
+                code(stmt.finalbody)
+            elif not isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                loose.append(stmt)
 
     def top(body) -> None:
         for stmt in body:
@@ -428,6 +550,13 @@ def _top(body, imports, aliases, bound, classes, functions) -> None:
                 top(stmt.orelse)
 
     top(body)
+    if top_code is not None:
+        code(body)
+        if loose:
+            module = ast.Module(body=loose, type_ignores=[])
+            view = _callers_view(module, _FunctionScan(module), None)
+            if view:
+                top_code.append(view)
 
 
 #: where a ``compile(...)`` / ``optimize(...)`` call may be: the name as a whole word, then
@@ -475,7 +604,7 @@ def _may_compile(source: str, tree: ast.Module) -> bool:
     return False
 
 
-def _finish(source, tree, imports, aliases, bound, classes, functions, compiled, instances) -> Summary:
+def _finish(source, tree, imports, aliases, bound, classes, functions, compiled, instances, top) -> Summary:
     # torch.compile(...)-like calls anywhere: their first argument, as written
     for node in _walk(tree) if _may_compile(source, tree) else ():
         if (
@@ -513,6 +642,7 @@ def _finish(source, tree, imports, aliases, bound, classes, functions, compiled,
         ("functions", functions),
         ("compiled", compiled),
         ("instances", instances),
+        ("top", _merge_top(top)),
     ):
         if value:
             out[key] = value

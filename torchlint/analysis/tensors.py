@@ -23,6 +23,8 @@ from torchlint.analysis.tree import code_children
 TENSOR = "tensor"
 TENSORS = "tensors"
 MODULE = "module"
+# A dict whose values are tensors (`Dict[str, Tensor]`, `{"a": x, "b": y}`): `d["k"]` is one.
+TENSOR_DICT = "tensor-dict"
 # A Python-looking value that dynamo holds as a tensor: a numpy result computed from
 # something other than literals (`np.mean(a)`, `t.numpy()`), or a `random.randint` draw.
 # Turning it into a Python number, a size, a slice bound or a branch reads it on the host.
@@ -309,6 +311,10 @@ def _literal(expr: cst.BaseExpression) -> bool:
 _FUNCTIONS: weakref.WeakKeyDictionary[ImportTable, dict[str, cst.FunctionDef]] = weakref.WeakKeyDictionary()
 
 
+# What same-file helpers return, per file and per which arguments are tensors.
+_RETURNED: weakref.WeakKeyDictionary[ImportTable, dict] = weakref.WeakKeyDictionary()
+
+
 def register_functions(imports: ImportTable, functions: dict[str, cst.FunctionDef]) -> None:
     """Make the file's top-level functions known to the scopes that share ``imports``."""
     _FUNCTIONS[imports] = functions
@@ -340,6 +346,56 @@ def _has_keyword(call: cst.Call, name: str) -> bool:
     return any(a.keyword is not None and a.keyword.value == name for a in call.args)
 
 
+_CONTAINERS = re.compile(r"\b(?:List|Tuple|Sequence|Iterable|list|tuple)\[")
+_DICTS = re.compile(r"\b(?:Dict|Mapping|MutableMapping|dict|OrderedDict)\[")
+_TYPE_COMMENT = re.compile(r"#\s*type:\s*\((.*)\)\s*->\s*(.+?)\s*$")
+
+
+def annotation_kind(text: str) -> str | None:
+    """What a parameter annotated ``text`` holds: ``Tensor`` / ``Optional[Tensor]`` a tensor,
+    ``List[Tensor]`` / ``Tuple[Tensor, Tensor]`` tensors, ``Dict[str, Tensor]`` a dict of
+    them; an annotation naming no tensor (``int``, ``torch.Size``, ``MyConfig``) nothing."""
+    if "Tensor" not in text:
+        return None
+    if _DICTS.search(text):
+        inner = text[_DICTS.search(text).end() :]  # type: ignore[union-attr]
+        return TENSOR_DICT if "Tensor" in inner.split(",", 1)[-1] else None
+    if _CONTAINERS.search(text):
+        return TENSORS
+    return TENSOR
+
+
+def _split_top(text: str) -> list[str]:
+    """``text`` split at the commas outside brackets."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    if text[start:].strip():
+        parts.append(text[start:].strip())
+    return parts
+
+
+def type_comment(fn: cst.FunctionDef) -> tuple[list[str], str] | None:
+    """A TorchScript-style ``# type: (Tensor, int) -> Tensor`` comment of ``fn`` (on the
+    ``def`` line or the first line of its body): the parameters' types, the return type."""
+    comment = fn.body.header.comment if isinstance(fn.body, cst.IndentedBlock) else None
+    texts = [comment.value] if comment is not None else []
+    if isinstance(fn.body, cst.IndentedBlock) and fn.body.body:
+        first = fn.body.body[0]
+        texts += [line.comment.value for line in getattr(first, "leading_lines", ()) if line.comment is not None]
+    for text in texts:
+        m = _TYPE_COMMENT.match(text)
+        if m is not None:
+            return _split_top(m.group(1)), m.group(2)
+    return None
+
+
 class TensorScope:
     """Kinds of the names bound in one function, updated in source order by the engine."""
 
@@ -366,12 +422,41 @@ class TensorScope:
         self.local.add(name)
         self.guessed.discard(name)
 
-    def bind_params(self, fn: cst.FunctionDef, tensor_params: set[str], all_tensors: bool) -> None:
+    def bind_params(
+        self,
+        fn: cst.FunctionDef,
+        tensor_params: set[str],
+        all_tensors: bool,
+        called_with: dict[str, str] | None = None,
+    ) -> None:
+        """Bind ``fn``'s parameters: ``tensor_params`` are passed tensors here, and with
+        ``all_tensors`` the rest are taken for tensors too (a root's inputs); ``called_with``:
+        what every call in the project passes (``"int"``, ``"value"``, ``"tensor"``), from
+        :mod:`torchlint.analysis.callsites`, which an annotation overrides."""
         params = fn.params
-        for i, p in enumerate(list(params.posonly_params) + list(params.params) + list(params.kwonly_params)):
+        called_with = called_with or {}
+        every = list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
+        commented: dict[str, str] = {}
+        typed = type_comment(fn) if isinstance(fn, cst.FunctionDef) else None
+        if typed is not None:  # (TorchScript leaves `self` out of the list)
+            named = [p.name.value for p in every if p.name.value not in ("self", "cls") or self.owner is None]
+            if len(named) == len(typed[0]):
+                commented = dict(zip(named, typed[0]))
+        for i, p in enumerate(every):
             name = p.name.value
             if i == 0 and name in ("self", "cls") and self.owner is not None:
                 self.local.add(name)
+                continue
+            passed = called_with.get(name) if p.annotation is None else None
+            if passed == "tensor":
+                self.bind(name, TENSOR)
+                continue
+            if passed is not None and name not in tensor_params:
+                self.bind(name, None)  # an int or another value at every call
+                continue
+            if p.annotation is not None or name in commented:
+                text = cst.Module([]).code_for_node(p.annotation.annotation) if p.annotation else commented[name]
+                self.bind(name, annotation_kind(text))
                 continue
             is_tensor = self._param_is_tensor(p, name, tensor_params, all_tensors)
             self.bind(name, TENSOR if is_tensor else None)
@@ -501,6 +586,13 @@ class TensorScope:
                 return TENSOR if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index) else None
             if base_kind == MODULE:
                 return MODULE  # self.blocks[i]
+            if base_kind == TENSOR_DICT:
+                return TENSOR if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index) else None
+            return None
+        if isinstance(expr, cst.Dict):
+            values = [e.value for e in expr.elements if isinstance(e, cst.DictElement)]
+            if values and len(values) == len(expr.elements) and all(self.is_tensor(v) for v in values):
+                return TENSOR_DICT
             return None
         if isinstance(expr, cst.IfExp):
             if self.is_tensor(expr.body) and self.is_tensor(expr.orelse):
@@ -560,6 +652,10 @@ class TensorScope:
             helper = _FUNCTIONS.get(self.imports, {}).get(func.value)
             if helper is not None and func.value not in self.local and returns_random_int(helper, self.imports):
                 return HOST_DATA
+        if qual is None:
+            returned = self._helper_returns(call)
+            if returned is not None:
+                return returned
         if qual is not None:
             if any(qual.startswith(ns) for ns in NOT_TENSOR_NAMESPACES) and not qual.startswith(
                 ("torch.nn.functional.",)
@@ -608,6 +704,68 @@ class TensorScope:
             return None
         return None
 
+    def _helper_returns(self, call: cst.Call) -> str | None:
+        """What a same-file helper (``helper(x)``, ``self.helper(x)``) returns with these
+        arguments: tensors when every ``return`` gives a tuple of them (``return h, attn``)."""
+        func = call.func
+        fn: cst.FunctionDef | None = None
+        owner = None
+        if isinstance(func, cst.Name) and func.value not in self.local:
+            fn = _FUNCTIONS.get(self.imports, {}).get(func.value)
+        elif (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == "self"
+            and self.owner is not None
+        ):
+            fn, owner = self.owner.methods.get(func.attr.value), self.owner
+        if fn is None or any(a.star or a.keyword is not None for a in call.args):
+            return None
+        memo = _RETURNED.setdefault(self.imports, {})
+        passed = tuple(self.is_tensor(a.value) for a in call.args)
+        key = (id(fn), passed)
+        if key in memo:
+            return memo[key]
+        memo[key] = None  # (a helper that calls itself: nothing more from the inner call)
+        params = [p.name.value for p in list(fn.params.posonly_params) + list(fn.params.params)]
+        if owner is not None and params[:1] in (["self"], ["cls"]):
+            params = params[1:]
+        scope = TensorScope(self.imports, owner)
+        scope.bind_params(fn, {n for n, t in zip(params, passed) if t}, all_tensors=False)
+        kinds: list[str | None] = []
+        scope._run(fn.body, kinds)
+        # (tuples only: a helper returning one tensor stays unknown, as the rules expect)
+        found = TENSORS if kinds and all(k == TENSORS for k in kinds) else None
+        memo[key] = found
+        return found
+
+    def _run(self, node: cst.CSTNode, returns: list[str | None]) -> None:
+        """Bind the assignments of a body in order, noting the kind of each ``return``."""
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return
+        if isinstance(node, cst.Return):
+            returns.append(self.kind(node.value) if node.value is not None else None)
+            return
+        if isinstance(node, cst.Assign):
+            kind = self.kind(node.value)
+            for target in node.targets:
+                self.bind_target(target.target, kind)
+            return
+        if isinstance(node, cst.AnnAssign):
+            if node.value is not None:
+                self.bind_target(node.target, self.kind(node.value))
+            return
+        if isinstance(node, cst.AugAssign):
+            if isinstance(node.target, cst.Name) and self.is_tensor(node.value):
+                self.bind(node.target.value, TENSOR)
+            return
+        if isinstance(node, cst.For):
+            self.bind_loop(node.target, node.iter)
+        if isinstance(node, cst.BaseExpression):
+            return
+        for child in code_children(node):
+            self._run(child, returns)
+
     def _module_call_kind(self, attr: str | None) -> str | None:
         if attr is not None and self.owner is not None:
             qual = self.owner.submodules.get(attr)
@@ -639,6 +797,13 @@ class TensorScope:
         qual = self.resolve(iterable.func)
         if qual == "builtins.zip" and iterable.args:
             return [(self.iter_element_kind(a.value), a.value if _is_pairs(a.value) else None) for a in iterable.args]
+        if (
+            isinstance(iterable.func, cst.Attribute)
+            and iterable.func.attr.value == "items"
+            and not iterable.args
+            and self.kind(iterable.func.value) == TENSOR_DICT
+        ):
+            return [(None, None), (TENSOR, None)]
         if qual == "builtins.enumerate" and len(iterable.args) == 1:
             arg = iterable.args[0].value
             return [(None, None), (self.iter_element_kind(arg), arg if _is_pairs(arg) else None)]
@@ -655,6 +820,12 @@ class TensorScope:
             qual = self.resolve(iterable.func)
             if qual in ("builtins.zip",):
                 return None
+            if (
+                isinstance(iterable.func, cst.Attribute)
+                and iterable.func.attr.value == "values"
+                and self.kind(iterable.func.value) == TENSOR_DICT
+            ):
+                return TENSOR
             if isinstance(iterable.func, cst.Attribute) and iterable.func.attr.value in (
                 "values",
                 "children",

@@ -25,7 +25,7 @@ import libcst as cst
 
 from torchlint.analysis.names import ImportTable
 from torchlint.analysis.regions import Region, build_index, find_regions
-from torchlint.analysis.tensors import TensorScope
+from torchlint.analysis.tensors import TENSOR, TENSOR_DICT, TENSORS, TensorScope, annotation_kind
 from torchlint.analysis.tree import TRIVIA_TYPES, Span, positions, spans_of, traverse, walk
 from torchlint.files import line_at, source_lines
 from torchlint.findings import Finding, Fix
@@ -100,6 +100,9 @@ class _Walker(cst.CSTVisitor):
                 if live_branch is not None:
                     self.walk(live_branch)
                 return False
+            if t is cst.If and ctx.scope is not None:
+                self._both_arms(cast(cst.If, node))
+                return False
         if t is cst.IndentedBlock:
             block = cast(cst.IndentedBlock, node)
             live = ctx.index.live_statements(block)
@@ -131,6 +134,35 @@ class _Walker(cst.CSTVisitor):
             handler(node)
         return True
 
+    def _both_arms(self, branch: cst.If) -> None:
+        """Walk an ``if`` whose test is not known: each arm from the kinds before it, then a
+        name either arm binds may be a tensor when one arm makes it one (``if c: y = x.sum()
+        else: y = 0``: y is a tensor when c holds)."""
+        for handler in self.visit_handlers.get(cst.If, ()):
+            handler(branch)
+        scope = self._scope()
+        self.walk(branch.test)
+        before = (dict(scope.kinds), set(scope.local), set(scope.guessed))
+        self.walk(branch.body)
+        arms = [(dict(scope.kinds), set(scope.guessed))]
+        if branch.orelse is not None:
+            scope.kinds, scope.local, scope.guessed = dict(before[0]), set(before[1]) | set(arms[0][0]), set(before[2])
+            self.walk(branch.orelse)
+        arms.append((dict(scope.kinds), set(scope.guessed)))
+        guessed = arms[0][1] | arms[1][1]
+        for name in set(arms[0][0]) | set(arms[1][0]):
+            a = arms[0][0].get(name, before[0].get(name))
+            b = arms[1][0].get(name, before[0].get(name))
+            if a != b and TENSOR in (a, b):
+                value = TENSOR  # a tensor in one arm: it may be one after the `if`
+                if (a == TENSOR and name not in arms[0][1]) or (b == TENSOR and name not in arms[1][1]):
+                    guessed.discard(name)
+            else:
+                value = b if name in arms[1][0] else a
+            scope.kinds[name] = value
+            scope.local.add(name)
+        scope.guessed = guessed
+
     def _scope(self) -> TensorScope:
         scope = self.ctx.scope
         assert scope is not None, "the walk runs inside a region, which has a scope"
@@ -150,7 +182,11 @@ class _Walker(cst.CSTVisitor):
             annotated = cast(cst.AnnAssign, original_node)
             if annotated.value is not None:
                 scope = self._scope()
-                scope.bind_target(annotated.target, scope.kind(annotated.value))
+                kind = scope.kind(annotated.value)
+                if kind is None:  # `out: Dict[str, Tensor] = {}`: what the annotation says
+                    said = annotation_kind(cst.Module([]).code_for_node(annotated.annotation.annotation))
+                    kind = said if said in (TENSOR_DICT, TENSORS) else None
+                scope.bind_target(annotated.target, kind)
         elif t is cst.AugAssign:
             augmented = cast(cst.AugAssign, original_node)
             scope = self._scope()
@@ -234,7 +270,8 @@ def lint_module(
         ctx.region = region
         ctx.scope = TensorScope(imports, region.owner)
         all_tensors = region.is_root or region.cross_file
-        ctx.scope.bind_params(node, region.tensor_params, all_tensors=all_tensors)
+        called_with = facts.get("params", {}).get(region.qualname)
+        ctx.scope.bind_params(node, region.tensor_params, all_tensors=all_tensors, called_with=called_with)
         walker.walk(node.body)
     ctx.region = ctx.scope = None
     if not ctx.reports:

@@ -614,7 +614,7 @@ def _reached_through(
 
 
 #: the facts that come from the regions (the rest say what a file's names are)
-_REGION_KEYS = ("roots", "reached")
+_REGION_KEYS = ("roots", "reached", "params")
 
 
 def _readers(changed: set[str], reads: dict[str, list[str]]) -> set[str]:

@@ -1,0 +1,187 @@
+"""A parameter's kind from every call of it in the project (torchlint.analysis.callsites).
+
+The project below is written so that every line where dynamo breaks carries `# graph break`:
+the static pass must find exactly those (the `dynamo` test checks the marks against torch).
+Its false positives before call sites were read: `torch.arange(max_len)` in a positional
+embedding always called with a length read from a shape, and a cross-file helper's
+`torch.arange(embed_dim)` with an int at every caller; the break kept: a gate whose
+threshold is a tensor at its one caller (now known, no longer a guess).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import pytest
+from support import REPO, run_cli, write
+
+from torchlint.analysis.summary import summarize
+from torchlint.config import Settings
+from torchlint.static import run
+from torchlint.static.cache import Cache
+
+sys.path.insert(0, str(REPO / "benchmarks"))
+import project as bench
+
+LAYERS = '''import torch
+from torch import nn
+
+
+class PosEmb(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, max_len):
+        pos = torch.arange(max_len)
+        if max_len > 16:
+            pos = pos * 2
+        return pos.float()[:, None] * torch.ones(self.dim)
+
+
+class Gate(nn.Module):
+    def forward(self, x, k):
+        if k > 0:  # graph break
+            return x * 2
+        return x
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(8, 8)
+
+    def forward(self, x, i, j):
+        return self.proj(x)[:, : i + j]
+'''
+
+HELPERS = '''import torch
+
+
+def sinusoid(t, embed_dim):
+    freqs = torch.arange(embed_dim).float()
+    return t[..., None] * freqs
+'''
+
+MODEL = '''import torch
+from torch import nn
+
+from .helpers import sinusoid
+from .layers import Block, Gate, PosEmb
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pos = PosEmb(8)
+        self.block = Block()
+        self.gate = Gate()
+        self.width = 4
+
+    def forward(self, x):
+        n = x.shape[1]
+        h = self.block(x, x.shape[0], n // 2)
+        h = self.gate(h, x.sum())
+        e = sinusoid(x, self.width)
+        return h.sum() + self.pos(x.size(1)).sum() + e.sum()
+'''
+
+ORACLE = [{"path": ".", "module": "pkg.model", "target": "Net", "inputs": ["f32[4,8]"]}]
+
+
+def make(root, model=MODEL):
+    write(root, "pkg/__init__.py", "")
+    write(root, "pkg/layers.py", LAYERS)
+    write(root, "pkg/helpers.py", HELPERS)
+    write(root, "pkg/model.py", model)
+    write(root, "oracle.json", json.dumps(ORACLE))
+    return root
+
+
+def found(folder, *extra):
+    result = run_cli(["check", ".", "--no-dynamic", "--format", "json", "--exit-zero", *extra], cwd=folder)
+    assert result.exit_code == 0, result.output
+    return {(f["path"].replace(os.sep, "/"), f["line"], f["rule"]) for f in json.loads(result.stdout)["findings"]}
+
+
+def marked(folder):
+    return {(p.replace(os.sep, "/"), line) for p, line in bench.marked_lines(str(folder))}
+
+
+def test_ints_from_shapes_are_ints_and_a_tensor_passed_is_a_tensor(tmp_path, monkeypatch):
+    folder = make(tmp_path)
+    assert {(p, line) for p, line, _ in found(folder)} == marked(folder)
+    # without what the callers pass, the guesses of before: arange of a "tensor", a branch
+    # on it, and the real break missed (a guessed parameter)
+    from torchlint.analysis.project import Project
+
+    monkeypatch.setattr(Project, "param_facts", lambda self, path: {})
+    guessed = {(p, line) for p, line, _ in found(folder, "--no-cache")}
+    assert {("pkg/layers.py", 11), ("pkg/layers.py", 12), ("pkg/helpers.py", 5)} <= guessed
+    assert ("pkg/layers.py", 19) not in guessed
+
+
+@pytest.mark.dynamo
+def test_the_marks_are_where_dynamo_breaks(tmp_path):
+    folder = make(tmp_path)
+    lines = {(p.replace(os.sep, "/"), line) for p, line in bench.dynamo_lines(str(folder))}
+    assert lines == marked(folder)
+
+
+def test_one_caller_passing_a_tensor_keeps_the_parameter_a_tensor(tmp_path):
+    """A size passed as a tensor at a second call site: `arange` of it reads data (TL002)."""
+    model = MODEL.replace("self.pos(x.size(1))", "self.pos(x.size(1)) + self.pos(x.sum().long())")
+    folder = make(tmp_path, model)
+    assert ("pkg/layers.py", 11, "TL002") in found(folder)
+
+
+@pytest.mark.parametrize(
+    "escape",
+    [
+        "        self.extra = [PosEmb(4)]\n",  # made where it is not followed
+        "        self.kind = PosEmb\n",  # the class read as a value
+    ],
+)
+def test_a_module_used_where_calls_are_not_followed_keeps_todays_guess(tmp_path, escape):
+    model = MODEL.replace("        self.width = 4\n", "        self.width = 4\n" + escape)
+    folder = make(tmp_path, model)
+    assert ("pkg/layers.py", 11, "TL002") in found(folder)
+
+
+def test_a_function_with_no_caller_in_the_project_keeps_todays_guess(tmp_path):
+    folder = make(tmp_path, MODEL.replace("sinusoid(x, self.width)", "x"))
+    write(folder, "pkg/helpers.py", HELPERS + "\n\nclass Out(torch.nn.Module):\n    def forward(self, x):\n"
+          "        return sinusoid(x, x)\n")
+    assert ("pkg/helpers.py", 5, "TL002") in found(folder)
+
+
+def test_the_summary_lists_calls_with_the_kinds_of_their_arguments():
+    s = summarize(MODEL)
+    forward = s["classes"]["Net"]["methods"]["forward"]
+    assert ["self.block", ["p:x", "i", "i"]] in forward["sites"]
+    assert ["self.gate", ["?", "t"]] in forward["sites"]
+    assert ["sinusoid", ["p:x", "s:width"]] in forward["sites"]
+    init = s["classes"]["Net"]["methods"]["__init__"]
+    assert ["PosEmb", ["i"], {}, "pos"] in init["sites"] and init["fields"]["width"] == "i"
+
+
+def test_a_callers_edit_rechecks_the_callee_with_the_cache(tmp_path):
+    """The callee's facts come from its callers: the cache keys them, so an edit of the caller
+    alone brings back (and then takes away) the callee's finding."""
+    folder = make(tmp_path)
+    files = sorted(str(p) for p in folder.rglob("*.py"))
+    cache = Cache(str(tmp_path / ".cache"), ["TL0"], [])
+
+    def static():
+        findings, errors = run.run_static(files, settings=Settings(), cache=cache)
+        assert errors == []
+        return {(os.path.basename(f.path), f.line, f.rule) for f in findings}
+
+    before = static()
+    assert ("layers.py", 11, "TL002") not in before
+    write(folder, "pkg/model.py", MODEL.replace("self.pos(x.size(1))", "self.pos(x.sum().long())"))
+    assert ("layers.py", 11, "TL002") in static()
+    write(folder, "pkg/model.py", MODEL)
+    assert static() == before

@@ -1,0 +1,289 @@
+"""What un-annotated parameters hold, told from every call that reaches them in the project.
+
+A root's parameters are taken for tensors (the compiled model's inputs), and so are those of
+a function reached from another file (its callers are not read where it is checked). Many
+are not: ``forward(self, i, j)`` of a block always called as ``self.block(x, x.shape[0], n)``,
+a helper whose ``embed_dim`` is an int at every caller. Over the files' summaries (the calls
+each function makes, with a coarse kind per argument: :mod:`torchlint.analysis.sites`), a
+parameter is
+
+* an ``"int"`` when every call passes an int (a literal, a length, a size read from a shape,
+  an int parameter of the caller, arithmetic of those);
+* a ``"value"`` when every call passes some Python value that is no tensor;
+* a ``"tensor"`` when some call passes a tensor (evidence, not a guess);
+
+and nothing is said otherwise. Only where every call is seen: a function or class also read
+as a value (``ATTENTION = {"eager": Attn}``, ``map(f, xs)``), a module constructed other than
+as ``self.<attr> = Cls(...)`` (a model the user builds, a layer in a ``ModuleList``), a
+``self.<attr>`` holding it used other than called, a class with subclasses, a decorated
+function, a method called on some other value (``obj.helper(x)``), or a function with no
+caller in the project keeps what the rules assume today. A public function that callers
+outside the project call with tensors, but the project only with ints, is read as taking
+ints: what the project shows is all there is to go on.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from torchlint.analysis.sites import UNLISTED_HEADS, arith, common_methods, join
+
+if TYPE_CHECKING:
+    from torchlint.analysis.project import Project, Ref
+
+#: decorators that leave a function's parameters as its callers pass them
+_PLAIN_DECORATORS = ("staticmethod", "classmethod")
+_NAMES = {"i": "int", "n": "value", "t": "tensor"}
+#: where a call's kinds are read: (path, owning class or None, qualname or None)
+Where = tuple[str, "str | None", "str | None"]
+
+
+class CallSites:
+    """Every call in the project's summaries, by the function or method it reaches."""
+
+    def __init__(self, project: Project, paths: list[str]) -> None:
+        self.p = project
+        self.sites: dict[tuple[str, str], list[tuple[Where, list, dict]]] = {}
+        self.escaped: set[tuple[str, str]] = set()  # functions, methods, classes read as values
+        self.loose: set[tuple[str, str]] = set()  # classes made other than as `self.<attr> = Cls(...)`
+        self.other_calls: set[str] = set()  # methods called on values not followed
+        #: attr -> (class, (owner path, owner)) for each `self.<attr> = Cls(...)`
+        self.held: dict[str, list[tuple[tuple[str, str], tuple[str, str]]]] = {}
+        self.held_by: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
+        self.escaped_attrs: set[tuple[str, str, str]] = set()
+        self.children: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        self._memo: dict[Any, Any] = {}
+        records: list[tuple[Where, dict[str, Any]]] = []
+        for path in paths:
+            s = self.p.summary(path)
+            for name, rec in s.get("functions", {}).items():
+                records.append(((path, None, name), rec))
+            for cname, cls in s.get("classes", {}).items():
+                for base in self.p.bases(path, cname):
+                    if base[0] == "cls":
+                        self.children.setdefault((base[1], base[2]), []).append((path, cname))
+                for mname, rec in cls.get("methods", {}).items():
+                    records.append(((path, cname, f"{cname}.{mname}"), rec))
+            if s.get("top"):
+                records.append(((path, None, None), s["top"]))
+        for where, rec in records:  # first where instances are kept, then every call
+            self._reads(where, rec)
+        for where, rec in records:
+            for entry in rec.get("sites", ()):
+                callee, pos = entry[0], entry[1]
+                kw = entry[2] if len(entry) > 2 else {}
+                self._site(where, callee, pos, kw, entry[3] if len(entry) > 3 else None)
+
+    def _reads(self, where: Where, rec: dict[str, Any]) -> None:
+        path, owner, _ = where
+        self.other_calls.update(rec.get("ocalls", ()))
+        for name in rec.get("loads", ()):
+            ref = self.p.resolve_name(path, name)
+            if ref is not None and ref[0] in ("fn", "cls"):
+                self.escaped.add((ref[1], ref[2]))
+        if owner is None:
+            return
+        for attr in rec.get("esc", ()):
+            self.escaped_attrs.add((path, owner, attr))
+            self.escaped.add((path, f"{owner}.{attr}"))  # `cb = self.helper`
+        for entry in rec.get("sites", ()):
+            if len(entry) > 3:
+                ref = self.p.resolve_dotted(path, entry[0])
+                if ref is not None and ref[0] == "cls":
+                    self.held.setdefault(entry[3], []).append(((ref[1], ref[2]), (path, owner)))
+                    self.held_by.setdefault((ref[1], ref[2]), []).append((path, owner, entry[3]))
+
+    def _add(self, ref: Ref, where: Where, pos: list, kw: dict) -> None:
+        self.sites.setdefault((ref[1], ref[2]), []).append((where, pos, kw))
+
+    def _site(self, where: Where, callee: str, pos: list, kw: dict, attr: str | None) -> None:
+        path, owner, _ = where
+        head, _, rest = callee.partition(".")
+        if head in ("self", "cls") and owner is not None:
+            if not rest or "." in rest:
+                return
+            for cls_path, cls_name in self._held_classes(path, owner, rest):
+                fwd = self.p.find_method(cls_path, cls_name, "forward")
+                if fwd is not None:
+                    self._add(fwd, where, pos, kw)
+            target = self.p.find_method(path, owner, rest)
+            if target is not None:
+                self._add(target, where, pos, kw)
+            for sub_path, sub in self._descendants(path, owner):  # an override it may reach
+                if rest in self.p.summary(sub_path).get("classes", {}).get(sub, {}).get("methods", {}):
+                    self._add(("meth", sub_path, f"{sub}.{rest}"), where, pos, kw)
+            return
+        if head == "super()" and owner is not None:
+            if rest and "." not in rest:
+                target = self.p.find_method(path, owner, rest, skip_self=True)
+                if target is not None:
+                    self._add(target, where, pos, kw)
+            return
+        ref = self.p.resolve_dotted(path, callee)
+        if ref is None or ref[0] in ("ext", "mod", "bound"):
+            if rest and ref is None:
+                self.other_calls.add(callee.rsplit(".", 1)[-1])
+            return
+        if ref[0] == "fn":
+            self._add(ref, where, pos, kw)
+        elif ref[0] == "cls":
+            init = self.p.find_method(ref[1], ref[2], "__init__")
+            if init is not None:
+                self._add(init, where, pos, kw)
+            if attr is None or owner is None:
+                self.loose.add((ref[1], ref[2]))  # an instance made here goes where it is not followed
+        else:  # `Cls.method(obj, ...)`: bound as the caller wrote it
+            self.escaped.add((ref[1], ref[2]))
+
+    def _held_classes(self, path: str, owner: str, attr: str) -> list[tuple[str, str]]:
+        """The project classes whose instance ``owner`` (or a base of it) keeps in ``self.<attr>``."""
+        holders = self.held.get(attr)
+        if not holders:
+            return []
+        mine = {(path, owner)} | self._ancestors(path, owner)
+        return [cls for cls, holder in holders if holder in mine]
+
+    def _ancestors(self, path: str, cls: str) -> set[tuple[str, str]]:
+        key = ("anc", path, cls)
+        if key not in self._memo:
+            out: set[tuple[str, str]] = set()
+            todo = [(path, cls)]
+            while todo and len(out) < 64:
+                p, c = todo.pop()
+                for base in self.p.bases(p, c):
+                    if base[0] == "cls" and (base[1], base[2]) not in out:
+                        out.add((base[1], base[2]))
+                        todo.append((base[1], base[2]))
+            self._memo[key] = out  # type: ignore[assignment]
+        return self._memo[key]  # type: ignore[return-value]
+
+    def _descendants(self, path: str, cls: str) -> set[tuple[str, str]]:
+        out: set[tuple[str, str]] = set()
+        todo = [(path, cls)]
+        while todo and len(out) < 256:
+            for child in self.children.get(todo.pop(), ()):
+                if child not in out:
+                    out.add(child)
+                    todo.append(child)
+        return out
+
+    # -- whether every call is seen ------------------------------------------------------
+    def all_seen(self, path: str, qual: str) -> bool:
+        key = ("seen", path, qual)
+        if key not in self._memo:
+            self._memo[key] = "y" if self._all_seen(path, qual) else ""
+        return bool(self._memo[key])
+
+    def _all_seen(self, path: str, qual: str) -> bool:
+        if (path, qual) in self.escaped or not self.sites.get((path, qual)):
+            return False
+        cls, _, method = qual.rpartition(".")
+        if (method or qual) in UNLISTED_HEADS:
+            return False
+        rec = self.p.record(("meth", path, qual) if cls else ("fn", path, qual)) or {}
+        if any(d.split(".")[-1] not in _PLAIN_DECORATORS for d in rec.get("decorators", ())):
+            return False
+        if not cls:
+            return True
+        family = [(path, cls), *self._descendants(path, cls)]
+        if any(c in self.escaped for c in family):
+            return False  # the class is read as a value: anything may be done with it
+        if method == "__init__":
+            return True  # (every `Cls(...)` is a site, a subclass's too)
+        if method == "forward":
+            for c in family:
+                if c in self.loose:
+                    return False
+                for hpath, howner, attr in self.held_by.get(c, ()):
+                    owners = {(hpath, howner)} | self._ancestors(hpath, howner) | self._descendants(hpath, howner)
+                    if any((o[0], o[1], attr) in self.escaped_attrs for o in owners):
+                        return False
+            return True
+        return not (method in self.other_calls or method in common_methods() or method.startswith("__"))
+
+    # -- kinds ---------------------------------------------------------------------------
+    def param_kinds(self, path: str, qual: str) -> dict[str, str]:
+        """``param -> "int" | "value" | "tensor"`` for the parameters of the function or
+        method ``qual`` of ``path`` that every call seen agrees on."""
+        if not self.all_seen(path, qual):
+            return {}
+        rec = self.p.record(("meth", path, qual) if "." in qual else ("fn", path, qual)) or {}
+        out = {}
+        annotated = set(rec.get("annotated", ()))
+        for name in list(rec.get("sig", ())) + list(rec.get("kwonly", ())):
+            if name in annotated:
+                continue
+            kind = self.param_kind(path, qual, name)
+            if kind in _NAMES:
+                out[name] = _NAMES[kind]
+        return out
+
+    def param_kind(self, path: str, qual: str, name: str) -> str:
+        key = ("param", path, qual, name)
+        found = self._memo.get(key)
+        if found is not None:
+            return found
+        self._memo[key] = ""  # (a cycle says nothing more)
+        out = self._param_kind(path, qual, name) if self.all_seen(path, qual) else "?"
+        self._memo[key] = out
+        return out
+
+    def _param_kind(self, path: str, qual: str, name: str) -> str:
+        rec = self.p.record(("meth", path, qual) if "." in qual else ("fn", path, qual)) or {}
+        sig = list(rec.get("sig", ()))
+        decorators = [d.split(".")[-1] for d in rec.get("decorators", ())]
+        if "." in qual and "staticmethod" not in decorators and sig:
+            sig = sig[1:]  # self / cls: bound by the call
+        defaults = rec.get("defaults", {})
+        kinds = []
+        for where, pos, kw in self.sites.get((path, qual), ()):
+            if name in kw:
+                kinds.append(self.resolve(kw[name], where))
+                continue
+            at = sig.index(name) if name in sig else -1
+            if "*" in pos[: at + 1] if at >= 0 else "*" in pos:
+                kinds.append("?")
+            elif 0 <= at < len(pos):
+                kinds.append(self.resolve(pos[at], where))
+            elif "**" in kw:
+                kinds.append("?")
+            else:
+                kinds.append(defaults.get(name, "?"))
+        return join(kinds) or "?"
+
+    def resolve(self, kind: Any, where: Where) -> str:
+        """A site's kind with the caller's parameters and ``self`` attributes resolved."""
+        if isinstance(kind, str):
+            if kind.startswith("p:"):
+                path, _, qual = where
+                return self.param_kind(path, qual, kind[2:]) if qual is not None else "?"
+            if kind.startswith("s:"):
+                return self.field_kind(where[0], where[1], kind[2:])
+            return kind
+        if isinstance(kind, list) and kind:
+            parts = [self.resolve(k, where) for k in kind[1:]]
+            return join(parts) if kind[0] == "|" else arith(kind[0], parts)
+        return "?"
+
+    def field_kind(self, path: str, owner: str | None, attr: str) -> str:
+        """What ``self.<attr>`` holds: what every method of the class, its bases and its
+        subclasses sets it to (nothing set: cannot tell)."""
+        if owner is None:
+            return "?"
+        key = ("field", path, owner, attr)
+        found = self._memo.get(key)
+        if found is not None:
+            return found
+        self._memo[key] = ""
+        kinds = []
+        classes = [(path, owner), *self._ancestors(path, owner), *self._descendants(path, owner)]
+        for cpath, cname in classes:
+            for mname, rec in self.p.summary(cpath).get("classes", {}).get(cname, {}).get("methods", {}).items():
+                sites = rec.get("sites", ())
+                if any(e[0] in ("self.register_buffer", "self.register_parameter") for e in sites):
+                    kinds.append("?")  # (set by name)
+                if attr in rec.get("fields", {}):
+                    kinds.append(self.resolve(rec["fields"][attr], (cpath, cname, f"{cname}.{mname}")))
+        out = join(kinds) if kinds else "?"
+        self._memo[key] = out or "?"
+        return self._memo[key]

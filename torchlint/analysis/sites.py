@@ -1,0 +1,474 @@
+"""What a function passes at each call it makes, for the summary (read with ``ast``).
+
+The project decides what an un-annotated parameter holds from every call that reaches it
+(:mod:`torchlint.analysis.callsites`). For that, a function's summary lists its calls with a
+coarse *kind* for each argument, worked out from the function alone:
+
+* ``"i"``: an int (a literal, ``len(...)``, ``x.shape[0]``, ``x.size(1)``, ``x.dim()``,
+  arithmetic of ints);
+* ``"n"``: another Python value that is no tensor (strings, floats, ``None``, booleans,
+  ``x.shape``, ``x.item()``, a config's attribute);
+* ``"t"``: a tensor (``torch.zeros(...)``, ``x.sum()``, ``F.softmax(...)``);
+* ``"?"``: cannot tell;
+* ``"p:NAME"``: the function's own parameter NAME, as its callers pass it; ``"s:ATTR"``:
+  ``self.ATTR``, as the class's methods set it;
+* ``["|", k, ...]``: one of these (a name assigned in several places); ``["+", k, ...]``:
+  arithmetic on them (a tensor if one is, an int if all are); ``["/", ...]``: a true division;
+  ``["c", ...]``: a comparison.
+
+Nothing here imports libcst or the user's code.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import functools
+import json
+from importlib import resources
+from typing import Any, Union
+
+Kind = Union[str, list]
+
+# Builtins whose result is an int / some other Python value (when the name is not rebound).
+_INT_BUILTINS = frozenset({"len", "int", "round", "ord", "hash", "id"})
+_VALUE_BUILTINS = frozenset(
+    {"float", "str", "bool", "repr", "format", "tuple", "list", "dict", "set", "range", "isinstance", "type", "chr"}
+)
+_ARITH_BUILTINS = frozenset({"min", "max", "abs"})
+# Methods whose result is an int / no tensor, on whatever they are called on.
+_INT_METHODS = frozenset({"dim", "numel", "ndimension", "nelement", "element_size", "get_device"})
+_VALUE_METHODS = frozenset({"item", "tolist", "is_floating_point", "is_contiguous", "data_ptr", "stride"})
+# Methods only tensors have (called on anything, their result is a tensor).
+_TENSOR_METHODS = frozenset(
+    {
+        "sum",
+        "mean",
+        "float",
+        "half",
+        "long",
+        "view",
+        "reshape",
+        "transpose",
+        "permute",
+        "unsqueeze",
+        "squeeze",
+        "softmax",
+        "masked_fill",
+        "argmax",
+        "argmin",
+        "detach",
+        "clone",
+        "contiguous",
+        "matmul",
+        "flatten",
+        "expand",
+        "type_as",
+        "new_zeros",
+        "new_ones",
+        "cumsum",
+        "exp",
+        "sigmoid",
+        "tanh",
+    }
+)
+# torch.<name> calls whose result is no tensor
+_NOT_TENSOR_CALLS = frozenset(
+    {
+        "device",
+        "dtype",
+        "no_grad",
+        "enable_grad",
+        "inference_mode",
+        "set_grad_enabled",
+        "manual_seed",
+        "seed",
+        "compile",
+        "numel",
+        "equal",
+        "allclose",
+        "finfo",
+        "iinfo",
+        "typename",
+        "autocast",
+        "cond",
+        "broadcast_shapes",
+        "promote_types",
+        "result_type",
+        "can_cast",
+    }
+)
+_FUNCTIONAL = ("F.", "torch.nn.functional.", "nn.functional.")
+_CONFIG_WORDS = ("config", "cfg")
+
+
+def _atoms_join(kinds: list[Kind]) -> Kind:
+    """One of ``kinds``, folded when they are all known here."""
+    flat: list[Kind] = []
+    for k in kinds:
+        if isinstance(k, list) and k and k[0] == "|":
+            flat.extend(k[1:])
+        elif k != "":
+            flat.append(k)
+    if not flat:
+        return ""
+    if all(isinstance(k, str) and k in ("i", "n", "t", "?") for k in flat):
+        return join(flat)  # type: ignore[arg-type]
+    out: list[Kind] = ["|"]
+    for k in flat:
+        if k not in out[1:]:
+            out.append(k)
+    return out if len(out) > 2 else out[1]
+
+
+def join(kinds: list[str]) -> str:
+    """The kind of a value that is one of ``kinds`` (each resolved): a tensor if one may be."""
+    kinds = [k for k in kinds if k != ""]
+    if not kinds:
+        return ""
+    if "t" in kinds:
+        return "t"
+    if "?" in kinds:
+        return "?"
+    return "i" if all(k == "i" for k in kinds) else "n"
+
+
+def arith(op: str, kinds: list[str]) -> str:
+    """The kind of arithmetic (``"+"``, ``"/"``) or a comparison (``"c"``) on ``kinds``."""
+    if "" in kinds:
+        return ""
+    if "t" in kinds:
+        return "t"
+    if "?" in kinds:
+        return "?"
+    if op == "+" and all(k == "i" for k in kinds):
+        return "i"
+    return "n"
+
+
+def _fold(op: str, kinds: list[Kind]) -> Kind:
+    if all(isinstance(k, str) and not k.startswith(("p:", "s:")) for k in kinds):
+        return arith(op, kinds)  # type: ignore[arg-type]
+    return [op, *kinds]
+
+
+def _chain_root(node: ast.AST) -> tuple[ast.AST, list[str]]:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return node, parts
+
+
+_Name, _Constant = ast.Name, ast.Constant
+_NOT_CODE = frozenset({"ctx", "op", "ops", "id", "kind", "type_comment", "level", "is_async", "returns", "annotation"})
+_FIELDS: dict[type, tuple[str, ...]] = {}
+#: the node types that bind names
+_BINDS = frozenset(
+    t
+    for t in (
+        ast.Assign,
+        ast.AnnAssign,
+        ast.AugAssign,
+        ast.NamedExpr,
+        ast.For,
+        ast.AsyncFor,
+        ast.comprehension,
+        ast.withitem,
+        ast.ExceptHandler,
+        ast.arg,
+        ast.FunctionDef,
+        ast.AsyncFunctionDef,
+        ast.ClassDef,
+        ast.Import,
+        ast.ImportFrom,
+        ast.Global,
+        ast.Nonlocal,
+        ast.Delete,
+        getattr(ast, "MatchAs", None),
+        getattr(ast, "MatchStar", None),
+    )
+    if t is not None
+)
+
+
+class Env:
+    """The names a function binds, each with the values assigned to it (None: cannot tell)."""
+
+    def __init__(self, fn: ast.AST, params: set[str]) -> None:
+        self.params = params
+        self.values: dict[str, list[ast.AST | None]] = {}
+        self._visiting: set[str] = set()
+        body = getattr(fn, "body", [])
+        stack: list[Any] = list(body) if isinstance(body, list) else [body]
+        pop, extend, note = stack.pop, stack.extend, self._note
+        while stack:
+            node = pop()
+            t = type(node)
+            if t is _Name or t is _Constant:
+                continue
+            if t in _BINDS:
+                note(node)
+            fields = _FIELDS.get(t)
+            if fields is None:  # (a name in `global a, b` is a plain string: no fields)
+                fields = _FIELDS[t] = tuple(f for f in getattr(t, "_fields", ()) if f not in _NOT_CODE)
+            for f in fields:
+                value = getattr(node, f, None)
+                if type(value) is list:
+                    extend(value)
+                elif isinstance(value, ast.AST):
+                    stack.append(value)
+
+    def _bind(self, name: str, value: ast.AST | None) -> None:
+        self.values.setdefault(name, []).append(value)
+
+    def _unknown(self, target: ast.AST) -> None:
+        for n in ast.walk(target):
+            if isinstance(n, ast.Name):
+                self._bind(n.id, None)
+
+    def _note(self, node: ast.AST) -> None:
+        t = type(node)
+        if t is ast.Assign:
+            for target in node.targets:  # type: ignore[attr-defined]
+                if isinstance(target, ast.Name):
+                    self._bind(target.id, node.value)  # type: ignore[attr-defined]
+                else:
+                    self._unknown(target)
+        elif t is ast.AnnAssign:
+            target = node.target  # type: ignore[attr-defined]
+            if isinstance(target, ast.Name):
+                if node.value is not None:  # type: ignore[attr-defined]
+                    self._bind(target.id, node.value)  # type: ignore[attr-defined]
+            else:
+                self._unknown(target)
+        elif t is ast.AugAssign:
+            target = node.target  # type: ignore[attr-defined]
+            if isinstance(target, ast.Name):
+                self._bind(target.id, node)
+        elif t is ast.NamedExpr:
+            self._bind(node.target.id, node.value)  # type: ignore[attr-defined]
+        elif t in (ast.For, ast.AsyncFor, ast.comprehension):
+            self._unknown(node.target)  # type: ignore[attr-defined]
+        elif t is ast.withitem:
+            if node.optional_vars is not None:  # type: ignore[attr-defined]
+                self._unknown(node.optional_vars)  # type: ignore[attr-defined]
+        elif t is ast.ExceptHandler:
+            if node.name:  # type: ignore[attr-defined]
+                self._bind(node.name, None)  # type: ignore[attr-defined]
+        elif t is ast.arg:
+            self._bind(node.arg, None)  # type: ignore[attr-defined]  (a nested function's or lambda's)
+        elif t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            self._bind(node.name, None)  # type: ignore[attr-defined]
+        elif t in (ast.Import, ast.ImportFrom):
+            for a in node.names:  # type: ignore[attr-defined]
+                self._bind((a.asname or a.name).split(".")[0], None)
+        elif t in (ast.Global, ast.Nonlocal):
+            for name in node.names:  # type: ignore[attr-defined]
+                self._bind(name, None)
+        elif t is ast.Delete:
+            for target in node.targets:  # type: ignore[attr-defined]
+                self._unknown(target)
+        elif hasattr(ast, "MatchAs") and t in (ast.MatchAs, ast.MatchStar):
+            if node.name:  # type: ignore[attr-defined]
+                self._bind(node.name, None)  # type: ignore[attr-defined]
+
+    def is_local(self, name: str) -> bool:
+        return name in self.values or name in self.params
+
+    # -- kinds -------------------------------------------------------------------------
+    def name_kind(self, name: str) -> Kind:
+        if name in self._visiting:
+            return ""  # (a name read in its own assignment: what the others say)
+        values = self.values.get(name)
+        if values is None:
+            return f"p:{name}" if name in self.params else "?"
+        self._visiting.add(name)
+        try:
+            kinds: list[Kind] = [f"p:{name}"] if name in self.params else []
+            for v in values:
+                if v is None:
+                    kinds.append("?")
+                elif isinstance(v, ast.AugAssign):
+                    op = "/" if isinstance(v.op, ast.Div) else "+"
+                    kinds.append(_fold(op, [self.name_kind(name), self.kind(v.value)]))
+                else:
+                    kinds.append(self.kind(v))
+            return _atoms_join(kinds)
+        finally:
+            self._visiting.discard(name)
+
+    def kind(self, node: ast.AST) -> Kind:
+        t = type(node)
+        if t is ast.Constant:
+            v = node.value  # type: ignore[attr-defined]
+            return "i" if isinstance(v, int) and not isinstance(v, bool) else "n"
+        if t is ast.Name:
+            return self.name_kind(node.id)  # type: ignore[attr-defined]
+        if t is ast.JoinedStr:
+            return "n"
+        if t in (ast.Tuple, ast.List, ast.Set):
+            kinds = [self.kind(e) for e in node.elts]  # type: ignore[attr-defined]
+            return "n" if all(k in ("i", "n") for k in kinds) else "?"
+        if t is ast.Attribute:
+            return self._attribute_kind(node)  # type: ignore[arg-type]
+        if t is ast.Subscript:
+            base = node.value  # type: ignore[attr-defined]
+            sliced = isinstance(node.slice, ast.Slice)  # type: ignore[attr-defined]
+            if isinstance(base, ast.Attribute) and base.attr == "shape":
+                return "n" if sliced else "i"
+            if isinstance(base, ast.Call) and isinstance(base.func, ast.Attribute) and base.func.attr == "size":
+                return "n" if sliced else "i"
+            return "?"
+        if t is ast.Call:
+            return self._call_kind(node)  # type: ignore[arg-type]
+        if t is ast.BinOp:
+            op = "/" if isinstance(node.op, ast.Div) else "+"  # type: ignore[attr-defined]
+            return _fold(op, [self.kind(node.left), self.kind(node.right)])  # type: ignore[attr-defined]
+        if t is ast.UnaryOp:
+            if isinstance(node.op, ast.Not):  # type: ignore[attr-defined]
+                return "n"
+            return self.kind(node.operand)  # type: ignore[attr-defined]
+        if t is ast.Compare:
+            operands = [node.left, *node.comparators]  # type: ignore[attr-defined]
+            if any(isinstance(o, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for o in node.ops):  # type: ignore[attr-defined]
+                return "n"
+            return _fold("c", [self.kind(o) for o in operands])
+        if t is ast.BoolOp:
+            return _atoms_join([self.kind(v) for v in node.values])  # type: ignore[attr-defined]
+        if t is ast.IfExp:
+            return _atoms_join([self.kind(node.body), self.kind(node.orelse)])  # type: ignore[attr-defined]
+        return "?"
+
+    def _attribute_kind(self, node: ast.Attribute) -> Kind:
+        if node.attr == "ndim":
+            return "i"
+        if node.attr in ("shape", "dtype", "device", "is_cuda", "requires_grad"):
+            return "n"
+        root, parts = _chain_root(node)
+        names = parts[1:] + ([root.id] if isinstance(root, ast.Name) else [])
+        if any(w in p.lower() for p in names for w in _CONFIG_WORDS):
+            return "n"  # `config.hidden_size`, `self.config.dim`: configuration, no tensor
+        if isinstance(node.value, ast.Name) and node.value.id == "self" and "self" not in self.values:
+            return f"s:{node.attr}"
+        return "?"
+
+    def _call_kind(self, node: ast.Call) -> Kind:
+        func = node.func
+        if isinstance(func, ast.Name) and not self.is_local(func.id):
+            if func.id in _INT_BUILTINS:
+                return "i"
+            if func.id in _VALUE_BUILTINS:
+                return "n"
+            if func.id in _ARITH_BUILTINS and node.args and not node.keywords:
+                if len(node.args) == 1:
+                    return "?"  # max(iterable)
+                return _fold("+", [self.kind(a) for a in node.args])
+            return "?"
+        if isinstance(func, ast.Attribute):
+            attr = func.attr
+            dotted = _dotted(func)
+            if dotted is not None and not self.is_local(dotted.split(".")[0]):
+                head = dotted.split(".")
+                if head[0] == "math":
+                    return "n"
+                if (len(head) == 2 and head[0] == "torch") or dotted.startswith(_FUNCTIONAL):
+                    if attr[:1].islower() and not attr.startswith(("is_", "get_", "set_", "_")):
+                        return "n" if attr in _NOT_TENSOR_CALLS else "t"
+                    return "?"
+                if dotted in ("nn.Parameter", "torch.nn.Parameter", "nn.Buffer", "torch.nn.Buffer"):
+                    return "t"
+            if attr == "size":
+                return "i" if node.args else "n"
+            if attr in _INT_METHODS:
+                return "i"
+            if attr in _VALUE_METHODS:
+                return "n"
+            if attr in _TENSOR_METHODS and self._may_be_tensor(func.value):
+                return "t"
+        return "?"
+
+    def _may_be_tensor(self, node: ast.AST) -> bool:
+        """Whether a value a tensor-only method is called on is no module (``self.float()``,
+        ``self.proj.half()``), namespace or array."""
+        root, _ = _chain_root(node)
+        if isinstance(root, ast.Name):
+            return root.id not in ("self", "torch", "np", "numpy", "math", "F", "nn")
+        return not isinstance(root, ast.Call) or self._call_kind(root) == "t"
+
+
+def _dotted(node: ast.AST) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def site(env: Env, call: ast.Call, callee: str, attr: str | None) -> list[Any]:
+    """``[callee, positional kinds, {keyword: kind}]`` (and the attribute of ``self`` the
+    call's result is assigned to): ``"*"`` for a starred argument, ``"**"`` for ``**kw``."""
+    pos: list[Kind] = []
+    for a in call.args:
+        if isinstance(a, ast.Starred):
+            pos.append("*")
+            break
+        pos.append(env.kind(a))
+    kw: dict[str, Kind] = {}
+    for k in call.keywords:
+        kw[k.arg if k.arg is not None else "**"] = "?" if k.arg is None else env.kind(k.value)
+    out: list[Any] = [callee, pos]
+    if kw or attr is not None:
+        out.append(kw)
+    if attr is not None:
+        out.append(attr)
+    return out
+
+
+#: callees no project function can be: builtins and the usual library modules (a project
+#: function named like one is taken as called from where no caller is seen)
+UNLISTED_MODULES = frozenset({"torch", "np", "numpy", "math", "os", "sys", "re", "warnings", "logging"})
+UNLISTED_HEADS = frozenset(n for n in dir(builtins) if not n.startswith("_"))
+
+
+def signature(fn: ast.AST) -> dict[str, Any]:
+    """The parameters a call binds: positional names, keyword-only names, and the kinds of
+    the defaults."""
+    args: ast.arguments = fn.args  # type: ignore[attr-defined]
+    positional = [a.arg for a in args.posonlyargs + args.args]
+    out: dict[str, Any] = {"sig": positional}
+    if args.kwonlyargs:
+        out["kwonly"] = [a.arg for a in args.kwonlyargs]
+    env = Env(ast.Module(body=[], type_ignores=[]), set())
+    defaults: dict[str, Kind] = {}
+    for a, d in zip(args.args[len(args.args) - len(args.defaults) :] if args.defaults else [], args.defaults):
+        defaults[a.arg] = _plain(env.kind(d))
+    for a, d in zip(args.kwonlyargs, args.kw_defaults):
+        if d is not None:
+            defaults[a.arg] = _plain(env.kind(d))
+    if defaults:
+        out["defaults"] = defaults
+    # annotated parameters keep what their annotation says
+    annotated = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs if a.annotation is not None]
+    if annotated:
+        out["annotated"] = annotated
+    return out
+
+
+def _plain(kind: Kind) -> str:
+    return kind if isinstance(kind, str) and kind in ("i", "n", "t") else "?"
+
+
+@functools.cache
+def common_methods() -> frozenset:
+    """Method names of tensors and of Python's containers and strings: a call ``v.name(...)``
+    on an unknown ``v`` is not listed (it is nearly always one of those), and a project method
+    with one of these names is taken as called from where no caller is seen."""
+    text = resources.files("torchlint").joinpath("data/tensor_methods.json").read_text("utf-8")
+    names = set(json.loads(text)["names"])
+    for t in (list, dict, str, set, tuple, bytes, int, float):
+        names.update(n for n in dir(t) if not n.startswith("__"))
+    return frozenset(names)
