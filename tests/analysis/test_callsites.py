@@ -25,7 +25,7 @@ from torchlint.static.cache import Cache
 sys.path.insert(0, str(REPO / "benchmarks"))
 import project as bench
 
-LAYERS = '''import torch
+LAYERS = """import torch
 from torch import nn
 
 
@@ -55,17 +55,17 @@ class Block(nn.Module):
 
     def forward(self, x, i, j):
         return self.proj(x)[:, : i + j]
-'''
+"""
 
-HELPERS = '''import torch
+HELPERS = """import torch
 
 
 def sinusoid(t, embed_dim):
     freqs = torch.arange(embed_dim).float()
     return t[..., None] * freqs
-'''
+"""
 
-MODEL = '''import torch
+MODEL = """import torch
 from torch import nn
 
 from .helpers import sinusoid
@@ -86,7 +86,7 @@ class Net(nn.Module):
         h = self.gate(h, x.sum())
         e = sinusoid(x, self.width)
         return h.sum() + self.pos(x.size(1)).sum() + e.sum()
-'''
+"""
 
 ORACLE = [{"path": ".", "module": "pkg.model", "target": "Net", "inputs": ["f32[4,8]"]}]
 
@@ -152,8 +152,11 @@ def test_a_module_used_where_calls_are_not_followed_keeps_todays_guess(tmp_path,
 
 def test_a_function_with_no_caller_in_the_project_keeps_todays_guess(tmp_path):
     folder = make(tmp_path, MODEL.replace("sinusoid(x, self.width)", "x"))
-    write(folder, "pkg/helpers.py", HELPERS + "\n\nclass Out(torch.nn.Module):\n    def forward(self, x):\n"
-          "        return sinusoid(x, x)\n")
+    write(
+        folder,
+        "pkg/helpers.py",
+        HELPERS + "\n\nclass Out(torch.nn.Module):\n    def forward(self, x):\n        return sinusoid(x, x)\n",
+    )
     assert ("pkg/helpers.py", 5, "TL002") in found(folder)
 
 

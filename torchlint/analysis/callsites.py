@@ -154,8 +154,8 @@ class CallSites:
                     if base[0] == "cls" and (base[1], base[2]) not in out:
                         out.add((base[1], base[2]))
                         todo.append((base[1], base[2]))
-            self._memo[key] = out  # type: ignore[assignment]
-        return self._memo[key]  # type: ignore[return-value]
+            self._memo[key] = out
+        return self._memo[key]
 
     def _descendants(self, path: str, cls: str) -> set[tuple[str, str]]:
         out: set[tuple[str, str]] = set()

@@ -112,8 +112,9 @@ def _atoms_join(kinds: list[Kind]) -> Kind:
             flat.append(k)
     if not flat:
         return ""
-    if all(isinstance(k, str) and k in ("i", "n", "t", "?") for k in flat):
-        return join(flat)  # type: ignore[arg-type]
+    atoms = [k for k in flat if isinstance(k, str) and k in ("i", "n", "t", "?")]
+    if len(atoms) == len(flat):
+        return join(atoms)
     out: list[Kind] = ["|"]
     for k in flat:
         if k not in out[1:]:
@@ -147,8 +148,9 @@ def arith(op: str, kinds: list[str]) -> str:
 
 
 def _fold(op: str, kinds: list[Kind]) -> Kind:
-    if all(isinstance(k, str) and not k.startswith(("p:", "s:")) for k in kinds):
-        return arith(op, kinds)  # type: ignore[arg-type]
+    plain = [k for k in kinds if isinstance(k, str) and not k.startswith(("p:", "s:"))]
+    if len(plain) == len(kinds):
+        return arith(op, plain)
     return [op, *kinds]
 
 
@@ -228,50 +230,47 @@ class Env:
                 self._bind(n.id, None)
 
     def _note(self, node: ast.AST) -> None:
-        t = type(node)
-        if t is ast.Assign:
-            for target in node.targets:  # type: ignore[attr-defined]
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
                 if isinstance(target, ast.Name):
-                    self._bind(target.id, node.value)  # type: ignore[attr-defined]
+                    self._bind(target.id, node.value)
                 else:
                     self._unknown(target)
-        elif t is ast.AnnAssign:
-            target = node.target  # type: ignore[attr-defined]
-            if isinstance(target, ast.Name):
-                if node.value is not None:  # type: ignore[attr-defined]
-                    self._bind(target.id, node.value)  # type: ignore[attr-defined]
+        elif isinstance(node, ast.AnnAssign):
+            if isinstance(node.target, ast.Name):
+                if node.value is not None:
+                    self._bind(node.target.id, node.value)
             else:
-                self._unknown(target)
-        elif t is ast.AugAssign:
-            target = node.target  # type: ignore[attr-defined]
-            if isinstance(target, ast.Name):
-                self._bind(target.id, node)
-        elif t is ast.NamedExpr:
-            self._bind(node.target.id, node.value)  # type: ignore[attr-defined]
-        elif t in (ast.For, ast.AsyncFor, ast.comprehension):
-            self._unknown(node.target)  # type: ignore[attr-defined]
-        elif t is ast.withitem:
-            if node.optional_vars is not None:  # type: ignore[attr-defined]
-                self._unknown(node.optional_vars)  # type: ignore[attr-defined]
-        elif t is ast.ExceptHandler:
-            if node.name:  # type: ignore[attr-defined]
-                self._bind(node.name, None)  # type: ignore[attr-defined]
-        elif t is ast.arg:
-            self._bind(node.arg, None)  # type: ignore[attr-defined]  (a nested function's or lambda's)
-        elif t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
-            self._bind(node.name, None)  # type: ignore[attr-defined]
-        elif t in (ast.Import, ast.ImportFrom):
-            for a in node.names:  # type: ignore[attr-defined]
+                self._unknown(node.target)
+        elif isinstance(node, ast.AugAssign):
+            if isinstance(node.target, ast.Name):
+                self._bind(node.target.id, node)
+        elif isinstance(node, ast.NamedExpr):
+            self._bind(node.target.id, node.value)
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            self._unknown(node.target)
+        elif isinstance(node, ast.withitem):
+            if node.optional_vars is not None:
+                self._unknown(node.optional_vars)
+        elif isinstance(node, ast.ExceptHandler):
+            if node.name:
+                self._bind(node.name, None)
+        elif isinstance(node, ast.arg):  # a nested function's or lambda's parameter
+            self._bind(node.arg, None)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            self._bind(node.name, None)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for a in node.names:
                 self._bind((a.asname or a.name).split(".")[0], None)
-        elif t in (ast.Global, ast.Nonlocal):
-            for name in node.names:  # type: ignore[attr-defined]
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            for name in node.names:
                 self._bind(name, None)
-        elif t is ast.Delete:
-            for target in node.targets:  # type: ignore[attr-defined]
+        elif isinstance(node, ast.Delete):
+            for target in node.targets:
                 self._unknown(target)
-        elif hasattr(ast, "MatchAs") and t in (ast.MatchAs, ast.MatchStar):
-            if node.name:  # type: ignore[attr-defined]
-                self._bind(node.name, None)  # type: ignore[attr-defined]
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)):
+            if node.name:
+                self._bind(node.name, None)
 
     def is_local(self, name: str) -> bool:
         return name in self.values or name in self.params
@@ -299,45 +298,43 @@ class Env:
             self._visiting.discard(name)
 
     def kind(self, node: ast.AST) -> Kind:
-        t = type(node)
-        if t is ast.Constant:
-            v = node.value  # type: ignore[attr-defined]
+        if isinstance(node, ast.Constant):
+            v = node.value
             return "i" if isinstance(v, int) and not isinstance(v, bool) else "n"
-        if t is ast.Name:
-            return self.name_kind(node.id)  # type: ignore[attr-defined]
-        if t is ast.JoinedStr:
+        if isinstance(node, ast.Name):
+            return self.name_kind(node.id)
+        if isinstance(node, ast.JoinedStr):
             return "n"
-        if t in (ast.Tuple, ast.List, ast.Set):
-            kinds = [self.kind(e) for e in node.elts]  # type: ignore[attr-defined]
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            kinds = [self.kind(e) for e in node.elts]
             return "n" if all(k in ("i", "n") for k in kinds) else "?"
-        if t is ast.Attribute:
-            return self._attribute_kind(node)  # type: ignore[arg-type]
-        if t is ast.Subscript:
-            base = node.value  # type: ignore[attr-defined]
-            sliced = isinstance(node.slice, ast.Slice)  # type: ignore[attr-defined]
+        if isinstance(node, ast.Attribute):
+            return self._attribute_kind(node)
+        if isinstance(node, ast.Subscript):
+            base = node.value
+            sliced = isinstance(node.slice, ast.Slice)
             if isinstance(base, ast.Attribute) and base.attr == "shape":
                 return "n" if sliced else "i"
             if isinstance(base, ast.Call) and isinstance(base.func, ast.Attribute) and base.func.attr == "size":
                 return "n" if sliced else "i"
             return "?"
-        if t is ast.Call:
-            return self._call_kind(node)  # type: ignore[arg-type]
-        if t is ast.BinOp:
-            op = "/" if isinstance(node.op, ast.Div) else "+"  # type: ignore[attr-defined]
-            return _fold(op, [self.kind(node.left), self.kind(node.right)])  # type: ignore[attr-defined]
-        if t is ast.UnaryOp:
-            if isinstance(node.op, ast.Not):  # type: ignore[attr-defined]
+        if isinstance(node, ast.Call):
+            return self._call_kind(node)
+        if isinstance(node, ast.BinOp):
+            op = "/" if isinstance(node.op, ast.Div) else "+"
+            return _fold(op, [self.kind(node.left), self.kind(node.right)])
+        if isinstance(node, ast.UnaryOp):
+            if isinstance(node.op, ast.Not):
                 return "n"
-            return self.kind(node.operand)  # type: ignore[attr-defined]
-        if t is ast.Compare:
-            operands = [node.left, *node.comparators]  # type: ignore[attr-defined]
-            if any(isinstance(o, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for o in node.ops):  # type: ignore[attr-defined]
+            return self.kind(node.operand)
+        if isinstance(node, ast.Compare):
+            if any(isinstance(o, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for o in node.ops):
                 return "n"
-            return _fold("c", [self.kind(o) for o in operands])
-        if t is ast.BoolOp:
-            return _atoms_join([self.kind(v) for v in node.values])  # type: ignore[attr-defined]
-        if t is ast.IfExp:
-            return _atoms_join([self.kind(node.body), self.kind(node.orelse)])  # type: ignore[attr-defined]
+            return _fold("c", [self.kind(o) for o in [node.left, *node.comparators]])
+        if isinstance(node, ast.BoolOp):
+            return _atoms_join([self.kind(v) for v in node.values])
+        if isinstance(node, ast.IfExp):
+            return _atoms_join([self.kind(node.body), self.kind(node.orelse)])
         return "?"
 
     def _attribute_kind(self, node: ast.Attribute) -> Kind:
@@ -434,10 +431,10 @@ UNLISTED_MODULES = frozenset({"torch", "np", "numpy", "math", "os", "sys", "re",
 UNLISTED_HEADS = frozenset(n for n in dir(builtins) if not n.startswith("_"))
 
 
-def signature(fn: ast.AST) -> dict[str, Any]:
+def signature(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> dict[str, Any]:
     """The parameters a call binds: positional names, keyword-only names, and the kinds of
     the defaults."""
-    args: ast.arguments = fn.args  # type: ignore[attr-defined]
+    args = fn.args
     positional = [a.arg for a in args.posonlyargs + args.args]
     out: dict[str, Any] = {"sig": positional}
     if args.kwonlyargs:
@@ -446,9 +443,9 @@ def signature(fn: ast.AST) -> dict[str, Any]:
     defaults: dict[str, Kind] = {}
     for a, d in zip(args.args[len(args.args) - len(args.defaults) :] if args.defaults else [], args.defaults):
         defaults[a.arg] = _plain(env.kind(d))
-    for a, d in zip(args.kwonlyargs, args.kw_defaults):
-        if d is not None:
-            defaults[a.arg] = _plain(env.kind(d))
+    for a, kd in zip(args.kwonlyargs, args.kw_defaults):
+        if kd is not None:
+            defaults[a.arg] = _plain(env.kind(kd))
     if defaults:
         out["defaults"] = defaults
     # annotated parameters keep what their annotation says

@@ -155,11 +155,14 @@ class _FunctionScan:
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
-                value = target.value if isinstance(target, ast.Attribute) else None
-                if isinstance(value, ast.Name) and value.id == "self":
-                    self.fields.setdefault(target.attr, []).append(node.value)  # type: ignore[union-attr]
+                if (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == "self"
+                ):
+                    self.fields.setdefault(target.attr, []).append(node.value)
                     if isinstance(node.value, ast.Call) and len(targets) == 1:
-                        self.assigned_to[id(node.value)] = target.attr  # type: ignore[union-attr]
+                        self.assigned_to[id(node.value)] = target.attr
         if isinstance(node, ast.Import):
             for a in node.names:
                 if a.asname:
@@ -215,7 +218,7 @@ class _FunctionScan:
                 continue
             if t is Attribute:  # (its only field that holds code: the value)
                 value = cur.value  # type: ignore[attr-defined]
-                if type(value) is _Name and value.id == "self":  # type: ignore[attr-defined]
+                if type(value) is _Name and value.id == "self":
                     attr = cur.attr  # type: ignore[attr-defined]
                     reads[attr] = reads.get(attr, 0) + 1
                     if type(cur.ctx) is not _Load:  # type: ignore[attr-defined]
@@ -223,8 +226,8 @@ class _FunctionScan:
                     if attr not in seen_attrs:
                         seen_attrs.add(attr)
                         self.attrs.append(attr)
-                elif type(value) is Attribute and type(value.value) is _Name and value.value.id == "self":  # type: ignore[attr-defined]
-                    plain[value.attr] = plain.get(value.attr, 0) + 1  # type: ignore[attr-defined]
+                elif type(value) is Attribute and type(value.value) is _Name and value.value.id == "self":
+                    plain[value.attr] = plain.get(value.attr, 0) + 1
                 push(value)
                 continue
             if t is Call:
@@ -374,7 +377,7 @@ def _callers_view(fn: ast.AST, scan: _FunctionScan, own: set[str] | None) -> dic
         made = {a: [c for c in callees if c] for a, callees in sets.items()}
         if any(made.values()):
             out["sets"] = {a: c for a, c in made.items() if c}
-    if own is not None:
+    if own is not None and isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         out.update(signature(fn))
     return out
 

@@ -437,7 +437,7 @@ class TensorScope:
         called_with = called_with or {}
         every = list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
         commented: dict[str, str] = {}
-        typed = type_comment(fn) if isinstance(fn, cst.FunctionDef) else None
+        typed = type_comment(fn)
         if typed is not None:  # (TorchScript leaves `self` out of the list)
             named = [p.name.value for p in every if p.name.value not in ("self", "cls") or self.owner is None]
             if len(named) == len(typed[0]):
@@ -460,7 +460,7 @@ class TensorScope:
                 continue
             is_tensor = self._param_is_tensor(p, name, tensor_params, all_tensors)
             self.bind(name, TENSOR if is_tensor else None)
-            if is_tensor and p.annotation is None and name not in tensor_params:
+            if is_tensor and name not in tensor_params:  # (un-annotated: those went above)
                 self.guessed.add(name)
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):

@@ -150,6 +150,7 @@ class _Walker(cst.CSTVisitor):
             self.walk(branch.orelse)
         arms.append((dict(scope.kinds), set(scope.guessed)))
         guessed = arms[0][1] | arms[1][1]
+        value: str | None
         for name in set(arms[0][0]) | set(arms[1][0]):
             a = arms[0][0].get(name, before[0].get(name))
             b = arms[1][0].get(name, before[0].get(name))
