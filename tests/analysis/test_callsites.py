@@ -19,7 +19,7 @@ from support import REPO, run_cli, write
 
 from torchlint.analysis.summary import summarize
 from torchlint.config import Settings
-from torchlint.static import run
+from torchlint.static import static_pass
 from torchlint.static.cache import Cache
 
 sys.path.insert(0, str(REPO / "benchmarks"))
@@ -178,7 +178,7 @@ def test_a_callers_edit_rechecks_the_callee_with_the_cache(tmp_path):
     cache = Cache(str(tmp_path / ".cache"), ["TL0"], [])
 
     def static():
-        findings, errors = run.run_static(files, settings=Settings(), cache=cache)
+        findings, errors = static_pass.run_static(files, settings=Settings(), cache=cache)
         assert errors == []
         return {(os.path.basename(f.path), f.line, f.rule) for f in findings}
 
