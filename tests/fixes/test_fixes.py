@@ -16,9 +16,10 @@ import pytest
 from support import run_cli, write
 
 from torchlint.fixes import fixer_for
-from torchlint.fixes.apply import FixOptions, apply_edits, apply_plans, fix_source, plan_source
 from torchlint.fixes.base import Plan
+from torchlint.fixes.edits import apply_edits
 from torchlint.fixes.fix_files import Marker
+from torchlint.fixes.rounds import FixOptions, apply_plans, fix_source, plan_source
 from torchlint.rules import all_rules
 
 FIXES = Path(__file__).resolve().parent  # the snapshots sit beside this file

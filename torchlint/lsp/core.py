@@ -149,7 +149,7 @@ class FixChoice:
 
 def fixes_for(text: str, path: str, settings: Settings) -> list[FixChoice]:
     """Each fixable finding's own fix: the text with only that fix applied."""
-    from torchlint.fixes.apply import apply_plans, plan_source
+    from torchlint.fixes.rounds import apply_plans, plan_source
 
     planned = plan_source(text, path, _fix_options(path, settings, unsafe=True))
     if planned is None or not planned.plans:
@@ -165,14 +165,14 @@ def fixes_for(text: str, path: str, settings: Settings) -> list[FixChoice]:
 
 def fix_all(text: str, path: str, settings: Settings, *, unsafe: bool = False) -> str:
     """The text after every safe fix (``--fix`` on the buffer)."""
-    from torchlint.fixes.apply import fix_source
+    from torchlint.fixes.rounds import fix_source
 
     return fix_source(text, path, _fix_options(path, settings, unsafe=unsafe)).new
 
 
 def _fix_options(path: str, settings: Settings, *, unsafe: bool):
     """What fixing the buffer of ``path`` may do: the enabled rules and the file's ignores."""
-    from torchlint.fixes.apply import FixOptions
+    from torchlint.fixes.rounds import FixOptions
 
     return FixOptions(rules_for(settings), unsafe=unsafe, ignored=settings.ignored_for(relative_path(path, settings)))
 
