@@ -15,10 +15,9 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple, cast
 
 import libcst as cst
-from libcst._nodes.internal import CodegenState
 
 from torchlint.analysis.names import dotted
-from torchlint.analysis.tree import Span, children
+from torchlint.analysis.tree import Span, children, statements_code
 from torchlint.findings import Edit
 from torchlint.fixes.base import REMOVE, FixContext, Plan
 
@@ -224,7 +223,7 @@ def _diff_block(old, new, indent: list[str], module: cst.Module, out: list[Chang
         ):
             out.extend(inner)
             return True
-    text = _render(nm, indent, module)
+    text = statements_code(nm, indent, module)
     if om:
         out.append(Change(om[0], om[-1], None, True, text))
     elif i < len(ob):
@@ -247,16 +246,6 @@ def _only_body_differs(old: cst.CSTNode, new: cst.CSTNode) -> bool:
         return False
     ko, kn = children(old), children(new)
     return len(ko) == len(kn) and all(a is b or (a is old_body and b is new_body) for a, b in zip(ko, kn))
-
-
-def _render(nodes: Sequence[cst.CSTNode], indent: list[str], module: cst.Module) -> str:
-    """The code of statements ``nodes`` as they read inside blocks indented by ``indent``."""
-    state = CodegenState(
-        default_indent=module.default_indent, default_newline=module.default_newline, indent_tokens=list(indent)
-    )
-    for node in nodes:
-        node._codegen(state)
-    return "".join(state.tokens)
 
 
 def change_nodes(changes: Iterable[Change]) -> list[cst.CSTNode]:
