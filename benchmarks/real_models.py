@@ -176,13 +176,13 @@ def real_sources(names: list[str] | None = None) -> list[RealSource]:
 
 def main(argv: list[str]) -> int:
     from torchlint.rules import all_rules
-    from torchlint.static.engine import lint_source
+    from torchlint.static.lint import lint_file
 
     verbose = "-v" in argv
     rules = [r for r in all_rules() if r.severity == "error"]
     whole_lines = whole_findings = 0
     for s in real_sources([a for a in argv if not a.startswith("-")] or None):
-        static = lint_source(s.code, s.path, rules)
+        static = lint_file(s.path, s.code, rules).findings
         lines = len(s.code.splitlines())
         whole = not s.breaks and s.graphs == 1 and s.error is None
         if whole:

@@ -87,6 +87,13 @@ def test_the_private_import_walk_sees_both_forms(tmp_path):
     assert private_imports_of(path) == {"a._b", "x._y.z", "p._q"}
 
 
+def test_one_file_is_linted_through_lint_file():
+    # the engine's walk is called from torchlint.static.lint alone: every caller that lints a
+    # file's text goes through its lint_file (or the editor's IncrementalParser.lint)
+    callers = [m for m, path in MODULES.items() if "lint_module(" in path.read_text("utf-8")]
+    assert sorted(callers) == ["torchlint.static.engine", "torchlint.static.lint"]
+
+
 @pytest.mark.dynamo
 def test_every_module_imports():
     """Each module imports on its own (no hidden order dependence)."""

@@ -29,9 +29,8 @@ from torchlint.fixes import fixer_for
 from torchlint.fixes.base import SAFE, Applied, FixContext, FixOutcome, Plan
 from torchlint.fixes.edits import ApplyPlans, parses
 from torchlint.rules.base import Rule
-from torchlint.static.engine import FileFixes, FixPlanner, lint_module
-from torchlint.static.limits import parse, too_deep
-from torchlint.static.sources import is_candidate
+from torchlint.static.engine import FileFixes, FixPlanner
+from torchlint.static.lint import lint_file
 
 MAX_ROUNDS = 6
 Key = tuple[str, int, int]  # (rule code, line, column) of a finding
@@ -80,11 +79,15 @@ class Planning(FileFixes):
             self.plans.append(plan)
 
 
-class _Given(FixPlanner):
-    def __init__(self, planning: Planning) -> None:
-        self.planning = planning
+class _Planner(FixPlanner):
+    """Hands the engine a :class:`Planning` for the file it parses, and keeps it."""
 
-    def start(self, module, rule_classes) -> Planning:
+    def __init__(self, codes: set[str]) -> None:
+        self.codes = codes
+        self.planning: Planning | None = None
+
+    def start(self, module: cst.Module, rule_classes: Sequence[type[Rule]]) -> Planning:
+        self.planning = Planning(module, self.codes)
         return self.planning
 
 
@@ -136,25 +139,18 @@ class FixOptions:
 
 
 def plan_source(source: str, path: str, options: FixOptions) -> Planned | None:
-    """Plans for the fixable findings of ``source`` (``None`` when it does not parse) that
-    ``options`` allow."""
-    classes, facts = options.fixable, options.facts
-    reached = bool(facts and (facts.get("roots") or facts.get("reached")))
-    if not classes or not (reached or is_candidate(source)) or too_deep(source):
-        return None  # too deep: libcst would overflow the stack (the check reports the file)
-    try:
-        module = parse(source)
-    except Exception:  # noqa: BLE001 - the check reports unparsable files; nothing to fix here
+    """Plans for the fixable findings of ``source`` that ``options`` allow (``None`` when no
+    finding has one, or the file cannot be checked: the check reports why)."""
+    classes = options.fixable
+    if not classes:
         return None
-    planning = Planning(module, {c.code for c in classes})
-    ctx, sink = planning.ctx, planning.plans
+    planner = _Planner({c.code for c in classes})
+    result = lint_file(path, source, classes, facts=options.facts, fixes=planner)
+    planning = planner.planning
+    if result.error or planning is None or not planning.plans:
+        return None
+    module, ctx, sink, findings = planning.module, planning.ctx, planning.plans, result.findings
     lines = source_lines(source)  # numbered as Python does, so suppressions line up
-    try:
-        findings = lint_module(module, path, classes, lines, fixes=_Given(planning), source=source, project=facts)
-    except RecursionError:
-        return None
-    if not sink:
-        return Planned(module, ctx, [], {}, {})
     table = suppression.parse(lines)
     live: set[Key] = {
         (f.rule, f.line, f.column)

@@ -122,14 +122,17 @@ def lint_text(
     (``facts``: the file's facts from the project-wide analysis; ``parser``: the trees of the
     document's earlier versions, so that only the statements that changed are parsed;
     ``syntax``: :func:`torchlint.static.limits.syntax_tree` of the text, if already made)."""
-    from torchlint.static.static_pass import check_source, gc_paused, with_modes
+    from torchlint.static.lint import lint_file
+    from torchlint.static.static_pass import with_modes
 
     facts = with_modes([facts], [text], settings)[0]  # `train` / `half` from the config
     rel = relative_path(path, settings)
     if any(match_path(rel, pat) for pat in settings.exclude):
         return LintResult([])
-    with gc_paused():
-        result = check_source(text, path, rules_for(settings), facts=facts, parser=parser, syntax=syntax)
+    if parser is None:
+        result = lint_file(path, text, rules_for(settings), facts=facts)
+    else:
+        result = parser.lint(path, text, rules_for(settings), facts=facts, syntax=syntax)
     ignored = settings.ignored_for(rel)
     findings = [f for f in result.findings if not (f.rule and any(f.rule.startswith(p) for p in ignored))]
     findings = suppression.apply(findings, lambda p: source_lines(text))
