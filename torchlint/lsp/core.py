@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from torchlint import suppression
 from torchlint.config import ConfigError, Settings, find_config, load_settings, match_path
-from torchlint.files import source_lines
+from torchlint.files import display_path, source_lines
 from torchlint.findings import Finding
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -76,11 +76,7 @@ class SettingsCache:
 def relative_path(path: str, settings: Settings) -> str:
     """The path as the config's patterns see it (relative to the config's folder)."""
     root = os.path.abspath(settings.root) if settings.source else os.getcwd()
-    try:
-        rel = os.path.relpath(os.path.abspath(path), root)
-    except ValueError:
-        return path
-    return path if rel.startswith("..") else rel
+    return display_path(path, root, absolute=False)
 
 
 # -- linting ---------------------------------------------------------------------------
