@@ -41,7 +41,7 @@ sys.path.insert(0, REPO)
 from torchlint.config import Settings  # noqa: E402
 from torchlint.pages import pages  # noqa: E402
 from torchlint.rules import enabled_rules  # noqa: E402
-from torchlint.static.engine import lint_source  # noqa: E402
+from torchlint.static.lint import lint_file  # noqa: E402
 from torchlint.verify import silenced  # noqa: E402
 
 FIXTURES = os.path.join(REPO, "fixtures")
@@ -223,7 +223,7 @@ def real_models(rules, verbose: bool) -> None:
         return
     score, peer = Score(), Score()
     for s in sources:
-        static = {f.line for f in lint_source(s.code, s.path, rules)}
+        static = {f.line for f in lint_file(s.path, s.code, rules).findings}
         grep = {n for n, line in enumerate(s.code.splitlines(), 1) if PEER.search(line.split("#", 1)[0])}
         one = Score().add(static, s.breaks)
         score.add(static, s.breaks)
@@ -274,7 +274,9 @@ def main(argv: list[str]) -> int:
         )
     started = time.perf_counter()
     for s in sources:
-        s.static = {f.line for f in lint_source(s.code, s.label, rules, facts={"train": True} if s.train else None)}
+        s.static = {
+            f.line for f in lint_file(s.label, s.code, rules, facts={"train": True} if s.train else None).findings
+        }
         s.peer = {n for n, line in enumerate(s.code.splitlines(), 1) if PEER.search(line.split("#", 1)[0])}
     static_seconds = time.perf_counter() - started
     started = time.perf_counter()

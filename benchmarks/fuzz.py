@@ -171,7 +171,7 @@ def rules():
 def violation(data: bytes, path: str = "fuzzed.py") -> str | None:
     """Why the static pass mishandled ``data`` (as a file's bytes), or None when it held."""
     from torchlint.files import FileProblem, decode_source, source_lines
-    from torchlint.static.static_pass import check_source
+    from torchlint.static.lint import lint_file
 
     try:
         source = decode_source(data)
@@ -180,9 +180,9 @@ def violation(data: bytes, path: str = "fuzzed.py") -> str | None:
     except Exception as exc:  # noqa: BLE001 - that is the bug being looked for
         return f"decode raised {type(exc).__name__}: {exc}"
     try:
-        result = check_source(source, path, rules())
+        result = lint_file(path, source, rules())
     except BaseException as exc:  # noqa: BLE001
-        return f"check_source raised {type(exc).__name__}: {exc}"
+        return f"lint_file raised {type(exc).__name__}: {exc}"
     if result.error is not None:
         if "\n" in result.error:
             return f"multi-line error: {result.error!r}"

@@ -28,7 +28,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
 from torchlint.rules import all_rules  # noqa: E402
-from torchlint.static.engine import lint_source  # noqa: E402
+from torchlint.static.lint import lint_file  # noqa: E402
 from torchlint.verify import silenced  # noqa: E402
 
 HERE = os.path.join(REPO, "benchmarks", "heldout")
@@ -57,7 +57,7 @@ def score(files: list[str], verbose: bool) -> tuple[int, int, int]:
         # a program run in train mode is linted for training, as `torchlint check --train` does
         m = _HEADER.match(code)
         facts = {"train": True} if m is not None and m.group(3) else None
-        static = {f.line for f in lint_source(code, os.path.basename(path), rules, facts=facts)}
+        static = {f.line for f in lint_file(os.path.basename(path), code, rules, facts=facts).findings}
         try:
             real = measure(code)
             note = ""
@@ -86,7 +86,7 @@ def main(argv: list[str]) -> int:
     tp, fp, fn = score(positives, verbose)
     ltp, lfp, lfn = score(lookalikes, verbose)
     rules = [r for r in all_rules() if r.severity == "error"]
-    look_findings = sum(len(lint_source(open(p, encoding="utf-8").read(), p, rules)) for p in lookalikes)
+    look_findings = sum(len(lint_file(p, open(p, encoding="utf-8").read(), rules).findings) for p in lookalikes)
     tp, fp, fn = tp + ltp, fp + lfp, fn + lfn
     precision = tp / (tp + fp) if tp + fp else 1.0
     recall = tp / (tp + fn) if tp + fn else 1.0

@@ -63,6 +63,23 @@ def imports_of(path: Path, module: str = "") -> set[str]:
 GRAPH: dict[str, set[str]] = {m: imports_of(p, m) for m, p in MODULES.items()}
 
 
+def private_imports_of(path: Path) -> set[str]:
+    """The private modules and names of other packages the file imports (a part of the
+    dotted name starts with ``_``: ``libcst._nodes.op``, ``torch._dynamo.utils.counters``)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module not in (None, "__future__"):
+            names = [f"{node.module}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        found.update(
+            n for n in names if n.split(".")[0] != "torchlint" and any(p.startswith("_") for p in n.split("."))
+        )
+    return found
+
+
 def reach(start: str) -> set[str]:
     """Everything ``start`` imports, directly or through others."""
     seen: set[str] = set()

@@ -7,7 +7,7 @@ import ast
 import importlib
 
 import pytest
-from import_graph import GRAPH, MODULES, PACKAGE, cycles, imports_of, reach
+from import_graph import GRAPH, MODULES, PACKAGE, cycles, imports_of, private_imports_of, reach
 
 
 def test_the_cycle_finder_finds_a_cycle():
@@ -64,6 +64,34 @@ def test_the_static_pass_never_imports_the_fixes():
     for module in MODULES:
         if _top(module) == "static":
             assert not any(_top(d) == "fixes" for d in reach(module)), module
+
+
+def test_private_imports_of_other_packages_stay_where_they_are_named():
+    # libcst's: only the fast tree module, each piece named in its LIBCST_PRIVATE; torch's:
+    # only the child side of the dynamic pass and of `torchlint run`, which run dynamo
+    def allowed(module: str, name: str) -> bool:
+        if name.startswith("libcst."):
+            return module == "torchlint.analysis.tree"
+        if name.startswith("torch."):
+            return _top(module) in ("dynamic", "run")
+        return False
+
+    found = {m: private_imports_of(MODULES[m]) for m in MODULES}
+    assert "libcst._nodes.internal.CodegenState" in found["torchlint.analysis.tree"]  # the walk sees them
+    assert [f"{m} imports {n}" for m, names in found.items() for n in sorted(names) if not allowed(m, n)] == []
+
+
+def test_the_private_import_walk_sees_both_forms(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text("import a._b as c\nfrom x._y import z\nfrom p import _q, r\nfrom . import _s\nimport t\n")
+    assert private_imports_of(path) == {"a._b", "x._y.z", "p._q"}
+
+
+def test_one_file_is_linted_through_lint_file():
+    # the engine's walk is called from torchlint.static.lint alone: every caller that lints a
+    # file's text goes through its lint_file (or the editor's IncrementalParser.lint)
+    callers = [m for m, path in MODULES.items() if "lint_module(" in path.read_text("utf-8")]
+    assert sorted(callers) == ["torchlint.static.engine", "torchlint.static.lint"]
 
 
 @pytest.mark.dynamo

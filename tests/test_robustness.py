@@ -234,12 +234,12 @@ def test_huge_file_is_not_read(project, monkeypatch):
 
 
 def test_the_users_warnings_are_not_printed(recwarn):
-    from torchlint.static.static_pass import check_source
+    from torchlint.static.lint import lint_file
 
     warnings.simplefilter("always")
-    result = check_source(HEAD + 'PATTERN = "\\d+"\nCALL = "abc"(1)\n' + NET, "w.py", fuzz.rules())
+    result = lint_file("w.py", HEAD + 'PATTERN = "\\d+"\nCALL = "abc"(1)\n' + NET, fuzz.rules())
     assert [f.line for f in result.findings] == [7] and result.error is None
-    broken = check_source(HEAD + 'PATTERN = "\\d+"\ndef broken(:\n', "w.py", fuzz.rules())
+    broken = lint_file("w.py", HEAD + 'PATTERN = "\\d+"\ndef broken(:\n', fuzz.rules())
     assert broken.error.startswith("syntax error at line 4")
     assert [str(w.message) for w in recwarn] == []
 
@@ -284,6 +284,29 @@ def test_a_bug_in_a_rule_is_one_line_and_the_rest_is_checked(project, monkeypatc
     assert "Traceback" in debug.stderr and "KeyError: 'rule state'" in debug.stderr
 
 
+def test_a_bug_in_a_rule_leaves_that_file_unfixed_and_fixes_the_rest(project, monkeypatch):
+    # the fixes lint through the same guarded entry as the check: one line, not a crash
+    import torchlint.static.engine as engine
+
+    real = engine.lint_module
+
+    def buggy(module, path, *args, **kwargs):
+        if path.endswith("bad.py"):
+            raise KeyError("rule state")
+        return real(module, path, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "lint_module", buggy)
+    printing = HEAD + "class Net(nn.Module):\n    def forward(self, x):\n        print(x)\n        return x * 2\n"
+    write(project, "bad.py", printing)
+    write(project, "good.py", printing)
+    result = run_cli(["check", ".", "--no-cache", "--fix", "--format", "json"])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert result.exit_code == 2
+    assert json.loads(result.stdout)["errors"][0]["path"] == "bad.py"
+    assert (project / "bad.py").read_text() == printing
+    assert "if not torch.compiler.is_compiling():" in (project / "good.py").read_text()
+
+
 def test_time_limit_stops_a_file_that_never_ends(project, monkeypatch):
     import torchlint.static.engine as engine
 
@@ -315,12 +338,12 @@ def test_time_limit_stops_a_file_that_never_ends(project, monkeypatch):
 def test_without_a_big_stack_deep_code_is_one_line(monkeypatch):
     """Where no big-stack thread can start (a tight ``ulimit -v``), files are linted in the
     caller's thread at the usual recursion limit: deep ones become one line, not a crash."""
-    from torchlint.static.static_pass import check_source
+    from torchlint.static.lint import lint_file
 
     monkeypatch.setattr(guard, "STACK_SIZE", 1)  # threading refuses it
-    assert check_source(HEAD + NET, "ok.py", fuzz.rules()).findings[0].line == 5
-    deep = check_source(
-        HEAD + "@torch.compile\ndef f(x):\n    return (" + "x + " * 1000 + "x).item()\n", "deep.py", fuzz.rules()
+    assert lint_file("ok.py", HEAD + NET, fuzz.rules()).findings[0].line == 5
+    deep = lint_file(
+        "deep.py", HEAD + "@torch.compile\ndef f(x):\n    return (" + "x + " * 1000 + "x).item()\n", fuzz.rules()
     )
     assert deep.findings == [] and deep.error == "code nested too deeply to analyse"
     assert sys.getrecursionlimit() < guard.RECURSION_LIMIT

@@ -204,8 +204,9 @@ def _target_name(model: Any, cwd: str) -> str:
     path = _defining_file(model)
     if not path:
         return qualname
-    rel = os.path.relpath(path, cwd)
-    return f"{path if rel.startswith(os.pardir) else rel}:{qualname}"
+    from torchlint.files import display_path
+
+    return f"{display_path(path, cwd, absolute=False)}:{qualname}"
 
 
 def _with_rules(dynamic: list[Finding]) -> list[Finding]:

@@ -42,14 +42,18 @@ class FileProblem(Exception):
     """A file that cannot be checked; ``str()`` is the one-line reason."""
 
 
-def display_path(path: str | Path, cwd: str) -> str:
-    """Relative to the working directory when inside it, else as given."""
+def display_path(path: str | Path, cwd: str, *, absolute: bool = True) -> str:
+    """``path`` as a user sees it: relative to the folder ``cwd`` when it lies inside it, else
+    absolute (with ``absolute`` off: as given). The one home of the paths shown to users: the
+    static pass, the dynamic pass, ``torchlint run``'s places, the editor and the Python API."""
     p = os.path.abspath(path)
     try:
         rel = os.path.relpath(p, cwd)
-    except ValueError:
+    except ValueError:  # another drive
         return str(path)
-    return p if rel.startswith("..") else rel
+    if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+        return p if absolute else str(path)
+    return rel
 
 
 def discover(paths: Sequence[str], exclude: Sequence[str], cwd: str) -> tuple[list[str], list[tuple[str, str]]]:

@@ -257,9 +257,9 @@ def _fix_marker() -> Marker:
 def _stdin_pass(path: str, text: str, settings: Settings) -> tuple[list[Finding], list[FileError]]:
     """The static pass over text that is not on disk (``--stdin-filename``): no cache."""
     from torchlint.rules import enabled_rules
-    from torchlint.static.static_pass import check_source
+    from torchlint.static.lint import lint_file
 
-    result = check_source(text, path, enabled_rules(settings))
+    result = lint_file(path, text, enabled_rules(settings))
     return result.findings, [FileError(path, result.error)] if result.error else []
 
 

@@ -233,13 +233,13 @@ HELPERS = "def peak(x):\n    return x.max()\n"
 def counted(monkeypatch):
     """The paths the static pass lints (not answered by the cache), run by run."""
     linted = []
-    real = static_pass._lint
+    real = static_pass.lint_file
 
     def spy(path, *args, **kwargs):
         linted.append(os.path.basename(path))
         return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(static_pass, "_lint", spy)
+    monkeypatch.setattr(static_pass, "lint_file", spy)
     return linted
 
 

@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 from torchlint.rules import all_rules
-from torchlint.static.engine import lint_source
+from torchlint.static.lint import lint_file
 
 RULES = [r for r in all_rules() if r.severity == "error"]
 
@@ -50,7 +50,7 @@ class Net(nn.Module):
 
 
 def lines(code: str) -> set[int]:
-    return {f.line for f in lint_source(textwrap.dedent(code).lstrip("\n"), "m.py", RULES)}
+    return {f.line for f in lint_file("m.py", textwrap.dedent(code).lstrip("\n"), RULES).findings}
 
 
 def test_code_under_not_is_scripting_is_live_and_the_other_arm_dead():

@@ -10,7 +10,7 @@ import textwrap
 import pytest
 
 from torchlint.rules import all_rules
-from torchlint.static.engine import lint_source
+from torchlint.static.lint import lint_file
 
 RULES = [r for r in all_rules() if r.severity == "error"]
 
@@ -123,7 +123,7 @@ class Net(nn.Module):
 
 
 def lines(code: str) -> set[int]:
-    return {f.line for f in lint_source(textwrap.dedent(code).lstrip("\n"), "m.py", RULES)}
+    return {f.line for f in lint_file("m.py", textwrap.dedent(code).lstrip("\n"), RULES).findings}
 
 
 def test_a_tensor_in_one_arm_may_be_a_tensor_after_the_if():

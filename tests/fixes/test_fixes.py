@@ -16,9 +16,10 @@ import pytest
 from support import run_cli, write
 
 from torchlint.fixes import fixer_for
-from torchlint.fixes.apply import FixOptions, apply_edits, apply_plans, fix_source, plan_source
 from torchlint.fixes.base import Plan
+from torchlint.fixes.edits import apply_edits
 from torchlint.fixes.fix_files import Marker
+from torchlint.fixes.rounds import FixOptions, apply_plans, fix_source, plan_source
 from torchlint.rules import all_rules
 
 FIXES = Path(__file__).resolve().parent  # the snapshots sit beside this file
@@ -64,12 +65,12 @@ def test_a_second_fix_changes_nothing(name):
 def test_fixed_snapshot_has_no_static_finding_left(name):
     from torchlint.config import Settings
     from torchlint.rules import enabled_rules
-    from torchlint.static.engine import lint_source
+    from torchlint.static.lint import lint_file
 
     rules = enabled_rules(Settings())  # graph breaks
     before, after = _pair(name)
-    assert lint_source(before, "x.py", rules)
-    left = [after.splitlines()[f.line - 1].strip() for f in lint_source(after, "x.py", rules)]
+    assert lint_file("x.py", before, rules).findings
+    left = [after.splitlines()[f.line - 1].strip() for f in lint_file("x.py", after, rules).findings]
     assert left == ([ONE_BREAK_LEFT[name]] if name in ONE_BREAK_LEFT else [])
 
 
@@ -326,9 +327,9 @@ def test_removed_statements_keep_their_comment_lines_and_blocks_stay_valid():
 
 
 def test_marked_fix_holds_the_edits_of_that_fix_alone():
-    from torchlint.static.engine import lint_source
+    from torchlint.static.lint import lint_file
 
-    findings = lint_source(MIXED, "m.py", all_rules(), fixes=Marker())
+    findings = lint_file("m.py", MIXED, all_rules(), fixes=Marker()).findings
     by_rule = {f.rule: f.fix for f in findings}
     guarded, removed = apply_edits(MIXED, by_rule["TL004"].edits), apply_edits(MIXED, by_rule["TL011"].edits)
     assert by_rule["TL004"].applicability == "safe" and by_rule["TL011"].applicability == "unsafe"
@@ -341,13 +342,13 @@ def test_marked_fix_holds_the_edits_of_that_fix_alone():
 def test_marked_edits_are_what_applying_the_plan_alone_writes(name):
     """The text edits a finding carries give, byte for byte, the file libcst writes when
     that one fix is applied (comment lines, indentation, ``import torch`` and all)."""
-    from torchlint.static.engine import lint_source
+    from torchlint.static.lint import lint_file
 
     before, _ = _pair(name)
     for text in (before, before.rstrip("\n"), before.replace("\n", "\r\n")):
         planned = plan_source(text, "x.py", FixOptions(all_rules(), unsafe=True))
         alone = {planned.keys[id(p)]: apply_plans(planned, [p]) for p in planned.plans} if planned else {}
-        findings = lint_source(text, "x.py", all_rules(), fixes=Marker())
+        findings = lint_file("x.py", text, all_rules(), fixes=Marker()).findings
         marked = {(f.rule, f.line, f.column): f.fix for f in findings if f.fix is not None}
         assert set(marked) == {k for k, (new, used) in alone.items() if used and new != text}
         for key, fix in marked.items():
@@ -410,9 +411,9 @@ class C(nn.Module):
         self.w = 4
         return nn.Linear(self.w, 4)(x)
 """
-    from torchlint.static.engine import lint_source
+    from torchlint.static.lint import lint_file
 
-    assert [f.rule for f in lint_source(src, "m.py", all_rules())] == ["TL007", "TL007"]
+    assert [f.rule for f in lint_file("m.py", src, all_rules()).findings] == ["TL007", "TL007"]
     assert _fix(src).new == src
 
 
@@ -473,9 +474,9 @@ def test_held_out_row_pick_model_goes_from_two_breaks_to_none(project):
 # -- cases each new fix must decline (the rewrite would change results) -----------------------
 def _declines(src: str, code: str) -> None:
     """``code`` still reports on ``src`` and no fix changes it."""
-    from torchlint.static.engine import lint_source
+    from torchlint.static.lint import lint_file
 
-    assert code in [f.rule for f in lint_source(src, "m.py", all_rules())]
+    assert code in [f.rule for f in lint_file("m.py", src, all_rules()).findings]
     assert _fix(src).new == src
 
 

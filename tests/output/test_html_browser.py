@@ -299,7 +299,7 @@ def test_graph_lines_say_which_user_lines_landed_in_which_graph():
 
 def test_fix_diffs_make_the_same_edits_as_the_fixer(tmp_path, monkeypatch):
     from torchlint.api import check
-    from torchlint.fixes.apply import apply_edits
+    from torchlint.fixes.edits import apply_edits
     from torchlint.output.html import _edited, extras
 
     (tmp_path / "m.py").write_text(EVIL, encoding="utf-8")

@@ -19,7 +19,7 @@ import pytest
 
 from torchlint.findings import Finding
 from torchlint.rules import all_rules
-from torchlint.static.engine import lint_source
+from torchlint.static.lint import lint_file
 
 _MARK = re.compile(r"#\s*error:\s*(TL\d{3}(?:\s*,\s*TL\d{3})*)")
 
@@ -47,9 +47,9 @@ def break_rules() -> list[type]:
 
 
 def findings(snippet: str, rules: Sequence[type] | None = None, train: bool = False) -> list[Finding]:
-    return lint_source(
-        source(snippet), "case.py", list(rules) if rules else break_rules(), facts={"train": True} if train else None
-    )
+    return lint_file(
+        "case.py", source(snippet), list(rules) if rules else break_rules(), facts={"train": True} if train else None
+    ).findings
 
 
 def assert_flags_marked(snippet: str, train: bool = False) -> list[Finding]:

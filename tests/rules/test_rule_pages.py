@@ -20,7 +20,7 @@ import pytest
 
 from torchlint.pages import SECTIONS, Example, pages
 from torchlint.rules import all_rules, rules_by_code
-from torchlint.static.engine import lint_source
+from torchlint.static.lint import lint_file
 
 PAGES = pages()
 RULES = rules_by_code()
@@ -64,7 +64,7 @@ def _static_lines(code: str, example: Example) -> dict[int, set[str]]:
     found: dict[int, set[str]] = {}
     if code == "TL900":  # not a visitor: it judges the comments after the whole run
         return _unused_suppression_lines(example)
-    for f in lint_source(example.code, f"{code}_example.py", [RULES[code]]):
+    for f in lint_file(f"{code}_example.py", example.code, [RULES[code]]).findings:
         found.setdefault(f.line, set()).add(f.rule)
     return found
 

@@ -17,7 +17,7 @@ import pytest
 
 from torchlint.config import Settings
 from torchlint.rules import all_rules, get_rule
-from torchlint.static.engine import lint_source
+from torchlint.static.lint import lint_file
 
 PERF_RULES = [r for r in all_rules() if r.code.startswith("TL1")]
 needs_torch = pytest.mark.skipif(
@@ -38,7 +38,7 @@ def _marked(snippet: str):
 
 
 def _found(snippet: str):
-    return {(f.line, f.rule) for f in lint_source(_src(snippet), "case.py", PERF_RULES)}
+    return {(f.line, f.rule) for f in lint_file("case.py", _src(snippet), PERF_RULES).findings}
 
 
 HOST_SYNC = """
@@ -167,14 +167,14 @@ def test_rules_flag_exactly_the_marked_lines(snippet):
 
 def test_messages_say_not_a_graph_break_and_severity_is_warning():
     for snippet in (HOST_SYNC, CPU_TENSORS, SCALARS):
-        for f in lint_source(_src(snippet), "case.py", PERF_RULES):
+        for f in lint_file("case.py", _src(snippet), PERF_RULES).findings:
             assert f.severity == "warning"
             assert f.message.startswith("not a graph break"), f.message
             assert "(called from" not in f.message or f.rule == "TL101"
 
 
 def test_scalar_finding_names_the_parameter():
-    found = lint_source(_src(SCALARS), "case.py", [get_rule("TL103")])
+    found = lint_file("case.py", _src(SCALARS), [get_rule("TL103")]).findings
     # `t: float` is left alone (a float becomes dynamic after one recompile); `steps` is a size.
     assert sorted(f.message.split("`")[1] for f in found) == ["offset: int", "step: int"]
 

@@ -346,11 +346,11 @@ def test_a_file_that_is_not_a_candidate_is_not_even_parsed(project):
 
 def test_every_fixture_with_findings_passes_the_pre_filter():
     from torchlint.rules import all_rules
-    from torchlint.static.engine import lint_source
+    from torchlint.static.lint import lint_file
 
     for path in sorted(FIXTURES.rglob("*.py")):
         source = path.read_text(encoding="utf-8")
-        if lint_source(source, path.name, all_rules()):
+        if lint_file(path.name, source, all_rules()).findings:
             assert sources.is_candidate(source), path
 
 
@@ -442,12 +442,12 @@ def test_parsing_unvalidated_gives_the_same_tree_and_switches_back():
 
 
 def test_a_time_limit_is_not_remembered(project, monkeypatch):
-    from torchlint.static import limits as guard
+    from torchlint.static import lint
 
     write(project, "m.py", MODEL)
     monkeypatch.setattr(
-        guard,
-        "guarded_lint",
+        lint,
+        "_guarded",
         lambda *a, **k: ([], "analysis stopped after 60 s (the file is too large or too complex); not checked"),
     )
     assert run_cli(["check", ".", "--no-dynamic"]).exit_code == 2

@@ -9,8 +9,14 @@ version) falls back to ``node.children``, and the first node of each class is ch
 against ``node.children``, so the result is always what libcst would give.
 
 Also here: :func:`positions` (what ``PositionProvider`` would say, for a few nodes only,
-without metadata for the rest of the tree) and :func:`unvalidated` (parse without libcst's
-per-node validation). The tests compare all three with libcst's own answers.
+without metadata for the rest of the tree), :func:`statements_code` (the code of a few
+statements at their indentation, without generating the module's) and :func:`unvalidated`
+(parse without libcst's per-node validation). The tests compare them with libcst's own
+answers.
+
+This is the one module that uses libcst's private API, and only where speed needs it:
+:data:`LIBCST_PRIVATE` names each piece and why; ``tests/analysis/test_libcst_private.py``
+holds each against the libcst that ``constraints.txt`` pins and says which one changed.
 """
 
 from __future__ import annotations
@@ -23,14 +29,30 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable
 
 import libcst as cst
-from libcst._nodes import expression as _expression
+
+# libcst's private API, here for speed alone: LIBCST_PRIVATE (below) says what and why
 from libcst._nodes import op as _op
 from libcst._nodes import whitespace as _whitespace
-from libcst._nodes.base import CSTNode
 from libcst._nodes.internal import CodegenState
 
 if TYPE_CHECKING:  # pragma: no cover
     from libcst.metadata import CodeRange
+
+#: The private libcst API used here (nowhere else), each piece for speed: what it is -> why.
+LIBCST_PRIVATE: dict[str, str] = {
+    "libcst._nodes sources: _visit_and_replace_children": (
+        "the order of each node class's children, read once from libcst's source, so a walk reads"
+        " them straight from the fields (node.children rebuilds and validates every node it passes)"
+    ),
+    "libcst._nodes.op, libcst._nodes.whitespace": (
+        "the punctuation and whitespace classes (TRIVIA_TYPES) that a walk with nothing to do on them skips"
+    ),
+    "libcst._nodes.internal.CodegenState, CSTNode._codegen": (
+        "the positions of a few nodes without metadata for the whole tree, and the code of a few"
+        " changed statements without generating the whole module"
+    ),
+    "CSTNode.__post_init__": "switched off while parsing: the per-node validation it runs is an eighth of the parse",
+}
 
 _NEWLINE = re.compile(r"\r\n?|\n")
 _CLASS = re.compile(r"^class (\w+)\b", re.M)
@@ -47,7 +69,7 @@ _GETTERS: dict[type, tuple[Callable, Callable]] = {}
 
 
 def _read_orders() -> dict[str, tuple[tuple[str, str], ...]]:
-    import libcst._nodes as nodes_pkg
+    import libcst._nodes as nodes_pkg  # LIBCST_PRIVATE
 
     orders: dict[str, tuple[tuple[str, str], ...]] = {}
     folder = os.path.dirname(nodes_pkg.__file__)
@@ -181,12 +203,12 @@ TRIVIA_TYPES = frozenset(
         if isinstance(obj, type) and issubclass(obj, cst.CSTNode) and obj.__module__ == module.__name__
     ]
     + [
-        _expression.LeftParen,
-        _expression.RightParen,
-        _expression.LeftSquareBracket,
-        _expression.RightSquareBracket,
-        _expression.LeftCurlyBrace,
-        _expression.RightCurlyBrace,
+        cst.LeftParen,
+        cst.RightParen,
+        cst.LeftSquareBracket,
+        cst.RightSquareBracket,
+        cst.LeftCurlyBrace,
+        cst.RightCurlyBrace,
     ]
 )
 
@@ -343,6 +365,17 @@ def spans_within(module: cst.Module, parts: Sequence[cst.CSTNode]) -> dict[cst.C
     return state.spans
 
 
+def statements_code(nodes: Sequence[cst.CSTNode], indent: Sequence[str], module: cst.Module) -> str:
+    """The code of statements ``nodes`` of ``module`` as they read inside blocks indented by
+    ``indent`` (one token per block, outermost first)."""
+    state = CodegenState(
+        default_indent=module.default_indent, default_newline=module.default_newline, indent_tokens=list(indent)
+    )
+    for node in nodes:
+        node._codegen(state)
+    return "".join(state.tokens)
+
+
 def code_ranges(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> dict[cst.CSTNode, CodeRange]:
     """:func:`positions` as libcst ``CodeRange`` objects: a drop-in for
     ``MetadataWrapper(module).resolve(PositionProvider)`` when only ``nodes`` are needed."""
@@ -357,8 +390,8 @@ def code_ranges(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> dict[cst.CS
 # -- parsing without per-node validation -------------------------------------------------
 _validation_lock = threading.Lock()
 _validation_off = 0
-_post_init = CSTNode.__post_init__
-_NODE_CLASS: Any = CSTNode  # its ``__post_init__`` is swapped process-wide (below)
+_post_init = cst.CSTNode.__post_init__
+_NODE_CLASS: Any = cst.CSTNode  # its ``__post_init__`` is swapped process-wide (below)
 
 
 def _no_validation(self) -> None:

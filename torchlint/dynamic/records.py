@@ -29,6 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, overload
 
 from torchlint.dynamic.gb_registry import torch_dir
+from torchlint.files import display_path
 from torchlint.findings import (
     CUDAGRAPH_RERECORD,
     CUDAGRAPH_SKIP,
@@ -124,8 +125,7 @@ class Places:
         installed package's folder ("transformers/models/...")."""
         real = _real(path)
         if self.is_project(real):
-            rel = os.path.relpath(real, self.cwd)
-            return rel if not rel.startswith(os.pardir + os.sep) else real
+            return display_path(real, self.cwd)
         for marker in ("site-packages" + os.sep, "dist-packages" + os.sep):
             if marker in real:
                 return real.split(marker, 1)[1]
@@ -176,14 +176,9 @@ def relpath(path: str, cwd: str) -> str: ...
 @overload
 def relpath(path: None, cwd: str) -> None: ...
 def relpath(path: str | None, cwd: str) -> str | None:
-    """``path`` relative to ``cwd`` when it lies inside it, else as given."""
-    if path is None:
-        return None
-    try:
-        rel = os.path.relpath(path, cwd)
-    except ValueError:
-        return path
-    return path if rel.startswith(os.pardir + os.sep) else rel
+    """:func:`torchlint.files.display_path` of ``path`` relative to ``cwd``, else as given, for
+    the paths of an answer, which may be missing (``None`` or empty: left as they are)."""
+    return display_path(path, cwd, absolute=False) if path else path
 
 
 class SourceLines:

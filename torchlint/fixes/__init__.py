@@ -4,8 +4,9 @@
 that change behaviour or need review, ``--diff`` shows them without writing. Each module
 defines a :class:`~torchlint.fixes.base.Fixer` for one or more rule codes; the rule class
 says what to expect in its ``fix_applicability`` attribute. ``base`` defines what a fix
-is (:class:`Fixer`, ``Plan``, ``FixContext``); ``apply`` plans and applies fixes to text
-(text in, text out); ``run`` fixes files, marks a report's fixable findings during the
+is (:class:`Fixer`, ``Plan``, ``FixContext``); ``rounds`` fixes a text round after round
+(plan, pick, apply, re-parse: text in, text out); ``edits`` is what plans change, as a tree
+and as text edits; ``fix_files`` fixes files, marks a report's fixable findings during the
 static pass and prints diffs.
 
 May import: :mod:`torchlint.analysis`, :mod:`torchlint.rules`, :mod:`torchlint.static`
@@ -20,7 +21,7 @@ from torchlint.fixes.base import REGISTRY, Fixer
 
 __all__ = ["Fixer", "all_fixers", "fixer_for"]
 
-_NOT_FIXES = {"base", "apply", "run"}
+_NOT_FIXES = {"base", "rounds", "edits", "fix_files"}
 
 
 def _load() -> None:

@@ -5,7 +5,7 @@ of its updated copy), its applicability (``safe``: eager behaviour is unchanged;
 behaviour changes or needs review) and a description that says what changes. Fixers are
 planned while the rules walk the file, so they can ask the same questions the rule asked
 (``rule.is_tensor(expr)``) with the same scope; the edits are applied afterwards, in one
-transformer pass (:mod:`torchlint.fixes.apply`).
+transformer pass (:mod:`torchlint.fixes.edits`).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 of fixable findings during the static pass.
 
 :func:`fix_paths` / :func:`fix_files` read each file, fix its text with
-:func:`torchlint.fixes.apply.fix_source` and write the changed ones atomically;
+:func:`torchlint.fixes.rounds.fix_source` and write the changed ones atomically;
 :func:`unified_diff` shows what changed. :class:`Marker` is handed to the static pass
 (``run_static(..., fixes=Marker())``): the engine tells it of every report while it walks,
 so a fixable finding gets its :class:`~torchlint.findings.Fix` from the same parse and the
@@ -23,21 +23,9 @@ from torchlint.analysis.tree import Span, validated
 from torchlint.atomic import write_text_atomic
 from torchlint.files import FileProblem, decode_source
 from torchlint.findings import Edit, Fix
-from torchlint.fixes.apply import (
-    Change,
-    FixOptions,
-    Lines,
-    Planning,
-    _parses,
-    apply_edits,
-    change_nodes,
-    edit_range,
-    edits_of,
-    fix_source,
-    fixable_rules,
-    plan_changes,
-)
 from torchlint.fixes.base import FixOutcome, Plan
+from torchlint.fixes.edits import Change, Lines, apply_edits, change_nodes, edit_range, edits_of, parses, plan_changes
+from torchlint.fixes.rounds import FixOptions, Planning, fix_source, fixable_rules
 from torchlint.rules.base import Rule
 from torchlint.static.engine import FileFixes, FixPlanner
 
@@ -106,10 +94,10 @@ def _compiling(made: list[tuple[Plan, tuple[Edit, ...]]], source: str, lines: Li
             batch.append(k)
             taken.update(new)
         edits = [e for k in batch for e in made[k][1]]
-        if _parses(apply_edits(source, edits), source):
+        if parses(apply_edits(source, edits), source):
             good.update(batch)
         else:
-            good.update(k for k in batch if _parses(apply_edits(source, made[k][1]), source))
+            good.update(k for k in batch if parses(apply_edits(source, made[k][1]), source))
         left = rest
     return good
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from torchlint import suppression
 from torchlint.config import ConfigError, Settings, find_config, load_settings, match_path
-from torchlint.files import source_lines
+from torchlint.files import display_path, source_lines
 from torchlint.findings import Finding
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -76,11 +76,7 @@ class SettingsCache:
 def relative_path(path: str, settings: Settings) -> str:
     """The path as the config's patterns see it (relative to the config's folder)."""
     root = os.path.abspath(settings.root) if settings.source else os.getcwd()
-    try:
-        rel = os.path.relpath(os.path.abspath(path), root)
-    except ValueError:
-        return path
-    return path if rel.startswith("..") else rel
+    return display_path(path, root, absolute=False)
 
 
 # -- linting ---------------------------------------------------------------------------
@@ -122,14 +118,17 @@ def lint_text(
     (``facts``: the file's facts from the project-wide analysis; ``parser``: the trees of the
     document's earlier versions, so that only the statements that changed are parsed;
     ``syntax``: :func:`torchlint.static.limits.syntax_tree` of the text, if already made)."""
-    from torchlint.static.static_pass import check_source, gc_paused, with_modes
+    from torchlint.static.lint import lint_file
+    from torchlint.static.static_pass import with_modes
 
     facts = with_modes([facts], [text], settings)[0]  # `train` / `half` from the config
     rel = relative_path(path, settings)
     if any(match_path(rel, pat) for pat in settings.exclude):
         return LintResult([])
-    with gc_paused():
-        result = check_source(text, path, rules_for(settings), facts=facts, parser=parser, syntax=syntax)
+    if parser is None:
+        result = lint_file(path, text, rules_for(settings), facts=facts)
+    else:
+        result = parser.lint(path, text, rules_for(settings), facts=facts, syntax=syntax)
     ignored = settings.ignored_for(rel)
     findings = [f for f in result.findings if not (f.rule and any(f.rule.startswith(p) for p in ignored))]
     findings = suppression.apply(findings, lambda p: source_lines(text))
@@ -149,7 +148,7 @@ class FixChoice:
 
 def fixes_for(text: str, path: str, settings: Settings) -> list[FixChoice]:
     """Each fixable finding's own fix: the text with only that fix applied."""
-    from torchlint.fixes.apply import apply_plans, plan_source
+    from torchlint.fixes.rounds import apply_plans, plan_source
 
     planned = plan_source(text, path, _fix_options(path, settings, unsafe=True))
     if planned is None or not planned.plans:
@@ -165,14 +164,14 @@ def fixes_for(text: str, path: str, settings: Settings) -> list[FixChoice]:
 
 def fix_all(text: str, path: str, settings: Settings, *, unsafe: bool = False) -> str:
     """The text after every safe fix (``--fix`` on the buffer)."""
-    from torchlint.fixes.apply import fix_source
+    from torchlint.fixes.rounds import fix_source
 
     return fix_source(text, path, _fix_options(path, settings, unsafe=unsafe)).new
 
 
 def _fix_options(path: str, settings: Settings, *, unsafe: bool):
     """What fixing the buffer of ``path`` may do: the enabled rules and the file's ignores."""
-    from torchlint.fixes.apply import FixOptions
+    from torchlint.fixes.rounds import FixOptions
 
     return FixOptions(rules_for(settings), unsafe=unsafe, ignored=settings.ignored_for(relative_path(path, settings)))
 

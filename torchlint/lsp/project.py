@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from torchlint.analysis.summary import Summary, summarize
 from torchlint.config import Settings
-from torchlint.files import FileProblem, discover, read_source
+from torchlint.files import FileProblem, discover, display_path, read_source
 from torchlint.static.modes import has_training_loop
 
 if TYPE_CHECKING:
@@ -160,11 +160,7 @@ class WorkspaceProject:
         return self._project
 
     def _display(self, path: str) -> str:
-        try:
-            rel = os.path.relpath(path, self.root)
-        except ValueError:
-            return path
-        return path if rel.startswith("..") else rel
+        return display_path(path, self.root, absolute=False)
 
     def _summary(self, path: str) -> Summary | None:
         path = os.path.abspath(path)

@@ -421,7 +421,7 @@ def serve(debounce: float = DEFAULT_DEBOUNCE, log_file: str | None = None) -> No
     if log_file:
         logging.basicConfig(filename=log_file, level=logging.INFO)
     # load libcst, the rules and the fixers now, not on the first keystroke
-    import torchlint.fixes.apply
+    import torchlint.fixes.rounds
     import torchlint.static.engine  # noqa: F401
     from torchlint.fixes import all_fixers
     from torchlint.rules import all_rules

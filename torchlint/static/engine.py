@@ -235,11 +235,12 @@ def lint_module(
     ``project``: the file's facts from the project-wide analysis,
     :meth:`torchlint.analysis.project.Project.facts`, with ``train`` / ``half`` when the pass
     checks training-only / half-precision-only code, ``mode: "train"`` when it checks the
-    module in training mode alone).
+    module in training mode alone). The walk under :func:`torchlint.static.lint.lint_file`,
+    through which every caller lints a file.
 
     With ``fixes``, a finding a fix can rewrite carries its :class:`~torchlint.findings.Fix`.
     ``compiled_lines``: every function holding one of these lines is taken as compiled too
-    (:func:`lint_lines`). ``spans_from``: computes the reported nodes' ranges in place of
+    (dynamo broke there). ``spans_from``: computes the reported nodes' ranges in place of
     :func:`~torchlint.analysis.tree.spans_of` (same signature; the incremental parser's keeps
     them for unchanged statements)."""
     imports = ImportTable.from_module(module)
@@ -325,26 +326,3 @@ def lint_module(
             )
         )
     return findings
-
-
-def lint_lines(source: str, path: str, rule_classes: Sequence[type[Rule]], wanted: set[int]) -> list[Finding]:
-    """The findings the rules make on the ``wanted`` lines when every function holding one is
-    taken as compiled (dynamo broke there, so it was traced, whatever the regions say): what
-    a rule would flag on a line the static pass did not reach. Never imports the code.
-    Raises ``libcst.ParserSyntaxError`` on bad syntax."""
-    module = cst.parse_module(source)
-    findings = lint_module(module, path, rule_classes, source_lines(source), source=source, compiled_lines=set(wanted))
-    return [f for f in findings if any(f.line <= line <= max(f.end_line, f.line) for line in wanted)]
-
-
-def lint_source(
-    source: str,
-    path: str,
-    rule_classes: Sequence[type[Rule]],
-    fixes: FixPlanner | None = None,
-    facts: dict | None = None,
-) -> list[Finding]:
-    """Parse ``source`` and lint it (``facts``: as :func:`lint_module`'s ``project``, e.g.
-    ``{"train": True}``). Raises ``libcst.ParserSyntaxError`` on bad syntax."""
-    module = cst.parse_module(source)
-    return lint_module(module, path, rule_classes, source_lines(source), fixes=fixes, source=source, project=facts)

@@ -24,11 +24,16 @@ import io
 import re
 import tokenize
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from torchlint.analysis.tree import Span, spans_of, spans_within
 from torchlint.static.limits import parse
+
+if TYPE_CHECKING:  # pragma: no cover
+    from torchlint.rules.base import Rule
+    from torchlint.static.lint import FileResult
 
 #: (is the file's first chunk, is its last chunk, chunk text)
 _Key = tuple[bool, bool, str]
@@ -148,6 +153,22 @@ class IncrementalParser:
         #: chunks reused / parsed by the last call (for tests and the benchmark)
         self.reused = 0
         self.parsed = 0
+
+    def lint(
+        self,
+        path: str,
+        source: str,
+        rule_classes: Sequence[type[Rule]],
+        *,
+        facts: dict | None = None,
+        syntax: tuple[str | None, ast.Module | None] | None = None,
+    ) -> FileResult:
+        """:func:`~torchlint.static.lint.lint_file` of this version of the file, its tree built
+        from the last version's where the statements did not change (``syntax``:
+        :func:`~torchlint.static.limits.syntax_tree` of ``source``, when the caller has it)."""
+        from torchlint.static.lint import _lint_file
+
+        return _lint_file(path, source, rule_classes, facts=facts, parser=self, syntax=syntax)
 
     def parse(self, source: str, tree: ast.Module | None) -> cst.Module:
         bounds = chunk_bounds(source, tree) if tree is not None else None

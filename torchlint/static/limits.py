@@ -15,15 +15,8 @@ import ctypes
 import re
 import sys
 import threading
-import traceback
 import warnings
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Callable
-
-if TYPE_CHECKING:  # pragma: no cover
-    from torchlint.findings import Finding
-    from torchlint.rules.base import Rule
-    from torchlint.static.engine import FixPlanner
+from typing import Any, Callable
 
 #: seconds one file may take (read, parse, lint) before it is reported and skipped
 FILE_TIME_LIMIT = 60.0
@@ -127,67 +120,6 @@ def run_limited(fn: Callable[..., Any], *args: Any, time_limit: float | None = N
     if kind == "error":
         raise value
     return value
-
-
-def guarded_lint(
-    source: str,
-    path: str,
-    rule_classes: Sequence[type[Rule]],
-    time_limit: float | None = None,
-    *,
-    fixes: FixPlanner | None = None,
-    facts: dict | None = None,
-    parser: Any | None = None,
-    syntax: tuple[str | None, ast.Module | None] | None = None,
-) -> tuple[list[Finding], str | None]:
-    """Parse and lint one file's text (``fixes``: marking fixable findings, inside the same
-    limits; ``facts``: what the project-wide analysis knows of this file; ``parser``: the
-    file's earlier versions' trees, to re-parse only what changed (an
-    :class:`~torchlint.static.incremental.IncrementalParser`, which imports this module); ``syntax``:
-    :func:`syntax_tree` of ``source``, when the caller has it): (findings, None),
-    or ([], a one-line error) when it is too deep, does not parse, takes longer than
-    ``time_limit`` (default :data:`FILE_TIME_LIMIT`) or trips a bug in torchlint. Never raises."""
-    time_limit = FILE_TIME_LIMIT if time_limit is None else time_limit
-    from torchlint.files import source_lines
-    from torchlint.static.engine import lint_module
-
-    reason, tree = syntax if syntax is not None else syntax_tree(source)
-    if reason:
-        return [], reason
-
-    def work() -> list[Finding]:
-        if parser is None:
-            return lint_module(
-                parse(source), path, rule_classes, source_lines(source), fixes=fixes, source=source, project=facts
-            )
-        return lint_module(
-            parser.parse(source, tree),
-            path,
-            rule_classes,
-            source_lines(source),
-            fixes=fixes,
-            source=source,
-            project=facts,
-            spans_from=parser.spans_of,
-        )
-
-    try:
-        return run_limited(work, time_limit=time_limit), None
-    except ParseFailed as exc:
-        return [], str(exc)
-    except TimeLimitExceeded:
-        return [], f"analysis stopped after {time_limit:g} s (the file is too large or too complex); not checked"
-    except RecursionError:
-        return [], "code nested too deeply to analyse"
-    except MemoryError:
-        return [], "out of memory while analysing the file"
-    except Exception as exc:  # noqa: BLE001 (a bug in torchlint: one line, the run goes on)
-        if SHOW_TRACEBACKS:
-            traceback.print_exc()
-        text = str(exc).strip().splitlines()
-        detail = f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
-        hint = "" if SHOW_TRACEBACKS else "; run with -v for the traceback"
-        return [], f"internal error in torchlint while checking this file ({detail}){hint}"
 
 
 class ParseFailed(Exception):

@@ -141,12 +141,12 @@ def errors_of(runs: Sequence[list[FileError]]) -> list[FileError]:
 def lint_source_modes(source: str, path: str, rule_classes, facts: dict | None = None) -> list[Finding]:
     """One file's findings in eval and in training, labelled as :func:`label` does (for the
     benchmarks and tests: one file, no project)."""
-    from torchlint.static.engine import lint_source
+    from torchlint.static.lint import lint_file
 
     base = {k: v for k, v in (facts or {}).items() if k not in ("mode", "train")}
     return label(
         [
-            (EVAL, lint_source(source, path, rule_classes, facts=base or None)),
-            (TRAIN, lint_source(source, path, rule_classes, facts=dict(base, mode=TRAIN))),
+            (EVAL, lint_file(path, source, rule_classes, facts=base or None).findings),
+            (TRAIN, lint_file(path, source, rule_classes, facts=dict(base, mode=TRAIN)).findings),
         ]
     )

@@ -13,16 +13,14 @@ cache answers (or one over files without torch) never loads them.
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import json
 import os
 import sys
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -31,6 +29,7 @@ from typing import (
 
 from torchlint.files import FileProblem, read_source
 from torchlint.findings import FileError, Finding
+from torchlint.static.lint import FileResult, gc_paused, lint_file
 from torchlint.static.modes import (
     errors_of,
     facts_for,
@@ -40,14 +39,13 @@ from torchlint.static.modes import (
     same_facts,
     settings_for,
 )
-from torchlint.static.sources import Known, Sources, is_candidate, line_count
+from torchlint.static.sources import Known, Sources
 
 if TYPE_CHECKING:  # pragma: no cover
     from torchlint.config import Settings
     from torchlint.rules.base import Rule
     from torchlint.static.cache import Cache
     from torchlint.static.engine import FixPlanner
-    from torchlint.static.incremental import IncrementalParser
 
 #: makes the :class:`~torchlint.static.engine.FixPlanner` that marks fixable findings,
 #: called only when some file has to be parsed (``torchlint.fixes.fix_files.Marker``)
@@ -60,61 +58,21 @@ POOL_MIN_CHARS = 200_000
 Advance = Callable[[int], None]
 
 
-@dataclass
-class FileResult:
-    path: str
-    findings: list[Finding] = field(default_factory=list)
-    error: str | None = None
-    lines: int = 0
-
-
-def check_source(
-    source: str,
-    path: str,
-    rule_classes: Sequence[type[Rule]],
-    fixes: FixPlanner | None = None,
-    facts: dict | None = None,
-    parser: IncrementalParser | None = None,
-    syntax=None,
-) -> FileResult:
-    """Lint one file's text (``fixes``: mark fixable findings in the same walk; ``facts``: what
-    the project-wide analysis says about the file, :func:`project_facts`; ``parser``: the
-    trees of the file's earlier versions, :mod:`torchlint.static.incremental`; ``syntax``: its
-    :func:`~torchlint.static.limits.syntax_tree`, if already made); parse problems become
-    ``error``, never exceptions."""
-    result = FileResult(path=path, lines=line_count(source))
-    if not rule_classes or not (is_candidate(source) or (facts and (facts.get("roots") or facts.get("reached")))):
-        return result
-    from torchlint.analysis.tree import unvalidated
-    from torchlint.static.limits import guarded_lint
-
-    with unvalidated():  # the parser's nodes need no re-checking
-        result.findings, result.error = guarded_lint(
-            source, path, rule_classes, fixes=fixes, facts=facts, parser=parser, syntax=syntax
-        )
-    return result
-
-
 def rules_on_lines(
     wanted: Mapping[str, Iterable[int]], rule_classes: Sequence[type[Rule]], cwd: str = "."
 ) -> dict[tuple[str, int], set[str]]:
     """(path, line) -> the codes of the rules that flag that line when the function holding it
-    is taken as compiled (:func:`torchlint.static.engine.lint_lines`): which rule, if any, a
-    graph break dynamo found there belongs to. ``wanted``: path (relative to ``cwd``) -> lines.
-    Files are read and parsed, never imported; one that cannot be is left out."""
-    from torchlint.analysis.tree import unvalidated
-    from torchlint.static.engine import lint_lines
-
+    is taken as compiled (:func:`~torchlint.static.lint.lint_file`'s ``compiled_lines``): which
+    rule, if any, a graph break dynamo found there belongs to. ``wanted``: path (relative to
+    ``cwd``) -> lines. Files are read and parsed, never imported; one that cannot be is left out."""
     out: dict[tuple[str, int], set[str]] = {}
     for path, lines in wanted.items():
         lines = set(lines)
         try:
             source = read_source(os.path.join(cwd, path))
-            with unvalidated():
-                found = lint_lines(source, path, rule_classes, lines)
-        except Exception:  # noqa: BLE001 - unreadable or unparsable: no rule is named after it
+        except Exception:  # noqa: BLE001 - unreadable: no rule is named after it
             continue
-        for f in found:
+        for f in lint_file(path, source, rule_classes, compiled_lines=lines).findings:
             for line in lines:
                 if f.rule is not None and f.line <= line <= max(f.end_line, f.line):
                     out.setdefault((path, line), set()).add(f.rule)
@@ -315,8 +273,7 @@ def _lint_notebook(path: str, rule_classes, fixes: FixPlanner | None = None) -> 
         module = to_module(read_notebook(path))
     except FileProblem as exc:
         return FileResult(path=path, error=str(exc))
-    with gc_paused():
-        res = check_source(module.text, path, rule_classes, fixes)
+    res = lint_file(path, module.text, rule_classes, fixes=fixes)
     problems = [f"cell {cell}: {msg}" for cell, msg in module.problems] + ([res.error] if res.error else [])
     return FileResult(
         path=path, findings=map_findings(res.findings, module), error="\n".join(problems) or None, lines=res.lines
@@ -812,28 +769,6 @@ def _default_settings() -> Settings:
 
 
 # -- linting the files that need it -----------------------------------------------------
-def _lint(path: str, source: str, rule_classes, fixes: FixPlanner | None, facts: dict | None = None) -> FileResult:
-    with gc_paused():
-        return check_source(source, path, rule_classes, fixes, facts)
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """No cyclic garbage collection while one file is parsed and linted.
-
-    A parse builds hundreds of thousands of nodes, and each full collection on the way
-    walks all of them again (a tenth of the time); the trees hold no cycles, so they are
-    freed as usual, and whatever cycles the file left are collected once it is done.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def _lint_all(
     todo, rule_classes, jobs: int | None, tick: Advance, fixes, torch_version: str | None = None
 ) -> list[FileResult]:
@@ -848,7 +783,7 @@ def _lint_all(
             return _lint_in_pool(todo, rule_classes, workers, tick, fixes, torch_version)
         out = []
         for _, path, source, _, fact in todo:
-            out.append(_lint(path, source, rule_classes, fixes, fact))
+            out.append(lint_file(path, source, rule_classes, facts=fact, fixes=fixes))
             tick(1)
         return out
     finally:
@@ -880,8 +815,10 @@ def _init_worker(rule_classes, fixes, torch_version: str | None = None) -> None:
 
 
 def _lint_one(path: str, source: str, facts: dict | None) -> FileResult:
+    """:func:`lint_file` in a pool worker, with the rules and planner it was started with."""
     assert _WORKER is not None
-    return _lint(path, source, *_WORKER, facts)
+    rule_classes, fixes = _WORKER
+    return lint_file(path, source, rule_classes, facts=facts, fixes=fixes)
 
 
 def _pool_context():
@@ -921,6 +858,6 @@ def _lint_in_pool(
     for k, res in enumerate(results):
         if res is None:
             _, path, source, _, fact = todo[k]
-            results[k] = _lint(path, source, rule_classes, fixes, fact)
+            results[k] = lint_file(path, source, rule_classes, facts=fact, fixes=fixes)
             tick(1)
     return results  # type: ignore[return-value]

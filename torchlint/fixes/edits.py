@@ -1,207 +1,29 @@
-"""Fixing text: plan fixes while linting it, apply the non-overlapping ones in one pass, repeat.
+"""What plans change, as a tree and as text.
 
-One round: parse the text, run the fixable rules over it with every report also handed to
-its :class:`~torchlint.fixes.base.Fixer` (so a fix sees the scope the rule saw), keep the
-plans whose findings survive suppression comments and ``per-file-ignores``, pick plans whose
-edits do not overlap (in source order, like ruff), apply them with one libcst transformer,
-and check that the result still parses. Rounds repeat until nothing changes (a fix can
-expose another: ``if gate.item() > 0.5`` becomes ``if gate > 0.5``, which the
-``torch.where`` fix then takes), at most :data:`MAX_ROUNDS` times.
-
-Also here: what one plan alone changes, as text edits (:class:`~torchlint.findings.Edit`)
-(:func:`plan_changes`, :func:`edits_of`), and :func:`apply_edits`. Everything here is text
-in, text out; reading and writing files, marking a report's findings and diffs are
-:mod:`torchlint.fixes.fix_files`'s.
+:class:`ApplyPlans` is the libcst transformer that makes the node edits of a set of plans
+(each round of :mod:`torchlint.fixes.rounds` applies the chosen plans with it);
+:func:`plan_changes` is what one plan alone changes, statement by statement, and
+:func:`edits_of` the same as text edits (:class:`~torchlint.findings.Edit`), the fix a
+finding carries; :func:`apply_edits` makes such edits, and :func:`parses` says whether the
+changed text still parses. Everything here is trees and text in, text out.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
-from functools import cached_property
 from typing import NamedTuple, cast
 
 import libcst as cst
-from libcst._nodes.internal import CodegenState
-from libcst.metadata import CodeRange
 
-from torchlint import suppression
 from torchlint.analysis.names import dotted
-from torchlint.analysis.tree import Span, children, code_ranges, validated
-from torchlint.files import source_lines
+from torchlint.analysis.tree import Span, children, statements_code
 from torchlint.findings import Edit
-from torchlint.fixes import fixer_for
-from torchlint.fixes.base import REMOVE, SAFE, Applied, FixContext, FixOutcome, Plan
-from torchlint.rules.base import Rule
-from torchlint.static.engine import FileFixes, FixPlanner, lint_module
-from torchlint.static.limits import parse, too_deep
-from torchlint.static.sources import is_candidate
-
-MAX_ROUNDS = 6
-Key = tuple[str, int, int]  # (rule code, line, column) of a finding
+from torchlint.fixes.base import REMOVE, FixContext, Plan
 
 
-# -- planning ---------------------------------------------------------------------------------
-def fixable_rules(rule_classes: Sequence[type[Rule]]) -> list[type[Rule]]:
-    """The rules that declare a fix (``fix_applicability``) and have a fixer for it."""
-    return [c for c in rule_classes if c.fix_applicability and fixer_for(c.code) is not None]
-
-
-class Planning(FileFixes):
-    """The plans of one file, asked of each report's fixer while the rules walk it (so a
-    fix sees the scope the rule saw): one plan per reported node."""
-
-    def __init__(self, module: cst.Module, codes: set[str]) -> None:
-        self.module = module
-        self.codes = codes
-        self._ctx: FixContext | None = None
-        self.plans: list[Plan] = []
-        self._planned: set[int] = set()  # ids of the nodes with a plan
-
-    @property
-    def ctx(self) -> FixContext:
-        """Made on first use: most files have no fixable finding."""
-        if self._ctx is None:
-            self._ctx = FixContext(self.module, set(self.codes))
-        return self._ctx
-
-    def report(self, rule: Rule, node: cst.CSTNode) -> None:
-        if rule.code not in self.codes or id(node) in self._planned:
-            return
-        fixer = fixer_for(rule.code)
-        if fixer is None:
-            return
-        region = getattr(rule.ctx, "region", None)
-        if region is not None:
-            self.ctx.focus(region.node)
-        try:
-            with validated():  # the nodes a fixer builds are checked as libcst checks them
-                plan = fixer.plan(node, rule, self.ctx)
-        except Exception:  # noqa: BLE001 - a fixer's bug costs its fix, never the lint
-            plan = None
-        if plan is not None:
-            self._planned.add(id(node))
-            self.plans.append(plan)
-
-
-class _Given(FixPlanner):
-    def __init__(self, planning: Planning) -> None:
-        self.planning = planning
-
-    def start(self, module, rule_classes) -> Planning:
-        return self.planning
-
-
-class Planned:
-    """A parsed file, the plans its findings allow, and where each plan's nodes sit."""
-
-    def __init__(
-        self,
-        module: cst.Module,
-        ctx: FixContext,
-        plans: list[Plan],
-        keys: dict[int, Key],
-        spans: dict[cst.CSTNode, CodeRange],
-    ) -> None:
-        self.module = module
-        self.ctx = ctx
-        self.plans = plans
-        self.keys = keys  # id(plan) -> the finding key it fixes
-        self.spans = spans
-
-
-@dataclass(frozen=True)
-class FixOptions:
-    """What fixing one text may do, the one home of the fix settings that planning, every
-    round of :func:`fix_source` and the callers pass along: the enabled rules (those with a
-    fixer are fixed), ``unsafe`` (also the fixes that change behaviour or need review), the
-    codes or prefixes ignored for the file (``per-file-ignores``: their findings are not
-    fixed) and the file's facts from the project-wide analysis, as the check uses them
-    (:func:`torchlint.static.static_pass.project_facts`), so a finding that exists only through
-    another file (a helper called from a forward elsewhere) is fixed too."""
-
-    rule_classes: Sequence[type[Rule]]  # kept as a tuple
-    unsafe: bool
-    ignored: Sequence[str] = ()  # kept as a tuple
-    facts: dict | None = None
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "rule_classes", tuple(self.rule_classes))
-        object.__setattr__(self, "ignored", tuple(self.ignored))
-
-    @cached_property
-    def fixable(self) -> list[type[Rule]]:
-        """The rules of :attr:`rule_classes` that can be fixed (:func:`fixable_rules`)."""
-        return fixable_rules(self.rule_classes)
-
-    def for_file(self, ignored: Iterable[str] = (), facts: dict | None = None) -> FixOptions:
-        """These options for one file: its ignored codes and its project facts."""
-        return replace(self, ignored=tuple(ignored), facts=facts)
-
-
-def plan_source(source: str, path: str, options: FixOptions) -> Planned | None:
-    """Plans for the fixable findings of ``source`` (``None`` when it does not parse) that
-    ``options`` allow."""
-    classes, facts = options.fixable, options.facts
-    reached = bool(facts and (facts.get("roots") or facts.get("reached")))
-    if not classes or not (reached or is_candidate(source)) or too_deep(source):
-        return None  # too deep: libcst would overflow the stack (the check reports the file)
-    try:
-        module = parse(source)
-    except Exception:  # noqa: BLE001 - the check reports unparsable files; nothing to fix here
-        return None
-    planning = Planning(module, {c.code for c in classes})
-    ctx, sink = planning.ctx, planning.plans
-    lines = source_lines(source)  # numbered as Python does, so suppressions line up
-    try:
-        findings = lint_module(module, path, classes, lines, fixes=_Given(planning), source=source, project=facts)
-    except RecursionError:
-        return None
-    if not sink:
-        return Planned(module, ctx, [], {}, {})
-    table = suppression.parse(lines)
-    live: set[Key] = {
-        (f.rule, f.line, f.column)
-        for f in findings
-        if f.rule is not None  # a rule's finding, as every static one is
-        and not suppression.is_suppressed(f, table)
-        and not any(f.rule.startswith(p) for p in options.ignored)
-    }
-    positions = code_ranges(module, [plan.node for plan in sink] + [node for plan in sink for node in plan.edits])
-    plans, keys = [], {}
-    for plan in sink:
-        pos = positions[plan.node]
-        key = (plan.code, pos.start.line, pos.start.column + 1)
-        if key in live and (options.unsafe or plan.applicability == SAFE):
-            plans.append(plan)
-            keys[id(plan)] = key
-    spans = {node: positions[node] for plan in plans for node in plan.edits}
-    return Planned(module, ctx, plans, keys, spans)
-
-
-# -- applying ---------------------------------------------------------------------------------
-def _overlaps(a: CodeRange, b: CodeRange) -> bool:
-    return (a.start.line, a.start.column) < (b.end.line, b.end.column) and (b.start.line, b.start.column) < (
-        a.end.line,
-        a.end.column,
-    )
-
-
-def choose(planned: Planned) -> list[Plan]:
-    """Plans in source order whose edits touch none of an earlier chosen plan's nodes."""
-    chosen: list[Plan] = []
-    taken: list[CodeRange] = []
-    for plan in sorted(planned.plans, key=lambda p: planned.keys[id(p)][1:]):
-        spans = [planned.spans[n] for n in plan.edits]
-        if any(_overlaps(s, t) for s in spans for t in taken):
-            continue  # left for the next round
-        chosen.append(plan)
-        taken.extend(spans)
-    return chosen
-
-
-class _Apply(cst.CSTTransformer):
+# -- plans applied to the tree ----------------------------------------------------------------
+class ApplyPlans(cst.CSTTransformer):
     """Replace planned nodes; drop removed statements but keep their comment lines."""
 
     def __init__(self, plans: Sequence[Plan], ctx: FixContext) -> None:
@@ -320,7 +142,7 @@ def _compiles(code: str) -> bool | None:
     return True
 
 
-def _parses(code: str, original: str) -> bool:
+def parses(code: str, original: str) -> bool:
     """Python compiles ``code``; when it cannot tell, or did not compile the original either
     (newer syntax than this Python's), libcst must parse it."""
     verdict = _compiles(code)
@@ -333,46 +155,6 @@ def _parses(code: str, original: str) -> bool:
     except Exception:  # noqa: BLE001
         return False
     return True
-
-
-def apply_plans(planned: Planned, plans: Sequence[Plan]) -> tuple[str, list[Plan]]:
-    """The new text with ``plans`` applied, and the plans that made it (bad ones dropped)."""
-    original = planned.module.code
-
-    def run(subset: Sequence[Plan]) -> str | None:
-        try:
-            code = planned.module.visit(_Apply(subset, planned.ctx)).code
-        except Exception:  # noqa: BLE001 - a broken edit is dropped like one giving bad code
-            return None
-        return code if _parses(code, original) else None
-
-    code = run(plans)
-    if code is not None:
-        return code, list(plans)
-    good: list[Plan] = []  # a fix produced invalid code: keep the others, one by one
-    for plan in plans:
-        if run(good + [plan]) is not None:
-            good.append(plan)
-    return (run(good) or original) if good else original, good
-
-
-def fix_source(source: str, path: str, options: FixOptions) -> FixOutcome:
-    """Apply every fix ``options`` allow to ``source``, round after round, until nothing
-    changes (the fixes rename nothing, so the project facts of the text before the first
-    round hold for every round)."""
-    outcome = FixOutcome(path=path, old=source, new=source)
-    for _ in range(MAX_ROUNDS):
-        planned = plan_source(outcome.new, path, options)
-        if planned is None or not planned.plans:
-            break
-        code, used = apply_plans(planned, choose(planned))
-        if code == outcome.new:
-            break
-        for plan in used:
-            _, line, column = planned.keys[id(plan)]
-            outcome.applied.append(Applied(plan.code, line, column, plan.applicability, plan.description))
-        outcome.new = code
-    return outcome
 
 
 # -- one plan as text edits --------------------------------------------------------------
@@ -392,7 +174,7 @@ def plan_changes(plan: Plan, ctx: FixContext) -> list[Change] | None:
     (``None`` when the plan cannot be applied). Only the changed statements are generated."""
     module = ctx.module
     try:
-        new = module.visit(_Apply([plan], ctx))
+        new = module.visit(ApplyPlans([plan], ctx))
     except Exception:  # noqa: BLE001 - a broken edit costs its fix, never the lint
         return None
     out: list[Change] = []
@@ -441,7 +223,7 @@ def _diff_block(old, new, indent: list[str], module: cst.Module, out: list[Chang
         ):
             out.extend(inner)
             return True
-    text = _render(nm, indent, module)
+    text = statements_code(nm, indent, module)
     if om:
         out.append(Change(om[0], om[-1], None, True, text))
     elif i < len(ob):
@@ -464,16 +246,6 @@ def _only_body_differs(old: cst.CSTNode, new: cst.CSTNode) -> bool:
         return False
     ko, kn = children(old), children(new)
     return len(ko) == len(kn) and all(a is b or (a is old_body and b is new_body) for a, b in zip(ko, kn))
-
-
-def _render(nodes: Sequence[cst.CSTNode], indent: list[str], module: cst.Module) -> str:
-    """The code of statements ``nodes`` as they read inside blocks indented by ``indent``."""
-    state = CodegenState(
-        default_indent=module.default_indent, default_newline=module.default_newline, indent_tokens=list(indent)
-    )
-    for node in nodes:
-        node._codegen(state)
-    return "".join(state.tokens)
 
 
 def change_nodes(changes: Iterable[Change]) -> list[cst.CSTNode]:
