@@ -271,7 +271,9 @@ def _scan_init(init: cst.FunctionDef, info: ClassInfo, index: ModuleIndex) -> No
                     continue
                 func = node.value.func
                 qual = index.resolve(func)
-                if qual in ("torch.nn.Parameter", "torch.nn.Buffer") or (
+                if qual in DISABLE_DECORATORS:  # self.head = torch.compiler.disable(nn.Linear(...))
+                    info.submodules[attr] = qual
+                elif qual in ("torch.nn.Parameter", "torch.nn.Buffer") or (
                     qual is not None
                     and qual.startswith("torch.")
                     and not is_module_class_name(qual)
