@@ -22,6 +22,7 @@ from torchlint.analysis.torchnames import (  # noqa: F401 - re-exported
     LABEL_PARAMS,
     MODULE_BASES,
     NOT_MODULES,
+    OPAQUE_DECORATORS,
     is_module_class_name,
 )
 from torchlint.analysis.tree import code_children
@@ -111,6 +112,14 @@ class ModuleIndex:
 
     def is_disabled(self, fn: cst.FunctionDef) -> bool:
         return self.decorated_by(fn, DISABLE_DECORATORS)
+
+    def is_opaque(self, fn: cst.FunctionDef) -> bool:
+        """A ``@torch.library.custom_op`` function: dynamo calls it as one operator and never
+        traces its body (no break either)."""
+        return self.decorated_by(fn, OPAQUE_DECORATORS)
+
+    def untraced(self, fn: cst.FunctionDef) -> bool:
+        return self.is_disabled(fn) or self.is_opaque(fn)
 
     def is_compile_decorated(self, fn: cst.FunctionDef) -> bool:
         return self.decorated_by(fn, COMPILE_CALLS)
@@ -336,7 +345,7 @@ def find_regions(index: ModuleIndex, project: dict | None = None) -> dict[cst.Fu
     regions: dict[cst.FunctionDef, Region] = {}
 
     def add_root(fn: cst.FunctionDef, qualname: str, owner: ClassInfo | None) -> None:
-        if fn in regions or index.is_disabled(fn) or fn.name.value == "__init__":
+        if fn in regions or index.untraced(fn) or fn.name.value == "__init__":
             return
         regions[fn] = Region(node=fn, qualname=qualname, root=qualname, owner=owner)
 
@@ -381,14 +390,14 @@ def find_regions(index: ModuleIndex, project: dict | None = None) -> dict[cst.Fu
             add_root(found[0], qualname, found[1])
     for qualname, root in (project or {}).get("reached", {}).items():
         found = _function_at(index, qualname)
-        if found is not None and found[0] not in regions and not index.is_disabled(found[0]):
+        if found is not None and found[0] not in regions and not index.untraced(found[0]):
             regions[found[0]] = Region(found[0], qualname, root, found[1], is_root=False, cross_file=" in " in root)
 
     queue = list(regions.values())
     while queue:
         region = queue.pop(0)
         for callee, qualname, owner in callees(region.node, region.owner, index):
-            if callee in regions or index.is_disabled(callee) or callee.name.value == "__init__":
+            if callee in regions or index.untraced(callee) or callee.name.value == "__init__":
                 continue
             new = Region(callee, qualname, region.root, owner, is_root=False)
             regions[callee] = new
