@@ -491,5 +491,29 @@ def callees(fn: cst.FunctionDef, owner: ClassInfo | None, index: ModuleIndex):
                     fwd = find_method(index, cls, "forward")
                     if fwd is not None:
                         out.append((fwd[1], f"{fwd[0].name}.forward", fwd[0]))
+            out.extend(_torch_function_of(node, index))
+        elif isinstance(node, (cst.AssignTarget, cst.AugAssign)) and owner is not None:
+            # `self.last = v` runs the class's own `__setattr__`, which dynamo traces
+            if _self_attr(node.target) is not None:
+                found = find_method(index, owner, "__setattr__")
+                if found is not None:
+                    out.append((found[1], f"{found[0].name}.__setattr__", found[0]))
         stack.extend(reversed(code_children(node)))
     return out
+
+
+def _torch_function_of(call: cst.Call, index: ModuleIndex) -> list:
+    """``t.as_subclass(Tagged)`` / ``Tagged(t)`` of a same-file tensor subclass: every torch
+    operation on the result runs its ``__torch_function__``, which dynamo traces."""
+    func = call.func
+    name = None
+    if isinstance(func, cst.Attribute) and func.attr.value == "as_subclass" and call.args:
+        arg = call.args[0].value
+        name = arg.value if isinstance(arg, cst.Name) else None
+    elif isinstance(func, cst.Name):
+        name = func.value
+    info = index.classes.get(name) if name else None
+    if info is None:
+        return []
+    found = find_method(index, info, "__torch_function__")
+    return [(found[1], f"{found[0].name}.__torch_function__", found[0])] if found is not None else []
