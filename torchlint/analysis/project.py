@@ -39,7 +39,13 @@ from typing import Any, Callable, cast
 
 from torchlint.analysis.modules import ModuleMap, relative_base
 from torchlint.analysis.summary import TRAINING_ONLY, Summary
-from torchlint.analysis.torchnames import COMPILE_CALLS, DISABLE_DECORATORS, IS_COMPILING, is_module_class_name
+from torchlint.analysis.torchnames import (
+    COMPILE_CALLS,
+    DISABLE_DECORATORS,
+    IS_COMPILING,
+    OPAQUE_DECORATORS,
+    is_module_class_name,
+)
 
 Ref = tuple[str, ...]  # ("ext", q) | ("mod", path) | ("cls"|"fn"|"meth"|"bound", path, name)
 
@@ -416,6 +422,12 @@ class Project:
     def is_disabled(self, path: str, rec: dict[str, Any]) -> bool:
         return any(self.is_disable(r) for _, r in self._decorator_refs(path, rec))
 
+    def is_opaque(self, path: str, rec: dict[str, Any]) -> bool:
+        """A ``@torch.library.custom_op`` function: an operator dynamo does not trace into."""
+        return any(
+            r is not None and r[0] == "ext" and r[1] in OPAQUE_DECORATORS for _, r in self._decorator_refs(path, rec)
+        )
+
     # -- regions -----------------------------------------------------------------------
     def analyze(self, earlier: dict[str, Any] | None = None, unchanged: Iterable[str] = ()) -> None:
         """Decide the regions.
@@ -441,7 +453,12 @@ class Project:
             known = old_traced.get(path, {}).get(qual) if path in same else None
             if known is None:
                 rec = self.record(ref)
-                known = not (rec is None or qual.rsplit(".", 1)[-1] == "__init__" or self.is_disabled(path, rec))
+                known = not (
+                    rec is None
+                    or qual.rsplit(".", 1)[-1] == "__init__"
+                    or self.is_disabled(path, rec)
+                    or self.is_opaque(path, rec)
+                )
             self.traced.setdefault(path, {})[qual] = known
             return known
 

@@ -23,6 +23,7 @@ from torchlint.analysis.torchnames import (  # noqa: F401 - re-exported
     MODULE_BASES,
     NOT_MODULES,
     NOT_WHILE_COMPILING,
+    OPAQUE_DECORATORS,
     is_module_class_name,
 )
 from torchlint.analysis.tree import code_children
@@ -115,6 +116,14 @@ class ModuleIndex:
 
     def is_disabled(self, fn: cst.FunctionDef) -> bool:
         return self.decorated_by(fn, DISABLE_DECORATORS)
+
+    def is_opaque(self, fn: cst.FunctionDef) -> bool:
+        """A ``@torch.library.custom_op`` function: dynamo calls it as one operator and never
+        traces its body (no break either)."""
+        return self.decorated_by(fn, OPAQUE_DECORATORS)
+
+    def untraced(self, fn: cst.FunctionDef) -> bool:
+        return self.is_disabled(fn) or self.is_opaque(fn)
 
     def is_compile_decorated(self, fn: cst.FunctionDef) -> bool:
         return self.decorated_by(fn, COMPILE_CALLS)
@@ -283,7 +292,9 @@ def _scan_init(init: cst.FunctionDef, info: ClassInfo, index: ModuleIndex) -> No
                     continue
                 func = node.value.func
                 qual = index.resolve(func)
-                if qual in ("torch.nn.Parameter", "torch.nn.Buffer") or (
+                if qual in DISABLE_DECORATORS:  # self.head = torch.compiler.disable(nn.Linear(...))
+                    info.submodules[attr] = qual
+                elif qual in ("torch.nn.Parameter", "torch.nn.Buffer") or (
                     qual is not None
                     and qual.startswith("torch.")
                     and not is_module_class_name(qual)
@@ -346,7 +357,7 @@ def find_regions(index: ModuleIndex, project: dict | None = None) -> dict[cst.Fu
     regions: dict[cst.FunctionDef, Region] = {}
 
     def add_root(fn: cst.FunctionDef, qualname: str, owner: ClassInfo | None) -> None:
-        if fn in regions or index.is_disabled(fn) or fn.name.value == "__init__":
+        if fn in regions or index.untraced(fn) or fn.name.value == "__init__":
             return
         regions[fn] = Region(node=fn, qualname=qualname, root=qualname, owner=owner)
 
@@ -391,14 +402,14 @@ def find_regions(index: ModuleIndex, project: dict | None = None) -> dict[cst.Fu
             add_root(found[0], qualname, found[1])
     for qualname, root in (project or {}).get("reached", {}).items():
         found = _function_at(index, qualname)
-        if found is not None and found[0] not in regions and not index.is_disabled(found[0]):
+        if found is not None and found[0] not in regions and not index.untraced(found[0]):
             regions[found[0]] = Region(found[0], qualname, root, found[1], is_root=False, cross_file=" in " in root)
 
     queue = list(regions.values())
     while queue:
         region = queue.pop(0)
         for callee, qualname, owner in callees(region.node, region.owner, index):
-            if callee in regions or index.is_disabled(callee) or callee.name.value == "__init__":
+            if callee in regions or index.untraced(callee) or callee.name.value == "__init__":
                 continue
             new = Region(callee, qualname, region.root, owner, is_root=False)
             regions[callee] = new
@@ -492,5 +503,29 @@ def callees(fn: cst.FunctionDef, owner: ClassInfo | None, index: ModuleIndex):
                     fwd = find_method(index, cls, "forward")
                     if fwd is not None:
                         out.append((fwd[1], f"{fwd[0].name}.forward", fwd[0]))
+            out.extend(_torch_function_of(node, index))
+        elif isinstance(node, (cst.AssignTarget, cst.AugAssign)) and owner is not None:
+            # `self.last = v` runs the class's own `__setattr__`, which dynamo traces
+            if _self_attr(node.target) is not None:
+                found = find_method(index, owner, "__setattr__")
+                if found is not None:
+                    out.append((found[1], f"{found[0].name}.__setattr__", found[0]))
         stack.extend(reversed(code_children(node)))
     return out
+
+
+def _torch_function_of(call: cst.Call, index: ModuleIndex) -> list:
+    """``t.as_subclass(Tagged)`` / ``Tagged(t)`` of a same-file tensor subclass: every torch
+    operation on the result runs its ``__torch_function__``, which dynamo traces."""
+    func = call.func
+    name = None
+    if isinstance(func, cst.Attribute) and func.attr.value == "as_subclass" and call.args:
+        arg = call.args[0].value
+        name = arg.value if isinstance(arg, cst.Name) else None
+    elif isinstance(func, cst.Name):
+        name = func.value
+    info = index.classes.get(name) if name else None
+    if info is None:
+        return []
+    found = find_method(index, info, "__torch_function__")
+    return [(found[1], f"{found[0].name}.__torch_function__", found[0])] if found is not None else []

@@ -8,6 +8,9 @@ from __future__ import annotations
 LABEL_PARAMS = frozenset({"labels", "label"})
 COMPILE_CALLS = frozenset({"torch.compile", "torch.compiler.compile", "torch._dynamo.optimize"})
 DISABLE_DECORATORS = frozenset({"torch.compiler.disable", "torch._dynamo.disable"})
+#: decorators that make a function an operator dynamo calls without tracing its body (the
+#: graph holds the operator; its fake kernel gives the output's shape), and without a break
+OPAQUE_DECORATORS = frozenset({"torch.library.custom_op", "torch._library.custom_ops.custom_op"})
 IS_COMPILING = frozenset(
     {
         "torch.compiler.is_compiling",

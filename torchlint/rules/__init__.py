@@ -7,7 +7,8 @@ safety), which the class reads when it is defined.
 :func:`enabled_rules` is the one rule selection the check, the fixes and the API share.
 
 May import: :mod:`torchlint.analysis`, ``torchlint.data``, :mod:`torchlint.matrix` (what
-breaks on which torch) and :mod:`torchlint.pages`. Never the engine, the
+breaks on which torch), :mod:`torchlint.knowledge` (what dynamo cannot trace, measured per
+torch) and :mod:`torchlint.pages`. Never the engine, the
 fixes, the output or the dynamic pass.
 """
 

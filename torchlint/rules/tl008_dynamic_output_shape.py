@@ -6,8 +6,13 @@ import re
 
 import libcst as cst
 
+from torchlint import knowledge
 from torchlint.rules.base import Rule
 
+# Flagged with any arguments (each case is in the rule's tests); the rest of the measured
+# knowledge of the torch reported for (``benchmarks/knowledge.py``) is flagged when called
+# as its proven example is, with no more arguments (`F.one_hot(t)` breaks, `F.one_hot(t, 10)`
+# does not).
 _FUNCS = {
     "torch.nonzero",
     "torch.unique",
@@ -83,11 +88,45 @@ def _mask_uses(body: cst.CSTNode, imports) -> set[str]:
     return found
 
 
+# Judged by other means: TL016 owns `torch.equal`; `torch.where(cond)` is flagged only with one argument.
+_ELSEWHERE = frozenset({"torch.equal", "equal", "torch.where"})
+
+
+def _positional(example: str) -> int:
+    """How many arguments the proven example passes (``torch.masked_select(x, x > 0)``: 2)."""
+    inner = example[example.index("(", example.index(").") + 2 if example.startswith("(") else 0) + 1 : -1]
+    depth, count = 0, 1 if inner.strip() else 0
+    for ch in inner:
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        count += ch == "," and depth == 0
+    return count
+
+
+def measured_ops() -> tuple[dict[str, int], dict[str, int], set[str]]:
+    """(functions, methods) the knowledge proves dynamic-shape or data-dependent, each with the
+    number of arguments of its example, and the data-dependent names among them."""
+    data = knowledge.current()
+    functions: dict[str, int] = {}
+    methods: dict[str, int] = {}
+    data_dependent: set[str] = set()
+    for family in ("dynamic_shape_ops", "data_dependent_ops"):
+        for kind, table in (("functions", functions), ("methods", methods)):
+            for name, entry in data.get(family, {}).get(kind, {}).items():
+                if name in _ELSEWHERE or name in _FUNCS or name in _METHODS:
+                    continue
+                table[name] = _positional(entry["example"])
+                if family == "data_dependent_ops":
+                    data_dependent.add(name)
+    return functions, methods, data_dependent
+
+
 class DynamicOutputShape(Rule):
     code = "TL008"
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
+        self.measured_functions, self.measured_methods, self.data_dependent = measured_ops()
         self.masks: dict[tuple, bool] = {}
         self.stores: set[int] = set()
         self.mask_uses: dict[int, set[str]] = {}
@@ -160,6 +199,16 @@ class DynamicOutputShape(Rule):
                 what = ".repeat_interleave(tensor)"
         if what == "torch.repeat_interleave" and not (len(node.args) >= 2 and self.is_tensor(node.args[1].value)):
             return
+        if what is None:
+            what = self._measured(node, qual)
+            if what in self.data_dependent or (what and what.strip(".()") in self.data_dependent):
+                self.report(
+                    node,
+                    message=f"`{what}` computes a value from the tensor's data that dynamo cannot "
+                    "hold in a graph, so it splits the graph here; pass the sizes it needs "
+                    "(`num_classes=`) or compute it outside the compiled region",
+                )
+                return
         if what is not None:
             self.report(
                 node,
@@ -167,3 +216,16 @@ class DynamicOutputShape(Rule):
                 "dynamo splits the graph here; use a fixed-size form (`torch.where`, masks, "
                 "`torch.nonzero_static`)",
             )
+
+    def _measured(self, node: cst.Call, qual: str | None) -> str | None:
+        """A call the knowledge proves breaking, called with no more arguments than its example."""
+        if any(a.keyword is not None or a.star for a in node.args):
+            return None
+        if qual in self.measured_functions and len(node.args) <= self.measured_functions[qual]:
+            return qual
+        func = node.func
+        if isinstance(func, cst.Attribute) and self.is_tensor(func.value):
+            method = func.attr.value
+            if method in self.measured_methods and len(node.args) <= self.measured_methods[method]:
+                return f".{method}()"
+        return None

@@ -8,7 +8,7 @@ from importlib import resources
 
 import libcst as cst
 
-from torchlint import matrix
+from torchlint import knowledge, matrix
 from torchlint.rules.base import Rule
 
 
@@ -18,6 +18,43 @@ def skipped_calls() -> dict:
     torch; which of them break on each measured torch version is in the matrix)."""
     text = resources.files("torchlint").joinpath("data/skipped_calls.json").read_text("utf-8")
     return json.loads(text)
+
+
+def measured_skipped_calls() -> dict:
+    """The calls the generated knowledge of the torch reported for found breaking
+    (``benchmarks/knowledge.py``), less those whose break may come from the arguments of the
+    example rather than the call: the builtins (whether ``print(t)``, ``repr(t)`` or ``hash(t)``
+    break depends on their arguments and use, which other rules judge), and calls proven only
+    with a tensor argument unless dynamo skips the function whatever it is given."""
+    return {
+        name: e
+        for name, e in knowledge.skipped_calls().items()
+        if not name.startswith("builtins.")
+        and (e.get("trace_rule") == "SkipFunctionVariable" or not _passes_tensor(e.get("example", "")))
+    }
+
+
+#: tensor methods other rules own: `.tolist()` (TL003), `.item()` (TL001), the
+#: dynamic-shape and data-dependent ones (TL008, TL016's `equal`)
+_OWNED_METHODS = frozenset({"tolist", "item", "equal"})
+
+
+def measured_tensor_methods() -> dict:
+    """Tensor methods the knowledge found dynamo cannot trace (``x.storage_offset()``,
+    ``x.to_sparse()``, ``x.resize_(0)``), less those other rules own."""
+    data = knowledge.current()
+    owned = set(_OWNED_METHODS) | knowledge.dynamic_shape_methods(data)
+    owned |= set(data.get("data_dependent_ops", {}).get("methods", {}))
+    return {
+        name: e
+        for name, e in data.get("tensor_methods", {}).items()
+        if e.get("verdict") == "breaks" and name not in owned
+    }
+
+
+def _passes_tensor(example: str) -> bool:
+    inner = example[example.find("(") + 1 : -1]
+    return any(part.strip() == "x" for part in inner.split(","))
 
 
 def _is_logger_factory(qual) -> bool:
@@ -50,7 +87,9 @@ class SkippedCall(Rule):
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         data = skipped_calls()
-        self.calls = data["calls"]
+        self.calls = {**measured_skipped_calls(), **data["calls"]}
+        self.stores = knowledge.breaking_stores()
+        self.tensor_methods = measured_tensor_methods()
         version = matrix.active_version()  # the torch the static pass reports for, if set
         traced = matrix.traced_calls(version) if version else set()
         if traced:
@@ -73,6 +112,17 @@ class SkippedCall(Rule):
             for target in node.targets:
                 if isinstance(target.target, cst.Name):
                     self.containers.add((id(self.ctx.region), target.target.value))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        # os.environ["K"] = "v": dynamo cannot trace the store (putenv is skipped)
+        for target in node.targets:
+            t = target.target
+            if isinstance(t, cst.Subscript) and self.resolve(t.value) in self.stores:
+                self.report(
+                    t,
+                    message=f"assigning an item of `{self.resolve(t.value)}` cannot be traced and "
+                    "splits the graph; set it before compiling, outside the compiled region",
+                )
 
     def _holds_tensors(self, arg: cst.BaseExpression) -> bool:
         if self.ctx.kind(arg) in ("tensor", "tensors", "module") or (isinstance(arg, cst.Name) and arg.value == "self"):
@@ -108,6 +158,19 @@ class SkippedCall(Rule):
                 node,
                 message="`copy.copy` of a tensor cannot be traced and splits the graph; use "
                 "`t.clone()` (or the tensor itself: tensors are not mutated by rebinding)",
+            )
+        elif (
+            isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in self.tensor_methods
+            and self.is_tensor(node.func.value)
+        ):
+            method = node.func.attr.value
+            reason = self.tensor_methods[method].get("reason", "")
+            self.report(
+                node,
+                message=f"dynamo cannot trace `.{method}()` on a tensor"
+                + (f" ({reason.split(' ', 1)[-1]})" if reason else "")
+                + " and splits the graph; call it outside the compiled region",
             )
         elif isinstance(node.func, cst.Attribute) and node.func.attr.value in self.logger_methods:
             receiver = node.func.value

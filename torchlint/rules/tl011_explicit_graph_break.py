@@ -18,6 +18,14 @@ class ExplicitGraphBreak(Rule):
         if qual in _BREAKS:
             self.report(node, message=self.message.replace("this call", f"`{qual}()`", 1))
             return
+        wrapped = self._disabled_wrapper(node)
+        if wrapped is not None:
+            self.report(
+                node,
+                message=f"`{wrapped}` is wrapped with `torch.compiler.disable`, so calling it "
+                "here splits the graph; make it traceable or call it outside the compiled region",
+            )
+            return
         callee = self.ctx.callee(node)
         if callee is not None and self.ctx.index.is_disabled(callee):
             self.report(
@@ -37,3 +45,27 @@ class ExplicitGraphBreak(Rule):
                 "so calling it here splits the graph; make it traceable or call it outside "
                 "the compiled region",
             )
+
+    def _disabled_wrapper(self, node: cst.Call) -> str | None:
+        """The text of a callee wrapped with ``torch.compiler.disable``: inline
+        (``torch.compiler.disable(self.head)(x)``) or bound in ``__init__``
+        (``self.head = torch.compiler.disable(nn.Linear(8, 8))``, then ``self.head(x)``)."""
+        func = node.func
+        if (
+            isinstance(func, cst.Call)
+            and self.resolve(func.func) in DISABLE_DECORATORS
+            and func.args
+            and func.args[0].keyword is None
+        ):
+            return cst.Module([]).code_for_node(func.args[0].value)
+        region = self.ctx.region
+        owner = region.owner if region is not None else None
+        if (
+            owner is not None
+            and isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == "self"
+            and owner.submodules.get(func.attr.value) in DISABLE_DECORATORS
+        ):
+            return f"self.{func.attr.value}"
+        return None

@@ -1,0 +1,679 @@
+"""What dynamo cannot trace, asked of the installed torch: the data the static rules read.
+
+Run it with the Python of the torch to measure (a matrix venv for another version):
+
+    python benchmarks/knowledge.py [--out DIR] [--only calls,ops] [-v]
+
+It writes ``torchlint/data/knowledge-<major.minor>.json`` (``--out`` for another folder):
+
+* ``calls``: every public callable of the modules of :data:`MODULES` (the standard library
+  modules model code reaches for, and torch's own functions dynamo's trace rules mark
+  skipped), each given an example call found by trying a small table of arguments eagerly,
+  then run through dynamo in a compiled function (``torch._dynamo.explain``). An entry is
+  ``"breaks"`` (with dynamo's reason) or ``"traced"``, with what
+  ``torch._dynamo.trace_rules.lookup`` says of it. No verdict comes from reading torch's
+  source or from a list: dynamo decides each one;
+* ``stores``: item assignments dynamo cannot trace (``os.environ[...] = ...``), found the same way;
+* ``tensor_methods``: every public method of ``torch.Tensor`` called on a tensor the same way;
+* ``dynamic_shape_ops`` / ``data_dependent_ops``: the aten operators whose fake (meta)
+  kernel raises ``DynamicOutputShapeException`` (the output's size depends on the values)
+  or ``DataDependentOutputException`` (a Python value computed from the data) under
+  ``FakeTensorMode``, with arguments built from each operator's schema, and the torch
+  functions and tensor methods of the same name; each function is then run through dynamo
+  on the same (real) arguments, and only those that break are kept.
+
+The rules read the file of the installed torch's version, or of the nearest measured one
+(:mod:`torchlint.knowledge`); ``tests/rules/test_knowledge.py`` runs the committed examples
+through dynamo again. Eager trials run in a temporary folder, with no standard input, and
+only functions that cannot harm the machine are tried with arguments (see :func:`_may_try`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import inspect
+import io
+import json
+import os
+import sys
+import tempfile
+import time
+import warnings
+from typing import Any
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+#: the modules whose public callables are measured ("module" or "module:Class" for a class's
+#: class methods, such as ``datetime.datetime.now``)
+MODULES = (
+    "builtins",
+    "time",
+    "random",
+    "os",
+    "os.path",
+    "sys",
+    "inspect",
+    "traceback",
+    "json",
+    "io",
+    "pickle",
+    "warnings",
+    "logging",
+    "hashlib",
+    "zlib",
+    "binascii",
+    "base64",
+    "datetime:datetime",
+    "datetime:date",
+    "copy",
+    "importlib",
+    "platform",
+    "gc",
+    "uuid",
+    "struct",
+    "glob",
+    "pprint",
+    "textwrap",
+    "string",
+    "re",
+    "math",
+    "operator",
+    "functools",
+    "itertools",
+    "collections",
+    "heapq",
+    "bisect",
+    "statistics",
+    "secrets",
+    "torch",
+    "torch.cuda",
+    "torch.random",
+)
+
+#: modules whose functions act on the process or the machine: only functions that take no
+#: argument and only read (``os.getpid``, ``sys.getsizeof`` is tried as a getter) are tried
+_GETTERS_ONLY = {"os", "sys", "gc", "platform", "torch.cuda", "importlib", "builtins"}
+#: names never called, whatever their module: they end, fork, block on input or change the
+#: process for what follows
+_NEVER = {
+    "abort",
+    "breakpoint",
+    "copyright",
+    "credits",
+    "exit",
+    "fork",
+    "forkpty",
+    "help",
+    "input",
+    "kill",
+    "killpg",
+    "license",
+    "quit",
+    "setrecursionlimit",
+    "setprofile",
+    "settrace",
+    "setsid",
+    "setpgrp",
+    "wait",
+    "wait3",
+    "sync",
+    "pipe",
+    "openpty",
+    "register_at_fork",
+    "system",
+    "pause",
+    "getpass",
+    "set_default_device",
+    "set_default_dtype",
+    "set_default_tensor_type",
+    "use_deterministic_algorithms",
+    "set_deterministic_debug_mode",
+    "set_num_threads",
+    "set_num_interop_threads",
+    "set_printoptions",
+    "set_float32_matmul_precision",
+    "set_warn_always",
+    "set_flush_denormal",
+    "set_anomaly_enabled",
+    "set_grad_enabled",
+    "compile",
+    "exec",
+    "eval",
+    "__import__",
+    "setattr",
+    "delattr",
+    "disable",
+    "reset",
+    "memory_summary",
+    "cudart",
+    "init",
+    "ipc_collect",
+    "empty_cache",
+    "manual_seed_all",
+    "seed_all",
+    "addaudithook",
+    "displayhook",
+    "excepthook",
+}
+#: argument lists tried in order (source text; ``x`` is a float tensor of 4, ``helper`` a
+#: one-argument function, ``buf`` a fresh ``io.BytesIO()``): Python values first, so that a
+#: verdict on a call is not one on what dynamo does with a tensor argument
+#: (``random.uniform(x, x)`` breaks, ``random.uniform(1, 1)`` is traced)
+ARGS = (
+    "",
+    "'ignore'",
+    "'a'",
+    "'1'",
+    "1",
+    "b'abc'",
+    "[1, 2]",
+    "{'a': 1}",
+    "helper",
+    "'a', 'a'",
+    "1, 1",
+    "x",
+    "x, buf",
+    "x, x",
+)
+_GETTER_ARGS = ("", "x")
+TORCH_SKIP_ONLY = {"torch", "torch.cuda", "torch.random"}
+
+
+def say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def helper(t):
+    return t
+
+
+def _may_try(module: str, name: str, obj: Any) -> bool:
+    if name.startswith("_") or name in _NEVER:
+        return False
+    if inspect.isclass(obj) and issubclass(obj, BaseException):
+        return False
+    return callable(obj)
+
+
+def _namespace(torch) -> dict[str, Any]:
+    return {"x": torch.randn(4), "helper": helper, "buf": io.BytesIO(), "torch": torch}
+
+
+def _import_line(module: str) -> str:
+    return f"import {module.split(':')[0]}"
+
+
+def candidates(torch, specs=MODULES) -> list[tuple[str, str, Any]]:
+    """(module, qualified name, object) of each public callable of :data:`MODULES`; of torch's
+    namespaces only what dynamo's trace rules mark skipped (the rest is traced by design)."""
+    from torch._dynamo import trace_rules
+    from torch._dynamo.variables import SkipFunctionVariable
+
+    out = []
+    for spec in specs:
+        modname, _, cls = spec.partition(":")
+        mod = importlib.import_module(modname)
+        owner = getattr(mod, cls) if cls else mod
+        prefix = f"{modname}.{cls}" if cls else modname
+        for name in sorted(dir(owner)):
+            try:
+                obj = getattr(owner, name)
+            except Exception:  # noqa: BLE001 - a failed trial is no verdict
+                continue
+            if not _may_try(modname, name, obj):
+                continue
+            if cls and not (inspect.ismethod(obj) or inspect.isbuiltin(obj)):
+                continue  # a class's class methods (datetime.datetime.now), not its instance methods
+            if modname in TORCH_SKIP_ONLY:
+                if inspect.ismodule(obj) or inspect.isclass(obj):
+                    continue
+                try:
+                    rule = trace_rules.lookup(obj)
+                except Exception:  # noqa: BLE001 - a failed trial is no verdict
+                    continue
+                if rule is not SkipFunctionVariable:
+                    continue
+            if inspect.ismodule(obj):
+                continue
+            out.append((spec, f"{prefix}.{name}", obj))
+    return out
+
+
+def _rule_name(obj: Any) -> str | None:
+    from torch._dynamo import trace_rules
+
+    try:
+        if trace_rules.is_builtin_callable(obj):
+            return "BuiltinVariable"
+        rule = trace_rules.lookup(obj)
+    except Exception:  # noqa: BLE001 - a failed trial is no verdict
+        return None
+    return rule.__name__ if rule is not None else None
+
+
+def find_example(spec: str, qual: str, torch) -> str | None:
+    """The first call of ``qual`` with the arguments of :data:`ARGS` that runs eagerly."""
+    modname = spec.split(":")[0]
+    table = _GETTER_ARGS if modname in _GETTERS_ONLY else ARGS
+    call_name = qual.removeprefix("builtins.")
+    for args in table:
+        ns = _namespace(torch)
+        ns[modname.split(".")[0]] = importlib.import_module(modname.split(".")[0])
+        importlib.import_module(modname)
+        code = f"{call_name}({args})"
+        try:
+            with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+                warnings.simplefilter("ignore")
+                eval(code, ns)
+        except BaseException:  # noqa: BLE001 - a trial that fails tries the next arguments
+            continue
+        return code
+    return None
+
+
+def _program(imports: set[str], statement: str) -> str:
+    lines = sorted(imports | {"import io", "import torch"})
+    body = "\n".join(f"    {s}" for s in statement.splitlines())
+    return (
+        "\n".join(lines)
+        + "\n\n\ndef helper(t):\n    return t\n\n\ndef f(x):\n    buf = io.BytesIO()\n    x = x + 1\n"
+        + body
+        + "\n    return x * 2\n"
+    )
+
+
+_GB: dict[str, str] = {}
+
+
+def gb_codes(torch) -> dict[str, str]:
+    """dynamo's graph-break type -> its GB code (the registry shipped with torch)."""
+    if not _GB:
+        path = os.path.join(os.path.dirname(torch.__file__), "_dynamo", "graph_break_registry.json")
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as fh:
+                for code, entries in json.load(fh).items():
+                    for entry in entries:
+                        _GB.setdefault(entry.get("Gb_type", ""), code)
+    return _GB
+
+
+def dynamo_verdict(program: str, torch, args=None) -> tuple[bool, str | None]:
+    """(breaks, dynamo's reason) of ``f`` of the program run once through dynamo."""
+    folder = tempfile.mkdtemp(prefix="torchlint_knowledge_")
+    path = os.path.join(folder, "probe.py")
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(program)
+    spec = importlib.util.spec_from_file_location(f"probe_{abs(hash(program))}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    torch._dynamo.reset()
+    try:
+        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+            warnings.simplefilter("ignore")
+            explained = torch._dynamo.explain(mod.f)(*(args if args is not None else [torch.randn(4)]))
+    except Exception as exc:  # noqa: BLE001 - dynamo itself failed: not a verdict on the call
+        return False, f"error: {type(exc).__name__}"
+    if explained.graph_break_count:
+        reason = explained.break_reasons[0].reason.splitlines()[0] if explained.break_reasons else None
+        code = gb_codes(torch).get(reason or "")
+        return True, f"{code} {reason}" if code else reason
+    return False, None
+
+
+def measure_one(spec: str, qual: str, obj: Any, torch) -> dict[str, Any] | None:
+    """The entry of one candidate: its example and dynamo's verdict (None: no example runs)."""
+    example = find_example(spec, qual, torch)
+    if example is None:
+        return None
+    imports = {_import_line(spec)} if not qual.startswith("builtins.") else set()
+    breaks, reason = dynamo_verdict(_program(imports, example), torch)
+    if reason is not None and reason.startswith("error:"):
+        return None
+    entry = {
+        "verdict": "breaks" if breaks else "traced",
+        "example": example,
+        "imports": sorted(imports),
+        "trace_rule": _rule_name(obj),
+    }
+    if breaks:
+        entry["reason"] = reason
+    return entry
+
+
+def recheck(path: str, verbose: bool) -> int:
+    """Measure again the calls of an existing file whose example passes a tensor, with the
+    Python arguments of :data:`ARGS` tried first (as a whole run now does)."""
+    import torch
+
+    logging_quiet()
+    with open(path, encoding="utf-8") as fh:
+        data = json.load(fh)
+    cwd = os.getcwd()
+    os.chdir(tempfile.mkdtemp(prefix="torchlint_knowledge_cwd_"))
+    changed = 0
+    try:
+        by_name = {qual: (spec, obj) for spec, qual, obj in candidates(torch)}
+        for qual, entry in sorted(data.get("calls", {}).items()):
+            inner = entry["example"][entry["example"].find("(") + 1 : -1]
+            if qual not in by_name or not any(p.strip() == "x" for p in inner.split(",")):
+                continue
+            spec, obj = by_name[qual]
+            fresh = measure_one(spec, qual, obj, torch)
+            if fresh is not None and fresh != entry:
+                data["calls"][qual] = fresh
+                changed += 1
+                if verbose:
+                    say(f"  {qual:40s} {entry['example']} {entry['verdict']} -> {fresh['example']} {fresh['verdict']}")
+    finally:
+        os.chdir(cwd)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    say(f"{changed} entries measured again")
+    return 0
+
+
+def child(spec: str, skip: set[str]) -> int:
+    """Measure one module's candidates (``--child``), one JSON line each, announcing each
+    trial first: a call that crashes the interpreter (a C function given a bad argument) is
+    named by the parent and skipped on the next start."""
+    import torch
+
+    logging_quiet()
+    os.chdir(tempfile.mkdtemp(prefix="torchlint_knowledge_cwd_"))
+    for s, qual, obj in candidates(torch, [spec]):
+        if qual in skip:
+            continue
+        print(json.dumps({"try": qual}), flush=True)
+        entry = measure_one(s, qual, obj, torch)
+        print(json.dumps({"done": qual, "entry": entry}), flush=True)
+    return 0
+
+
+def measure_calls(torch, verbose: bool) -> dict[str, Any]:
+    import subprocess
+
+    calls: dict[str, Any] = {}
+    crashed: list[str] = []
+    for spec in MODULES:
+        skip: set[str] = set()
+        while True:
+            proc = subprocess.run(
+                [sys.executable, os.path.abspath(__file__), "--child", spec, "--skip", ",".join(sorted(skip))],
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=1800,
+            )
+            last = None
+            for line in proc.stdout.splitlines():
+                if not line.startswith("{"):
+                    continue
+                record = json.loads(line)
+                if "try" in record:
+                    last = record["try"]
+                else:
+                    last = None
+                    skip.add(record["done"])
+                    if record["entry"] is not None:
+                        calls[record["done"]] = record["entry"]
+                        if verbose:
+                            e = record["entry"]
+                            say(f"  {record['done']:40s} {e['verdict']:7s} {e['example']}")
+            if proc.returncode != 0 and last is None:
+                tail = proc.stderr.strip().splitlines()[-1:] or ["no output"]
+                raise SystemExit(f"measuring {spec} failed before any trial: {tail[0]}")
+            if proc.returncode == 0:
+                break
+            crashed.append(last)  # the interpreter died in this trial: measured as nothing
+            skip.add(last)
+            say(f"  {last}: the trial crashed the interpreter (exit {proc.returncode}); skipped")
+    stores = {}
+    for target, example in (("os.environ", "os.environ['TORCHLINT_PROBE'] = '1'"),):
+        breaks, reason = dynamo_verdict(_program({"import os"}, example), torch)
+        stores[target] = {"verdict": "breaks" if breaks else "traced", "example": example, "imports": ["import os"]}
+        if breaks:
+            stores[target]["reason"] = reason
+    return {"calls": calls, "stores": stores, "crashed_trials": sorted(crashed)}
+
+
+def measure_tensor_methods(torch, verbose: bool) -> dict[str, Any]:
+    """``x.<name>(...)`` of every public tensor method, with the first arguments that run."""
+    out: dict[str, Any] = {}
+    for name in sorted(dir(torch.Tensor)):
+        if name.startswith("_") or name in _NEVER or not callable(getattr(torch.Tensor, name, None)):
+            continue
+        for args in ("", "0", "x", "1"):
+            code = f"x.{name}({args})"
+            ns = _namespace(torch)
+            try:
+                with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+                    warnings.simplefilter("ignore")
+                    eval(code, ns)
+            except BaseException:  # noqa: BLE001
+                continue
+            statement = f"y = x.clone()\n{code.replace('x.', 'y.', 1)}"
+            breaks, reason = dynamo_verdict(_program(set(), statement), torch)
+            if reason is not None and reason.startswith("error:"):
+                break
+            out[name] = {"verdict": "breaks" if breaks else "traced", "example": f"x.{name}({args})"}
+            if breaks:
+                out[name]["reason"] = reason
+            if verbose:
+                say(f"  Tensor.{name:30s} {out[name]['verdict']}")
+            break
+    return out
+
+
+# --------------------------------------------------------------------------- aten ops
+
+
+def _schema_args(schema, torch, dtype) -> list[Any] | None:
+    """Arguments for an operator from its schema: tensors of four elements of ``dtype``,
+    small scalars, None for optionals; None when an argument has no such value."""
+    args = []
+    for arg in schema.arguments:
+        if arg.kwarg_only and (arg.has_default_value() or str(arg.type).endswith("?")):
+            continue
+        if arg.has_default_value():
+            break  # the defaults of the rest
+        t = str(arg.type)
+        if t.endswith("?"):
+            args.append(None)
+        elif t == "Tensor":
+            args.append(torch.ones(4, dtype=dtype))
+        elif t == "Tensor[]":
+            args.append([torch.ones(4, dtype=dtype), torch.ones(4, dtype=dtype)])
+        elif t in ("int", "SymInt"):
+            args.append(0)
+        elif t in ("int[]", "SymInt[]", "int[1]", "SymInt[1]"):
+            args.append([4])
+        elif t == "float":
+            args.append(0.5)
+        elif t == "bool":
+            args.append(False)
+        elif t == "Scalar":
+            args.append(1)
+        else:
+            return None
+    return args
+
+
+def measure_aten(torch, verbose: bool) -> dict[str, Any]:
+    """The aten operators whose fake kernel cannot give an output shape (or a value) without
+    the data, and the torch functions and tensor methods of their names that break dynamo."""
+    from torch._subclasses.fake_tensor import (
+        DataDependentOutputException,
+        DynamicOutputShapeException,
+        FakeTensorMode,
+    )
+
+    dynamic: dict[str, list[str]] = {}
+    data_dependent: dict[str, list[str]] = {}
+    names = sorted(
+        {n.split("::", 1)[1].split(".")[0] for n in torch._C._dispatch_get_all_op_names() if n.startswith("aten::")}
+    )
+    for base in names:
+        packet = getattr(torch.ops.aten, base, None)
+        if packet is None:
+            continue
+        for overload in packet.overloads():
+            op = getattr(packet, overload)
+            schema = op._schema
+            if schema.is_mutable or any(
+                str(r.type) != "Tensor" and "Tensor" not in str(r.type) for r in schema.returns
+            ):
+                if base not in ("equal", "is_nonzero", "_local_scalar_dense"):
+                    continue
+            for dtype in (torch.float32, torch.bool, torch.int64):
+                real = _schema_args(schema, torch, dtype)
+                if real is None:
+                    break
+                mode = FakeTensorMode()
+                try:
+                    fake = [
+                        mode.from_tensor(a)
+                        if isinstance(a, torch.Tensor)
+                        else [mode.from_tensor(t) for t in a]
+                        if isinstance(a, list) and a and isinstance(a[0], torch.Tensor)
+                        else a
+                        for a in real
+                    ]
+                    with mode:
+                        op(*fake)
+                except DynamicOutputShapeException:
+                    dynamic.setdefault(base, []).append(str(op))
+                    break
+                except DataDependentOutputException:
+                    data_dependent.setdefault(base, []).append(str(op))
+                    break
+                except Exception:  # noqa: BLE001 - a failed trial is no verdict
+                    continue
+                break
+    say(f"aten: {len(dynamic)} dynamic-output-shape ops, {len(data_dependent)} data-dependent-output ops")
+
+    def python_names(bases: dict[str, list[str]]) -> dict[str, Any]:
+        """The torch functions and tensor methods named as an operator (``_unique2`` ->
+        ``torch.unique``; ``linalg_lstsq`` -> ``torch.linalg.lstsq``)."""
+        spaces = {"torch": torch, "torch.nn.functional": torch.nn.functional}
+        prefixed = {"linalg_": "torch.linalg", "special_": "torch.special", "fft_": "torch.fft"}
+        functions, methods = {}, {}
+        for base in sorted(bases):
+            plain = base.lstrip("_").rstrip("0123456789")
+            for name in {base, plain}:
+                if name.startswith("_"):
+                    continue
+                for space, mod in spaces.items():
+                    if hasattr(mod, name):
+                        functions[f"{space}.{name}"] = base
+                for prefix, space in prefixed.items():
+                    if name.startswith(prefix):
+                        mod = importlib.import_module(space)
+                        if hasattr(mod, name[len(prefix) :]):
+                            functions[f"{space}.{name[len(prefix) :]}"] = base
+                if hasattr(torch.Tensor, name):
+                    methods[name] = base
+        return {"functions": functions, "methods": methods}
+
+    return {
+        "dynamic_shape_ops": {
+            "aten": {b: sorted(set(v)) for b, v in dynamic.items()},
+            **prove(python_names(dynamic), torch, verbose),
+        },
+        "data_dependent_ops": {
+            "aten": {b: sorted(set(v)) for b, v in data_dependent.items()},
+            **prove(python_names(data_dependent), torch, verbose),
+        },
+    }
+
+
+_OP_ARGS = ("x", "x > 0", "x.long()", "x, x", "x > 0, x", "x, x > 0", "x.long(), x.long()")
+
+
+def prove(named: dict[str, dict[str, str]], torch, verbose: bool) -> dict[str, Any]:
+    """Keep the torch functions / tensor methods that break dynamo on an example that runs."""
+    out: dict[str, Any] = {"functions": {}, "methods": {}}
+    for kind, table in named.items():
+        for name, base in sorted(table.items()):
+            for args in _OP_ARGS:
+                if kind == "functions":
+                    code = f"{name}({args})"
+                else:
+                    receiver, _, rest = args.partition(", ")
+                    code = f"({receiver}).{name}({rest})"
+                ns = _namespace(torch)
+                ns["x"] = torch.tensor([1.0, 0.0, 3.0, 2.0])
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        eval(code, ns)
+                except Exception:  # noqa: BLE001 - a failed trial is no verdict
+                    continue
+                breaks, reason = dynamo_verdict(
+                    _program(set(), f"y = {code}"), torch, [torch.tensor([1.0, 0.0, 3.0, 2.0])]
+                )
+                if breaks:
+                    out[kind][name] = {"aten": base, "example": code, "reason": reason}
+                if verbose:
+                    say(f"  {kind} {name:30s} {'breaks' if breaks else 'traced'} {code}")
+                break
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=os.path.join(REPO, "torchlint", "data"))
+    ap.add_argument("--only", default="calls,methods,ops", help="comma-separated: calls, methods, ops")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--skip", default="", help=argparse.SUPPRESS)
+    ap.add_argument("--recheck", metavar="FILE", help="measure again the calls of FILE whose example passes a tensor")
+    args = ap.parse_args(argv)
+    if args.recheck:
+        return recheck(args.recheck, args.verbose)
+    if args.child:
+        return child(args.child, set(filter(None, args.skip.split(","))))
+    import torch
+
+    logging_quiet()
+    parts = set(args.only.split(","))
+    version = ".".join(torch.__version__.split("+")[0].split(".")[:2])
+    path = os.path.join(args.out, f"knowledge-{version}.json")
+    data: dict[str, Any] = {}
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    data["_comment"] = (
+        "Generated by benchmarks/knowledge.py on this torch: each verdict is dynamo's on the "
+        "example shown (run again by tests/rules/test_knowledge.py). Read by torchlint.knowledge."
+    )
+    data["torch"] = torch.__version__
+    t0 = time.time()
+    if "calls" in parts:
+        data.update(measure_calls(torch, args.verbose))
+    if "methods" in parts:
+        data["tensor_methods"] = measure_tensor_methods(torch, args.verbose)
+    if "ops" in parts:
+        data.update(measure_aten(torch, args.verbose))
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    calls = data.get("calls", {})
+    say(
+        f"wrote {os.path.relpath(path, REPO)} in {time.time() - t0:.0f}s: "
+        f"{sum(c['verdict'] == 'breaks' for c in calls.values())} of {len(calls)} calls break, "
+        f"{sum(m['verdict'] == 'breaks' for m in data.get('tensor_methods', {}).values())} tensor methods break, "
+        f"{len(data.get('dynamic_shape_ops', {}).get('functions', {}))} dynamic-shape functions, "
+        f"{len(data.get('data_dependent_ops', {}).get('functions', {}))} data-dependent functions"
+    )
+    return 0
+
+
+def logging_quiet() -> None:
+    import logging
+
+    logging.getLogger("torch").setLevel(logging.CRITICAL)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,300 @@
+"""The generated knowledge (``torchlint/data/knowledge-<version>.json``, written by
+``benchmarks/knowledge.py``): read for the right torch without importing it, used by TL009 and
+TL008, and proven again here by running its examples through dynamo on the installed torch."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+from rule_cases import Case, needs_torch, static_and_dynamo_tests
+
+from torchlint import knowledge, matrix
+
+D = {"inputs": ["f32[2,8]"]}
+
+CASES = {
+    "stdlib_calls_dynamo_skips": Case(
+        """
+        import inspect
+        import io
+        import json
+        import os
+        import sys
+        import traceback
+        import warnings
+
+        import torch
+        from torch import nn
+
+        def describe(t):
+            return t
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(8, 8)
+
+            def forward(self, x):
+                y = self.proj(x)
+                src = inspect.getsource(describe)  # error: TL009
+                stack = traceback.format_stack()  # error: TL009
+                pid = os.getpid()  # error: TL009
+                os.environ["STEP"] = "1"  # error: TL009
+                size = sys.getsizeof(y)  # error: TL009
+                text = json.dumps({"n": 1})  # error: TL009
+                buf = io.BytesIO()  # error: TL009
+                torch.save(y, buf)  # error: TL009
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # error: TL009
+                    y = y + 1
+                return y * 2, src, stack, pid, size, text
+        """,
+        D,
+    ),
+    "stdlib_calls_dynamo_traces_stay_silent": Case(
+        """
+        import os
+        import warnings
+
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(8, 8)
+
+            def forward(self, x):
+                y = self.proj(x)
+                home = os.environ.get("HOME")
+                where = os.path.join("a", "b")
+                with warnings.catch_warnings():
+                    y = y + 1
+                return y * 2, home, where
+        """,
+        D,
+    ),
+    "measured_tensor_methods": Case(
+        """
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(8, 8)
+
+            def forward(self, x):
+                y = self.proj(x)
+                off = y.storage_offset()  # error: TL009
+                close = y.allclose(x)  # error: TL009
+                return y * 2, off, close
+        """,
+        D,
+    ),
+    "traced_tensor_methods_stay_silent": Case(
+        """
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(8, 8)
+
+            def forward(self, x):
+                y = self.proj(x)
+                flags = (y.is_contiguous(), y.is_floating_point(), y.is_complex(), y.dim(), y.stride())
+                return y * 2, flags
+        """,
+        D,
+    ),
+    "measured_dynamic_shape_and_data_dependent_ops": Case(
+        """
+        import torch
+        import torch.nn.functional as F
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(8, 8)
+
+            def forward(self, x):
+                y = self.proj(x)
+                pairs = torch.combinations(y[0])  # error: TL008
+                hot = F.one_hot(y.argmax(-1))  # error: TL008
+                c = y.cov()  # error: TL008
+                return y * 2, pairs, hot, c
+        """,
+        D,
+    ),
+    "measured_ops_called_with_what_fixes_their_size_stay_silent": Case(
+        """
+        import torch.nn.functional as F
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(8, 8)
+
+            def forward(self, x):
+                y = self.proj(x)
+                hot = F.one_hot(y.argmax(-1), 8)
+                hot2 = F.one_hot(y.argmax(-1), num_classes=8)
+                return y * 2, hot, hot2
+        """,
+        D,
+    ),
+}
+
+test_static, test_dynamo_agrees = static_and_dynamo_tests(CASES)
+
+
+# --------------------------------------------------------------------------- which file
+
+
+def test_a_knowledge_file_ships_for_the_ci_torch():
+    assert "2.13" in knowledge.measured()
+    data = knowledge.load("2.13")
+    assert data["torch"].startswith("2.13")
+    assert knowledge.skipped_calls(data) and knowledge.dynamic_shape_functions(data)
+
+
+def test_the_nearest_measured_version_is_read(monkeypatch):
+    monkeypatch.setattr(knowledge, "measured", lambda: {"2.13": "a", "2.15": "b"})
+    assert knowledge.version_for("2.12") == "2.13"  # older than all: the oldest
+    assert knowledge.version_for("2.14") == "2.13"  # between: the newest not newer
+    assert knowledge.version_for("2.15") == "2.15"
+    assert knowledge.version_for("2.20") == "2.15"
+    assert knowledge.version_for(None) == "2.15"  # no torch at all: the newest
+
+
+def test_the_reported_version_wins_over_the_installed_torch(monkeypatch):
+    monkeypatch.setattr(knowledge, "measured", lambda: {"2.13": "a", "2.15": "b"})
+    monkeypatch.setattr(matrix, "installed_torch", lambda: None)
+    matrix.use_version("2.15")
+    try:
+        assert knowledge.current_version() == "2.15"
+    finally:
+        matrix.use_version(None)
+    assert knowledge.current_version() == "2.15"  # no torch installed: the newest measured
+    monkeypatch.setattr(matrix, "installed_torch", lambda: "2.14.1+cpu")
+    assert knowledge.current_version() == "2.13"
+
+
+def test_static_pass_reads_knowledge_without_torch(tmp_path):
+    """Reading the data never imports torch (the static pass runs where torch is absent)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nsys.modules['torch'] = None\nfrom torchlint import knowledge\n"
+        "assert knowledge.skipped_calls(knowledge.load('2.13'))\nprint('ok')"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip() == "ok", out.stderr
+
+
+# --------------------------------------------------------------------------- proven by dynamo
+
+
+def _installed_data():
+    installed = matrix.installed_torch()
+    key = matrix.minor(installed) if installed else None
+    if key not in knowledge.measured():
+        pytest.skip(f"no knowledge measured for torch {installed}")
+    return knowledge.load(key)
+
+
+def _module(entries: dict) -> tuple[str, list[str]]:
+    imports = {i for e in entries.values() for i in e.get("imports", [])} | {"import io", "import torch"}
+    names = sorted(entries)
+    body = [f"    {entries[n]['example']}" for n in names]
+    head = "\n".join(sorted(imports)) + "\n\n\ndef helper(t):\n    return t\n\n\ndef f(x):\n    buf = io.BytesIO()\n"
+    return head + "    x = x + 1\n" + "\n".join(body) + "\n    return x * 2\n", names
+
+
+def _break_lines(code: str) -> set[int]:
+    from torchlint.dynamic.observe import observe_source
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        obs, path = observe_source(code, "f", ["f32[4]"])
+    return obs.break_lines(path)
+
+
+def _first_line(code: str) -> int:
+    return code.splitlines().index("    x = x + 1") + 2
+
+
+@needs_torch
+@pytest.mark.dynamo
+@pytest.mark.filterwarnings("ignore")
+def test_every_call_measured_breaking_breaks_dynamo(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # examples may write files
+    data = _installed_data()
+    breaking = {n: e for n, e in data["calls"].items() if e["verdict"] == "breaks"}
+    code, names = _module(breaking)
+    lines = _break_lines(code)
+    first = _first_line(code)
+    alone_needed = [n for i, n in enumerate(names) if first + i not in lines]
+    wrong = []
+    for name in alone_needed:  # a break can hide the next line's (dynamo resumes after it)
+        one, _ = _module({name: breaking[name]})
+        if _first_line(one) not in _break_lines(one):
+            wrong.append(name)
+    assert not wrong, f"measured breaking, traced here: {wrong} (re-run benchmarks/knowledge.py)"
+
+
+@needs_torch
+@pytest.mark.dynamo
+@pytest.mark.filterwarnings("ignore")
+def test_calls_measured_traced_compile_whole(tmp_path, monkeypatch):
+    """The traced calls of the modules whose breaks TL009 reports (each alone: the examples
+    of unrelated modules are not meant to run together)."""
+    monkeypatch.chdir(tmp_path)
+    data = _installed_data()
+    modules = ("os", "sys", "inspect", "traceback", "json", "io", "warnings", "time")
+    traced = {n: e for n, e in data["calls"].items() if e["verdict"] == "traced" and n.split(".")[0] in modules}
+    assert "os.path.join" in traced and "warnings.catch_warnings" in traced
+    wrong = []
+    for name in sorted(traced):
+        one, _ = _module({name: traced[name]})
+        if _first_line(one) in _break_lines(one):
+            wrong.append(name)
+    assert not wrong, f"measured traced, breaking here: {wrong} (re-run benchmarks/knowledge.py)"
+
+
+@needs_torch
+@pytest.mark.dynamo
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("family", ["dynamic_shape_ops", "data_dependent_ops"])
+def test_every_measured_op_breaks_dynamo(family):
+    data = _installed_data()
+    entries = {**data[family]["functions"], **{f"Tensor.{k}": v for k, v in data[family]["methods"].items()}}
+    assert entries
+    wrong = []
+    for name, entry in sorted(entries.items()):
+        code = (
+            "import torch\nimport torch.nn.functional\n\n\ndef f(x):\n    x = x.abs()\n"
+            f"    y = {entry['example']}\n    return x * 2, y\n"
+        )
+        if 7 not in _break_lines(code):
+            wrong.append(name)
+    assert not wrong, f"measured breaking, traced here: {wrong}"
+
+
+@needs_torch
+@pytest.mark.dynamo
+@pytest.mark.filterwarnings("ignore")
+def test_every_tensor_method_measured_breaking_breaks_dynamo():
+    data = _installed_data()
+    breaking = {n: e for n, e in data["tensor_methods"].items() if e["verdict"] == "breaks"}
+    assert breaking
+    wrong = []
+    for name, entry in sorted(breaking.items()):
+        call = entry["example"].replace("x.", "y.", 1)
+        code = f"import torch\n\n\ndef f(x):\n    y = x.clone()\n    {call}\n    return x * 2\n"
+        if 6 not in _break_lines(code):
+            wrong.append(name)
+    assert not wrong, f"measured breaking, traced here: {wrong}"

@@ -1,0 +1,128 @@
+"""TL016 tensor-truth-test: a tensor's truth read outside an ``if``/``while`` condition."""
+
+from rule_cases import Case, static_and_dynamo_tests
+
+D = {"inputs": ["f32[2,8]"]}
+
+CASES = {
+    "any_all_over_tensors": Case(
+        """
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(8, 8)
+
+            def forward(self, x):
+                y = self.proj(x)
+                hit = any(y.flatten() > 0)  # error: TL016
+                both = all([y.sum() > 0, y.mean() < 1])  # error: TL016
+                each = all(row.sum() > 0 for row in y.unbind(0))  # error: TL016
+                return y * 2, hit, both, each
+        """,
+        D,
+    ),
+    "or_and_not_as_values": Case(
+        """
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(8, 8)
+                self.force = False
+
+            def forward(self, x):
+                y = self.proj(x)
+                go = (y > 0).any() or self.force  # error: TL016
+                stop = not (y < 0).all()  # error: TL016
+                return y * 2, go, stop
+        """,
+        D,
+    ),
+    "membership_index_and_equal": Case(
+        """
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(8, 8)
+
+            def forward(self, x):
+                y = self.proj(x)
+                a = y.sum()
+                b = y.mean()
+                seen = b in [a, a * 2]  # error: TL016
+                where = [a, b].index(b)  # error: TL016
+                same = torch.equal(y, x)  # error: TL016
+                return y * 2, seen, where, same
+        """,
+        D,
+    ),
+    "comprehension_if_on_a_tensor": Case(
+        """
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(8, 8)
+
+            def forward(self, x):
+                y = self.proj(x)
+                kept = [row for row in y.unbind(0) if row.sum() > 0]  # error: TL016
+                return y * 2, kept
+        """,
+        D,
+    ),
+    "lookalikes_stay_silent": Case(
+        """
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(8, 8)
+                self.force = False
+
+            def forward(self, x, mask=None):
+                y = self.proj(x)
+                deep = any([y.dim() > 2, self.force])
+                wide = all(s > 1 for s in y.shape)
+                go = self.force or y.shape[0] > 1
+                plain = mask is None or self.force
+                hit = (y > 0).any()
+                same = (y == x).all()
+                a = y.sum()
+                pair = (a, a + 1)
+                member = a in pair
+                dims = [d for d in range(y.dim()) if d != 0]
+                assert y.shape[-1] == 8
+                return y * 2, deep, wide, go, plain, hit, same, member, dims
+        """,
+        D,
+    ),
+    "a_test_of_if_is_tl005s": Case(
+        """
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(8, 8)
+
+            def forward(self, x):
+                y = self.proj(x)
+                if (y > 0).any() or y.sum() > 3:  # error: TL005
+                    y = y + 1
+                return y * 2
+        """,
+        D,
+    ),
+}
+
+test_static, test_dynamo_agrees = static_and_dynamo_tests(CASES)
