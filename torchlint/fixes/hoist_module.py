@@ -34,6 +34,7 @@ from typing import cast
 import libcst as cst
 
 from torchlint.fixes.base import UNSAFE, Edits, FixContext, Fixer, Plan, assigned_names, contains, is_name, register
+from torchlint.fixes.local_state import local_state_plan
 from torchlint.rules.base import Rule
 
 _FACTORIES = frozenset({"zeros", "ones", "empty", "full", "eye", "rand", "randn", "arange", "linspace", "tensor"})
@@ -99,6 +100,8 @@ class _Constants:
 @register("TL007")
 class HoistModule(Fixer):
     def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Plan | None:
+        if isinstance(node, cst.Attribute):  # `self.buf = self.buf.to(...)`: state written in forward
+            return local_state_plan(node, rule, ctx)
         region = rule.ctx.region
         owner = region.owner if region is not None else None
         if not isinstance(node, cst.Call) or owner is None:

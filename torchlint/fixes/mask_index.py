@@ -47,6 +47,7 @@ from torchlint.fixes.base import (
     register,
     with_leading_lines,
 )
+from torchlint.fixes.moe_dispatch import moe_dispatch_plan
 from torchlint.rules.base import Rule
 
 _BOOL_FUNCS = {
@@ -153,6 +154,9 @@ _DESCRIPTION = (
 @register("TL008")
 class SharedMaskPositions(Fixer):
     def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Plan | None:
+        moe = moe_dispatch_plan(node, rule, ctx)  # a mixture-of-experts hit list: no nonzero at all
+        if moe is not None:
+            return moe
         mask = self._mask_of(node)
         fn = ctx.enclosing_function(node)
         if mask is None or fn is None:

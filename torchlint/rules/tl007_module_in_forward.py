@@ -1,4 +1,8 @@
-"""TL007 module-in-forward: a module with parameters (or an ``nn.Parameter``) built in a region."""
+"""TL007 module-in-forward: a module with parameters (or an ``nn.Parameter``) built in a region.
+
+Also module state written in a region: ``self.buf = self.buf.to(device, dtype)`` stores a
+converted copy of a tensor attribute on every call (dynamo splits the graph at the store when
+the attribute is a buffer made with ``nn.Buffer``)."""
 
 from __future__ import annotations
 
@@ -14,6 +18,8 @@ PARAMETRIC = frozenset(
     GRUCell RNNCell MultiheadAttention Transformer TransformerEncoderLayer
     TransformerDecoderLayer PReLU""".split()
 )
+# Tensor methods that return a converted copy (or the tensor itself).
+CASTS = frozenset({"to", "float", "half", "double", "bfloat16", "type", "cuda", "cpu", "contiguous", "type_as"})
 # Keyword arguments that, set to False, make the module parameter-free.
 _AFFINE_FLAGS = ("affine", "elementwise_affine")
 
@@ -43,3 +49,39 @@ class ModuleInForward(Rule):
             ):
                 return
         self.report(node)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        attr = stored_cast(node)
+        if attr is not None and self.is_tensor(node.value):
+            self.report(
+                node.targets[0].target,
+                message=f"`self.{attr} = self.{attr}.<cast>(...)` writes module state on every call of a "
+                "compiled region, and dynamo splits the graph at the store of a buffer; keep the converted "
+                "tensor in a local variable",
+            )
+
+
+def stored_cast(node: cst.Assign) -> str | None:
+    """``name`` of ``self.name = self.name.to(...)`` (or another cast), else None."""
+    if len(node.targets) != 1:
+        return None
+    target = node.targets[0].target
+    value = node.value
+    if not (
+        isinstance(target, cst.Attribute)
+        and isinstance(target.value, cst.Name)
+        and target.value.value == "self"
+        and isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value in CASTS
+    ):
+        return None
+    receiver = value.func.value
+    if (
+        isinstance(receiver, cst.Attribute)
+        and isinstance(receiver.value, cst.Name)
+        and receiver.value.value == "self"
+        and receiver.attr.value == target.attr.value
+    ):
+        return target.attr.value
+    return None
