@@ -177,7 +177,7 @@ def _build(name: str):
             model = hf_targets.CONFIGS[folder]()
     else:
         lib = importlib.import_module(package)
-        model = eval(expr, {"lib": lib})  # noqa: S307 - the builder expressions of MODELS
+        model = eval(expr, {"lib": lib})  # the builder expressions of MODELS
     return model, _inputs(kind)
 
 
@@ -347,7 +347,9 @@ def run_all(names: list[str], root: str | None, tmp: Path, tag: str, args) -> di
     with ThreadPoolExecutor(max(1, args.jobs)) as pool:
         done = dict(zip(names, pool.map(lambda n: run_worker(n, root, tmp, tag, args), names)))
     for n, r in done.items():
-        counts = r.get("error") or {m: (r.get(m) or {}).get("breaks", (r.get(m) or {}).get("error")) for m in args.modes}
+        counts = r.get("error") or {
+            m: (r.get(m) or {}).get("breaks", (r.get(m) or {}).get("error")) for m in args.modes
+        }
         print(f"  {tag} {n}: {counts}", flush=True)
     return done
 
@@ -418,7 +420,7 @@ def census(results: dict[str, dict], path: str) -> None:
         models = defaultdict(set)
         for name, rel, line, src, mode in sites:
             models[(rel, line, src)].add(f"{name}/{mode}")
-        for (rel, line, src), n in by_line.most_common():
+        for rel, line, src in by_line:
             out.append(f"- `{rel}:{line}` `{src[:110]}` ({', '.join(sorted(models[(rel, line, src)]))})")
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     Path(path).write_text("\n".join(out) + "\n", encoding="utf-8")
@@ -511,10 +513,7 @@ def _b(r: dict, mode: str) -> int | None:
 
 
 def report(names: list[str], before: dict, after: dict, verdicts: dict) -> None:
-    head = (
-        f"{'model':22s} {'eval':>9s} {'train':>9s}  {'outputs':11s} "
-        f"{'eager ms':>13s} {'compiled ms':>13s}"
-    )
+    head = f"{'model':22s} {'eval':>9s} {'train':>9s}  {'outputs':11s} {'eager ms':>13s} {'compiled ms':>13s}"
     print("\n" + head + "\n" + "-" * len(head))
     tot = [0, 0, 0, 0]
     for n in names:
@@ -526,7 +525,7 @@ def report(names: list[str], before: dict, after: dict, verdicts: dict) -> None:
         for i, v in enumerate((e0, e1, t0, t1)):
             tot[i] += v or 0
 
-        def ms(key: str) -> str:
+        def ms(key: str, b: dict = b, a: dict = a) -> str:
             x, y = b.get(key), a.get(key)
             return f"{x * 1e3:6.1f}>{y * 1e3:6.1f}" if x and y else "     -"
 
