@@ -47,6 +47,7 @@ from torchlint.fixes.base import (
     register,
     with_leading_lines,
 )
+from torchlint.fixes.one_hot_slice import one_hot_plan
 from torchlint.rules.base import Rule
 
 _BOOL_FUNCS = {
@@ -153,6 +154,9 @@ _DESCRIPTION = (
 @register("TL008")
 class SharedMaskPositions(Fixer):
     def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Plan | None:
+        cut = one_hot_plan(node, rule, ctx)  # `one_hot(i, max(..., n))[..., :n]`, not a mask
+        if cut is not None:
+            return cut
         mask = self._mask_of(node)
         fn = ctx.enclosing_function(node)
         if mask is None or fn is None:
