@@ -477,9 +477,8 @@ def main(argv: list[str]) -> int:
                     if s["path"] and s["path"].startswith(pkg_dir + os.sep):
                         targets.add(f"{package}/{os.path.relpath(s['path'], pkg_dir)}")
         targets = {t for t in targets if not any(t.startswith(o + "/") for o in targets)}
-        fixed_files = sorted(
-            f for t in targets for f in ([copy_root / t] if t.endswith(".py") else (copy_root / t).rglob("*.py"))
-        )
+        # every file of the copy: --fix also rewrites the helpers a given file's regions reach
+        fixed_files = sorted(copy_root.rglob("*.py"))
         original = _digest(fixed_files)
         fix_s, _ = fix(copy_root, sorted(targets))
         first = _digest(fixed_files)
@@ -502,6 +501,7 @@ def main(argv: list[str]) -> int:
         )
         for f in unparseable + stable:
             print(f"  {f.relative_to(copy_root)}")
+        print(f"rewritten: {' '.join(str(f.relative_to(copy_root)) for f in changed)}")
         print(f"targets: {' '.join(sorted(targets))}")
         print(f"wall: {time.perf_counter() - started:.0f} s")
     return 0
