@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from torchlint.fixes.apply import FixOptions, fix_source
+from torchlint.fixes.rounds import FixOptions, fix_source
 from torchlint.rules import all_rules
-from torchlint.static.engine import lint_source
+from torchlint.static.lint import lint_file
 
 BEFORE = (Path(__file__).resolve().parent / "local_state.in.py").read_text()
 STORE = "        self.pos_encoding = self.pos_encoding.to(device=x.device, dtype=x.dtype)\n"
@@ -18,7 +18,7 @@ def _fix(src: str):
 
 
 def _declines(src: str) -> None:
-    assert "TL007" in [f.rule for f in lint_source(src, "m.py", all_rules())]
+    assert "TL007" in [f.rule for f in lint_file("m.py", src, all_rules()).findings]
     assert _fix(src).new == src
 
 
@@ -50,4 +50,4 @@ def test_a_module_converted_in_place_is_not_reported():
     src = BEFORE.replace(
         STORE, "        self.embed = self.embed.to(x.dtype)\n" + STORE.replace("self.pos_encoding =", "pe =")
     )
-    assert "TL007" not in [f.rule for f in lint_source(src, "m.py", all_rules())]  # `Module.to` is in place
+    assert "TL007" not in [f.rule for f in lint_file("m.py", src, all_rules()).findings]  # `Module.to` is in place

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from torchlint.fixes.apply import FixOptions, fix_source
+from torchlint.fixes.rounds import FixOptions, fix_source
 from torchlint.rules import all_rules
 
 FIXES = Path(__file__).resolve().parent

@@ -323,6 +323,17 @@ CASES = {
         """,
         D,
     ),
+    "factory_with_requires_grad": Case(
+        """
+        import torch
+
+        @torch.compile
+        def f(x):
+            aux = torch.zeros(1, requires_grad=True)  # error: TL014
+            return x * 2 + aux
+        """,
+        FN,
+    ),
     "requires_grad_attribute": Case(
         """
         import torch

@@ -12,7 +12,8 @@ and code that needs a number (``range``, sizes, formatting) would break. Only di
 operands of arithmetic or comparisons are fixed, and indices in the element of a
 ``torch.stack([...])`` comprehension (``h[i, idx[i].item()]``), which the TL006 fix then turns
 into one indexing op; ``s = t.item()`` used later is left alone, but for a submodule picked by
-``k = t.argmax().item()`` (:mod:`torchlint.fixes.module_pick`).
+``k = t.argmax().item()`` (:mod:`torchlint.fixes.module_pick`), and for a check
+(``assert t.max().item() <= n``, ``if t.item() > n: raise``: :mod:`torchlint.fixes.item_check`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import cast
 import libcst as cst
 
 from torchlint.fixes.base import UNSAFE, FixContext, Fixer, Plan, register, tensor_method_receiver
+from torchlint.fixes.item_check import item_check_plan
 from torchlint.fixes.module_pick import module_pick_plan
 from torchlint.fixes.where import branch_is_convertible
 from torchlint.rules.base import Rule
@@ -58,6 +60,9 @@ class DropItem(Fixer):
         if tensor_method_receiver(node, rule) is None:
             return None  # not `t.item()` on a tensor
         call = cast(cst.Call, node)  # `t.item()`: a call of an attribute
+        check = item_check_plan(call, rule, ctx) if call.func.attr.value == "item" else None  # type: ignore[attr-defined]
+        if check is not None:
+            return check
         why = self._context(call, rule, ctx)
         if why is None:
             return module_pick_plan(call, rule, ctx)

@@ -173,6 +173,14 @@ def _fix_notebook(full: str, path: str, options: FixOptions, *, write: bool) -> 
     return outcome
 
 
+def _only(facts: dict, functions: set[str]) -> dict:
+    """``facts`` with the regions cut down to ``functions`` (those a given file reaches)."""
+    out = dict(facts)
+    out["roots"] = [r for r in facts.get("roots") or () if r in functions]
+    out["reached"] = {q: via for q, via in (facts.get("reached") or {}).items() if q in functions}
+    return out
+
+
 def fix_paths(paths: Sequence[str], settings, cwd: str, *, unsafe: bool, write: bool) -> list[FixOutcome]:
     """``--fix`` / ``--diff``: fix every checked file under ``paths`` with the enabled rules,
     seeing the project as the check does (its facts: regions reached from other files,
@@ -188,8 +196,15 @@ def fix_paths(paths: Sequence[str], settings, cwd: str, *, unsafe: bool, write: 
     settings = trained_if_a_script_trains(settings, sources)
     found: list[dict | None] = [None] * len(files)
     empty: set = set()
+    reach: dict[str, tuple[dict, set[str]]] = {}
     if settings.project:
-        found, empty = project_facts(full, sources, settings)
+        found, empty = project_facts(full, sources, settings, reach=reach)
+    # files not given whose functions a given file's regions reach (a base class, a helper):
+    # the check reports findings in those functions, so they are fixed there, and only there
+    extra = sorted(reach)
+    files = [*files, *(os.path.relpath(p, cwd) for p in extra)]
+    found = [*found, *(_only(*reach[p]) for p in extra)]
+    sources = [*sources, *read_for_project(extra)]
     facts = dict(zip(files, with_modes(found, sources, settings)))  # what the check's facts hold
     bare = [f for f, p in zip(files, full) if os.path.abspath(p) in empty]
     return fix_files(

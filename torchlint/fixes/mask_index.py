@@ -48,6 +48,7 @@ from torchlint.fixes.base import (
     with_leading_lines,
 )
 from torchlint.fixes.moe_dispatch import moe_dispatch_plan
+from torchlint.fixes.one_hot_slice import one_hot_plan
 from torchlint.rules.base import Rule
 
 _BOOL_FUNCS = {
@@ -157,6 +158,9 @@ class SharedMaskPositions(Fixer):
         moe = moe_dispatch_plan(node, rule, ctx)  # a mixture-of-experts hit list: no nonzero at all
         if moe is not None:
             return moe
+        cut = one_hot_plan(node, rule, ctx)  # `one_hot(i, max(..., n))[..., :n]`, not a mask
+        if cut is not None:
+            return cut
         mask = self._mask_of(node)
         fn = ctx.enclosing_function(node)
         if mask is None or fn is None:

@@ -121,6 +121,17 @@ def measured_ops() -> tuple[dict[str, int], dict[str, int], set[str]]:
     return functions, methods, data_dependent
 
 
+ONE_HOT = "torch.nn.functional.one_hot"
+
+
+def one_hot_classes(call: cst.Call) -> cst.BaseExpression | None:
+    """The ``num_classes`` argument of a ``one_hot`` call (None when it is left out)."""
+    for i, arg in enumerate(call.args):
+        if (arg.keyword is None and i == 1 and not arg.star) or (arg.keyword and arg.keyword.value == "num_classes"):
+            return arg.value
+    return None
+
+
 class DynamicOutputShape(Rule):
     code = "TL008"
 
@@ -184,9 +195,44 @@ class DynamicOutputShape(Rule):
         if any(isinstance(el.slice, cst.Index) and self._is_mask(el.slice.value) for el in node.slice):
             self.report(node)
 
+    def _from_values(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
+        """A size computed from tensor values: a tensor, ``max``/``min`` of one, ``-1`` (one_hot's
+        "as many as the largest value"), or a name the region binds to one of those."""
+        if self.is_tensor(expr):
+            return True
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+            return isinstance(expr.expression, cst.Integer) and expr.expression.value == "1"
+        if isinstance(expr, cst.BinaryOperation):
+            return self._from_values(expr.left, depth) or self._from_values(expr.right, depth)
+        if isinstance(expr, cst.Call) and self.resolve(expr.func) in ("builtins.max", "builtins.min"):
+            return any(self._from_values(a.value, depth) for a in expr.args)
+        region = self.ctx.region
+        if isinstance(expr, cst.Name) and region is not None and depth < 3:
+            from torchlint.analysis.tree import walk
+
+            values = [
+                n.value
+                for n in walk(region.node.body)
+                if isinstance(n, cst.Assign)
+                and len(n.targets) == 1
+                and isinstance(n.targets[0].target, cst.Name)
+                and n.targets[0].target.value == expr.value
+            ]
+            return len(values) == 1 and self._from_values(values[0], depth + 1)
+        return False
+
     def visit_Call(self, node: cst.Call) -> None:
         qual = self.resolve(node.func)
         what: str | None = None
+        if qual == ONE_HOT:
+            classes = one_hot_classes(node)
+            if classes is None or self._from_values(classes):
+                self.report(
+                    node,
+                    message="`one_hot` with a number of classes computed from tensor values returns a tensor "
+                    "whose shape depends on them, so dynamo splits the graph here; pass a fixed `num_classes`",
+                )
+            return
         if qual in _FUNCS:
             what = qual
         elif qual == "torch.where" and len(node.args) == 1:

@@ -1,4 +1,5 @@
-"""TL014 requires-grad-mutation: ``t.requires_grad = ...`` / ``p.requires_grad_()`` in compiled code."""
+"""TL014 requires-grad-mutation: ``t.requires_grad = ...`` / ``p.requires_grad_()`` in compiled code,
+and a tensor made there with ``requires_grad=True`` (``torch.zeros(1, requires_grad=True)``)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,29 @@ import libcst as cst
 from torchlint.rules.base import Rule
 
 _PARAM_ITERATORS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers"})
+#: torch's tensor factories: dynamo breaks on each call of one with ``requires_grad=True``
+FACTORIES = frozenset(
+    f"torch.{name}"
+    for name in (
+        "zeros ones empty full tensor rand randn arange linspace zeros_like ones_like empty_like full_like "
+        "rand_like randn_like"
+    ).split()
+)
+FACTORY_MESSAGE = (
+    "a tensor made with `requires_grad=True` inside a compiled region splits the graph; a fresh tensor needs "
+    "no gradient of its own (what is added to it gets one), so leave `requires_grad` out"
+)
+
+
+def factory_requires_grad(call: cst.Call, resolve) -> cst.Arg | None:
+    """The ``requires_grad=True`` argument of a call of a torch tensor factory, else None."""
+    if resolve(call.func) not in FACTORIES:
+        return None
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "requires_grad":
+            value = arg.value
+            return arg if isinstance(value, cst.Name) and value.value == "True" else None
+    return None
 
 
 class RequiresGradMutation(Rule):
@@ -56,6 +80,9 @@ class RequiresGradMutation(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
+        if factory_requires_grad(node, self.resolve) is not None:
+            self.report(node, FACTORY_MESSAGE, "Leave `requires_grad=True` out of the tensor made in the region.")
+            return
         if isinstance(func, cst.Attribute) and func.attr.value == "requires_grad_":
             # An input or parameter always; a tensor made in the region only when the pass
             # checks training (`--train`): under no_grad (eval mode) dynamo traces the call,
