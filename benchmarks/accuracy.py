@@ -243,7 +243,7 @@ def real_models(rules, verbose: bool) -> None:
     )
     # both modes checked, each finding labelled: one that holds in eval (no label, or "eval") is
     # right when dynamo breaks there in eval; one labelled "train" when it breaks in training
-    from torchlint.static.modes import lint_source_modes
+    from torchlint.static.lint import lint_source_modes
 
     moded = Score()
     for s in sources:

@@ -185,7 +185,7 @@ def real_sources(names: list[str] | None = None) -> list[RealSource]:
 
 def main(argv: list[str]) -> int:
     from torchlint.rules import all_rules
-    from torchlint.static.modes import lint_source_modes
+    from torchlint.static.lint import lint_source_modes
 
     verbose = "-v" in argv
     rules = [r for r in all_rules() if r.severity == "error"]

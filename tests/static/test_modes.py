@@ -8,7 +8,8 @@ from support import run_cli, run_json, write
 from torchlint.findings import Finding
 from torchlint.merge import merge
 from torchlint.rules import all_rules
-from torchlint.static.modes import has_training_loop, lint_source_modes, reads_mode
+from torchlint.static.lint import lint_source_modes
+from torchlint.static.modes import has_training_loop, reads_mode
 
 MODEL = """
 import torch

@@ -24,12 +24,35 @@ ints: what the project shows is all there is to go on.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from torchlint.analysis.sites import UNLISTED_HEADS, arith, common_methods, join
 
 if TYPE_CHECKING:
-    from torchlint.analysis.project import Project, Ref
+    from torchlint.analysis.summary import Summary
+
+#: a function, method, class or module of the project (as :mod:`torchlint.analysis.project` names them)
+Ref = tuple[str, ...]
+
+
+class Project(Protocol):
+    """What this module reads of :class:`torchlint.analysis.project.Project` (which builds it:
+    a protocol here keeps the import one way)."""
+
+    def summary(self, path: str) -> Summary: ...
+
+    def bases(self, path: str, name: str) -> list[Ref]: ...
+
+    def resolve_name(self, path: str, name: str, depth: int = 0) -> Ref | None: ...
+
+    def resolve_dotted(self, path: str, dotted: str, depth: int = 0) -> Ref | None: ...
+
+    def find_method(
+        self, path: str, cls: str, method: str, skip_self: bool = False, _seen: set | None = None
+    ) -> Ref | None: ...
+
+    def record(self, ref: Ref) -> dict[str, Any] | None: ...
+
 
 #: decorators that leave a function's parameters as its callers pass them
 _PLAIN_DECORATORS = ("staticmethod", "classmethod")

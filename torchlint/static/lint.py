@@ -172,3 +172,19 @@ def gc_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+def lint_source_modes(
+    source: str, path: str, rule_classes: Sequence[type[Rule]], facts: dict | None = None
+) -> list[Finding]:
+    """One file's findings in eval and in training, labelled as :func:`label` does (for the
+    benchmarks and tests: one file, no project)."""
+    from torchlint.static.modes import EVAL, TRAIN, label
+
+    base = {k: v for k, v in (facts or {}).items() if k not in ("mode", "train")}
+    return label(
+        [
+            (EVAL, lint_file(path, source, rule_classes, facts=base or None).findings),
+            (TRAIN, lint_file(path, source, rule_classes, facts=dict(base, mode=TRAIN)).findings),
+        ]
+    )

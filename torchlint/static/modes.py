@@ -136,17 +136,3 @@ def errors_of(runs: Sequence[list[FileError]]) -> list[FileError]:
                 seen.add((e.path, e.message))
                 out.append(e)
     return out
-
-
-def lint_source_modes(source: str, path: str, rule_classes, facts: dict | None = None) -> list[Finding]:
-    """One file's findings in eval and in training, labelled as :func:`label` does (for the
-    benchmarks and tests: one file, no project)."""
-    from torchlint.static.lint import lint_file
-
-    base = {k: v for k, v in (facts or {}).items() if k not in ("mode", "train")}
-    return label(
-        [
-            (EVAL, lint_file(path, source, rule_classes, facts=base or None).findings),
-            (TRAIN, lint_file(path, source, rule_classes, facts=dict(base, mode=TRAIN)).findings),
-        ]
-    )

@@ -20,7 +20,7 @@ def as_int(x):
 
 
 def same(x):
-    equal = torch.equal(x, x * 1)  # GB0033: TL001 declares it, but no rule flags this line
+    equal = torch.equal(x, x * 1)  # GB0033: TL016 flags torch.equal (TL001 declares the code too)
     return x * equal
 
 
