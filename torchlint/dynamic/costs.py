@@ -112,6 +112,10 @@ def split_call(t0: int, t1: int, events: Sequence[tuple[int, GraphInfo | None]])
     return out
 
 
+#: warm calls of a ``check`` target timed when its table, the config and the CLI say nothing:
+#: enough for a break that costs a tenth of a call to stand out, few enough for CI
+DEFAULT_COST_CALLS = 20
+
 #: the share of timed calls, the slowest, left out of the sums
 TRIM = 0.05
 
@@ -174,6 +178,8 @@ class FrameCost:
     record_calls: int = 0
     #: extra milliseconds a recording call took over the median call
     record_extra_ms: float | None = None
+    #: how many processes timed it (:func:`combined`)
+    processes: int = 1
 
     @classmethod
     def from_record(cls, r: Mapping[str, Any]) -> FrameCost:
@@ -215,17 +221,57 @@ class FrameCost:
             ],
             "compile_calls": self.compile_calls,
             "record_calls": self.record_calls,
+            **({"processes": self.processes} if self.processes > 1 else {}),
         }
 
 
 def frame_costs(records: Iterable[Mapping[str, Any]]) -> list[FrameCost]:
-    """The last ``cost`` record of each frame (a process writes a snapshot now and then and a
-    final one at exit), per process: records are given in order, one process after another."""
+    """Each compiled frame's figures from ``cost`` records: the last record of each frame per
+    process (a process writes a snapshot now and then and a final one at exit), then the
+    processes' figures of the same frame (pytest-xdist workers, torchrun ranks) combined into
+    one: per call, weighted by each process's timed calls, never summed."""
     last: dict[tuple[Any, str, str], Mapping[str, Any]] = {}
     for r in records:
         if r.get("kind") == "cost":
             last[(r.get("pid"), str(r.get("frame")), str(r.get("path")))] = r
-    return [FrameCost.from_record(r) for r in last.values() if int(r.get("timed") or 0) > 0]
+    by_frame: dict[tuple[str, str], list[FrameCost]] = {}
+    for r in last.values():
+        if int(r.get("timed") or 0) > 0:
+            cost = FrameCost.from_record(r)
+            by_frame.setdefault((cost.frame, _real(cost.path)), []).append(cost)
+    return [combined(group) for group in by_frame.values()]
+
+
+def combined(costs: Sequence[FrameCost]) -> FrameCost:
+    """One frame's figures from several processes: counts added; per-call times (mean, in
+    graphs, per break, P50 and P95) averaged with each process's timed calls as its weight,
+    so two ranks that each spend 1 ms at a break report 1 ms per call, not 2."""
+    if len(costs) == 1:
+        return costs[0]
+    weights = [max(c.timed, 1) for c in costs]
+    total = sum(weights)
+
+    def mean(values: Iterable[float]) -> float:
+        return sum(w * v for w, v in zip(weights, values)) / total
+
+    wheres = {w for c in costs for w in c.breaks}
+    extra = [(c.record_extra_ms, c.record_calls) for c in costs if c.record_extra_ms is not None]
+    return FrameCost(
+        frame=costs[0].frame,
+        path=costs[0].path,
+        calls=sum(c.calls for c in costs),
+        timed=sum(c.timed for c in costs),
+        p50_ms=mean(c.p50_ms for c in costs),
+        p95_ms=mean(c.p95_ms for c in costs),
+        mean_ms=mean(c.mean_ms for c in costs),
+        graph_ms=mean(c.graph_ms for c in costs),
+        other_ms=mean(c.other_ms for c in costs),
+        breaks={w: mean(c.breaks.get(w, 0.0) for c in costs) for w in wheres},
+        compile_calls=sum(c.compile_calls for c in costs),
+        record_calls=sum(c.record_calls for c in costs),
+        record_extra_ms=(sum(ms * max(n, 1) for ms, n in extra) / sum(max(n, 1) for _, n in extra) if extra else None),
+        processes=sum(c.processes for c in costs),
+    )
 
 
 def _real(path: str) -> str:
@@ -253,18 +299,22 @@ def apply(
     goes to the finding whose break is on it, else to the first one whose stack passes through
     it (a call that broke inside). A finding that gets time from several frames keeps the
     largest. Returns each frame's figures for the report."""
+    owner: dict[int, tuple[str, str]] = {}  # finding -> the frame its cost came from
     for cost in costs:
+        frame = (cost.frame, _real(cost.path))
         for where, ms in cost.breaks.items():
             ranked = [(m, i) for i, (_, frames) in enumerate(breaks) if (m := _matches(where, frames)) is not None]
             if not ranked:
                 continue
             finding = breaks[min(ranked)[1]][0]
-            total = ms + (finding.cost_ms or 0.0) if finding.cost_frame == cost.frame else ms
-            if finding.cost_ms is None or finding.cost_frame == cost.frame or total > finding.cost_ms:
+            same = owner.get(id(finding)) == frame  # several lines of one frame lead to it: add them
+            total = ms + (finding.cost_ms or 0.0) if same else ms
+            if finding.cost_ms is None or same or total > finding.cost_ms:
                 finding.cost_ms = round(total, 4)
                 finding.cost_share = round(min(cost.share(total), 1.0), 4)
                 finding.cost_frame = cost.frame
                 finding.cost_calls = cost.timed
+                owner[id(finding)] = frame
     return [c.to_dict(show) for c in costs]
 
 
