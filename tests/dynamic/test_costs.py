@@ -42,6 +42,20 @@ def test_a_function_called_at_a_break_charges_the_outer_break_until_its_own():
     assert times.graph_ns == 30
 
 
+def test_marks_at_resume_entries_split_two_breaks_with_no_graph_between():
+    # forward's graph ends at the break at 14 (50 of eager work); its resume function has no
+    # graph: it runs to the break at 16 (a print, 5), whose resume function's graph runs 70..80
+    at_14 = GraphInfo("forward", F, resume_of=(F, 14), mark=True)
+    at_16 = GraphInfo("forward", F, resume_of=(F, 16), mark=True)
+    last = GraphInfo("forward", F, resume_of=(F, 16))
+    events = [(0, FORWARD), (10, None), (60, at_14), (65, at_16), (70, last), (80, None)]
+    times = split_call(0, 83, events)
+    assert times.breaks == {(F, 14): 50, (F, 16): 5 + 5} and times.other_ns == 3
+    # a resume function that runs eagerly to the end: the rest of the call is its break's
+    times = split_call(0, 100, [(0, FORWARD), (10, None), (60, at_14), (65, at_16)])
+    assert times.breaks == {(F, 14): 50, (F, 16): 5 + 35} and times.other_ns == 0
+
+
 def test_nested_graph_entries_count_in_the_outer_graph():
     inner = GraphInfo("inner", F)
     times = split_call(0, 50, [(0, FORWARD), (10, inner), (20, None), (30, None)])

@@ -10,7 +10,11 @@ seams, nothing on the user's code:
   resume function resumes after: :class:`~torchlint.dynamic.costs.GraphInfo`);
 * each ``torch.compile`` wrapper (``OptimizeContext``) gets an entry/exit hook
   (``enter_exit_hooks``, which dynamo calls around the compiled call): the outermost entry on a
-  thread starts a call, its exit ends it.
+  thread starts a call, its exit ends it;
+* each resume function dynamo installs (``OutputGraph.install_resume_function_global``: the
+  global the compiled code calls after a break) is wrapped to note the time it is entered (a
+  *mark*), so that two breaks with no graph between them each get their own time. The wrapper
+  is a frame dynamo skips (``skip_code``) and makes no Python call but the resume function's.
 
 A call is *timed* when it is warm: nothing compiled during it, no CUDA graph recorded, and
 each graph in it has run before. Its timeline is split by :func:`~torchlint.dynamic.costs.split_call`
@@ -124,8 +128,61 @@ class Timers:
                 hooks.append(timers.enter)
 
         context.__init__ = init
+        self._hook_resumes(graph_class)
         atexit.register(self.flush)
         return True
+
+    def _hook_resumes(self, graph_class: Any) -> None:
+        """Marks at resume-function entries (where this torch has the seams)."""
+        import types
+
+        import torch._dynamo.eval_frame as eval_frame
+
+        original = getattr(graph_class, "install_resume_function_global", None)
+        skip = getattr(eval_frame, "skip_code", None)
+        if original is None or skip is None:
+            return
+        call = self.call
+        now = _now
+
+        def marked(fn: Any, info: GraphInfo) -> Any:
+            def resume(*args: Any, **kwargs: Any) -> Any:
+                if call.depth:
+                    call.events.append((now(), info))
+                return fn(*args, **kwargs)
+
+            return resume
+
+        def marked_factory(factory: Any, info: GraphInfo) -> Any:
+            def make(*args: Any, **kwargs: Any) -> Any:
+                return marked(factory(*args, **kwargs), info)
+
+            return make
+
+        skip(marked(None, None).__code__)  # type: ignore[arg-type]
+        skip(marked_factory(None, None).__code__)  # type: ignore[arg-type]
+        skip(marked.__code__)
+
+        def install_resume_function_global(graph: Any, name: str, code: Any, f_globals: Any) -> None:
+            original(graph, name, code, f_globals)
+            try:
+                resumed = resume_target(code.co_name)
+                scope = graph.global_scope
+                value = scope.get(name)
+                if resumed is None or value is None:
+                    return
+                info = GraphInfo(
+                    frame=root_function(code.co_name),
+                    path=code.co_filename,
+                    resume_of=(code.co_filename, resumed[1]),
+                    mark=True,
+                )
+                direct = isinstance(value, types.FunctionType) and value.__code__ is code
+                scope[name] = marked(value, info) if direct else marked_factory(value, info)
+            except Exception:  # noqa: BLE001 (the resume function still runs, unmarked)
+                pass
+
+        graph_class.install_resume_function_global = install_resume_function_global
 
     def wrap(self, compiled: Any, info: GraphInfo) -> Any:
         """``compiled`` with timers at its entry and exit."""
