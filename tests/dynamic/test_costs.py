@@ -262,3 +262,17 @@ def test_a_targets_cost_calls_wins_over_the_runs_and_travels_to_the_worker():
     assert settings.cost_calls == 3
     assert target_from_config(settings.targets[0]).to_wire()["cost_calls"] == 50
     assert target_from_config({"target": "m.py:Net", "input": ["f32[2]"]}).to_wire()["cost_calls"] is None
+
+
+def test_past_the_window_one_warm_call_in_stride_is_timed_and_every_call_counted():
+    from torchlint.dynamic.timing import Timers
+
+    timers = Timers(lambda record: None)
+    timers.warmup, timers.window, timers.stride = 0, 4, 3
+    for i in range(22):
+        done = timers.enter()
+        timers.call.events.extend([(timers.call.t0 + 10, FORWARD), (timers.call.t0 + 20, None)])
+        done()
+    (frame,) = timers.frames.values()
+    assert frame.calls == frame.warm == 22
+    assert frame.timed == 4 + 6 and len(frame.samples) == 10  # calls 1-4, then 6, 9, ..., 21

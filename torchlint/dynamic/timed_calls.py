@@ -49,8 +49,8 @@ def time_calls(
     timers = timing.timers()
     if timers is None or count <= 0 or not calls:
         return []
-    cap = timers.cap
-    timers.cap = count
+    cap, stride = timers.cap, timers.stride
+    timers.cap, timers.stride = count, 1  # every call timed: the count is what was asked
     try:
         start = time.monotonic()
         for i in range(3 * (count + timers.warmup)):
@@ -64,6 +64,6 @@ def time_calls(
         timers.flush()
         return [r for r in _RECORDS if r.get("kind") == "cost" and r.get("timed")]
     finally:
-        timers.cap = cap
+        timers.cap, timers.stride = cap, stride
         timers.reset()
         _RECORDS.clear()

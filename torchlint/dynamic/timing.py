@@ -18,7 +18,8 @@ seams, nothing on the user's code:
 
 A call is *timed* when it is warm: nothing compiled during it, no CUDA graph recorded, and
 each graph in it has run before. Its timeline is split by :func:`~torchlint.dynamic.costs.split_call`
-and kept per frame (at most ``SAMPLES`` calls per frame, a reservoir beyond): P50 and P95 of
+and kept per frame (every warm call until ``WINDOW`` were timed, then one in ``STRIDE``; at most
+``SAMPLES`` calls per frame, a reservoir beyond): P50 and P95 of
 their wall times, and the sums over them without the slowest ``TRIM`` of calls (a call the
 machine preempted must not decide what a break costs). The first ``TORCHLINT_COST_WARMUP``
 warm calls of a frame (default 2) are skipped;
@@ -42,6 +43,10 @@ from torchlint.dynamic.costs import TRIM, GraphInfo, percentile, resume_target, 
 ENV_CALLS = "TORCHLINT_COST_CALLS"
 ENV_WARMUP = "TORCHLINT_COST_WARMUP"
 SAMPLES = 4096
+#: every warm call of a frame is timed until WINDOW were; then one in STRIDE (the timers' cost
+#: per call is then mostly two clock readings per graph)
+WINDOW = 256
+STRIDE = 8
 
 _now = time.perf_counter_ns
 
@@ -92,6 +97,7 @@ class Timers:
         self.lock = threading.Lock()
         self.cap = _env_int(ENV_CALLS, 0)
         self.warmup = _env_int(ENV_WARMUP, 2)
+        self.window, self.stride = WINDOW, STRIDE
         self.random = random.Random(0)
 
     # ------------------------------------------------------------------ hooks
@@ -247,6 +253,14 @@ class Timers:
     # ------------------------------------------------------------------ sums
 
     def _add(self, call: _Call, t1: int, events: list[tuple[int, Any]]) -> None:
+        first = events[0][1]
+        known = self.frames.get((first.frame, first.path)) if first is not None else None
+        if known is not None and known.timed >= self.window and not (call.compiled or call.recorded or call.cold):
+            # past the window, one warm call in `stride` is split and kept: the rest only counted
+            if (known.warm + 1) % self.stride:
+                known.calls += 1
+                known.warm += 1
+                return
         times = split_call(call.t0, t1, events)
         info = times.frame
         if info is None:
