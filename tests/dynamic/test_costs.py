@@ -269,7 +269,7 @@ def test_past_the_window_one_warm_call_in_stride_is_timed_and_every_call_counted
 
     timers = Timers(lambda record: None)
     timers.warmup, timers.window, timers.stride = 0, 4, 3
-    for i in range(22):
+    for _ in range(22):
         done = timers.enter()
         timers.call.events.extend([(timers.call.t0 + 10, FORWARD), (timers.call.t0 + 20, None)])
         done()

@@ -72,3 +72,27 @@ def test_check_target_reports_cost_per_break_and_cost_calls_turns_it_off(tmp_pat
     report = _check(tmp_path)
     assert report["summary"]["graph_breaks"] == 2
     assert not any("cost_ms" in f for f in report["findings"]) and "costs" not in report["targets"][0]
+
+
+def test_a_target_that_fails_on_a_later_call_keeps_its_observation_and_what_was_timed():
+    import torch
+
+    from torchlint.dynamic.observe import observe
+
+    calls = []
+
+    @torch.compiler.disable
+    def count():
+        calls.append(1)
+        if len(calls) > 6:  # the observation's call, two warm-up calls, three timed, then it fails
+            raise RuntimeError("only six calls")
+
+    def step(x):
+        x = x + 1
+        count()
+        return x * 2
+
+    obs = observe(step, [[torch.ones(3)]], user_files={__file__}, cost_calls=20)
+    assert len(obs.breaks) == 1 and len(calls) == 7
+    (record,) = obs.costs
+    assert record["frame"] == "step" and record["timed"] == 3

@@ -7,9 +7,10 @@ through its input sets, with the same timers ``torchlint run`` puts in a program
 around each call. The timers' first warm calls of a frame are skipped (the warm-up), and the
 calls stop once ``cost_calls`` of them were timed, after ``3 * (cost_calls + warm-up)``
 calls whatever happened, or after ``BUDGET_S`` seconds, whichever comes first, so a slow
-target does not hold CI. What they measured travels in the answer as the same ``cost``
-records a watched program writes; the parent turns them into figures on the findings
-through :mod:`torchlint.dynamic.costs`, as for ``run``.
+target does not hold CI; a call that raises ends them too (the observation stands as it
+was). What they measured travels in the answer as the same ``cost`` records a watched
+program writes; the parent turns them into figures on the findings through
+:mod:`torchlint.dynamic.costs`, as for ``run``.
 """
 
 from __future__ import annotations
@@ -55,7 +56,10 @@ def time_calls(
         start = time.monotonic()
         for i in range(3 * (count + timers.warmup)):
             args, kwargs = calls[i % len(calls)]
-            compiled(*args, **kwargs)
+            try:
+                compiled(*args, **kwargs)
+            except Exception:  # noqa: BLE001 (a target that fails on a later call: what was timed stays)
+                break
             if max((f.timed for f in timers.frames.values()), default=0) >= count:
                 break
             if time.monotonic() - start > budget_s:

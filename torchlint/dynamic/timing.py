@@ -34,6 +34,7 @@ from __future__ import annotations
 import atexit
 import os
 import random
+import sys
 import threading
 import time
 from typing import Any, Callable
@@ -84,6 +85,8 @@ class _Call(threading.local):
         self.compiled = False
         self.recorded = False
         self.cold = False
+        #: the exception being handled when the call began (a call made in an ``except``)
+        self.handling: BaseException | None = None
 
 
 class Timers:
@@ -232,6 +235,7 @@ class Timers:
         if call.depth == 1:
             call.events = []
             call.compiled = call.recorded = call.cold = False
+            call.handling = sys.exc_info()[1]
             call.t0 = _now()
         return self.exit
 
@@ -245,6 +249,9 @@ class Timers:
         call.events = []
         if not events:
             return  # no graph ran (an eager frame, a call that raised early): no frame to name
+        raised = sys.exc_info()[1]  # dynamo calls this in a `finally`: what the call raises
+        if raised is not None and raised is not call.handling:
+            return  # it stopped partway: not a call's time
         try:
             self._add(call, t1, events)
         except Exception:  # noqa: BLE001 (the program goes on whatever the timers do)
