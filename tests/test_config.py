@@ -72,6 +72,8 @@ def test_explicit_config_file(project):
         ('max-graph-breaks = "2"', "max-graph-breaks: expected a non-negative integer"),
         ("per-file-ignores = 1", "per-file-ignores: expected a table"),
         ("timeout = 0", "timeout: expected a positive number"),
+        ("cost-calls = -1", "cost-calls: expected a non-negative integer"),
+        ("[[tool.torchlint.targets]]\ntarget = 'm.py:Net'\ncost-calls = 'many'", "cost-calls: expected an integer"),
         ("[[tool.torchlint.targets]]\ninput = ['f32[2]']", "missing required key `target`"),
         ("[[tool.torchlint.targets]]\ntarget = 'm.py:Net'\ninptu = ['f32[2]']", "unknown key `inptu`"),
         ("[[tool.torchlint.targets]]\ntarget = 'm.py:Net'\ntrain = 'yes'", "train: expected true or false"),

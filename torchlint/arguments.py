@@ -51,6 +51,7 @@ class CheckArgs:
     half: bool = False
     timeout: float | None = None
     max_memory: str | None = None
+    cost_calls: int | None = None
     max_graph_breaks: int | None = None
     max_recompiles: int | None = None
     mode: str | None = None
@@ -234,6 +235,7 @@ def check_settings(args: CheckArgs) -> Settings:
         mode=args.mode,
         device=args.device,
         max_cudagraph_skips=args.max_cudagraph_skips,
+        cost_calls=args.cost_calls,
     )
     memory = args.max_memory
     settings = override(settings, max_memory=parse_size(memory, "--max-memory") if memory else None)

@@ -294,6 +294,14 @@ def main() -> None:
     help="Memory each target may allocate, e.g. 8G or 512M, or none (default: half of RAM). "
     "A target over it is reported as out of memory (GPU memory is not counted).",
 )
+@click.option(
+    "--cost-calls",
+    panel="Dynamic",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Warm calls of each target timed to measure what each graph break costs per call "
+    "(default 20; 0: none). Timings vary between runs and machines.",
+)
 @_max_graph_breaks("dynamo's count; without the dynamic pass, the static pass's potential graph breaks")
 @_max_recompiles
 @click.option(

@@ -35,6 +35,7 @@ TARGET_KEYS: dict[str, type | tuple[type, ...]] = {
     "name": str,
     "mode": str,
     "device": str,
+    "cost-calls": int,
 }
 
 
@@ -76,6 +77,9 @@ class Settings:
     jobs: int | None = None
     #: bytes a dynamic target may allocate (None: half the machine's memory; 0: no limit)
     max_memory: int | None = None
+    #: warm calls of each target timed to measure what its breaks cost (None: the default,
+    #: ``torchlint.dynamic.costs.DEFAULT_COST_CALLS``; 0: none)
+    cost_calls: int | None = None
     #: the torch version the static pass reports for (``torch-version``); None: the installed
     #: torch's, else the newest measured (see :mod:`torchlint.matrix`)
     torch_version: str | None = None
@@ -221,6 +225,7 @@ _KEYS = {
     "cache-dir",
     "jobs",
     "max-memory",
+    "cost-calls",
     "mode",
     "device",
     "max-cudagraph-skips",
@@ -280,7 +285,7 @@ def _parse_key(s: Settings, key: str, value: Any, source: str) -> None:
                 problems.extend(exc.problems)
         if problems:
             raise ConfigError.of(problems)
-    elif key in ("max-graph-breaks", "max-recompiles", "max-cudagraph-skips", "jobs"):
+    elif key in ("max-graph-breaks", "max-recompiles", "max-cudagraph-skips", "jobs", "cost-calls"):
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise ConfigError(f"{where}: expected a non-negative integer, got {value!r}")
         setattr(s, key.replace("-", "_"), value)

@@ -28,6 +28,7 @@ CHILD = {
     "torchlint.dynamic.cudagraphs",
     "torchlint.dynamic.logs",
     "torchlint.dynamic.timing",
+    "torchlint.dynamic.timed_calls",
     "torchlint.run.observer",
     "torchlint.run.bootstrap.sitecustomize",
 }

@@ -311,3 +311,45 @@ def test_fix_diffs_make_the_same_edits_as_the_fixer(tmp_path, monkeypatch):
         assert _edited(EVIL, f.fix.edits) == apply_edits(EVIL, f.fix.edits) != EVIL
     diffs = extras(report)["diffs"]
     assert set(diffs) == {str(i) for i, f in enumerate(report.findings) if f.fix is not None and f.fix.edits}
+
+
+def test_the_page_leads_with_the_break_to_fix_first_and_shows_each_cost(browser, tmp_path):
+    from torchlint.findings import Report
+    from torchlint.output import fix_first
+    from torchlint.output.html import page
+    from torchlint.run.program import Places, ProcessRecords, observed
+
+    (tmp_path / "serve.py").write_text("\n" * 30, "utf-8")
+    serve = str(tmp_path / "serve.py")
+    records = [
+        {"kind": "break", "frames": [[serve, n]], "loc": [serve, n], "gb_type": r, "reason": r}
+        for n, r in ((12, "print"), (14, "item"))
+    ]
+    records.append(
+        {
+            "kind": "cost", "pid": 1, "frame": "forward", "path": serve, "calls": 40, "timed": 30, "kept": 30,
+            "wall_ns": 30 * 1_300_000, "p50_ns": 1_250_000, "p95_ns": 1_600_000, "graph_ns": 30 * 150_000,
+            "other_ns": 0, "breaks": [[serve, 12, 30 * 30_000], [serve, 14, 30 * 1_100_000]],
+            "compile_calls": 1, "record_calls": 0,
+        }
+    )  # fmt: skip
+    cwd = os.getcwd()
+    os.chdir(tmp_path)  # paths in the report relative to the project, as the CLI makes them
+    try:
+        places = Places([str(tmp_path)], str(tmp_path))
+        result, findings, _ = observed([ProcessRecords({"pid": 1}, records)], places, name="p", run=None)
+        report = Report(findings=findings, targets=[result], dynamic_ran=True)
+        out = tmp_path / "r.html"
+        out.write_text(page(report), "utf-8")
+    finally:
+        os.chdir(cwd)
+    first = fix_first(findings)
+    assert first == "fix this first: serve.py:14, 1.1 ms per call (85% of `forward`)"
+    dom = Elements(browser.dom(out))
+    ids = [a.get("id") for _, a in dom.elements if a.get("id")]
+    assert ids.index("fix-first") < ids.index("cards")  # the page leads with it
+    shown = "".join(dom.text)
+    assert first in shown and "then: serve.py:12, 0.03 ms per call (2% of `forward`)" in shown
+    costs = dom.by_id("cost-")
+    assert len(costs) == 2
+    assert "cost: 1.1 ms per call (85% of `forward`) over 30 timed calls" in shown

@@ -125,6 +125,8 @@ def test_a_dynamic_report_validates_and_so_do_the_targets_sarif_carries(schema, 
     assert report["torch_version"] and report["summary"]["graph_breaks"] > 0
     assert report["summary"]["recompiles"] > 0 and {f["source"] for f in report["findings"]} >= {"both"}
     assert report["errors"] == [] and all(t["graph_lines"] for t in report["targets"])
+    # the target's timed calls put costs on its breaks (--cost-calls, default 20)
+    assert report["targets"][0]["costs"] and any("cost_ms" in f for f in report["findings"])
     sarif = run_cli(["merge", str(tmp_path / "r.json"), "--format", "sarif"], cwd=REPO)
     targets = json.loads(sarif.stdout)["runs"][0]["properties"]["targets"]
     assert len(targets) == 1
@@ -158,3 +160,23 @@ def test_a_torchlint_run_report_validates(schema, tmp_path):
     (target,) = report["targets"]
     assert target["program"]["exit_code"] == 0 and target["program"]["frames"]
     assert any(f["source"] in ("both", "dynamic") for f in report["findings"])
+
+
+def test_a_report_with_costs_from_several_processes_validates(schema, tmp_path):
+    from torchlint.findings import Report
+    from torchlint.run.program import Places, ProcessRecords, observed
+
+    (tmp_path / "serve.py").write_text("\n" * 20, "utf-8")
+    serve = str(tmp_path / "serve.py")
+    brk = {"kind": "break", "frames": [[serve, 14]], "loc": [serve, 14], "gb_type": "item", "reason": "item"}
+    cost = {
+        "kind": "cost", "frame": "forward", "path": serve, "calls": 40, "timed": 30, "kept": 30,
+        "wall_ns": 30_000_000, "p50_ns": 1_000_000, "p95_ns": 1_200_000, "graph_ns": 9_000_000,
+        "other_ns": 0, "breaks": [[serve, 14, 21_000_000]], "compile_calls": 1, "record_calls": 0,
+    }  # fmt: skip
+    procs = [ProcessRecords({"pid": pid}, [brk, dict(cost, pid=pid)]) for pid in (1, 2)]
+    result, findings, _ = observed(procs, Places([str(tmp_path)], str(tmp_path)), name="p", run=None)
+    report = Report(findings=findings, targets=[result], dynamic_ran=True).to_dict()
+    validate(schema, report)
+    assert report["targets"][0]["costs"][0]["processes"] == 2
+    assert report["findings"][0]["cost_ms"] == 0.7 and report["findings"][0]["cost_share"] == 0.7

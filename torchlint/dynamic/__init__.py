@@ -26,7 +26,8 @@ Child side (may import the parent side's plain-data modules ``answer``, ``specs`
 * ``cudagraphs`` - measuring what stops ``mode="reduce-overhead"`` from replaying CUDA graphs;
 * ``logs`` - capturing torch's log artifacts (one handler, one context manager);
 * ``timing`` - timers at each compiled graph's entry and exit, and around each call of a
-  compiled function, once warm (what each break costs).
+  compiled function, once warm (what each break costs); ``timed_calls`` - a target's timed
+  calls after its observation (``--cost-calls``).
 
 ``costs`` (torch-free) - one call's time split between its graphs and the breaks between them;
 ``records`` - what dynamo recorded -> findings, the one path ``check --target``, ``torchlint run``

@@ -6,7 +6,8 @@ Both sides speak it: the worker (and :func:`torchlint.explain`, in the user's pr
 (:meth:`Answer.to_json` / :meth:`Answer.from_json`). Standard library only: no torch.
 
 A break is a dict with ``path``, ``line``, ``gb_type``, ``gb_code``, ``reason``,
-``explanation``, ``hints``, ``frame_skipped``, ``seen_by`` (``BreakSite.to_dict``); a
+``explanation``, ``hints``, ``frame_skipped``, ``seen_by``, ``hits``, ``stack``
+(``BreakSite.to_dict``); a
 recompilation one with ``function``, ``path``, ``line``, ``guard``, ``words``, ``fix``
 (``RecompileEvent.to_dict``); ``cudagraphs`` is ``observe_cudagraphs``' data.
 """
@@ -49,6 +50,8 @@ class Answer:
     traced: list[list[Any]] = field(default_factory=list)
     #: the target's traceback when it raised (shown with ``-v``)
     traceback: str | None = None
+    #: ``cost`` records of its timed calls, one per compiled frame (``torchlint.dynamic.timing``)
+    costs: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """JSON-able data (``json.dumps`` it); :meth:`from_json` reads it back."""

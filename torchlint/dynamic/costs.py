@@ -15,6 +15,12 @@ and the call into the resume function. That time goes to a break:
   recompile limit (it then has no graph);
 * else, time before a graph of a resume function (``torch_dynamo_resume_in_f_at_14``) belongs
   to the break it resumes after (``resume_of``: the file and line 14);
+* a *mark* (a zero-length event when a resume function is entered, ``mark=True``) cuts an eager
+  stretch: the time before it goes to the break the last graph ended at, else (after another
+  mark: the code of that resume function up to its own break, then this break's eager code) to
+  the break it resumes after; the time after it, until the next graph, mark or the call's end,
+  to the break it resumes after. Two breaks with no graph between them (a ``print`` right after
+  a call dynamo skips) are so told apart;
 * the rest (the prologue before the first graph, the return after the last) is the frame's own.
 
 A break's cost is its time summed over the timed calls divided by their number: milliseconds
@@ -62,6 +68,8 @@ class GraphInfo:
     path: str
     break_after: Where | None = None
     resume_of: Where | None = None
+    #: a resume function's entry, not a graph
+    mark: bool = False
 
 
 @dataclass
@@ -76,25 +84,39 @@ class CallTimes:
 
 
 def split_call(t0: int, t1: int, events: Sequence[tuple[int, GraphInfo | None]]) -> CallTimes:
-    """Split one call (``t0``..``t1``, nanoseconds) by its graph events: ``(time, info)`` at a
-    graph's entry, ``(time, None)`` at its exit, in order. A graph entered inside another (a
-    compiled graph that calls back into compiled code) counts as part of the outer one."""
+    """Split one call (``t0``..``t1``, nanoseconds) by its events: ``(time, info)`` at a
+    graph's entry, ``(time, None)`` at its exit, ``(time, mark)`` when a resume function is
+    entered, in order. A graph entered inside another (a compiled graph that calls back into
+    compiled code) counts as part of the outer one."""
     out = CallTimes(frame=None, wall_ns=max(t1 - t0, 0))
-    last_exit, last_graph = t0, None
+    last_exit = t0
+    #: who the eager time since ``last_exit`` belongs to, as far as its start tells: the break
+    #: the last graph ended at, or the break the last mark resumes after; and whether a mark
+    last_owner: Where | None = None
+    after_mark = False
     depth, entered, current = 0, t0, None
+
+    def add(owner: Where | None, ns: int) -> None:
+        if owner is not None:
+            out.breaks[owner] = out.breaks.get(owner, 0) + ns
+        else:
+            out.other_ns += ns
+
     for t, info in events:
-        if info is not None:
+        if info is not None and info.mark:
+            if depth:
+                continue
+            if out.frame is None:
+                out.frame = info
+            add(info.resume_of if after_mark or last_owner is None else last_owner, max(t - last_exit, 0))
+            last_exit, last_owner, after_mark = t, info.resume_of, True
+        elif info is not None:
             depth += 1
             if depth > 1:
                 continue
             if out.frame is None:
                 out.frame = info
-            gap = max(t - last_exit, 0)
-            owner = last_graph.break_after if last_graph is not None and last_graph.break_after else info.resume_of
-            if owner is not None:
-                out.breaks[owner] = out.breaks.get(owner, 0) + gap
-            else:
-                out.other_ns += gap
+            add(last_owner if last_owner is not None else info.resume_of, max(t - last_exit, 0))
             entered, current = t, info
         else:
             if depth == 0:
@@ -103,17 +125,22 @@ def split_call(t0: int, t1: int, events: Sequence[tuple[int, GraphInfo | None]])
             if depth:
                 continue
             out.graph_ns += max(t - entered, 0)
-            last_exit, last_graph = t, current
-    tail = max(t1 - last_exit, 0) if depth == 0 else 0
-    if last_graph is not None and last_graph.break_after is not None:
-        out.breaks[last_graph.break_after] = out.breaks.get(last_graph.break_after, 0) + tail
-    else:
-        out.other_ns += tail
+            last_exit = t
+            last_owner = current.break_after if current is not None else None
+            after_mark = False
+    add(last_owner if depth == 0 else None, max(t1 - last_exit, 0) if depth == 0 else 0)
     return out
 
 
-#: the share of timed calls, the slowest, left out of the sums
-TRIM = 0.05
+#: warm calls of a ``check`` target timed when its table, the config and the CLI say nothing:
+#: enough for a break that costs a tenth of a call to stand out, few enough for CI
+DEFAULT_COST_CALLS = 20
+
+#: the share of timed calls, the slowest, left out of the sums: on a shared machine (a CI
+#: runner, a loaded host) more than one call in twenty is preempted, and a preempted call
+#: costs ten times a plain one, so with a twentieth left out the mean still follows the
+#: machine's load, not the program (measured: 2.7 ms against a median call of 0.65 ms)
+TRIM = 0.2
 
 
 @dataclass
@@ -174,6 +201,8 @@ class FrameCost:
     record_calls: int = 0
     #: extra milliseconds a recording call took over the median call
     record_extra_ms: float | None = None
+    #: how many processes timed it (:func:`combined`)
+    processes: int = 1
 
     @classmethod
     def from_record(cls, r: Mapping[str, Any]) -> FrameCost:
@@ -215,17 +244,57 @@ class FrameCost:
             ],
             "compile_calls": self.compile_calls,
             "record_calls": self.record_calls,
+            **({"processes": self.processes} if self.processes > 1 else {}),
         }
 
 
 def frame_costs(records: Iterable[Mapping[str, Any]]) -> list[FrameCost]:
-    """The last ``cost`` record of each frame (a process writes a snapshot now and then and a
-    final one at exit), per process: records are given in order, one process after another."""
+    """Each compiled frame's figures from ``cost`` records: the last record of each frame per
+    process (a process writes a snapshot now and then and a final one at exit), then the
+    processes' figures of the same frame (pytest-xdist workers, torchrun ranks) combined into
+    one: per call, weighted by each process's timed calls, never summed."""
     last: dict[tuple[Any, str, str], Mapping[str, Any]] = {}
     for r in records:
         if r.get("kind") == "cost":
             last[(r.get("pid"), str(r.get("frame")), str(r.get("path")))] = r
-    return [FrameCost.from_record(r) for r in last.values() if int(r.get("timed") or 0) > 0]
+    by_frame: dict[tuple[str, str], list[FrameCost]] = {}
+    for r in last.values():
+        if int(r.get("timed") or 0) > 0:
+            cost = FrameCost.from_record(r)
+            by_frame.setdefault((cost.frame, _real(cost.path)), []).append(cost)
+    return [combined(group) for group in by_frame.values()]
+
+
+def combined(costs: Sequence[FrameCost]) -> FrameCost:
+    """One frame's figures from several processes: counts added; per-call times (mean, in
+    graphs, per break, P50 and P95) averaged with each process's timed calls as its weight,
+    so two ranks that each spend 1 ms at a break report 1 ms per call, not 2."""
+    if len(costs) == 1:
+        return costs[0]
+    weights = [max(c.timed, 1) for c in costs]
+    total = sum(weights)
+
+    def mean(values: Iterable[float]) -> float:
+        return sum(w * v for w, v in zip(weights, values)) / total
+
+    wheres = {w for c in costs for w in c.breaks}
+    extra = [(c.record_extra_ms, c.record_calls) for c in costs if c.record_extra_ms is not None]
+    return FrameCost(
+        frame=costs[0].frame,
+        path=costs[0].path,
+        calls=sum(c.calls for c in costs),
+        timed=sum(c.timed for c in costs),
+        p50_ms=mean(c.p50_ms for c in costs),
+        p95_ms=mean(c.p95_ms for c in costs),
+        mean_ms=mean(c.mean_ms for c in costs),
+        graph_ms=mean(c.graph_ms for c in costs),
+        other_ms=mean(c.other_ms for c in costs),
+        breaks={w: mean(c.breaks.get(w, 0.0) for c in costs) for w in wheres},
+        compile_calls=sum(c.compile_calls for c in costs),
+        record_calls=sum(c.record_calls for c in costs),
+        record_extra_ms=(sum(ms * max(n, 1) for ms, n in extra) / sum(max(n, 1) for _, n in extra) if extra else None),
+        processes=sum(c.processes for c in costs),
+    )
 
 
 def _real(path: str) -> str:
@@ -253,18 +322,22 @@ def apply(
     goes to the finding whose break is on it, else to the first one whose stack passes through
     it (a call that broke inside). A finding that gets time from several frames keeps the
     largest. Returns each frame's figures for the report."""
+    owner: dict[int, tuple[str, str]] = {}  # finding -> the frame its cost came from
     for cost in costs:
+        frame = (cost.frame, _real(cost.path))
         for where, ms in cost.breaks.items():
             ranked = [(m, i) for i, (_, frames) in enumerate(breaks) if (m := _matches(where, frames)) is not None]
             if not ranked:
                 continue
             finding = breaks[min(ranked)[1]][0]
-            total = ms + (finding.cost_ms or 0.0) if finding.cost_frame == cost.frame else ms
-            if finding.cost_ms is None or finding.cost_frame == cost.frame or total > finding.cost_ms:
+            same = owner.get(id(finding)) == frame  # several lines of one frame lead to it: add them
+            total = ms + (finding.cost_ms or 0.0) if same else ms
+            if finding.cost_ms is None or same or total > finding.cost_ms:
                 finding.cost_ms = round(total, 4)
                 finding.cost_share = round(min(cost.share(total), 1.0), 4)
                 finding.cost_frame = cost.frame
                 finding.cost_calls = cost.timed
+                owner[id(finding)] = frame
     return [c.to_dict(show) for c in costs]
 
 

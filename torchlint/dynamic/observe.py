@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import torch
 
+from torchlint.dynamic import timed_calls
 from torchlint.dynamic.answer import Answer
 from torchlint.dynamic.cudagraphs import user_frames
 from torchlint.dynamic.gb_registry import GraphBreakRegistry, load_registry
@@ -68,6 +69,9 @@ class BreakSite:
     #: every break type a witness placed here (a line may hold several: a dataclass defined in
     #: ``forward`` breaks on its bytecode, and on the ``exec`` its decorator calls)
     gb_types: set[str] = field(default_factory=set)
+    #: the frames that led to it, outermost first (the compiled frame's line first), as the
+    #: first witness with a stack saw them: a break's time is placed on its finding by them
+    stack: list[Frame] = field(default_factory=list)
 
     @property
     def hits(self) -> int:
@@ -90,6 +94,7 @@ class BreakSite:
             "frame_skipped": self.frame_skipped,
             "seen_by": sorted(self.seen_by),
             "hits": self.hits,
+            "stack": [list(f) for f in self.stack],
         }
 
 
@@ -108,6 +113,8 @@ class Observation:
     traced: set[Frame] = field(default_factory=set)  # user lines in the graphs: code dynamo traced
     #: functions that hit dynamo's recompile limit and then ran eagerly (parse_limit_message)
     recompile_limit_hits: list[dict[str, Any]] = field(default_factory=list)
+    #: ``cost`` records of the timed calls (:mod:`torchlint.dynamic.timed_calls`)
+    costs: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def graph_breaks(self) -> int:
@@ -126,6 +133,7 @@ class Observation:
             graph_lines=[list(g) for g in self.graph_lines],
             traced=[list(frame) for frame in sorted(self.traced)],
             recompile_limit_hits=[dict(h) for h in self.recompile_limit_hits],
+            costs=[dict(c) for c in self.costs],
             **more,
         )
 
@@ -247,6 +255,8 @@ class _BreakCollector:
         if site is None:
             site = BreakSite(path=frame[0], line=frame[1])
             self.sites[frame] = site
+        if not site.stack:
+            site.stack = [(os.path.realpath(f), int(n)) for f, n in frames if f and not f.startswith("<")]
         site.seen_by.add(witness)
         site.seen[witness] = site.seen.get(witness, 0) + 1
         site.frame_skipped = site.frame_skipped or skipped
@@ -362,13 +372,16 @@ def observe(
     user_files: Iterable[str] | ProjectFiles | None = None,
     train: bool = False,
     registry: GraphBreakRegistry | None = None,
+    cost_calls: int = 0,
 ) -> Observation:
     """Reset dynamo, compile ``fn`` with a recording backend, call it once per argument set.
 
     ``fn`` is a function or an ``nn.Module`` (``eval()`` + ``no_grad`` unless ``train``: then
     ``train()`` and a backward of the sum of the outputs). ``user_files`` are the files whose
-    frames count as the user's (default: the file defining ``fn``). Exceptions raised by the
-    user's code propagate.
+    frames count as the user's (default: the file defining ``fn``). ``cost_calls``: after the
+    observation, call it warm this many times more, timed (:mod:`torchlint.dynamic.timed_calls`;
+    forward only): ``costs`` then holds what each break cost. Exceptions raised by the user's
+    code propagate.
     """
     from torch._dynamo.utils import counters
 
@@ -384,6 +397,7 @@ def observe(
 
     if isinstance(fn, torch.nn.Module):
         fn.train(train)
+    timing = cost_calls > 0 and timed_calls.ready()  # before compiling: its graphs get timers
     torch._dynamo.reset()
     counters.clear()
     compiled = torch.compile(fn, backend=recording_backend)
@@ -426,6 +440,9 @@ def observe(
                 hit["call"] = call
                 obs.recompile_limit_hits.append(hit)
     mark_within_call(obs.recompiles)
+    if timing:
+        with torch.enable_grad() if train else torch.no_grad():
+            obs.costs = timed_calls.time_calls(compiled, list(zip(arg_sets, kwarg_sets)), cost_calls)
     return obs
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from torchlint.dynamic import costs
 from torchlint.dynamic.answer import Answer
 from torchlint.dynamic.records import Findings, SourceLines, group_recompiles, relpath
 from torchlint.findings import Finding, Recompile, TargetResult
@@ -73,11 +74,13 @@ def result_from_answer(
     for path, line in answer.traced:
         result.traced.setdefault(relpath(path, cwd), set()).add(int(line))
     result.graph_break_hits = sum(int(b.get("hits") or 1) for b in answer.breaks)
-    findings = [
-        build.graph_break((b["path"], int(b["line"])), b, int(b.get("hits") or 1))
-        for b in answer.breaks
-        if b.get("path") and b.get("line")
-    ]
+    located = [b for b in answer.breaks if b.get("path") and b.get("line")]
+    findings = [build.graph_break((b["path"], int(b["line"])), b, int(b.get("hits") or 1)) for b in located]
+    # what each break cost per call, from the timed calls: the same attribution as `run`'s
+    timed = costs.frame_costs(answer.costs)
+    stacks = [(f, _stack(b)) for f, b in zip(findings, located)]
+    result.costs = costs.apply(timed, stacks, show=build.show)
+    result.details.extend(costs.frame_words(result.costs))
     for hit in answer.recompile_limit_hits:
         words = build.recompile_limit((hit.get("path") or "?", int(hit.get("line") or 0)), hit).message
         result.recompile_limit_hits.append(
@@ -85,12 +88,20 @@ def result_from_answer(
         )
         if hit.get("path") and hit.get("line"):
             findings.append(build.recompile_limit((hit["path"], int(hit["line"])), hit))
+            costs.apply_to_limit(findings[-1], hit.get("function"), hit.get("path"), timed, {})
     if answer.cudagraphs is not None:
         result.cudagraph_skips, more = findings_of(answer.cudagraphs, target, cwd, lines)
         findings.extend(more)
     for f in findings:  # the mode it was seen in: a static finding of that mode alone matches it
         f.seen_in(("train",) if train else ("eval",))
     return result, findings
+
+
+def _stack(site: Mapping[str, Any]) -> list[tuple[str, int]]:
+    """The frames that led to a break, outermost first, ending at its site."""
+    here = (str(site["path"]), int(site["line"]))
+    stack = [(str(p), int(n)) for p, n in site.get("stack") or []]
+    return stack if here in stack else [*stack, here]
 
 
 def findings_of(

@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 from torchlint.config import CUDAGRAPH_MODES, ConfigError
 from torchlint.dynamic.answer import Answer
+from torchlint.dynamic.costs import DEFAULT_COST_CALLS
 from torchlint.dynamic.process import Worker, WorkerError, default_max_memory, with_memory_hint
 from torchlint.dynamic.records import SourceLines, project_root, relpath
 from torchlint.dynamic.results import result_from_answer
@@ -128,6 +129,7 @@ def run_dynamic(
                 worker=worker,
                 progress=progress,
                 max_memory=getattr(settings, "max_memory", None),
+                cost_calls=getattr(settings, "cost_calls", None),
             )
             if specs
             else ([], [], [])
@@ -149,6 +151,7 @@ def run_targets(
     worker: Worker | None = None,
     progress: Any = None,
     max_memory: int | None = None,
+    cost_calls: int | None = None,
 ) -> tuple[list[TargetResult], list[Finding], list[FileError]]:
     """Run every target in one reused worker; never raises for a target's own failure.
 
@@ -162,6 +165,8 @@ def run_targets(
     optional callable taking one line of text (for stderr). ``max_memory``: bytes each target
     may allocate in the worker (data beyond what the worker already holds; None:
     :func:`default_max_memory`, 0: no limit); a target over it is reported as out of memory.
+    ``cost_calls``: warm calls of each target timed to measure what its breaks cost (a
+    target's own ``cost-calls`` wins; None: ``DEFAULT_COST_CALLS``; 0: none).
 
     Returns per-target results (in order), dynamic findings (one per distinct break site and
     target; the same site from several targets is one finding naming them all) and errors
@@ -183,6 +188,7 @@ def run_targets(
             payload = dict(spec.to_wire(), id=number, cwd=cwd, project=roots)
             payload["train"] = bool(spec.train or train)
             payload["max_memory"] = memory
+            payload["cost_calls"] = next(n for n in (spec.cost_calls, cost_calls, DEFAULT_COST_CALLS) if n is not None)
             if progress:
                 progress(f"dynamo: running {spec.name}")
             try:

@@ -159,6 +159,8 @@ class TargetSpec:
     mode: str | None = None
     #: move the target and its inputs here before running (``cuda`` for reduce-overhead)
     device: str | None = None
+    #: warm calls timed to measure what each break costs (None: the run's setting)
+    cost_calls: int | None = None
 
     @property
     def name(self) -> str:
@@ -181,6 +183,7 @@ class TargetSpec:
             "train": self.train,
             "mode": self.mode,
             "device": self.run_device,
+            "cost_calls": self.cost_calls,
         }
 
 
@@ -196,6 +199,7 @@ def make_target(
     name: str | None = None,
     mode: str | None = None,
     device: str | None = None,
+    cost_calls: int | None = None,
 ) -> TargetSpec:
     """Validate a declaration (CLI options or one ``[[tool.torchlint.targets]]`` table).
 
@@ -216,6 +220,8 @@ def make_target(
     sets_source = parse_ref(input_sets_from, "input-sets-from function") if input_sets_from else None
     if timeout is not None and timeout <= 0:
         raise TargetError(target, f"timeout must be positive, got {timeout}")
+    if cost_calls is not None and cost_calls < 0:
+        raise TargetError(target, f"cost-calls must be 0 or more, got {cost_calls}")
     try:
         check_mode(mode, device, "run")
     except ConfigError as e:
@@ -230,6 +236,7 @@ def make_target(
         label=name,
         mode=mode,
         device=device,
+        cost_calls=cost_calls,
     )
 
 
@@ -238,7 +245,7 @@ def target_from_config(table: Mapping[str, Any], *, base_dir: str = ".", search:
     ``target`` (required), ``input`` (list of specs, one call), ``input-sets`` (list of
     ``;``-separated calls), ``inputs-from``, ``input-sets-from``, ``train``, ``timeout``,
     ``max-graph-breaks``, ``max-recompiles`` (checked, and read by the gate from the table),
-    ``name``, ``mode``, ``device``. Relative paths are taken from ``base_dir`` (the folder
+    ``name``, ``mode``, ``device``, ``cost-calls``. Relative paths are taken from ``base_dir`` (the folder
     of pyproject.toml for config targets, the cwd for CLI ones). A dotted name
     (``pkg.model:Net``) is looked up as a file under ``base_dir``, then under ``search`` (each
     with its ``src/``); one found nowhere is left to the worker to import (an installed package)."""
@@ -271,6 +278,7 @@ def target_from_config(table: Mapping[str, Any], *, base_dir: str = ".", search:
         name=table.get("name") or name,
         mode=table.get("mode"),
         device=table.get("device"),
+        cost_calls=table.get("cost-calls"),
     )
 
 

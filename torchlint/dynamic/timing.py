@@ -10,11 +10,16 @@ seams, nothing on the user's code:
   resume function resumes after: :class:`~torchlint.dynamic.costs.GraphInfo`);
 * each ``torch.compile`` wrapper (``OptimizeContext``) gets an entry/exit hook
   (``enter_exit_hooks``, which dynamo calls around the compiled call): the outermost entry on a
-  thread starts a call, its exit ends it.
+  thread starts a call, its exit ends it;
+* each resume function dynamo installs (``OutputGraph.install_resume_function_global``: the
+  global the compiled code calls after a break) is wrapped to note the time it is entered (a
+  *mark*), so that two breaks with no graph between them each get their own time. The wrapper
+  is a frame dynamo skips (``skip_code``) and makes no Python call but the resume function's.
 
 A call is *timed* when it is warm: nothing compiled during it, no CUDA graph recorded, and
 each graph in it has run before. Its timeline is split by :func:`~torchlint.dynamic.costs.split_call`
-and kept per frame (at most ``SAMPLES`` calls per frame, a reservoir beyond): P50 and P95 of
+and kept per frame (every warm call until ``WINDOW`` were timed, then one in ``STRIDE``; at most
+``SAMPLES`` calls per frame, a reservoir beyond): P50 and P95 of
 their wall times, and the sums over them without the slowest ``TRIM`` of calls (a call the
 machine preempted must not decide what a break costs). The first ``TORCHLINT_COST_WARMUP``
 warm calls of a frame (default 2) are skipped;
@@ -29,6 +34,7 @@ from __future__ import annotations
 import atexit
 import os
 import random
+import sys
 import threading
 import time
 from typing import Any, Callable
@@ -38,6 +44,10 @@ from torchlint.dynamic.costs import TRIM, GraphInfo, percentile, resume_target, 
 ENV_CALLS = "TORCHLINT_COST_CALLS"
 ENV_WARMUP = "TORCHLINT_COST_WARMUP"
 SAMPLES = 4096
+#: every warm call of a frame is timed until WINDOW were; then one in STRIDE (the timers' cost
+#: per call is then mostly two clock readings per graph)
+WINDOW = 256
+STRIDE = 8
 
 _now = time.perf_counter_ns
 
@@ -75,6 +85,8 @@ class _Call(threading.local):
         self.compiled = False
         self.recorded = False
         self.cold = False
+        #: the exception being handled when the call began (a call made in an ``except``)
+        self.handling: BaseException | None = None
 
 
 class Timers:
@@ -88,6 +100,7 @@ class Timers:
         self.lock = threading.Lock()
         self.cap = _env_int(ENV_CALLS, 0)
         self.warmup = _env_int(ENV_WARMUP, 2)
+        self.window, self.stride = WINDOW, STRIDE
         self.random = random.Random(0)
 
     # ------------------------------------------------------------------ hooks
@@ -124,8 +137,61 @@ class Timers:
                 hooks.append(timers.enter)
 
         context.__init__ = init
+        self._hook_resumes(graph_class)
         atexit.register(self.flush)
         return True
+
+    def _hook_resumes(self, graph_class: Any) -> None:
+        """Marks at resume-function entries (where this torch has the seams)."""
+        import types
+
+        import torch._dynamo.eval_frame as eval_frame
+
+        original = getattr(graph_class, "install_resume_function_global", None)
+        skip = getattr(eval_frame, "skip_code", None)
+        if original is None or skip is None:
+            return
+        call = self.call
+        now = _now
+
+        def marked(fn: Any, info: GraphInfo) -> Any:
+            def resume(*args: Any, **kwargs: Any) -> Any:
+                if call.depth:
+                    call.events.append((now(), info))
+                return fn(*args, **kwargs)
+
+            return resume
+
+        def marked_factory(factory: Any, info: GraphInfo) -> Any:
+            def make(*args: Any, **kwargs: Any) -> Any:
+                return marked(factory(*args, **kwargs), info)
+
+            return make
+
+        skip(marked(None, None).__code__)  # type: ignore[arg-type]
+        skip(marked_factory(None, None).__code__)  # type: ignore[arg-type]
+        skip(marked.__code__)
+
+        def install_resume_function_global(graph: Any, name: str, code: Any, f_globals: Any) -> None:
+            original(graph, name, code, f_globals)
+            try:
+                resumed = resume_target(code.co_name)
+                scope = graph.global_scope
+                value = scope.get(name)
+                if resumed is None or value is None:
+                    return
+                info = GraphInfo(
+                    frame=root_function(code.co_name),
+                    path=code.co_filename,
+                    resume_of=(code.co_filename, resumed[1]),
+                    mark=True,
+                )
+                direct = isinstance(value, types.FunctionType) and value.__code__ is code
+                scope[name] = marked(value, info) if direct else marked_factory(value, info)
+            except Exception:  # noqa: BLE001 (the resume function still runs, unmarked)
+                pass
+
+        graph_class.install_resume_function_global = install_resume_function_global
 
     def wrap(self, compiled: Any, info: GraphInfo) -> Any:
         """``compiled`` with timers at its entry and exit."""
@@ -169,6 +235,7 @@ class Timers:
         if call.depth == 1:
             call.events = []
             call.compiled = call.recorded = call.cold = False
+            call.handling = sys.exc_info()[1]
             call.t0 = _now()
         return self.exit
 
@@ -182,6 +249,9 @@ class Timers:
         call.events = []
         if not events:
             return  # no graph ran (an eager frame, a call that raised early): no frame to name
+        raised = sys.exc_info()[1]  # dynamo calls this in a `finally`: what the call raises
+        if raised is not None and raised is not call.handling:
+            return  # it stopped partway: not a call's time
         try:
             self._add(call, t1, events)
         except Exception:  # noqa: BLE001 (the program goes on whatever the timers do)
@@ -190,6 +260,14 @@ class Timers:
     # ------------------------------------------------------------------ sums
 
     def _add(self, call: _Call, t1: int, events: list[tuple[int, Any]]) -> None:
+        first = events[0][1]
+        known = self.frames.get((first.frame, first.path)) if first is not None else None
+        if known is not None and known.timed >= self.window and not (call.compiled or call.recorded or call.cold):
+            # past the window, one warm call in `stride` is split and kept: the rest only counted
+            if (known.warm + 1) % self.stride:
+                known.calls += 1
+                known.warm += 1
+                return
         times = split_call(call.t0, t1, events)
         info = times.frame
         if info is None:

@@ -8,7 +8,7 @@ bytes of data beyond the worker's own), and what it changed in the process (work
 directory, ``sys.path``, environment, streams, its own modules) is put back before the next.
 
 Request: ``{"id", "target", "input_sets": [[spec, ...], ...], "inputs_from", "input_sets_from", "train", "cwd",
-"project", "user_files", "mode", "device", "max_memory"}`` (``project``: the project's root
+"project", "user_files", "mode", "device", "max_memory", "cost_calls"}`` (``project``: the project's root
 folders, whose frames breaks are placed on) (``TargetSpec.to_wire`` and the run's options).
 Answer: an :class:`~torchlint.dynamic.answer.Answer` as JSON, with ``cudagraphs``
 (:func:`torchlint.dynamic.cudagraphs.observe_cudagraphs`) for ``mode == "reduce-overhead"`` and
@@ -271,6 +271,7 @@ def _handle(request: dict[str, Any]) -> Answer:
             kwarg_sets=[k for _, k in prepared],
             user_files=user_files,
             train=bool(request.get("train")),
+            cost_calls=int(request.get("cost_calls") or 0),
         )
         if request.get("mode") in CUDAGRAPH_MODES:  # reduce-overhead, max-autotune
             cudagraphs = observe_cudagraphs(fn, prepared, user_files=user_files, mode=request["mode"])

@@ -20,7 +20,7 @@ from typing import Any, TextIO
 from torchlint import pages
 from torchlint.files import FileProblem, read_source, source_lines
 from torchlint.findings import Report
-from torchlint.output import cause_words, frames_words, target_words
+from torchlint.output import cause_words, cost_words, fix_first, frames_words, measured_words, ranked, target_words
 from torchlint.output.html_page import CSS, SCRIPT
 
 #: lines of context shown around a finding
@@ -109,6 +109,23 @@ def _rule_pages(report: Report) -> dict[str, str]:
     return out
 
 
+def _costs(report: Report) -> dict[str, Any]:
+    """The measured findings in the text report's words: the one to fix first, the next four
+    (by index into the findings), and what was measured of each."""
+    order = ranked(report.findings)
+    index = {id(f): i for i, f in enumerate(report.findings)}
+    return {
+        "first": fix_first(order),
+        "ranked": [{"finding": index[id(f)], "where": f"{f.path}:{f.line}", "words": cost_words(f)} for f in order[:5]],
+        "more": max(len(order) - 5, 0),
+        "measured": {
+            str(i): measured_words(f)
+            for i, f in enumerate(report.findings)
+            if f.cost_ms is not None or f.occurrence_ms is not None or f.per_1000_calls is not None
+        },
+    }
+
+
 def extras(report: Report) -> dict[str, Any]:
     """What the page shows beyond the JSON document."""
     return {
@@ -118,6 +135,7 @@ def extras(report: Report) -> dict[str, Any]:
         "dynamic_ran": report.dynamic_ran,
         "gate_failures": list(report.gate_failures),
         "gate_notes": list(report.gate_notes),
+        "costs": _costs(report),
         # each target's counts and recompile causes in the words of the other formats
         "targets": [
             {

@@ -48,6 +48,8 @@ details>summary{cursor:pointer;color:var(--accent)}
 .eager .t{opacity:.75;font-style:italic}.eager{border-left:4px dashed var(--line)}
 .timeline{list-style:none;padding:0;margin:6px 0}.timeline li{border-left:3px solid var(--line);padding:2px 10px;margin:0 0 4px}
 .timeline li.re{border-color:var(--warn)}.timeline li.rec{border-color:var(--ok)}
+.first{font-size:16px;font-weight:600;margin:10px 0 4px}.first a{color:var(--bad)}.then{margin:2px 0 2px 12px}
+.cost{margin:4px 0}
 .hidden{display:none!important}
 @media (max-width:600px){main{padding:8px}.row .n{flex-basis:3em;padding-right:6px}.row .g{flex-basis:2.4em}
 .card b{font-size:18px}.bar select{flex:1 1 30%}}
@@ -70,6 +72,13 @@ var s=R.summary,ts=R.targets||[];
 main.appendChild(el("h1",{text:"torchlint report"}));
 main.appendChild(el("div",{"class":"muted",text:(R.torch_version?"torch "+R.torch_version+" \u00b7 ":"")+
   (X.dynamic_ran?"static and dynamic passes":"static pass only (no targets run)")}));
+// ---------------------------------------------------------------- what the breaks cost: the one to fix first
+function measured(f){var i=R.findings.indexOf(f);return X.costs.measured[String(i)];}
+if(X.costs.first){var cs=el("section",{id:"costs"});main.appendChild(cs);
+  cs.appendChild(el("div",{"class":"first",id:"fix-first"},[el("a",{href:"#finding-"+X.costs.ranked[0].finding,text:X.costs.first})]));
+  X.costs.ranked.slice(1).forEach(function(r){cs.appendChild(el("div",{"class":"then"},["then: ",
+    el("a",{href:"#finding-"+r.finding,text:r.where}),", "+r.words]));});
+  if(X.costs.more)cs.appendChild(el("div",{"class":"then muted",text:"and "+X.costs.more+" more measured"}));}
 // ---------------------------------------------------------------- summary cards
 var cudaSkips=ts.reduce(function(a,t){return a+(t.cudagraph_skips||0);},0);
 var breakHits=s.graph_break_hits==null?ts.reduce(function(a,t){return a+Math.max(t.graph_break_hits||0,t.graph_breaks||0);},0):s.graph_break_hits;
@@ -125,7 +134,8 @@ ts.forEach(function(t,ti){
       pre.appendChild(row);
       bl.filter(function(f){return f.line===n;}).forEach(function(f){
         pre.appendChild(el("div",{"class":"break"},[el("b",{text:"graph break"}),": "+(f.reason||f.message)+" ",gbLink(f.gb_code)," ",
-          f.rule?el("span",{"class":"tag",text:f.rule}):null,f.suggestion?el("div",{text:"fix: "+f.suggestion}):null]));});
+          f.rule?el("span",{"class":"tag",text:f.rule}):null,f.suggestion?el("div",{text:"fix: "+f.suggestion}):null,
+          measured(f)?el("div",{text:"cost: "+measured(f)}):null]));});
     }
   });
 });
@@ -167,6 +177,7 @@ R.findings.forEach(function(f,i){
       el("span",{"class":"tag",text:f.source}),f.mode?el("span",{"class":"tag",text:f.mode==="train"?"training only":"eval only"}):null,f.dynamo?el("span",{"class":"tag",text:String(f.dynamo).replace(/_/g," ")}):null,f.gb_code?gbLink(f.gb_code):null,f.target?el("span",{"class":"muted",text:"target: "+f.target}):null]),
     el("div",{"class":"msg",text:f.message}),excerpt(f),
     f.suggestion?el("div",{"class":"fix"},[el("b",{text:"fix: "}),f.suggestion]):null,
+    X.costs.measured[String(i)]?el("div",{"class":"cost",id:"cost-"+i},[el("b",{text:"cost: "}),X.costs.measured[String(i)]]):null,
     f.fix?el("div",{"class":"muted",text:(f.fix.applicability==="safe"?"automatic fix (safe): ":"automatic fix (unsafe, --unsafe-fixes): ")+f.fix.description}):null,
     X.diffs[String(i)]?el("details",{},[el("summary",{text:"the fix as a diff"}),diffView(X.diffs[String(i)])]):null,
     f.explanation?el("div",{"class":"muted",text:f.explanation}):null]);
