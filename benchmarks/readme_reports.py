@@ -5,8 +5,8 @@ under docs/. The block is a shell session: ``$ COMMAND``, what it prints (an abr
 keeps the findings named in ``REPORTS``, then everything after the last finding, exactly as
 printed), then ``$ echo $?`` and the exit code. This script runs each block's own command from
 the repository root and either rewrites the output and exit code (``--write``) or says where a
-block differs (``--check``, the default; exit 1 on a difference). Seconds in target lines vary
-from run to run: they are compared masked.
+block differs (``--check``, the default; exit 1 on a difference). Seconds in target lines,
+measured costs and the ranking they make vary from run to run: they are compared masked.
 
     python benchmarks/readme_reports.py              # check every report (about 2 minutes on 2 cores)
     python benchmarks/readme_reports.py --static     # only those that need no torch (seconds)
@@ -134,8 +134,19 @@ def abridge(out: str, keep: Sequence[str] | None) -> str:
     return (text + "\n\n" if text else "") + "\n".join(rest).strip("\n") + "\n"
 
 
+#: measured timings (``cost_ms`` and the frames' figures) and the ranking they make
+_TIMINGS = re.compile(r"\d+(?:\.\d+)?(?:e-?\d+)? (?:ms|µs)\b")
+_SHARE = re.compile(r"\(\d+% of")
+_RANKED = re.compile(r"^(\s*)(fix this first|then): \S+:\d+,", re.M)
+
+
 def masked(text: str) -> str:
-    return _SECONDS.sub("… s)", text)
+    """``text`` with what varies from run to run masked: seconds, timings, cost shares, and
+    which break the timings rank first."""
+    text = _SECONDS.sub("… s)", text)
+    text = _TIMINGS.sub("… ms", text)  # (a figure may be shown in µs one run, in ms the next)
+    text = _SHARE.sub("(…% of", text)
+    return _RANKED.sub(r"\1\2: …,", text)
 
 
 def body(block: Block, shown: str, exit_code: int) -> str:

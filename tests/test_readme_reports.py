@@ -38,6 +38,11 @@ def test_abridge_keeps_the_named_findings_then_everything_after_them():
     )
     assert readme_reports.abridge(out, None) == out
     assert readme_reports.masked("(12.5 s) (3 s)") == "(… s) (… s)"
+    cost = "fix this first: a.py:4, 1.5 ms per call (83% of `f`)\n  then: b.py:9, 12 µs per call (2% of `f`)"
+    assert (
+        readme_reports.masked(cost)
+        == "fix this first: …, … ms per call (…% of `f`)\n  then: …, … ms per call (…% of `f`)"
+    )
 
 
 def test_a_report_block_is_a_shell_session_with_its_exit_code(tmp_path):
