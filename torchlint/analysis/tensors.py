@@ -357,8 +357,9 @@ def annotation_kind(text: str) -> str | None:
     them; an annotation naming no tensor (``int``, ``torch.Size``, ``MyConfig``) nothing."""
     if "Tensor" not in text:
         return None
-    if _DICTS.search(text):
-        inner = text[_DICTS.search(text).end() :]  # type: ignore[union-attr]
+    dicts = _DICTS.search(text)
+    if dicts:
+        inner = text[dicts.end() :]
         return TENSOR_DICT if "Tensor" in inner.split(",", 1)[-1] else None
     if _CONTAINERS.search(text):
         return TENSORS

@@ -87,7 +87,9 @@ def local_state_plan(node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Plan | N
     local = _free_name(fn, name.lstrip("_") or "state")
 
     def store(updated: cst.SimpleStatementLine) -> cst.SimpleStatementLine:
-        value = updated.body[0].value  # type: ignore[attr-defined]
+        stmt = updated.body[0]
+        assert isinstance(stmt, cst.Assign)  # the store this plan was made for
+        value = stmt.value
         new = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(local))], value)])
         return with_leading_lines(new, updated).with_changes(trailing_whitespace=updated.trailing_whitespace)
 

@@ -185,13 +185,13 @@ def moe_dispatch_plan(node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Plan | 
 
 def _plan(node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Plan | None:
     source = _method(node, "nonzero")
-    if source is None or node.args or not rule.is_tensor(source):  # type: ignore[attr-defined]
+    if source is None or not isinstance(node, cst.Call) or node.args or not rule.is_tensor(source):
         return None
     hit_expr: cst.CSTNode = node
     squeezed = False
     holder = ctx.parent(ctx.parent(node))
-    if _method(holder, "squeeze") is node and holder is not None:
-        squeeze_args = holder.args  # type: ignore[attr-defined]
+    if isinstance(holder, cst.Call) and _method(holder, "squeeze") is node:
+        squeeze_args = holder.args
         if len(squeeze_args) != 1 or not (
             _int_literal(squeeze_args[0].value, -1) or _int_literal(squeeze_args[0].value, 1)
         ):
@@ -308,7 +308,10 @@ def _loop(loop: cst.For, squeezed: bool, rule: Rule, ctx: FixContext) -> _Loop:
     _token_uses(loop.body, tok, stmt, out, ctx)
 
     def replace_where(updated: cst.SimpleStatementLine) -> cst.FlattenSentinel:
-        call = updated.body[0].value  # type: ignore[attr-defined]
+        stmt = updated.body[0]
+        assert isinstance(stmt, (cst.Assign, cst.Expr))  # the `torch.where` line this plan was made for
+        call = stmt.value
+        assert isinstance(call, cst.Call)
         value = call.args[0].value.with_changes(lpar=[], rpar=[])
         first_line = with_leading_lines(
             cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(routed))], value)]), updated
@@ -391,7 +394,7 @@ def _where_statement(rest: list[cst.BaseStatement], rule: Rule, ctx: FixContext)
             and all(isinstance(e.value, cst.Name) and not isinstance(e, cst.StarredElement) for e in target.elements)
         ):
             raise _Refuse
-        pos, tok = (e.value.value for e in target.elements)  # type: ignore[attr-defined]
+        pos, tok = (e.value.value for e in target.elements if isinstance(e.value, cst.Name))
         if pos == tok:
             raise _Refuse
         found.append((pos, tok, stmt))
@@ -420,7 +423,7 @@ def _weight_uses(
         parts = [e.slice for e in sub.slice]
         if not all(isinstance(p, cst.Index) and p.star is None for p in parts):
             raise _Refuse
-        values = [p.value for p in parts]  # type: ignore[attr-defined]
+        values = [p.value for p in parts if isinstance(p, cst.Index)]
         keep = len(values) == 3 and is_name(values[2], "None")
         if not (len(values) in (2, 3) and is_name(values[0], tok) and values[1] is use and (len(values) == 2 or keep)):
             raise _Refuse
