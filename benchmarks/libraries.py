@@ -53,6 +53,8 @@ from typing import Any, Callable
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import documented_breaks  # noqa: E402  (the one way both benchmarks run the static pass)
 
 DEV = ["vit-pytorch", "x-transformers", "torchdiffeq"]
 HELD_OUT = ["gpytorch", "e3nn"]
@@ -801,26 +803,9 @@ def run_model(lib: str, name: str, timeout: float) -> dict[str, dict[str, Any]]:
 
 
 def static_findings(files: list[str]) -> list[dict[str, Any]]:
-    if not files:
-        return []
-    exe = os.path.join(os.path.dirname(sys.executable), "torchlint")
-    cmd = [exe] if os.path.exists(exe) else [sys.executable, "-m", "torchlint"]
-    proc = subprocess.run(
-        [*cmd, "check", "--no-dynamic", "--format", "json", "--exit-zero", *files],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-    )
-    try:
-        report = json.loads(proc.stdout)
-    except json.JSONDecodeError:
-        raise SystemExit(f"torchlint check failed: {(proc.stderr or proc.stdout).strip()[-300:]}") from None
-    out = []
-    for f in report["findings"]:
-        f = dict(f)
-        f["path"] = os.path.realpath(os.path.join(REPO, f["path"]))
-        out.append(f)
-    return out
+    """`torchlint check --no-dynamic --format json` on ``files``, paths made real (as the
+    documented-breaks benchmark runs it)."""
+    return documented_breaks.static_findings(files) if files else []
 
 
 def holds_in(finding: dict[str, Any], mode: str) -> bool:

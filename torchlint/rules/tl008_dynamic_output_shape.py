@@ -88,8 +88,9 @@ def _mask_uses(body: cst.CSTNode, imports) -> set[str]:
     return found
 
 
-# Judged by other means: TL016 owns `torch.equal`; `torch.where(cond)` is flagged only with one argument.
-_ELSEWHERE = frozenset({"torch.equal", "equal", "torch.where"})
+# Judged by other means: TL016 owns `torch.equal`; `torch.where(cond)` is flagged only with one
+# argument; `one_hot` by its `num_classes` (visit_Call), whatever the measured example passed.
+_ELSEWHERE = frozenset({"torch.equal", "equal", "torch.where", "torch.nn.functional.one_hot"})
 
 
 def _positional(example: str) -> int:
