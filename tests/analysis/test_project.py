@@ -203,6 +203,56 @@ def test_not_a_module_base_from_another_file_is_not_a_region(project):
     assert check_json(project) == []
 
 
+def test_a_decorators_wrapper_is_a_region_and_its_definition_time_code_is_not(project):
+    # `wrapped` runs at every call of the forward it replaces; `document` edits a docstring
+    # once, when the class body runs, and what it calls is no region (transformers'
+    # `auto_docstring` shape)
+    write(project, "pkg/__init__.py", "")
+    write(
+        project,
+        "pkg/decorators.py",
+        """
+        import functools
+
+        def traced(func):
+            @functools.wraps(func)
+            def wrapped(self, *args, **kwargs):
+                print("calling", func.__name__)
+                return func(self, *args, **kwargs)
+            return wrapped
+
+        def documented(obj=None, *, intro=None):
+            def document(fn):
+                print("documenting", fn.__qualname__)
+                fn.__doc__ = (intro or "") + (fn.__doc__ or "")
+                return fn
+            if obj is not None:
+                return document(obj)
+            return document
+        """,
+    )
+    write(
+        project,
+        "pkg/net.py",
+        """
+        import torch
+        from .decorators import documented, traced
+
+        class A(torch.nn.Module):
+            @traced
+            def forward(self, x):
+                return x + 1
+
+        class B(torch.nn.Module):
+            @documented
+            def forward(self, x):
+                return x + 1
+        """,
+    )
+    found = {(f["path"].replace(os.sep, "/").split("pkg/")[-1], f["rule"], f["line"]) for f in check_json(project)}
+    assert found == {("decorators.py", "TL004", 6)}
+
+
 def test_static_mode_never_imports_the_project(project):
     write(project, "pkg/__init__.py", "open('imported.txt', 'w').close()\n")
     write(

@@ -563,7 +563,10 @@ class Project:
         for _, dref in self._decorator_refs(path, rec):
             if dref is not None and dref[0] == "fn":
                 drec = self.record(dref) or {}
-                for nested in drec.get("nested", ()):
+                # the wrapper the decorator returns runs at each call; the decorator's other
+                # nested functions (`auto_docstring`'s, which edit a docstring) run once, when
+                # the decorated function is defined
+                for nested in drec.get("wrappers", ()):
                     yield ("nested", dref[1], f"{dref[2]}.{nested}")
 
     # -- per-file facts ----------------------------------------------------------------

@@ -27,7 +27,7 @@ from torchlint.analysis.sites import UNLISTED_HEADS, UNLISTED_MODULES, Env, _ato
 from torchlint.analysis.torchnames import LABEL_PARAMS
 
 #: bump when the summary's shape or meaning changes (it is part of cache keys)
-VERSION = 4
+VERSION = 5
 
 Summary = dict[str, Any]
 
@@ -113,6 +113,26 @@ def _guard_of(test: ast.AST) -> tuple | None:
     return None
 
 
+def _param_names(fn: ast.AST) -> frozenset[str]:
+    args = getattr(fn, "args", None)
+    if args is None:  # a module's or a class's body
+        return frozenset()
+    named = args.posonlyargs + args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a]
+    return frozenset(a.arg for a in named) - {"self", "cls"}
+
+
+def _calls_any(fn: ast.AST, names: frozenset[str]) -> bool:
+    """Whether ``fn``'s body calls one of ``names`` (``func(*args)``, ``func.__call__(...)``)."""
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call):
+            target = node.func
+            if isinstance(target, ast.Attribute) and target.attr == "__call__":
+                target = target.value
+            if isinstance(target, ast.Name) and target.id in names:
+                return True
+    return False
+
+
 class _FunctionScan:
     """Calls, self reads, returns and nested defs of one function body."""
 
@@ -121,6 +141,9 @@ class _FunctionScan:
         self.attrs: list[str] = []
         self.returns: list[str | None] = []  # returned call's dotted; "const" / None otherwise
         self.nested: list[str] = []
+        # nested functions that call a parameter of a function around them (`wrapper` calling
+        # `func(*args)`): what a decorator puts in place of the function it decorates
+        self.wrappers: list[str] = []
         self.local_imports: dict[str, str] = {}
         self._seen_calls: set[tuple[str | None, ...]] = set()
         self._seen_attrs: set[str] = set()
@@ -133,6 +156,7 @@ class _FunctionScan:
         self.self_plain: dict[str, int] = {}
         self.fields: dict[str, list[ast.AST]] = {}
         self.assigned_to: dict[int, str] = {}
+        self._outer_params: frozenset[str] = _param_names(fn)
         self._block(fn.body, None, "")  # type: ignore[attr-defined]
 
     def _block(self, stmts: list[ast.stmt], guard: str | None, prefix: str) -> None:
@@ -146,9 +170,14 @@ class _FunctionScan:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             path = f"{prefix}{node.name}"
             self.nested.append(path)
+            if _calls_any(node, self._outer_params):
+                self.wrappers.append(path)
+            outer = self._outer_params
+            self._outer_params = outer | _param_names(node)
             for d in node.decorator_list:
                 self._expr(d, guard)
             self._block(node.body, guard, path + ".")
+            self._outer_params = outer
             return
         if isinstance(node, ast.ClassDef):
             return
@@ -327,6 +356,8 @@ def _function(fn: ast.AST) -> dict[str, Any]:
             out["params"] = params[:2]
     if scan.nested:
         out["nested"] = scan.nested
+    if scan.wrappers:
+        out["wrappers"] = scan.wrappers
     out.update(_callers_view(fn, scan, own))
     return out
 
