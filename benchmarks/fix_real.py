@@ -73,6 +73,7 @@ MODELS: dict[str, tuple[str, list[str], str, str]] = {
     "mra": _hf("mra"),
     "sew_d": _hf("sew_d", "wave"),
     "wav2vec2": _hf("wav2vec2", "wave"),
+    "mimi": _hf("mimi", "audio"),
     # other libraries
     "routing_transformer": (
         "routing_transformer",
@@ -133,6 +134,24 @@ _EXTRA_HF = {  # transformers models not in benchmarks/hf/hf_targets.py: (config
         dict(conv_dim=[16, 16], conv_stride=[5, 4], conv_kernel=[10, 8], num_conv_pos_embeddings=16),
     ),
 }
+_EXTRA_HF["mimi"] = (
+    "MimiConfig",
+    "MimiModel",
+    dict(
+        hidden_size=64,
+        num_filters=8,
+        num_attention_heads=4,
+        num_key_value_heads=4,
+        head_dim=16,
+        intermediate_size=128,
+        codebook_size=32,
+        codebook_dim=32,
+        num_quantizers=4,
+        num_semantic_quantizers=1,
+        vector_quantization_hidden_dimension=32,
+        upsample_groups=64,
+    ),
+)
 _TINY = dict(
     vocab_size=100,
     hidden_size=32,

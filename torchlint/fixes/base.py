@@ -40,6 +40,7 @@ class Plan:
     applicability: Applicability
     description: str
     needs_torch: bool = False  # the edits spell `torch.<...>`: make sure torch is imported
+    imports: tuple[str, ...] = ()  # other modules the edits spell (`math`): imported if missing
 
 
 @dataclass

@@ -29,7 +29,10 @@ class ApplyPlans(cst.CSTTransformer):
     def __init__(self, plans: Sequence[Plan], ctx: FixContext) -> None:
         super().__init__()
         self.edits = {node: fn for plan in plans for node, fn in plan.edits.items()}
-        self.import_torch = any(p.needs_torch for p in plans) and "torch" not in ctx.imports.aliases.values()
+        imported = set(ctx.imports.aliases.values())
+        wanted = {"torch"} if any(p.needs_torch for p in plans) else set()
+        wanted.update(name for p in plans for name in p.imports)
+        self.imports = sorted(wanted - imported)
         self.placeholders: dict[int, cst.CSTNode] = {}  # by id, kept alive so ids stay unique
         self.ctx = ctx
         ctx.new_guards.clear()
@@ -54,7 +57,9 @@ class ApplyPlans(cst.CSTTransformer):
             return self._tidy(updated_node, keep_one=True)
         if isinstance(updated_node, cst.Module):
             module = self._tidy(updated_node, keep_one=False)
-            return _add_import_torch(module) if self.import_torch else module
+            for name in self.imports:
+                module = _add_import(module, name)
+            return module
         return updated_node
 
     def _removed(self, stmt: cst.CSTNode) -> bool:
@@ -100,9 +105,9 @@ def _is_import_line(stmt: cst.CSTNode) -> bool:
     )
 
 
-def _add_import_torch(module: cst.Module) -> cst.Module:
-    """``import torch`` before the first top-level torch import, else after the last import
-    (else after the docstring)."""
+def _add_import(module: cst.Module, name: str) -> cst.Module:
+    """``import <name>`` before the first top-level import of that module, else after the last
+    import (else after the docstring)."""
     body = list(module.body)
     at = 0
     for i, stmt in enumerate(body):
@@ -110,10 +115,10 @@ def _add_import_torch(module: cst.Module) -> cst.Module:
             at = i + 1
             small = cast(cst.SimpleStatementLine, stmt).body  # imports only: _is_import_line
             names = [s.module if isinstance(s, cst.ImportFrom) else cast(cst.Import, s).names[0].name for s in small]
-            if any(n is not None and (dotted(n) or "").split(".")[0] == "torch" for n in names):
+            if any(n is not None and (dotted(n) or "").split(".")[0] == name for n in names):
                 at = i
                 line = cst.SimpleStatementLine(
-                    [cst.Import([cst.ImportAlias(cst.Name("torch"))])], leading_lines=stmt.leading_lines
+                    [cst.Import([cst.ImportAlias(cst.Name(name))])], leading_lines=stmt.leading_lines
                 )
                 body[i] = stmt.with_changes(leading_lines=())
                 body.insert(at, line)
@@ -126,7 +131,7 @@ def _add_import_torch(module: cst.Module) -> cst.Module:
         and isinstance(body[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString))
     ):
         at = 1
-    line = cst.SimpleStatementLine([cst.Import([cst.ImportAlias(cst.Name("torch"))])])
+    line = cst.SimpleStatementLine([cst.Import([cst.ImportAlias(cst.Name(name))])])
     body.insert(at, line)
     return module.with_changes(body=body)
 
