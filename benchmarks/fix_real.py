@@ -164,6 +164,17 @@ _TINY = dict(
 )
 
 
+def spec(name: str) -> tuple[str, list[str], str, str]:
+    """A model of MODELS, or ``auto:<type>``: any transformers model type built from the tiny
+    generic config of ``hf_scan.py`` (its folder is fixed)."""
+    if name.startswith("auto:"):
+        from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+        folder = CONFIG_MAPPING[name[5:]].__module__.split(".")[2]  # transformers.models.<folder>.configuration_x
+        return (_HF, [f"models/{folder}"], name, "auto")
+    return MODELS[name]
+
+
 # --------------------------------------------------------------------------- the worker
 
 
@@ -172,8 +183,14 @@ def _build(name: str):
 
     import torch
 
-    package, _, expr, kind = MODELS[name]
+    package, _, expr, kind = spec(name)
     torch.manual_seed(0)
+    if expr.startswith("auto:"):  # any transformers model type, as hf_scan.py builds it
+        sys.path.insert(0, str(REPO / "benchmarks"))
+        import hf_scan
+
+        model = hf_scan.build(expr[5:])
+        return model, ((), hf_scan.runnable_inputs(model))
     if expr.startswith("hf:"):
         folder = expr[3:]
         if folder in _EXTRA_HF:
@@ -290,7 +307,7 @@ def worker(name: str, root: str | None, out: str, backend: str, calls: int, mode
     warnings.simplefilter("ignore")
     logging.getLogger("transformers").setLevel(logging.ERROR)
     torch.set_num_threads(1)
-    package = MODELS[name][0]
+    package = spec(name)[0]
     pkg_dir = os.path.dirname(__import__(package).__file__)
     result: dict[str, Any] = {"name": name, "package_dir": pkg_dir}
     model, (args, kwargs) = _build(name)
@@ -316,11 +333,16 @@ def worker(name: str, root: str | None, out: str, backend: str, calls: int, mode
             model.zero_grad(set_to_none=True)
             return grads
 
-        grads, again = gradients(), gradients()
+        try:
+            grads, again = gradients(), gradients()
+        except Exception as exc:  # noqa: BLE001 - a model that cannot train on these inputs
+            # (fastspeech2 wants labels in training): its eval outputs are still compared
+            grads, again = {}, {}
+            result["grads_error"] = f"{type(exc).__name__}"
         # a model that reseeds from the OS in training (reformer's `torch.seed()`) differs from
         # itself: its gradients cannot be compared, which the table says instead of DIFFER
-        result["grads_repeat"] = set(grads) == set(again) and all(
-            torch.allclose(grads[k], again[k], rtol=RTOL, atol=ATOL) for k in grads
+        result["grads_repeat"] = "grads_error" not in result and (
+            set(grads) == set(again) and all(torch.allclose(grads[k], again[k], rtol=RTOL, atol=ATOL) for k in grads)
         )
         torch.save({"outs": outs, "grads": grads}, out + ".pt")
         for mode, train in (("eval", False), ("train", True)):
@@ -400,6 +422,8 @@ def compare(before: dict, after: dict) -> str:
 
     if len(a["outs"]) != len(b["outs"]) or not all(close(x, y) for x, y in zip(a["outs"], b["outs"])):
         return "OUT DIFFER"
+    if "grads_error" in before or "grads_error" in after:
+        return "equal-"  # eval outputs equal; the model does not train on these inputs
     if not (before.get("grads_repeat", True) and after.get("grads_repeat", True)):
         return "equal*"  # eval outputs equal; training differs from itself run to run (not compared)
     if set(a["grads"]) != set(b["grads"]) or not all(close(a["grads"][k], b["grads"][k]) for k in a["grads"]):
@@ -481,7 +505,7 @@ def main(argv: list[str]) -> int:
         worker(args.worker, args.root, args.out, args.backend, args.calls, args.modes)
         return 0
     names = args.models or (HELDOUT if args.heldout else [m for m in MODELS if m not in HELDOUT])
-    unknown = [n for n in names if n not in MODELS]
+    unknown = [n for n in names if n not in MODELS and not n.startswith("auto:")]
     if unknown:
         sys.exit(f"fix_real.py: unknown model(s) {', '.join(unknown)}; known: {', '.join(MODELS)}")
     started = time.perf_counter()
@@ -494,13 +518,13 @@ def main(argv: list[str]) -> int:
             return 0
         # the copy: every package the models come from
         copy_root = tmp / "site"
-        packages = sorted({MODELS[n][0] for n in names})
+        packages = sorted({spec(n)[0] for n in names})
         targets: set[str] = set()
         for package in packages:
             src = Path(__import__(package).__file__).parent
             shutil.copytree(src, copy_root / package, ignore=shutil.ignore_patterns("__pycache__"))
         for n in names:
-            package, folders, _, _ = MODELS[n]
+            package, folders, _, _ = spec(n)
             targets.update(f"{package}/{f}".rstrip("/.") for f in folders)
             for mode in ("eval", "train"):  # the shared files that hold break sites
                 for s in (before[n].get(mode) or {}).get("sites", []):
@@ -572,11 +596,13 @@ def report(names: list[str], before: dict, after: dict, verdicts: dict) -> None:
     print(f"{'total':22s} {tot[0]:>4d}>{tot[1]:<4d} {tot[2]:>4d}>{tot[3]:<4d}")
     for label, x, y in (("eval", tot[0], tot[1]), ("train", tot[2], tot[3])):
         print(f"{label}: {x - y} of {x} breaks removed ({(x - y) / max(x, 1):.0%})")
-    bad = [n for n in names if verdicts[n] not in ("equal", "equal*")]
+    bad = [n for n in names if verdicts[n] not in ("equal", "equal*", "equal-")]
     if any(v == "equal*" for v in verdicts.values()):
         print(
             "equal*: eval outputs equal; the model's training gradients differ between two seeded runs of the same code"
         )
+    if any(v == "equal-" for v in verdicts.values()):
+        print("equal-: eval outputs equal; the model does not run in training on these inputs (no gradients)")
     print(f"models whose outputs or gradients differ: {len(bad)} {' '.join(bad)}")
 
 

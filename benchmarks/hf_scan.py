@@ -114,6 +114,40 @@ def _site(reason, root: str) -> tuple[str, int, str]:
     return "?", 0, ""
 
 
+def build(model_type: str):
+    """The model as the scan builds it: the default config if small enough, else shrunk."""
+    import torch
+    from transformers import AutoConfig, AutoModel
+
+    torch.manual_seed(0)
+    for config in (AutoConfig.for_model(model_type), _tiny_config(model_type)):
+        config._attn_implementation = "eager"
+        with torch.device("meta"):
+            size = sum(p.numel() for p in AutoModel.from_config(config).parameters())
+        if size <= MAX_PARAMETERS:
+            return AutoModel.from_config(config).eval()
+    raise ValueError(f"{model_type}: {size / 1e6:.0f}M parameters even shrunk")
+
+
+def runnable_inputs(model) -> dict:
+    """The first generic input the model runs on eagerly."""
+    import contextlib
+    import io
+
+    import torch
+
+    tries = _inputs(model)
+    for i, inputs in enumerate(tries):
+        try:
+            with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
+                model(**inputs)
+            return inputs
+        except Exception:
+            if i == len(tries) - 1:
+                raise
+    raise ValueError("no generic input")
+
+
 def scan_one(model_type: str) -> dict:
     import contextlib
     import io

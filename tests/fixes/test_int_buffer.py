@@ -96,3 +96,26 @@ class Scaled(nn.Module):
         return nn.functional.relu(x * self.scale)
 """
     assert not _tl020(scaled)  # tensor math with a tensor: no size, no split
+
+
+def test_a_buffer_that_may_hold_a_list_is_no_int_buffer():
+    src = """
+import torch
+from torch import nn
+
+TOKENS = [101, 102, 1012]
+
+
+class Masker(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.special = nn.Buffer(torch.tensor(TOKENS, dtype=torch.long), persistent=False)
+
+    def forward(self, ids):
+        return special_mask(ids, self.special)
+
+
+def special_mask(ids, special):
+    return torch.isin(ids, special)
+"""
+    assert not _tl020(src)  # a bare name may hold a list: a tensor of tokens, not a size

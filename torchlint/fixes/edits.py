@@ -106,12 +106,25 @@ def _is_import_line(stmt: cst.CSTNode) -> bool:
 
 
 def _add_import(module: cst.Module, name: str) -> cst.Module:
-    """``import <name>`` before the first top-level import of that module, else after the last
-    import (else after the docstring)."""
+    """``import <name>`` before the first top-level import of that module, else (torch) after
+    the last import or (a standard-library module) before the first one but ``__future__``'s;
+    else after the docstring."""
     body = list(module.body)
     at = 0
+    stdlib = name != "torch"
     for i, stmt in enumerate(body):
         if _is_import_line(stmt):
+            future = (
+                isinstance(first := cast(cst.SimpleStatementLine, stmt).body[0], cst.ImportFrom)
+                and (dotted(first.module) if first.module is not None else None) == "__future__"
+            )
+            if stdlib and not future:
+                line = cst.SimpleStatementLine(
+                    [cst.Import([cst.ImportAlias(cst.Name(name))])], leading_lines=stmt.leading_lines
+                )
+                body[i] = stmt.with_changes(leading_lines=())
+                body.insert(i, line)
+                return module.with_changes(body=body)
             at = i + 1
             small = cast(cst.SimpleStatementLine, stmt).body  # imports only: _is_import_line
             names = [s.module if isinstance(s, cst.ImportFrom) else cast(cst.Import, s).names[0].name for s in small]

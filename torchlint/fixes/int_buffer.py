@@ -39,6 +39,7 @@ from torchlint.fixes.base import UNSAFE, Edits, FixContext, Fixer, Plan, registe
 from torchlint.rules.base import Rule
 from torchlint.rules.tl020_int_buffer_size import (
     _INT_DTYPES,
+    NUMPY_INT_MATH,
     IntBuffer,
     Numbers,
     _int_tensor_call,
@@ -85,9 +86,8 @@ class IntBufferToInt(Fixer):
             else {}
         )
         init = _method(cls, "__init__")
-        if not buffers or init is None:
-            return None
-        everything = _all_numbers(Numbers(fn, buffers, rule.resolve, methods))
+        functions = {s.name.value: s for s in ctx.module.body if isinstance(s, cst.FunctionDef)}
+        everything = _all_numbers(Numbers(fn, buffers, rule.resolve, methods, functions=functions))
         helpers = {n.fn.name.value for n in everything if n.fn is not fn}
         if helpers and _called_elsewhere(ctx.module, helpers):
             return None
@@ -99,9 +99,9 @@ class IntBufferToInt(Fixer):
             if found is None:
                 return None
             uses_math |= found
-        if not used:
+        if not edits:
             return None
-        if not self._twins(cls, init, buffers, used, rule, ctx, edits):
+        if used and (init is None or not self._twins(cls, init, buffers, used, rule, ctx, edits)):
             return None
         math_name = next((k for k, v in ctx.imports.aliases.items() if v == "math"), None)
         if uses_math and math_name not in (None, "math"):
@@ -112,12 +112,7 @@ class IntBufferToInt(Fixer):
             edits,
             UNSAFE,
             imports=("math",) if uses_math and math_name is None else (),
-            description=(
-                f"Keep {', '.join(f'`self.{n}`' for n in sorted(used))} also as Python ints beside the "
-                "buffers and do this shape arithmetic on ints (`math.ceil` for `torch.ceil`): the "
-                "sizes are constants to dynamo. Double precision instead of float32 (equal below "
-                "about 2^24); helpers of the class now return ints, not 0-d tensors."
-            ),
+            description=(_description(used)),
         )
 
     # -- the methods ------------------------------------------------------------------------
@@ -150,6 +145,9 @@ class IntBufferToInt(Fixer):
         positional = [a.value for a in call.args if a.keyword is None and not a.star]
         if name in ("torch.ceil", "torch.floor") and len(call.args) == 1 and numbers.kind(positional[0]) == "buffer":
             edits[call] = _math_call(_ROUND[name])
+            return True
+        if name in NUMPY_INT_MATH and numbers.kind(call) == "buffer":
+            edits[call] = _math_call(NUMPY_INT_MATH[name])  # `np.lcm(a, b)` -> `math.lcm(a, b)`
             return True
         if isinstance(func, cst.Attribute) and numbers.kind(func.value) == "buffer":
             method = func.attr.value
@@ -224,6 +222,20 @@ class IntBufferToInt(Fixer):
                 return False
             edits[stmt] = _around(tuple(before.get(stmt, ())), tuple(after.get(stmt, ())))
         return True
+
+
+def _description(used: set[str]) -> str:
+    if not used:
+        return (
+            "Use `math`'s integer functions for numpy's on these Python ints (`math.lcm` for "
+            "`np.lcm`): the same value, a constant to dynamo where numpy's is traced as a tensor."
+        )
+    return (
+        f"Keep {', '.join(f'`self.{n}`' for n in sorted(used))} also as Python ints beside the "
+        "buffers and do this shape arithmetic on ints (`math.ceil` for `torch.ceil`): the "
+        "sizes are constants to dynamo. Double precision instead of float32 (equal below "
+        "about 2^24); helpers of the class now return ints, not 0-d tensors."
+    )
 
 
 def _renamed(attr: str) -> Callable[[cst.Attribute], cst.Attribute]:

@@ -36,6 +36,9 @@ _INT_CASTS = frozenset({"long", "int"})
 _ARITH = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
 _INT_ARITH = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo)
 _SHAPE_METHODS = frozenset({"size", "dim", "numel"})
+#: numpy's integer math, which dynamo traces as tensor operations: on Python ints the result is
+#: data to it, where ``math``'s (the same function) is a constant
+NUMPY_INT_MATH = {"numpy.lcm": "lcm", "numpy.gcd": "gcd"}
 
 
 @dataclass
@@ -98,9 +101,12 @@ def int_buffers(cls: cst.ClassDef, resolve: Resolve) -> dict[str, IntBuffer]:
     tensor_locals: dict[str, tuple[cst.SimpleStatementLine, cst.BaseExpression]] = {}
     found: dict[str, IntBuffer] = {}
 
+    int_params = _int_params(init)
+
     def int_tensor(expr: cst.BaseExpression, used: dict) -> bool:
-        if _int_tensor_call(expr, resolve) is not None:
-            return _plain_int_expr(expr.args[0].value)  # type: ignore[attr-defined]
+        arg = _int_tensor_call(expr, resolve)
+        if arg is not None:
+            return _plain_int_expr(arg) and _scalar(arg, int_params)
         if isinstance(expr, cst.Name) and expr.value in tensor_locals:
             used[expr.value] = tensor_locals[expr.value]
             return True
@@ -123,7 +129,7 @@ def int_buffers(cls: cst.ClassDef, resolve: Resolve) -> dict[str, IntBuffer]:
                 target = small.targets[0].target
                 if isinstance(target, cst.Name):
                     arg = _int_tensor_call(small.value, resolve)
-                    if arg is not None and _plain_int_expr(arg) and len(stmt.body) == 1:
+                    if arg is not None and _plain_int_expr(arg) and _scalar(arg, int_params) and len(stmt.body) == 1:
                         tensor_locals[target.value] = (stmt, arg)
                     else:
                         tensor_locals.pop(target.value, None)
@@ -150,6 +156,26 @@ def int_buffers(cls: cst.ClassDef, resolve: Resolve) -> dict[str, IntBuffer]:
                         _buffer(key.value[1:-1], stmt, call, 1, found, int_tensor)
     written = _written_attrs(cls)
     return {n: b for n, b in found.items() if n not in written}
+
+
+def _int_params(init: cst.FunctionDef) -> set[str]:
+    """``__init__``'s parameters annotated ``int`` or defaulting to an int literal."""
+    out = set()
+    for p in [*init.params.params, *init.params.kwonly_params]:
+        annotated = p.annotation is not None and isinstance(p.annotation.annotation, cst.Name)
+        if (annotated and p.annotation.annotation.value == "int") or isinstance(p.default, cst.Integer):  # type: ignore[union-attr]
+            out.add(p.name.value)
+    return out
+
+
+def _scalar(expr: cst.BaseExpression, int_params: set[str]) -> bool:
+    """An expression that reads as one number: an int literal, an item (``stride[0]``),
+    arithmetic, or an int parameter (not a bare name or attribute, which may hold a list)."""
+    if isinstance(expr, (cst.Integer, cst.BinaryOperation, cst.UnaryOperation)):
+        return True
+    if isinstance(expr, cst.Subscript):
+        return all(isinstance(e.slice, cst.Index) for e in expr.slice)
+    return isinstance(expr, cst.Name) and expr.value in int_params
 
 
 def _buffer(name, stmt, call: cst.Call, at: int, found: dict, int_tensor) -> None:
@@ -206,11 +232,13 @@ class Numbers:
         resolve: Resolve,
         methods: dict[str, cst.FunctionDef] | None = None,
         _depth: int = 0,
+        functions: dict[str, cst.FunctionDef] | None = None,
     ) -> None:
         self.fn = fn
         self.buffers = buffers
         self.resolve = resolve
         self.methods = methods or {}
+        self.functions = functions or {}
         self.depth = _depth
         self.locals: dict[str, str | None] = {}
         #: same-class methods called here whose results are buffer numbers, by name
@@ -238,6 +266,13 @@ class Numbers:
         values: dict[str, list[cst.BaseExpression | None]] = {}
         for name, value in assigns:
             values.setdefault(name, []).append(value)
+        #: locals bound to a shape (`input_shape = x.size()`; other bindings only by unpacking,
+        #: `..., input_shape = self.pad(...)`): their items are numbers
+        self.shapes = {
+            n
+            for n, vals in values.items()
+            if n not in self.locals and any(vals) and all(v is None or _whole_shape(v) for v in vals)
+        }
         pending = {n: v for n, v in values.items() if n not in self.locals}
         # optimistic start (`n = torch.ceil(n)` reads itself), then down to what holds
         self.locals.update(dict.fromkeys(pending, "host"))
@@ -271,7 +306,16 @@ class Numbers:
             return self.locals.get(expr.value)
         if isinstance(expr, cst.Attribute) and expr.attr.value == "ndim":
             return "host"
-        if isinstance(expr, cst.Subscript) and _attr_named(expr.value, "shape"):
+        if isinstance(expr, cst.Attribute) and _config_read(expr):
+            return "host"  # `config.chunk_length`: a model config's sizes are Python numbers
+        if isinstance(expr, cst.Comparison):
+            kinds = [self.kind(expr.left), *(self.kind(c.comparator) for c in expr.comparisons)]
+            return "buffer" if "buffer" in kinds else None
+        if isinstance(expr, cst.BooleanOperation):
+            return "buffer" if "buffer" in (self.kind(expr.left), self.kind(expr.right)) else None
+        if isinstance(expr, cst.Subscript) and (
+            _whole_shape(expr.value) or (isinstance(expr.value, cst.Name) and expr.value.value in self.shapes)
+        ):
             return "host"
         if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ARITH):
             return _join(self.kind(expr.left), self.kind(expr.right))
@@ -292,6 +336,10 @@ class Numbers:
             return None if None in kinds else ("buffer" if "buffer" in kinds else "host")
         if name == "builtins.len":
             return "host"
+        if name in NUMPY_INT_MATH and args and len(args) == len(call.args):
+            return "buffer" if all(self.kind(a) is not None for a in args) else None
+        if isinstance(func, cst.Name) and func.value in self.functions and self.depth < 2:
+            return self._callee_kind(func.value, self.functions[func.value])
         if isinstance(func, cst.Attribute):
             method = func.attr.value
             if method in _SHAPE_METHODS and self.resolve(func) is None:
@@ -302,14 +350,40 @@ class Numbers:
                 return self.kind(func.value)
             callee = _self_attr(func)
             if callee and callee in self.methods and self.depth < 2 and callee != self.fn.name.value:
-                inner = self.callees.get(callee) or Numbers(
-                    self.methods[callee], self.buffers, self.resolve, self.methods, self.depth + 1
-                )
-                returns = [n for n in walk(inner.fn.body) if isinstance(n, cst.Return)]
-                if returns and all(r.value is not None and inner.kind(r.value) == "buffer" for r in returns):
-                    self.callees[callee] = inner
-                    return "buffer"
+                return self._callee_kind(callee, self.methods[callee])
         return None
+
+    def _callee_kind(self, name: str, fn: cst.FunctionDef) -> str | None:
+        """``"buffer"`` when every ``return`` of the same-file function or method ``fn`` gives
+        a number and one of them a buffer number (the callee is then rewritten with the caller)."""
+        if fn is self.fn:
+            return None
+        inner = self.callees.get(name) or Numbers(
+            fn, self.buffers, self.resolve, self.methods, self.depth + 1, self.functions
+        )
+        returns = [n for n in walk(inner.fn.body) if isinstance(n, cst.Return)]
+        kinds = [inner.kind(r.value) if r.value is not None else None for r in returns]
+        if kinds and None not in kinds and "buffer" in kinds:
+            self.callees[name] = inner
+            return "buffer"
+        return None
+
+
+def _whole_shape(expr: cst.BaseExpression) -> bool:
+    """``x.shape``, ``x.size()``, or a slice of one (``x.size()[:-1]``)."""
+    if isinstance(expr, cst.Subscript) and all(isinstance(e.slice, cst.Slice) for e in expr.slice):
+        expr = expr.value
+    if _attr_named(expr, "shape"):
+        return True
+    return isinstance(expr, cst.Call) and not expr.args and _attr_named(expr.func, "size")
+
+
+def _config_read(expr: cst.Attribute) -> bool:
+    """``config.x`` or ``self.config.x`` (a config object's field)."""
+    base = expr.value
+    if isinstance(base, cst.Name):
+        return base.value == "config"
+    return _self_attr(base) == "config"
 
 
 def _attr_named(expr: cst.BaseExpression, name: str) -> bool:
@@ -332,7 +406,7 @@ def size_uses(numbers: Numbers) -> list[cst.CSTNode]:
         if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             continue
         if isinstance(node, (cst.If, cst.While, cst.IfExp)):
-            if any(_buffer_number(numbers, n) for n in walk(node.test)):
+            if numbers.kind(node.test) == "buffer" or any(_buffer_number(numbers, n) for n in walk(node.test)):
                 out.append(node.test)
         elif isinstance(node, cst.Call) and numbers.kind(node) is None:
             if _self_attr(node.func) in numbers.callees:
@@ -366,6 +440,7 @@ class IntBufferSize(Rule):
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self._uses: dict[int, set[int]] = {}
+        self._has_numpy: bool | None = None
 
     def _region_uses(self) -> set[int]:
         region = self.ctx.region
@@ -375,10 +450,20 @@ class IntBufferSize(Rule):
         if key not in self._uses:
             self._uses[key] = set()
             buffers = int_buffers(region.owner.node, self.resolve)
-            if buffers and region.node.name.value != "__init__":
-                numbers = Numbers(region.node, buffers, self.resolve, region.owner.methods)
+            if (buffers or self._numpy_math()) and region.node.name.value != "__init__":
+                functions = self.ctx.index.functions
+                numbers = Numbers(region.node, buffers, self.resolve, region.owner.methods, functions=functions)
                 self._uses[key] = {id(n) for n in size_uses(numbers)}
         return self._uses[key]
+
+    def _numpy_math(self) -> bool:
+        """Whether the file calls numpy's integer math at all (else only buffers are looked for)."""
+        if self._has_numpy is None:
+            numpy = {k for k, v in self.ctx.imports.aliases.items() if v == "numpy"}
+            self._has_numpy = bool(numpy) and any(
+                isinstance(n, cst.Attribute) and n.attr.value in ("lcm", "gcd") for n in walk(self.ctx.module)
+            )
+        return self._has_numpy
 
     def _check(self, node: cst.CSTNode) -> None:
         if id(node) in self._region_uses():
