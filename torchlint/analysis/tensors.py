@@ -595,11 +595,16 @@ class TensorScope:
             if values and len(values) == len(expr.elements) and all(self.is_tensor(v) for v in values):
                 return TENSOR_DICT
             return None
+        if isinstance(expr, cst.BooleanOperation):
+            # `a and b` is one of its operands: a tensor when both are
+            if self.is_tensor(expr.left) and self.is_tensor(expr.right):
+                return TENSOR
+            return None
         if isinstance(expr, cst.IfExp):
             if self.is_tensor(expr.body) and self.is_tensor(expr.orelse):
                 return TENSOR
             return None
-        if isinstance(expr, cst.Tuple):
+        if isinstance(expr, (cst.Tuple, cst.List)):
             if expr.elements and all(
                 not isinstance(e, cst.StarredElement) and self.is_tensor(e.value) for e in expr.elements
             ):

@@ -153,11 +153,12 @@ class SkippedCall(Rule):
                     "splits the graph; clone tensors with `t.clone()` and copy modules outside "
                     "the compiled region",
                 )
-        elif qual in self.copies and node.args and self.ctx.kind(node.args[0].value) == "tensor":
+        elif qual in self.copies and node.args and self._holds_tensors(node.args[0].value):
             self.report(
                 node,
-                message="`copy.copy` of a tensor cannot be traced and splits the graph; use "
-                "`t.clone()` (or the tensor itself: tensors are not mutated by rebinding)",
+                message="`copy.copy` of a tensor (or of a list or dict holding tensors) cannot be "
+                "traced and splits the graph; use `t.clone()`, `list(items)` / `dict(items)`, or the "
+                "value itself (rebinding does not mutate it)",
             )
         elif (
             isinstance(node.func, cst.Attribute)

@@ -149,7 +149,12 @@ class TensorTruthTest(Rule):
             return
         op = node.comparisons[0].operator
         right = node.comparisons[0].comparator
-        if isinstance(op, (cst.In, cst.NotIn)) and isinstance(right, (cst.List, cst.Tuple)) and self._value(node.left):
+        # a container bound earlier (`seen = [x[0], x[1]]`; `x[2] in seen`): `in` tries identity
+        # first, so only a tensor computed here (no name, never one of the items) surely reaches `==`
+        listed = isinstance(right, (cst.List, cst.Tuple)) or (
+            self.ctx.kind(right) == "tensors" and not isinstance(node.left, cst.Name)
+        )
+        if isinstance(op, (cst.In, cst.NotIn)) and listed and self._value(node.left):
             self.report(
                 node,
                 message="`t in [...]` compares the tensor with each item with `==` and tests the "
