@@ -582,3 +582,38 @@ def test_compile_calls_are_found_however_they_are_written(call):
 def test_a_compile_named_only_in_text_is_no_compile_call():
     source = '"""Use torch.compile(model) to go faster."""\n# torch.compile(x)\nimport re\nP = re.compile("a")\n'
     assert "compiled" not in summarize(source) and "instances" not in summarize(source)
+
+
+def test_what_a_wrapper_calls_among_the_decorators_functions_is_a_region_too(project):
+    # `dynamic_rope_update`'s shape: the wrapper calls a sibling nested function per call
+    write(project, "pkg/__init__.py", "")
+    write(
+        project,
+        "pkg/decorators.py",
+        """
+        def updated(forward):
+            def refresh(self, x):
+                print("refreshing")
+
+            def wrapper(self, x):
+                refresh(self, x)
+                return forward(self, x)
+
+            return wrapper
+        """,
+    )
+    write(
+        project,
+        "pkg/net.py",
+        """
+        import torch
+        from .decorators import updated
+
+        class A(torch.nn.Module):
+            @updated
+            def forward(self, x):
+                return x + 1
+        """,
+    )
+    found = {(f["path"].replace(os.sep, "/").split("pkg/")[-1], f["rule"], f["line"]) for f in check_json(project)}
+    assert found == {("decorators.py", "TL004", 3)}

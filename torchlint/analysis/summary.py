@@ -27,7 +27,7 @@ from torchlint.analysis.sites import UNLISTED_HEADS, UNLISTED_MODULES, Env, _ato
 from torchlint.analysis.torchnames import LABEL_PARAMS
 
 #: bump when the summary's shape or meaning changes (it is part of cache keys)
-VERSION = 5
+VERSION = 6
 
 Summary = dict[str, Any]
 
@@ -133,6 +133,10 @@ def _calls_any(fn: ast.AST, names: frozenset[str]) -> bool:
     return False
 
 
+def _called_names(fn: ast.AST) -> set[str]:
+    return {n.func.id for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+
+
 class _FunctionScan:
     """Calls, self reads, returns and nested defs of one function body."""
 
@@ -157,7 +161,23 @@ class _FunctionScan:
         self.fields: dict[str, list[ast.AST]] = {}
         self.assigned_to: dict[int, str] = {}
         self._outer_params: frozenset[str] = _param_names(fn)
+        self._nested_calls: dict[str, set[str]] = {}
         self._block(fn.body, None, "")  # type: ignore[attr-defined]
+
+    def run_per_call(self) -> list[str]:
+        """The wrappers and the nested functions they call (by name, transitively): what runs
+        at each call of the decorated function (``dynamic_rope_update``'s wrapper calls its
+        sibling ``longrope_frequency_update``)."""
+        by_name = {path.rsplit(".", 1)[-1]: path for path in self.nested}
+        out = list(self.wrappers)
+        stack = list(self.wrappers)
+        while stack:
+            for name in sorted(self._nested_calls.get(stack.pop(), ())):
+                path = by_name.get(name)
+                if path is not None and path not in out:
+                    out.append(path)
+                    stack.append(path)
+        return out
 
     def _block(self, stmts: list[ast.stmt], guard: str | None, prefix: str) -> None:
         for stmt in stmts:
@@ -172,6 +192,7 @@ class _FunctionScan:
             self.nested.append(path)
             if _calls_any(node, self._outer_params):
                 self.wrappers.append(path)
+            self._nested_calls[path] = _called_names(node)
             outer = self._outer_params
             self._outer_params = outer | _param_names(node)
             for d in node.decorator_list:
@@ -357,7 +378,7 @@ def _function(fn: ast.AST) -> dict[str, Any]:
     if scan.nested:
         out["nested"] = scan.nested
     if scan.wrappers:
-        out["wrappers"] = scan.wrappers
+        out["wrappers"] = scan.run_per_call()
     out.update(_callers_view(fn, scan, own))
     return out
 
