@@ -83,6 +83,12 @@ def test_the_fixed_helper_no_longer_breaks_the_model(project):
 
     _project(project)
     run_cli(["check", "pkg/model.py", "--no-dynamic", "--fix"])
+    import importlib
+
+    # another test of the same worker may have imported a package named `pkg` of its own
+    for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
+        del sys.modules[name]
+    importlib.invalidate_caches()
     sys.path.insert(0, str(project))
     try:
         from pkg.model import build
