@@ -241,7 +241,10 @@ def _plan(node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Plan | None:
             "each expert now runs on every token (about experts/top-k times the expert FLOPs). Assumes "
             "each expert computes a token's row from that row alone, gives finite values on tokens not "
             f"routed to it (`inf * 0` is nan), and that `{mask.value}` is (experts, k, tokens) with "
-            "weights (tokens, k), as the loop reads them." + extra
+            "weights (tokens, k), as the loop reads them. In training, dropout inside the experts "
+            "draws its masks over every token, so its random draws (not their distribution) differ "
+            "from the original's; and an expert no token was routed to gets a zero gradient rather "
+            "than none (an optimizer with momentum or weight decay still steps it)." + extra
         ),
     )
 
