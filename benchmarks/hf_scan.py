@@ -114,6 +114,14 @@ def _site(reason, root: str) -> tuple[str, int, str]:
     return "?", 0, ""
 
 
+class TooLarge(ValueError):
+    """Even the shrunk config makes more than MAX_PARAMETERS parameters."""
+
+
+class NoInput(ValueError):
+    """No generic input for the model's ``main_input_name``."""
+
+
 def build(model_type: str):
     """The model as the scan builds it: the default config if small enough, else shrunk."""
     import torch
@@ -126,7 +134,7 @@ def build(model_type: str):
             size = sum(p.numel() for p in AutoModel.from_config(config).parameters())
         if size <= MAX_PARAMETERS:
             return AutoModel.from_config(config).eval()
-    raise ValueError(f"{model_type}: {size / 1e6:.0f}M parameters even shrunk")
+    raise TooLarge(f"{size / 1e6:.0f}M parameters")
 
 
 def runnable_inputs(model) -> dict:
@@ -137,6 +145,8 @@ def runnable_inputs(model) -> dict:
     import torch
 
     tries = _inputs(model)
+    if not tries:
+        raise NoInput(type(model).__name__)
     for i, inputs in enumerate(tries):
         try:
             with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
@@ -145,7 +155,7 @@ def runnable_inputs(model) -> dict:
         except Exception:
             if i == len(tries) - 1:
                 raise
-    raise ValueError("no generic input")
+    raise NoInput(type(model).__name__)
 
 
 def scan_one(model_type: str) -> dict:
@@ -154,37 +164,19 @@ def scan_one(model_type: str) -> dict:
 
     import torch
     import transformers
-    from transformers import AutoConfig, AutoModel
 
     root = os.path.dirname(transformers.__file__)
     row: dict = {"model": model_type}
     try:
-        torch.manual_seed(0)
-        # the default config when it is small enough already (its sizes fit one another),
-        # else the shrunk one; sizes measured on the meta device, nothing allocated
-        for config in (AutoConfig.for_model(model_type), _tiny_config(model_type)):
-            config._attn_implementation = "eager"
-            with torch.device("meta"):
-                size = sum(p.numel() for p in AutoModel.from_config(config).parameters())
-            if size <= MAX_PARAMETERS:
-                break
-        else:
-            return row | {"status": "too large", "error": f"{size / 1e6:.0f}M parameters"}
-        row["shrunk"] = bool(getattr(config, "_shrunk", False))
-        model = AutoModel.from_config(config).eval()
-        tries = _inputs(model)
-        if not tries:
-            return row | {"status": "no generic input"}
-        for i, inputs in enumerate(tries):
-            try:
-                with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
-                    model(**inputs)
-                break
-            except Exception:
-                if i == len(tries) - 1:
-                    raise
+        model = build(model_type)
+        inputs = runnable_inputs(model)
+    except TooLarge as exc:
+        return row | {"status": "too large", "error": str(exc)}
+    except NoInput:
+        return row | {"status": "no generic input"}
     except Exception as exc:  # noqa: BLE001 - a model the generic config cannot build says nothing
         return row | {"status": "eager failed", "error": f"{type(exc).__name__}: {str(exc)[:100]}"}
+    row["shrunk"] = bool(getattr(model.config, "_shrunk", False))
     row["module"] = type(model).__module__
     torch._dynamo.reset()
     try:

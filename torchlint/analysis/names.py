@@ -23,6 +23,13 @@ _CANONICAL = {
 }
 
 
+def self_attr(expr: cst.CSTNode) -> str | None:
+    """``name`` of ``self.name``, else None."""
+    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+        return expr.attr.value
+    return None
+
+
 def dotted(expr: cst.BaseExpression) -> str | None:
     """``a.b.c`` for a chain of Names and Attributes, else ``None``."""
     parts = []

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchlint.analysis.names import ImportTable
+from torchlint.analysis.names import ImportTable, self_attr
 from torchlint.analysis.torchnames import (  # noqa: F401 - re-exported
     COMPILE_CALLS,
     DISABLE_DECORATORS,
@@ -241,12 +241,6 @@ def branch_truth(
     return is_compiling_guard(test, imports)
 
 
-def _self_attr(expr: cst.BaseExpression) -> str | None:
-    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
-        return expr.attr.value
-    return None
-
-
 def build_index(
     module: cst.Module, imports: ImportTable, train: bool = False, half: bool = False, training: bool = False
 ) -> ModuleIndex:
@@ -287,7 +281,7 @@ def _scan_init(init: cst.FunctionDef, info: ClassInfo, index: ModuleIndex) -> No
     for node in _walk(init.body):
         if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
             for target in node.targets:
-                attr = _self_attr(target.target)
+                attr = self_attr(target.target)
                 if attr is None:
                     continue
                 func = node.value.func
@@ -451,7 +445,7 @@ def resolve_callee(call: cst.Call, owner: ClassInfo | None, index: ModuleIndex):
     func = call.func
     if isinstance(func, cst.Name) and func.value in index.functions:
         return index.functions[func.value], func.value, None
-    attr = _self_attr(func)
+    attr = self_attr(func)
     if attr is not None and owner is not None:
         found = find_method(index, owner, attr)
         if found is not None:
@@ -496,7 +490,7 @@ def callees(fn: cst.FunctionDef, owner: ClassInfo | None, index: ModuleIndex):
             if found is not None:
                 out.append(found)
             # Submodule calls reach same-file module classes' forward.
-            attr = _self_attr(node.func)
+            attr = self_attr(node.func)
             if attr is not None and owner is not None and attr in owner.submodules:
                 cls = index.classes.get(owner.submodules[attr])
                 if cls is not None:
@@ -506,7 +500,7 @@ def callees(fn: cst.FunctionDef, owner: ClassInfo | None, index: ModuleIndex):
             out.extend(_torch_function_of(node, index))
         elif isinstance(node, (cst.AssignTarget, cst.AugAssign)) and owner is not None:
             # `self.last = v` runs the class's own `__setattr__`, which dynamo traces
-            if _self_attr(node.target) is not None:
+            if self_attr(node.target) is not None:
                 found = find_method(index, owner, "__setattr__")
                 if found is not None:
                     out.append((found[1], f"{found[0].name}.__setattr__", found[0]))

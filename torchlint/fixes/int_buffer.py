@@ -34,21 +34,20 @@ from typing import cast
 
 import libcst as cst
 
+from torchlint.analysis.names import self_attr
 from torchlint.analysis.tree import walk
 from torchlint.fixes.base import UNSAFE, Edits, FixContext, Fixer, Plan, register
 from torchlint.rules.base import Rule
 from torchlint.rules.tl020_int_buffer_size import (
     _INT_DTYPES,
     NUMPY_INT_MATH,
+    ROUNDING,
     IntBuffer,
     Numbers,
     _int_tensor_call,
-    _method,
-    _self_attr,
+    class_methods,
     int_buffers,
 )
-
-_ROUND = {"torch.ceil": "ceil", "torch.floor": "floor", "math.ceil": "ceil", "math.floor": "floor"}
 
 
 def _body_nodes(fn: cst.FunctionDef) -> Iterator[cst.CSTNode]:
@@ -80,12 +79,8 @@ class IntBufferToInt(Fixer):
         if fn is None or not isinstance(cls, cst.ClassDef):
             return None
         buffers = int_buffers(cls, rule.resolve)
-        methods = (
-            {s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)}
-            if isinstance(cls.body, cst.IndentedBlock)
-            else {}
-        )
-        init = _method(cls, "__init__")
+        methods = class_methods(cls)
+        init = methods.get("__init__")
         functions = {s.name.value: s for s in ctx.module.body if isinstance(s, cst.FunctionDef)}
         everything = _all_numbers(Numbers(fn, buffers, rule.resolve, methods, functions=functions))
         helpers = {n.fn.name.value for n in everything if n.fn is not fn}
@@ -127,7 +122,7 @@ class IntBufferToInt(Fixer):
                 if verdict is None:
                     return None
                 uses_math |= verdict
-            name = _self_attr(node)
+            name = self_attr(node)
             if name is None or name not in numbers.buffers:
                 continue
             holder = ctx.parent(node)
@@ -144,7 +139,7 @@ class IntBufferToInt(Fixer):
         name = rule.resolve(func)
         positional = [a.value for a in call.args if a.keyword is None and not a.star]
         if name in ("torch.ceil", "torch.floor") and len(call.args) == 1 and numbers.kind(positional[0]) == "buffer":
-            edits[call] = _math_call(_ROUND[name])
+            edits[call] = _math_call(ROUNDING[name])
             return True
         if name in NUMPY_INT_MATH and numbers.kind(call) == "buffer":
             edits[call] = _math_call(NUMPY_INT_MATH[name])  # `np.lcm(a, b)` -> `math.lcm(a, b)`
@@ -157,7 +152,7 @@ class IntBufferToInt(Fixer):
             if not is_cast:
                 return None  # a tensor method on what becomes a Python number
             receiver = func.value
-            rounded = isinstance(receiver, cst.Call) and rule.resolve(receiver.func) in _ROUND
+            rounded = isinstance(receiver, cst.Call) and rule.resolve(receiver.func) in ROUNDING
             edits[call] = _int_cast(rounded)
             return False
         if (
@@ -195,7 +190,7 @@ class IntBufferToInt(Fixer):
                 return False  # the name means something else in this class
             needed.append(name)
             pending.extend(
-                a for a in (_self_attr(n) for n in walk(buffers[name].value)) if a and a in buffers and a != name
+                a for a in (self_attr(n) for n in walk(buffers[name].value)) if a and a in buffers and a != name
             )
         before: dict[cst.CSTNode, list[cst.BaseStatement]] = {}
         after: dict[cst.CSTNode, list[cst.BaseStatement]] = {}
@@ -282,7 +277,7 @@ def _int_value(expr: cst.BaseExpression, renames: dict[str, str], rule: Rule) ->
         return arg
     if isinstance(expr, cst.Name):
         return cst.Name(renames[expr.value]) if expr.value in renames else None
-    attr = _self_attr(expr)
+    attr = self_attr(expr)
     if attr is not None:
         return cst.Attribute(cst.Name("self"), cst.Name(f"{attr}_int"))
     if isinstance(expr, cst.Integer):
@@ -302,7 +297,7 @@ def _twins_in(init: cst.FunctionDef) -> set[str]:
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
                 if isinstance(small, cst.Assign) and len(small.targets) == 1:
-                    attr = _self_attr(small.targets[0].target)
+                    attr = self_attr(small.targets[0].target)
                     if attr and attr.endswith("_int"):
                         out.add(attr[: -len("_int")])
     return out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from torchlint.analysis.names import self_attr
 from torchlint.rules.base import Rule
 
 # Synchronisation objects dynamo cannot enter (measured: `Lock`/`RLock` give "Unsupported
@@ -19,12 +20,6 @@ LOCK_FACTORIES = frozenset(
         "multiprocessing.RLock",
     }
 )
-
-
-def _self_attr(expr: cst.BaseExpression) -> str | None:
-    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
-        return expr.attr.value
-    return None
 
 
 class UnsupportedContextManager(Rule):
@@ -60,7 +55,7 @@ class UnsupportedContextManager(Rule):
             while stack:
                 node = stack.pop()
                 if isinstance(node, cst.Assign) and self._is_lock_call(node.value):
-                    found |= {a for a in (_self_attr(t.target) for t in node.targets) if a is not None}
+                    found |= {a for a in (self_attr(t.target) for t in node.targets) if a is not None}
                 stack.extend(code_children(node))
             self.class_locks[key] = found
         return self.class_locks[key]
@@ -69,7 +64,7 @@ class UnsupportedContextManager(Rule):
         owner = self.ctx.region.owner if self.ctx.region is not None else None
         for item in node.items:
             expr = item.item
-            attr = _self_attr(expr)
+            attr = self_attr(expr)
             if (
                 self._is_lock_call(expr)
                 or (attr is not None and attr in self._locks_of(owner))

@@ -23,6 +23,7 @@ from typing import Callable
 
 import libcst as cst
 
+from torchlint.analysis.names import self_attr
 from torchlint.analysis.tree import walk
 from torchlint.rules.base import Rule
 
@@ -30,7 +31,8 @@ Resolve = Callable[[cst.BaseExpression], "str | None"]
 
 _INT_DTYPES = frozenset(f"torch.{t}" for t in ("int64", "long", "int32", "int", "int16", "int8", "uint8"))
 _BUFFER_CALLS = frozenset({"torch.nn.Buffer", "torch.nn.parameter.Buffer"})
-_ROUNDING = frozenset({"torch.ceil", "torch.floor", "math.ceil", "math.floor"})
+#: rounding of a number -> ``math``'s function of the same name
+ROUNDING = {"torch.ceil": "ceil", "torch.floor": "floor", "math.ceil": "ceil", "math.floor": "floor"}
 _NUMBER_BUILTINS = frozenset({"builtins.max", "builtins.min", "builtins.abs", "builtins.int", "builtins.round"})
 _INT_CASTS = frozenset({"long", "int"})
 _ARITH = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
@@ -55,19 +57,10 @@ class IntBuffer:
     tensor_locals: dict[str, tuple[cst.SimpleStatementLine, cst.BaseExpression]] = field(default_factory=dict)
 
 
-def _method(cls: cst.ClassDef, name: str) -> cst.FunctionDef | None:
-    if not isinstance(cls.body, cst.IndentedBlock):
-        return None
-    for stmt in cls.body.body:
-        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name:
-            return stmt
-    return None
-
-
-def _self_attr(expr: cst.CSTNode) -> str | None:
-    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
-        return expr.attr.value
-    return None
+def class_methods(cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
+    """The functions defined in the class's body, by name."""
+    body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
+    return {stmt.name.value: stmt for stmt in body if isinstance(stmt, cst.FunctionDef)}
 
 
 def _int_tensor_call(expr: cst.BaseExpression, resolve: Resolve) -> cst.BaseExpression | None:
@@ -95,7 +88,7 @@ def _plain_int_expr(expr: cst.BaseExpression) -> bool:
 def int_buffers(cls: cst.ClassDef, resolve: Resolve) -> dict[str, IntBuffer]:
     """The class's integer buffers made from Python ints in ``__init__`` (top-level
     statements only) and never written by another method."""
-    init = _method(cls, "__init__")
+    init = class_methods(cls).get("__init__")
     if init is None or not isinstance(init.body, cst.IndentedBlock):
         return {}
     tensor_locals: dict[str, tuple[cst.SimpleStatementLine, cst.BaseExpression]] = {}
@@ -110,7 +103,7 @@ def int_buffers(cls: cst.ClassDef, resolve: Resolve) -> dict[str, IntBuffer]:
         if isinstance(expr, cst.Name) and expr.value in tensor_locals:
             used[expr.value] = tensor_locals[expr.value]
             return True
-        if _self_attr(expr) in found:
+        if self_attr(expr) in found:
             return True
         if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _INT_ARITH):
             sides = [expr.left, expr.right]
@@ -134,7 +127,7 @@ def int_buffers(cls: cst.ClassDef, resolve: Resolve) -> dict[str, IntBuffer]:
                     else:
                         tensor_locals.pop(target.value, None)
                     continue
-                name = _self_attr(target)
+                name = self_attr(target)
                 value = small.value
                 if name and isinstance(value, cst.Call) and resolve(value.func) in _BUFFER_CALLS:
                     _buffer(name, stmt, value, 0, found, int_tensor)
@@ -150,7 +143,7 @@ def int_buffers(cls: cst.ClassDef, resolve: Resolve) -> dict[str, IntBuffer]:
                     found.pop(name, None)
             elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
                 call = small.value
-                if _self_attr(call.func) == "register_buffer" and len(call.args) >= 2:
+                if self_attr(call.func) == "register_buffer" and len(call.args) >= 2:
                     key = call.args[0].value
                     if isinstance(key, cst.SimpleString) and key.value[1:-1].isidentifier():
                         _buffer(key.value[1:-1], stmt, call, 1, found, int_tensor)
@@ -193,24 +186,24 @@ def _buffer(name, stmt, call: cst.Call, at: int, found: dict, int_tensor) -> Non
 
 
 def _self_attrs_in(expr: cst.BaseExpression) -> bool:
-    return any(_self_attr(n) for n in walk(expr))
+    return any(self_attr(n) for n in walk(expr))
 
 
 def _written_attrs(cls: cst.ClassDef) -> set[str]:
     """``self.<attr>`` stored, augmented or changed in place (``self.x.copy_(...)``) by a
     method other than ``__init__``."""
     out: set[str] = set()
-    for stmt in cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ():
-        if not isinstance(stmt, cst.FunctionDef) or stmt.name.value == "__init__":
+    for method_name, method in class_methods(cls).items():
+        if method_name == "__init__":
             continue
-        for node in walk(stmt):
+        for node in walk(method):
             if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
                 for t in walk(node.target):
-                    name = _self_attr(t)
+                    name = self_attr(t)
                     if name:
                         out.add(name)
             elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-                name = _self_attr(node.func.value)
+                name = self_attr(node.func.value)
                 if name and node.func.attr.value.endswith("_") and not node.func.attr.value.startswith("_"):
                     out.add(name)
     return out
@@ -299,7 +292,7 @@ class Numbers:
     def _kind(self, expr: cst.BaseExpression) -> str | None:
         if isinstance(expr, (cst.Integer, cst.Float)):
             return "host"
-        attr = _self_attr(expr)
+        attr = self_attr(expr)
         if attr is not None and attr in self.buffers:
             return "buffer"
         if isinstance(expr, cst.Name):
@@ -329,7 +322,7 @@ class Numbers:
         func = call.func
         args = [a.value for a in call.args if a.keyword is None and not a.star]
         name = self.resolve(func)
-        if name in _ROUNDING and len(args) == 1 and len(call.args) == 1:
+        if name in ROUNDING and len(args) == 1 and len(call.args) == 1:
             return self.kind(args[0])
         if name in _NUMBER_BUILTINS and args and len(args) == len(call.args):
             kinds = [self.kind(a) for a in args]
@@ -348,7 +341,7 @@ class Numbers:
                 return self.kind(func.value)
             if method in _INT_CASTS and not call.args:
                 return self.kind(func.value)
-            callee = _self_attr(func)
+            callee = self_attr(func)
             if callee and callee in self.methods and self.depth < 2 and callee != self.fn.name.value:
                 return self._callee_kind(callee, self.methods[callee])
         return None
@@ -383,7 +376,7 @@ def _config_read(expr: cst.Attribute) -> bool:
     base = expr.value
     if isinstance(base, cst.Name):
         return base.value == "config"
-    return _self_attr(base) == "config"
+    return self_attr(base) == "config"
 
 
 def _attr_named(expr: cst.BaseExpression, name: str) -> bool:
@@ -409,7 +402,7 @@ def size_uses(numbers: Numbers) -> list[cst.CSTNode]:
             if numbers.kind(node.test) == "buffer" or any(_buffer_number(numbers, n) for n in walk(node.test)):
                 out.append(node.test)
         elif isinstance(node, cst.Call) and numbers.kind(node) is None:
-            if _self_attr(node.func) in numbers.callees:
+            if self_attr(node.func) in numbers.callees:
                 continue
             for arg in node.args:
                 value = arg.value
