@@ -434,6 +434,7 @@ class IntBufferSize(Rule):
         super().__init__(ctx)
         self._uses: dict[int, set[int]] = {}
         self._has_numpy: bool | None = None
+        self._buffers: dict[int, dict[str, IntBuffer]] = {}
 
     def _region_uses(self) -> set[int]:
         region = self.ctx.region
@@ -442,7 +443,10 @@ class IntBufferSize(Rule):
         key = id(region.node)
         if key not in self._uses:
             self._uses[key] = set()
-            buffers = int_buffers(region.owner.node, self.resolve)
+            owner = region.owner.node
+            if id(owner) not in self._buffers:  # once per class, not per method
+                self._buffers[id(owner)] = int_buffers(owner, self.resolve)
+            buffers = self._buffers[id(owner)]
             if (buffers or self._numpy_math()) and region.node.name.value != "__init__":
                 functions = self.ctx.index.functions
                 numbers = Numbers(region.node, buffers, self.resolve, region.owner.methods, functions=functions)
