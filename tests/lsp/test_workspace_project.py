@@ -44,7 +44,7 @@ def made(monkeypatch):
 
 
 def facts(root):
-    return lsp_project.WorkspaceProject(str(root), Settings()).facts(str(root / "helpers.py"))
+    return lsp_project.WorkspaceProject(str(root), Settings()).facts(str(root / "helpers.py"))["eval"]
 
 
 def test_a_second_session_takes_the_summaries_from_the_cache(project, made):

@@ -12,7 +12,7 @@ import functools
 import os
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -109,30 +109,47 @@ def lint_text(
     path: str,
     settings: Settings,
     *,
-    facts: dict | None = None,
+    facts: Mapping[str, dict | None] | None = None,
     parser: IncrementalParser | None = None,
     syntax=None,
 ) -> LintResult:
     """The static pass on ``text`` as ``torchlint check`` would report it for ``path``:
-    enabled rules, ``per-file-ignores``, ``exclude`` and suppression comments honoured
-    (``facts``: the file's facts from the project-wide analysis; ``parser``: the trees of the
-    document's earlier versions, so that only the statements that changed are parsed;
-    ``syntax``: :func:`torchlint.static.limits.syntax_tree` of the text, if already made)."""
-    from torchlint.static.lint import lint_file
-    from torchlint.static.static_pass import with_modes
+    enabled rules, ``per-file-ignores``, ``exclude`` and suppression comments honoured, each
+    module mode checked and a finding that holds in one alone labelled with it
+    (:mod:`torchlint.static.modes`).
 
-    facts = with_modes([facts], [text], settings)[0]  # `train` / `half` from the config
+    ``facts``: per module mode to check, the file's facts from the project-wide analysis in
+    that mode (:meth:`torchlint.lsp.project.WorkspaceProject.facts`); without them, the modes
+    the text alone calls for, with no project facts. ``parser``: the trees of the document's
+    earlier versions, so that only the statements that changed are parsed; ``syntax``:
+    :func:`torchlint.static.limits.syntax_tree` of the text, if already made."""
+    from torchlint.static.lint import lint_file
+    from torchlint.static.modes import facts_for, has_training_loop, label, modes_to_check, reads_mode, same_facts
+
     rel = relative_path(path, settings)
     if any(match_path(rel, pat) for pat in settings.exclude):
         return LintResult([])
-    if parser is None:
-        result = lint_file(path, text, rules_for(settings), facts=facts)
-    else:
-        result = parser.lint(path, text, rules_for(settings), facts=facts, syntax=syntax)
+    if facts is None:
+        facts = dict.fromkeys(modes_to_check(settings, [has_training_loop(text)]))
+    modes = list(facts)
+    if len(modes) > 1 and not reads_mode(text) and all(same_facts(facts[m], facts[modes[0]]) for m in modes):
+        modes = modes[:1]  # the code and its facts do not depend on the mode: its findings hold in both
+    rules = rules_for(settings)
+    runs: list[tuple[str, list[Finding]]] = []
+    error = None
+    for mode in modes:
+        fact = facts_for([facts[mode]], [text], settings, mode)[0]
+        if parser is None:
+            result = lint_file(path, text, rules, facts=fact)
+        else:
+            result = parser.lint(path, text, rules, facts=fact, syntax=syntax)
+        runs.append((mode, result.findings))
+        error = error or result.error
+    found = sorted(label(runs), key=lambda f: f.sort_key)
     ignored = settings.ignored_for(rel)
-    findings = [f for f in result.findings if not (f.rule and any(f.rule.startswith(p) for p in ignored))]
+    findings = [f for f in found if not (f.rule and any(f.rule.startswith(p) for p in ignored))]
     findings = suppression.apply(findings, lambda p: source_lines(text))
-    return LintResult(findings, result.error)
+    return LintResult(findings, error)
 
 
 # -- fixes -------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from torchlint.analysis.summary import Summary, summarize
 from torchlint.config import Settings
 from torchlint.files import FileProblem, discover, display_path, read_source
-from torchlint.static.modes import has_training_loop
+from torchlint.static.modes import TRAIN, has_training_loop, modes_to_check
 
 if TYPE_CHECKING:
     from torchlint.analysis.project import Project
@@ -57,8 +57,10 @@ class WorkspaceProject:
         self._saved_trainers: dict[str, bool] = {}  # saved files
         #: path -> the parts of its buffer's last summary (:func:`summarize`'s ``memo``)
         self._memos: dict[str, dict] = {}
-        self._project: Project | None = None
-        self._facts: dict[str, dict | None] = {}
+        #: module mode -> the regions worked out for it (:mod:`torchlint.static.modes`)
+        self._projects: dict[str, Project] = {}
+        #: path -> its facts in each mode checked
+        self._facts: dict[str, dict[str, dict | None]] = {}
         #: times the regions were worked out (for tests and the benchmark)
         self.builds = 0
         self._store: object | None = None  # the cache of summaries (False: none), made when first needed
@@ -80,7 +82,7 @@ class WorkspaceProject:
             self._buffers[path] = (text, summary)
             self._trainers[path] = has_training_loop(text)
             if summary != before or self.trains() != trained:
-                self._project = None
+                self._projects = {}
                 return True
             return False
 
@@ -93,7 +95,7 @@ class WorkspaceProject:
             self._memos.pop(path, None)
             self._trainers.pop(path, None)
             if old is not None and (old[1] != self._saved_summary(path) or self.trains() != trained):
-                self._project = None
+                self._projects = {}
                 return True
             return False
 
@@ -105,24 +107,26 @@ class WorkspaceProject:
                 self._saved_trainers.pop(os.path.abspath(p), None)
             if created_or_deleted:
                 self._files = None
-            self._project = None
+            self._projects = {}
 
     # -- facts -------------------------------------------------------------------------
-    def facts(self, path: str) -> dict | None:
-        """What checking ``path`` needs from the rest of the project (None: ``project`` is off)."""
+    def modes(self) -> tuple[str, ...]:
+        """The module modes checked, as ``torchlint check`` decides them for this project:
+        the ``module-mode`` setting, else both when the project trains, else eval."""
+        return modes_to_check(self.settings, [self.trains()])
+
+    def facts(self, path: str) -> dict[str, dict | None]:
+        """Per module mode checked, what checking ``path`` in that mode needs from the rest of
+        the project (None: ``project`` is off)."""
+        modes = self.modes()
         if not self.settings.project:
-            return None
+            return dict.fromkeys(modes)
         path = os.path.abspath(path)
         with self._lock:
-            project = self._project
-            if project is None:
-                project = self._build()
+            if not self._projects:
                 self._facts = {}
             if path not in self._facts:
-                facts = project.facts(path)
-                if project.train:  # checked as the check's facts say it (``with_modes``)
-                    facts = dict(facts, train=True)
-                self._facts[path] = facts
+                self._facts[path] = {mode: self._project(mode).facts(path) for mode in modes}
             return self._facts[path]
 
     def trains(self) -> bool:
@@ -144,7 +148,14 @@ class WorkspaceProject:
             self._buffers.update(other._buffers)
             self._saved.update(other._saved)
 
-    def _build(self) -> Project:
+    def _project(self, mode: str) -> Project:
+        """The regions in ``mode``: calls made only in training reach regions in training alone."""
+        project = self._projects.get(mode)
+        if project is None:
+            project = self._projects[mode] = self._build(train=mode == TRAIN)
+        return project
+
+    def _build(self, train: bool) -> Project:
         from torchlint.analysis.modules import ModuleMap
         from torchlint.analysis.project import Project
         from torchlint.static.static_pass import source_roots
@@ -155,9 +166,8 @@ class WorkspaceProject:
             if path not in self._buffers and self._saved[path][0] != _stamp(path):
                 del self._saved[path]
         modmap = ModuleMap(checked, source_roots(self.settings, self.root), follow_imports=self.settings.follow_imports)
-        self._project = Project(modmap, self._summary, checked, self._display, train=self.trains())
         self.builds += 1
-        return self._project
+        return Project(modmap, self._summary, checked, self._display, train=train)
 
     def _display(self, path: str) -> str:
         return display_path(path, self.root, absolute=False)

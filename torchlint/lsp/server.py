@@ -43,6 +43,7 @@ from torchlint import __version__
 from torchlint.findings import Finding
 from torchlint.lsp import core
 from torchlint.lsp.project import WorkspaceProject
+from torchlint.output import mode_words
 from torchlint.static.incremental import IncrementalParser
 from torchlint.static.limits import syntax_tree
 
@@ -73,7 +74,7 @@ class TorchlintServer(LanguageServer):
         self.parsers: dict[str, IncrementalParser] = {}
         #: project root -> its files' summaries and regions; uri -> the facts its last lint used
         self.projects: dict[str, WorkspaceProject] = {}
-        self.facts_used: dict[str, dict | None] = {}
+        self.facts_used: dict[str, dict[str, dict | None]] = {}
 
     # -- linting ---------------------------------------------------------------------------
     def path_of(self, uri: str) -> str:
@@ -223,12 +224,12 @@ class TorchlintServer(LanguageServer):
         href = core.rule_page_uri(f.rule) if f.rule else None
         return types.Diagnostic(
             range=self.finding_range(f, lines),
-            message=f"{f.name}: {f.message}",
+            message=f"{f.name}: {f.message}" + (f" ({mode_words(f)})" if f.mode else ""),
             severity=types.DiagnosticSeverity.Warning if f.severity == "warning" else types.DiagnosticSeverity.Error,
             code=f.rule,
             code_description=types.CodeDescription(href=href) if href else None,
             source="torchlint",
-            data={"rule": f.rule, "line": f.line, "column": f.column},
+            data={"rule": f.rule, "line": f.line, "column": f.column, "mode": f.mode},
         )
 
     def edits_to_lsp(self, old: str, edits: list[core.TextEdit]) -> list[types.TextEdit]:
