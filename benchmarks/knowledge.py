@@ -2,7 +2,7 @@
 
 Run it with the Python of the torch to measure (a matrix venv for another version):
 
-    python benchmarks/knowledge.py [--out DIR] [--only calls,ops] [-v]
+    python benchmarks/knowledge.py [--out DIR] [--only calls,methods,attributes,ops,contexts] [-v]
 
 It writes ``torchlint/data/knowledge-<major.minor>.json`` (``--out`` for another folder):
 
@@ -14,7 +14,14 @@ It writes ``torchlint/data/knowledge-<major.minor>.json`` (``--out`` for another
   ``torch._dynamo.trace_rules.lookup`` says of it. No verdict comes from reading torch's
   source or from a list: dynamo decides each one;
 * ``stores``: item assignments dynamo cannot trace (``os.environ[...] = ...``), found the same way;
-* ``tensor_methods``: every public method of ``torch.Tensor`` called on a tensor the same way;
+* ``tensor_methods``: every public method of ``torch.Tensor`` called the same way, on the first
+  receiver it runs on: a tensor, a one-element tensor, a tensor in an autograd graph (an entry
+  measured on the last says ``requires_grad``: it breaks only in training);
+* ``tensor_attributes``: every public tensor attribute that is not a method, read on a tensor
+  computed from an input, without and then with ``requires_grad`` (``y.grad_fn``);
+* ``context_managers``: every context manager of :data:`CONTEXT_MODULES` that can be made and
+  entered eagerly, entered around a tensor op in a compiled function (``with
+  torch.random.fork_rng():``);
 * ``dynamic_shape_ops`` / ``data_dependent_ops``: the aten operators whose fake (meta)
   kernel raises ``DynamicOutputShapeException`` (the output's size depends on the values)
   or ``DataDependentOutputException`` (a Python value computed from the data) under
@@ -40,6 +47,7 @@ import os
 import sys
 import tempfile
 import time
+import types
 import warnings
 from typing import Any
 
@@ -87,6 +95,12 @@ MODULES = (
     "bisect",
     "statistics",
     "secrets",
+    "typing",
+    "dataclasses",
+    "types",
+    "enum",
+    "abc",
+    "torch.autograd.functional",
     "torch",
     "torch.cuda",
     "torch.random",
@@ -98,6 +112,8 @@ _GETTERS_ONLY = {"os", "sys", "gc", "platform", "torch.cuda", "importlib", "buil
 #: names never called, whatever their module: they end, fork, block on input or change the
 #: process for what follows
 _NEVER = {
+    "Manager",  # (multiprocessing: start processes)
+    "Pool",
     "abort",
     "breakpoint",
     "copyright",
@@ -176,6 +192,8 @@ ARGS = (
     "x",
     "x, buf",
     "x, x",
+    "helper, x",
+    "1, [1, 2]",
 )
 _GETTER_ARGS = ("", "x")
 TORCH_SKIP_ONLY = {"torch", "torch.cuda", "torch.random"}
@@ -315,7 +333,9 @@ def dynamo_verdict(program: str, torch, args=None) -> tuple[bool, str | None]:
             explained = torch._dynamo.explain(mod.f)(*(args if args is not None else [torch.randn(4)]))
     except Exception as exc:  # noqa: BLE001 - dynamo itself failed: not a verdict on the call
         return False, f"error: {type(exc).__name__}"
-    if explained.graph_break_count:
+    # a break inside a ``with`` block dynamo cannot resume in runs the frame eagerly: the
+    # reason is recorded though no graph follows it, so the count alone would miss it
+    if explained.graph_break_count > 0 or explained.break_reasons:
         reason = explained.break_reasons[0].reason.splitlines()[0] if explained.break_reasons else None
         code = gb_codes(torch).get(reason or "")
         return True, f"{code} {reason}" if code else reason
@@ -438,39 +458,204 @@ def measure_calls(torch, verbose: bool) -> dict[str, Any]:
     return {"calls": calls, "stores": stores, "crashed_trials": sorted(crashed)}
 
 
+#: receivers a tensor method is tried on, in order: (the example's receiver, the compiled
+#: function's statement that makes it from its input ``x``, whether ``x`` requires grad). A
+#: method that needs one element (``x.is_nonzero()``) or a tensor in an autograd graph
+#: (``y.retain_grad()``) gets its verdict on the receiver it runs on
+_RECEIVERS = (
+    ("x", "y = x.clone()", False),
+    ("x.sum()", "y = x.sum()", False),
+    ("(x * 2)", "y = x * 2", True),
+)
+
+
 def measure_tensor_methods(torch, verbose: bool) -> dict[str, Any]:
-    """``x.<name>(...)`` of every public tensor method, with the first arguments that run."""
+    """``<receiver>.<name>(...)`` of every public tensor method, with the first receiver and
+    arguments that run eagerly."""
     out: dict[str, Any] = {}
     for name in sorted(dir(torch.Tensor)):
         if name.startswith("_") or name in _NEVER or not callable(getattr(torch.Tensor, name, None)):
             continue
-        for args in ("", "0", "x", "1"):
-            code = f"x.{name}({args})"
+        entry = _method_entry(name, torch)
+        if entry is None:
+            continue
+        out[name] = entry
+        if verbose:
+            say(f"  Tensor.{name:30s} {entry['verdict']}")
+    return out
+
+
+def _method_entry(name: str, torch) -> dict[str, Any] | None:
+    for receiver, make, grad in _RECEIVERS:
+        # a function first: `y.register_hook(0)` runs eagerly too, but breaks for its argument
+        for args in ("", "helper", "0", "x", "1"):
+            code = f"{receiver}.{name}({args})"
             ns = _namespace(torch)
+            if grad:
+                ns["x"] = torch.randn(4, requires_grad=True)
             try:
                 with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
                     warnings.simplefilter("ignore")
                     eval(code, ns)
             except BaseException:  # noqa: BLE001
                 continue
-            statement = f"y = x.clone()\n{code.replace('x.', 'y.', 1)}"
-            breaks, reason = dynamo_verdict(_program(set(), statement), torch)
+            statement = f"{make}\ny.{name}({args})"
+            inputs = [torch.randn(4, requires_grad=True)] if grad else None
+            breaks, reason = dynamo_verdict(_program(set(), statement), torch, inputs)
             if reason is not None and reason.startswith("error:"):
-                break
-            out[name] = {"verdict": "breaks" if breaks else "traced", "example": f"x.{name}({args})"}
+                return None
+            entry = {"verdict": "breaks" if breaks else "traced", "example": code}
+            if receiver != "x":
+                entry["receiver"] = make
+                if grad:
+                    entry["requires_grad"] = True
             if breaks:
-                out[name]["reason"] = reason
+                entry["reason"] = reason
+            return entry
+    return None
+
+
+def measure_tensor_attributes(torch, verbose: bool) -> dict[str, Any]:
+    """``y.<name>`` read for every public tensor attribute that is not a method, on a tensor
+    computed from an input without and then with ``requires_grad`` (``y.grad_fn`` breaks only
+    in an autograd graph): the first verdict that breaks, else ``"traced"``."""
+    probe = torch.randn(2, 2)
+    names = []
+    for name in sorted(dir(torch.Tensor)):
+        if name.startswith("_"):
+            continue
+        try:
+            if callable(getattr(probe, name)):
+                continue
+        except Exception:  # noqa: BLE001 - an attribute of some tensors only (``x.H``): tried below
+            pass
+        names.append(name)
+    out: dict[str, Any] = {}
+    for name in names:
+        entry: dict[str, Any] | None = None
+        for grad in (False, True):
+            x = torch.randn(4, requires_grad=grad)
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    getattr(x * 2, name)
+            except Exception:  # noqa: BLE001 - no value on this tensor: no verdict
+                continue
+            breaks, reason = dynamo_verdict(
+                _program(set(), f"y = x * 2\nvalue = y.{name}"), torch, [torch.randn(4, requires_grad=grad)]
+            )
+            if reason is not None and reason.startswith("error:"):
+                continue
+            entry = {"verdict": "breaks" if breaks else "traced", "example": f"(x * 2).{name}"}
+            if breaks:
+                entry["reason"] = reason
+                if grad:
+                    entry["requires_grad"] = True
+                break
+        if entry is not None:
+            out[name] = entry
             if verbose:
-                say(f"  Tensor.{name:30s} {out[name]['verdict']}")
+                say(f"  Tensor.{name:30s} {entry['verdict']}")
+    return out
+
+
+# --------------------------------------------------------------------------- context managers
+
+#: modules whose context managers model code enters: classes with ``__enter__``,
+#: ``@contextmanager`` functions, and (in the modules of :data:`_MADE_BY_CALL`) functions
+#: whose result is one (``threading.Lock()``)
+CONTEXT_MODULES = (
+    "threading",
+    "multiprocessing",
+    "contextlib",
+    "warnings",
+    "torch",
+    "torch.random",
+    "torch.autograd",
+    "torch.autograd.graph",
+    "torch.autograd.profiler",
+    "torch.profiler",
+    "torch.nn.attention",
+    "torch.backends.cudnn",
+    "torch.cpu.amp",
+    "torch._dynamo.config",
+    "torch._inductor.config",
+)
+_MADE_BY_CALL = {"threading", "multiprocessing", "torch._dynamo.config", "torch._inductor.config"}
+
+
+def _context_candidates(torch) -> list[tuple[str, str]]:
+    out = []
+    for modname in CONTEXT_MODULES:
+        try:
+            mod = importlib.import_module(modname)
+        except Exception:  # noqa: BLE001 - a module this build lacks
+            continue
+        names = set(dir(mod))
+        if type(mod) is not types.ModuleType:  # a config module: its methods are its class's
+            names |= set(dir(type(mod)))
+        for name in sorted(names):
+            if name.startswith("_") or name in _NEVER:
+                continue
+            try:
+                obj = getattr(mod, name)
+            except Exception:  # noqa: BLE001
+                continue
+            wrapped = getattr(obj, "__wrapped__", None)
+            if inspect.isclass(obj):
+                ok = hasattr(obj, "__enter__") and hasattr(obj, "__exit__") and not issubclass(obj, BaseException)
+            else:
+                ok = (wrapped is not None and inspect.isgeneratorfunction(wrapped)) or (
+                    modname in _MADE_BY_CALL and callable(obj) and not inspect.ismodule(obj)
+                )
+            if ok:
+                out.append((modname, f"{modname}.{name}"))
+    return out
+
+
+def measure_contexts(torch, verbose: bool) -> dict[str, Any]:
+    """``with <call>:`` around a tensor op for every context manager of
+    :data:`CONTEXT_MODULES` that can be made and entered eagerly: ``"breaks"`` (with dynamo's
+    reason) or ``"traced"``."""
+    out: dict[str, Any] = {}
+    for modname, qual in _context_candidates(torch):
+        example = None
+        for args in ("", "'ignore'", "1", "False", "True", "x"):
+            code = f"{qual}({args})"
+            ns = _namespace(torch)
+            ns[modname.split(".")[0]] = importlib.import_module(modname.split(".")[0])
+            try:
+                with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+                    warnings.simplefilter("ignore")
+                    made = eval(code, ns)
+                    if not (hasattr(made, "__enter__") and hasattr(made, "__exit__")):
+                        break
+                    with made:
+                        pass
+            except BaseException:  # noqa: BLE001 - a trial that fails tries the next arguments
+                continue
+            example = code
             break
+        if example is None:
+            continue
+        imports = {_import_line(modname)}
+        breaks, reason = dynamo_verdict(_program(imports, f"with {example}:\n    x = x + 1"), torch)
+        if reason is not None and reason.startswith("error:"):
+            continue
+        entry = {"verdict": "breaks" if breaks else "traced", "example": example, "imports": sorted(imports)}
+        if breaks:
+            entry["reason"] = reason
+        out[qual] = entry
+        if verbose:
+            say(f"  with {example:40s} {entry['verdict']}")
     return out
 
 
 # --------------------------------------------------------------------------- aten ops
 
 
-def _schema_args(schema, torch, dtype) -> list[Any] | None:
-    """Arguments for an operator from its schema: tensors of four elements of ``dtype``,
+def _schema_args(schema, torch, dtype, n: int = 4) -> list[Any] | None:
+    """Arguments for an operator from its schema: tensors of ``n`` elements of ``dtype``,
     small scalars, None for optionals; None when an argument has no such value."""
     args = []
     for arg in schema.arguments:
@@ -482,9 +667,9 @@ def _schema_args(schema, torch, dtype) -> list[Any] | None:
         if t.endswith("?"):
             args.append(None)
         elif t == "Tensor":
-            args.append(torch.ones(4, dtype=dtype))
+            args.append(torch.ones(n, dtype=dtype))
         elif t == "Tensor[]":
-            args.append([torch.ones(4, dtype=dtype), torch.ones(4, dtype=dtype)])
+            args.append([torch.ones(n, dtype=dtype), torch.ones(n, dtype=dtype)])
         elif t in ("int", "SymInt"):
             args.append(0)
         elif t in ("int[]", "SymInt[]", "int[1]", "SymInt[1]"):
@@ -526,8 +711,9 @@ def measure_aten(torch, verbose: bool) -> dict[str, Any]:
             ):
                 if base not in ("equal", "is_nonzero", "_local_scalar_dense"):
                     continue
-            for dtype in (torch.float32, torch.bool, torch.int64):
-                real = _schema_args(schema, torch, dtype)
+            # four elements of each dtype, then one (an op that wants a single value: is_nonzero)
+            for dtype, n in ((torch.float32, 4), (torch.bool, 4), (torch.int64, 4), (torch.float32, 1)):
+                real = _schema_args(schema, torch, dtype, n)
                 if real is None:
                     break
                 mode = FakeTensorMode()
@@ -588,7 +774,7 @@ def measure_aten(torch, verbose: bool) -> dict[str, Any]:
     }
 
 
-_OP_ARGS = ("x", "x > 0", "x.long()", "x, x", "x > 0, x", "x, x > 0", "x.long(), x.long()")
+_OP_ARGS = ("x", "x > 0", "x.long()", "x, x", "x > 0, x", "x, x > 0", "x.long(), x.long()", "x[:1]")
 
 
 def prove(named: dict[str, dict[str, str]], torch, verbose: bool) -> dict[str, Any]:
@@ -624,7 +810,11 @@ def prove(named: dict[str, dict[str, str]], torch, verbose: bool) -> dict[str, A
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=os.path.join(REPO, "torchlint", "data"))
-    ap.add_argument("--only", default="calls,methods,ops", help="comma-separated: calls, methods, ops")
+    ap.add_argument(
+        "--only",
+        default="calls,methods,attributes,ops,contexts",
+        help="comma-separated: calls, methods, attributes, ops, contexts",
+    )
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--skip", default="", help=argparse.SUPPRESS)
@@ -656,6 +846,10 @@ def main(argv: list[str] | None = None) -> int:
         data["tensor_methods"] = measure_tensor_methods(torch, args.verbose)
     if "ops" in parts:
         data.update(measure_aten(torch, args.verbose))
+    if "attributes" in parts:
+        data["tensor_attributes"] = measure_tensor_attributes(torch, args.verbose)
+    if "contexts" in parts:
+        data["context_managers"] = measure_contexts(torch, args.verbose)
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(json.dumps(data, indent=1, sort_keys=True) + "\n")
     calls = data.get("calls", {})

@@ -105,3 +105,17 @@ def dynamic_shape_methods(data: dict[str, Any] | None = None) -> set[str]:
 def data_dependent_functions(data: dict[str, Any] | None = None) -> set[str]:
     data = current() if data is None else data
     return set(data.get("data_dependent_ops", {}).get("functions", {}))
+
+
+def breaking_context_managers(data: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+    """Qualified name -> entry of each context manager dynamo cannot enter (``with
+    threading.Lock():``, ``with torch.random.fork_rng():``), as measured on its example."""
+    data = current() if data is None else data
+    return {name: e for name, e in data.get("context_managers", {}).items() if e.get("verdict") == "breaks"}
+
+
+def breaking_tensor_attributes(data: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+    """Tensor attributes whose read dynamo cannot trace (``y.grad_fn`` in an autograd graph),
+    each with its entry (``requires_grad``: it breaks only on a tensor that requires grad)."""
+    data = current() if data is None else data
+    return {name: e for name, e in data.get("tensor_attributes", {}).items() if e.get("verdict") == "breaks"}

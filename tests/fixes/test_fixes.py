@@ -83,6 +83,25 @@ def test_safe_run_applies_only_safe_fixes():
     assert outcome.new.count("is_compiling()") == 3
 
 
+def test_a_tensor_method_statement_is_guarded_only_as_an_unsafe_fix():
+    """``y.retain_grad()`` guarded would no longer run in compiled training: never a safe fix."""
+    from torchlint.config import Settings
+    from torchlint.rules import enabled_rules
+    from torchlint.static.lint import lint_file
+
+    src = (
+        "import torch\nfrom torch import nn\n\n\nclass Net(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.proj = nn.Linear(4, 4)\n\n"
+        "    def forward(self, x):\n        y = self.proj(x)\n        y.retain_grad()\n        return y.sum()\n"
+    )
+    assert lint_file("x.py", src, enabled_rules(Settings()), facts={"train": True}).findings  # flagged ...
+    trained = {"train": True}
+    assert fix_source(src, "x.py", FixOptions(all_rules(), unsafe=False, facts=trained)).new == src  # ... not by --fix
+    outcome = fix_source(src, "x.py", FixOptions(all_rules(), unsafe=True, facts=trained))
+    assert [a.applicability for a in outcome.applied] == ["unsafe"]
+    assert "if not torch.compiler.is_compiling():\n            y.retain_grad()" in outcome.new
+
+
 def test_guard_uses_the_files_own_name_for_torch():
     src = "import torch as th\n\n\n@th.compile\ndef f(x):\n    print(x)\n    return x + 1\n"
     new = _fix(src).new

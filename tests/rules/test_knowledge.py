@@ -107,6 +107,114 @@ CASES = {
         """,
         D,
     ),
+    "measured_context_manager_dynamo_cannot_enter": Case(
+        """
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(8, 8)
+
+            def forward(self, x):
+                y = self.proj(x)
+                with torch.random.fork_rng():  # error: TL013
+                    y = y + torch.rand_like(y)
+                return y * 2
+        """,
+        D,
+    ),
+    "measured_redirect_dynamo_cannot_enter": Case(
+        """
+        import contextlib
+        import io
+
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(8, 8)
+
+            def forward(self, x):
+                y = self.proj(x)
+                sink = io.StringIO
+                with contextlib.redirect_stdout(sink()):  # error: TL013
+                    y = y + 1
+                return y * 2
+        """,
+        D,
+    ),
+    "context_managers_dynamo_enters_stay_silent": Case(
+        """
+        import contextlib
+
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(8, 8)
+
+            def forward(self, x):
+                y = self.proj(x)
+                with contextlib.ExitStack(), contextlib.suppress(KeyError), torch.no_grad():
+                    y = y + 1
+                with torch.profiler.record_function("block"), contextlib.nullcontext():
+                    y = y * 3
+                return y * 2
+        """,
+        D,
+    ),
+    "measured_tensor_attribute_read_in_training": Case(
+        """
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(8, 8)
+
+            def forward(self, x):
+                y = self.proj(x)
+                op = type(y.grad_fn).__name__  # error: TL009
+                return y.sum() * len(op)
+        """,
+        {**D, "train": True},
+    ),
+    "tensor_attributes_traced_stay_silent": Case(
+        """
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(8, 8)
+
+            def forward(self, x):
+                y = self.proj(x)
+                flags = (y.requires_grad, y.is_leaf, y.shape, y.dtype, y.ndim)
+                return y.sum() * len(flags)
+        """,
+        {**D, "train": True},
+    ),
+    "measured_heapq_selection": Case(
+        """
+        import heapq
+
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def forward(self, x):
+                y = torch.relu(x)
+                top = heapq.nlargest(1, [y.shape[0], y.shape[1]])  # error: TL009
+                return y * top[0]
+        """,
+        D,
+    ),
     "measured_dynamic_shape_and_data_dependent_ops": Case(
         """
         import torch
@@ -214,12 +322,15 @@ def _module(entries: dict) -> tuple[str, list[str]]:
     return head + "    x = x + 1\n" + "\n".join(body) + "\n    return x * 2\n", names
 
 
-def _break_lines(code: str) -> set[int]:
+def _break_lines(code: str, requires_grad: bool = False) -> set[int]:
+    import torch
+
     from torchlint.dynamic.observe import observe_source
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        obs, path = observe_source(code, "f", ["f32[4]"])
+        inputs = [torch.randn(4, requires_grad=True)] if requires_grad else ["f32[4]"]
+        obs, path = observe_source(code, "f", inputs, train=requires_grad)
     return obs.break_lines(path)
 
 
@@ -293,8 +404,31 @@ def test_every_tensor_method_measured_breaking_breaks_dynamo():
     assert breaking
     wrong = []
     for name, entry in sorted(breaking.items()):
-        call = entry["example"].replace("x.", "y.", 1)
-        code = f"import torch\n\n\ndef f(x):\n    y = x.clone()\n    {call}\n    return x * 2\n"
-        if 6 not in _break_lines(code):
+        example = entry["example"]
+        call = "y" + example[example.rindex(f".{name}(") :]  # on the receiver the entry was measured on
+        make = entry.get("receiver", "y = x.clone()")
+        code = (
+            f"import torch\n\n\ndef helper(t):\n    return t\n\n\ndef f(x):\n    {make}\n    {call}\n    return x * 2\n"
+        )
+        if 10 not in _break_lines(code, bool(entry.get("requires_grad"))):
             wrong.append(name)
     assert not wrong, f"measured breaking, traced here: {wrong}"
+
+
+@needs_torch
+@pytest.mark.dynamo
+@pytest.mark.filterwarnings("ignore")
+def test_every_context_manager_measured_breaking_breaks_dynamo(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    data = _installed_data()
+    breaking = {n: e for n, e in data["context_managers"].items() if e["verdict"] == "breaks"}
+    assert "threading.Lock" in breaking and "torch.random.fork_rng" in breaking
+    assert data["context_managers"]["torch.no_grad"]["verdict"] == "traced"
+    wrong = []
+    for name, entry in sorted(breaking.items()):
+        imports = "\n".join(sorted({*entry["imports"], "import torch"}))
+        block = f"    with {entry['example']}:\n        x = x * 2\n"
+        code = f"{imports}\n\n\ndef f(x):\n    x = x + 1\n{block}    return x\n"
+        if _first_line(code) not in _break_lines(code):
+            wrong.append(name)
+    assert not wrong, f"measured breaking, traced here: {wrong} (re-run benchmarks/knowledge.py)"

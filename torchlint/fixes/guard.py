@@ -5,8 +5,9 @@ other calls used as statements run only in eager mode once guarded; dynamo drops
 graph is no longer split there. Safe: eager runs them exactly as before (a compiled run no
 longer prints or logs). Two kinds of statements make the fix unsafe because the compiled
 model then computes something else: calls that change random state (``torch.manual_seed``,
-``random.shuffle``), and assignments to attributes or items (``self.stats[k] = str(t)``),
-which a compiled run no longer updates.
+``random.shuffle``) or act on a tensor (``y.retain_grad()``, ``x.resize_(0)``), and
+assignments to attributes or items (``self.stats[k] = str(t)``), which a compiled run no
+longer updates.
 
 A clock read whose value is kept (``t0 = time.perf_counter()``) is guarded together with
 every statement that reads it, directly or through names computed from it
@@ -96,6 +97,14 @@ class GuardSideEffect(Fixer):
                 why = (
                     f"`{qual}` changes state the model's results depend on: guarded, a compiled run "
                     "no longer does it, so compiled and eager results can differ"
+                )
+            elif (
+                isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and rule.is_tensor(node.func.value)
+            ):
+                applicability = UNSAFE
+                why = (
+                    f"`.{node.func.attr.value}()` acts on the tensor (its storage, gradient or hooks): "
+                    "guarded, a compiled run no longer does it, so compiled and eager runs can differ"
                 )
             else:
                 applicability = SAFE

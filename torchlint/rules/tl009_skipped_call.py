@@ -25,18 +25,23 @@ def measured_skipped_calls() -> dict:
     (``benchmarks/knowledge.py``), less those whose break may come from the arguments of the
     example rather than the call: the builtins (whether ``print(t)``, ``repr(t)`` or ``hash(t)``
     break depends on their arguments and use, which other rules judge), and calls proven only
-    with a tensor argument unless dynamo skips the function whatever it is given."""
+    with a tensor argument unless dynamo skips the function whatever it is given (or it is one of
+    torch's own, which take tensors by design: ``torch.autograd.functional.jacobian(f, x)``)."""
     return {
         name: e
         for name, e in knowledge.skipped_calls().items()
         if not name.startswith("builtins.")
-        and (e.get("trace_rule") == "SkipFunctionVariable" or not _passes_tensor(e.get("example", "")))
+        and (
+            e.get("trace_rule") == "SkipFunctionVariable"
+            or name.startswith("torch.")  # torch's own functions take tensors: that is their use
+            or not _passes_tensor(e.get("example", ""))
+        )
     }
 
 
-#: tensor methods other rules own: `.tolist()` (TL003), `.item()` (TL001), the
-#: dynamic-shape and data-dependent ones (TL008, TL016's `equal`)
-_OWNED_METHODS = frozenset({"tolist", "item", "equal"})
+#: tensor methods other rules own: `.tolist()` (TL003), `.item()` (TL001), `.backward()`
+#: (TL010), the dynamic-shape and data-dependent ones (TL008, TL016's `equal`)
+_OWNED_METHODS = frozenset({"tolist", "item", "equal", "backward"})
 
 
 def measured_tensor_methods() -> dict:
@@ -90,6 +95,7 @@ class SkippedCall(Rule):
         self.calls = {**measured_skipped_calls(), **data["calls"]}
         self.stores = knowledge.breaking_stores()
         self.tensor_methods = measured_tensor_methods()
+        self.tensor_attributes = knowledge.breaking_tensor_attributes()
         version = matrix.active_version()  # the torch the static pass reports for, if set
         traced = matrix.traced_calls(version) if version else set()
         if traced:
@@ -135,6 +141,19 @@ class SkippedCall(Rule):
             return any(isinstance(e, cst.DictElement) and self._holds_tensors(e.value) for e in arg.elements)
         return False
 
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        # y.grad_fn: a read dynamo cannot trace (measured; some only in an autograd graph, so
+        # only in training)
+        entry = self.tensor_attributes.get(node.attr.value)
+        if entry is None or (entry.get("requires_grad") and not self.ctx.index.train):
+            return
+        if self.is_tensor(node.value):
+            self.report(
+                node,
+                message=f"reading `.{node.attr.value}` of a tensor cannot be traced and splits the graph; "
+                "read it outside the compiled region",
+            )
+
     def visit_Call(self, node: cst.Call) -> None:
         qual = self.resolve(node.func)
         if qual in self.calls:
@@ -164,6 +183,8 @@ class SkippedCall(Rule):
             isinstance(node.func, cst.Attribute)
             and node.func.attr.value in self.tensor_methods
             and self.is_tensor(node.func.value)
+            # measured on a tensor in an autograd graph (`y.retain_grad()`): training code
+            and (self.ctx.index.train or not self.tensor_methods[node.func.attr.value].get("requires_grad"))
         ):
             method = node.func.attr.value
             reason = self.tensor_methods[method].get("reason", "")

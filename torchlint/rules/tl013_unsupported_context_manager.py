@@ -1,25 +1,29 @@
-"""TL013 unsupported-context-manager: ``with lock:`` on a ``threading`` lock in compiled code."""
+"""TL013 unsupported-context-manager: ``with`` on an object dynamo cannot enter in compiled code
+(a ``threading`` lock, ``torch.random.fork_rng()``, ``contextlib.redirect_stdout(...)``).
+
+Which context managers break is measured on the torch reported for (the ``context_managers``
+of the generated knowledge, ``benchmarks/knowledge.py``), not listed here.
+"""
 
 from __future__ import annotations
 
+import functools
+
 import libcst as cst
 
+from torchlint import knowledge
 from torchlint.analysis.names import self_attr
 from torchlint.rules.base import Rule
 
-# Synchronisation objects dynamo cannot enter (measured: `Lock`/`RLock` give "Unsupported
-# context manager", `Condition` an unsupported method call).
-LOCK_FACTORIES = frozenset(
-    {
-        "threading.Lock",
-        "threading.RLock",
-        "threading.Condition",
-        "threading.Semaphore",
-        "threading.BoundedSemaphore",
-        "multiprocessing.Lock",
-        "multiprocessing.RLock",
-    }
-)
+
+@functools.lru_cache(maxsize=8)
+def _breaking(version: str | None) -> frozenset[str]:
+    return frozenset(knowledge.breaking_context_managers(knowledge.load(version)))
+
+
+def breaking_factories() -> frozenset[str]:
+    """The calls whose result dynamo cannot enter, on the torch reported for."""
+    return _breaking(knowledge.current_version())
 
 
 class UnsupportedContextManager(Rule):
@@ -27,11 +31,12 @@ class UnsupportedContextManager(Rule):
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
+        self.factories = breaking_factories()
         self.module_locks = self._module_locks(ctx.module)
         self.class_locks: dict[int, set[str]] = {}
 
     def _is_lock_call(self, expr: cst.BaseExpression) -> bool:
-        return isinstance(expr, cst.Call) and self.resolve(expr.func) in LOCK_FACTORIES
+        return isinstance(expr, cst.Call) and self.resolve(expr.func) in self.factories
 
     def _module_locks(self, module: cst.Module) -> set[str]:
         out = set()
@@ -65,6 +70,14 @@ class UnsupportedContextManager(Rule):
         for item in node.items:
             expr = item.item
             attr = self_attr(expr)
+            qual = self.resolve(expr.func) if isinstance(expr, cst.Call) else None
+            if qual is not None and qual in self.factories and not qual.startswith(("threading.", "multiprocessing.")):
+                self.report(
+                    item,
+                    message=f"dynamo cannot enter `{qual}(...)` and gives up on the code inside the `with` "
+                    "(the whole frame runs eagerly); enter it outside the compiled region",
+                )
+                return
             if (
                 self._is_lock_call(expr)
                 or (attr is not None and attr in self._locks_of(owner))

@@ -17,6 +17,7 @@ is checked once: its findings hold in both.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
@@ -52,9 +53,26 @@ def has_training_loop(source: str) -> bool:
 
 
 def reads_mode(source: str) -> bool:
-    """Whether a file's code may differ between eval and training: it reads ``.training`` or
-    tests ``labels is (not) None``."""
-    return ("training" in source or "label" in source) and _MODE_TEST.search(source) is not None
+    """Whether a file's code may differ between eval and training: it reads ``.training``,
+    tests ``labels is (not) None``, or uses a tensor attribute or method that breaks only in an
+    autograd graph (``.grad_fn``, ``.retain_grad()``, as the knowledge measured them)."""
+    if ("training" in source or "label" in source) and _MODE_TEST.search(source) is not None:
+        return True
+    return any(f".{name}" in source for name in _grad_only_attributes())
+
+
+@functools.lru_cache(maxsize=1)
+def _grad_only_attributes() -> tuple[str, ...]:
+    """The tensor attributes and methods the knowledge found breaking only on a tensor that
+    requires grad (``.grad_fn``, ``.retain_grad()``)."""
+    from torchlint import knowledge
+
+    data = knowledge.current()
+    found = {n for n, e in knowledge.breaking_tensor_attributes(data).items() if e.get("requires_grad")}
+    found |= {
+        n for n, e in data.get("tensor_methods", {}).items() if e.get("verdict") == "breaks" and e.get("requires_grad")
+    }
+    return tuple(sorted(found))
 
 
 def modes_to_check(settings: Settings, trains: Iterable[bool]) -> tuple[str, ...]:
