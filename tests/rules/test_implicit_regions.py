@@ -1,6 +1,8 @@
 """Code dynamo traces without a call in the source: a module's own ``__setattr__`` (run by
 ``self.x = v`` in ``forward``) and a tensor subclass's ``__torch_function__`` (run by every
-torch operation on a tensor made with ``as_subclass``): both are regions."""
+torch operation on a tensor made with ``as_subclass``): both are regions. So is the
+``forward`` of a ``torch.autograd.Function`` run by ``Fn.apply(...)`` (or by a module-level
+``fn = Fn.apply``)."""
 
 from rule_cases import Case, static_and_dynamo_tests
 
@@ -94,5 +96,92 @@ CASES = {
         D,
     ),
 }
+
+CASES["autograd_function_forward_run_by_apply"] = Case(
+    """
+    import torch
+    from torch import nn
+
+    class Double(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            print("double")  # error: TL004
+            return t * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    double = Double.apply
+
+    class Twice(Double):
+        pass
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Linear(8, 8)
+
+        def forward(self, x):
+            y = self.proj(x)
+            return double(y) + Twice.apply(y)
+    """,
+    D,
+)
+CASES["autograd_function_never_applied_stays_silent"] = Case(
+    """
+    import torch
+    from torch import nn
+
+    class Double(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            print("double")
+            return t * 2
+
+    class Apply:
+        def apply(self, t):
+            print("a plain class's apply")
+            return t
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Linear(8, 8)
+
+        def forward(self, x):
+            y = self.proj(x)
+            return y * 2
+    """,
+    D,
+)
+
+
+CASES["autograd_function_defined_in_the_module_class"] = Case(
+    """
+    import torch
+    from torch import nn
+
+    class Net(nn.Module):
+        class _Double(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, t):
+                print("double")  # error: TL004
+                return t * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Linear(8, 8)
+
+        def forward(self, x):
+            y = self.proj(x)
+            return self._Double.apply(y)
+    """,
+    D,
+)
 
 test_static, test_dynamo_agrees = static_and_dynamo_tests(CASES)

@@ -36,6 +36,11 @@ class ClassInfo:
     methods: dict[str, cst.FunctionDef] = field(default_factory=dict)
     base_names: list[str] = field(default_factory=list)  # same-file bases, by name
     is_module: bool = False
+    #: a ``torch.autograd.Function`` subclass: ``Cls.apply(...)`` runs its ``forward``, which
+    #: dynamo traces
+    is_autograd_function: bool = False
+    #: autograd Functions defined in the class body (``self._Double.apply(x)``): name -> info
+    nested_functions: dict[str, ClassInfo] = field(default_factory=dict)
     # self.<attr> = <call> in __init__: attr -> qualified name of the callee (or class name)
     submodules: dict[str, str] = field(default_factory=dict)
     tensor_attrs: set[str] = field(default_factory=set)
@@ -69,6 +74,8 @@ class ModuleIndex:
     functions: dict[str, cst.FunctionDef] = field(default_factory=dict)
     # module-level `name = ClassName(...)` bindings, for torch.compile(name)
     instances: dict[str, str] = field(default_factory=dict)
+    # module-level `name = Fn.apply` bindings of a same-file autograd Function: name -> class
+    applies: dict[str, str] = field(default_factory=dict)
     compile_args: list[cst.BaseExpression] = field(default_factory=list)
     #: the static pass checks training-only code too (``--train``); else eval mode is assumed
     train: bool = False
@@ -255,20 +262,39 @@ def build_index(
                 qual = imports.resolve(arg.value)
                 if is_module_class_name(qual) or qual in imports.module_classes:
                     info.is_module = True
+                elif qual in AUTOGRAD_FUNCTION:
+                    info.is_autograd_function = True
                 elif isinstance(arg.value, cst.Name):
                     info.base_names.append(arg.value.value)
             for item in stmt.body.body:
                 if isinstance(item, cst.FunctionDef):
                     info.methods[item.name.value] = item
+                elif isinstance(item, cst.ClassDef) and any(
+                    imports.resolve(a.value) in AUTOGRAD_FUNCTION for a in item.bases
+                ):
+                    inner = ClassInfo(node=item, name=f"{info.name}.{item.name.value}", is_autograd_function=True)
+                    inner.methods = {m.name.value: m for m in item.body.body if isinstance(m, cst.FunctionDef)}
+                    info.nested_functions[item.name.value] = inner
             index.classes[info.name] = info
-    # Module-ness through same-file bases (iterate to a fixed point).
+    # Module-ness (and autograd Function-ness) through same-file bases, to a fixed point.
     changed = True
     while changed:
         changed = False
         for info in index.classes.values():
-            if not info.is_module and any(b in index.classes and index.classes[b].is_module for b in info.base_names):
+            bases = [index.classes[b] for b in info.base_names if b in index.classes]
+            if not info.is_module and any(b.is_module for b in bases):
                 info.is_module = True
                 changed = True
+            if not info.is_autograd_function and any(b.is_autograd_function for b in bases):
+                info.is_autograd_function = True
+                changed = True
+    for stmt in module.body:  # `double = Double.apply`
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                    target, cls = small.targets[0].target, _applied_class(small.value, index)
+                    if isinstance(target, cst.Name) and cls is not None:
+                        index.applies[target.value] = cls
     for info in index.classes.values():
         init = info.methods.get("__init__")
         if init is not None:
@@ -498,6 +524,7 @@ def callees(fn: cst.FunctionDef, owner: ClassInfo | None, index: ModuleIndex):
                     if fwd is not None:
                         out.append((fwd[1], f"{fwd[0].name}.forward", fwd[0]))
             out.extend(_torch_function_of(node, index))
+            out.extend(_autograd_forward_of(node, index, owner))
         elif isinstance(node, (cst.AssignTarget, cst.AugAssign)) and owner is not None:
             # `self.last = v` runs the class's own `__setattr__`, which dynamo traces
             if self_attr(node.target) is not None:
@@ -506,6 +533,43 @@ def callees(fn: cst.FunctionDef, owner: ClassInfo | None, index: ModuleIndex):
                     out.append((found[1], f"{found[0].name}.__setattr__", found[0]))
         stack.extend(reversed(code_children(node)))
     return out
+
+
+AUTOGRAD_FUNCTION = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
+
+
+def _applied_class(expr: cst.BaseExpression, index: ModuleIndex) -> str | None:
+    """``Fn.apply`` of a same-file ``torch.autograd.Function`` subclass: ``Fn``."""
+    if (
+        isinstance(expr, cst.Attribute)
+        and expr.attr.value == "apply"
+        and isinstance(expr.value, cst.Name)
+        and expr.value.value in index.classes
+        and index.classes[expr.value.value].is_autograd_function
+    ):
+        return expr.value.value
+    return None
+
+
+def _autograd_forward_of(call: cst.Call, index: ModuleIndex, owner: ClassInfo | None = None) -> list:
+    """``Fn.apply(x)`` (or a module-level ``fn = Fn.apply`` called, or ``self.Fn.apply(x)`` of
+    one defined in the class) of a same-file autograd Function: dynamo traces its ``forward``."""
+    func = call.func
+    info = None
+    name = _applied_class(func, index)
+    if name is None and isinstance(func, cst.Name):
+        name = index.applies.get(func.value)
+    if name is not None:
+        info = index.classes[name]
+    elif owner is not None and isinstance(func, cst.Attribute) and func.attr.value == "apply":
+        attr = self_attr(func.value)
+        if attr is None and isinstance(func.value, cst.Attribute) and isinstance(func.value.value, cst.Name):
+            attr = func.value.attr.value if func.value.value.value == owner.name else None  # Net._Double
+        info = owner.nested_functions.get(attr) if attr is not None else None
+    if info is None:
+        return []
+    found = find_method(index, info, "forward")
+    return [(found[1], f"{found[0].name}.forward", found[0])] if found is not None else []
 
 
 def _torch_function_of(call: cst.Call, index: ModuleIndex) -> list:
