@@ -216,4 +216,32 @@ CASES = {
     ),
 }
 
+CASES["formatted_tensor_computed_with"] = Case(
+    """
+    import torch
+    from torch import nn
+
+    class Net(nn.Module):
+        def forward(self, x):
+            h = torch.relu(x)
+            tag = f"{h.sum()}"
+            return h + len(tag)  # error: TL004
+    """,
+    D,
+)
+CASES["formatted_tensor_only_returned_stays_silent"] = Case(
+    """
+    import torch
+    from torch import nn
+
+    class Net(nn.Module):
+        def forward(self, x):
+            h = torch.relu(x)
+            text = "{:.3f}".format(h.sum())
+            shape = f"{h.shape[0]}"
+            return h + len(shape), text
+    """,
+    D,
+)
+
 test_static, test_dynamo_agrees = static_and_dynamo_tests(CASES)

@@ -179,4 +179,61 @@ CASES = {
     ),
 }
 
+CASES["submodule_with_a_disabled_forward"] = Case(
+    """
+    import torch
+    from torch import nn
+
+    class Eager(nn.Module):
+        @torch.compiler.disable
+        def forward(self, t):
+            return t.tanh()
+
+    class Plain(nn.Module):
+        def forward(self, t):
+            return t.tanh()
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.eager = Eager()
+            self.plain = Plain()
+
+        def forward(self, x):
+            y = self.plain(x * 2)
+            return self.eager(y) + 1  # error: TL011
+    """,
+    {"target": "Net"},
+)
+CASES["torch_function_dynamo_cannot_trace_with_tensors"] = Case(
+    """
+    import torch
+    from torch import nn
+
+    class Net(nn.Module):
+        def forward(self, x):
+            y = x * 2
+            j = torch.autograd.functional.jacobian(lambda t: t.sin(), y[0])  # error: TL009
+            return j.sum()
+    """,
+    {**D, "train": True},
+)
+CASES["retain_grad_in_training"] = Case(
+    """
+    import torch
+    from torch import nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Linear(8, 8)
+
+        def forward(self, x):
+            y = self.proj(x)
+            y.retain_grad()  # error: TL009
+            return y.sum()
+    """,
+    {"inputs": ["f32[2,8]"], "train": True},
+)
+
 test_static, test_dynamo_agrees = static_and_dynamo_tests(CASES)

@@ -125,4 +125,38 @@ CASES = {
     ),
 }
 
+CASES["index_of_a_computed_tensor_in_a_list_bound_earlier"] = Case(
+    """
+    from torch import nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Linear(8, 8)
+
+        def forward(self, x):
+            y = self.proj(x)
+            rows = [y[0, 0], y[1, 0]]
+            return y * rows.index(y[1, 0])  # error: TL016
+    """,
+    D,
+)
+CASES["index_of_an_item_itself_in_a_list"] = Case(
+    """
+    from torch import nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Linear(8, 8)
+
+        def forward(self, x):
+            y = self.proj(x)
+            first, second = y[0, 0], y[1, 0]
+            rows = [first, second]
+            return y * rows.index(second)  # error: TL016
+    """,
+    D,
+)
+
 test_static, test_dynamo_agrees = static_and_dynamo_tests(CASES)

@@ -178,6 +178,40 @@ CASES = {
     ),
 }
 
+CASES["hash_of_a_tensor_computed_with"] = Case(
+    """
+    from torch import nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Linear(8, 8)
+
+        def forward(self, x):
+            y = self.proj(x)
+            h = hash(y)
+            return y + (h % 2)  # error: TL019
+    """,
+    D,
+)
+CASES["hash_never_computed_with_stays_silent"] = Case(
+    """
+    from torch import nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Linear(8, 8)
+
+        def forward(self, x):
+            y = self.proj(x)
+            h = hash(y)
+            key = id(x)
+            return y + (key % 2)
+    """,
+    D,
+)
+
 test_static, test_dynamo_agrees = static_and_dynamo_tests(CASES)
 
 

@@ -1,4 +1,5 @@
-"""TL004 tensor-to-string: ``print``, ``str(t)``, ``repr(t)``, ``"%f" % t`` in a region."""
+"""TL004 tensor-to-string: ``print``, ``str(t)``, ``repr(t)``, ``f"{t}"``, ``"{}".format(t)``,
+``"%f" % t`` in a region."""
 
 from __future__ import annotations
 
@@ -14,6 +15,9 @@ class TensorToString(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         qual = self.resolve(node.func)
+        if qual is not None and qual.startswith("builtins.") and qual != "builtins.print":
+            for arg in node.args:  # len(text), int(text): (a print or a log call is reported as one)
+                self._computed_with(arg.value)
         if qual == "builtins.print":
             self.report(
                 node,
@@ -25,7 +29,45 @@ class TensorToString(Rule):
         elif qual in ("builtins.str", "builtins.repr") and node.args and self.is_tensor(node.args[0].value):
             self.report(node)
 
+    # f"{t}" / "{}".format(t) formats the tensor's values on the host, as str(t) does; dynamo
+    # fails where the string is computed with (a builtin's argument, an operand), not where it
+    # is made or returned: the string itself there, or the name it was bound to
+    def _formats_tensor(self, node: cst.BaseExpression) -> bool:
+        if isinstance(node, cst.FormattedString):
+            return any(
+                isinstance(p, cst.FormattedStringExpression) and self.is_tensor(p.expression) for p in node.parts
+            )
+        return (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == "format"
+            and isinstance(node.func.value, _STRINGS)
+            and any(self.is_tensor(a.value) for a in node.args)
+        )
+
+    def _bound(self) -> dict[str, cst.BaseExpression]:
+        if not hasattr(self, "formatted"):
+            self.formatted: dict[int, dict[str, cst.BaseExpression]] = {}
+        return self.formatted.setdefault(id(self.ctx.region), {})
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        bound = self._bound()
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                bound.pop(target.target.value, None)
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) and self._formats_tensor(node.value):
+            bound[node.targets[0].target.value] = node.value
+
+    def _computed_with(self, value: cst.BaseExpression) -> None:
+        if self._formats_tensor(value):
+            self.report(value)
+        elif isinstance(value, cst.Name) and value.value in self._bound():
+            del self._bound()[value.value]
+            self.report(value)
+
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        self._computed_with(node.left)
+        self._computed_with(node.right)
         if not isinstance(node.operator, cst.Modulo) or not isinstance(node.left, _STRINGS):
             return
         right = node.right

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchlint.analysis.regions import DISABLE_DECORATORS
+from torchlint.analysis.names import self_attr
+from torchlint.analysis.regions import DISABLE_DECORATORS, find_method
 from torchlint.rules.base import Rule
 
 _BREAKS = {"torch._dynamo.graph_break", "torch._dynamo.skip_frame"}
@@ -26,6 +27,15 @@ class ExplicitGraphBreak(Rule):
                 "here splits the graph; make it traceable or call it outside the compiled region",
             )
             return
+        child = self._disabled_child(node)
+        if child is not None:
+            self.report(
+                node,
+                message=f"the `forward` of `{child}` is decorated with `@torch.compiler.disable`, so "
+                "calling the submodule here splits the graph; make it traceable or call it outside "
+                "the compiled region",
+            )
+            return
         callee = self.ctx.callee(node)
         if callee is not None and self.ctx.index.is_disabled(callee):
             self.report(
@@ -45,6 +55,20 @@ class ExplicitGraphBreak(Rule):
                 "so calling it here splits the graph; make it traceable or call it outside "
                 "the compiled region",
             )
+
+    def _disabled_child(self, node: cst.Call) -> str | None:
+        """``self.child(x)`` of a submodule whose same-file class's ``forward`` is decorated with
+        ``@torch.compiler.disable``: the class's name."""
+        region = self.ctx.region
+        owner = region.owner if region is not None else None
+        attr = self_attr(node.func)
+        if owner is None or attr is None:
+            return None
+        info = self.ctx.index.classes.get(owner.submodules.get(attr, ""))
+        if info is None or not info.is_module:
+            return None
+        found = find_method(self.ctx.index, info, "forward")
+        return info.name if found is not None and self.ctx.index.is_disabled(found[1]) else None
 
     def _disabled_wrapper(self, node: cst.Call) -> str | None:
         """The text of a callee wrapped with ``torch.compiler.disable``: inline

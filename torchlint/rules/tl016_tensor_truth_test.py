@@ -112,7 +112,12 @@ class TensorTruthTest(Rule):
             isinstance(node.func, cst.Attribute)
             and node.func.attr.value == "index"
             and len(positional) == 1
-            and isinstance(node.func.value, (cst.List, cst.Tuple))
+            and (
+                isinstance(node.func.value, (cst.List, cst.Tuple))
+                # a list of tensors bound earlier (dynamo's `.index` compares each item with `==`,
+                # even the very object searched for, unlike its `in`)
+                or self.ctx.kind(node.func.value) == "tensors"
+            )
             and self._value(positional[0].value)
         ):
             self.report(

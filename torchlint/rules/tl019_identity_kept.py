@@ -102,3 +102,45 @@ class IdentityKept(Rule):
         if node.value is not None:
             for call in self._kept(node.value):
                 self._report(call)
+
+    # `h = hash(y)` then `h % 2`: dynamo cannot compute with the placeholder either; it raises
+    # inside the frame, which then runs eagerly (the break is reported at the identity call)
+    def _names(self) -> dict[str, cst.Call]:
+        """The region's names bound to an identity of a tensor."""
+        if not hasattr(self, "identities"):
+            self.identities: dict[int, dict[str, cst.Call]] = {}
+            self.reported: set[int] = set()
+        return self.identities.setdefault(id(self.ctx.region), {})
+
+    def leave_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            call = self._identity_of_tensor(node.value)
+            if call is not None:
+                self._names()[node.targets[0].target.value] = call
+            else:
+                self._names().pop(node.targets[0].target.value, None)
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        self._computed_with(node, node.left)
+        self._computed_with(node, node.right)
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        self._computed_with(node, node.left)
+        for target in node.comparisons:
+            self._computed_with(node, target.comparator)
+
+    def _computed_with(self, where: cst.CSTNode, operand: cst.BaseExpression) -> None:
+        """Report ``where`` (dynamo raises, and reports the break, where the value is used)."""
+        call = self._identity_of_tensor(operand)
+        if call is None and isinstance(operand, cst.Name):
+            call = self._names().get(operand.value)
+        if call is None or id(call) in self.reported:
+            return
+        self.reported.add(id(call))
+        name = (self.resolve(call.func) or "id").split(".")[-1]
+        self.report(
+            where,
+            message=f"computing with {name}() of a tensor inside compiled code uses a placeholder dynamo "
+            "cannot evaluate, which splits the graph; compute the identity outside the compiled region "
+            "or key by a value the program controls",
+        )
