@@ -96,3 +96,66 @@ class RequiresGradToggle(nn.Module):
     def forward(self, x):
         y = x.detach().requires_grad_(True)
         return (y * x).sum()
+
+
+class RetainGradHere(nn.Module):
+    TRAIN = True
+
+    def forward(self, x):
+        y = x * 2
+        y.retain_grad()
+        return y.sum()
+
+
+class GradAttrHere(nn.Module):
+    TRAIN = True
+
+    def forward(self, x):
+        y = x * 2
+        g = x.grad
+        return y.sum() if g is None else (y * g).sum()
+
+
+class JacobianCall(nn.Module):
+    TRAIN = True
+
+    def forward(self, x):
+        y = x * 2
+        j = torch.autograd.functional.jacobian(lambda t: t.sin(), y[0])
+        return j.sum()
+
+
+class GradFnAccess(nn.Module):
+    TRAIN = True
+
+    def forward(self, x):
+        y = x * 2
+        name = type(y.grad_fn).__name__
+        return y.sum() * len(name)
+
+
+class BackwardOfIntermediate(nn.Module):
+    TRAIN = True
+
+    def forward(self, x):
+        y = (x * 2).sum()
+        torch.autograd.backward(y, retain_graph=True)
+        return y
+
+
+class CustomFunctionWithPrint(nn.Module):
+    TRAIN = True
+
+    class _Double(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            print("forward of double")
+            return t * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    def forward(self, x):
+        y = x + 1
+        return self._Double.apply(y).sum()

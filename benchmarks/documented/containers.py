@@ -1,5 +1,12 @@
 """Sorting and comparing tensors as Python objects, and iterating over containers of them."""
 
+import collections
+import copy
+import functools
+import heapq
+import itertools
+import operator
+
 import torch
 from torch import nn
 
@@ -97,3 +104,112 @@ class ElementLoop(nn.Module):
         for i in range(x.shape[0]):
             total = total + x[i, 0]
         return total
+
+
+class SortedTensorsInline(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        vals = sorted([y[0].sum(), y[1].sum()])
+        return y * vals[0]
+
+
+class DictKeyedByTensor(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        table = {y[0, 0]: 1.0}
+        return y + len(table)
+
+
+class CounterOfValuesHere(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        counts = collections.Counter(y[0].round().tolist())
+        return y + len(counts)
+
+
+class HeapqOfTensors(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        top = heapq.nlargest(1, [y[0].sum(), y[1].sum()])
+        return y * top[0]
+
+
+class DeepcopyOfTensorList(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        rows = copy.deepcopy([y[0], y[1]])
+        return y + rows[0]
+
+
+class DefaultdictOfTensors(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        groups = collections.defaultdict(list)
+        groups["a"].append(y)
+        return groups["a"][0] + 1
+
+
+class OrderedDictMoveToEnd(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        d = collections.OrderedDict(a=y, b=y + 1)
+        d.move_to_end("a")
+        return d["b"]
+
+
+class DequeOfTensors(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        q = collections.deque([y[0], y[1]], maxlen=2)
+        q.append(y[2])
+        return q[0] + q[-1]
+
+
+class PartialOfTorchOp(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        part = functools.partial(torch.add, alpha=2)
+        return part(y, y)
+
+
+class MaxOfTensorsWithKey(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        best = max([y[0], y[1]], key=lambda r: r.sum())
+        return best + 1
+
+
+class SortedWithKeyHere(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        rows = sorted([y[0], y[1]], key=lambda r: r.sum())
+        return rows[0] + 1
+
+
+class GeneratorSumHere(nn.Module):
+    def forward(self, x):
+        return sum(row * 2 for row in x)
+
+
+class SetattrOnSelf(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        self.last = y
+        return self.last + 1
+
+
+class ItertoolsOverRowsHere(nn.Module):
+    def forward(self, x):
+        pairs = list(itertools.combinations(range(3), 2))
+        return sum(x[i] * x[j] for i, j in pairs)
+
+
+class OperatorOnTensorsInline(nn.Module):
+    def forward(self, x):
+        return operator.mul(x, 2) + operator.itemgetter(0)(x)
+
+
+class DictComprehensionOfRows(nn.Module):
+    def forward(self, x):
+        d = {i: x[i] for i in range(3)}
+        return d[0] + d[2]

@@ -1,6 +1,9 @@
 """Context managers, exceptions and generators in forward."""
 
 import contextlib
+import os
+import threading
+import warnings
 
 import torch
 from torch import nn
@@ -100,3 +103,80 @@ class SuppressBlock(nn.Module):
         with contextlib.suppress(KeyError):
             x = x + 1
         return x
+
+
+class CatchWarnings(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            y = y + 1
+        return y
+
+
+class ThreadingLockHere(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lock = threading.Lock()
+
+    def forward(self, x):
+        y = x * 2
+        with self.lock:
+            y = y + 1
+        return y
+
+
+class ProfilerProfile(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        with torch.profiler.profile():
+            y = y + 1
+        return y
+
+
+class ForkRng(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        with torch.random.fork_rng():
+            y = y + torch.rand_like(y)
+        return y
+
+
+class InferenceModeBlock(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        with torch.inference_mode():
+            y = y + 1
+        return y
+
+
+class ExitStackBlockAgain(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        with contextlib.ExitStack():
+            y = y + 1
+        return y
+
+
+class OpenDevnull(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        with open(os.devnull, "w") as sink:
+            sink.write("step\n")
+        return y + 1
+
+
+class RedirectStdout(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        with contextlib.redirect_stdout(None):
+            y = y + 1
+        return y
+
+
+class ContextInHelper(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        with torch.random.fork_rng():
+            z = y + 1
+        return z

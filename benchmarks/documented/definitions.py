@@ -1,6 +1,11 @@
 """Defining classes, registering hooks, hashing tensors and other object-model work in forward."""
 
+import collections
 import dataclasses
+import enum
+import functools
+import typing
+import weakref
 
 import torch
 from torch import nn
@@ -104,3 +109,104 @@ class AttributeCache(nn.Module):
 class GeneratorOverRows(nn.Module):
     def forward(self, x):
         return sum(row.sum() for row in x)
+
+
+class NamedtupleInForwardInline(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        Pt = collections.namedtuple("Pt", "a b")
+        p = Pt(y, y + 1)
+        return p.a + p.b
+
+
+class TypeCallInForwardHere(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        Holder = type("Holder", (), {"scale": 2.0})
+        return y * Holder.scale
+
+
+class EnumInForward(nn.Module):
+    def forward(self, x):
+        y = x * 2
+
+        class Kind(enum.Enum):
+            A = 1
+
+        return y * Kind.A.value
+
+
+class LruCacheInForward(nn.Module):
+    def forward(self, x):
+        y = x * 2
+
+        @functools.cache
+        def factor(n):
+            return n * 2
+
+        return y * factor(3)
+
+
+class NamedTupleTypingInForward(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        Out = typing.NamedTuple("Out", [("a", torch.Tensor)])  # noqa: UP014 (the construct under test)
+        return Out(y).a + 1
+
+
+class MakeDataclassInForwardAgain(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        P = dataclasses.make_dataclass("P", ["a"])
+        return P(y).a + 1
+
+
+class ExecInForward(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        exec("z = 1")
+        return y + 1
+
+
+class EvalInForward(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        k = eval("2")
+        return y * k
+
+
+class WeakrefInForward(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        ref = weakref.ref(self)
+        return y + (1 if ref() is not None else 0)
+
+
+class NonlocalCounter(nn.Module):
+    def forward(self, x):
+        count = 0
+
+        def bump(t):
+            nonlocal count
+            count += 1
+            return t + count
+
+        return bump(bump(x))
+
+
+class ClassAssignment(nn.Module):
+    def forward(self, x):
+        y = x * 2
+
+        class Tagged(torch.Tensor):
+            pass
+
+        y.__class__ = Tagged
+        return y + 1
+
+
+class HashOfTensorUsed(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        h = hash(y)
+        return y + (h % 2)

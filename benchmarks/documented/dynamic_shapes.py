@@ -86,3 +86,16 @@ class TopKFixed(nn.Module):
 class SliceFixed(nn.Module):
     def forward(self, x):
         return x[:, :4] + x[:, 4:8]
+
+
+class NonzeroTupleHere(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        rows, cols = torch.nonzero(y > 0, as_tuple=True)
+        return rows + cols
+
+
+class BoolMaskIndexHere(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        return y[y > 0].sum()

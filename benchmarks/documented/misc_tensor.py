@@ -95,3 +95,30 @@ class IsContiguousBranch(nn.Module):
         if not x.is_contiguous():
             x = x.contiguous()
         return x * 2
+
+
+class IsinstanceOfTensor(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        if isinstance(y, torch.nn.Parameter):
+            return y
+        return y + 1
+
+
+class MinOfTensorAndInt(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        n = min(y.shape[0], 4)
+        return y[:n]
+
+
+class AbsOfTensorBuiltin(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        return abs(y) + round(3.7)
+
+
+class DivmodOfShapeInline(nn.Module):
+    def forward(self, x):
+        q, r = divmod(x.shape[1], 3)
+        return x[:, :q] + r

@@ -76,3 +76,24 @@ class FStringOfShape(nn.Module):
 class StrOfInt(nn.Module):
     def forward(self, x):
         return x, str(x.shape[1])
+
+
+class StrOfShapeHere(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        tag = str(y.shape)
+        return y + len(tag)
+
+
+class FormatOfTensorHere(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        tag = f"{y.sum()}"
+        return y + len(tag)
+
+
+class ReprOfDtypeHere(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        tag = repr(y.dtype)
+        return y + len(tag)

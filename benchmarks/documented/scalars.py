@@ -91,3 +91,17 @@ class ShapeListed(nn.Module):
 class ClampWithTensor(nn.Module):
     def forward(self, x):
         return x.clamp(min=x.mean(), max=x.max())
+
+
+class TensorAsDictKeyLookup(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        names = {0: "a", 1: "b"}
+        return y + len(names[int(y.argmax() > 0)])
+
+
+class ItemOfCount(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        n = (y > 0).sum()
+        return y[: int(n)]

@@ -140,3 +140,92 @@ class LenOfTensor(nn.Module):
         if len(x) > 3:
             return x[:3]
         return x
+
+
+class AssertAllPositive(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        assert (y.abs() >= 0).all(), "negative"
+        return y + 1
+
+
+class WhileOnTensor(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        while y.abs().sum() > 1:
+            y = y / 2
+        return y
+
+
+class BareTensorIf(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        if y[0, 0]:
+            return y + 1
+        return y
+
+
+class NotAllBranchHere(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        if not (y > -100).all():
+            return y
+        return y + 1
+
+
+class IsNonzeroCall(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        if torch.is_nonzero(y[0, 0] > -100):
+            return y + 1
+        return y
+
+
+class MinWithFloat(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        s = min(y.sum(), 1.0)
+        return y * s
+
+
+class OrWithFlagInline(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.flag = False
+
+    def forward(self, x):
+        y = x * 2
+        if (y > 0).any() or self.flag:
+            return y + 1
+        return y
+
+
+class SumAsTruth(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        if y.abs().sum():
+            return y + 1
+        return y
+
+
+class ListOfTensorsContainsHere(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        rows = [y[0, 0], y[1, 0]]
+        if y[0, 0] in rows:
+            return y + 1
+        return y
+
+
+class IndexOfTensorInListInline(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        rows = [y[0, 0], y[1, 0]]
+        return y * rows.index(y[1, 0])
+
+
+class CountOfTensorInListHere(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        rows = [y[0, 0], y[1, 0]]
+        return y * rows.count(y[1, 0])
