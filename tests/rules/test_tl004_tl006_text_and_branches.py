@@ -244,4 +244,48 @@ CASES["formatted_tensor_only_returned_stays_silent"] = Case(
     D,
 )
 
+CASES["formatted_parameter_names_an_attribute_stays_silent"] = Case(
+    """
+    import torch
+    from torch import nn
+
+    class Rope(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("full_inv_freq", torch.ones(8))
+
+        def forward(self, x, layer_type):
+            inv_freq = getattr(self, f"{layer_type}_inv_freq")
+            return x * inv_freq
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.rope = Rope()
+
+        def forward(self, x):
+            return self.rope(x, "full")
+    """,
+    {"target": "Net", "inputs": ["f32[2,8]"]},
+)
+
+
+CASES["formatted_parameter_of_a_root_forward_stays_silent"] = Case(
+    """
+    import torch
+    from torch import nn
+
+    class Rope(nn.Module):  # compiled alone: its parameters are taken for tensors
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("full_inv_freq", torch.ones(8))
+
+        def forward(self, x, layer_type):
+            inv_freq = getattr(self, f"{layer_type}_inv_freq")
+            return x * len(f"{layer_type}") * inv_freq
+    """,
+    None,  # a string input: not a spec the oracle takes; the case above runs through dynamo
+)
+
+
 test_static, test_dynamo_agrees = static_and_dynamo_tests(CASES)

@@ -8,6 +8,10 @@ import libcst as cst
 from torchlint.rules.base import Rule
 
 _STRINGS = (cst.SimpleString, cst.ConcatenatedString)
+#: builtins that compute with a string they are given
+_COMPUTING = frozenset(
+    f"builtins.{n}" for n in ("len", "int", "float", "bool", "hash", "list", "tuple", "set", "sorted", "ord")
+)
 
 
 class TensorToString(Rule):
@@ -15,8 +19,8 @@ class TensorToString(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         qual = self.resolve(node.func)
-        if qual is not None and qual.startswith("builtins.") and qual != "builtins.print":
-            for arg in node.args:  # len(text), int(text): (a print or a log call is reported as one)
+        if qual in _COMPUTING:
+            for arg in node.args:  # len(text), int(text) (a print, a log call, a raise: reported as such)
                 self._computed_with(arg.value)
         if qual == "builtins.print":
             self.report(
@@ -30,20 +34,32 @@ class TensorToString(Rule):
             self.report(node)
 
     # f"{t}" / "{}".format(t) formats the tensor's values on the host, as str(t) does; dynamo
-    # fails where the string is computed with (a builtin's argument, an operand), not where it
-    # is made or returned: the string itself there, or the name it was bound to
+    # fails where the string is computed with (`len(text)`, an operand), not where it is made,
+    # returned or raised: the string itself there, or the name it was bound to
     def _formats_tensor(self, node: cst.BaseExpression) -> bool:
         if isinstance(node, cst.FormattedString):
             return any(
-                isinstance(p, cst.FormattedStringExpression) and self.is_tensor(p.expression) for p in node.parts
+                isinstance(p, cst.FormattedStringExpression) and self._computed_tensor(p.expression) for p in node.parts
             )
         return (
             isinstance(node, cst.Call)
             and isinstance(node.func, cst.Attribute)
             and node.func.attr.value == "format"
             and isinstance(node.func.value, _STRINGS)
-            and any(self.is_tensor(a.value) for a in node.args)
+            and any(self._computed_tensor(a.value) for a in node.args)
         )
+
+    def _computed_tensor(self, expr: cst.BaseExpression) -> bool:
+        """A tensor, and not a parameter of the region's function taken for one (a string
+        parameter named in an f-string is the usual reason to format it: `f"{layer_type}_w"`)."""
+        if not self.is_tensor(expr):
+            return False
+        region = self.ctx.region
+        if isinstance(expr, cst.Name) and region is not None:
+            params = region.node.params
+            names = {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
+            return expr.value not in names
+        return True
 
     def _bound(self) -> dict[str, cst.BaseExpression]:
         if not hasattr(self, "formatted"):
