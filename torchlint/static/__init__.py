@@ -12,6 +12,6 @@ decides what to parse, runs it in a process pool and asks the ``cache``;
 May import: :mod:`torchlint.analysis`, :mod:`torchlint.rules`, ``files``, ``findings``,
 ``config``, ``matrix``, ``knowledge`` (which tensor attributes and methods break only in an
 autograd graph, so a file using them differs between the modes), ``pages`` (the cache hashes
-the rule pages) and ``atomic`` (the cache's writes). Never the fixes (they are handed in as a :class:`~torchlint.static.engine.FixPlanner`),
-the output or the dynamic pass.
+the rule pages) and ``atomic`` (the cache's writes). Never the fixes (they are handed in as
+a :class:`~torchlint.static.engine.FixPlanner`), the output or the dynamic pass.
 """
