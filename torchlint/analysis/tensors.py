@@ -271,6 +271,31 @@ _DATA_EVIDENCE = frozenset(
 )
 
 
+#: torch functions whose first argument is a number or a size (`torch.arange(n)`,
+#: `torch.zeros(n, d)`, `torch.tensor(n)`): passing a parameter there says nothing of data
+_TAKE_NUMBERS = frozenset(
+    f"torch.{n}"
+    for n in (
+        "arange",
+        "range",
+        "zeros",
+        "ones",
+        "empty",
+        "full",
+        "rand",
+        "randn",
+        "randint",
+        "randperm",
+        "linspace",
+        "logspace",
+        "eye",
+        "tensor",
+        "as_tensor",
+        "scalar_tensor",
+    )
+)
+
+
 def _data_evidence(body: cst.CSTNode, names: set[str], imports: ImportTable) -> set[str]:
     """Those of ``names`` that the body uses as tensors: ``n.float()``, ``n.shape``, ``torch.f(n)``."""
     found: set[str] = set()
@@ -289,6 +314,7 @@ def _data_evidence(body: cst.CSTNode, names: set[str], imports: ImportTable) -> 
                     qual is not None
                     and qual.startswith(TENSOR_NAMESPACES)
                     and not qual.startswith(NOT_TENSOR_NAMESPACES)
+                    and qual not in _TAKE_NUMBERS
                 ):
                     found.add(first)
         stack.extend(code_children(node))
@@ -527,8 +553,11 @@ class TensorScope:
             if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in expr.comparisons):
                 return False
             return any(self.is_tensor_value(o) for o in [expr.left] + [c.comparator for c in expr.comparisons])
-        if isinstance(expr, cst.BinaryOperation) and not self.is_tensor(expr):
+        if isinstance(expr, cst.BinaryOperation):
+            # `j - i`, `-j + 1` of parameters taken for tensors are numbers as much as they are
             return self.is_tensor_value(expr.left) or self.is_tensor_value(expr.right)
+        if isinstance(expr, cst.UnaryOperation):
+            return self.is_tensor_value(expr.expression)
         return self.kind(expr) in (TENSOR, HOST_DATA)
 
     def resolve(self, expr: cst.BaseExpression) -> str | None:
