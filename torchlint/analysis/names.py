@@ -30,6 +30,12 @@ def self_attr(expr: cst.CSTNode) -> str | None:
     return None
 
 
+def param_names(fn: cst.FunctionDef) -> set[str]:
+    """The names of ``fn``'s positional and keyword parameters (not ``*args`` / ``**kwargs``)."""
+    params = fn.params
+    return {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+
+
 def dotted(expr: cst.BaseExpression) -> str | None:
     """``a.b.c`` for a chain of Names and Attributes, else ``None``."""
     parts = []

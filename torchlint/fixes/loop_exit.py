@@ -31,6 +31,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from torchlint.analysis.names import param_names
 from torchlint.fixes.base import UNSAFE, FixContext, Plan, assigned_names, contains, read_names, with_leading_lines
 from torchlint.rules.base import Rule
 
@@ -109,7 +110,7 @@ def _first_bind(body: Sequence[cst.CSTNode], name: str) -> int:
 def _bound_before(fn: cst.FunctionDef, loop: cst.For, ctx: FixContext) -> set:
     """Names bound in ``fn`` by its parameters or by statements before the loop, in the loop's
     own block or the blocks around it."""
-    names = {p.name.value for p in (*fn.params.params, *fn.params.kwonly_params, *fn.params.posonly_params)}
+    names = param_names(fn)
     node: cst.CSTNode = loop
     while node is not fn:
         found = ctx.block_of(node)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from torchlint.analysis.names import param_names
 from torchlint.rules.base import Rule
 
 _STRINGS = (cst.SimpleString, cst.ConcatenatedString)
@@ -16,6 +17,11 @@ _COMPUTING = frozenset(
 
 class TensorToString(Rule):
     code = "TL004"
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        #: region -> name -> the f-string / ``.format`` of a tensor it is bound to
+        self.formatted: dict[int, dict[str, cst.BaseExpression]] = {}
 
     def visit_Call(self, node: cst.Call) -> None:
         qual = self.resolve(node.func)
@@ -56,14 +62,11 @@ class TensorToString(Rule):
             return False
         region = self.ctx.region
         if isinstance(expr, cst.Name) and region is not None:
-            params = region.node.params
-            names = {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
-            return expr.value not in names
+            return expr.value not in param_names(region.node)
         return True
 
     def _bound(self) -> dict[str, cst.BaseExpression]:
-        if not hasattr(self, "formatted"):
-            self.formatted: dict[int, dict[str, cst.BaseExpression]] = {}
+        """The region's names bound to a formatted tensor, not yet used."""
         return self.formatted.setdefault(id(self.ctx.region), {})
 
     def visit_Assign(self, node: cst.Assign) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from torchlint.analysis.names import param_names
 from torchlint.analysis.tree import walk
 from torchlint.rules.base import Rule
 
@@ -19,6 +20,12 @@ def _on_self(target: cst.BaseExpression) -> bool:
 
 class IdentityKept(Rule):
     code = "TL019"
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        #: region -> name -> the ``id()`` / ``hash()`` call of a tensor it is bound to
+        self.identities: dict[int, dict[str, cst.Call]] = {}
+        self.reported: set[int] = set()  # identity calls already reported as computed with
 
     def _identity_of_tensor(self, expr: cst.BaseExpression) -> cst.Call | None:
         if isinstance(expr, cst.Call) and self.resolve(expr.func) in _IDENTITY and len(expr.args) == 1:
@@ -36,8 +43,7 @@ class IdentityKept(Rule):
         if region is None or not isinstance(arg, cst.Name):
             return False
         fn = region.node
-        params = {p.name.value for p in [*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params]}
-        if arg.value not in params:
+        if arg.value not in param_names(fn):
             return False
         for node in walk(fn.body):
             if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.NamedExpr, cst.For)):
@@ -104,12 +110,9 @@ class IdentityKept(Rule):
                 self._report(call)
 
     # `h = hash(y)` then `h % 2`: dynamo cannot compute with the placeholder either; it raises
-    # inside the frame, which then runs eagerly (the break is reported at the identity call)
+    # inside the frame, which then runs eagerly (the break is reported where it is computed with)
     def _names(self) -> dict[str, cst.Call]:
         """The region's names bound to an identity of a tensor."""
-        if not hasattr(self, "identities"):
-            self.identities: dict[int, dict[str, cst.Call]] = {}
-            self.reported: set[int] = set()
         return self.identities.setdefault(id(self.ctx.region), {})
 
     def leave_Assign(self, node: cst.Assign) -> None:
