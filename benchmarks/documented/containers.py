@@ -213,3 +213,55 @@ class DictComprehensionOfRows(nn.Module):
     def forward(self, x):
         d = {i: x[i] for i in range(3)}
         return d[0] + d[2]
+
+
+class SortedRowsByShape(nn.Module):
+    def forward(self, x):
+        parts = [x[:2], x[2:]]
+        parts = sorted(parts, key=lambda t: t.shape[0])
+        return torch.cat(parts)
+
+
+class SortedIndexByIntKey(nn.Module):
+    def forward(self, x):
+        sizes = [x.shape[0], 3, 5]
+        order = sorted(range(3), key=lambda i: sizes[i])
+        return x * order[0]
+
+
+class SortedItemsByName(nn.Module):
+    def forward(self, x):
+        d = {"b": x * 2, "a": x + 1}
+        out = [v for _, v in sorted(d.items(), key=lambda kv: kv[0])]
+        return out[0] + out[1]
+
+
+class ZipPairsSum(nn.Module):
+    def forward(self, x):
+        outs = []
+        for a, b in zip(x, x * 2):
+            outs.append(a + b)
+        return torch.stack(outs)
+
+
+class DictItemsNoneCheck(nn.Module):
+    def forward(self, x):
+        d = {"a": x, "b": None}
+        total = x * 0
+        for _, v in d.items():
+            if v is not None:
+                total = total + v
+        return total
+
+
+class SortTensorListByLen(nn.Module):
+    def forward(self, x):
+        seqs = [x[:3], x[:5]]
+        seqs.sort(key=len)
+        return seqs[0].sum() + seqs[1].sum()
+
+
+class SortedByTorchNorm(nn.Module):
+    def forward(self, x):
+        rows = sorted(list(x.unbind(0)), key=torch.norm)
+        return rows[0] * 2

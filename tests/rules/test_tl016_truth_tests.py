@@ -159,4 +159,25 @@ CASES["index_of_an_item_itself_in_a_list"] = Case(
     D,
 )
 
+CASES["all_any_of_identity_and_sizes_are_python_bools"] = Case(
+    """
+    from torch import nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Linear(8, 8)
+
+        def forward(self, x, mask=None):
+            y = self.proj(x)
+            rows = list(y.unbind(0))
+            if all(m is None for m in [mask]):
+                y = y * 2
+            if any(r.shape[0] > 4 for r in rows) and all(r.dim() == 1 for r in rows):
+                y = y + 1
+            return y
+    """,
+    D,
+)
+
 test_static, test_dynamo_agrees = static_and_dynamo_tests(CASES)

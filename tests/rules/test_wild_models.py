@@ -429,6 +429,32 @@ CASES = {
         """,
         FN,
     ),
+    "lookalike_tensors_sorted_by_a_size_key": Case(
+        """
+        import torch
+
+        @torch.compile
+        def f(x):
+            parts = [x[:2], x[2:]]
+            parts = sorted(parts, key=lambda t: t.shape[0])
+            seqs = [x[:1], x[:3]]
+            seqs.sort(key=len)
+            return torch.cat(parts) + seqs[0].sum()
+        """,
+        FN,
+    ),
+    "sorted_by_a_torch_function_key": Case(
+        """
+        import torch
+
+        @torch.compile
+        def f(x):
+            rows = list(x.unbind(0))
+            rows = sorted(rows, key=torch.norm)  # error: TL015
+            return rows[0] * 2
+        """,
+        FN,
+    ),
     # ---------------------------------------------------------------- tensor look-alikes
     "lookalike_dtype_device_size": Case(
         """

@@ -80,6 +80,8 @@ class SortByTensor(Rule):
     def _tensor_key(self, call: cst.Call) -> bool:
         """``key=lambda t: t.sum()`` and the like: the key reads a tensor value."""
         for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value == "key" and not isinstance(arg.value, cst.Lambda):
+                return (self.resolve(arg.value) or "").startswith("torch.")  # key=torch.norm
             if arg.keyword is not None and arg.keyword.value == "key" and isinstance(arg.value, cst.Lambda):
                 lam = arg.value
                 params = {p.name.value for p in lam.params.params}
@@ -113,7 +115,11 @@ class SortByTensor(Rule):
                 return
             if self._tensor_key(node):
                 self.report(node)
-            elif qual == "builtins.sorted" and self._tensor_items(positional[0].value):
+            elif (
+                qual == "builtins.sorted"
+                and not any(a.keyword is not None and a.keyword.value == "key" for a in node.args)
+                and self._tensor_items(positional[0].value)
+            ):  # with a key, the keys are compared, not the items (`key=lambda t: t.shape[0]`)
                 self.report(node)
         elif isinstance(node.func, cst.Attribute) and node.func.attr.value == "sort" and qual is None:
             receiver = node.func.value

@@ -20,16 +20,29 @@ _EQUAL = frozenset({"torch.equal"})
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
 
-def _root_name(expr: cst.BaseExpression) -> str | None:
-    """``t`` of ``t``, ``t > 0``, ``t.sum() > 0``, ``t[0]``, ``(t * 2).any()``."""
+#: what a tensor says of itself without its data: a test of it is a Python value
+_METADATA = frozenset(
+    {"shape", "ndim", "dtype", "device", "size", "dim", "numel", "is_cuda", "requires_grad", "layout", "is_sparse"}
+)
+
+
+def _root_name(expr: cst.BaseExpression, data: bool = False) -> str | None:
+    """``t`` of ``t``, ``t > 0``, ``t.sum() > 0``, ``t[0]``, ``(t * 2).any()``. ``data``: only
+    where the value reads ``t``'s data (not ``t is None``, ``t.shape[0] > 1``, ``t.dim() == 2``)."""
     while True:
         if isinstance(expr, cst.Call):
             expr = expr.func
-        elif isinstance(expr, (cst.Attribute, cst.Subscript)):
+        elif isinstance(expr, cst.Attribute):
+            if data and expr.attr.value in _METADATA:
+                return None
+            expr = expr.value
+        elif isinstance(expr, cst.Subscript):
             expr = expr.value
         elif isinstance(expr, cst.BinaryOperation):
             expr = expr.left
         elif isinstance(expr, cst.Comparison):
+            if data and all(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in expr.comparisons):
+                return None
             expr = expr.left
         elif isinstance(expr, cst.UnaryOperation):
             expr = expr.expression
@@ -61,7 +74,7 @@ class TensorTruthTest(Rule):
             return False
         if scope.iter_element_kind(comp.for_in.iter) == "tensor":
             target = comp.for_in.target
-            return isinstance(target, cst.Name) and _root_name(comp.elt) == target.value
+            return isinstance(target, cst.Name) and _root_name(comp.elt, data=True) == target.value
         return self._value(comp.elt)
 
     def _tested_items(self, arg: cst.BaseExpression) -> bool:
