@@ -229,3 +229,82 @@ class CountOfTensorInListHere(nn.Module):
         y = x * 2
         rows = [y[0, 0], y[1, 0]]
         return y * rows.count(y[1, 0])
+
+
+class AssertWithPlainMessage(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        assert (y > -100).all(), "must be big"
+        return y + 1
+
+
+class AssertFormatMsg(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        assert (y > -100).all(), f"bad {3}"
+        return y + 1
+
+
+class AssertFStringMsg(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        n = 3
+        assert (y > -100).all(), f"bad {n}"
+        return y + 1
+
+
+class AssertNoMsg(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        assert (y > -100).all()
+        return y + 1
+
+
+class AssertEitherOrder(nn.Module):
+    def forward(self, x):
+        d = x.abs() >= 0
+        assert d.all() or (~d).all()
+        return x + 1
+
+
+class AssertScalarCompare(nn.Module):
+    def forward(self, x):
+        t0 = x.sum()
+        dt = x.mean()
+        assert t0 + dt > t0 - 1000, "underflow"
+        return x + 1
+
+
+class AssertRangeFormatted(nn.Module):
+    def forward(self, x):
+        t = x.sum()
+        assert (t > -1000) & (t < 1000), f"range {1}"
+        return x + 1
+
+
+class AssertShapeFString(nn.Module):
+    def forward(self, x):
+        assert x.shape[0] == 8, f"bad {x.shape}"
+        return x + 1
+
+
+class AssertIsfiniteFormat(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        assert torch.isfinite(y).all(), f"non-finite values in state: {y}"
+        return y + 1
+
+
+class AllNoneOfOptionals(nn.Module):
+    def forward(self, x, mask=None):
+        if all(m is None for m in [mask]):
+            return x * 2
+        return x
+
+
+class AnyOfShapeTests(nn.Module):
+    def forward(self, x):
+        rows = list(x.unbind(0))
+        if any(r.shape[0] > 4 for r in rows) and all(r.dim() == 1 for r in rows):
+            return x * 2
+        return x

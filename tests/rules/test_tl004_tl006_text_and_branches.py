@@ -288,4 +288,41 @@ CASES["formatted_parameter_of_a_root_forward_stays_silent"] = Case(
 )
 
 
+CASES["assert_with_a_computed_message_or_an_or"] = Case(
+    """
+    import torch
+    from torch import nn
+
+    class Net(nn.Module):
+        def forward(self, x):
+            y = x * 2
+            assert (y > -100).all(), "bad {}".format(3)  # error: TL005
+            assert torch.isfinite(y).all(), f"non-finite: {y.shape}"  # error: TL005
+            d = y.abs() >= 0
+            assert d.all() or (~d).all()  # error: TL005
+            return y + 1
+    """,
+    {"inputs": ["f32[2,8]"]},
+)
+
+
+CASES["assert_traced_as_a_runtime_assertion_stays_silent"] = Case(
+    """
+    import torch
+    from torch import nn
+
+    class Net(nn.Module):
+        def forward(self, x, mask=None):
+            y = x * 2
+            assert (y > -100).all(), "must be big"
+            assert (y > -100).all(), "must " "be big"
+            assert torch.isfinite(y).all()
+            assert x.shape[0] == 2, f"bad {x.shape}"
+            assert mask is None or mask.dim() == 2, f"mask {mask}"
+            return y + 1
+    """,
+    {"inputs": ["f32[2,8]"]},
+)
+
+
 test_static, test_dynamo_agrees = static_and_dynamo_tests(CASES)

@@ -40,3 +40,30 @@ class DataDependentBranch(Rule):
     def visit_IfExp(self, node: cst.IfExp) -> None:
         if self._tensor_test(node.test):
             self.report(node.test)
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        # `assert t.all()` and `assert t.all(), "text"` are traced as runtime assertions; a
+        # message computed at the assert (`.format(...)`, an f-string with values), or an
+        # `or`/`and` that picks between tensors, makes dynamo read the value on the host
+        if not self._tensor_test(node.test):
+            return
+        if isinstance(node.test, cst.BooleanOperation) or (node.msg is not None and not _constant_text(node.msg)):
+            self.report(
+                node.test,
+                message="an `assert` on a tensor with a computed message (or an `or`/`and` of tensors) "
+                "makes dynamo read the value on the host and split the graph; with a constant message "
+                '(`assert cond.all(), "text"`) it is traced as a runtime assertion',
+                suggestion="Give the assertion a plain string message and test one tensor: "
+                '`assert (t0 <= t).all(), "t out of range"`; format the values outside the compiled region.',
+            )
+
+
+def _constant_text(expr: cst.BaseExpression) -> bool:
+    """A string literal (concatenated, or an f-string with no values in it)."""
+    if isinstance(expr, cst.SimpleString):
+        return True
+    if isinstance(expr, cst.ConcatenatedString):
+        return _constant_text(expr.left) and _constant_text(expr.right)
+    if isinstance(expr, cst.FormattedString):
+        return not any(isinstance(p, cst.FormattedStringExpression) for p in expr.parts)
+    return False
