@@ -617,3 +617,147 @@ def test_what_a_wrapper_calls_among_the_decorators_functions_is_a_region_too(pro
     )
     found = {(f["path"].replace(os.sep, "/").split("pkg/")[-1], f["rule"], f["line"]) for f in check_json(project)}
     assert found == {("decorators.py", "TL004", 3)}
+
+
+# -- calls a name alone does not resolve: a local alias, a class picked from a table, an override
+SOLVER_FILES = {
+    "odesolve/__init__.py": "from .api import odeint, odeint_adjoint\n",
+    "odesolve/base.py": """
+        import torch
+
+        class Solver:
+            def __init__(self, func, y0):
+                self.func = func
+                self.y0 = y0
+
+            def integrate(self, t):
+                out = [self.y0]
+                y = self.y0
+                for t0, t1 in zip(t[:-1], t[1:]):
+                    y = self.step(y, t0, t1)
+                    out.append(y)
+                return torch.stack(out)
+
+            def step(self, y, t0, t1):
+                raise NotImplementedError
+        """,
+    "odesolve/fixed.py": """
+        import torch
+
+        from .base import Solver
+
+        class Euler(Solver):
+            def step(self, y, t0, t1):
+                return y + (t1 - t0) * self.func(t0, y)
+
+        class Adaptive(Solver):
+            def step(self, y, t0, t1):
+                dt = t1 - t0
+                k = self.func(t0, y)
+                err = torch.linalg.vector_norm(dt * k)
+                if err > 1.0:
+                    dt = dt / 2
+                return y + dt * k
+        """,
+    "odesolve/api.py": """
+        from .fixed import Adaptive, Euler
+
+        SOLVERS = {"euler": Euler, "adaptive": Adaptive}
+
+        def odeint(func, y0, t, method="adaptive"):
+            solver = SOLVERS[method](func, y0)
+            return solver.integrate(t)
+
+        def odeint_adjoint(func, y0, t, method="adaptive"):
+            return odeint(func, y0, t, method)
+        """,
+    "model.py": """
+        import torch
+        from odesolve import odeint, odeint_adjoint
+        from torch import nn
+
+        class Field(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = nn.Linear(8, 8)
+
+            def forward(self, t, y):
+                return torch.tanh(self.lin(y))
+
+        class Flow(nn.Module):
+            def __init__(self, adjoint=False):
+                super().__init__()
+                self.field = Field()
+                self.adjoint = adjoint
+                self.register_buffer("times", torch.linspace(0.0, 1.0, 3))
+
+            def forward(self, y0):
+                solve = odeint_adjoint if self.adjoint else odeint
+                return solve(self.field, y0, self.times)
+        """,
+}
+#: `if err > 1.0:` in the subclass's step, reached from Flow.forward through the alias `solve`,
+#: the table SOLVERS, the instance `solver` and the base class's `self.step(...)`
+SOLVER_BREAK = ("fixed.py", 14, "TL005")
+
+
+def write_solver(project) -> None:
+    for name, text in SOLVER_FILES.items():
+        write(project, name, text)
+
+
+def test_calls_through_an_alias_a_class_table_and_an_override_are_followed(project, counted):
+    write_solver(project)
+    cache = Cache(str(project / ".cache"), ["TL0"], [])
+    assert static(project, cache) == {SOLVER_BREAK}
+    # a subclass added in a file the base class does not read: its override is reached too
+    write(
+        project,
+        "odesolve/extra.py",
+        """
+        from .base import Solver
+
+        class Noisy(Solver):
+            def step(self, y, t0, t1):
+                print("step", float(t1 - t0))
+                return y + (t1 - t0) * self.func(t0, y)
+        """,
+    )
+    assert static(project, cache) == {SOLVER_BREAK, ("extra.py", 5, "TL004")}
+    assert static(project, None) == static(project, cache)
+    (project / "odesolve/extra.py").unlink()
+    assert static(project, cache) == {SOLVER_BREAK}
+
+
+def test_a_local_alias_of_a_function_is_no_call_of_a_local_value(project):
+    write_solver(project)
+    write(
+        project, "model.py", SOLVER_FILES["model.py"].replace("solve(self.field", "odeint_adjoint.__call__(self.field")
+    )
+    assert static(project, None) == set()  # (a method of the function object: nothing followed)
+
+
+@pytest.mark.dynamo
+def test_dynamo_breaks_where_the_followed_calls_lead(project):
+    import torch
+
+    from torchlint.dynamic.observe import observe
+    from torchlint.verify import silenced
+
+    write_solver(project)
+    sys.path.insert(0, str(project))
+    try:
+        import model  # type: ignore[import-not-found]
+
+        files = {os.path.realpath(p) for p in project.rglob("*.py")}
+        with silenced():
+            obs = observe(model.Flow(), [[torch.randn(4, 8)]], user_files=files)
+    finally:
+        sys.path.remove(str(project))
+        for name in [m for m in sys.modules if m == "model" or m.startswith("odesolve")]:
+            del sys.modules[name]
+    lines = {(os.path.basename(b.path), b.line) for b in obs.breaks}
+    assert SOLVER_BREAK[:2] in lines
+    # dynamo also breaks at `return solver.integrate(t)`: it cannot rebuild the solver made in
+    # that frame to resume it after the break inside (a miss of the static pass)
+    assert lines - {SOLVER_BREAK[:2]} == {("api.py", 7)}

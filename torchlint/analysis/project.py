@@ -73,6 +73,8 @@ _TENSOR_MAKERS = frozenset(
 )
 _PROPERTY = ("property", "cached_property", "functools.cached_property")
 _MAX_DEPTH = 40
+#: an edge to a subclass's override of a method called on ``self``, as a ref's kind
+_VIRTUAL = "virt"
 
 
 class Project:
@@ -107,6 +109,7 @@ class Project:
         self.traced: dict[str, dict[str, bool]] = {}
         self._analyzed = False
         self._by_path: dict[str, list[tuple[str, tuple[str, str]]]] | None = None
+        self._subclass_index: dict[tuple[str, str], list[tuple[str, str]]] | None = None
 
     def read_paths(self) -> list[str]:
         """Every file whose summary the analysis used (the checked ones and those they import)."""
@@ -463,6 +466,8 @@ class Project:
             return known
 
         def add(ref: Ref, root: tuple[str, str]) -> None:
+            if ref[0] == _VIRTUAL:
+                ref = ("meth", ref[1], ref[2])
             key = (ref[1], ref[2])
             if key in self.regions or not traced(ref):
                 return
@@ -481,8 +486,14 @@ class Project:
             path, qual = ref[1], ref[2]
             root = self.regions[(path, qual)]
             targets = old_edges.get(path, {}).get(qual) if path in same else None
+            rec = self.record(ref) or {}
             if targets is None:
-                targets = list(self._edges(ref, self.record(ref) or {}))
+                targets = list(self._edges(ref, rec))
+            else:
+                targets = [t for t in targets if t[0] != _VIRTUAL]
+            # the overrides a `self.m()` call may run: what the project's subclasses define
+            # depends on files this one does not read, so they are worked out anew each time
+            targets.extend(self._overrides(ref, rec))
             self.edges.setdefault(path, {})[qual] = targets
             for target in targets:
                 add(target, root)
@@ -532,17 +543,96 @@ class Project:
             ref = self.find_method(ref[1], ref[2], "forward")
         return ref
 
+    def _runs(self, path: str, guard: str | None) -> bool:
+        """Whether a call under ``guard`` (see :mod:`torchlint.analysis.summary`) runs in a
+        compiled region of this analysis."""
+        if guard == TRAINING_ONLY:
+            return self.train
+        return guard is None or not self.is_compiling(self.resolve_dotted(path, guard))
+
+    def _subclasses(self) -> dict[tuple[str, str], list[tuple[str, str]]]:
+        """(path, class) -> the project's classes that name it as a base."""
+        if self._subclass_index is None:
+            index: dict[tuple[str, str], list[tuple[str, str]]] = {}
+            for path in self.checked:
+                for cname in self.summary(path).get("classes", {}):
+                    for base in self.bases(path, cname):
+                        if base[0] == "cls":
+                            index.setdefault((base[1], base[2]), []).append((path, cname))
+            self._subclass_index = index
+        return self._subclass_index
+
+    def _overrides(self, ref: Ref, rec: dict[str, Any]) -> Iterator[Ref]:
+        """For a method's ``self.m()`` calls: the ``m`` each subclass of its class defines
+        (an instance of any of them may be the ``self`` it runs on)."""
+        if ref[0] != "meth":
+            return
+        path, owner = ref[1], ref[2].split(".")[0]
+        called = []
+        for name, guard in rec.get("calls", ()):
+            head, _, rest = name.partition(".")
+            if head in ("self", "cls") and rest and "." not in rest and self._runs(path, guard):
+                called.append(rest)
+        if not called:
+            return
+        index = self._subclasses()
+        seen = {(path, owner)}
+        todo = list(index.get((path, owner), ()))
+        while todo and len(seen) <= 4 * _MAX_DEPTH:
+            sub = todo.pop(0)
+            if sub in seen:
+                continue
+            seen.add(sub)
+            todo.extend(index.get(sub, ()))
+            methods = self._class(*sub).get("methods", {})
+            for m in called:
+                if m in methods:
+                    yield (_VIRTUAL, sub[0], f"{sub[1]}.{m}")
+
+    def _made(self, path: str, callee: str, method: str) -> Iterator[Ref]:
+        """The ``method`` of what ``callee`` makes: a class (``Cls``), or each class a table
+        holds (``TABLE[]``, for ``TABLE[key](...)``)."""
+        if callee.endswith("[]"):
+            classes = [self.resolve_dotted(f, n) for f, n in self._table(path, callee[:-2])]
+        else:
+            classes = [self.resolve_dotted(path, callee)]
+        for cls in classes:
+            if cls is not None and cls[0] == "cls":
+                found = self.find_method(cls[1], cls[2], method)
+                if found is not None:
+                    yield found
+
+    def _table(self, path: str, name: str, depth: int = 0) -> list[tuple[str, str]]:
+        """(file, name as written there) for each name the module-level table ``name`` holds."""
+        held = self.summary(path).get("tables", {}).get(name)
+        if held is not None:
+            return [(path, n) for n in held]
+        target = self._import_map(path).get(name)
+        if target is None or name == "*" or depth > _MAX_DEPTH:
+            return []
+        mod, imported = target
+        f = self.map.find(mod) if imported else None
+        return self._table(f, imported, depth + 1) if f is not None and imported else []
+
     def _edges(self, ref: Ref, rec: dict[str, Any]) -> Iterable[Ref]:
         path = ref[1]
         owner = ref[2].split(".")[0] if ref[0] == "meth" else None
+        made, named = rec.get("made", {}), rec.get("named", {})
         for name, guard in rec.get("calls", ()):
-            if guard == TRAINING_ONLY:
-                if not self.train:
-                    continue
-            elif guard is not None and self.is_compiling(self.resolve_dotted(path, guard)):
+            if not self._runs(path, guard):
                 continue
             head, _, rest = name.partition(".")
             target: Ref | None = None
+            if head in named:  # `solve = odeint_adjoint if adjoint else odeint; solve(...)`
+                for value in named[head]:
+                    target = self.resolve_dotted(path, f"{value}.{rest}" if rest else value)
+                    if target is not None and target[0] in ("fn", "meth"):
+                        yield target
+                continue
+            if head in made and rest and "." not in rest:
+                for callee in made[head]:
+                    yield from self._made(path, callee, rest)
+                continue
             if head in ("self", "cls") and owner is not None:
                 if rest and "." not in rest:
                     target = self.find_method(path, owner, rest)

@@ -27,7 +27,7 @@ from torchlint.analysis.sites import UNLISTED_HEADS, UNLISTED_MODULES, Env, _ato
 from torchlint.analysis.torchnames import LABEL_PARAMS
 
 #: bump when the summary's shape or meaning changes (it is part of cache keys)
-VERSION = 6
+VERSION = 7
 
 Summary = dict[str, Any]
 
@@ -149,6 +149,11 @@ class _FunctionScan:
         # `func(*args)`): what a decorator puts in place of the function it decorates
         self.wrappers: list[str] = []
         self.local_imports: dict[str, str] = {}
+        #: `name = Cls(...)` / `name = TABLE[key](...)` in this body: local -> the callees as
+        #: written (`TABLE[]` for a call of a subscript), for the methods later called on it
+        self.made: dict[str, list[str]] = {}
+        #: `name = f` / `name = f if cond else g` in this body: local -> the names, for its calls
+        self.named: dict[str, list[str]] = {}
         self._seen_calls: set[tuple[str | None, ...]] = set()
         self._seen_attrs: set[str] = set()
         # for what callers pass (:mod:`torchlint.analysis.sites`): every call, in order; the
@@ -204,6 +209,15 @@ class _FunctionScan:
             return
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if len(targets) == 1 and isinstance(targets[0], ast.Name) and isinstance(node.value, ast.Call):
+                made = _maker(node.value.func)
+                if made is not None and made not in self.made.setdefault(targets[0].id, []):
+                    self.made[targets[0].id].append(made)
+            elif len(targets) == 1 and isinstance(targets[0], ast.Name):
+                arms = [node.value.body, node.value.orelse] if isinstance(node.value, ast.IfExp) else [node.value]
+                names = [dotted(a) for a in arms]
+                if all(n is not None and n.split(".")[0] != "self" for n in names):
+                    self.named.setdefault(targets[0].id, []).extend(cast("list[str]", names))
             for target in targets:
                 if (
                     isinstance(target, ast.Attribute)
@@ -347,6 +361,15 @@ def _children(node: ast.AST) -> list[ast.AST]:
     return out
 
 
+def _maker(func: ast.AST) -> str | None:
+    """What a call that makes a local value calls: ``Cls`` / ``mod.Cls``, or ``TABLE[]`` for
+    ``TABLE[key](...)`` (a class picked from a module-level table)."""
+    if isinstance(func, ast.Subscript):
+        table = dotted(func.value)
+        return f"{table}[]" if table is not None and "." not in table else None
+    return dotted(func)
+
+
 def _function(fn: ast.AST) -> dict[str, Any]:
     scan = _FunctionScan(fn)
     decorators = [d for d in (_callee(x) for x in fn.decorator_list) if d]  # type: ignore[attr-defined]
@@ -360,6 +383,14 @@ def _function(fn: ast.AST) -> dict[str, Any]:
     own -= {"self", "cls"}
     calls = [c for c in scan.calls if (c[0] or "").split(".", 1)[0] not in own]
     out: dict[str, Any] = {"decorators": decorators, "calls": calls}
+    called_on = {(c[0] or "").split(".", 1)[0] for c in calls if (c[0] or "").count(".") == 1}
+    made = {local: callees for local, callees in scan.made.items() if local in called_on and local not in own}
+    if made:
+        out["made"] = made
+    called = {(c[0] or "").split(".", 1)[0] for c in calls}
+    named = {local: names for local, names in scan.named.items() if local in called and local not in own}
+    if named:
+        out["named"] = named
     if scan.attrs:
         out["attrs"] = scan.attrs
     kind = _annotation_kind(fn.returns)  # type: ignore[attr-defined]
@@ -456,7 +487,9 @@ def _walk(tree: ast.AST) -> Iterator[ast.AST]:
 
 
 #: one run of top-level statements' part of a summary: (imports, aliases, bound, classes, functions)
-_Part = tuple[list[list[Any]], dict[str, str], dict[str, str], dict[str, Any], dict[str, Any], list[Any]]
+_Part = tuple[
+    list[list[Any]], dict[str, str], dict[str, str], dict[str, Any], dict[str, Any], list[Any], dict[str, list[str]]
+]
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
@@ -495,14 +528,15 @@ def _summarize(source: str, tree: ast.Module | None, memo: dict[str, _Part] | No
     top: list[Any] = []  # what the code outside functions calls and reads
     compiled: list[list[str | None]] = []
     instances: dict[str, str] = {}  # `name = Cls(...)` anywhere (for torch.compile(name))
+    tables: dict[str, list[str]] = {}  # `NAME = {key: Cls, ...}`: the names it holds
     if memo is None:
-        _top(tree.body, imports, aliases, bound, classes, functions, top)
+        _top(tree.body, imports, aliases, bound, classes, functions, top, tables)
     else:
         fresh: dict[str, _Part] = {}
         for text, stmts in _statement_runs(source, tree.body):
             part = memo.get(text) or fresh.get(text)
             if part is None:
-                part = ([], {}, {}, {}, {}, [])
+                part = ([], {}, {}, {}, {}, [], {})
                 _top(stmts, *part)
             fresh[text] = part
             imports.extend(part[0])
@@ -511,9 +545,10 @@ def _summarize(source: str, tree: ast.Module | None, memo: dict[str, _Part] | No
             classes.update(part[3])
             functions.update(part[4])
             top.extend(part[5])
+            tables.update(part[6])
         memo.clear()
         memo.update(fresh)
-    return _finish(source, tree, imports, aliases, bound, classes, functions, compiled, instances, top)
+    return _finish(source, tree, imports, aliases, bound, classes, functions, compiled, instances, top, tables)
 
 
 def _statement_runs(source: str, body: list[ast.stmt]) -> list[tuple[str, list[ast.stmt]]]:
@@ -546,10 +581,11 @@ def _merge_top(parts: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _top(body, imports, aliases, bound, classes, functions, top_code=None) -> None:
+def _top(body, imports, aliases, bound, classes, functions, top_code=None, tables=None) -> None:
     """What the top-level statements ``body`` add to a summary's imports, aliases, bindings,
     classes and functions (and to ``top_code``: what the code outside functions calls and
-    reads, as :func:`_callers_view` says)."""
+    reads, as :func:`_callers_view` says; to ``tables``: the names a module-level dict, list or
+    tuple of names holds, as ``SOLVERS = {"rk4": RK4, ...}``)."""
     loose: list[ast.stmt] = []  # statements outside functions (class bodies' too)
 
     def code(stmts) -> None:
@@ -589,8 +625,11 @@ def _top(body, imports, aliases, bound, classes, functions, top_code=None) -> No
                 for t in targets:
                     if isinstance(t, ast.Name):
                         name = dotted(stmt.value)
+                        held = _table(stmt.value)
                         if name is not None:
                             aliases[t.id] = name
+                        elif held and tables is not None:
+                            tables[t.id] = held
                         elif isinstance(stmt.value, ast.Call):
                             callee = dotted(stmt.value.func)
                             if callee is not None:
@@ -659,7 +698,17 @@ def _may_compile(source: str, tree: ast.Module) -> bool:
     return False
 
 
-def _finish(source, tree, imports, aliases, bound, classes, functions, compiled, instances, top) -> Summary:
+def _table(value: ast.AST) -> list[str] | None:
+    """The names a dict (its values), list or tuple literal holds, when it holds only names."""
+    items = (
+        value.values if isinstance(value, ast.Dict) else value.elts if isinstance(value, (ast.List, ast.Tuple)) else []
+    )
+    names = [dotted(v) for v in items]
+    held = [n for n in names if n is not None]
+    return held if held and len(held) == len(names) else None
+
+
+def _finish(source, tree, imports, aliases, bound, classes, functions, compiled, instances, top, tables) -> Summary:
     # torch.compile(...)-like calls anywhere: their first argument, as written
     for node in _walk(tree) if _may_compile(source, tree) else ():
         if (
@@ -697,6 +746,7 @@ def _finish(source, tree, imports, aliases, bound, classes, functions, compiled,
         ("functions", functions),
         ("compiled", compiled),
         ("instances", instances),
+        ("tables", tables),
         ("top", _merge_top(top)),
     ):
         if value:
