@@ -429,6 +429,71 @@ CASES = {
         """,
         FN,
     ),
+    "lookalike_isinstance_proves_a_number": Case(
+        """
+        import numbers
+        from typing import Union
+
+        import torch
+
+        def to_rgba(image: torch.Tensor, alpha: Union[float, torch.Tensor]) -> torch.Tensor:
+            if isinstance(alpha, float):
+                a = torch.full_like(image[:, :1], fill_value=float(alpha))
+            else:
+                a = alpha
+            return torch.cat([image, a], dim=1)
+
+        def gamma_of(x: torch.Tensor, gamma: Union[float, torch.Tensor]) -> torch.Tensor:
+            if isinstance(gamma, (int, float)) and x.ndim > 0:
+                if 0.0 <= gamma <= 10.0:
+                    return x**gamma
+            if isinstance(gamma, numbers.Number) or gamma > 0:  # error: TL005
+                return x * 2
+            return x
+
+        @torch.compile
+        def f(x):
+            y = to_rgba(x, 0.5)
+            return gamma_of(y, torch.tensor(0.5)) + gamma_of(y, 0.7)
+        """,
+        FN,
+    ),
+    "a_name_rebound_in_an_if_without_else_may_still_be_a_tensor": Case(
+        """
+        import torch
+
+        @torch.compile
+        def f(x, clip=False):
+            y = x.sum()
+            if clip:
+                y = 0.0
+            if y > 0:  # error: TL005
+                return x * 2
+            return x
+        """,
+        FN,
+    ),
+    "a_tensor_only_method_on_an_unknown_value": Case(
+        """
+        import torch
+
+        def rms(t):
+            return t.pow(2).mean().sqrt()
+
+        def initial_step(y0, f0, norm):
+            scale = 1e-3 + torch.abs(y0) * 1e-3
+            d0 = norm(y0 / scale).abs()
+            d1 = norm(f0 / scale).abs()
+            if d0 < 1e-5 or d1 < 1e-5:  # error: TL005
+                return torch.tensor(1e-6)
+            return 0.01 * d0 / d1
+
+        @torch.compile
+        def f(x):
+            return x * initial_step(x, x * 2, rms)
+        """,
+        FN,
+    ),
     "lookalike_tensors_sorted_by_a_size_key": Case(
         """
         import torch

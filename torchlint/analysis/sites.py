@@ -72,6 +72,46 @@ _TENSOR_METHODS = frozenset(
         "tanh",
     }
 )
+#: Methods of tensors that neither Python's numbers and containers, nor NumPy arrays, nor
+#: ``nn.Module`` have: whatever they are called on (an unknown helper's result, a function
+#: passed in: ``norm(y / scale).abs()``), the value is a tensor.
+ONLY_TENSOR_METHODS = frozenset(
+    {
+        "abs",
+        "exp",
+        "log",
+        "sqrt",
+        "rsqrt",
+        "sigmoid",
+        "tanh",
+        "relu",
+        "softmax",
+        "log_softmax",
+        "logsumexp",
+        "norm",
+        "pow",
+        "clamp",
+        "clamp_min",
+        "clamp_max",
+        "amax",
+        "amin",
+        "isnan",
+        "isinf",
+        "isfinite",
+        "reciprocal",
+        "neg",
+        "sign",
+        "unsqueeze",
+        "permute",
+        "contiguous",
+        "masked_fill",
+        "type_as",
+        "new_zeros",
+        "new_ones",
+        "new_full",
+        "new_empty",
+    }
+)
 # torch.<name> calls whose result is no tensor
 _NOT_TENSOR_CALLS = frozenset(
     {
@@ -383,6 +423,8 @@ class Env:
                 return "n"
             if attr in _TENSOR_METHODS and self._may_be_tensor(func.value):
                 return "t"
+            if attr in ONLY_TENSOR_METHODS and not _namespace_root(func.value):
+                return "t"
         return "?"
 
     def _may_be_tensor(self, node: ast.AST) -> bool:
@@ -392,6 +434,12 @@ class Env:
         if isinstance(root, ast.Name):
             return root.id not in ("self", "torch", "np", "numpy", "math", "F", "nn")
         return not isinstance(root, ast.Call) or self._call_kind(root) == "t"
+
+
+def _namespace_root(node: ast.AST) -> bool:
+    """``np.x``, ``math.y``, ``self``: what a method name alone does not make a tensor."""
+    root, _ = _chain_root(node)
+    return isinstance(root, ast.Name) and root.id in ("self", "torch", "np", "numpy", "math", "F", "nn")
 
 
 def _dotted(node: ast.AST) -> str | None:

@@ -18,6 +18,7 @@ import libcst as cst
 
 from torchlint.analysis.names import ImportTable, dotted
 from torchlint.analysis.regions import ClassInfo
+from torchlint.analysis.sites import ONLY_TENSOR_METHODS
 from torchlint.analysis.tree import code_children
 
 TENSOR = "tensor"
@@ -736,8 +737,18 @@ class TensorScope:
                 ):
                     return TENSORS
                 return TENSOR
+            if base_kind is None and method_name in ONLY_TENSOR_METHODS and not self._namespace(func.value):
+                return TENSOR  # `norm(y / scale).abs()`: only a tensor has it
             return None
         return None
+
+    def _namespace(self, expr: cst.BaseExpression) -> bool:
+        """``self``, a module alias (``np``, ``math``) or an attribute of one."""
+        while isinstance(expr, cst.Attribute):
+            expr = expr.value
+        if not isinstance(expr, cst.Name):
+            return False
+        return expr.value == "self" or self.imports.resolve(expr) is not None and expr.value not in self.local
 
     def _helper_returns(self, call: cst.Call) -> str | None:
         """What a same-file helper (``helper(x)``, ``self.helper(x)``) returns with these
@@ -869,3 +880,42 @@ class TensorScope:
                 if self.kind(iterable.func.value) == MODULE:
                     return MODULE
         return None
+
+
+#: the types an ``isinstance`` test can name that no tensor is
+_NOT_TENSOR_TYPES = frozenset(
+    {
+        "builtins.int",
+        "builtins.float",
+        "builtins.bool",
+        "builtins.complex",
+        "builtins.str",
+        "builtins.bytes",
+        "builtins.list",
+        "builtins.tuple",
+        "builtins.dict",
+        "builtins.set",
+        "numbers.Number",
+        "numbers.Real",
+        "numbers.Integral",
+        "numbers.Complex",
+    }
+)
+
+
+def not_tensors_when(test: cst.BaseExpression, scope: TensorScope) -> list[str]:
+    """The names ``test`` proves no tensor where it holds: ``isinstance(a, float)``, each
+    operand of an ``and`` (``not is_compiling() and isinstance(gamma, (int, float))``)."""
+    if isinstance(test, cst.BooleanOperation):
+        if not isinstance(test.operator, cst.And):
+            return []
+        return not_tensors_when(test.left, scope) + not_tensors_when(test.right, scope)
+    if not (isinstance(test, cst.Call) and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name)):
+        return []
+    if scope.resolve(test.func) != "builtins.isinstance":
+        return []
+    kinds = test.args[1].value
+    named = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
+    if all(isinstance(n, (cst.Name, cst.Attribute)) and scope.resolve(n) in _NOT_TENSOR_TYPES for n in named):
+        return [test.args[0].value.value]
+    return []

@@ -25,7 +25,7 @@ import libcst as cst
 
 from torchlint.analysis.names import ImportTable
 from torchlint.analysis.regions import Region, build_index, find_regions
-from torchlint.analysis.tensors import TENSOR, TENSOR_DICT, TENSORS, TensorScope, annotation_kind
+from torchlint.analysis.tensors import TENSOR, TENSOR_DICT, TENSORS, TensorScope, annotation_kind, not_tensors_when
 from torchlint.analysis.tree import TRIVIA_TYPES, Span, positions, spans_of, traverse, walk
 from torchlint.files import line_at, source_lines
 from torchlint.findings import Finding, Fix
@@ -142,11 +142,21 @@ class _Walker(cst.CSTVisitor):
             handler(branch)
         scope = self._scope()
         self.walk(branch.test)
+        narrowed = not_tensors_when(branch.test, scope)
+        for name in narrowed:
+            if name not in scope.kinds:  # bound around this scope: what it is here, first
+                was_guessed = scope.is_guessed(name)
+                scope.kinds[name] = scope.lookup(name)
+                if was_guessed:
+                    scope.guessed.add(name)
         before = (dict(scope.kinds), set(scope.local), set(scope.guessed))
+        for name in narrowed:
+            scope.bind(name, None)  # `if isinstance(alpha, float): float(alpha)`
         self.walk(branch.body)
         arms = [(dict(scope.kinds), set(scope.guessed))]
+        # the other arm (no `else`: the kinds from before the `if`)
+        scope.kinds, scope.local, scope.guessed = dict(before[0]), set(before[1]) | set(arms[0][0]), set(before[2])
         if branch.orelse is not None:
-            scope.kinds, scope.local, scope.guessed = dict(before[0]), set(before[1]) | set(arms[0][0]), set(before[2])
             self.walk(branch.orelse)
         arms.append((dict(scope.kinds), set(scope.guessed)))
         guessed = arms[0][1] | arms[1][1]
