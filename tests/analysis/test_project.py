@@ -761,3 +761,51 @@ def test_dynamo_breaks_where_the_followed_calls_lead(project):
     # dynamo also breaks at `return solver.integrate(t)`: it cannot rebuild the solver made in
     # that frame to resume it after the break inside (a miss of the static pass)
     assert lines - {SOLVER_BREAK[:2]} == {("api.py", 7)}
+
+
+def test_a_call_only_made_while_tracing_or_scripting_is_no_region(project):
+    # dynamo reads torch.jit.is_tracing() / is_scripting() as False: what runs only when they
+    # are true is never compiled, what runs in their other arm is, nested guards included
+    write(project, "pkg/__init__.py", "")
+    write(
+        project,
+        "pkg/ops.py",
+        """
+        import warnings
+
+        import torch
+
+        def traced_loop(x):
+            warnings.warn("traced")
+            return x
+
+        def eager_loop(x):
+            print("eager")
+            return x
+
+        def is_exporting():
+            return False
+
+        def hysteresis(x):
+            if is_exporting():
+                return x
+            elif torch.jit.is_tracing():
+                return traced_loop(x)
+            else:
+                return eager_loop(x)
+        """,
+    )
+    write(
+        project,
+        "pkg/net.py",
+        """
+        import torch
+        from .ops import hysteresis
+
+        class Net(torch.nn.Module):
+            def forward(self, x):
+                return hysteresis(x)
+        """,
+    )
+    found = {(os.path.basename(f["path"]), f["rule"], f["line"]) for f in check_json(project)}
+    assert found == {("ops.py", "TL004", 10)}

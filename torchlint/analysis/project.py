@@ -43,6 +43,7 @@ from torchlint.analysis.torchnames import (
     COMPILE_CALLS,
     DISABLE_DECORATORS,
     IS_COMPILING,
+    NOT_WHILE_COMPILING,
     OPAQUE_DECORATORS,
     is_module_class_name,
 )
@@ -546,9 +547,19 @@ class Project:
     def _runs(self, path: str, guard: str | None) -> bool:
         """Whether a call under ``guard`` (see :mod:`torchlint.analysis.summary`) runs in a
         compiled region of this analysis."""
-        if guard == TRAINING_ONLY:
-            return self.train
-        return guard is None or not self.is_compiling(self.resolve_dotted(path, guard))
+        if guard is None:
+            return True
+        for part in guard.split("&"):  # nested guards: each must let the call run
+            if part == TRAINING_ONLY:
+                if not self.train:
+                    return False
+            elif part.startswith("!"):  # only where part() is true
+                ref = self.resolve_dotted(path, part[1:])
+                if ref is not None and ref[0] == "ext" and ref[1] in NOT_WHILE_COMPILING:
+                    return False
+            elif self.is_compiling(self.resolve_dotted(path, part)):
+                return False
+        return True
 
     def _subclasses(self) -> dict[tuple[str, str], list[tuple[str, str]]]:
         """(path, class) -> the project's classes that name it as a base."""

@@ -27,7 +27,7 @@ from torchlint.analysis.sites import UNLISTED_HEADS, UNLISTED_MODULES, Env, _ato
 from torchlint.analysis.torchnames import LABEL_PARAMS
 
 #: bump when the summary's shape or meaning changes (it is part of cache keys)
-VERSION = 7
+VERSION = 8
 
 Summary = dict[str, Any]
 
@@ -111,6 +111,12 @@ def _guard_of(test: ast.AST) -> tuple | None:
         if name is not None:
             return name, negated
     return None
+
+
+def _both(outer: str | None, inner: str) -> str:
+    """The guard of code under ``inner`` inside code under ``outer``: ``a&!b`` (each must let
+    it run; see :meth:`torchlint.analysis.project.Project`'s ``_runs``)."""
+    return inner if outer is None or outer == inner else f"{outer}&{inner}"
 
 
 def _param_names(fn: ast.AST) -> frozenset[str]:
@@ -244,9 +250,12 @@ class _FunctionScan:
             self._expr(node.test, guard)
             if g is not None:
                 name, negated = g
-                # `if not g(): <eager>` / `if g(): ... else: <eager>`: eager-only under guard g
-                self._block(node.body, name if negated else guard, prefix)
-                self._block(node.orelse, guard if negated else name, prefix)
+                # `if not g(): <eager>` / `if g(): ... else: <eager>`: eager-only under guard g;
+                # the other arm runs only where g() is true: "!g" (`if torch.jit.is_tracing():`,
+                # never under dynamo) unless a guard around it says more
+                held = guard if name == TRAINING_ONLY else _both(guard, f"!{name}")
+                self._block(node.body, _both(guard, name) if negated else held, prefix)
+                self._block(node.orelse, held if negated else _both(guard, name), prefix)
                 return
         if isinstance(node, ast.Return) and not prefix:
             value = node.value
