@@ -473,6 +473,43 @@ CASES = {
         """,
         FN,
     ),
+    "tensors_gathered_by_tuple_of_a_generator": Case(
+        """
+        from typing import Dict
+
+        import torch
+
+        KEYS = ("a", "b")
+
+        def dispatch(x: torch.Tensor, params: Dict[str, torch.Tensor], neutral):
+            factors = tuple(params[k] for k in KEYS)
+            for idx in range(2):
+                if (factors[idx] != neutral[idx]).any():  # error: TL005
+                    x = x * factors[idx]
+            return x
+
+        @torch.compile
+        def f(x):
+            return dispatch(x, {"a": x.mean(), "b": x.sum()}, (0.0, 1.0))
+        """,
+        FN,
+    ),
+    "tensors_of_a_list_comprehension": Case(
+        """
+        import torch
+
+        @torch.compile
+        def f(x):
+            rows = [r * 2 for r in x.unbind(0)]
+            if rows[0].sum() > 0:  # error: TL005
+                x = x + 1
+            names = [str(i) for i in range(3)]
+            if names[0] == "0":
+                x = x * 2
+            return x
+        """,
+        FN,
+    ),
     "a_tensor_only_method_on_an_unknown_value": Case(
         """
         import torch

@@ -634,6 +634,8 @@ class TensorScope:
             if self.is_tensor(expr.body) and self.is_tensor(expr.orelse):
                 return TENSOR
             return None
+        if isinstance(expr, cst.ListComp):
+            return TENSORS if self.element_kind(expr) == TENSOR else None
         if isinstance(expr, (cst.Tuple, cst.List)):
             if expr.elements and all(
                 not isinstance(e, cst.StarredElement) and self.is_tensor(e.value) for e in expr.elements
@@ -692,6 +694,11 @@ class TensorScope:
             returned = self._helper_returns(call)
             if returned is not None:
                 return returned
+        if qual in ("builtins.tuple", "builtins.list") and len(call.args) == 1 and call.args[0].keyword is None:
+            arg = call.args[0].value  # `tuple(params[k] for k in keys)`, `list(x.unbind(0))`
+            if isinstance(arg, (cst.GeneratorExp, cst.ListComp)):
+                return TENSORS if self.element_kind(arg) == TENSOR else None
+            return TENSORS if self.kind(arg) in (TENSOR, TENSORS) else None
         if qual is not None:
             if any(qual.startswith(ns) for ns in NOT_TENSOR_NAMESPACES) and not qual.startswith(
                 ("torch.nn.functional.",)
@@ -854,6 +861,14 @@ class TensorScope:
             arg = iterable.args[0].value
             return [(None, None), (self.iter_element_kind(arg), arg if _is_pairs(arg) else None)]
         return None
+
+    def element_kind(self, comp: cst.GeneratorExp | cst.ListComp) -> str | None:
+        """The kind of the element a one-loop comprehension makes (``t * 2 for t in x``)."""
+        if comp.for_in.inner_for_in is not None:
+            return None
+        inner = TensorScope(self.imports, self.owner, parent=self)
+        inner.bind_loop(comp.for_in.target, comp.for_in.iter)
+        return inner.kind(comp.elt)
 
     def iter_element_kind(self, iterable: cst.BaseExpression) -> str | None:
         """The kind of the loop variable of ``for v in iterable``."""
