@@ -294,7 +294,14 @@ def lint_module(
             whole = list(planning.nodes())
         except Exception:  # noqa: BLE001 - the marks are a hint: never lose the findings over them
             planning = None
-    spans, text_spans = (spans_from or spans_of)(module, [item[1] for item in ctx.reports], whole)
+    reported = [item[1] for item in ctx.reports]
+    # a node's own parentheses are outside its position: `if (\n a.any()\n or b\n):` is
+    # reported from the `(`, the line dynamo names
+    opening = {node: node.lpar[0] for node in reported if getattr(node, "lpar", None)}
+    spans, text_spans = (spans_from or spans_of)(module, reported + list(opening.values()), whole)
+    for node, paren in opening.items():
+        if node in spans and paren in spans:
+            spans[node] = (spans[paren][0], spans[node][1])
     fix_at: dict[tuple[str, int, int], Fix] = {}
     if planning is not None:
         try:
