@@ -809,3 +809,42 @@ def test_a_call_only_made_while_tracing_or_scripting_is_no_region(project):
     )
     found = {(os.path.basename(f["path"]), f["rule"], f["line"]) for f in check_json(project)}
     assert found == {("ops.py", "TL004", 10)}
+
+
+def test_an_is_compiling_looked_up_with_getattr_and_wrapped_is_one(project):
+    # kornia's shape: the function found with getattr at import, a wrapper returning bool() of
+    # it or a constant, imported by another file that checks it in an `and`
+    write(project, "pkg/__init__.py", "")
+    write(
+        project,
+        "pkg/utils.py",
+        """
+        import torch
+
+        _torch_is_compiling = getattr(torch.compiler, "is_compiling", None) or getattr(
+            torch._dynamo, "is_compiling", None
+        )
+
+        def is_compiling() -> bool:
+            return bool(_torch_is_compiling()) if _torch_is_compiling is not None else False
+        """,
+    )
+    write(
+        project,
+        "pkg/net.py",
+        """
+        import warnings
+
+        import torch
+        from .utils import is_compiling
+
+        class Net(torch.nn.Module):
+            def forward(self, x, eps=1e-8):
+                if not torch.jit.is_scripting() and not is_compiling() and eps != 1e-8:
+                    warnings.warn("eps is ignored")
+                print("always")
+                return x
+        """,
+    )
+    found = {(os.path.basename(f["path"]), f["rule"], f["line"]) for f in check_json(project)}
+    assert found == {("net.py", "TL004", 10)}

@@ -458,6 +458,41 @@ CASES = {
         """,
         FN,
     ),
+    "lookalike_isinstance_before_a_truth_test_in_an_and": Case(
+        """
+        import torch
+
+        def keep(x, default):
+            if not isinstance(default, (torch.Tensor, list)) or (isinstance(default, list) and default):
+                raise ValueError("a state is a tensor or an empty list")
+            return x
+
+        @torch.compile
+        def f(x):
+            y = x * 2
+            z = keep(x, x.sum()) + keep(x, []).sum()
+            if isinstance(y, list) or y.sum() > 0:  # error: TL005
+                return z * 2
+            return z
+        """,
+        FN,
+    ),
+    "a_parenthesized_test_over_lines_is_reported_where_it_opens": Case(
+        """
+        import torch
+
+        @torch.compile
+        def f(x):
+            y = x * 2
+            if (  # error: TL005
+                (y < 0).any()
+                or (y > 100).any()
+            ):
+                return y + 1
+            return y
+        """,
+        FN,
+    ),
     "a_name_rebound_in_an_if_without_else_may_still_be_a_tensor": Case(
         """
         import torch

@@ -27,7 +27,7 @@ from torchlint.analysis.sites import UNLISTED_HEADS, UNLISTED_MODULES, Env, _ato
 from torchlint.analysis.torchnames import LABEL_PARAMS
 
 #: bump when the summary's shape or meaning changes (it is part of cache keys)
-VERSION = 8
+VERSION = 9
 
 Summary = dict[str, Any]
 
@@ -258,7 +258,7 @@ class _FunctionScan:
                 self._block(node.orelse, held if negated else _both(guard, name), prefix)
                 return
         if isinstance(node, ast.Return) and not prefix:
-            value = node.value
+            value = _returned_call(node.value)
             if value is None or isinstance(value, ast.Constant):
                 self.returns.append("const")
             elif isinstance(value, ast.Call):
@@ -633,7 +633,7 @@ def _top(body, imports, aliases, bound, classes, functions, top_code=None, table
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                 for t in targets:
                     if isinstance(t, ast.Name):
-                        name = dotted(stmt.value)
+                        name = dotted(stmt.value) or _looked_up(stmt.value)
                         held = _table(stmt.value)
                         if name is not None:
                             aliases[t.id] = name
@@ -705,6 +705,42 @@ def _may_compile(source: str, tree: ast.Module) -> bool:
                 if func is not None and func.split(".")[-1] in ("compile", "optimize"):
                     return True
     return False
+
+
+def _returned_call(value: ast.AST | None) -> ast.AST | None:
+    """What a ``return`` gives, through ``bool(f())`` and ``f() if f is not None else False``
+    (a wrapper that returns what ``f`` says, or a constant)."""
+    while True:
+        if isinstance(value, ast.IfExp) and isinstance(value.orelse, ast.Constant):
+            value = value.body
+        elif (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and value.func.id == "bool"
+            and len(value.args) == 1
+            and isinstance(value.args[0], ast.Call)
+        ):
+            value = value.args[0]
+        else:
+            return value
+
+
+def _looked_up(value: ast.AST) -> str | None:
+    """The dotted name ``getattr(torch.compiler, "is_compiling", None)`` looks up (the first of
+    ``a or b``): a module-level alias, kept as ``torch.compiler.is_compiling``."""
+    if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
+        return _looked_up(value.values[0])
+    if (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id == "getattr"
+        and len(value.args) >= 2
+        and isinstance(value.args[1], ast.Constant)
+        and isinstance(value.args[1].value, str)
+    ):
+        base = dotted(value.args[0])
+        return f"{base}.{value.args[1].value}" if base is not None else None
+    return None
 
 
 def _table(value: ast.AST) -> list[str] | None:

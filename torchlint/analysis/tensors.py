@@ -934,3 +934,16 @@ def not_tensors_when(test: cst.BaseExpression, scope: TensorScope) -> list[str]:
     if all(isinstance(n, (cst.Name, cst.Attribute)) and scope.resolve(n) in _NOT_TENSOR_TYPES for n in named):
         return [test.args[0].value.value]
     return []
+
+
+def narrowed_in(test: cst.BaseExpression, scope: TensorScope, names: frozenset[str] = frozenset()) -> set[int]:
+    """The ids of the bare names in ``test`` that an ``isinstance`` before them in an ``and``
+    proves no tensor (``isinstance(d, list) and d``: the truth of a list)."""
+    if isinstance(test, cst.BooleanOperation):
+        left = narrowed_in(test.left, scope, names)
+        if isinstance(test.operator, cst.And):
+            names = names | frozenset(not_tensors_when(test.left, scope))
+        return left | narrowed_in(test.right, scope, names)
+    if isinstance(test, cst.UnaryOperation):
+        return narrowed_in(test.expression, scope, names)
+    return {id(test)} if isinstance(test, cst.Name) and test.value in names else set()

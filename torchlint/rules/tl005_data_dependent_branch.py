@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchlint import matrix
+from torchlint.analysis.tensors import narrowed_in
 from torchlint.analysis.tree import walk
 from torchlint.rules.base import Rule
 
@@ -16,10 +17,11 @@ class DataDependentBranch(Rule):
         # Only the operands that run count (`self.training and x.any()` reads no tensor in
         # eval mode). `if output_attentions:` / `if n > 0:` on a bare input parameter: a flag.
         scope = self.ctx.scope
-        operands = self.ctx.index.operands(test)
-        return scope is not None and (
-            any(scope.is_tensor_value(op) for op in operands) or any(self._traced_draw(op) for op in operands)
-        )
+        if scope is None:
+            return False
+        narrowed = narrowed_in(test, scope)
+        operands = [op for op in self.ctx.index.operands(test) if id(op) not in narrowed]
+        return any(scope.is_tensor_value(op) for op in operands) or any(self._traced_draw(op) for op in operands)
 
     def _traced_draw(self, expr: cst.BaseExpression) -> bool:
         """A `random` draw that the torch the pass reports for traces (``random.random()``
