@@ -586,19 +586,28 @@ class Project:
                 called.append(rest)
         if not called:
             return
-        index = self._subclasses()
-        seen = {(path, owner)}
-        todo = list(index.get((path, owner), ()))
-        while todo and len(seen) <= 4 * _MAX_DEPTH:
-            sub = todo.pop(0)
-            if sub in seen:
-                continue
-            seen.add(sub)
-            todo.extend(index.get(sub, ()))
+        for sub in self._descendants(path, owner):
             methods = self._class(*sub).get("methods", {})
             for m in called:
                 if m in methods:
                     yield (_VIRTUAL, sub[0], f"{sub[1]}.{m}")
+
+    def _descendants(self, path: str, owner: str) -> list[tuple[str, str]]:
+        """Every project class below ``owner`` (breadth first, each once)."""
+        key = ("descendants", path, owner)
+        if key not in self._memo:
+            index = self._subclasses()
+            seen = {(path, owner)}
+            out: list[tuple[str, str]] = []
+            todo = deque(index.get((path, owner), ()))
+            while todo:
+                sub = todo.popleft()
+                if sub not in seen:
+                    seen.add(sub)
+                    out.append(sub)
+                    todo.extend(index.get(sub, ()))
+            self._memo[key] = out
+        return self._memo[key]
 
     def _made(self, path: str, callee: str, method: str) -> Iterator[Ref]:
         """The ``method`` of what ``callee`` makes: a class (``Cls``), or each class a table
