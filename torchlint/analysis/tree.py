@@ -376,6 +376,13 @@ def statements_code(nodes: Sequence[cst.CSTNode], indent: Sequence[str], module:
     return "".join(state.tokens)
 
 
+def opening_paren(node: cst.CSTNode) -> cst.CSTNode | None:
+    """The first of ``node``'s own parentheses (libcst's ranges leave them out): where a
+    finding on ``node`` starts, `if (` for a test written over several lines."""
+    lpar = getattr(node, "lpar", None)
+    return lpar[0] if lpar else None
+
+
 def code_ranges(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> dict[cst.CSTNode, CodeRange]:
     """:func:`positions` as libcst ``CodeRange`` objects: a drop-in for
     ``MetadataWrapper(module).resolve(PositionProvider)`` when only ``nodes`` are needed."""

@@ -23,7 +23,7 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from torchlint import suppression
-from torchlint.analysis.tree import code_ranges, validated
+from torchlint.analysis.tree import code_ranges, opening_paren, validated
 from torchlint.files import source_lines
 from torchlint.fixes import fixer_for
 from torchlint.fixes.base import SAFE, Applied, FixContext, FixOutcome, Plan
@@ -159,11 +159,15 @@ def plan_source(source: str, path: str, options: FixOptions) -> Planned | None:
         and not suppression.is_suppressed(f, table)
         and not any(f.rule.startswith(p) for p in options.ignored)
     }
-    positions = code_ranges(module, [plan.node for plan in sink] + [node for plan in sink for node in plan.edits])
+    parens = [p for p in (opening_paren(plan.node) for plan in sink) if p is not None]
+    positions = code_ranges(
+        module, [plan.node for plan in sink] + [node for plan in sink for node in plan.edits] + parens
+    )
     plans, keys = [], {}
     for plan in sink:
-        pos = positions[plan.node]
-        key = (plan.code, pos.start.line, pos.start.column + 1)
+        paren = opening_paren(plan.node)
+        start = positions[paren if paren is not None and paren in positions else plan.node].start
+        key = (plan.code, start.line, start.column + 1)  # where the finding is reported
         if key in live and (options.unsafe or plan.applicability == SAFE):
             plans.append(plan)
             keys[id(plan)] = key

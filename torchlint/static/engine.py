@@ -26,7 +26,7 @@ import libcst as cst
 from torchlint.analysis.names import ImportTable
 from torchlint.analysis.regions import Region, build_index, find_regions
 from torchlint.analysis.tensors import TENSOR, TENSOR_DICT, TENSORS, TensorScope, annotation_kind, not_tensors_when
-from torchlint.analysis.tree import TRIVIA_TYPES, Span, positions, spans_of, traverse, walk
+from torchlint.analysis.tree import TRIVIA_TYPES, Span, opening_paren, positions, spans_of, traverse, walk
 from torchlint.files import line_at, source_lines
 from torchlint.findings import Finding, Fix
 from torchlint.rules.base import FileContext, Rule
@@ -297,7 +297,7 @@ def lint_module(
     reported = [item[1] for item in ctx.reports]
     # a node's own parentheses are outside its position: `if (\n a.any()\n or b\n):` is
     # reported from the `(`, the line dynamo names
-    opening = {node: node.lpar[0] for node in reported if getattr(node, "lpar", None)}
+    opening = {node: paren for node in reported if (paren := opening_paren(node)) is not None}
     spans, text_spans = (spans_from or spans_of)(module, reported + list(opening.values()), whole)
     for node, paren in opening.items():
         if node in spans and paren in spans:
