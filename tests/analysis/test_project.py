@@ -729,14 +729,6 @@ def test_calls_through_an_alias_a_class_table_and_an_override_are_followed(proje
     assert static(project, cache) == {SOLVER_BREAK}
 
 
-def test_a_local_alias_of_a_function_is_no_call_of_a_local_value(project):
-    write_solver(project)
-    write(
-        project, "model.py", SOLVER_FILES["model.py"].replace("solve(self.field", "odeint_adjoint.__call__(self.field")
-    )
-    assert static(project, None) == set()  # (a method of the function object: nothing followed)
-
-
 @pytest.mark.dynamo
 def test_dynamo_breaks_where_the_followed_calls_lead(project):
     import torch

@@ -53,6 +53,8 @@ class Project(Protocol):
 
     def record(self, ref: Ref) -> dict[str, Any] | None: ...
 
+    def subclasses(self) -> dict[tuple[str, str], list[tuple[str, str]]]: ...
+
 
 #: decorators that leave a function's parameters as its callers pass them
 _PLAIN_DECORATORS = ("staticmethod", "classmethod")
@@ -74,7 +76,7 @@ class CallSites:
         self.held: dict[str, list[tuple[tuple[str, str], tuple[str, str]]]] = {}
         self.held_by: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
         self.escaped_attrs: set[tuple[str, str, str]] = set()
-        self.children: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        self.children = project.subclasses()
         self._memo: dict[Any, Any] = {}
         records: list[tuple[Where, dict[str, Any]]] = []
         for path in paths:
@@ -82,9 +84,6 @@ class CallSites:
             for name, rec in s.get("functions", {}).items():
                 records.append(((path, None, name), rec))
             for cname, cls in s.get("classes", {}).items():
-                for base in self.p.bases(path, cname):
-                    if base[0] == "cls":
-                        self.children.setdefault((base[1], base[2]), []).append((path, cname))
                 for mname, rec in cls.get("methods", {}).items():
                     records.append(((path, cname, f"{cname}.{mname}"), rec))
             if s.get("top"):

@@ -561,8 +561,9 @@ class Project:
                 return False
         return True
 
-    def _subclasses(self) -> dict[tuple[str, str], list[tuple[str, str]]]:
-        """(path, class) -> the project's classes that name it as a base."""
+    def subclasses(self) -> dict[tuple[str, str], list[tuple[str, str]]]:
+        """(path, class) -> the project's classes that name it as a base (made once, read by
+        the override edges here and by :class:`torchlint.analysis.callsites.CallSites`)."""
         if self._subclass_index is None:
             index: dict[tuple[str, str], list[tuple[str, str]]] = {}
             for path in self.checked:
@@ -596,7 +597,7 @@ class Project:
         """Every project class below ``owner`` (breadth first, each once)."""
         key = ("descendants", path, owner)
         if key not in self._memo:
-            index = self._subclasses()
+            index = self.subclasses()
             seen = {(path, owner)}
             out: list[tuple[str, str]] = []
             todo = deque(index.get((path, owner), ()))
