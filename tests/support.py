@@ -51,3 +51,37 @@ def write(tmp_path: Path, name: str, source: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(textwrap.dedent(source).lstrip("\n"), encoding="utf-8")
     return path
+
+
+# -- packages written with their breaks marked ---------------------------------------------
+# A test package marks each line where dynamo breaks with `# graph break` and names its
+# compiled target in `oracle.json`; benchmarks/project.py reads both (the truth benchmark).
+def write_package(root: Path, files: dict[str, str], oracle: list[dict]) -> Path:
+    for name, text in files.items():
+        write(root, name, text)
+    write(root, "oracle.json", json.dumps(oracle))
+    return root
+
+
+def static_found(folder: Path, *extra: str) -> set[tuple[str, int, str]]:
+    """(path, line, rule) of each finding of ``torchlint check .`` (static pass) in ``folder``."""
+    result = run_cli(["check", ".", "--no-dynamic", "--format", "json", "--exit-zero", *extra], cwd=folder)
+    assert result.exit_code == 0, result.output
+    return {(f["path"].replace(os.sep, "/"), f["line"], f["rule"]) for f in json.loads(result.stdout)["findings"]}
+
+
+def _bench():
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    import project as bench
+
+    return bench
+
+
+def marked(folder: Path) -> set[tuple[str, int]]:
+    """The lines marked `# graph break` in the package."""
+    return {(p.replace(os.sep, "/"), line) for p, line in _bench().marked_lines(str(folder))}
+
+
+def dynamo_lines(folder: Path) -> set[tuple[str, int]]:
+    """Where dynamo breaks running the package's `oracle.json` targets."""
+    return {(p.replace(os.sep, "/"), line) for p, line in _bench().dynamo_lines(str(folder))}

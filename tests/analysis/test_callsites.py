@@ -10,20 +10,15 @@ threshold is a tensor at its one caller (now known, no longer a guess).
 
 from __future__ import annotations
 
-import json
 import os
-import sys
 
 import pytest
-from support import REPO, run_cli, write
+from support import dynamo_lines, marked, static_found, write, write_package
 
 from torchlint.analysis.summary import summarize
 from torchlint.config import Settings
 from torchlint.static import static_pass
 from torchlint.static.cache import Cache
-
-sys.path.insert(0, str(REPO / "benchmarks"))
-import project as bench
 
 LAYERS = """import torch
 from torch import nn
@@ -92,22 +87,11 @@ ORACLE = [{"path": ".", "module": "pkg.model", "target": "Net", "inputs": ["f32[
 
 
 def make(root, model=MODEL):
-    write(root, "pkg/__init__.py", "")
-    write(root, "pkg/layers.py", LAYERS)
-    write(root, "pkg/helpers.py", HELPERS)
-    write(root, "pkg/model.py", model)
-    write(root, "oracle.json", json.dumps(ORACLE))
-    return root
+    files = {"pkg/__init__.py": "", "pkg/layers.py": LAYERS, "pkg/helpers.py": HELPERS, "pkg/model.py": model}
+    return write_package(root, files, ORACLE)
 
 
-def found(folder, *extra):
-    result = run_cli(["check", ".", "--no-dynamic", "--format", "json", "--exit-zero", *extra], cwd=folder)
-    assert result.exit_code == 0, result.output
-    return {(f["path"].replace(os.sep, "/"), f["line"], f["rule"]) for f in json.loads(result.stdout)["findings"]}
-
-
-def marked(folder):
-    return {(p.replace(os.sep, "/"), line) for p, line in bench.marked_lines(str(folder))}
+found = static_found
 
 
 def test_ints_from_shapes_are_ints_and_a_tensor_passed_is_a_tensor(tmp_path, monkeypatch):
@@ -135,8 +119,7 @@ def called_with(folder, path: str, function: str) -> dict | None:
 @pytest.mark.dynamo
 def test_the_marks_are_where_dynamo_breaks(tmp_path):
     folder = make(tmp_path)
-    lines = {(p.replace(os.sep, "/"), line) for p, line in bench.dynamo_lines(str(folder))}
-    assert lines == marked(folder)
+    assert dynamo_lines(folder) == marked(folder)
 
 
 def test_one_caller_passing_a_tensor_keeps_the_parameter_a_tensor(tmp_path):

@@ -27,7 +27,7 @@ from torchlint.analysis.sites import UNLISTED_HEADS, UNLISTED_MODULES, Env, _ato
 from torchlint.analysis.torchnames import LABEL_PARAMS
 
 #: bump when the summary's shape or meaning changes (it is part of cache keys)
-VERSION = 9
+VERSION = 10
 
 Summary = dict[str, Any]
 
@@ -150,6 +150,7 @@ class _FunctionScan:
         self.calls: list[list[str | None]] = []
         self.attrs: list[str] = []
         self.returns: list[str | None] = []  # returned call's dotted; "const" / None otherwise
+        self.returned: list[ast.AST | None] = []  # the returned values (not of nested functions)
         self.nested: list[str] = []
         # nested functions that call a parameter of a function around them (`wrapper` calling
         # `func(*args)`): what a decorator puts in place of the function it decorates
@@ -258,6 +259,7 @@ class _FunctionScan:
                 self._block(node.orelse, held if negated else _both(guard, name), prefix)
                 return
         if isinstance(node, ast.Return) and not prefix:
+            self.returned.append(node.value)
             value = _returned_call(node.value)
             if value is None or isinstance(value, ast.Constant):
                 self.returns.append("const")
@@ -471,6 +473,14 @@ def _callers_view(fn: ast.AST, scan: _FunctionScan, own: set[str] | None) -> dic
             out["sets"] = {a: c for a, c in made.items() if c}
     if own is not None and isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         out.update(signature(fn))
+    # a tensor at every return (`return norm(x).abs()`, `return torch.cat(parts)`): a tensor
+    # where it is called, as with a `-> Tensor` annotation
+    if (
+        getattr(fn, "returns", None) is None
+        and scan.returned
+        and all(v is not None and env.kind(v) == "t" for v in scan.returned)
+    ):
+        out["returns"] = "tensor"
     return out
 
 

@@ -274,6 +274,27 @@ _DATA_EVIDENCE = frozenset(
 
 #: torch functions whose first argument is a number or a size (`torch.arange(n)`,
 #: `torch.zeros(n, d)`, `torch.tensor(n)`): passing a parameter there says nothing of data
+#: torch functions whose first argument is a list or tuple of tensors (`torch.cat(parts)`):
+#: passing a parameter there makes it a sequence, not a tensor
+_TAKE_SEQUENCES = frozenset(
+    f"torch.{n}"
+    for n in (
+        "cat",
+        "concat",
+        "concatenate",
+        "stack",
+        "hstack",
+        "vstack",
+        "dstack",
+        "column_stack",
+        "row_stack",
+        "block_diag",
+        "broadcast_tensors",
+        "cartesian_prod",
+        "meshgrid",
+        "einsum",
+    )
+)
 _TAKE_NUMBERS = frozenset(
     f"torch.{n}"
     for n in (
@@ -316,6 +337,7 @@ def _data_evidence(body: cst.CSTNode, names: set[str], imports: ImportTable) -> 
                     and qual.startswith(TENSOR_NAMESPACES)
                     and not qual.startswith(NOT_TENSOR_NAMESPACES)
                     and qual not in _TAKE_NUMBERS
+                    and qual not in _TAKE_SEQUENCES
                 ):
                     found.add(first)
         stack.extend(code_children(node))
