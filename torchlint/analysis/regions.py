@@ -426,15 +426,52 @@ def find_regions(index: ModuleIndex, project: dict | None = None) -> dict[cst.Fu
             regions[found[0]] = Region(found[0], qualname, root, found[1], is_root=False, cross_file=" in " in root)
 
     queue = list(regions.values())
+    calls: dict[cst.FunctionDef, list[cst.FunctionDef]] = {}
     while queue:
         region = queue.pop(0)
         for callee, qualname, owner in callees(region.node, region.owner, index):
-            if callee in regions or index.untraced(callee) or callee.name.value == "__init__":
+            if callee is region.node or index.untraced(callee) or callee.name.value == "__init__":
+                continue
+            calls.setdefault(region.node, []).append(callee)
+            if callee in regions:
                 continue
             new = Region(callee, qualname, region.root, owner, is_root=False)
             regions[callee] = new
             queue.append(new)
-    return regions
+    # reached, by the project, through calls this file's walk does not resolve (a method of
+    # an object made in the region, `solver.step(x)`): its callers' arguments are not seen
+    # here, as for a caller in another file
+    called = {callee for targets in calls.values() for callee in targets}
+    for node, region in regions.items():
+        if not region.is_root and not region.cross_file and node not in called:
+            region.cross_file = True
+    return _callers_first(regions, calls)
+
+
+def _callers_first(
+    regions: dict[cst.FunctionDef, Region], calls: dict[cst.FunctionDef, list[cst.FunctionDef]]
+) -> dict[cst.FunctionDef, Region]:
+    """The regions in an order where each comes after the same-file regions that call it
+    (where calls make no cycle): the engine learns which parameters a callee is passed
+    tensors at its calls (``Region.tensor_params``) while it walks the callers, so those
+    must be walked first, whatever order the project listed the reached functions in."""
+    done: set[cst.FunctionDef] = set()
+    post: list[cst.FunctionDef] = []
+    for start in regions:
+        if start in done:
+            continue
+        done.add(start)
+        stack = [(start, iter(calls.get(start, ())))]
+        while stack:
+            node, rest = stack[-1]
+            nxt = next((c for c in rest if c not in done), None)
+            if nxt is None:
+                stack.pop()
+                post.append(node)
+            else:
+                done.add(nxt)
+                stack.append((nxt, iter(calls.get(nxt, ()))))
+    return {node: regions[node] for node in reversed(post)}
 
 
 def _function_at(index: ModuleIndex, qualname: str):
