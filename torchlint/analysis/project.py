@@ -74,6 +74,23 @@ _TENSOR_MAKERS = frozenset(
 )
 _PROPERTY = ("property", "cached_property", "functools.cached_property")
 _MAX_DEPTH = 40
+_DISTRIBUTIONS = "torch.distributions."
+#: the methods of a ``torch.distributions`` distribution or transform that torch's own code
+#: calls (``TransformedDistribution.log_prob`` calls each transform's ``_inverse`` and
+#: ``log_abs_det_jacobian``): regions as a module's ``forward`` is, wherever one is made
+DISTRIBUTION_HOOKS = (
+    "log_prob",
+    "rsample",
+    "sample",
+    "cdf",
+    "icdf",
+    "entropy",
+    "_call",
+    "_inverse",
+    "log_abs_det_jacobian",
+)
+#: the endings of exception classes' names (made to be raised: their ``__init__`` is not followed)
+_RAISED = ("Error", "Exception", "Warning")
 #: an edge to a subclass's override of a method called on ``self``, as a ref's kind
 _VIRTUAL = "virt"
 
@@ -331,22 +348,32 @@ class Project:
             ]
         return self._memo[key]
 
-    def is_module(self, path: str, name: str, _seen: set | None = None) -> bool:
-        key = ("module", path, name)
+    def is_module(self, path: str, name: str) -> bool:
+        """Whether ``name`` derives from ``torch.nn.Module``, through any number of files and mixins."""
+        return self._derives("module", path, name, is_module_class_name)
+
+    def is_distribution(self, path: str, name: str) -> bool:
+        """Whether ``name`` derives from a ``torch.distributions`` class (a distribution, a
+        transform, a constraint), through the project's classes."""
+        return self._derives("distribution", path, name, lambda q: q.startswith(_DISTRIBUTIONS))
+
+    def _derives(
+        self, what: str, path: str, name: str, external: Callable[[str], bool], _seen: set | None = None
+    ) -> bool:
+        """Whether a base of ``name``, or of a project class among its bases, is an external
+        class ``external`` accepts (memoized under ``what``)."""
+        key = (what, path, name)
         if key in self._memo:
             return self._memo[key]
         seen = _seen or set()
         if (path, name) in seen or len(seen) > _MAX_DEPTH:
             return False
         seen.add((path, name))
-        out = False
-        for base in self.bases(path, name):
-            if base[0] == "ext" and is_module_class_name(base[1]):
-                out = True
-            elif base[0] == "cls" and self.is_module(base[1], base[2], seen):
-                out = True
-            if out:
-                break
+        out = any(
+            (base[0] == "ext" and external(base[1]))
+            or (base[0] == "cls" and self._derives(what, base[1], base[2], external, seen))
+            for base in self.bases(path, name)
+        )
         self._memo[key] = out
         return out
 
@@ -459,7 +486,7 @@ class Project:
                 rec = self.record(ref)
                 known = not (
                     rec is None
-                    or qual.rsplit(".", 1)[-1] == "__init__"
+                    or (qual.endswith(".__init__") and not self.plain_class(path, qual.rsplit(".", 1)[0]))
                     or self.is_disabled(path, rec)
                     or self.is_opaque(path, rec)
                 )
@@ -506,6 +533,11 @@ class Project:
         for cname, cls in s.get("classes", {}).items():
             if self.is_module(path, cname):
                 for m in ("forward", "__call__"):
+                    if m in cls.get("methods", {}):
+                        yield ("meth", path, f"{cname}.{m}")
+            if self.is_distribution(path, cname):
+                # what torch.distributions calls on one, as a module's forward
+                for m in DISTRIBUTION_HOOKS:
                     if m in cls.get("methods", {}):
                         yield ("meth", path, f"{cname}.{m}")
             for mname, rec in cls.get("methods", {}).items():
@@ -610,15 +642,58 @@ class Project:
             self._memo[key] = out
         return self._memo[key]
 
-    def _made(self, path: str, callee: str, method: str) -> Iterator[Ref]:
-        """The ``method`` of what ``callee`` makes: a class (``Cls``), or each class a table
-        holds (``TABLE[]``, for ``TABLE[key](...)``)."""
+    def plain_class(self, path: str, name: str) -> bool:
+        """Whether dynamo traces the ``__init__`` of ``name`` where a region makes one: a
+        plain class (a solver, a state, a wrapper object), not a module (made in ``forward``
+        it is a break of its own) nor an exception (made to be raised, where dynamo stops)."""
+        if self.is_module(path, name):
+            return False
+        todo, seen = [(path, name)], set[tuple[str, str]]()
+        while todo and len(seen) < _MAX_DEPTH:  # the class and its project bases, by name
+            where, cls = todo.pop()
+            if (where, cls) in seen:
+                continue
+            seen.add((where, cls))
+            written = [cls, *self._class(where, cls).get("bases", ())]
+            if any(str(b).rsplit(".", 1)[-1].endswith(_RAISED) for b in written):
+                return False
+            todo.extend((b[1], b[2]) for b in self.bases(where, cls) if b[0] == "cls")
+        return True
+
+    def _constructor(self, cls: Ref | None) -> Iterator[Ref]:
+        """The ``__init__`` that making an instance of ``cls`` runs, where dynamo traces it."""
+        if cls is not None and cls[0] == "cls" and self.plain_class(cls[1], cls[2]):
+            found = self.find_method(cls[1], cls[2], "__init__")
+            if found is not None and self.plain_class(found[1], found[2].split(".")[0]):
+                yield found
+
+    def _method_and_init(
+        self, path: str, callee: str, method: str
+    ) -> Iterator[tuple[tuple[str, str], tuple[str, str] | None]]:
+        """For each plain class ``callee`` makes (a class, or those a table holds): the
+        ``method`` it runs and its ``__init__`` (None: none in the project)."""
         if callee.endswith("[]"):
             classes = [self.resolve_dotted(f, n) for f, n in self._table(path, callee[:-2])]
         else:
             classes = [self.resolve_dotted(path, callee)]
         for cls in classes:
-            if cls is not None and cls[0] == "cls":
+            if cls is None or cls[0] != "cls" or not self.plain_class(cls[1], cls[2]):
+                continue
+            run = self.find_method(cls[1], cls[2], method)
+            if run is not None:
+                init = self.find_method(cls[1], cls[2], "__init__")
+                yield (run[1], run[2]), (init[1], init[2]) if init is not None else None
+
+    def _made(self, path: str, callee: str, method: str, plain: bool = False) -> Iterator[Ref]:
+        """The ``method`` of what ``callee`` makes: a class (``Cls``), or each class a table
+        holds (``TABLE[]``, for ``TABLE[key](...)``); with ``plain``, of plain classes only
+        (:meth:`plain_class`)."""
+        if callee.endswith("[]"):
+            classes = [self.resolve_dotted(f, n) for f, n in self._table(path, callee[:-2])]
+        else:
+            classes = [self.resolve_dotted(path, callee)]
+        for cls in classes:
+            if cls is not None and cls[0] == "cls" and (not plain or self.plain_class(cls[1], cls[2])):
                 found = self.find_method(cls[1], cls[2], method)
                 if found is not None:
                     yield found
@@ -664,6 +739,15 @@ class Project:
                 target = self.resolve_dotted(path, name)
             if target is not None and target[0] in ("fn", "meth"):
                 yield target
+            yield from self._constructor(target)
+        for method, makers, *_ in rec.get("on_made", ()):  # `Solver(...).run(x)` (made and called)
+            for maker in makers:
+                yield from self._made(path, maker, method)
+        for makers in made.values():  # `solver = SOLVERS[method](...)`: each class the table holds
+            for maker in makers:
+                if maker.endswith("[]"):
+                    for f, held in self._table(path, maker[:-2]):
+                        yield from self._constructor(self.resolve_dotted(f, held))
         if owner is not None:
             for attr in rec.get("attrs", ()):
                 target = self.find_method(path, owner, attr)
@@ -711,6 +795,41 @@ class Project:
         params = self.param_facts(path)
         if params:
             out["params"] = params
+        out.update(self.call_facts(path, [q for q, _ in self._by_path.get(path, ())]))
+        return out
+
+    def call_facts(self, path: str, quals: list[str]) -> dict[str, Any]:
+        """For the file's regions ``quals``: ``calls``, the functions each calls (to tell which
+        of them break, through what they call), and ``made_calls``, the calls of a method on
+        an object the region made (``solver = Solver(...); solver.integrate(t)``), each
+        ``[qualname, line, column, end line, end column, method, [[method, constructor] for
+        each class it may be]]`` (a function as ``[path, qualname]``, the constructor None
+        where the class has none): where the method breaks, dynamo cannot rebuild the object
+        to resume inside it, and the caller breaks there too (:mod:`torchlint.static.rebuild`)."""
+        calls: dict[str, list[list[str]]] = {}
+        made_calls: list[list[Any]] = []
+        for qual in sorted(quals):
+            targets = {(t[1], t[2]) for t in self.edges.get(path, {}).get(qual, ()) if t[0] != "nested"}
+            if targets:
+                calls[qual] = [list(t) for t in sorted(targets)]
+            rec = self.record(("meth" if "." in qual else "fn", path, qual)) or {}
+            start = self.summary(path).get("lines", {}).get(qual)
+            for method, makers, line, col, end_line, end_col, guard in rec.get("on_made", ()) if start else ():
+                if not self._runs(path, guard):
+                    continue
+                line, end_line = start + line, start + end_line  # (counted from the `def`)
+                pairs = sorted(
+                    {pair for maker in makers for pair in self._method_and_init(path, maker, method)},
+                    key=lambda pair: (pair[0], pair[1] or ("", "")),
+                )
+                if pairs:
+                    runs = [[list(run), list(init) if init else None] for run, init in pairs]
+                    made_calls.append([qual, line, col, end_line, end_col, method, runs])
+        out: dict[str, Any] = {}
+        if calls:
+            out["calls"] = calls
+        if made_calls:
+            out["made_calls"] = made_calls
         return out
 
     def param_facts(self, path: str) -> dict[str, dict[str, str]]:

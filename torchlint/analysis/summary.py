@@ -161,6 +161,10 @@ class _FunctionScan:
         self.made: dict[str, list[str]] = {}
         #: `name = f` / `name = f if cond else g` in this body: local -> the names, for its calls
         self.named: dict[str, list[str]] = {}
+        #: `name.method(...)` on a local made here by a class (`name = Cls(...)`, `TABLE[]`), or
+        #: `Cls(...).method(...)`: [method, makers, line, column, end line, end column, guard]
+        self.on_made: list[list[Any]] = []
+        self._def_line: int = getattr(fn, "lineno", 0)
         self._seen_calls: set[tuple[str | None, ...]] = set()
         self._seen_attrs: set[str] = set()
         # for what callers pass (:mod:`torchlint.analysis.sites`): every call, in order; the
@@ -273,6 +277,21 @@ class _FunctionScan:
             else:
                 self._expr(child, guard)
 
+    def _note_made_call(self, call: ast.Call, func: ast.Attribute, guard: str | None) -> None:
+        """``name.method(...)`` on a local a class made here, or ``Cls(...).method(...)``."""
+        value = func.value
+        makers: list[str] | None = None
+        if isinstance(value, ast.Name):
+            makers = self.made.get(value.id)
+        elif isinstance(value, ast.Call):
+            maker = _maker(value.func)
+            makers = [maker] if maker is not None else None
+        makers = [m for m in makers or () if _a_class(m)]
+        if makers:  # (lines from the `def`: a memoized part holds them wherever the function moves)
+            first, end = call.lineno - self._def_line, (call.end_lineno or call.lineno) - self._def_line
+            where = [first, call.col_offset, end, call.end_col_offset]
+            self.on_made.append([func.attr, makers, *where, guard])
+
     def _expr(self, node: ast.AST, guard: str | None) -> None:
         # Depth first, last child first (the order the calls are listed in), over the fields
         # that can hold code (:func:`_code_fields`): a summary is made of every project file,
@@ -313,8 +332,12 @@ class _FunctionScan:
                     if (name, guard) not in seen_calls:
                         seen_calls.add((name, guard))
                         self.calls.append([name, guard])
-                if type(func) is Attribute and type(func.value) is _Name and func.value.id == "self":
-                    plain[func.attr] = plain.get(func.attr, 0) + 1
+                if type(func) is Attribute:
+                    value = func.value
+                    if type(value) is _Name and value.id == "self":
+                        plain[func.attr] = plain.get(func.attr, 0) + 1
+                    else:
+                        self._note_made_call(cur, func, guard)  # type: ignore[arg-type]
                 if type(func) is not _Name:
                     push(func)
                 extend(cur.args)  # type: ignore[attr-defined]
@@ -381,6 +404,13 @@ def _maker(func: ast.AST) -> str | None:
     return dotted(func)
 
 
+def _a_class(maker: str) -> bool:
+    """Whether a callee as written makes an instance of a class: ``Solver``, ``dist.Normal``,
+    ``SOLVERS[]`` (a table of classes), by the naming convention."""
+    last = maker.rsplit(".", 1)[-1]
+    return last[:1].isupper()
+
+
 def _function(fn: ast.AST) -> dict[str, Any]:
     scan = _FunctionScan(fn)
     decorators = [d for d in (_callee(x) for x in fn.decorator_list) if d]  # type: ignore[attr-defined]
@@ -417,6 +447,8 @@ def _function(fn: ast.AST) -> dict[str, Any]:
         out["returns_call"] = name
         if params:
             out["params"] = params[:2]
+    if scan.on_made:
+        out["on_made"] = scan.on_made
     if scan.nested:
         out["nested"] = scan.nested
     if scan.wrappers:
@@ -763,6 +795,30 @@ def _table(value: ast.AST) -> list[str] | None:
     return held if held and len(held) == len(names) else None
 
 
+def _def_lines(tree: ast.Module, classes: dict[str, Any], functions: dict[str, Any]) -> dict[str, int]:
+    """The ``def`` line of each function and method with ``on_made`` calls (whose lines count
+    from it): made here, not in the memoized parts, since it moves when the code above does."""
+    wanted = {name for name, rec in functions.items() if rec.get("on_made")}
+    wanted |= {
+        f"{cname}.{mname}"
+        for cname, cls in classes.items()
+        for mname, rec in cls.get("methods", {}).items()
+        if rec.get("on_made")
+    }
+    if not wanted:
+        return {}
+    out: dict[str, int] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name in wanted:
+            out[stmt.name] = stmt.lineno
+        elif isinstance(stmt, ast.ClassDef):
+            for item in stmt.body:
+                qual = f"{stmt.name}.{getattr(item, 'name', '')}"
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and qual in wanted:
+                    out[qual] = item.lineno
+    return out
+
+
 def _finish(source, tree, imports, aliases, bound, classes, functions, compiled, instances, top, tables) -> Summary:
     # torch.compile(...)-like calls anywhere: their first argument, as written
     for node in _walk(tree) if _may_compile(source, tree) else ():
@@ -794,7 +850,9 @@ def _finish(source, tree, imports, aliases, bound, classes, functions, compiled,
     else:
         instances = {}
     out: Summary = {"v": VERSION, "imports": imports}
+    lines = _def_lines(tree, classes, functions)
     for key, value in (
+        ("lines", lines),
         ("aliases", aliases),
         ("bound", bound),
         ("classes", classes),

@@ -27,7 +27,7 @@ from typing import (
     Callable,
 )
 
-from torchlint.files import FileProblem, read_source
+from torchlint.files import FileProblem, line_at, read_source, source_lines
 from torchlint.findings import FileError, Finding
 from torchlint.static.lint import FileResult, gc_paused, lint_file
 from torchlint.static.modes import (
@@ -243,14 +243,18 @@ def run_static(
             first.extend(results[: len(given_files)])
             first_facts.extend(facts[: len(given_files)])
 
+        spread = _spread(
+            files, facts, results, srcs, settings_ if rule_classes is None else rule_classes, torch_version
+        )
         findings: list[Finding] = []
         errors: list[FileError] = []
         for i, result in enumerate(results):
             assert result is not None
             if i in only:  # a file not given: the findings in what a given file's regions reach
-                findings.extend(f for f in result.findings if f.region in only[i])
+                findings.extend(f for f in [*result.findings, *spread[i]] if f.region in only[i])
                 continue
             findings.extend(result.findings)
+            findings.extend(spread[i])
             if result.error:
                 errors.extend(FileError(result.path, line) for line in result.error.split("\n"))
         return findings, errors
@@ -261,6 +265,36 @@ def run_static(
     if sources is None:
         srcs.save()
     return findings, errors
+
+
+def _spread(
+    files: Sequence[str],
+    facts: Sequence[dict | None],
+    results: Sequence[FileResult | None],
+    srcs: Sources,
+    rules: Settings | Sequence[type[Rule]],
+    torch_version: str | None,
+) -> list[list[Finding]]:
+    """TL021's findings per file, where it is enabled: the breaks that spread to a call on an
+    object the region made (:mod:`torchlint.static.rebuild`), once every file's findings are in."""
+    from torchlint.static import rebuild
+
+    none: list[list[Finding]] = [[] for _ in files]
+    if not any(f and f.get("made_calls") for f in facts):
+        return none
+    if not isinstance(rules, (list, tuple)):  # the settings: the rules they enable
+        from torchlint.rules import enabled_rules
+
+        rules = enabled_rules(rules, torch_version)
+    if not any(r.code == rebuild.CODE for r in rules):
+        return none
+
+    def line_of(path: str, line: int) -> str | None:
+        text = srcs.text(path)
+        return line_at(source_lines(text), line) if text is not None else None
+
+    found = [list(r.findings) if r is not None else [] for r in results]
+    return rebuild.spread(files, facts, found, line_of)
 
 
 def _lint_notebook(path: str, rule_classes, fixes: FixPlanner | None = None) -> FileResult:
@@ -571,7 +605,7 @@ def _reached_through(
 
 
 #: the facts that come from the regions (the rest say what a file's names are)
-_REGION_KEYS = ("roots", "reached", "params")
+_REGION_KEYS = ("roots", "reached", "params", "calls", "made_calls")
 
 
 def _readers(changed: set[str], reads: dict[str, list[str]]) -> set[str]:

@@ -1,0 +1,116 @@
+"""TL021 (object-rebuilt-at-break): a break inside a method of an object the region made.
+
+When dynamo breaks inside a function it inlined, it resumes there only if it can rebuild, in
+Python, every object that frame and its callers hold. An instance of a user class made while
+tracing (``solver = Solver(...)``, ``SOLVERS[method](...)``, ``Dist(...).log_prob(x)``) cannot
+be rebuilt: dynamo gives up the inlining ("Reconstruction failure") and breaks the graph at
+the caller's call too, which then runs whole in Python.
+
+An object whose constructor breaks is not one: the frame resumes after that break with the
+object as an input, which dynamo rebuilds from its source.
+
+Whether the method breaks is known only once every file is checked, so this runs after the
+files are linted: a region function breaks when it holds a finding of the static pass or calls
+(through the project's call graph, the ``calls`` facts of
+:meth:`torchlint.analysis.project.Project.call_facts`) one that does. Each call in
+``made_calls`` whose method may break is then a finding at the call.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from torchlint.findings import Finding
+
+CODE = "TL021"
+
+Fn = tuple[str, str]  # (absolute path, qualname)
+
+
+def spread(
+    paths: Sequence[str],
+    facts: Sequence[dict[str, Any] | None],
+    findings: Sequence[Sequence[Finding]],
+    line_of: Any,
+) -> list[list[Finding]]:
+    """For each file of ``paths`` (with its project ``facts`` and the ``findings`` of every
+    rule in it), the TL021 findings at its calls on made objects whose method breaks.
+    ``line_of(path, line)``: the text of a line, for the finding's ``source_line``."""
+    from torchlint.rules import get_rule
+
+    rule = get_rule(CODE)
+    broken: set[Fn] = set()
+    calls: dict[Fn, list[Fn]] = {}
+    for path, fact, found in zip(paths, facts, findings):
+        where = os.path.abspath(path)
+        broken.update(
+            (where, f.region) for f in found if f.region and (f.rule or "").startswith("TL0") and f.rule != CODE
+        )
+        for qual, targets in ((fact or {}).get("calls") or {}).items():
+            calls[(where, qual)] = [(t[0], t[1]) for t in targets]
+    breaks = _Breaks(broken, calls)
+    # a constructor breaks where it, or a base's constructor it calls, holds a break: the
+    # helpers it calls often only build what runs later (a closure kept on the object)
+    init_breaks = _Breaks(broken, {fn: [t for t in ts if t[1].endswith(".__init__")] for fn, ts in calls.items()})
+    out: list[list[Finding]] = []
+    for path, fact in zip(paths, facts):
+        mine: list[Finding] = []
+        reached = (fact or {}).get("reached") or {}
+        for qual, line, col, end_line, end_col, method, runs in (fact or {}).get("made_calls") or ():
+            # (made by a constructor that breaks, the frame resumed after it has the object as
+            # an input, which dynamo can rebuild)
+            if not any(breaks(run) and not (init and init_breaks(init)) for run, init in runs):
+                continue
+            message = rule.message.replace("this method", f"`.{method}()`", 1)
+            if qual in reached:
+                message = f"{message} (called from {reached[qual]})"
+            mine.append(
+                Finding(
+                    rule=CODE,
+                    name=rule.name,
+                    path=path,
+                    line=line,
+                    column=col + 1,
+                    end_line=end_line,
+                    end_column=end_col + 1,
+                    message=message,
+                    suggestion=rule.suggestion,
+                    source="static",
+                    region=qual,
+                    severity="warning" if rule.severity == "warning" else "error",
+                    source_line=line_of(path, line),
+                )
+            )
+        out.append(mine)
+    return out
+
+
+class _Breaks:
+    """Whether a function breaks: it holds a finding, or a function it calls breaks."""
+
+    def __init__(self, broken: set[Fn], calls: dict[Fn, list[Fn]]) -> None:
+        self.broken = broken
+        self.calls = calls
+        self.memo: dict[Fn, bool] = {}
+
+    def __call__(self, fn: Any) -> bool:
+        start = (fn[0], fn[1])
+        if start in self.memo:
+            return self.memo[start]
+        # every function reachable from `start` (iteratively: call chains run deep)
+        seen = {start}
+        stack = [start]
+        found = False
+        while stack and not found:
+            cur = stack.pop()
+            if cur in self.broken or self.memo.get(cur):
+                found = True
+                break
+            for nxt in self.calls.get(cur, ()):
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
+        self.memo[start] = found
+        return found
