@@ -404,6 +404,10 @@ def _maker(func: ast.AST) -> str | None:
     return dotted(func)
 
 
+#: calls that build a tensor from Python values (its value known while tracing)
+_FROM_NUMBERS = frozenset({"torch.tensor", "torch.as_tensor", "torch.scalar_tensor"})
+
+
 def _a_class(maker: str) -> bool:
     """Whether a callee as written makes an instance of a class: ``Solver``, ``dist.Normal``,
     ``SOLVERS[]`` (a table of classes), by the naming convention."""
@@ -506,11 +510,12 @@ def _callers_view(fn: ast.AST, scan: _FunctionScan, own: set[str] | None) -> dic
     if own is not None and isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         out.update(signature(fn))
     # a tensor at every return (`return norm(x).abs()`, `return torch.cat(parts)`): a tensor
-    # where it is called, as with a `-> Tensor` annotation
+    # where it is called, as with a `-> Tensor` annotation; not one built from Python numbers
+    # (`torch.tensor(min(q.size(-2), n))`), whose value dynamo knows while tracing
     if (
         getattr(fn, "returns", None) is None
         and scan.returned
-        and all(v is not None and env.kind(v) == "t" for v in scan.returned)
+        and all(v is not None and env.kind(v) == "t" and _callee(v) not in _FROM_NUMBERS for v in scan.returned)
     ):
         out["returns"] = "tensor"
     return out
