@@ -667,36 +667,32 @@ class Project:
             if found is not None and self.plain_class(found[1], found[2].split(".")[0]):
                 yield found
 
-    def _method_and_init(
-        self, path: str, callee: str, method: str
-    ) -> Iterator[tuple[tuple[str, str], tuple[str, str] | None]]:
-        """For each plain class ``callee`` makes (a class, or those a table holds): the
-        ``method`` it runs and its ``__init__`` (None: none in the project)."""
+    def _made_classes(self, path: str, callee: str) -> list[Ref]:
+        """The project classes ``callee`` makes: a class (``Cls``), or each class a table holds
+        (``TABLE[]``, for ``TABLE[key](...)``)."""
         if callee.endswith("[]"):
             classes = [self.resolve_dotted(f, n) for f, n in self._table(path, callee[:-2])]
         else:
             classes = [self.resolve_dotted(path, callee)]
-        for cls in classes:
-            if cls is None or cls[0] != "cls" or not self.plain_class(cls[1], cls[2]):
-                continue
-            run = self.find_method(cls[1], cls[2], method)
+        return [cls for cls in classes if cls is not None and cls[0] == "cls"]
+
+    def _method_and_init(
+        self, path: str, callee: str, method: str
+    ) -> Iterator[tuple[tuple[str, str], tuple[str, str] | None]]:
+        """For each plain class ``callee`` makes: the ``method`` it runs and its ``__init__``
+        (None: none in the project)."""
+        for cls in self._made_classes(path, callee):
+            run = self.find_method(cls[1], cls[2], method) if self.plain_class(cls[1], cls[2]) else None
             if run is not None:
                 init = self.find_method(cls[1], cls[2], "__init__")
                 yield (run[1], run[2]), (init[1], init[2]) if init is not None else None
 
-    def _made(self, path: str, callee: str, method: str, plain: bool = False) -> Iterator[Ref]:
-        """The ``method`` of what ``callee`` makes: a class (``Cls``), or each class a table
-        holds (``TABLE[]``, for ``TABLE[key](...)``); with ``plain``, of plain classes only
-        (:meth:`plain_class`)."""
-        if callee.endswith("[]"):
-            classes = [self.resolve_dotted(f, n) for f, n in self._table(path, callee[:-2])]
-        else:
-            classes = [self.resolve_dotted(path, callee)]
-        for cls in classes:
-            if cls is not None and cls[0] == "cls" and (not plain or self.plain_class(cls[1], cls[2])):
-                found = self.find_method(cls[1], cls[2], method)
-                if found is not None:
-                    yield found
+    def _made(self, path: str, callee: str, method: str) -> Iterator[Ref]:
+        """The ``method`` of each class ``callee`` makes (:meth:`_made_classes`)."""
+        for cls in self._made_classes(path, callee):
+            found = self.find_method(cls[1], cls[2], method)
+            if found is not None:
+                yield found
 
     def _table(self, path: str, name: str, depth: int = 0) -> list[tuple[str, str]]:
         """(file, name as written there) for each name the module-level table ``name`` holds."""
@@ -746,8 +742,8 @@ class Project:
         for makers in made.values():  # `solver = SOLVERS[method](...)`: each class the table holds
             for maker in makers:
                 if maker.endswith("[]"):
-                    for f, held in self._table(path, maker[:-2]):
-                        yield from self._constructor(self.resolve_dotted(f, held))
+                    for cls in self._made_classes(path, maker):
+                        yield from self._constructor(cls)
         if owner is not None:
             for attr in rec.get("attrs", ()):
                 target = self.find_method(path, owner, attr)
