@@ -1,9 +1,9 @@
 """A ``@torch.library.custom_op`` function is one operator to dynamo: its body is never traced,
 so nothing in it is reported, in the file that calls it or across files (checked against
-dynamo here). Whether a call of such an operator whose fake kernel allocates a data-dependent
-size (``new_dynamic_size()``) breaks depends, on torch 2.13, on what the graph did before it
-(alone it compiles whole; after a reduction over an earlier such result it breaks, GB0036), so
-call sites are not reported."""
+dynamo here). An operator whose fake kernel allocates a size from the data
+(``new_dynamic_size()``) breaks the graph where it is called (GB0036), whether called by its
+function, through ``torch.ops`` or from a wrapper in another file: each call site is reported
+(``tests/analysis/test_project_operators.py`` has the package-wide cases)."""
 
 from __future__ import annotations
 
@@ -60,10 +60,15 @@ def _project(tmp_path, n: int):
     return tmp_path
 
 
+#: the calls of the data-dependent operator, where dynamo breaks (the wrapper's `return`, the
+#: model's `torch.ops` call and its last line)
+CALL_SITES = {("tlops1.py", 16, "TL008"), ("model.py", 9, "TL008"), ("model.py", 13, "TL008")}
+
+
 def test_a_custom_ops_body_is_not_a_region_across_files(tmp_path):
     folder = _project(tmp_path, 1)
     report = torchlint.check([str(folder)], select=["TL0"], config=str(folder / "torchlint.toml"))
-    assert report.findings == [], [(f.path, f.line, f.rule) for f in report.findings]
+    assert {(os.path.basename(f.path), f.line, f.rule) for f in report.findings} == CALL_SITES
 
 
 def test_without_the_decorator_the_body_is_followed(tmp_path):
@@ -72,6 +77,7 @@ def test_without_the_decorator_the_body_is_followed(tmp_path):
     ops = folder / "tlops2.py"
     ops.write_text(ops.read_text().replace('@torch.library.custom_op("tlops2::keep_positive", mutates_args=())\n', ""))
     report = torchlint.check([str(folder)], select=["TL0"], config=str(folder / "torchlint.toml"))
+    # its fake kernel no longer registers an operator: the plain function's calls are not flagged
     assert {(os.path.basename(f.path), f.line, f.rule) for f in report.findings} == {("tlops2.py", 5, "TL008")}
 
 
@@ -98,6 +104,26 @@ def test_dynamo_never_breaks_inside_a_custom_ops_body(tmp_path, monkeypatch):
         if os.path.basename(frame.filename) == "tlops3.py"
     ]
     assert explained.graph_count >= 1 and not inside, inside
+
+
+@needs_torch
+@pytest.mark.dynamo
+def test_dynamo_breaks_at_each_call_site(tmp_path, monkeypatch):
+    import torch
+
+    from torchlint.dynamic.observe import observe
+
+    folder = _project(tmp_path, 5)
+    monkeypatch.syspath_prepend(str(folder))
+    for name in ("model", "tlops5"):
+        sys.modules.pop(name, None)
+    import model  # the project written above
+
+    files = [str(folder / "model.py"), str(folder / "tlops5.py")]
+    found = observe(model.Net(), [[torch.randn(8)]], user_files=files)
+    sys.modules.pop("model", None)
+    sites = {(os.path.basename(b.path or ""), b.line) for b in found.breaks}
+    assert sites == {(path.replace("tlops1", "tlops5"), line) for path, line, _ in CALL_SITES}
 
 
 CASES = {

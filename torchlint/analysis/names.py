@@ -70,6 +70,8 @@ class ImportTable:
         self.module_classes: set[str] = set()
         self.module_local: set[str] = set()
         self.returns: dict[str, str] = {}
+        # how the file calls the project's operators whose output size depends on the data
+        self.dynamic_ops: set[str] = set()
 
     # -- building -------------------------------------------------------------------
     def add_import(self, node: cst.Import) -> None:
@@ -112,6 +114,7 @@ class ImportTable:
         self.module_classes.update(facts.get("module_classes", ()))
         self.module_local.update(facts.get("module_local", ()))
         self.returns.update(facts.get("returns", {}))
+        self.dynamic_ops.update(facts.get("dynamic_ops", ()))
 
     def add_definitions(self, names: Iterable[str]) -> None:
         self.defined.update(names)

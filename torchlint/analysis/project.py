@@ -128,6 +128,7 @@ class Project:
         self._analyzed = False
         self._by_path: dict[str, list[tuple[str, tuple[str, str]]]] | None = None
         self._subclass_index: dict[tuple[str, str], list[tuple[str, str]]] | None = None
+        self._dynamic: tuple[frozenset[str], frozenset[tuple[str, str]]] | None = None
 
     def read_paths(self) -> list[str]:
         """Every file whose summary the analysis used (the checked ones and those they import)."""
@@ -606,6 +607,48 @@ class Project:
             self._subclass_index = index
         return self._subclass_index
 
+    def dynamic_ops(self) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
+        """The operators the project registers (``"ns::op"``) whose fake kernel allocates a size
+        computed from the data, and the project's ``@custom_op`` functions (path, name) that
+        are one of them: dynamo cannot trace past a call of either (made once, from every
+        file's summary: the registration and the call are seldom in one file)."""
+        if self._dynamic is None:
+            ops: set[str] = set()
+            makers: dict[str, list[tuple[str, str]]] = {}
+            for path in self.checked:
+                for name, rec in self.summary(path).get("functions", {}).items():
+                    if rec.get("op"):
+                        makers.setdefault(rec["op"], []).append((path, name))
+                    fake = rec.get("dyn_fake")
+                    if fake and fake.startswith("="):  # `@keep.register_fake`: keep's operator
+                        ref = self.resolve_dotted(path, fake[1:])
+                        fake = (self.record(ref) or {}).get("op") if ref is not None and ref[0] == "fn" else None
+                    if fake and "::" in fake:
+                        ops.add(fake)
+            made = frozenset(ref for op in ops for ref in makers.get(op, ()))
+            self._dynamic = (frozenset(ops), made)
+        return self._dynamic
+
+    def dynamic_names(self, path: str) -> list[str]:
+        """How ``path`` may call the project's dynamic-shape operators (:meth:`dynamic_ops`):
+        ``torch.ops.<ns>.<op>``, and the names it has for the ``@custom_op`` functions."""
+        ops, functions = self.dynamic_ops()
+        if not ops:
+            return []
+        names = {"torch.ops." + op.replace("::", ".") for op in ops}
+        names.update(name for p, name in functions if p == path)
+        for local, target in self._import_map(path).items():
+            if local == "*":
+                continue
+            ref = self._binding(target[0], target[1], 0)
+            if ref is None:
+                continue
+            if ref[0] == "fn" and (ref[1], ref[2]) in functions:
+                names.add(local)
+            elif ref[0] == "mod":
+                names.update(f"{local}.{name}" for p, name in functions if p == ref[1])
+        return sorted(names)
+
     def _overrides(self, ref: Ref, rec: dict[str, Any]) -> Iterator[Ref]:
         """For a method's ``self.m()`` calls: the ``m`` each subclass of its class defines
         (an instance of any of them may be the ``self`` it runs on)."""
@@ -791,6 +834,10 @@ class Project:
         params = self.param_facts(path)
         if params:
             out["params"] = params
+        if roots or reached:
+            dynamic = self.dynamic_names(path)
+            if dynamic:
+                out["dynamic_ops"] = dynamic
         out.update(self.call_facts(path, [q for q, _ in self._by_path.get(path, ())]))
         return out
 

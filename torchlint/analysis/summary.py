@@ -27,7 +27,7 @@ from torchlint.analysis.sites import UNLISTED_HEADS, UNLISTED_MODULES, Env, _ato
 from torchlint.analysis.torchnames import LABEL_PARAMS
 
 #: bump when the summary's shape or meaning changes (it is part of cache keys)
-VERSION = 10
+VERSION = 11
 
 Summary = dict[str, Any]
 
@@ -415,6 +415,57 @@ def _a_class(maker: str) -> bool:
     return last[:1].isupper()
 
 
+#: decorators that make a function an operator (``@torch.library.custom_op("ns::op", ...)``)
+_OP_MAKERS = frozenset({"custom_op", "triton_op"})
+#: decorators that register an operator's fake (meta) kernel: with the operator's name
+#: (``@torch.library.register_fake("ns::op")``) or on the operator (``@op.register_fake``)
+_FAKE_MAKERS = frozenset({"register_fake", "impl_abstract", "register_meta"})
+#: what a fake kernel calls to allocate a size only the data gives (``ctx.new_dynamic_size()``,
+#: the older ``create_unbacked_symint``), or an operator whose own output size is such
+_DATA_SIZES = frozenset({"new_dynamic_size", "create_unbacked_symint", "nonzero", "masked_select", "unique"})
+
+
+def _op_facts(fn: ast.AST) -> dict[str, Any]:
+    """``op``: the operator a ``@custom_op("ns::op")`` function is; ``dyn_fake``: the operator
+    whose fake kernel this function is (``"ns::op"``, or ``"=name"`` for ``@name.register_fake``)
+    when that kernel allocates a size computed from the data, so that the operator's output
+    shape depends on its inputs' values (dynamo cannot trace past it)."""
+    out: dict[str, Any] = {}
+    for dec in getattr(fn, "decorator_list", ()):
+        name = _callee(dec) or ""
+        last = name.rsplit(".", 1)[-1]
+        first = dec.args[0] if isinstance(dec, ast.Call) and dec.args else None
+        op = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else None
+        if last in _OP_MAKERS and op and "::" in op:
+            out["op"] = op
+        elif last in _FAKE_MAKERS or (last == "impl" and _meta_key(dec)):
+            if op is None and not isinstance(dec, ast.Call) and "." in name:
+                op = "=" + name.rsplit(".", 1)[0]  # `@keep.register_fake`: the operator `keep`
+            elif op is None and isinstance(first, ast.Name):
+                op = "=" + first.id  # `@torch.library.register_fake(keep)`
+            if op and _sizes_from_data(fn):
+                out["dyn_fake"] = op
+    return out
+
+
+def _meta_key(dec: ast.AST) -> bool:
+    """``@torch.library.impl("ns::op", "Meta")``: a meta kernel, which fake tensors run."""
+    if not isinstance(dec, ast.Call):
+        return False
+    keys = list(dec.args[1:2]) + [k.value for k in dec.keywords if k.arg in ("types", "dispatch_key")]
+    return any(isinstance(k, ast.Constant) and str(k.value).lower() == "meta" for k in keys)
+
+
+def _sizes_from_data(fn: ast.AST) -> bool:
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if name in _DATA_SIZES:
+                return True
+    return False
+
+
 def _function(fn: ast.AST) -> dict[str, Any]:
     scan = _FunctionScan(fn)
     decorators = [d for d in (_callee(x) for x in fn.decorator_list) if d]  # type: ignore[attr-defined]
@@ -428,6 +479,8 @@ def _function(fn: ast.AST) -> dict[str, Any]:
     own -= {"self", "cls"}
     calls = [c for c in scan.calls if (c[0] or "").split(".", 1)[0] not in own]
     out: dict[str, Any] = {"decorators": decorators, "calls": calls}
+    if decorators:
+        out.update(_op_facts(fn))
     called_on = {(c[0] or "").split(".", 1)[0] for c in calls if (c[0] or "").count(".") == 1}
     made = {local: callees for local, callees in scan.made.items() if local in called_on and local not in own}
     if made:
@@ -669,7 +722,10 @@ def _top(body, imports, aliases, bound, classes, functions, top_code=None, table
             if isinstance(stmt, (ast.Import, ast.ImportFrom)):
                 _imports(stmt, imports)
             elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                functions[stmt.name] = _function(stmt)
+                rec = _function(stmt)
+                # fake kernels are often all named `_`: each is kept under its operator's name
+                fake = rec.get("dyn_fake")
+                functions[f"<fake {fake}>" if fake and stmt.name == "_" else stmt.name] = rec
             elif isinstance(stmt, ast.ClassDef):
                 methods = {}
                 for item in stmt.body:

@@ -13,7 +13,7 @@ import contextlib
 import importlib
 import logging
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 
@@ -89,3 +89,32 @@ def capture_logs(
         if not os.environ.get("TORCH_LOGS"):
             with contextlib.suppress(Exception):
                 torch._logging.set_logs()
+
+
+def log_every_break() -> Callable[[], None]:
+    """Have dynamo log each graph break with its user stack, and return what undoes it.
+
+    Dynamo logs a break's stack once per (kind, innermost frame): the same operator called
+    again from another line of the user's code (``keep(a)`` then ``keep(b)``, whose innermost
+    frame is torch's own) is logged with no stack, and so would have no site."""
+    from torch._dynamo import utils
+
+    checker = getattr(utils, "graph_break_dup_warning_checker", None)
+    if checker is None or not callable(getattr(checker, "add", None)):
+        return lambda: None
+    checker.add = lambda key: True
+
+    def undo() -> None:
+        checker.__dict__.pop("add", None)
+
+    return undo
+
+
+@contextlib.contextmanager
+def every_break_logged() -> Iterator[None]:
+    """:func:`log_every_break` while the block runs."""
+    undo = log_every_break()
+    try:
+        yield
+    finally:
+        undo()

@@ -36,7 +36,7 @@ from torchlint.dynamic.answer import Answer
 from torchlint.dynamic.cudagraphs import user_frames
 from torchlint.dynamic.gb_registry import GraphBreakRegistry, load_registry
 from torchlint.dynamic.load import load_module_from_path, materialize
-from torchlint.dynamic.logs import capture_logs
+from torchlint.dynamic.logs import capture_logs, every_break_logged
 from torchlint.dynamic.recompiles import RecompileEvent, mark_within_call, parse_limit_message, parse_recompile_message
 
 if TYPE_CHECKING:
@@ -405,7 +405,11 @@ def observe(
     kwarg_sets = kwarg_sets or [{} for _ in arg_sets]
     grad = torch.enable_grad() if train else torch.no_grad()
     ends: list[int] = []  # where each call's log records end
-    with capture_logs(("graph_breaks", "recompiles"), modules=_LOGGING_MODULES, also=(_LIMIT_LOGGER,)) as logs, grad:
+    with (
+        capture_logs(("graph_breaks", "recompiles"), modules=_LOGGING_MODULES, also=(_LIMIT_LOGGER,)) as logs,
+        grad,
+        every_break_logged(),
+    ):
         for i, (args, kwargs) in enumerate(zip(arg_sets, kwarg_sets)):
             try:
                 out = compiled(*args, **kwargs)

@@ -7,6 +7,7 @@ import re
 import libcst as cst
 
 from torchlint import knowledge
+from torchlint.analysis.names import dotted
 from torchlint.rules.base import Rule
 
 # Flagged with any arguments (each case is in the rule's tests); the rest of the measured
@@ -222,9 +223,36 @@ class DynamicOutputShape(Rule):
             return len(values) == 1 and self._from_values(values[0], depth + 1)
         return False
 
+    def _project_op(self, func: cst.BaseExpression, qual: str | None) -> str | None:
+        """The project's operator a call runs, when its fake kernel allocates a size from the
+        data (:meth:`torchlint.analysis.project.Project.dynamic_ops`): ``torch.ops.ns.op(...)``,
+        ``torch.ops.ns.op.default(...)`` or the ``@custom_op`` function's name."""
+        known = self.ctx.imports.dynamic_ops
+        if not known:
+            return None
+        if qual is not None and qual.startswith("torch.ops."):
+            parts = qual.split(".")
+            packet = ".".join(parts[:4])
+            return packet if len(parts) in (4, 5) and packet in known else None
+        name = dotted(func)
+        scope = self.ctx.scope
+        if name is None or name not in known or (scope is not None and name.split(".", 1)[0] in scope.local):
+            return None
+        return name
+
     def visit_Call(self, node: cst.Call) -> None:
         qual = self.resolve(node.func)
         what: str | None = None
+        op = self._project_op(node.func, qual)
+        if op is not None:
+            self.report(
+                node,
+                message=f"`{op}` is an operator whose fake kernel allocates a size computed from the "
+                "data, so its output shape depends on its inputs' values and dynamo splits the graph "
+                "here; give it a fixed-size output (padded to a bound, with a count) or call it "
+                "outside the compiled region",
+            )
+            return
         if qual == ONE_HOT:
             classes = one_hot_classes(node)
             if classes is None or self._from_values(classes):

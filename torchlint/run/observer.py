@@ -303,6 +303,9 @@ def _attach(_module: Any) -> None:
                 logger.propagate = False  # not asked for: recorded, never printed
 
     configure()
+    from torchlint.dynamic.logs import log_every_break
+
+    log_every_break()  # (for the whole program: each break is placed, a repeated one too)
     import torch._dynamo.guards as guards
 
     if hasattr(guards, "is_recompiles_enabled"):  # dynamo writes the record only when asked to
