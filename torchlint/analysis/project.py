@@ -730,6 +730,25 @@ class Project:
                 init = self.find_method(cls[1], cls[2], "__init__")
                 yield (run[1], run[2]), (init[1], init[2]) if init is not None else None
 
+    def _attr_makers(self, path: str, cls: str, attr: str) -> list[tuple[str, str]]:
+        """(file, callee as written there) for each call that ``self.<attr> = Callee(...)`` in
+        a method of ``cls`` or of its bases in the project makes the attribute from."""
+        key = ("attr_makers", path, cls, attr)
+        found = self._memo.get(key)
+        if found is None:
+            found = []
+            todo, seen = [(path, cls)], set()
+            while todo and len(seen) <= _MAX_DEPTH:
+                where, name = todo.pop()
+                if (where, name) in seen:
+                    continue
+                seen.add((where, name))
+                for rec in self._class(where, name).get("methods", {}).values():
+                    found.extend((where, c) for c in rec.get("sets", {}).get(attr, ()) if c)
+                todo.extend((b[1], b[2]) for b in self.bases(where, name) if b[0] == "cls")
+            self._memo[key] = found
+        return found
+
     def _made(self, path: str, callee: str, method: str) -> Iterator[Ref]:
         """The ``method`` of each class ``callee`` makes (:meth:`_made_classes`)."""
         for cls in self._made_classes(path, callee):
@@ -771,6 +790,14 @@ class Project:
             if head in ("self", "cls") and owner is not None:
                 if rest and "." not in rest:
                     target = self.find_method(path, owner, rest)
+                    if target is None:  # `self.table(x)`: a plain object's `__call__`
+                        for where, callee in self._attr_makers(path, owner, rest):
+                            yield from self._made(where, callee, "__call__")
+                elif rest.count(".") == 1:  # `self.table.lookup(x)`: what `self.table` was made as
+                    attr, method = rest.split(".")
+                    for where, callee in self._attr_makers(path, owner, attr):
+                        yield from self._made(where, callee, method)
+                    continue
             elif head == "super()" and owner is not None:
                 if rest and "." not in rest:
                     target = self.find_method(path, owner, rest, skip_self=True)

@@ -1,0 +1,97 @@
+"""A method called on an object a module keeps (`self.table.lookup(x)`, `self.gate(x)`) is
+traced by dynamo as the region's own code: it is followed into the class the attribute was made
+from in `__init__` (or in a base class's), in any file. Another class's method of the same name,
+and a method of the kept object that the region does not call, stay unchecked."""
+
+from __future__ import annotations
+
+import pytest
+from support import dynamo_lines, marked, static_found, write_package
+
+PARTS = """import torch
+from torch import nn
+
+
+class Scorer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.lin(x)
+
+    def margin(self, x):
+        m = x.max()
+        if m > 0:  # graph break
+            return x - m
+        return x
+
+
+class Table:
+    def __init__(self, n):
+        self.n = n
+
+    def lookup(self, x):
+        print("lookup", x.shape)  # graph break
+        return x * self.n
+
+    def dump(self, x):
+        print(x.tolist())
+        return x
+
+
+class Gate:
+    def __call__(self, x):
+        if x.sum() > 0:  # graph break
+            return x
+        return -x
+
+
+class Cache:
+    def lookup(self, x):
+        print("cached", x.shape)
+        return x
+"""
+
+MODEL = """import torch
+from torch import nn
+
+from .parts import Gate, Scorer, Table
+
+
+class Base(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gate = Gate()
+
+
+class Net(Base):
+    def __init__(self):
+        super().__init__()
+        self.scorer = Scorer()
+        self.table = Table(3)
+
+    def forward(self, x):
+        y = self.scorer(x)
+        y = self.scorer.margin(y)
+        y = self.gate(y)
+        return self.table.lookup(y)
+"""
+
+ORACLE = [{"path": ".", "module": "apkg.model", "target": "Net", "inputs": ["f32[3,4]"]}]
+
+
+def make(root):
+    files = {"apkg/__init__.py": "", "apkg/parts.py": PARTS, "apkg/model.py": MODEL}
+    return write_package(root, files, ORACLE)
+
+
+def test_the_static_pass_finds_the_marked_breaks(tmp_path):
+    folder = make(tmp_path)
+    assert {(p, line) for p, line, _ in static_found(folder)} == marked(folder)
+
+
+@pytest.mark.dynamo
+def test_the_marks_are_where_dynamo_breaks(tmp_path):
+    folder = make(tmp_path)
+    assert dynamo_lines(folder) == marked(folder)
