@@ -85,3 +85,20 @@ def marked(folder: Path) -> set[tuple[str, int]]:
 def dynamo_lines(folder: Path) -> set[tuple[str, int]]:
     """Where dynamo breaks running the package's `oracle.json` targets."""
     return {(p.replace(os.sep, "/"), line) for p, line in _bench().dynamo_lines(str(folder))}
+
+
+def marked_package_tests(make):
+    """The two tests every marked package gets, for ``make(root) -> folder``: the static pass
+    finds exactly the marked lines, and dynamo breaks exactly there (a ``dynamo`` test)."""
+    import pytest
+
+    def test_the_static_pass_finds_the_marked_breaks(tmp_path):
+        folder = make(tmp_path)
+        assert {(p, line) for p, line, _ in static_found(folder)} == marked(folder)
+
+    @pytest.mark.dynamo
+    def test_the_marks_are_where_dynamo_breaks(tmp_path):
+        folder = make(tmp_path)
+        assert dynamo_lines(folder) == marked(folder)
+
+    return test_the_static_pass_finds_the_marked_breaks, test_the_marks_are_where_dynamo_breaks

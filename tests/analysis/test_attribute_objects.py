@@ -5,8 +5,7 @@ and a method of the kept object that the region does not call, stay unchecked.""
 
 from __future__ import annotations
 
-import pytest
-from support import dynamo_lines, marked, static_found, write_package
+from support import marked_package_tests, write_package
 
 PARTS = """import torch
 from torch import nn
@@ -86,12 +85,4 @@ def make(root):
     return write_package(root, files, ORACLE)
 
 
-def test_the_static_pass_finds_the_marked_breaks(tmp_path):
-    folder = make(tmp_path)
-    assert {(p, line) for p, line, _ in static_found(folder)} == marked(folder)
-
-
-@pytest.mark.dynamo
-def test_the_marks_are_where_dynamo_breaks(tmp_path):
-    folder = make(tmp_path)
-    assert dynamo_lines(folder) == marked(folder)
+test_the_static_pass_finds_the_marked_breaks, test_the_marks_are_where_dynamo_breaks = marked_package_tests(make)

@@ -4,8 +4,7 @@ file, as one annotated `-> torch.Tensor` is: `return norm(err / tol).abs()`,
 
 from __future__ import annotations
 
-import pytest
-from support import dynamo_lines, marked, static_found, write_package
+from support import marked_package_tests, write_package
 
 from torchlint.analysis.summary import summarize
 
@@ -69,12 +68,4 @@ def test_the_summary_says_which_helpers_return_tensors():
     assert returns == {"error_ratio": "tensor", "joined": "tensor", "count": None, "root": None, "scaled": None}
 
 
-def test_the_static_pass_finds_the_marked_breaks(tmp_path):
-    folder = make(tmp_path)
-    assert {(p, line) for p, line, _ in static_found(folder)} == marked(folder)
-
-
-@pytest.mark.dynamo
-def test_the_marks_are_where_dynamo_breaks(tmp_path):
-    folder = make(tmp_path)
-    assert dynamo_lines(folder) == marked(folder)
+test_the_static_pass_finds_the_marked_breaks, test_the_marks_are_where_dynamo_breaks = marked_package_tests(make)

@@ -8,8 +8,7 @@ function of the same name."""
 
 from __future__ import annotations
 
-import pytest
-from support import dynamo_lines, marked, static_found, write_package
+from support import marked, marked_package_tests, static_found, write_package
 
 from torchlint.analysis.summary import summarize
 
@@ -133,7 +132,4 @@ def test_with_fake_kernels_that_keep_sizes_nothing_is_flagged(tmp_path):
     assert static_found(folder) == set()
 
 
-@pytest.mark.dynamo
-def test_the_marks_are_where_dynamo_breaks(tmp_path):
-    folder = make(tmp_path)
-    assert dynamo_lines(folder) == marked(folder)
+_, test_the_marks_are_where_dynamo_breaks = marked_package_tests(make)

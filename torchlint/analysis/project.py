@@ -737,7 +737,8 @@ class Project:
         found = self._memo.get(key)
         if found is None:
             found = []
-            todo, seen = [(path, cls)], set()
+            todo: list[tuple[str, str]] = [(path, cls)]
+            seen: set[tuple[str, str]] = set()
             while todo and len(seen) <= _MAX_DEPTH:
                 where, name = todo.pop()
                 if (where, name) in seen:
