@@ -1157,6 +1157,7 @@ class ModeScore:
     whole_models: int = 0
     errors: int = 0
     outside: int = 0  # breaks with no frame in the library's files
+    noisy: list[tuple[str, int, str]] = field(default_factory=list)  # the findings counted as noise
 
     @property
     def recall(self) -> float | None:
@@ -1240,7 +1241,8 @@ def score(
                 s.true += any((f["path"], n) in s.sites for n in lines)
         quiet = whole_files - broken_files
         s.whole_lines = sum(_lines(p) for p in quiet)
-        s.whole_findings = sum(1 for f in mine if f["path"] in quiet)
+        s.noisy = sorted((f["path"], f["line"], f["rule"]) for f in mine if f["path"] in quiet)
+        s.whole_findings = len(s.noisy)
         out[mode] = s
     return out
 
@@ -1389,6 +1391,9 @@ def _details(
                 f"{mark} {sorted(reasons)}",
                 file=log,
             )
+        for path, line, rule in s.noisy:
+            where = os.path.relpath(path, os.path.dirname(os.path.dirname(path)))
+            print(f"    {mode} noise {rule} {where}:{line}", file=log)
     for f in findings:
         print(f"    finding {f['rule']} {f['path'].rsplit('/', 2)[-2:]}:{f['line']} mode={f.get('mode')}", file=log)
 
