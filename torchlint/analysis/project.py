@@ -630,11 +630,15 @@ class Project:
         return self._dynamic
 
     def dynamic_names(self, path: str) -> list[str]:
-        """How ``path`` may call the project's dynamic-shape operators (:meth:`dynamic_ops`):
-        ``torch.ops.<ns>.<op>``, and the names it has for the ``@custom_op`` functions."""
+        """How ``path`` may call operators whose output size depends on the data: the
+        project's (:meth:`dynamic_ops`) as ``torch.ops.<ns>.<op>`` and the names the file has
+        for their ``@custom_op`` functions; an installed package's wrappers of its own such
+        operators (:mod:`torchlint.analysis.installed`) by the name the file imports, and
+        ``<local>.*`` for a module of such a package the file imports (its calls are looked
+        up when checked)."""
+        from torchlint.analysis import installed
+
         ops, functions = self.dynamic_ops()
-        if not ops:
-            return []
         names = {"torch.ops." + op.replace("::", ".") for op in ops}
         names.update(name for p, name in functions if p == path)
         for local, target in self._import_map(path).items():
@@ -647,6 +651,8 @@ class Project:
                 names.add(local)
             elif ref[0] == "mod":
                 names.update(f"{local}.{name}" for p, name in functions if p == ref[1])
+            elif ref[0] == "ext" and installed.registers_dynamic(ref[1]):
+                names.add(local if installed.dynamic_call(ref[1]) else f"{local}.*")
         return sorted(names)
 
     def _overrides(self, ref: Ref, rec: dict[str, Any]) -> Iterator[Ref]:

@@ -236,9 +236,15 @@ class DynamicOutputShape(Rule):
             return packet if len(parts) in (4, 5) and packet in known else None
         name = dotted(func)
         scope = self.ctx.scope
-        if name is None or name not in known or (scope is not None and name.split(".", 1)[0] in scope.local):
+        if name is None or (scope is not None and name.split(".", 1)[0] in scope.local):
             return None
-        return name
+        if name in known:
+            return name
+        if qual is not None and f"{name.split('.', 1)[0]}.*" in known:  # an installed package's module
+            from torchlint.analysis import installed
+
+            return name if installed.dynamic_call(qual) else None
+        return None
 
     def visit_Call(self, node: cst.Call) -> None:
         qual = self.resolve(node.func)
@@ -247,10 +253,10 @@ class DynamicOutputShape(Rule):
         if op is not None:
             self.report(
                 node,
-                message=f"`{op}` is an operator whose fake kernel allocates a size computed from the "
-                "data, so its output shape depends on its inputs' values and dynamo splits the graph "
-                "here; give it a fixed-size output (padded to a bound, with a count) or call it "
-                "outside the compiled region",
+                message=f"`{op}` runs an operator whose fake kernel allocates a size computed from "
+                "the data: its output shape depends on its inputs' values, so dynamo splits the "
+                "graph here; give the operator a fixed-size output (padded to a bound, with a "
+                "count) or call it outside the compiled region",
             )
             return
         if qual == ONE_HOT:
