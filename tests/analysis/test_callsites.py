@@ -181,3 +181,48 @@ def test_a_callers_edit_rechecks_the_callee_with_the_cache(tmp_path):
     assert ("layers.py", 11, "TL002") in static()
     write(folder, "pkg/model.py", MODEL)
     assert static() == before
+
+
+UNPACKED = """
+import torch
+
+
+def grid(h, w):
+    return torch.arange(h).repeat_interleave(w)
+
+
+def from_shapes(images):
+    dims = []
+    for image in images:
+        hw = image.shape[-2:]
+        dims.append((hw[0] // 4, hw[1] // 4))
+    return [grid(h, w) for h, w in dims]
+
+
+def from_a_tuple(x):
+    h, w = x.shape[0], x.size(1)
+    return grid(h, w)
+
+
+def from_pairs(pairs):
+    return [grid(h, w) for h, w in pairs]
+
+
+def from_mixed(x, y):
+    rows = [(x.sum(), 1)]
+    rows.append((y.shape[0], 2))
+    return [grid(h, w) for h, w in rows]
+"""
+
+
+def test_values_unpacked_from_tuples_keep_their_kinds():
+    """`for h, w in dims` takes each place of the tuples `dims` was built from (its literal
+    and its `.append((a, b))`), `h, w = a, b` each value, and `hw[0]` of a shape slice is an
+    int; a parameter's pairs, and a place that holds a tensor in one row, stay unknown or tensor."""
+    from torchlint.analysis.summary import summarize
+
+    functions = summarize(UNPACKED)["functions"]
+    kinds = {name: functions[name]["sites"][0][1] for name in ("from_shapes", "from_a_tuple", "from_pairs")}
+    assert kinds == {"from_shapes": ["i", "i"], "from_a_tuple": ["i", "i"], "from_pairs": ["?", "?"]}
+    mixed = functions["from_mixed"]["sites"][0][1]
+    assert "t" in str(mixed[0]) and mixed[1] == "i"

@@ -109,10 +109,13 @@ def _reaches_dynamic(project: Project, ref: Ref | None, depth: int = 0) -> bool:
     return False
 
 
-def registers_dynamic(qual: str) -> bool:
-    """Whether the installed package ``qual`` belongs to registers an operator whose output
-    size depends on the data (only then are its functions looked at)."""
-    return _package(qual.split(".", 1)[0]) is not None
+def verdict(qual: str) -> int:
+    """For an installed package's name: 2 when calling it runs an operator of its package
+    whose output size depends on the data (:func:`dynamic_call`), 1 when its package
+    registers such an operator (a module's calls are then looked up one by one), else 0."""
+    if _package(qual.split(".", 1)[0]) is None:
+        return 0
+    return 2 if dynamic_call(qual) else 1
 
 
 @functools.lru_cache(maxsize=4096)

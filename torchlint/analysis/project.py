@@ -105,8 +105,13 @@ class Project:
         checked: Sequence[str],
         display: Callable[[str], str] | None = None,
         train: bool = False,
+        installed: Callable[[str], int] | None = None,
     ) -> None:
         self.map = modmap
+        #: what an installed package's name does when called (``installed.verdict``: 2 runs an
+        #: operator whose output size depends on the data, 1 its package registers such an
+        #: operator, 0 neither); None: installed packages are not read
+        self.installed = installed
         #: calls made only in training (under ``if self.training:``) reach regions too
         self.train = train
         self._load = load
@@ -636,8 +641,6 @@ class Project:
         operators (:mod:`torchlint.analysis.installed`) by the name the file imports, and
         ``<local>.*`` for a module of such a package the file imports (its calls are looked
         up when checked)."""
-        from torchlint.analysis import installed
-
         ops, functions = self.dynamic_ops()
         names = {"torch.ops." + op.replace("::", ".") for op in ops}
         names.update(name for p, name in functions if p == path)
@@ -651,8 +654,10 @@ class Project:
                 names.add(local)
             elif ref[0] == "mod":
                 names.update(f"{local}.{name}" for p, name in functions if p == ref[1])
-            elif ref[0] == "ext" and installed.registers_dynamic(ref[1]):
-                names.add(local if installed.dynamic_call(ref[1]) else f"{local}.*")
+            elif ref[0] == "ext" and self.installed is not None:
+                verdict = self.installed(ref[1])
+                if verdict:
+                    names.add(local if verdict == 2 else f"{local}.*")
         return sorted(names)
 
     def _overrides(self, ref: Ref, rec: dict[str, Any]) -> Iterator[Ref]:

@@ -240,6 +240,9 @@ class Env:
     def __init__(self, fn: ast.AST, params: set[str]) -> None:
         self.params = params
         self.values: dict[str, list[ast.AST | None]] = {}
+        #: what ``name.append(v)`` puts in a list the function binds: name -> the values
+        self.appended: dict[str, list[ast.AST]] = {}
+        self._loops: list[tuple[ast.Tuple, ast.AST]] = []
         self._visiting: set[str] = set()
         body = getattr(fn, "body", [])
         stack: list[Any] = list(body) if isinstance(body, list) else [body]
@@ -251,6 +254,10 @@ class Env:
                 continue
             if t in _BINDS:
                 note(node)
+            elif t is ast.Call:
+                func = node.func
+                if type(func) is ast.Attribute and func.attr == "append" and type(func.value) is _Name and node.args:
+                    self.appended.setdefault(func.value.id, []).append(node.args[0])
             fields = _FIELDS.get(t)
             if fields is None:  # (a name in `global a, b` is a plain string: no fields)
                 fields = _FIELDS[t] = tuple(f for f in getattr(t, "_fields", ()) if f not in _NOT_CODE)
@@ -260,6 +267,25 @@ class Env:
                     extend(value)
                 elif isinstance(value, ast.AST):
                     stack.append(value)
+        for target, seq in self._loops:
+            self._unpacked(target, seq)
+
+    def _unpacked(self, target: ast.Tuple, seq: ast.AST) -> None:
+        if not isinstance(seq, ast.Name) or seq.id in self.params:
+            return
+        built = self.values.get(seq.id, [])
+        if not built or not all(isinstance(v, ast.List) for v in built):
+            return
+        rows = [e for v in built if isinstance(v, ast.List) for e in v.elts] + self.appended.get(seq.id, [])
+        width = len(target.elts)
+        tuples = [r for r in rows if isinstance(r, ast.Tuple) and len(r.elts) == width]
+        if not rows or len(tuples) != len(rows):
+            return
+        for i, name in enumerate(target.elts):
+            if isinstance(name, ast.Name):
+                values = self.values[name.id]
+                values.remove(None)  # (the walk bound it unknown)
+                values.extend(r.elts[i] for r in tuples)
 
     def _bind(self, name: str, value: ast.AST | None) -> None:
         self.values.setdefault(name, []).append(value)
@@ -269,11 +295,30 @@ class Env:
             if isinstance(n, ast.Name):
                 self._bind(n.id, None)
 
+    def _unpack(self, target: ast.AST, seq: ast.AST) -> None:
+        """``for a, b in pairs``: each name takes its place in the tuples the list ``pairs``
+        was built from (``pairs = []`` and ``pairs.append((x, y))``, or a literal); anything
+        else is unknown. (Called as the walk meets the loop: the appends are read later.)"""
+        if isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts):
+            self._loops.append((target, seq))
+        self._unknown(target)
+
     def _note(self, node: ast.AST) -> None:
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 if isinstance(target, ast.Name):
                     self._bind(target.id, node.value)
+                elif (
+                    isinstance(target, ast.Tuple)
+                    and isinstance(node.value, ast.Tuple)
+                    and len(target.elts) == len(node.value.elts)
+                    and not any(isinstance(e, ast.Starred) for e in target.elts + node.value.elts)
+                ):  # `p, c = self.patch_size, self.channels`
+                    for part, value in zip(target.elts, node.value.elts):
+                        if isinstance(part, ast.Name):
+                            self._bind(part.id, value)
+                        else:
+                            self._unknown(part)
                 else:
                     self._unknown(target)
         elif isinstance(node, ast.AnnAssign):
@@ -288,7 +333,7 @@ class Env:
         elif isinstance(node, ast.NamedExpr):
             self._bind(node.target.id, node.value)
         elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-            self._unknown(node.target)
+            self._unpack(node.target, node.iter)
         elif isinstance(node, ast.withitem):
             if node.optional_vars is not None:
                 self._unknown(node.optional_vars)
@@ -357,6 +402,8 @@ class Env:
                 return "n" if sliced else "i"
             if isinstance(base, ast.Call) and isinstance(base.func, ast.Attribute) and base.func.attr == "size":
                 return "n" if sliced else "i"
+            if isinstance(base, ast.Name) and not sliced and self._holds_shape(base.id):
+                return "i"  # `dims = x.shape[-2:]; dims[0]`
             return "?"
         if isinstance(node, ast.Call):
             return self._call_kind(node)
@@ -376,6 +423,22 @@ class Env:
         if isinstance(node, ast.IfExp):
             return _atoms_join([self.kind(node.body), self.kind(node.orelse)])
         return "?"
+
+    def _holds_shape(self, name: str) -> bool:
+        """Whether every value of ``name`` is a shape or a slice of one (``x.shape[-2:]``)."""
+        values = self.values.get(name)
+        if not values or name in self.params:
+            return False
+        for v in values:
+            if isinstance(v, ast.Subscript) and isinstance(v.slice, ast.Slice):
+                v = v.value
+            shape = isinstance(v, ast.Attribute) and v.attr == "shape"
+            size = (
+                isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr == "size" and not v.args
+            )
+            if not (shape or size):
+                return False
+        return True
 
     def _attribute_kind(self, node: ast.Attribute) -> Kind:
         if node.attr == "ndim":

@@ -27,7 +27,7 @@ from torchlint.analysis.sites import UNLISTED_HEADS, UNLISTED_MODULES, Env, _ato
 from torchlint.analysis.torchnames import LABEL_PARAMS
 
 #: bump when the summary's shape or meaning changes (it is part of cache keys)
-VERSION = 11
+VERSION = 12
 
 Summary = dict[str, Any]
 

@@ -156,6 +156,7 @@ class WorkspaceProject:
         return project
 
     def _build(self, train: bool) -> Project:
+        from torchlint.analysis import installed
         from torchlint.analysis.modules import ModuleMap
         from torchlint.analysis.project import Project
         from torchlint.static.static_pass import source_roots
@@ -167,7 +168,7 @@ class WorkspaceProject:
                 del self._saved[path]
         modmap = ModuleMap(checked, source_roots(self.settings, self.root), follow_imports=self.settings.follow_imports)
         self.builds += 1
-        return Project(modmap, self._summary, checked, self._display, train=train)
+        return Project(modmap, self._summary, checked, self._display, train=train, installed=installed.verdict)
 
     def _display(self, path: str) -> str:
         return display_path(path, self.root, absolute=False)

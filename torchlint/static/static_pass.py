@@ -508,6 +508,7 @@ def _project_facts(
             files_seen = None
     graph = cache.get_project_graph(key) if cache is not None and files_seen is not None else None
 
+    from torchlint.analysis import installed
     from torchlint.analysis.modules import ModuleMap
     from torchlint.analysis.project import Project
     from torchlint.analysis.roots import may_hold_regions
@@ -516,7 +517,7 @@ def _project_facts(
     # first (its "called from"), and which of two files named alike a module is, never
     # depend on the order the files were given in
     modmap = ModuleMap(analysed, roots, follow_imports=settings.follow_imports)
-    project = Project(modmap, load, analysed, display, train=settings.train)
+    project = Project(modmap, load, analysed, display, train=settings.train, installed=installed.verdict)
     reuse: set[str] = set()  # analysed files whose name facts the stored analysis gives
     partial = graph is not None and stored is not None
     if partial:
