@@ -65,6 +65,19 @@ def _project(tmp_path, n: int):
 CALL_SITES = {("tlops1.py", 16, "TL008"), ("model.py", 9, "TL008"), ("model.py", 13, "TL008")}
 
 
+def _imported_net(tmp_path, n: int, monkeypatch):
+    """The project's `Net`, imported (the oracle runs it in this process)."""
+    folder = _project(tmp_path, n)
+    monkeypatch.syspath_prepend(str(folder))
+    for name in ("model", f"tlops{n}"):
+        sys.modules.pop(name, None)
+    import model  # the project written above
+
+    net = model.Net()
+    sys.modules.pop("model", None)
+    return net
+
+
 def test_a_custom_ops_body_is_not_a_region_across_files(tmp_path):
     folder = _project(tmp_path, 1)
     report = torchlint.check([str(folder)], select=["TL0"], config=str(folder / "torchlint.toml"))
@@ -86,17 +99,11 @@ def test_without_the_decorator_the_body_is_followed(tmp_path):
 def test_dynamo_never_breaks_inside_a_custom_ops_body(tmp_path, monkeypatch):
     import torch
 
-    folder = _project(tmp_path, 3)
-    monkeypatch.syspath_prepend(str(folder))
-    for name in ("model", "tlops3"):
-        sys.modules.pop(name, None)
-    import model  # the project written above
-
+    net = _imported_net(tmp_path, 3, monkeypatch)
     torch._dynamo.reset()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        explained = torch._dynamo.explain(model.Net())(torch.randn(8))
-    sys.modules.pop("model", None)
+        explained = torch._dynamo.explain(net)(torch.randn(8))
     inside = [
         (frame.filename, frame.lineno)
         for r in explained.break_reasons
@@ -113,15 +120,8 @@ def test_dynamo_breaks_at_each_call_site(tmp_path, monkeypatch):
 
     from torchlint.dynamic.observe import observe
 
-    folder = _project(tmp_path, 5)
-    monkeypatch.syspath_prepend(str(folder))
-    for name in ("model", "tlops5"):
-        sys.modules.pop(name, None)
-    import model  # the project written above
-
-    files = [str(folder / "model.py"), str(folder / "tlops5.py")]
-    found = observe(model.Net(), [[torch.randn(8)]], user_files=files)
-    sys.modules.pop("model", None)
+    net = _imported_net(tmp_path, 5, monkeypatch)
+    found = observe(net, [[torch.randn(8)]], user_files=[str(tmp_path / "model.py"), str(tmp_path / "tlops5.py")])
     sites = {(os.path.basename(b.path or ""), b.line) for b in found.breaks}
     assert sites == {(path.replace("tlops1", "tlops5"), line) for path, line, _ in CALL_SITES}
 

@@ -22,6 +22,7 @@ import sys
 from torchlint.analysis.modules import NEVER_FOLLOW, ModuleMap, site_dirs
 from torchlint.analysis.project import Project, Ref
 from torchlint.analysis.summary import Summary, summarize
+from torchlint.analysis.torchnames import library_op
 
 #: the text a file registering a fake kernel holds (files without it are never parsed)
 _REGISTERS = re.compile(rb"register_fake|impl_abstract|register_meta")
@@ -100,9 +101,9 @@ def _reaches_dynamic(project: Project, ref: Ref | None, depth: int = 0) -> bool:
         target = project.resolve_dotted(ref[1], name)
         if target is None:
             continue
-        if target[0] == "ext" and target[1].startswith("torch.ops."):
-            pieces = target[1].split(".")
-            if len(pieces) in (4, 5) and f"{pieces[2]}::{pieces[3]}" in ops:
+        op = library_op(target[1]) if target[0] == "ext" else None
+        if op is not None:
+            if op in ops:
                 return True
         elif _reaches_dynamic(project, target, depth + 1):
             return True

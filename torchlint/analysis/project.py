@@ -46,6 +46,7 @@ from torchlint.analysis.torchnames import (
     NOT_WHILE_COMPILING,
     OPAQUE_DECORATORS,
     is_module_class_name,
+    op_callee,
 )
 
 Ref = tuple[str, ...]  # ("ext", q) | ("mod", path) | ("cls"|"fn"|"meth"|"bound", path, name)
@@ -642,7 +643,7 @@ class Project:
         ``<local>.*`` for a module of such a package the file imports (its calls are looked
         up when checked)."""
         ops, functions = self.dynamic_ops()
-        names = {"torch.ops." + op.replace("::", ".") for op in ops}
+        names = {op_callee(op) for op in ops}
         names.update(name for p, name in functions if p == path)
         for local, target in self._import_map(path).items():
             if local == "*":

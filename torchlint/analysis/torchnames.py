@@ -47,3 +47,17 @@ def is_module_class_name(qualname: str | None) -> bool:
         rest = qualname[len("torch.nn.") :]
         return last[:1].isupper() and not rest.startswith(("functional.", "init.", "utils."))
     return False
+
+
+def library_op(qual: str) -> str | None:
+    """The operator ``"ns::op"`` a call of ``torch.ops.ns.op`` or ``torch.ops.ns.op.<overload>``
+    runs, else None."""
+    parts = qual.split(".")
+    if len(parts) not in (4, 5) or parts[:2] != ["torch", "ops"]:
+        return None
+    return f"{parts[2]}::{parts[3]}"
+
+
+def op_callee(op: str) -> str:
+    """How code calls the operator ``"ns::op"``: ``torch.ops.ns.op``."""
+    return "torch.ops." + op.replace("::", ".")

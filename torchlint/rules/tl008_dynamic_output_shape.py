@@ -8,6 +8,7 @@ import libcst as cst
 
 from torchlint import knowledge
 from torchlint.analysis.names import dotted
+from torchlint.analysis.torchnames import library_op, op_callee
 from torchlint.rules.base import Rule
 
 # Flagged with any arguments (each case is in the rule's tests); the rest of the measured
@@ -231,9 +232,8 @@ class DynamicOutputShape(Rule):
         if not known:
             return None
         if qual is not None and qual.startswith("torch.ops."):
-            parts = qual.split(".")
-            packet = ".".join(parts[:4])
-            return packet if len(parts) in (4, 5) and packet in known else None
+            op = library_op(qual)
+            return op_callee(op) if op is not None and op_callee(op) in known else None
         name = dotted(func)
         scope = self.ctx.scope
         if name is None or (scope is not None and name.split(".", 1)[0] in scope.local):
