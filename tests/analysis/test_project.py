@@ -805,7 +805,8 @@ def test_a_call_only_made_while_tracing_or_scripting_is_no_region(project):
 
 def test_an_is_compiling_looked_up_with_getattr_and_wrapped_is_one(project):
     # kornia's shape: the function found with getattr at import, a wrapper returning bool() of
-    # it or a constant, imported by another file that checks it in an `and`
+    # it or a constant, imported by another file that checks it in an `and`, and read in an
+    # `and` of its own file (what follows `not is_compiling()` never runs)
     write(project, "pkg/__init__.py", "")
     write(
         project,
@@ -819,6 +820,10 @@ def test_an_is_compiling_looked_up_with_getattr_and_wrapped_is_one(project):
 
         def is_compiling() -> bool:
             return bool(_torch_is_compiling()) if _torch_is_compiling is not None else False
+
+        def move(x, device):
+            pinned = x.device.type == "cpu" and not is_compiling() and x.is_pinned()
+            return x.to(device, non_blocking=pinned)
         """,
     )
     write(
@@ -828,14 +833,14 @@ def test_an_is_compiling_looked_up_with_getattr_and_wrapped_is_one(project):
         import warnings
 
         import torch
-        from .utils import is_compiling
+        from .utils import is_compiling, move
 
         class Net(torch.nn.Module):
             def forward(self, x, eps=1e-8):
                 if not torch.jit.is_scripting() and not is_compiling() and eps != 1e-8:
                     warnings.warn("eps is ignored")
                 print("always")
-                return x
+                return move(x, x.device)
         """,
     )
     found = {(os.path.basename(f["path"]), f["rule"], f["line"]) for f in check_json(project)}

@@ -1,5 +1,6 @@
-"""Facts dynamo reads one way: `torch.jit.is_scripting()` is False; tensors unpacked from
-`zip(...)` / `enumerate(...)` stay tensors."""
+"""Facts dynamo reads one way: `torch.jit.is_scripting()` is False (and `is_compiling()` True,
+so what follows `not is_compiling() and` never runs); tensors unpacked from `zip(...)` /
+`enumerate(...)` stay tensors."""
 
 from __future__ import annotations
 
@@ -29,6 +30,22 @@ class Net(nn.Module):
 """
 # line 8: .item() runs under dynamo; 10 and 12 are dead (is_scripting / is_tracing are False)
 
+SHORT_CIRCUIT = """
+import torch
+from torch import nn
+from torch.compiler import is_compiling
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        copy = x.device.type == "cpu" and not is_compiling() and bool(x.any())
+        eager = is_compiling() or x.sum().item() > 0
+        scripted = torch.jit.is_scripting() and x.max().item() > 1
+        live = x.device.type == "cpu" and bool(x.any())
+        return x * 2, copy, eager, scripted, live
+"""
+# the operands after a decided `and` / `or` never run (lines 8-10); line 11 reads the tensor
+
 ZIPPED = """
 import torch
 from torch import nn
@@ -57,12 +74,16 @@ def test_code_under_not_is_scripting_is_live_and_the_other_arm_dead():
     assert lines(SCRIPTING) == {8}
 
 
+def test_operands_after_a_decided_and_or_or_are_dead():
+    assert lines(SHORT_CIRCUIT) == {11}
+
+
 def test_tensors_unpacked_from_zip_and_enumerate_stay_tensors_and_counters_ints():
     assert lines(ZIPPED) == {10}
 
 
 @pytest.mark.dynamo
-@pytest.mark.parametrize("code, expected", [(SCRIPTING, {8}), (ZIPPED, {10})])
+@pytest.mark.parametrize("code, expected", [(SCRIPTING, {8}), (ZIPPED, {10}), (SHORT_CIRCUIT, {11})])
 def test_dynamo_breaks_where_the_static_pass_says(code, expected):
     pytest.importorskip("torch")
     from torchlint.dynamic.observe import observe_source

@@ -1004,6 +1004,10 @@ class Project:
         for name, rec in s.get("functions", {}).items():
             if rec.get("returns") == "tensor":
                 returns[name] = "tensor"
+            if self.is_compiling(("fn", path, name)):  # kornia's own `is_compiling()` wrapper
+                aliases[name] = "torch.compiler.is_compiling"
+            elif self.is_disable(("fn", path, name)):
+                aliases[name] = "torch.compiler.disable"
         if aliases:
             out["aliases"] = dict(sorted(aliases.items()))
         if loggers:

@@ -103,6 +103,14 @@ class _Walker(cst.CSTVisitor):
             if t is cst.If and ctx.scope is not None:
                 self._both_arms(cast(cst.If, node))
                 return False
+        if t is cst.BooleanOperation:
+            boolean = cast(cst.BooleanOperation, node)
+            if ctx.index.truth(boolean.left) is isinstance(boolean.operator, cst.Or):
+                # `a and not is_compiling() and b`: the left side decides, `b` never runs
+                for handler in self.visit_handlers.get(t, ()):
+                    handler(node)
+                self.walk(boolean.left)
+                return False
         if t is cst.IndentedBlock:
             block = cast(cst.IndentedBlock, node)
             live = ctx.index.live_statements(block)
