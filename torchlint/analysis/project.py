@@ -835,13 +835,24 @@ class Project:
                     if any(d.endswith(_PROPERTY) for d in trec.get("decorators", ())):
                         yield target
         for _, dref in self._decorator_refs(path, rec):
-            if dref is not None and dref[0] == "fn":
-                drec = self.record(dref) or {}
-                # the wrapper the decorator returns runs at each call; the decorator's other
-                # nested functions (`auto_docstring`'s, which edit a docstring) run once, when
-                # the decorated function is defined
-                for nested in drec.get("wrappers", ()):
-                    yield ("nested", dref[1], f"{dref[2]}.{nested}")
+            yield from self._wrappers(dref)
+
+    def _wrappers(self, dref: Ref | None, depth: int = 0) -> Iterable[Ref]:
+        """What runs at each call of a function a project decorator decorates: the wrapper the
+        decorator returns; the decorator's other nested functions (`auto_docstring`'s, which
+        edit a docstring) run once, when the decorated function is defined. A decorator with
+        no wrapper of its own that calls project decorators (`cached` returning
+        `_cached(method)` or `_cached_ignore_args(method)`) puts one of theirs in place."""
+        if dref is None or dref[0] != "fn" or depth > 2:
+            return
+        drec = self.record(dref) or {}
+        wrappers = drec.get("wrappers", ())
+        for nested in wrappers:
+            yield ("nested", dref[1], f"{dref[2]}.{nested}")
+        if wrappers or drec.get("nested"):
+            return
+        for name, _guard in drec.get("calls", ()):
+            yield from self._wrappers(self.resolve_dotted(dref[1], name), depth + 1)
 
     # -- per-file facts ----------------------------------------------------------------
     def facts(self, path: str, names: dict[str, Any] | None = None) -> dict[str, Any]:
