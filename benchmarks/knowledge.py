@@ -2,7 +2,7 @@
 
 Run it with the Python of the torch to measure (a matrix venv for another version):
 
-    python benchmarks/knowledge.py [--out DIR] [--only calls,methods,attributes,ops,contexts] [-v]
+    python benchmarks/knowledge.py [--out DIR] [--only calls,methods,attributes,ops,contexts,decorators] [-v]
 
 It writes ``torchlint/data/knowledge-<major.minor>.json`` (``--out`` for another folder):
 
@@ -13,6 +13,9 @@ It writes ``torchlint/data/knowledge-<major.minor>.json`` (``--out`` for another
   ``"breaks"`` (with dynamo's reason) or ``"traced"``, with what
   ``torch._dynamo.trace_rules.lookup`` says of it. No verdict comes from reading torch's
   source or from a list: dynamo decides each one;
+* ``decorators``: the traced calls that make a decorator (``functools.lru_cache(maxsize=8)``),
+  with what applying it to a function does in a compiled function (the decorator of a
+  function defined inside a region);
 * ``stores``: item assignments dynamo cannot trace (``os.environ[...] = ...``), found the same way;
 * ``tensor_methods``: every public method of ``torch.Tensor`` called the same way, on the first
   receiver it runs on: a tensor, a one-element tensor, a tensor in an autograd graph (an entry
@@ -613,6 +616,39 @@ def _context_candidates(torch) -> list[tuple[str, str]]:
     return out
 
 
+def measure_decorators(calls: dict[str, Any], torch, verbose: bool) -> dict[str, Any]:
+    """What applying the function a traced call returns does: ``functools.lru_cache()`` is
+    traced, and the decorator it makes, applied to a function (``@functools.lru_cache(...)`` on
+    a function defined in a compiled region), breaks. Each traced call whose example returns a
+    plain function eagerly is applied to ``helper`` through dynamo."""
+    out: dict[str, Any] = {}
+    for qual, entry in sorted(calls.items()):
+        if entry.get("verdict") != "traced" or qual.startswith("builtins."):
+            continue
+        ns = _namespace(torch)
+        try:
+            for line in entry.get("imports", ()):
+                exec(line, ns)
+            with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+                warnings.simplefilter("ignore")
+                made = eval(entry["example"], ns)
+                if not inspect.isfunction(made):
+                    continue
+                made(helper)
+        except BaseException:  # noqa: BLE001 - what does not apply eagerly is no decorator
+            continue
+        example = f"{entry['example']}(helper)"
+        breaks, reason = dynamo_verdict(_program(set(entry.get("imports", ())), example), torch)
+        if reason is not None and reason.startswith("error:"):
+            continue
+        out[qual] = {"verdict": "breaks" if breaks else "traced", "example": example, "imports": entry["imports"]}
+        if breaks:
+            out[qual]["reason"] = reason
+        if verbose:
+            say(f"  {qual:40s} applied: {out[qual]['verdict']}")
+    return out
+
+
 def measure_contexts(torch, verbose: bool) -> dict[str, Any]:
     """``with <call>:`` around a tensor op for every context manager of
     :data:`CONTEXT_MODULES` that can be made and entered eagerly: ``"breaks"`` (with dynamo's
@@ -812,8 +848,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=os.path.join(REPO, "torchlint", "data"))
     ap.add_argument(
         "--only",
-        default="calls,methods,attributes,ops,contexts",
-        help="comma-separated: calls, methods, attributes, ops, contexts",
+        default="calls,methods,attributes,ops,contexts,decorators",
+        help="comma-separated: calls, methods, attributes, ops, contexts, decorators (from the calls)",
     )
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("--child", help=argparse.SUPPRESS)
@@ -850,6 +886,8 @@ def main(argv: list[str] | None = None) -> int:
         data["tensor_attributes"] = measure_tensor_attributes(torch, args.verbose)
     if "contexts" in parts:
         data["context_managers"] = measure_contexts(torch, args.verbose)
+    if "decorators" in parts:
+        data["decorators"] = measure_decorators(data.get("calls", {}), torch, args.verbose)
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(json.dumps(data, indent=1, sort_keys=True) + "\n")
     calls = data.get("calls", {})

@@ -80,6 +80,13 @@ def skipped_calls(data: dict[str, Any] | None = None) -> dict[str, dict[str, Any
     return {name: e for name, e in data.get("calls", {}).items() if e.get("verdict") == "breaks"}
 
 
+def breaking_decorators(data: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+    """Calls that make a decorator dynamo breaks on when it is applied (``functools.lru_cache``:
+    ``lru_cache(maxsize=8)`` is traced, ``lru_cache(maxsize=8)(fn)`` breaks)."""
+    data = current() if data is None else data
+    return {name: e for name, e in data.get("decorators", {}).items() if e.get("verdict") == "breaks"}
+
+
 def traced_calls(data: dict[str, Any] | None = None) -> set[str]:
     """The measured calls dynamo traced (compiled whole with them)."""
     data = current() if data is None else data

@@ -360,6 +360,25 @@ def test_every_call_measured_breaking_breaks_dynamo(tmp_path, monkeypatch):
 @needs_torch
 @pytest.mark.dynamo
 @pytest.mark.filterwarnings("ignore")
+def test_decorators_measured_breaking_break_dynamo_when_applied_and_not_when_made(tmp_path, monkeypatch):
+    """`functools.lru_cache(maxsize=8)` is traced; applying what it makes breaks (each alone)."""
+    monkeypatch.chdir(tmp_path)
+    data = _installed_data()
+    breaking = knowledge.breaking_decorators(data)
+    assert "functools.lru_cache" in breaking
+    wrong = []
+    for name, entry in sorted(breaking.items()):
+        made = dict(entry, example=entry["example"].removesuffix("(helper)"))
+        for case, breaks in ((entry, True), (made, False)):
+            one, _ = _module({name: case})
+            if (_first_line(one) in _break_lines(one)) != breaks:
+                wrong.append((name, case["example"]))
+    assert not wrong, f"measured otherwise: {wrong} (re-run benchmarks/knowledge.py)"
+
+
+@needs_torch
+@pytest.mark.dynamo
+@pytest.mark.filterwarnings("ignore")
 def test_calls_measured_traced_compile_whole(tmp_path, monkeypatch):
     """The traced calls of the modules whose breaks TL009 reports (each alone: the examples
     of unrelated modules are not meant to run together)."""

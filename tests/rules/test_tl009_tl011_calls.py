@@ -80,6 +80,49 @@ CASES = {
         """,
         D,
     ),
+    "decorators_applied_in_forward": Case(
+        """
+        import functools
+
+        import torch
+        from torch import nn
+
+        @functools.lru_cache(maxsize=None)
+        def table(n):
+            return n * 2
+
+        class Net(nn.Module):
+            @torch.no_grad()
+            def forward(self, x):
+                @functools.lru_cache(maxsize=8)  # error: TL009
+                def factor(n):
+                    return n * 2
+
+                @functools.wraps(factor)
+                def scaled(n):
+                    return factor(n) + table(n)
+
+                return x * scaled(3)
+        """,
+        D,
+    ),
+    "decorators_applied_by_hand": Case(
+        """
+        import functools
+
+        from torch import nn
+
+        class Net(nn.Module):
+            def forward(self, x):
+                def factor(n):
+                    return n * 2
+
+                cached = functools.cache(factor)  # error: TL009
+                once = functools.lru_cache(maxsize=1)(factor)  # error: TL009
+                return x * cached(3) * once(2)
+        """,
+        D,
+    ),
     # ---------------------------------------------------------------- TL010 autograd-in-region
     "backward_and_grad_in_forward": Case(
         """

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from importlib import resources
+from typing import cast
 
 import libcst as cst
 
@@ -94,6 +95,7 @@ class SkippedCall(Rule):
         data = skipped_calls()
         self.calls = {**measured_skipped_calls(), **data["calls"]}
         self.stores = knowledge.breaking_stores()
+        self.decorator_makers = set(knowledge.breaking_decorators())
         self.tensor_methods = measured_tensor_methods()
         self.tensor_attributes = knowledge.breaking_tensor_attributes()
         version = matrix.active_version()  # the torch the static pass reports for, if set
@@ -154,7 +156,29 @@ class SkippedCall(Rule):
                 "read it outside the compiled region",
             )
 
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        # a function defined in a region (the walk never visits the region's own decorators):
+        # each decorator is applied there, as dynamo traces it (`@functools.cache`,
+        # `@functools.lru_cache(maxsize=8)`)
+        for decorator in node.decorators:
+            expr = decorator.decorator
+            made = isinstance(expr, cst.Call)
+            qual = self.resolve(expr.func if isinstance(expr, cst.Call) else expr)
+            if qual is not None and qual in (self.decorator_makers if made else self.calls):
+                self._report_applied(decorator, qual)
+
+    def _report_applied(self, node: cst.CSTNode, qual: str) -> None:
+        self.report(
+            node,
+            message=f"dynamo cannot trace applying `{qual}` to a function and splits the graph; "
+            "define the function outside the compiled region (at module level)",
+        )
+
     def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Call) and self.resolve(node.func.func) in self.decorator_makers:
+            # `functools.lru_cache(maxsize=8)(fn)`: the made decorator, applied
+            self._report_applied(node, cast(str, self.resolve(node.func.func)))
+            return
         qual = self.resolve(node.func)
         if qual in self.calls:
             self.report(node, message=self.message.format(name=qual))
