@@ -248,6 +248,25 @@ CASES["submodule_with_a_disabled_forward"] = Case(
     """,
     {"target": "Net"},
 )
+CASES["child_forward_disabled_in_init"] = Case(
+    """
+    import torch
+    from torch import nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.child = nn.Linear(16, 16)
+            self.child.forward = torch.compiler.disable(self.child.forward)
+            self.other = nn.Linear(16, 16)
+            self.other.forward = self.other.forward
+
+        def forward(self, x):
+            y = self.other(x * 2)
+            return self.child(y) + 1  # error: TL011
+    """,
+    {"target": "Net"},
+)
 CASES["torch_function_dynamo_cannot_trace_with_tensors"] = Case(
     """
     import torch

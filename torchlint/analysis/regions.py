@@ -308,10 +308,22 @@ def _scan_init(init: cst.FunctionDef, info: ClassInfo, index: ModuleIndex) -> No
         if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
             for target in node.targets:
                 attr = self_attr(target.target)
-                if attr is None:
-                    continue
                 func = node.value.func
                 qual = index.resolve(func)
+                forward = target.target
+                if (
+                    attr is None
+                    and qual in DISABLE_DECORATORS
+                    and isinstance(forward, cst.Attribute)
+                    and forward.attr.value in ("forward", "__call__")
+                ):
+                    # self.child.forward = torch.compiler.disable(self.child.forward)
+                    attr = self_attr(forward.value)
+                    if attr is not None:
+                        info.submodules[attr] = qual
+                    continue
+                if attr is None:
+                    continue
                 if qual in DISABLE_DECORATORS:  # self.head = torch.compiler.disable(nn.Linear(...))
                     info.submodules[attr] = qual
                 elif qual in ("torch.nn.Parameter", "torch.nn.Buffer") or (
