@@ -2,7 +2,7 @@
 
 Run it with the Python of the torch to measure (a matrix venv for another version):
 
-    python benchmarks/knowledge.py [--out DIR] [--only calls,methods,attributes,ops,contexts,decorators] [-v]
+    python benchmarks/knowledge.py [--out DIR] [--only calls,methods,...,generators] [-v]
 
 It writes ``torchlint/data/knowledge-<major.minor>.json`` (``--out`` for another folder):
 
@@ -16,6 +16,8 @@ It writes ``torchlint/data/knowledge-<major.minor>.json`` (``--out`` for another
 * ``decorators``: the traced calls that make a decorator (``functools.lru_cache(maxsize=8)``),
   with what applying it to a function does in a compiled function (the decorator of a
   function defined inside a region);
+* ``generator_consumers``: the builtins (``all``, ``any``, ``sum``, ...) at whose call a break
+  inside the generator expression they consume breaks the graph too;
 * ``stores``: item assignments dynamo cannot trace (``os.environ[...] = ...``), found the same way;
 * ``tensor_methods``: every public method of ``torch.Tensor`` called the same way, on the first
   receiver it runs on: a tensor, a one-element tensor, a tensor in an autograd graph (an entry
@@ -649,6 +651,35 @@ def measure_decorators(calls: dict[str, Any], torch, verbose: bool) -> dict[str,
     return out
 
 
+#: builtins that consume an iterable, tried with a generator expression that breaks inside
+CONSUMERS = ("all", "any", "sum", "min", "max", "set", "frozenset", "list", "tuple", "sorted")
+
+
+def measure_generator_consumers(torch, verbose: bool) -> dict[str, Any]:
+    """For each builtin of :data:`CONSUMERS`, whether a break inside a generator expression it
+    consumes (``all(\n    t.sum().item() > 0 for t in x\n)``) also breaks the graph at the
+    consumer's line: dynamo cannot rebuild a generator made while tracing to resume in it."""
+    sys.path.insert(0, REPO)
+    from torchlint.dynamic.observe import observe_source
+
+    out: dict[str, Any] = {}
+    for name in CONSUMERS:
+        example = f"s = {name}(\n    t.sum().item() > 0 for t in x\n)"
+        program = _program(set(), example)
+        line = program.splitlines().index(f"    s = {name}(") + 1
+        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+            warnings.simplefilter("ignore")
+            obs, path = observe_source(program, "f", [torch.randn(2, 3)])
+        reasons = [b.gb_type or b.reason for b in obs.breaks if b.path == path and b.line == line]
+        out[name] = {"verdict": "breaks" if reasons else "traced", "example": example}
+        if reasons:
+            code = gb_codes(torch).get(reasons[0] or "")
+            out[name]["reason"] = f"{code} {reasons[0]}" if code else reasons[0]
+        if verbose:
+            say(f"  {name}(<generator>) {out[name]['verdict']}")
+    return out
+
+
 def measure_contexts(torch, verbose: bool) -> dict[str, Any]:
     """``with <call>:`` around a tensor op for every context manager of
     :data:`CONTEXT_MODULES` that can be made and entered eagerly: ``"breaks"`` (with dynamo's
@@ -848,8 +879,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=os.path.join(REPO, "torchlint", "data"))
     ap.add_argument(
         "--only",
-        default="calls,methods,attributes,ops,contexts,decorators",
-        help="comma-separated: calls, methods, attributes, ops, contexts, decorators (from the calls)",
+        default="calls,methods,attributes,ops,contexts,decorators,generators",
+        help="comma-separated: calls, methods, attributes, ops, contexts, decorators (from the calls), generators",
     )
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("--child", help=argparse.SUPPRESS)
@@ -888,6 +919,8 @@ def main(argv: list[str] | None = None) -> int:
         data["context_managers"] = measure_contexts(torch, args.verbose)
     if "decorators" in parts:
         data["decorators"] = measure_decorators(data.get("calls", {}), torch, args.verbose)
+    if "generators" in parts:
+        data["generator_consumers"] = measure_generator_consumers(torch, args.verbose)
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(json.dumps(data, indent=1, sort_keys=True) + "\n")
     calls = data.get("calls", {})

@@ -126,3 +126,10 @@ def breaking_tensor_attributes(data: dict[str, Any] | None = None) -> dict[str, 
     each with its entry (``requires_grad``: it breaks only on a tensor that requires grad)."""
     data = current() if data is None else data
     return {name: e for name, e in data.get("tensor_attributes", {}).items() if e.get("verdict") == "breaks"}
+
+
+def generator_consumers(data: dict[str, Any] | None = None) -> set[str]:
+    """Builtins (``all``, ``any``, ``sum``) at whose call a break inside the generator
+    expression they consume breaks the graph too."""
+    data = current() if data is None else data
+    return {name for name, e in data.get("generator_consumers", {}).items() if e.get("verdict") == "breaks"}

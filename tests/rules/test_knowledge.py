@@ -379,6 +379,23 @@ def test_decorators_measured_breaking_break_dynamo_when_applied_and_not_when_mad
 @needs_torch
 @pytest.mark.dynamo
 @pytest.mark.filterwarnings("ignore")
+def test_generator_consumers_break_at_their_call_as_measured():
+    """`all(<generator that breaks>)` breaks at the `all(` line too; `max(...)` only inside."""
+    data = _installed_data()
+    measured = data.get("generator_consumers", {})
+    assert measured["all"]["verdict"] == "breaks" and measured["max"]["verdict"] == "traced"
+    wrong = []
+    for name, entry in sorted(measured.items()):
+        one, _ = _module({name: entry})
+        at_call = one.splitlines().index(f"    s = {name}(") + 1
+        if (at_call in _break_lines(one)) != (entry["verdict"] == "breaks"):
+            wrong.append(name)
+    assert not wrong, f"measured otherwise: {wrong} (re-run benchmarks/knowledge.py)"
+
+
+@needs_torch
+@pytest.mark.dynamo
+@pytest.mark.filterwarnings("ignore")
 def test_calls_measured_traced_compile_whole(tmp_path, monkeypatch):
     """The traced calls of the modules whose breaks TL009 reports (each alone: the examples
     of unrelated modules are not meant to run together)."""

@@ -26,6 +26,10 @@ _METADATA = frozenset(
 )
 
 
+#: methods whose result is a Python value (their own rules flag the read): `t.item() > 0` is a bool
+_TO_PYTHON = frozenset({"item", "tolist"})
+
+
 def _root_name(expr: cst.BaseExpression, data: bool = False) -> str | None:
     """``t`` of ``t``, ``t > 0``, ``t.sum() > 0``, ``t[0]``, ``(t * 2).any()``. ``data``: only
     where the value reads ``t``'s data (not ``t is None``, ``t.shape[0] > 1``, ``t.dim() == 2``)."""
@@ -33,7 +37,7 @@ def _root_name(expr: cst.BaseExpression, data: bool = False) -> str | None:
         if isinstance(expr, cst.Call):
             expr = expr.func
         elif isinstance(expr, cst.Attribute):
-            if data and expr.attr.value in _METADATA:
+            if data and expr.attr.value in _METADATA | _TO_PYTHON:
                 return None
             expr = expr.value
         elif isinstance(expr, cst.Subscript):
