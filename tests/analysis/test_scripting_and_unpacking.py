@@ -46,6 +46,25 @@ class Net(nn.Module):
 """
 # the operands after a decided `and` / `or` never run (lines 8-10); line 11 reads the tensor
 
+ERROR_PATHS = """
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        if x.min() < -10:
+            raise ValueError(f"too small: {x.min().item()}")
+        try:
+            y = x.index_select(0, torch.arange(x.shape[0]))
+        except (IndexError, RuntimeError) as e:
+            print("bad index", x.max().item())
+            raise e
+        return y * 2
+"""
+# line 7 reads the tensor; the exception's message (8) and the handler that re-raises (12)
+# run only when the code fails
+
 ZIPPED = """
 import torch
 from torch import nn
@@ -78,12 +97,18 @@ def test_operands_after_a_decided_and_or_or_are_dead():
     assert lines(SHORT_CIRCUIT) == {11}
 
 
+def test_error_paths_are_not_checked():
+    assert lines(ERROR_PATHS) == {7}
+
+
 def test_tensors_unpacked_from_zip_and_enumerate_stay_tensors_and_counters_ints():
     assert lines(ZIPPED) == {10}
 
 
 @pytest.mark.dynamo
-@pytest.mark.parametrize("code, expected", [(SCRIPTING, {8}), (ZIPPED, {10}), (SHORT_CIRCUIT, {11})])
+@pytest.mark.parametrize(
+    "code, expected", [(SCRIPTING, {8}), (ZIPPED, {10}), (SHORT_CIRCUIT, {11}), (ERROR_PATHS, {7})]
+)
 def test_dynamo_breaks_where_the_static_pass_says(code, expected):
     pytest.importorskip("torch")
     from torchlint.dynamic.observe import observe_source

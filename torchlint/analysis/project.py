@@ -439,6 +439,8 @@ class Project:
                 or pred == "logger"
             ):
                 out = self._returns_is(target, names, pred)
+        elif pred == "compiling" and rec.get("returns_calls"):
+            out = all(self._returns_is(self.resolve_dotted(ref[1], c), names, pred) for c in rec["returns_calls"])
         self._memo[key] = out
         return out
 

@@ -27,7 +27,7 @@ from torchlint.analysis.sites import UNLISTED_HEADS, UNLISTED_MODULES, Env, _ato
 from torchlint.analysis.torchnames import LABEL_PARAMS
 
 #: bump when the summary's shape or meaning changes (it is part of cache keys)
-VERSION = 12
+VERSION = 13
 
 Summary = dict[str, Any]
 
@@ -111,6 +111,34 @@ def _guard_of(test: ast.AST) -> tuple | None:
         if name is not None:
             return name, negated
     return None
+
+
+def _every_guard(test: ast.AST) -> str | None:
+    """For ``a and not f() and g()``: the guard of code that runs only where every operand
+    holds (``f&!g``: not under ``f``, only where ``g()`` is true), from the operands that are
+    guard calls; None when none is."""
+    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)):
+        return None
+    parts = []
+    for value in test.values:
+        g = _guard_of(value)
+        if g is not None and g[0] != TRAINING_ONLY:
+            parts.append(g[0] if g[1] else f"!{g[0]}")
+    return "&".join(parts) or None
+
+
+def _either_guard(test: ast.AST) -> str | None:
+    """For ``f() or g()`` (no ``not``): the guard of code that runs only where every one of
+    them is false, ``f&g``; else None."""
+    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or)):
+        return None
+    names = []
+    for value in test.values:
+        g = _guard_of(value)
+        if g is None or g[1] or g[0] == TRAINING_ONLY:
+            return None
+        names.append(g[0])
+    return "&".join(names)
 
 
 def _both(outer: str | None, inner: str) -> str:
@@ -201,6 +229,14 @@ class _FunctionScan:
             # `if not self.training: return x`: the statements after it run only in training
             if isinstance(stmt, ast.If) and _training_only(stmt.test) is False and _leaves(stmt.body):
                 guard = TRAINING_ONLY
+            elif isinstance(stmt, ast.If) and _leaves(stmt.body):
+                # `if is_compiling(): return fast(x)`: what follows runs as the `else` would
+                either = _either_guard(stmt.test)
+                g = _guard_of(stmt.test)
+                if either is not None:
+                    guard = _both(guard, either)
+                elif g is not None and g[0] != TRAINING_ONLY:
+                    guard = _both(guard, f"!{g[0]}" if g[1] else g[0])
 
     def _stmt(self, node: ast.AST, guard: str | None, prefix: str) -> None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -253,6 +289,19 @@ class _FunctionScan:
         if isinstance(node, ast.If):
             g = _guard_of(node.test)
             self._expr(node.test, guard)
+            every = _every_guard(node.test) if g is None else None
+            if every is not None:
+                # `if WITH_SEGMM and not is_compiling():` the body runs only where each holds
+                self._block(node.body, _both(guard, every), prefix)
+                self._block(node.orelse, guard, prefix)
+                return
+            either = _either_guard(node.test)
+            if either is not None:
+                # `if torch.jit.is_scripting() or is_compiling():` the `else` runs only where
+                # neither does; the body wherever one does (not known here)
+                self._block(node.body, guard, prefix)
+                self._block(node.orelse, _both(guard, either), prefix)
+                return
             if g is not None:
                 name, negated = g
                 # `if not g(): <eager>` / `if g(): ... else: <eager>`: eager-only under guard g;
@@ -504,6 +553,10 @@ def _function(fn: ast.AST) -> dict[str, Any]:
         out["returns_call"] = name
         if params:
             out["params"] = params[:2]
+    elif returned and all(r is not None for r in returned) and not params and len(set(returned)) <= 4:
+        # `if PT23: return torch.compiler.is_compiling()` / `return torch._dynamo.is_compiling()`:
+        # a version switch between calls that all say the same thing
+        out["returns_calls"] = sorted(set(cast("list[str]", returned)))
     if scan.on_made:
         out["on_made"] = scan.on_made
     if scan.nested:

@@ -58,6 +58,14 @@ class FixPlanner:
         return None
 
 
+def _ends_in_raise(body: cst.BaseSuite) -> bool:
+    stmts = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    last = stmts[-1] if stmts else None
+    if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        return bool(last.body) and isinstance(last.body[-1], cst.Raise)
+    return False
+
+
 class _Walker(cst.CSTVisitor):
     """One walk over a region's body, dispatching each node to the rules that want it."""
 
@@ -104,6 +112,12 @@ class _Walker(cst.CSTVisitor):
             if t is cst.If and ctx.scope is not None:
                 self._both_arms(cast(cst.If, node))
                 return False
+        if t is cst.Raise:
+            # an error path: what builds the exception (`raise ValueError(f"{x.max().item()}")`)
+            # runs only when the code fails, never on a compiled run that goes on
+            return False
+        if t is cst.ExceptHandler and _ends_in_raise(cast(cst.ExceptHandler, node).body):
+            return False  # a handler that reports and re-raises: the same
         if t is cst.BooleanOperation:
             boolean = cast(cst.BooleanOperation, node)
             if ctx.index.truth(boolean.left) is isinstance(boolean.operator, cst.Or):
