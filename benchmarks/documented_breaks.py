@@ -7,8 +7,9 @@ Measured on torch 2.13.0+cpu (full run, ~40 s on a 2-core machine), line-level:
     dev       198 cases, 107 breaking: precision 0.991  recall 0.964  (tp 108, fp 1, fn 4)
     held-out   62 cases,  30 breaking: precision 1.000  recall 0.871  (tp 27, fp 0, fn 4)
 
-Dev misses: ``exec``, ``y.__class__ = ...``, ``x.data_ptr()``, a sparse tensor's second use; its one false finding is ``np.random.rand(...)`` as the first
-statement of ``forward`` (dynamo traces it there, and breaks on it after any tensor op).
+Dev misses: ``exec``, ``y.__class__ = ...``, ``x.data_ptr()``, a sparse tensor's second use;
+its one false finding is ``np.random.rand(...)`` as the first statement of ``forward`` (dynamo
+traces it there, and breaks on it after any tensor op).
 The held-out set is the one measured before the dev cases grew from 100 to 198 (new dev cases
 are named so that none falls in the held-out third); per family it is printed by the script:
 read it only to measure.
