@@ -1,8 +1,9 @@
 """What dynamo never runs behind a compile switch: an `is_compiling()` wrapper that picks
 between torch's spellings by version (torch_geometric's), tested with `or` beside
 `torch.jit.is_scripting()`, in an `and` beside a flag, and the code after `if <switch>:
-return ...`. The eager paths (index checks that read tensor values, timing) stay unchecked; a
-real break beside them is found."""
+return ...`, and a file's own wrapper of `torch.compiler.disable` (calling what it wraps
+breaks; its body is not compiled). The eager paths (index checks that read tensor values,
+timing) stay unchecked; a real break beside them is found."""
 
 from __future__ import annotations
 
@@ -29,6 +30,16 @@ from torch import nn
 from gpkg import is_compiling
 
 FAST = not torch.cuda.is_available()
+
+
+def eager_only(fn):
+    return torch.compiler.disable(fn)
+
+
+@eager_only
+def report(h):
+    print("mean", h.mean().item())
+    return h
 
 
 class Conv(nn.Module):
@@ -67,7 +78,7 @@ class Conv(nn.Module):
         h = self.timed(self.scale(self.gather(self.lin(x), index)))
         if x.sum() > 0:  # graph break
             h = h + 1
-        return h
+        return report(h)  # graph break
 """
 
 ORACLE = [{"path": ".", "module": "gpkg.conv", "target": "Conv", "inputs": ["f32[5,4]"]}]

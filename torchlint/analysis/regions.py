@@ -310,18 +310,10 @@ def _scan_init(init: cst.FunctionDef, info: ClassInfo, index: ModuleIndex) -> No
                 attr = self_attr(target.target)
                 func = node.value.func
                 qual = index.resolve(func)
-                forward = target.target
-                if (
-                    attr is None
-                    and qual in DISABLE_DECORATORS
-                    and isinstance(forward, cst.Attribute)
-                    and forward.attr.value in ("forward", "__call__")
-                ):
-                    # self.child.forward = torch.compiler.disable(self.child.forward)
-                    attr = self_attr(forward.value)
-                    if attr is not None:
-                        info.submodules[attr] = qual
-                    continue
+                stored = target.target
+                if qual in DISABLE_DECORATORS and isinstance(stored, cst.Attribute) and stored.attr.value == "forward":
+                    # self.child.forward = torch.compiler.disable(self.child.forward): the child
+                    attr = self_attr(stored.value) or attr
                 if attr is None:
                     continue
                 if qual in DISABLE_DECORATORS:  # self.head = torch.compiler.disable(nn.Linear(...))

@@ -113,32 +113,19 @@ def _guard_of(test: ast.AST) -> tuple | None:
     return None
 
 
-def _every_guard(test: ast.AST) -> str | None:
-    """For ``a and not f() and g()``: the guard of code that runs only where every operand
-    holds (``f&!g``: not under ``f``, only where ``g()`` is true), from the operands that are
-    guard calls; None when none is."""
-    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)):
+def _boolean_arms(test: ast.AST) -> tuple[str | None, str | None] | None:
+    """The guards of an ``if``'s body and ``else`` for an ``and`` / ``or`` of guard calls.
+    ``a and not f() and g()``: the body runs only where each holds (``f&!g``), the ``else``
+    anywhere; ``f() or g()`` (guard calls only, none negated): the ``else`` runs only where
+    all are false (``f&g``), the body anywhere. None for any other test."""
+    if not isinstance(test, ast.BoolOp):
         return None
-    parts = []
-    for value in test.values:
-        g = _guard_of(value)
-        if g is not None and g[0] != TRAINING_ONLY:
-            parts.append(g[0] if g[1] else f"!{g[0]}")
-    return "&".join(parts) or None
-
-
-def _either_guard(test: ast.AST) -> str | None:
-    """For ``f() or g()`` (no ``not``): the guard of code that runs only where every one of
-    them is false, ``f&g``; else None."""
-    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or)):
-        return None
-    names = []
-    for value in test.values:
-        g = _guard_of(value)
-        if g is None or g[1] or g[0] == TRAINING_ONLY:
-            return None
-        names.append(g[0])
-    return "&".join(names)
+    guards = [_guard_of(value) for value in test.values]
+    if isinstance(test.op, ast.And):
+        parts = [g[0] if g[1] else f"!{g[0]}" for g in guards if g is not None and g[0] != TRAINING_ONLY]
+        return ("&".join(parts), None) if parts else None
+    names = [g[0] for g in guards if g is not None and not g[1] and g[0] != TRAINING_ONLY]
+    return (None, "&".join(names)) if len(names) == len(guards) else None
 
 
 def _both(outer: str | None, inner: str) -> str:
@@ -231,10 +218,10 @@ class _FunctionScan:
                 guard = TRAINING_ONLY
             elif isinstance(stmt, ast.If) and _leaves(stmt.body):
                 # `if is_compiling(): return fast(x)`: what follows runs as the `else` would
-                either = _either_guard(stmt.test)
                 g = _guard_of(stmt.test)
-                if either is not None:
-                    guard = _both(guard, either)
+                arms = _boolean_arms(stmt.test) if g is None else None
+                if arms is not None and arms[1] is not None:
+                    guard = _both(guard, arms[1])
                 elif g is not None and g[0] != TRAINING_ONLY:
                     guard = _both(guard, f"!{g[0]}" if g[1] else g[0])
 
@@ -289,18 +276,12 @@ class _FunctionScan:
         if isinstance(node, ast.If):
             g = _guard_of(node.test)
             self._expr(node.test, guard)
-            every = _every_guard(node.test) if g is None else None
-            if every is not None:
-                # `if WITH_SEGMM and not is_compiling():` the body runs only where each holds
-                self._block(node.body, _both(guard, every), prefix)
-                self._block(node.orelse, guard, prefix)
-                return
-            either = _either_guard(node.test)
-            if either is not None:
-                # `if torch.jit.is_scripting() or is_compiling():` the `else` runs only where
-                # neither does; the body wherever one does (not known here)
-                self._block(node.body, guard, prefix)
-                self._block(node.orelse, _both(guard, either), prefix)
+            sides = _boolean_arms(node.test) if g is None else None
+            if sides is not None:
+                # `if WITH_SEGMM and not is_compiling():` (the body only in eager), `if
+                # torch.jit.is_scripting() or is_compiling():` (the `else` only in eager)
+                for block, arm in ((node.body, sides[0]), (node.orelse, sides[1])):
+                    self._block(block, guard if arm is None else _both(guard, arm), prefix)
                 return
             if g is not None:
                 name, negated = g

@@ -164,8 +164,8 @@ class SkippedCall(Rule):
             expr = decorator.decorator
             made = isinstance(expr, cst.Call)
             qual = self.resolve(expr.func if isinstance(expr, cst.Call) else expr)
-            if qual is not None and qual in (self.decorator_makers if made else self.calls):
-                self._report_applied(decorator, qual)
+            if qual in (self.decorator_makers if made else self.calls):
+                self._report_applied(decorator, cast(str, qual))
 
     def _report_applied(self, node: cst.CSTNode, qual: str) -> None:
         self.report(
@@ -175,9 +175,10 @@ class SkippedCall(Rule):
         )
 
     def visit_Call(self, node: cst.Call) -> None:
-        if isinstance(node.func, cst.Call) and self.resolve(node.func.func) in self.decorator_makers:
+        maker = self.resolve(node.func.func) if isinstance(node.func, cst.Call) else None
+        if maker in self.decorator_makers:
             # `functools.lru_cache(maxsize=8)(fn)`: the made decorator, applied
-            self._report_applied(node, cast(str, self.resolve(node.func.func)))
+            self._report_applied(node, maker)
             return
         qual = self.resolve(node.func)
         if qual in self.calls:

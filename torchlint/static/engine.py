@@ -23,7 +23,6 @@ from typing import Callable, Union, cast
 
 import libcst as cst
 
-from torchlint import knowledge
 from torchlint.analysis.names import ImportTable
 from torchlint.analysis.regions import Region, build_index, find_regions
 from torchlint.analysis.tensors import TENSOR, TENSOR_DICT, TENSORS, TensorScope, annotation_kind, not_tensors_when
@@ -252,42 +251,6 @@ class _Walker(cst.CSTVisitor):
                 region.tensor_params.add(name)
 
 
-#: the rule of a break that dynamo cannot resume from inside something the region made
-GENERATOR_RULE = "TL021"
-
-
-def generator_breaks(regions: dict[cst.FunctionDef, Region], ctx: FileContext, rule: Rule) -> list:
-    """Reports at ``all(<generator>)`` (and the other consumers the knowledge measured) whose
-    generator expression holds a reported break: dynamo cannot rebuild the generator it made
-    to resume inside it, so the consumer's call breaks too and the function runs in Python."""
-    consumers = {f"builtins.{name}" for name in knowledge.generator_consumers()}
-    if not consumers:
-        return []
-    inner = {id(node) for r, node, *_ in ctx.reports if r.severity == "error" and r.code.startswith("TL0")}
-    out = []
-    for fn, region in regions.items():
-        for node in walk(fn.body):
-            if not (isinstance(node, cst.Call) and len(node.args) == 1):
-                continue
-            gen = node.args[0].value
-            name = ctx.imports.resolve(node.func)
-            if name in consumers and isinstance(gen, cst.GeneratorExp) and any(id(n) in inner for n in walk(gen)):
-                consumer = name.removeprefix("builtins.")
-                message = (
-                    f"the generator `{consumer}()` consumes breaks the graph inside, and dynamo cannot rebuild "
-                    "a generator made in the compiled code to resume there, so the graph also breaks at this "
-                    "call and the function runs in Python"
-                )
-                suggestion = (
-                    "Remove the break inside the generator, or compute the values as one tensor and reduce it "
-                    f"(`torch.stack([...]).{consumer}()`)"
-                    if consumer in ("all", "any", "sum")
-                    else "Remove the break inside the generator."
-                )
-                out.append((rule, node, message, suggestion, region))
-    return out
-
-
 def lint_module(
     module: cst.Module,
     path: str,
@@ -345,9 +308,6 @@ def lint_module(
         ctx.scope.bind_params(node, region.tensor_params, all_tensors=all_tensors, called_with=called_with)
         walker.walk(node.body)
     ctx.region = ctx.scope = None
-    rebuilt = next((rule for rule in rules if rule.code == GENERATOR_RULE), None)
-    if rebuilt is not None and ctx.reports:
-        ctx.reports.extend(generator_breaks(regions, ctx, rebuilt))
     if not ctx.reports:
         return []
     whole: Iterable[cst.CSTNode] = ()
