@@ -7,6 +7,19 @@ from torchlint.rules import get_rule
 D = {}  # run through dynamo with the default input (one f32[8,16] per forward argument)
 
 CASES = {
+    "tolist_in_loss_on_private_base": Case(
+        """
+        import torch
+        from torch.nn.modules.loss import _Loss
+
+        class Dice(_Loss):
+            def forward(self, input, target):
+                axes = torch.arange(2, len(input.shape)).tolist()  # error: TL003
+                inter = torch.sum(input * target, dim=axes)
+                return 1 - inter.mean()
+        """,
+        {"target": "Dice", "inputs": ["f32[2,3,4,4]", "f32[2,3,4,4]"]},
+    ),
     # ---------------------------------------------------------------- TL001 tensor-item
     "item_alias_T": Case(
         """

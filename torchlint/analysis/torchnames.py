@@ -45,7 +45,8 @@ def is_module_class_name(qualname: str | None) -> bool:
     if qualname.startswith("torch.nn."):
         last = qualname.rsplit(".", 1)[-1]
         rest = qualname[len("torch.nn.") :]
-        return last[:1].isupper() and not rest.startswith(("functional.", "init.", "utils."))
+        # (private bases count: `torch.nn.modules.loss._Loss`, `...conv._ConvNd`)
+        return last.lstrip("_")[:1].isupper() and not rest.startswith(("functional.", "init.", "utils."))
     return False
 
 
