@@ -369,6 +369,18 @@ CASES = {
         """,
         {"target": "f", "inputs": ["f32[4,8]"]},
     ),
+    "lookalike_requires_grad_off_on_local_with_grad_on": Case(
+        """
+        import torch
+
+        @torch.compile
+        def f(x):
+            noise = torch.randn_like(x)
+            noise.requires_grad_(False)
+            return (x * 2 + noise).sum()
+        """,
+        {"target": "f", "inputs": ["f32[4,8]"], "train": True},
+    ),
     "lookalike_requires_grad_read": Case(
         """
         import torch

@@ -33,6 +33,16 @@ def factory_requires_grad(call: cst.Call, resolve) -> cst.Arg | None:
     return None
 
 
+def _turns_off(call: cst.Call) -> bool:
+    """``t.requires_grad_(False)`` / ``t.requires_grad_(requires_grad=False)``."""
+    return (
+        len(call.args) == 1
+        and isinstance(call.args[0].value, cst.Name)
+        and call.args[0].value.value == "False"
+        and (call.args[0].keyword is None or call.args[0].keyword.value == "requires_grad")
+    )
+
+
 class RequiresGradMutation(Rule):
     code = "TL014"
 
@@ -87,5 +97,8 @@ class RequiresGradMutation(Rule):
             # An input or parameter always; a tensor made in the region only when the pass
             # checks training (`--train`): under no_grad (eval mode) dynamo traces the call,
             # with gradients on it breaks on every `requires_grad_()`.
-            if self._input_or_parameter(func.value) or (self.ctx.index.train and self.is_tensor(func.value)):
+            # `requires_grad_(False)` of a tensor made here is a no-op dynamo traces.
+            if self._input_or_parameter(func.value) or (
+                self.ctx.index.train and self.is_tensor(func.value) and not _turns_off(node)
+            ):
                 self.report(node)
