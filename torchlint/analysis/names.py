@@ -70,6 +70,8 @@ class ImportTable:
         self.module_classes: set[str] = set()
         self.module_local: set[str] = set()
         self.returns: dict[str, str] = {}
+        # project module classes (qualified) -> the attributes their `__init__` makes tensors
+        self.class_tensors: dict[str, frozenset[str]] = {}
         # how the file calls the project's operators whose output size depends on the data
         self.dynamic_ops: set[str] = set()
 
@@ -114,6 +116,8 @@ class ImportTable:
         self.module_classes.update(facts.get("module_classes", ()))
         self.module_local.update(facts.get("module_local", ()))
         self.returns.update(facts.get("returns", {}))
+        for qual, attrs in facts.get("class_tensors", {}).items():
+            self.class_tensors[qual] = frozenset(attrs)
         self.dynamic_ops.update(facts.get("dynamic_ops", ()))
 
     def add_definitions(self, names: Iterable[str]) -> None:

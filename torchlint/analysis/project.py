@@ -957,6 +957,7 @@ class Project:
         loggers: list[str] = []
         module_classes: set[str] = set()
         returns: dict[str, str] = {}
+        class_tensors: dict[str, list[str]] = {}
 
         def note(local: str, ref: Ref | None, prefix: str | None) -> None:
             """Facts about a name the file can use: ``prefix`` is what the file resolves it to."""
@@ -974,6 +975,9 @@ class Project:
             q = prefix
             if ref[0] == "cls" and self.is_module(ref[1], ref[2]):
                 module_classes.add(q)  # type: ignore[arg-type]
+                held = self.class_tensors(ref[1], ref[2])
+                if held and q:
+                    class_tensors[q] = held
             elif ref[0] == "fn" and (self.record(ref) or {}).get("returns") == "tensor":
                 returns[q] = "tensor"  # type: ignore[index]
             elif ref[0] == "bound" and self._is_tensor_binding(ref):
@@ -1010,6 +1014,10 @@ class Project:
                     note(name, ref, q)
         # the file's own names
         local_modules = sorted(c for c in s.get("classes", ()) if self.is_module(path, c))
+        for name in local_modules:  # `self.child = Child()` of a class of this file
+            held = self.class_tensors(path, name)
+            if held:
+                class_tensors[name] = held
         for name in s.get("bound", ()):
             ref = ("bound", path, name)
             if self.is_logger(ref):
@@ -1031,7 +1039,21 @@ class Project:
             out["module_local"] = local_modules
         if returns:
             out["returns"] = dict(sorted(returns.items()))
+        if class_tensors:
+            out["class_tensors"] = dict(sorted(class_tensors.items()))
         return out
+
+    def class_tensors(self, path: str, name: str, _seen: set | None = None) -> list[str]:
+        """The attributes a project class's ``__init__`` (or a project base's) makes tensors."""
+        seen = _seen or set()
+        if (path, name) in seen or len(seen) > _MAX_DEPTH:
+            return []
+        seen.add((path, name))
+        held = set(self._class(path, name).get("tensors", ()))
+        for base in self.bases(path, name):
+            if base[0] == "cls":
+                held.update(self.class_tensors(base[1], base[2], seen))
+        return sorted(held)
 
     def _relative(self, path: str, local: str) -> bool:
         key = ("relative", path)

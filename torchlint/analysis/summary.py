@@ -27,7 +27,7 @@ from torchlint.analysis.sites import UNLISTED_HEADS, UNLISTED_MODULES, Env, _ato
 from torchlint.analysis.torchnames import LABEL_PARAMS
 
 #: bump when the summary's shape or meaning changes (it is part of cache keys)
-VERSION = 13
+VERSION = 14
 
 Summary = dict[str, Any]
 
@@ -724,6 +724,45 @@ def _merge_top(parts: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+#: what ``self.<attr> = <call>(...)`` stores a tensor for, by the callee's last name
+_TENSOR_STORES = frozenset({"Parameter", "Buffer"})
+#: lower-case ``torch.*`` calls that do not make tensors
+_NOT_TENSORS = frozenset({"device", "dtype", "finfo", "iinfo", "get_default_dtype", "compile"})
+
+
+def _init_tensors(cls: ast.ClassDef) -> list[str]:
+    """The attributes ``__init__`` makes tensors: ``self.register_buffer("name", ...)``,
+    ``register_parameter``, ``self.name = nn.Parameter(...)`` / ``nn.Buffer(...)`` /
+    ``torch.zeros(...)`` (another file's ``self.child.name`` is then a tensor too)."""
+    init = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
+    if init is None:
+        return []
+    out: set[str] = set()
+    for node in ast.walk(init):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if (
+                node.func.attr in ("register_buffer", "register_parameter")
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+            ):
+                out.add(node.args[0].value)
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            callee = dotted(node.value.func) or ""
+            last = callee.rsplit(".", 1)[-1]
+            made = callee.startswith("torch.") and last[:1].islower() and last not in _NOT_TENSORS
+            if not (last in _TENSOR_STORES or made):
+                continue
+            for target in node.targets:
+                if (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == "self"
+                ):
+                    out.add(target.attr)
+    return sorted(out)
+
+
 def _top(body, imports, aliases, bound, classes, functions, top_code=None, tables=None) -> None:
     """What the top-level statements ``body`` add to a summary's imports, aliases, bindings,
     classes and functions (and to ``top_code``: what the code outside functions calls and
@@ -765,7 +804,12 @@ def _top(body, imports, aliases, bound, classes, functions, top_code=None, table
                 for item in stmt.body:
                     if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                         methods[item.name] = _function(item)
-                classes[stmt.name] = {"bases": [b for b in (dotted(x) for x in stmt.bases) if b], "methods": methods}
+                bases = [b for b in (dotted(x) for x in stmt.bases) if b]
+                record: dict[str, Any] = {"bases": bases, "methods": methods}
+                made = _init_tensors(stmt)
+                if made:
+                    record["tensors"] = made
+                classes[stmt.name] = record
             elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                 for t in targets:

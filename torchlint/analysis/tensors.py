@@ -17,7 +17,7 @@ from importlib import resources
 import libcst as cst
 
 from torchlint.analysis.names import ImportTable, dotted
-from torchlint.analysis.regions import ClassInfo
+from torchlint.analysis.regions import ClassInfo, self_attr
 from torchlint.analysis.sites import ONLY_TENSOR_METHODS
 from torchlint.analysis.tree import code_children
 
@@ -602,6 +602,11 @@ class TensorScope:
             projected = self._project_kind(expr, "=")
             if projected is not None:
                 return projected
+            child = self_attr(base) if self.owner is not None else None
+            if child is not None and expr.attr.value in self.imports.class_tensors.get(
+                self.owner.submodules.get(child, ""), ()  # type: ignore[union-attr]
+            ):
+                return TENSOR  # self.child.buffer, of a project class that registers it
             base_kind = self.kind(base)
             if base_kind == TENSOR and expr.attr.value in TENSOR_ATTRS:
                 return TENSOR
