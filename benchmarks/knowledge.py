@@ -109,6 +109,7 @@ MODULES = (
     "torch",
     "torch.cuda",
     "torch.random",
+    "torch.jit",
 )
 
 #: modules whose functions act on the process or the machine: only functions that take no
@@ -181,7 +182,8 @@ _NEVER = {
 #: argument lists tried in order (source text; ``x`` is a float tensor of 4, ``helper`` a
 #: one-argument function, ``buf`` a fresh ``io.BytesIO()``): Python values first, so that a
 #: verdict on a call is not one on what dynamo does with a tensor argument
-#: (``random.uniform(x, x)`` breaks, ``random.uniform(1, 1)`` is traced)
+#: (``random.uniform(x, x)`` breaks, ``random.uniform(1, 1)`` is traced); the last is a
+#: type check (``torch.jit.isinstance(x, torch.Tensor)``)
 ARGS = (
     "",
     "'ignore'",
@@ -199,9 +201,10 @@ ARGS = (
     "x, x",
     "helper, x",
     "1, [1, 2]",
+    "x, torch.Tensor",
 )
 _GETTER_ARGS = ("", "x")
-TORCH_SKIP_ONLY = {"torch", "torch.cuda", "torch.random"}
+TORCH_SKIP_ONLY = {"torch", "torch.cuda", "torch.random", "torch.jit"}
 
 
 def say(text: str) -> None:

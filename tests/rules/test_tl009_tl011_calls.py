@@ -5,6 +5,32 @@ from rule_cases import Case, static_and_dynamo_tests
 D = {}
 
 CASES = {
+    "torchscript_type_check": Case(
+        """
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = nn.Linear(16, 16)
+
+            @torch.jit.unused
+            def scale(self, h):
+                return h * 2
+
+            @torch.jit.ignore
+            def shift(self, h):
+                return h + 1
+
+            def forward(self, x, skip):
+                h = self.shift(self.scale(self.lin(x)))
+                if skip is not None and torch.jit.isinstance(skip, torch.Tensor):  # error: TL009
+                    h = h + skip
+                return h
+        """,
+        {"target": "Net", "inputs": ["f32[2,16]", "f32[2,16]"]},
+    ),
     # ---------------------------------------------------------------- TL009 skipped-call
     "time_random_warnings_datetime": Case(
         """
