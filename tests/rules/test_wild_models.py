@@ -369,6 +369,43 @@ CASES = {
         """,
         {"target": "f", "inputs": ["f32[4,8]"]},
     ),
+    "requires_grad_under_enable_grad_in_eval": Case(
+        """
+        import torch
+        from torch import nn
+
+        class Energy(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = nn.Linear(8, 1)
+
+            def forward(self, x):
+                with torch.enable_grad():
+                    x = x.clone().requires_grad_()  # error: TL014
+                    e = self.lin(torch.tanh(x)).sum()
+                (force,) = torch.autograd.grad(e, x)  # error: TL010
+                return -force
+        """,
+        {"target": "Energy", "inputs": ["f32[4,8]"]},
+    ),
+    "lookalike_enable_grad_without_requires_grad": Case(
+        """
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = nn.Linear(8, 8)
+
+            def forward(self, x):
+                with torch.enable_grad():
+                    h = self.lin(x) * 2
+                noise = torch.randn_like(h).requires_grad_()
+                return h + noise
+        """,
+        {"target": "Net", "inputs": ["f32[4,8]"]},
+    ),
     "lookalike_requires_grad_off_on_local_with_grad_on": Case(
         """
         import torch

@@ -43,12 +43,37 @@ def _turns_off(call: cst.Call) -> bool:
     )
 
 
+#: contexts that turn gradients on whatever the mode the model runs in
+_ENABLE_GRAD = frozenset({"torch.enable_grad", "torch.autograd.enable_grad", "torch.autograd.grad_mode.enable_grad"})
+
+
 class RequiresGradMutation(Rule):
     code = "TL014"
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self.param_loops: set[tuple] = set()
+        self.grad_on: list[bool] = []  # per enclosing `with`: whether it turns gradients on
+
+    def _turns_grad_on(self, item: cst.WithItem) -> bool:
+        call = item.item
+        if not isinstance(call, cst.Call):
+            return False
+        qual = self.resolve(call.func)
+        if qual in _ENABLE_GRAD:
+            return True
+        return (
+            qual == "torch.set_grad_enabled"
+            and len(call.args) == 1
+            and isinstance(call.args[0].value, cst.Name)
+            and call.args[0].value.value == "True"
+        )
+
+    def visit_With(self, node: cst.With) -> None:
+        self.grad_on.append(any(self._turns_grad_on(item) for item in node.items))
+
+    def leave_With(self, node: cst.With) -> None:
+        self.grad_on.pop()
 
     def visit_For(self, node: cst.For) -> None:
         # for p in self.parameters(): / for name, p in self.encoder.named_parameters():
@@ -97,8 +122,11 @@ class RequiresGradMutation(Rule):
             # An input or parameter always; a tensor made in the region only when the pass
             # checks training (`--train`): under no_grad (eval mode) dynamo traces the call,
             # with gradients on it breaks on every `requires_grad_()`.
-            # `requires_grad_(False)` of a tensor made here is a no-op dynamo traces.
+            # `requires_grad_(False)` of a tensor made here is a no-op dynamo traces. Under
+            # `with torch.enable_grad():` gradients are on in eval too (a force or a
+            # Jacobian computed in the forward).
+            grad_on = self.ctx.index.train or any(self.grad_on)
             if self._input_or_parameter(func.value) or (
-                self.ctx.index.train and self.is_tensor(func.value) and not _turns_off(node)
+                grad_on and self.is_tensor(func.value) and not _turns_off(node)
             ):
                 self.report(node)
