@@ -602,11 +602,11 @@ class TensorScope:
             projected = self._project_kind(expr, "=")
             if projected is not None:
                 return projected
-            child = self_attr(base) if self.owner is not None else None
-            if child is not None and expr.attr.value in self.imports.class_tensors.get(
-                self.owner.submodules.get(child, ""), ()  # type: ignore[union-attr]
-            ):
-                return TENSOR  # self.child.buffer, of a project class that registers it
+            child = self_attr(base)
+            if child is not None and self.owner is not None:
+                held = self.imports.class_tensors.get(self.owner.submodules.get(child, ""), frozenset())
+                if expr.attr.value in held:
+                    return TENSOR  # self.child.buffer, of a project class that registers it
             base_kind = self.kind(base)
             if base_kind == TENSOR and expr.attr.value in TENSOR_ATTRS:
                 return TENSOR
