@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from torchlint.analysis.sites import UNLISTED_HEADS, arith, common_methods, join
+from torchlint.analysis.sites import MADE_PREFIX, UNLISTED_HEADS, arith, common_methods, join
 
 if TYPE_CHECKING:
     from torchlint.analysis.summary import Summary
@@ -54,6 +54,10 @@ class Project(Protocol):
     def record(self, ref: Ref) -> dict[str, Any] | None: ...
 
     def subclasses(self) -> dict[tuple[str, str], list[tuple[str, str]]]: ...
+
+    def class_tensors(self, path: str, name: str, _seen: set | None = None) -> list[str]: ...
+
+    def made_classes(self, path: str, callee: str) -> list[Ref]: ...
 
 
 #: decorators that leave a function's parameters as its callers pass them
@@ -120,6 +124,15 @@ class CallSites:
 
     def _site(self, where: Where, callee: str, pos: list, kw: dict, attr: str | None) -> None:
         path, owner, _ = where
+        if callee.startswith(MADE_PREFIX):  # a method of an instance the caller made
+            maker, _, method = callee[len(MADE_PREFIX) :].rpartition(".")
+            targets = [self.p.find_method(c[1], c[2], method) for c in self.p.made_classes(path, maker)]
+            for target in targets:
+                if target is not None:
+                    self._add(target, where, pos, kw)
+            if not targets or None in targets:
+                self.other_calls.add(method)
+            return
         head, _, rest = callee.partition(".")
         if head in ("self", "cls") and owner is not None:
             if not rest or "." in rest:
@@ -296,6 +309,9 @@ class CallSites:
         found = self._memo.get(key)
         if found is not None:
             return found
+        if attr in self.p.class_tensors(path, owner):  # a buffer or parameter `__init__` made
+            self._memo[key] = "t"
+            return "t"
         self._memo[key] = ""
         kinds = []
         classes = [(path, owner), *self._ancestors(path, owner), *self._descendants(path, owner)]

@@ -724,7 +724,7 @@ class Project:
             if found is not None and self.plain_class(found[1], found[2].split(".")[0]):
                 yield found
 
-    def _made_classes(self, path: str, callee: str) -> list[Ref]:
+    def made_classes(self, path: str, callee: str) -> list[Ref]:
         """The project classes ``callee`` makes: a class (``Cls``), or each class a table holds
         (``TABLE[]``, for ``TABLE[key](...)``)."""
         if callee.endswith("[]"):
@@ -738,7 +738,7 @@ class Project:
     ) -> Iterator[tuple[tuple[str, str], tuple[str, str] | None]]:
         """For each plain class ``callee`` makes: the ``method`` it runs and its ``__init__``
         (None: none in the project)."""
-        for cls in self._made_classes(path, callee):
+        for cls in self.made_classes(path, callee):
             run = self.find_method(cls[1], cls[2], method) if self.plain_class(cls[1], cls[2]) else None
             if run is not None:
                 init = self.find_method(cls[1], cls[2], "__init__")
@@ -765,8 +765,8 @@ class Project:
         return found
 
     def _made(self, path: str, callee: str, method: str) -> Iterator[Ref]:
-        """The ``method`` of each class ``callee`` makes (:meth:`_made_classes`)."""
-        for cls in self._made_classes(path, callee):
+        """The ``method`` of each class ``callee`` makes (:meth:`made_classes`)."""
+        for cls in self.made_classes(path, callee):
             found = self.find_method(cls[1], cls[2], method)
             if found is not None:
                 yield found
@@ -827,7 +827,7 @@ class Project:
         for makers in made.values():  # `solver = SOLVERS[method](...)`: each class the table holds
             for maker in makers:
                 if maker.endswith("[]"):
-                    for cls in self._made_classes(path, maker):
+                    for cls in self.made_classes(path, maker):
                         yield from self._constructor(cls)
         if owner is not None:
             for attr in rec.get("attrs", ()):

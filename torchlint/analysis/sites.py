@@ -175,9 +175,12 @@ def join(kinds: list[str]) -> str:
 
 
 def arith(op: str, kinds: list[str]) -> str:
-    """The kind of arithmetic (``"+"``, ``"/"``) or a comparison (``"c"``) on ``kinds``."""
+    """The kind of arithmetic (``"+"``, ``"/"``), a comparison (``"c"``) or an index
+    (``"[]"``: ``t[i]`` is a tensor when ``t`` is) on ``kinds``."""
     if "" in kinds:
         return ""
+    if op == "[]":
+        return "t" if kinds == ["t"] else "?"
     if "t" in kinds:
         return "t"
     if "?" in kinds:
@@ -404,6 +407,11 @@ class Env:
                 return "n" if sliced else "i"
             if isinstance(base, ast.Name) and not sliced and self._holds_shape(base.id):
                 return "i"  # `dims = x.shape[-2:]; dims[0]`
+            inner = self.kind(base)  # an element or a slice of a tensor is a tensor: `t[i]`
+            if inner == "t":
+                return "t"
+            if isinstance(inner, str) and inner.startswith(("p:", "s:")):
+                return ["[]", inner]
             return "?"
         if isinstance(node, ast.Call):
             return self._call_kind(node)
@@ -514,6 +522,10 @@ def _dotted(node: ast.AST) -> str | None:
         parts.append(node.id)
         return ".".join(reversed(parts))
     return None
+
+
+#: the callee of a site on an instance the calling function made: ``"new:Solver.integrate"``
+MADE_PREFIX = "new:"
 
 
 def site(env: Env, call: ast.Call, callee: str, attr: str | None) -> list[Any]:

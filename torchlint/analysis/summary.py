@@ -23,7 +23,16 @@ from collections import deque
 from collections.abc import Iterator
 from typing import Any, cast
 
-from torchlint.analysis.sites import UNLISTED_HEADS, UNLISTED_MODULES, Env, _atoms_join, common_methods, signature, site
+from torchlint.analysis.sites import (
+    MADE_PREFIX,
+    UNLISTED_HEADS,
+    UNLISTED_MODULES,
+    Env,
+    _atoms_join,
+    common_methods,
+    signature,
+    site,
+)
 from torchlint.analysis.torchnames import LABEL_PARAMS
 
 #: bump when the summary's shape or meaning changes (it is part of cache keys)
@@ -548,6 +557,19 @@ def _function(fn: ast.AST) -> dict[str, Any]:
     return out
 
 
+def _sole_maker(env: Env, scan: _FunctionScan, name: str) -> str | None:
+    """The class every value of local ``name`` is an instance of, when each is a call of it
+    (``solver = Solver(func, y0)``; ``SOLVERS[]`` for one of the classes a table holds,
+    ``SOLVERS[method](...)``), else None."""
+    makers = scan.made.get(name)
+    if not makers or len(makers) != 1 or not _a_class(makers[0]):
+        return None
+    values = env.values.get(name, [])
+    if not values or not all(isinstance(v, ast.Call) and _maker(v.func) == makers[0] for v in values):
+        return None
+    return makers[0]
+
+
 def _callers_view(fn: ast.AST, scan: _FunctionScan, own: set[str] | None) -> dict[str, Any]:
     """What the project needs to tell a parameter's kind from its callers
     (:mod:`torchlint.analysis.callsites`): the calls made here with their arguments' kinds, the
@@ -561,6 +583,10 @@ def _callers_view(fn: ast.AST, scan: _FunctionScan, own: set[str] | None) -> dic
     common = common_methods()
     for name, call in scan.sites:
         head, _, rest = name.partition(".")
+        maker = _sole_maker(env, scan, head) if rest and "." not in rest and head not in params else None
+        if maker is not None:  # `solver = Solver(...); solver.integrate(t)`: Solver's method
+            records.append(site(env, call, f"{MADE_PREFIX}{maker}.{rest}", None))
+            continue
         if head in params or (rest and head in env.values):
             # a method of a value held here: which one is not known (unless a tensor's or a
             # container's: those are left out)
