@@ -7,6 +7,41 @@ from torchlint.rules import get_rule
 D = {}  # run through dynamo with the default input (one f32[8,16] per forward argument)
 
 CASES = {
+    "numpy_of_a_list_but_not_of_shape_math": Case(
+        """
+        import numpy as np
+        import torch
+
+        @torch.compile
+        def f(x):
+            n = x.shape[0]
+            padded = int(np.ceil(n / 3)) * 3
+            size = int(np.prod([n, 2]))  # error: TL002
+            return x.new_zeros(padded).sum() + x.new_zeros(size).sum()
+        """,
+        {"target": "f", "inputs": ["f32[8]"]},
+    ),
+    "slice_bounds_from_numpy_rows": Case(
+        """
+        import numpy as np
+        import torch
+        from torch import nn
+
+        class Windows(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = nn.Linear(16, 16)
+
+            def forward(self, x):
+                h = self.lin(x)
+                n = h.shape[0]
+                starts = np.asarray([g.flatten() for g in np.meshgrid([0, n // 2], [0, 1], indexing="ij")]).T
+                parts = [h[slice(s, s + 2)] for s, _ in starts]  # error: TL002
+                plain = [h[slice(s, s + 2)] for s in (0, n // 2)]
+                return torch.cat(parts + plain)
+        """,
+        {"target": "Windows", "inputs": ["f32[8,16]"]},
+    ),
     "tolist_in_loss_on_private_base": Case(
         """
         import torch

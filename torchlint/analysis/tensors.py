@@ -536,7 +536,7 @@ class TensorScope:
         if isinstance(target, cst.Name):
             self.bind(target.value, kind)
         elif isinstance(target, (cst.Tuple, cst.List)):
-            elem = TENSOR if kind in (TENSORS, TENSOR) else None
+            elem = TENSOR if kind in (TENSORS, TENSOR) else HOST_DATA if kind == HOST_DATA else None
             for el in target.elements:
                 inner = el.value.value if isinstance(el.value, cst.StarredElement) else el.value
                 self.bind_target(inner, elem)
@@ -610,6 +610,8 @@ class TensorScope:
             base_kind = self.kind(base)
             if base_kind == TENSOR and expr.attr.value in TENSOR_ATTRS:
                 return TENSOR
+            if base_kind == HOST_DATA and expr.attr.value in ("T", "real", "imag", "flat"):
+                return HOST_DATA  # `np.asarray(rows).T`
             if base_kind == MODULE and expr.attr.value in ("weight", "bias"):
                 return TENSOR
             return None
@@ -701,6 +703,13 @@ class TensorScope:
             if qual.startswith("numpy.random."):
                 return None  # the draw itself breaks (TL009); what it returns is not known
             if call.args and not all(_literal(a.value) for a in call.args):
+                # numpy math on Python numbers (`np.ceil(h / w)`, h from a shape) is folded to a
+                # constant; what gets an array (a list, an array, a tensor) is traced as one
+                if all(
+                    isinstance(a.value, (cst.BinaryOperation, cst.UnaryOperation)) or _literal(a.value)
+                    for a in call.args
+                ) and not any(self.kind(a.value) in (TENSOR, HOST_DATA) for a in call.args):
+                    return None
                 return HOST_DATA
             return None
         if (
@@ -902,6 +911,8 @@ class TensorScope:
         kind = self.kind(iterable)
         if kind == TENSOR or kind == TENSORS:
             return TENSOR
+        if kind == HOST_DATA:
+            return HOST_DATA  # the rows of an array dynamo traces as a tensor
         if kind == MODULE:
             return MODULE  # for block in self.blocks
         if isinstance(iterable, cst.Call):

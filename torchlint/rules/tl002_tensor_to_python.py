@@ -67,6 +67,17 @@ class TensorToPython(Rule):
         elif qual in _BUILTINS or (qual.startswith("math.") and qual.count(".") == 1):
             if self._value(first):
                 self.report(node, message=self._message(first, self.message))
+        elif qual == "builtins.slice":
+            hit = next((a.value for a in node.args if a.keyword is None and not a.star and self._value(a.value)), None)
+            if hit is not None:
+                self.report(
+                    node,
+                    message=self._message(
+                        hit,
+                        "`slice()` with a bound taken from a tensor's value reads it on the host and "
+                        "splits the graph; take the bounds from shapes or Python ints",
+                    ),
+                )
         elif qual in _SIZE_FROM_TENSOR and self._value(first):
             self.report(
                 node,
