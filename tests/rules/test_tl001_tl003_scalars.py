@@ -16,8 +16,9 @@ CASES = {
         def f(x):
             n = x.shape[0]
             padded = int(np.ceil(n / 3)) * 3
+            terms = int(2 * (n + np.floor(np.sqrt(40.0 * n))))
             size = int(np.prod([n, 2]))  # error: TL002
-            return x.new_zeros(padded).sum() + x.new_zeros(size).sum()
+            return x.new_zeros(padded).sum() + x.new_zeros(size).sum() + x.new_zeros(terms).sum()
         """,
         {"target": "f", "inputs": ["f32[8]"]},
     ),

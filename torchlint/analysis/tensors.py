@@ -673,6 +673,18 @@ class TensorScope:
             return None
         return None
 
+    def _number_math(self, expr: cst.BaseExpression) -> bool:
+        """Arithmetic, a literal, or numpy math on them (``np.sqrt(40.0 * n)``): a number
+        when what it works on is."""
+        if isinstance(expr, (cst.BinaryOperation, cst.UnaryOperation)) or _literal(expr):
+            return True
+        return (
+            isinstance(expr, cst.Call)
+            and (self.resolve(expr.func) or "").startswith("numpy.")
+            and bool(expr.args)
+            and all(self._number_math(a.value) for a in expr.args)
+        )
+
     def _project_kind(self, expr: cst.BaseExpression, prefix: str = "") -> str | None:
         """What the project says a call of ``expr`` (or, with ``prefix`` "=", its value) is:
         functions annotated ``-> torch.Tensor`` and module-level tensors of any project file."""
@@ -705,10 +717,9 @@ class TensorScope:
             if call.args and not all(_literal(a.value) for a in call.args):
                 # numpy math on Python numbers (`np.ceil(h / w)`, h from a shape) is folded to a
                 # constant; what gets an array (a list, an array, a tensor) is traced as one
-                if all(
-                    isinstance(a.value, (cst.BinaryOperation, cst.UnaryOperation)) or _literal(a.value)
-                    for a in call.args
-                ) and not any(self.kind(a.value) in (TENSOR, HOST_DATA) for a in call.args):
+                if all(self._number_math(a.value) for a in call.args) and not any(
+                    self.kind(a.value) in (TENSOR, HOST_DATA) for a in call.args
+                ):
                     return None
                 return HOST_DATA
             return None
