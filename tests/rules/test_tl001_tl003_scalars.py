@@ -7,6 +7,25 @@ from torchlint.rules import get_rule
 D = {}  # run through dynamo with the default input (one f32[8,16] per forward argument)
 
 CASES = {
+    "slice_of_a_tensor_bound_but_not_under_isinstance_int": Case(
+        """
+        from typing import Union
+
+        import torch
+        from torch import nn
+
+        class Head(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.score = nn.Linear(16, 2)
+
+            def forward(self, hidden, cut, keep: Union[int, torch.Tensor] = 1):
+                rows = slice(-keep, None) if isinstance(keep, int) else keep
+                n = cut.max()
+                return self.score(hidden[rows]), slice(0, n)  # error: TL002
+        """,
+        {"target": "Head", "inputs": ["f32[8,16]", "f32[8,16]"]},
+    ),
     "numpy_of_a_list_but_not_of_shape_math": Case(
         """
         import numpy as np

@@ -111,6 +111,9 @@ class _Walker(cst.CSTVisitor):
             if t is cst.If and ctx.scope is not None:
                 self._both_arms(cast(cst.If, node))
                 return False
+            if t is cst.IfExp and ctx.scope is not None and not_tensors_when(branch.test, ctx.scope):
+                self._narrowed_ifexp(cast(cst.IfExp, node))
+                return False
         if t is cst.Raise:
             # an error path: what builds the exception (`raise ValueError(f"{x.max().item()}")`)
             # runs only when the code fails, never on a compiled run that goes on
@@ -155,6 +158,31 @@ class _Walker(cst.CSTVisitor):
         for handler in self.visit_handlers.get(t, ()):
             handler(node)
         return True
+
+    def _narrowed_ifexp(self, branch: cst.IfExp) -> None:
+        """``slice(-n, None) if isinstance(n, int) else n``: in the body the names the test
+        proves no tensor are none."""
+        for handler in self.visit_handlers.get(cst.IfExp, ()):
+            handler(branch)
+        scope = self._scope()
+        self.walk(branch.test)
+        saved = {
+            name: (name in scope.kinds, scope.kinds.get(name), name in scope.guessed, name in scope.local)
+            for name in not_tensors_when(branch.test, scope)
+        }
+        for name in saved:
+            scope.bind(name, None)
+        self.walk(branch.body)
+        for name, (had, kind, guessed, local) in saved.items():
+            if had:
+                scope.kinds[name] = kind
+            else:
+                scope.kinds.pop(name, None)
+            if guessed:
+                scope.guessed.add(name)
+            if not local:
+                scope.local.discard(name)
+        self.walk(branch.orelse)
 
     def _both_arms(self, branch: cst.If) -> None:
         """Walk an ``if`` whose test is not known: each arm from the kinds before it, then a
