@@ -725,10 +725,16 @@ class Project:
                 yield found
 
     def made_classes(self, path: str, callee: str) -> list[Ref]:
-        """The project classes ``callee`` makes: a class (``Cls``), or each class a table holds
-        (``TABLE[]``, for ``TABLE[key](...)``)."""
+        """The project classes ``callee`` makes: a class (``Cls``), each class a table holds
+        (``TABLE[]``, for ``TABLE[key](...)``), or each class a factory function returns
+        (``select()``, for ``cls = select(method); cls(...)``)."""
         if callee.endswith("[]"):
             classes = [self.resolve_dotted(f, n) for f, n in self._table(path, callee[:-2])]
+        elif callee.endswith("()"):  # the classes a factory function returns
+            factory = self.resolve_dotted(path, callee[:-2])
+            rec = self.record(factory) if factory is not None and factory[0] == "fn" else None
+            picked = (rec or {}).get("returns_classes", ())
+            classes = [self.resolve_dotted(factory[1], n) for n in picked] if factory is not None else []
         else:
             classes = [self.resolve_dotted(path, callee)]
         return [cls for cls in classes if cls is not None and cls[0] == "cls"]

@@ -325,7 +325,15 @@ class _FunctionScan:
         elif isinstance(value, ast.Call):
             maker = _maker(value.func)
             makers = [maker] if maker is not None else None
-        makers = [m for m in makers or () if _a_class(m)]
+        picked: list[str] = []
+        for m in makers or ():
+            if _a_class(m):
+                picked.append(m)
+            elif "." not in m and not m.endswith("[]"):
+                # `solver_fn = methods.select(...); solver = solver_fn(...)`: an instance of a
+                # class the factory returns, written `methods.select()`
+                picked.extend(f"{f}()" for f in self.made.get(m, ()) if not _a_class(f) and not f.endswith("[]"))
+        makers = picked
         if makers:  # (lines from the `def`: a memoized part holds them wherever the function moves)
             first, end = call.lineno - self._def_line, (call.end_lineno or call.lineno) - self._def_line
             where = [first, call.col_offset, end, call.end_col_offset]
@@ -533,6 +541,9 @@ def _function(fn: ast.AST) -> dict[str, Any]:
     kind = _annotation_kind(fn.returns)  # type: ignore[attr-defined]
     if kind:
         out["returns"] = kind
+    picked = [dotted(v) if v is not None else None for v in scan.returned]
+    if picked and all(n is not None and _a_class(n) for n in picked) and len(set(picked)) <= 16:
+        out["returns_classes"] = sorted(set(cast("list[str]", picked)))  # `return Euler` per method
     returned = [r for r in scan.returns if r not in ("const",)]
     if returned and all(r is not None for r in returned) and len(set(returned)) == 1:
         name = cast(str, returned[0])
@@ -586,6 +597,10 @@ def _callers_view(fn: ast.AST, scan: _FunctionScan, own: set[str] | None) -> dic
         maker = _sole_maker(env, scan, head) if rest and "." not in rest and head not in params else None
         if maker is not None:  # `solver = Solver(...); solver.integrate(t)`: Solver's method
             records.append(site(env, call, f"{MADE_PREFIX}{maker}.{rest}", None))
+            continue
+        if not rest and head in scan.named and head not in params:
+            # `solve = sdeint_adjoint if adjoint else sdeint; solve(sde, y0, ts)`: a call of each
+            records.extend(site(env, call, target, None) for target in scan.named[head])
             continue
         if head in params or (rest and head in env.values):
             # a method of a value held here: which one is not known (unless a tensor's or a
