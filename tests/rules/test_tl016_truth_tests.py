@@ -5,6 +5,22 @@ from rule_cases import Case, static_and_dynamo_tests
 D = {"inputs": ["f32[2,8]"]}
 
 CASES = {
+    "all_over_zipped_pairs": Case(
+        """
+        import torch
+
+        def is_increasing(ts):
+            return all(a < b for a, b in zip(ts[:-1], ts[1:]))  # error: TL016
+
+        @torch.compile
+        def f(x, ts):
+            same = all(a == b for a, b in zip(x.shape, (8, 16)))
+            if not is_increasing(ts):
+                ts = ts.flip(0)
+            return x * ts.sum() if same else x
+        """,
+        {"target": "f", "inputs": ["f32[8,16]", "f32[8]"]},
+    ),
     "any_all_over_tensors": Case(
         """
         from torch import nn
