@@ -3,8 +3,9 @@ solver_fn(func)`, torchsde's shape) is an instance of each class the factory ret
 methods are compiled code, and a break inside one also breaks where the caller runs it (dynamo
 cannot rebuild the object to resume inside). A function called through a local that names it
 (`solve = sdeint if self.fast else sdeint_checked`) is called with what the caller passes: the
-time grid, a registered buffer, is a tensor inside it. The step size read from a Python float
-stays a number."""
+time grid, a registered buffer, is a tensor inside it, and so are its elements passed on, even
+where the name may also be rebound (`ts = torch.tensor(ts)` when it is not one). The step
+size read from a Python float stays a number."""
 
 from __future__ import annotations
 
@@ -33,14 +34,23 @@ def select(method):
     if method == "euler":
         return Euler
     return Midpoint
+
+
+def ordered(t0, t1, ts):
+    if t0 > t1:  # graph break
+        return ts.flip(0)
+    return ts
 """
 
-SDEINT = """from . import methods
+SDEINT = """import torch
+
+from . import methods
 
 
 def sdeint(func, y0, ts, method="euler", dt=0.25):
-    if ts[0] > ts[-1]:  # graph break
-        ts = ts.flip(0)
+    if not torch.is_tensor(ts):
+        ts = torch.tensor(ts)
+    ts = methods.ordered(ts[0], ts[-1], ts)
     solver_fn = methods.select(method)
     solver = solver_fn(func, dt)
     return solver.integrate(y0, ts)  # graph break
