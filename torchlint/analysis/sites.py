@@ -410,7 +410,7 @@ class Env:
             inner = self.kind(base)  # an element or a slice of a tensor is a tensor: `t[i]`
             if inner == "t":
                 return "t"
-            if isinstance(inner, list) or (isinstance(inner, str) and inner.startswith(("p:", "s:"))):
+            if isinstance(inner, list) or inner.startswith(("p:", "s:")):
                 return ["[]", inner]  # resolved where the caller's kinds are known
             return "?"
         if isinstance(node, ast.Call):
