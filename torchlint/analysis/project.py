@@ -1050,7 +1050,11 @@ class Project:
         return out
 
     def class_tensors(self, path: str, name: str, _seen: set | None = None) -> list[str]:
-        """The attributes a project class's ``__init__`` (or a project base's) makes tensors."""
+        """The attributes a project class's ``__init__`` (or a project base's) makes tensors
+        (memoized: every file importing the class, and every field read, asks)."""
+        key = ("tensors", path, name)
+        if _seen is None and key in self._memo:
+            return self._memo[key]
         seen = _seen or set()
         if (path, name) in seen or len(seen) > _MAX_DEPTH:
             return []
@@ -1059,7 +1063,10 @@ class Project:
         for base in self.bases(path, name):
             if base[0] == "cls":
                 held.update(self.class_tensors(base[1], base[2], seen))
-        return sorted(held)
+        out = sorted(held)
+        if _seen is None:
+            self._memo[key] = out
+        return out
 
     def _relative(self, path: str, local: str) -> bool:
         key = ("relative", path)

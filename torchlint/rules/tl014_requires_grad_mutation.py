@@ -33,14 +33,15 @@ def factory_requires_grad(call: cst.Call, resolve) -> cst.Arg | None:
     return None
 
 
-def _turns_off(call: cst.Call) -> bool:
-    """``t.requires_grad_(False)`` / ``t.requires_grad_(requires_grad=False)``."""
-    return (
-        len(call.args) == 1
-        and isinstance(call.args[0].value, cst.Name)
-        and call.args[0].value.value == "False"
-        and (call.args[0].keyword is None or call.args[0].keyword.value == "requires_grad")
-    )
+def _sole_flag(call: cst.Call, keyword: str) -> str | None:
+    """``"True"`` / ``"False"`` for a call whose one argument is that literal, positional or
+    as ``keyword`` (``t.requires_grad_(False)``, ``torch.set_grad_enabled(True)``)."""
+    if len(call.args) != 1:
+        return None
+    arg = call.args[0]
+    if arg.keyword is not None and arg.keyword.value != keyword:
+        return None
+    return arg.value.value if isinstance(arg.value, cst.Name) and arg.value.value in ("True", "False") else None
 
 
 #: contexts that turn gradients on whatever the mode the model runs in
@@ -60,14 +61,7 @@ class RequiresGradMutation(Rule):
         if not isinstance(call, cst.Call):
             return False
         qual = self.resolve(call.func)
-        if qual in _ENABLE_GRAD:
-            return True
-        return (
-            qual == "torch.set_grad_enabled"
-            and len(call.args) == 1
-            and isinstance(call.args[0].value, cst.Name)
-            and call.args[0].value.value == "True"
-        )
+        return qual in _ENABLE_GRAD or (qual == "torch.set_grad_enabled" and _sole_flag(call, "mode") == "True")
 
     def visit_With(self, node: cst.With) -> None:
         self.grad_on.append(any(self._turns_grad_on(item) for item in node.items))
@@ -127,6 +121,6 @@ class RequiresGradMutation(Rule):
             # Jacobian computed in the forward).
             grad_on = self.ctx.index.train or any(self.grad_on)
             if self._input_or_parameter(func.value) or (
-                grad_on and self.is_tensor(func.value) and not _turns_off(node)
+                grad_on and self.is_tensor(func.value) and _sole_flag(node, "requires_grad") != "False"
             ):
                 self.report(node)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchlint.analysis.tensors import TensorScope
+from torchlint.analysis.tensors import HOST_DATA, TENSOR
 from torchlint.analysis.tree import walk
 from torchlint.rules.base import Rule
 
@@ -80,12 +80,8 @@ class TensorTruthTest(Rule):
         if scope.iter_element_kind(comp.for_in.iter) == "tensor":
             target = comp.for_in.target
             return isinstance(target, cst.Name) and _root_name(comp.elt, data=True) == target.value
-        if isinstance(comp.for_in.target, cst.Tuple):
-            # `x < y for x, y in zip(ts[:-1], ts[1:])`: the element read with the pairs unpacked
-            inner = TensorScope(scope.imports, scope.owner, parent=scope)
-            inner.bind_loop(comp.for_in.target, comp.for_in.iter)
-            if inner.is_tensor_value(comp.elt):
-                return True
+        if isinstance(comp.for_in.target, cst.Tuple) and scope.element_kind(comp) in (TENSOR, HOST_DATA):
+            return True  # `x < y for x, y in zip(ts[:-1], ts[1:])`: read with the pairs unpacked
         return self._value(comp.elt)
 
     def _tested_items(self, arg: cst.BaseExpression) -> bool:

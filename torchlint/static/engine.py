@@ -166,22 +166,11 @@ class _Walker(cst.CSTVisitor):
             handler(branch)
         scope = self._scope()
         self.walk(branch.test)
-        saved = {
-            name: (name in scope.kinds, scope.kinds.get(name), name in scope.guessed, name in scope.local)
-            for name in not_tensors_when(branch.test, scope)
-        }
-        for name in saved:
+        before = (dict(scope.kinds), set(scope.local), set(scope.guessed))
+        for name in not_tensors_when(branch.test, scope):
             scope.bind(name, None)
         self.walk(branch.body)
-        for name, (had, kind, guessed, local) in saved.items():
-            if had:
-                scope.kinds[name] = kind
-            else:
-                scope.kinds.pop(name, None)
-            if guessed:
-                scope.guessed.add(name)
-            if not local:
-                scope.local.discard(name)
+        scope.kinds, scope.local, scope.guessed = before
         self.walk(branch.orelse)
 
     def _both_arms(self, branch: cst.If) -> None:
