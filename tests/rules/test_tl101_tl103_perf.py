@@ -148,11 +148,17 @@ SCALARS = """
         return x * k
 
     class Other(nn.Module):
-        def forward(self, x, k: int):
+        def forward(self, x, k: int):  # error: TL103
             return self.helper(x, k) + k
+
+        def counted(self, x, k: int):
+            return self.count(k) + k
 
         def helper(self, x, k: int):
             return x * k
+
+        def count(self, k: int):
+            return k * 2
     """  # noqa: E501 (the signature is the case: one line, one finding)
 
 
@@ -175,8 +181,9 @@ def test_messages_say_not_a_graph_break_and_severity_is_warning():
 
 def test_scalar_finding_names_the_parameter():
     found = lint_file("case.py", _src(SCALARS), [get_rule("TL103")]).findings
-    # `t: float` is left alone (a float becomes dynamic after one recompile); `steps` is a size.
-    assert sorted(f.message.split("`")[1] for f in found) == ["offset: int", "step: int"]
+    # `t: float` is left alone (a float becomes dynamic after one recompile); `steps` is a size;
+    # `k` is added to the tensor a same-file helper returns
+    assert sorted(f.message.split("`")[1] for f in found) == ["k: int", "offset: int", "step: int"]
 
 
 def test_perf_rules_are_opt_in():

@@ -834,8 +834,7 @@ class TensorScope:
         scope.bind_params(fn, {n for n, t in zip(params, passed) if t}, all_tensors=False)
         kinds: list[str | None] = []
         scope._run(fn.body, kinds)
-        # (tuples only: a helper returning one tensor stays unknown, as the rules expect)
-        found = TENSORS if kinds and all(k == TENSORS for k in kinds) else None
+        found = kinds[0] if kinds and kinds[0] in (TENSOR, TENSORS) and all(k == kinds[0] for k in kinds) else None
         memo[key] = found
         return found
 
