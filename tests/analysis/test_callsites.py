@@ -157,7 +157,8 @@ def test_the_summary_lists_calls_with_the_kinds_of_their_arguments():
     s = summarize(MODEL)
     forward = s["classes"]["Net"]["methods"]["forward"]
     assert ["self.block", ["p:x", "i", "i"]] in forward["sites"]
-    assert ["self.gate", ["?", "t"]] in forward["sites"]
+    # (x rebound to what two methods return: resolved where the project knows them)
+    assert ["self.gate", [["|", ["r", "self.gate"], ["r", "self.block"]], "t"]] in forward["sites"]
     assert ["sinusoid", ["p:x", "s:width"]] in forward["sites"]
     init = s["classes"]["Net"]["methods"]["__init__"]
     assert ["PosEmb", ["i"], {}, "pos"] in init["sites"] and init["fields"]["width"] == "i"

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from torchlint.analysis.sites import MADE_PREFIX, UNLISTED_HEADS, arith, common_methods, join
+from torchlint.analysis.sites import MADE_PREFIX, RETURN, UNLISTED_HEADS, arith, common_methods, join
 
 if TYPE_CHECKING:
     from torchlint.analysis.summary import Summary
@@ -52,6 +52,8 @@ class Project(Protocol):
     ) -> Ref | None: ...
 
     def record(self, ref: Ref) -> dict[str, Any] | None: ...
+
+    def call_kind(self, path: str, owner: str | None, name: str) -> str: ...
 
     def subclasses(self) -> dict[tuple[str, str], list[tuple[str, str]]]: ...
 
@@ -295,6 +297,8 @@ class CallSites:
             if kind.startswith("s:"):
                 return self.field_kind(where[0], where[1], kind[2:])
             return kind
+        if isinstance(kind, list) and len(kind) == 2 and kind[0] == RETURN:
+            return self.p.call_kind(where[0], where[1], kind[1])
         if isinstance(kind, list) and kind:
             parts = [self.resolve(k, where) for k in kind[1:]]
             return join(parts) if kind[0] == "|" else arith(kind[0], parts)

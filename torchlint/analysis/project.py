@@ -38,6 +38,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Callable, cast
 
 from torchlint.analysis.modules import ModuleMap, relative_base
+from torchlint.analysis.sites import RETURN, arith, join
 from torchlint.analysis.summary import TRAINING_ONLY, Summary
 from torchlint.analysis.torchnames import (
     COMPILE_CALLS,
@@ -412,6 +413,44 @@ class Project:
         if ref[0] == "nested":
             return s.get("functions", {}).get(ref[2].split(".")[0])
         return None
+
+    def return_kind(self, ref: Ref) -> str:
+        """What a call of function or method ``ref`` gives, from its summary: ``"t"`` (a
+        tensor), ``"i"``, ``"n"`` or ``"?"``; through the functions it returns the result of
+        (``return err < 1`` with ``err = ratio(...)`` in another file), not its parameters."""
+        key = ("ret", ref)
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = "?"  # (a function returning its own call: unknown)
+        rec = self.record(ref) if ref[0] in ("fn", "meth") else None
+        found = "?"
+        if rec is not None:
+            if rec.get("returns") == "tensor":
+                found = "t"
+            elif "ret" in rec:
+                owner = ref[2].partition(".")[0] if ref[0] == "meth" else None
+                found = self._ret_kind(rec["ret"], ref[1], owner)
+        self._memo[key] = found
+        return found
+
+    def call_kind(self, path: str, owner: str | None, name: str) -> str:
+        """What ``name(...)`` (a function's dotted name, or ``self.method``) called in ``path``
+        (in a method of class ``owner``) returns."""
+        if name.startswith("self."):
+            ref = self.find_method(path, owner, name[5:]) if owner is not None else None
+        else:
+            ref = self.resolve_dotted(path, name)
+        return self.return_kind(ref) if ref is not None else "?"
+
+    def _ret_kind(self, kind: Any, path: str, owner: str | None) -> str:
+        if isinstance(kind, str):
+            return "?" if kind.startswith(("p:", "s:")) else kind
+        if isinstance(kind, list) and len(kind) == 2 and kind[0] == RETURN:
+            return self.call_kind(path, owner, kind[1])
+        if isinstance(kind, list) and kind:
+            parts = [self._ret_kind(k, path, owner) for k in kind[1:]]
+            return join(parts) if kind[0] == "|" else arith(kind[0], parts)
+        return "?"
 
     # -- what functions are ------------------------------------------------------------
     def _returns_is(self, ref: Ref | None, names: frozenset, pred: str) -> bool:
@@ -984,7 +1023,7 @@ class Project:
                 held = self.class_tensors(ref[1], ref[2])
                 if held and q:
                     class_tensors[q] = held
-            elif ref[0] == "fn" and (self.record(ref) or {}).get("returns") == "tensor":
+            elif ref[0] == "fn" and self.return_kind(ref) == "t":
                 returns[q] = "tensor"  # type: ignore[index]
             elif ref[0] == "bound" and self._is_tensor_binding(ref):
                 returns["=" + q] = "tensor"  # type: ignore[operator]
@@ -1028,8 +1067,8 @@ class Project:
             ref = ("bound", path, name)
             if self.is_logger(ref):
                 loggers.append(name)
-        for name, rec in s.get("functions", {}).items():
-            if rec.get("returns") == "tensor":
+        for name in s.get("functions", {}):
+            if self.return_kind(("fn", path, name)) == "t":
                 returns[name] = "tensor"
             if self.is_compiling(("fn", path, name)):  # kornia's own `is_compiling()` wrapper
                 aliases[name] = "torch.compiler.is_compiling"

@@ -14,7 +14,9 @@ coarse *kind* for each argument, worked out from the function alone:
   ``self.ATTR``, as the class's methods set it;
 * ``["|", k, ...]``: one of these (a name assigned in several places); ``["+", k, ...]``:
   arithmetic on them (a tensor if one is, an int if all are); ``["/", ...]``: a true division;
-  ``["c", ...]``: a comparison.
+  ``["c", ...]``: a comparison;
+* ``["r", NAME]``: what the function (or ``self.method``) NAME returns, as the project
+  resolves it from that function's own summary (its ``ret``).
 
 Nothing here imports libcst or the user's code.
 """
@@ -188,6 +190,10 @@ def arith(op: str, kinds: list[str]) -> str:
     if op == "+" and all(k == "i" for k in kinds):
         return "i"
     return "n"
+
+
+#: the head of a kind that is what a named function returns
+RETURN = "r"
 
 
 def _fold(op: str, kinds: list[Kind]) -> Kind:
@@ -472,7 +478,9 @@ class Env:
                 if len(node.args) == 1:
                     return "?"  # max(iterable)
                 return _fold("+", [self.kind(a) for a in node.args])
-            return "?"
+            if func.id in UNLISTED_HEADS:
+                return "?"
+            return [RETURN, func.id]  # what that function returns, as the project knows it
         if isinstance(func, ast.Attribute):
             attr = func.attr
             dotted = _dotted(func)
@@ -496,6 +504,11 @@ class Env:
                 return "t"
             if attr in ONLY_TENSOR_METHODS and not _namespace_root(func.value):
                 return "t"
+            if dotted is not None and dotted.count(".") == 1 and dotted.startswith("self."):
+                return [RETURN, dotted]  # `self.helper(x)`: the method the class's MRO gives
+            if dotted is not None and not self.is_local(dotted.split(".")[0]):
+                if dotted.split(".")[0] not in UNLISTED_MODULES and dotted.split(".")[0] != "self":
+                    return [RETURN, dotted]  # `misc.helper(x)`: a function of a module
         return "?"
 
     def _may_be_tensor(self, node: ast.AST) -> bool:

@@ -36,7 +36,7 @@ from torchlint.analysis.sites import (
 from torchlint.analysis.torchnames import LABEL_PARAMS
 
 #: bump when the summary's shape or meaning changes (it is part of cache keys)
-VERSION = 14
+VERSION = 15
 
 Summary = dict[str, Any]
 
@@ -646,7 +646,18 @@ def _callers_view(fn: ast.AST, scan: _FunctionScan, own: set[str] | None) -> dic
         and all(v is not None and env.kind(v) == "t" and _callee(v) not in _FROM_NUMBERS for v in scan.returned)
     ):
         out["returns"] = "tensor"
+    elif scan.returned and not any(v is not None and _callee(v) in _FROM_NUMBERS for v in scan.returned):
+        # what it returns when that rests on other functions' returns (`return err < 1` with
+        # `err = misc.ratio(...)`) or is a Python value: the project resolves it (a generator's
+        # `return` is not what a call gives)
+        ret = _atoms_join([env.kind(v) if v is not None else "n" for v in scan.returned])
+        if ret not in ("", "?") and not _yields(fn):
+            out["ret"] = ret
     return out
+
+
+def _yields(fn: ast.AST) -> bool:
+    return any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in ast.walk(fn))
 
 
 def _imports(node: ast.AST, out: list[list[Any]]) -> None:
