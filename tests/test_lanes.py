@@ -46,6 +46,9 @@ def make(root: Path, tests: str, pkg: str = "def f(x: int) -> int:\n    return x
 def pytest(root: Path, *args: str) -> subprocess.CompletedProcess:
     # the stand-in torch and lanes.py, and not the torch-free lane's blocker
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root / "fake"), str(TESTS)]))
+    # (only pytest and the lanes: an installed plugin, such as one importing torch at load,
+    # would meet the stand-in torch)
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     env.pop("PYTEST_XDIST_WORKER", None)
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
