@@ -227,3 +227,20 @@ def test_values_unpacked_from_tuples_keep_their_kinds():
     assert kinds == {"from_shapes": ["i", "i"], "from_a_tuple": ["i", "i"], "from_pairs": ["?", "?"]}
     mixed = functions["from_mixed"]["sites"][0][1]
     assert "t" in str(mixed[0]) and mixed[1] == "i"
+
+
+def test_a_method_name_on_a_module_is_no_tensor_method():
+    """``misc.half(x)`` calls a module's function named like a tensor method: what it returns
+    is that function's (resolved by the project), not a tensor; ``y.half()`` of a local tensor
+    and ``norm(y).abs()`` stay tensors."""
+    s = summarize(
+        "from . import misc\nimport torch\n\n\n"
+        "def width(x):\n    return misc.half(x) + 1\n\n\n"
+        "def cast(x):\n    y = torch.relu(x)\n    return y.half()\n\n\n"
+        "def size(y, scale):\n    return norm(y / scale).abs()\n\n\n"
+        "def flat(seq):\n    return utils.flatten(seq)\n"
+    )
+    functions = s["functions"]
+    assert functions["width"]["ret"] == ["+", ["r", "misc.half"], "i"] and "returns" not in functions["width"]
+    assert functions["cast"]["returns"] == "tensor" and functions["size"]["returns"] == "tensor"
+    assert functions["flat"]["ret"] == ["r", "utils.flatten"]

@@ -1,7 +1,7 @@
 """What a function returns is known across files when it rests on other functions' returns:
 ``step_ok`` returns ``err < 1`` with ``err`` what ``misc.error_ratio`` returns in another file,
 so it returns a tensor, and branching on it breaks. The same holds for Python values:
-``width(x)`` returns ``misc.halved(x) + 1``, an int read from a shape, so a size it is passed as
+``width(x)`` returns ``misc.half(x) + 1``, an int read from a shape, so a size it is passed as
 stays an int (``torch.arange`` of it does not read data)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ def error_ratio(a, b, rtol):
     return torch.amax((a - b).abs() / rtol)
 
 
-def halved(x):
+def half(x):
     return x.shape[-1] // 2
 """
 
@@ -30,7 +30,7 @@ def step_ok(a, b, rtol=0.1):
 
 
 def width(x):
-    return misc.halved(x) + 1
+    return misc.half(x) + 1
 
 
 def positions(x, n):

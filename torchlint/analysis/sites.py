@@ -502,7 +502,7 @@ class Env:
                 return "n"
             if attr in _TENSOR_METHODS and self._may_be_tensor(func.value):
                 return "t"
-            if attr in ONLY_TENSOR_METHODS and not _namespace_root(func.value):
+            if attr in ONLY_TENSOR_METHODS and not _namespace_root(func.value) and not self._global_root(func.value):
                 return "t"
             if dotted is not None and dotted.count(".") == 1 and dotted.startswith("self."):
                 return [RETURN, dotted]  # `self.helper(x)`: the method the class's MRO gives
@@ -516,8 +516,14 @@ class Env:
         ``self.proj.half()``), namespace or array."""
         root, _ = _chain_root(node)
         if isinstance(root, ast.Name):
-            return root.id not in ("self", "torch", "np", "numpy", "math", "F", "nn")
+            return root.id not in ("self", "torch", "np", "numpy", "math", "F", "nn") and not self._global_root(root)
         return not isinstance(root, ast.Call) or self._call_kind(root) == "t"
+
+    def _global_root(self, node: ast.AST) -> bool:
+        """Whether ``node`` (or its chain's root) is a name the function does not bind: a
+        module or a class far more often than a tensor (``misc.half(x)``, ``utils.flatten(seq)``)."""
+        root, _ = _chain_root(node)
+        return isinstance(root, ast.Name) and not self.is_local(root.id)
 
 
 def _namespace_root(node: ast.AST) -> bool:
