@@ -466,7 +466,8 @@ opt.step()
 """
 
 
-def check_json(cwd: Path, *files: str) -> list[tuple]:
+def check_json(cwd: Path, *files: str, only: str | None = None) -> list[tuple]:
+    """What ``torchlint check`` finds (``only``: in that one file)."""
     import json
     import subprocess
 
@@ -476,7 +477,8 @@ def check_json(cwd: Path, *files: str) -> list[tuple]:
         capture_output=True,
         text=True,
     )
-    return sorted((f["line"], f["rule"], f.get("mode")) for f in json.loads(done.stdout)["findings"])
+    found = json.loads(done.stdout)["findings"]
+    return sorted((f["line"], f["rule"], f.get("mode")) for f in found if only is None or f["path"] == only)
 
 
 def seen(diags) -> list[tuple]:
@@ -507,6 +509,51 @@ async def test_the_editor_checks_the_modes_the_project_trains_in_as_check_does(c
     assert want and all(m is None for _, _, m in want)
     diags = await diagnostics_for(client, uri, lambda d: all(x.data.get("mode") is None for x in d))
     assert seen(diags) == want
+
+
+SOLVER = """\
+import torch
+
+
+class Euler:
+    def __init__(self, dt):
+        self.dt = dt
+
+    def integrate(self, y):
+        return y * float(y.sum()) * self.dt
+"""
+
+SOLVING = """\
+import torch
+import torch.nn as nn
+
+from solver import Euler
+
+
+class Net(nn.Module):
+    def forward(self, y):
+        solver = Euler(0.1)
+        return solver.integrate(y)
+"""
+
+
+@pytest.mark.asyncio
+async def test_a_break_in_a_made_objects_method_is_flagged_at_the_call_as_check_does(client: LanguageClient, tmp_path):
+    """TL021 needs the findings of the file that defines the method: the server lints it."""
+    (tmp_path / "pyproject.toml").write_text("[tool.torchlint]\n")
+    (tmp_path / "solver.py").write_text(SOLVER)  # saved, never opened
+    model = tmp_path / "model.py"
+    model.write_text(SOLVING)
+    want = check_json(tmp_path, "model.py", only="model.py")
+    assert (10, "TL021", None) in want
+    uri = open_doc(client, model, SOLVING)
+    diags = await diagnostics_for(client, uri, lambda d: len(d) == len(want))
+    assert seen(diags) == want
+
+    # the method no longer breaks: once the caller is linted again, the call is clean
+    (tmp_path / "solver.py").write_text(SOLVER.replace("float(y.sum())", "y.sum()"))
+    change(client, uri, 2, SOLVING + "\n")
+    assert await diagnostics_for(client, uri, lambda d: len(d) == 0) == []
 
 
 def test_the_server_package_ships_in_the_wheel():

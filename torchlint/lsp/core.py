@@ -12,14 +12,14 @@ import functools
 import os
 import re
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from torchlint import suppression
 from torchlint.config import ConfigError, Settings, find_config, load_settings, match_path
-from torchlint.files import display_path, source_lines
+from torchlint.files import display_path, line_at, source_lines
 from torchlint.findings import Finding
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -104,6 +104,12 @@ class LintResult:
     problem: str | None = None
 
 
+#: what the static pass says of another file in a module mode: its project facts and findings
+Reach = Callable[[str, str], "tuple[dict | None, list[Finding]] | None"]
+#: files linted at most to tell whether a made object's method breaks (TL021)
+MAX_REACHED_FILES = 200
+
+
 def lint_text(
     text: str,
     path: str,
@@ -112,6 +118,7 @@ def lint_text(
     facts: Mapping[str, dict | None] | None = None,
     parser: IncrementalParser | None = None,
     syntax=None,
+    reach: Reach | None = None,
 ) -> LintResult:
     """The static pass on ``text`` as ``torchlint check`` would report it for ``path``:
     enabled rules, ``per-file-ignores``, ``exclude`` and suppression comments honoured, each
@@ -122,7 +129,9 @@ def lint_text(
     that mode (:meth:`torchlint.lsp.project.WorkspaceProject.facts`); without them, the modes
     the text alone calls for, with no project facts. ``parser``: the trees of the document's
     earlier versions, so that only the statements that changed are parsed; ``syntax``:
-    :func:`torchlint.static.limits.syntax_tree` of the text, if already made."""
+    :func:`torchlint.static.limits.syntax_tree` of the text, if already made. ``reach(path,
+    mode)``: another file's facts and findings, for TL021 at the text's calls on objects its
+    regions make (whether their methods break is in the files that define them)."""
     from torchlint.static.lint import lint_file
     from torchlint.static.modes import facts_for, has_training_loop, label, modes_to_check, reads_mode, same_facts
 
@@ -143,13 +152,44 @@ def lint_text(
             result = lint_file(path, text, rules, facts=fact)
         else:
             result = parser.lint(path, text, rules, facts=fact, syntax=syntax)
-        runs.append((mode, result.findings))
+        found_here = list(result.findings)
+        if reach is not None and any(r.code == "TL021" for r in rules):
+            found_here.extend(_rebuilt(path, text, fact, found_here, mode, reach))
+        runs.append((mode, found_here))
         error = error or result.error
     found = sorted(label(runs), key=lambda f: f.sort_key)
     ignored = settings.ignored_for(rel)
     findings = [f for f in found if not (f.rule and any(f.rule.startswith(p) for p in ignored))]
     findings = suppression.apply(findings, lambda p: source_lines(text))
     return LintResult(findings, error)
+
+
+def _rebuilt(path: str, text: str, fact: dict | None, found: list[Finding], mode: str, reach: Reach) -> list[Finding]:
+    """TL021's findings in ``text``, as ``torchlint check`` gives them once every file is
+    checked (:mod:`torchlint.static.rebuild`): the files that hold the made objects' methods,
+    and the functions those call, are linted through ``reach``."""
+    from torchlint.static import rebuild
+
+    if not fact or not fact.get("made_calls"):
+        return []
+    me = os.path.abspath(path)
+    loaded: dict[str, tuple[dict | None, list[Finding]]] = {me: (fact, found)}
+    todo = [tuple(fn) for *_, runs in fact["made_calls"] for pair in runs for fn in pair if fn]
+    seen = set(todo)
+    while todo:  # every function reachable from the methods, by the call graph
+        where, qual = os.path.abspath(todo[-1][0]), todo.pop()[1]
+        if where not in loaded:
+            got = reach(where, mode) if len(loaded) < MAX_REACHED_FILES else None
+            loaded[where] = got if got is not None else (None, [])
+        for target in ((loaded[where][0] or {}).get("calls") or {}).get(qual, ()):
+            if tuple(target) not in seen:
+                seen.add(tuple(target))
+                todo.append(tuple(target))
+    paths = [path, *(p for p in loaded if p != me)]
+    facts = [fact, *(loaded[p][0] for p in paths[1:])]
+    findings = [found, *(loaded[p][1] for p in paths[1:])]
+    lines = source_lines(text)
+    return rebuild.spread(paths, facts, findings, lambda p, line: line_at(lines, line) if p == path else None)[0]
 
 
 # -- fixes -------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from torchlint.static.modes import TRAIN, has_training_loop, modes_to_check
 
 if TYPE_CHECKING:
     from torchlint.analysis.project import Project
+    from torchlint.findings import Finding
 
 #: files summarised for one project at most (a bigger workspace is analysed over its first ones)
 MAX_FILES = 20_000
@@ -64,6 +65,8 @@ class WorkspaceProject:
         #: times the regions were worked out (for tests and the benchmark)
         self.builds = 0
         self._store: object | None = None  # the cache of summaries (False: none), made when first needed
+        #: (path, mode) -> (text, facts, findings) of the files :meth:`reach` linted
+        self._linted: dict[tuple[str, str], tuple[str, dict | None, list[Finding]]] = {}
 
     # -- what changed ------------------------------------------------------------------
     def set_buffer(self, path: str, text: str, tree: ast.Module | None = None) -> bool:
@@ -128,6 +131,33 @@ class WorkspaceProject:
             if path not in self._facts:
                 self._facts[path] = {mode: self._project(mode).facts(path) for mode in modes}
             return self._facts[path]
+
+    def reach(self, path: str, mode: str, rules: list) -> tuple[dict | None, list[Finding]] | None:
+        """``path``'s facts in ``mode`` and the findings of ``rules`` in it (its open buffer,
+        else the saved file), kept until its text or facts change: what TL021 needs of a file
+        that holds a method an open document's made objects call. None: not readable."""
+        from torchlint.static.lint import lint_file
+        from torchlint.static.modes import facts_for
+
+        path = os.path.abspath(path)
+        with self._lock:
+            entry = self._buffers.get(path)
+            if entry is not None:
+                text: str | None = entry[0]
+            else:
+                try:
+                    text = read_source(path) if _stamp(path) is not None else None
+                except FileProblem:
+                    text = None
+            if text is None:
+                return None
+            fact = self.facts(path).get(mode)
+            hit = self._linted.get((path, mode))
+            if hit is not None and hit[0] == text and hit[1] == fact:
+                return fact, hit[2]
+            found = lint_file(path, text, rules, facts=facts_for([fact], [text], self.settings, mode)[0]).findings
+            self._linted[(path, mode)] = (text, fact, found)
+            return fact, found
 
     def trains(self) -> bool:
         """Whether the project trains its compiled model: the setting, or a file of the

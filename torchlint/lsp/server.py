@@ -117,7 +117,16 @@ class TorchlintServer(LanguageServer):
                 changed = project.set_buffer(path, text, syntax[1])
                 facts = project.facts(path)
                 parser = self.parsers.setdefault(uri, IncrementalParser())
-                result = core.lint_text(text, path, settings, facts=facts, parser=parser, syntax=syntax)
+                rules = core.rules_for(settings)
+                result = core.lint_text(
+                    text,
+                    path,
+                    settings,
+                    facts=facts,
+                    parser=parser,
+                    syntax=syntax,
+                    reach=lambda other, mode: project.reach(other, mode, rules),
+                )
                 self.facts_used[uri] = facts
                 affected = self.affected(project, skip=uri) if changed else []
             except Exception as exc:
