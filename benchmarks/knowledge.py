@@ -110,6 +110,16 @@ MODULES = (
     "torch.cuda",
     "torch.random",
     "torch.jit",
+    # numpy's submodules, which dynamo traces through torch._numpy where that has the function
+    # (numpy's own namespace is TL009's `numpy_unsupported`, read from torch._numpy itself)
+    "numpy.linalg",
+    "numpy.fft",
+    "numpy.polynomial.polynomial",
+    "numpy.polynomial.legendre",
+    "numpy.polynomial.chebyshev",
+    "numpy.polynomial.hermite",
+    "numpy.polynomial.hermite_e",
+    "numpy.polynomial.laguerre",
 )
 
 #: modules whose functions act on the process or the machine: only functions that take no
@@ -359,6 +369,8 @@ def measure_one(spec: str, qual: str, obj: Any, torch) -> dict[str, Any] | None:
     breaks, reason = dynamo_verdict(_program(imports, example), torch)
     if reason is not None and reason.startswith("error:"):
         return None
+    if breaks and spec.startswith("numpy") and not _function_level(reason):
+        return None  # (dynamo traces numpy through torch._numpy: a fake-tensor error on a string is the example's)
     entry = {
         "verdict": "breaks" if breaks else "traced",
         "example": example,
@@ -368,6 +380,19 @@ def measure_one(spec: str, qual: str, obj: Any, torch) -> dict[str, Any] | None:
     if breaks:
         entry["reason"] = reason
     return entry
+
+
+#: the breaks that say something of a numpy function whatever it is given: dynamo skips it, or
+#: torch._numpy has no such function
+_FUNCTION_LEVEL = (
+    "Attempted to call function marked as skipped",
+    "Attempted to inline function marked as skipped",
+    "attempted to trace numpy function unsupported by PyTorch",
+)
+
+
+def _function_level(reason: str | None) -> bool:
+    return reason is not None and any(r in reason for r in _FUNCTION_LEVEL)
 
 
 def recheck(path: str, verbose: bool) -> int:
@@ -419,12 +444,12 @@ def child(spec: str, skip: set[str]) -> int:
     return 0
 
 
-def measure_calls(torch, verbose: bool) -> dict[str, Any]:
+def measure_calls(torch, verbose: bool, specs: tuple[str, ...] = MODULES) -> dict[str, Any]:
     import subprocess
 
     calls: dict[str, Any] = {}
     crashed: list[str] = []
-    for spec in MODULES:
+    for spec in specs:
         skip: set[str] = set()
         while True:
             proc = subprocess.run(
@@ -585,7 +610,11 @@ CONTEXT_MODULES = (
     "torch.profiler",
     "torch.nn.attention",
     "torch.backends.cudnn",
+    "torch.backends.cuda",
+    "torch.backends.mkldnn",
+    "torch.backends.opt_einsum",
     "torch.cpu.amp",
+    "torch.amp",
     "torch._dynamo.config",
     "torch._inductor.config",
 )
@@ -609,11 +638,15 @@ def _context_candidates(torch) -> list[tuple[str, str]]:
                 obj = getattr(mod, name)
             except Exception:  # noqa: BLE001
                 continue
-            wrapped = getattr(obj, "__wrapped__", None)
+            try:  # (torch.backends.cuda's lazy objects initialise CUDA when asked anything)
+                wrapped = getattr(obj, "__wrapped__", None)
+                inner = inspect.unwrap(obj) if wrapped is not None else None  # (`@deprecated` over it)
+            except Exception:  # noqa: BLE001
+                continue
             if inspect.isclass(obj):
                 ok = hasattr(obj, "__enter__") and hasattr(obj, "__exit__") and not issubclass(obj, BaseException)
             else:
-                ok = (wrapped is not None and inspect.isgeneratorfunction(wrapped)) or (
+                ok = (inner is not None and inspect.isgeneratorfunction(inner)) or (
                     modname in _MADE_BY_CALL and callable(obj) and not inspect.ismodule(obj)
                 )
             if ok:
@@ -690,7 +723,7 @@ def measure_contexts(torch, verbose: bool) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for modname, qual in _context_candidates(torch):
         example = None
-        for args in ("", "'ignore'", "1", "False", "True", "x"):
+        for args in ("", "'ignore'", "1", "False", "True", "x", "'cpu'"):
             code = f"{qual}({args})"
             ns = _namespace(torch)
             ns[modname.split(".")[0]] = importlib.import_module(modname.split(".")[0])
@@ -886,6 +919,11 @@ def main(argv: list[str] | None = None) -> int:
         help="comma-separated: calls, methods, attributes, ops, contexts, decorators (from the calls), generators",
     )
     ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument(
+        "--modules",
+        metavar="SPEC[,SPEC]",
+        help="measure the calls of these entries of MODULES only, keeping the file's other calls",
+    )
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--skip", default="", help=argparse.SUPPRESS)
     ap.add_argument("--recheck", metavar="FILE", help="measure again the calls of FILE whose example passes a tensor")
@@ -910,7 +948,18 @@ def main(argv: list[str] | None = None) -> int:
     )
     data["torch"] = torch.__version__
     t0 = time.time()
-    if "calls" in parts:
+    if "calls" in parts and args.modules:
+        specs = tuple(args.modules.split(","))
+        unknown = [m for m in specs if m not in MODULES]
+        if unknown:
+            raise SystemExit(f"not in MODULES: {', '.join(unknown)}")
+        measured = measure_calls(torch, args.verbose, specs)
+        measured["calls"] = {k: v for k, v in data.get("calls", {}).items() if _module_of(k, specs) is None} | measured[
+            "calls"
+        ]
+        measured["crashed_trials"] = sorted(set(data.get("crashed_trials", [])) | set(measured["crashed_trials"]))
+        data.update(measured)
+    elif "calls" in parts:
         data.update(measure_calls(torch, args.verbose))
     if "methods" in parts:
         data["tensor_methods"] = measure_tensor_methods(torch, args.verbose)
@@ -935,6 +984,16 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(data.get('data_dependent_ops', {}).get('functions', {}))} data-dependent functions"
     )
     return 0
+
+
+def _module_of(qual: str, specs: tuple[str, ...]) -> str | None:
+    """The entry of ``specs`` a measured call's name belongs to (its module, or its class)."""
+    head = qual.rpartition(".")[0]
+    for spec in specs:
+        modname, _, cls = spec.partition(":")
+        if head == (f"{modname}.{cls}" if cls else modname):
+            return spec
+    return None
 
 
 def logging_quiet() -> None:
