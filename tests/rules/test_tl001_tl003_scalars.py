@@ -41,6 +41,28 @@ CASES = {
         """,
         {"target": "f", "inputs": ["f32[8]"]},
     ),
+    "numpy_of_names_read_from_shapes": Case(
+        """
+        import numpy as np
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = nn.Linear(16, 16)
+
+            def forward(self, x):
+                n = x.shape[-1]
+                half = n // 2
+                scale = float(np.sqrt(half))
+                window = int(np.ceil(np.log2(max(n, 2))))
+                total = x.sum()
+                spread = float(np.sqrt(total.detach().numpy()))  # error: TL002
+                return self.lin(x) / scale + window + spread
+        """,
+        {"target": "Net", "inputs": ["f32[2,16]"]},
+    ),
     "slice_bounds_from_numpy_rows": Case(
         """
         import numpy as np

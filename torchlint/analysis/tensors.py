@@ -465,12 +465,55 @@ class TensorScope:
         # parameters (`mask=None`, but also `output_attentions=None`). Used bare as a truth
         # value or a size they are more often Python numbers and flags than data.
         self.guessed: set[str] = set()
+        #: names bound to Python numbers read from shapes (``n = x.shape[0] // 2``), as far as
+        #: the scope can tell: numpy math on them is folded by dynamo like math on literals
+        self.numbers: set[str] = set()
 
     # -- binding ----------------------------------------------------------------------
     def bind(self, name: str, kind: str | None) -> None:
         self.kinds[name] = kind
         self.local.add(name)
         self.guessed.discard(name)
+        self.numbers.discard(name)
+
+    def bind_number(self, name: str, value: cst.BaseExpression) -> None:
+        """After ``name = value`` was bound: note ``name`` a number when ``value`` is one."""
+        if self.kinds.get(name) is None and self._shape_number(value):
+            self.numbers.add(name)
+
+    def _shape_number(self, expr: cst.BaseExpression) -> bool:
+        """A Python int read from a shape, a literal, a number the scope noted, or arithmetic
+        (``min``, ``max``, ``abs``, ``int``, ``math.*``) on them."""
+        if isinstance(expr, cst.Name):
+            scope: TensorScope | None = self
+            while scope is not None:
+                if expr.value in scope.kinds:
+                    return expr.value in scope.numbers
+                scope = scope.parent
+            return False
+        if _literal(expr):
+            return True
+        if isinstance(expr, cst.BinaryOperation):
+            return self._shape_number(expr.left) and self._shape_number(expr.right)
+        if isinstance(expr, cst.UnaryOperation):
+            return self._shape_number(expr.expression)
+        if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Attribute):
+            one = len(expr.slice) == 1 and not isinstance(expr.slice[0].slice, cst.Slice)
+            return expr.value.attr.value == "shape" and one
+        if isinstance(expr, cst.Call):
+            func = expr.func
+            if (
+                isinstance(func, cst.Attribute)
+                and func.attr.value in ("size", "dim", "numel")
+                and (func.attr.value != "size" or len(expr.args) == 1)
+            ):
+                return self.kind(func.value) == TENSOR
+            qual = self.resolve(func) or ""
+            if qual == "builtins.len":
+                return True
+            if qual in ("builtins.min", "builtins.max", "builtins.abs", "builtins.int") or qual.startswith("math."):
+                return bool(expr.args) and all(self._shape_number(a.value) for a in expr.args)
+        return False
 
     def bind_params(
         self,
@@ -678,6 +721,8 @@ class TensorScope:
         when what it works on is."""
         if isinstance(expr, (cst.BinaryOperation, cst.UnaryOperation)) or _literal(expr):
             return True
+        if self._shape_number(expr):
+            return True  # `n = x.shape[-1] // 2; np.sqrt(n)`, `np.log2(max(n, 2))`
         return (
             isinstance(expr, cst.Call)
             and (self.resolve(expr.func) or "").startswith("numpy.")

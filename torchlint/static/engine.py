@@ -228,6 +228,8 @@ class _Walker(cst.CSTVisitor):
             kind = scope.kind(assign.value)
             for target in assign.targets:
                 scope.bind_target(target.target, kind)
+                if isinstance(target.target, cst.Name):
+                    scope.bind_number(target.target.value, assign.value)
         elif t is cst.AnnAssign:
             annotated = cast(cst.AnnAssign, original_node)
             if annotated.value is not None:
