@@ -28,7 +28,7 @@ import builtins
 import functools
 import json
 from importlib import resources
-from typing import Any, Union
+from typing import Any, Union, cast
 
 Kind = Union[str, list]
 
@@ -504,11 +504,11 @@ class Env:
                 return "t"
             if attr in ONLY_TENSOR_METHODS and not _namespace_root(func.value) and not self._global_root(func.value):
                 return "t"
-            if dotted is not None and dotted.count(".") == 1 and dotted.startswith("self."):
+            first = dotted.split(".")[0] if dotted is not None else None
+            if first == "self" and cast(str, dotted).count(".") == 1:
                 return [RETURN, dotted]  # `self.helper(x)`: the method the class's MRO gives
-            if dotted is not None and not self.is_local(dotted.split(".")[0]):
-                if dotted.split(".")[0] not in UNLISTED_MODULES and dotted.split(".")[0] != "self":
-                    return [RETURN, dotted]  # `misc.helper(x)`: a function of a module
+            if first is not None and not self.is_local(first) and first not in UNLISTED_MODULES:
+                return [RETURN, dotted]  # `misc.helper(x)`: a function of a module
         return "?"
 
     def _may_be_tensor(self, node: ast.AST) -> bool:

@@ -177,7 +177,8 @@ def _rebuilt(path: str, text: str, fact: dict | None, found: list[Finding], mode
     todo = [tuple(fn) for *_, runs in fact["made_calls"] for pair in runs for fn in pair if fn]
     seen = set(todo)
     while todo:  # every function reachable from the methods, by the call graph
-        where, qual = os.path.abspath(todo[-1][0]), todo.pop()[1]
+        fn_path, qual = todo.pop()
+        where = os.path.abspath(fn_path)
         if where not in loaded:
             got = reach(where, mode) if len(loaded) < MAX_REACHED_FILES else None
             loaded[where] = got if got is not None else (None, [])
