@@ -2,13 +2,16 @@
 
 Run it with the Python of the torch to measure (a matrix venv for another version):
 
-    python benchmarks/knowledge.py [--out DIR] [--only calls,methods,...,generators] [-v]
+    python benchmarks/knowledge.py [--out DIR] [--only calls,methods,...,generators] [--modules SPEC[,SPEC]] [-v]
 
 It writes ``torchlint/data/knowledge-<major.minor>.json`` (``--out`` for another folder):
 
 * ``calls``: every public callable of the modules of :data:`MODULES` (the standard library
-  modules model code reaches for, and torch's own functions dynamo's trace rules mark
-  skipped), each given an example call found by trying a small table of arguments eagerly,
+  modules model code reaches for, torch's own functions dynamo's trace rules mark skipped,
+  and numpy's polynomial, linalg and fft modules, where a break is kept only when its reason
+  is about the function, not the example's arguments), each given an example call found by
+  trying a small table of arguments eagerly (``--modules``: these entries of MODULES alone,
+  the file's other calls kept),
   then run through dynamo in a compiled function (``torch._dynamo.explain``). An entry is
   ``"breaks"`` (with dynamo's reason) or ``"traced"``, with what
   ``torch._dynamo.trace_rules.lookup`` says of it. No verdict comes from reading torch's
