@@ -242,5 +242,7 @@ def test_a_method_name_on_a_module_is_no_tensor_method():
     )
     functions = s["functions"]
     assert functions["width"]["ret"] == ["+", ["r", "misc.half"], "i"] and "returns" not in functions["width"]
+    generator = summarize("import torch\n\n\ndef steps(x):\n    yield x\n    return x.sum()\n")["functions"]["steps"]
+    assert "returns" not in generator and "ret" not in generator  # a call gives a generator
     assert functions["cast"]["returns"] == "tensor" and functions["size"]["returns"] == "tensor"
     assert functions["flat"]["ret"] == ["r", "utils.flatten"]

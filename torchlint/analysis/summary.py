@@ -36,7 +36,7 @@ from torchlint.analysis.sites import (
 from torchlint.analysis.torchnames import LABEL_PARAMS
 
 #: bump when the summary's shape or meaning changes (it is part of cache keys)
-VERSION = 16
+VERSION = 17
 
 Summary = dict[str, Any]
 
@@ -175,6 +175,7 @@ class _FunctionScan:
         self.attrs: list[str] = []
         self.returns: list[str | None] = []  # returned call's dotted; "const" / None otherwise
         self.returned: list[ast.AST | None] = []  # the returned values (not of nested functions)
+        self.yields = False  # a generator (or one nested in it): its `return` is not what a call gives
         self.nested: list[str] = []
         # nested functions that call a parameter of a function around them (`wrapper` calling
         # `func(*args)`): what a decorator puts in place of the function it decorates
@@ -393,6 +394,8 @@ class _FunctionScan:
             if t is keyword:
                 push(cur.value)  # type: ignore[attr-defined]
                 continue
+            if t is _Yield or t is _YieldFrom:
+                self.yields = True
             spec = specs.get(t)
             if spec is None:
                 spec = specs[t] = _field_spec(cur)
@@ -406,6 +409,7 @@ class _FunctionScan:
 
 
 _Name, _Constant, _Load = ast.Name, ast.Constant, ast.Load
+_Yield, _YieldFrom = ast.Yield, ast.YieldFrom
 #: node type -> (field, whether it is a list) for the fields that may hold code, in order
 _SPECS: dict[type, tuple[tuple[str, bool], ...]] = {}
 
@@ -643,6 +647,7 @@ def _callers_view(fn: ast.AST, scan: _FunctionScan, own: set[str] | None) -> dic
     if (
         getattr(fn, "returns", None) is None
         and scan.returned
+        and not scan.yields
         and all(v is not None and env.kind(v) == "t" and _callee(v) not in _FROM_NUMBERS for v in scan.returned)
     ):
         out["returns"] = "tensor"
@@ -651,13 +656,9 @@ def _callers_view(fn: ast.AST, scan: _FunctionScan, own: set[str] | None) -> dic
         # `err = misc.ratio(...)`) or is a Python value: the project resolves it (a generator's
         # `return` is not what a call gives)
         ret = _atoms_join([env.kind(v) if v is not None else "n" for v in scan.returned])
-        if ret not in ("", "?") and not _yields(fn):
+        if ret not in ("", "?") and not scan.yields:
             out["ret"] = ret
     return out
-
-
-def _yields(fn: ast.AST) -> bool:
-    return any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in ast.walk(fn))
 
 
 def _imports(node: ast.AST, out: list[list[Any]]) -> None:
