@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from torchlint.analysis.sites import MADE_PREFIX, RETURN, UNLISTED_HEADS, arith, common_methods, join
+from torchlint.analysis.sites import MADE_PREFIX, UNLISTED_HEADS, common_methods, evaluate, join
 
 if TYPE_CHECKING:
     from torchlint.analysis.summary import Summary
@@ -290,19 +290,14 @@ class CallSites:
 
     def resolve(self, kind: Any, where: Where) -> str:
         """A site's kind with the caller's parameters and ``self`` attributes resolved."""
-        if isinstance(kind, str):
-            if kind.startswith("p:"):
-                path, _, qual = where
-                return self.param_kind(path, qual, kind[2:]) if qual is not None else "?"
-            if kind.startswith("s:"):
-                return self.field_kind(where[0], where[1], kind[2:])
-            return kind
-        if isinstance(kind, list) and len(kind) == 2 and kind[0] == RETURN:
-            return self.p.call_kind(where[0], where[1], kind[1])
-        if isinstance(kind, list) and kind:
-            parts = [self.resolve(k, where) for k in kind[1:]]
-            return join(parts) if kind[0] == "|" else arith(kind[0], parts)
-        return "?"
+        path, owner, qual = where
+
+        def atom(name: str) -> str:
+            if name.startswith("p:"):
+                return self.param_kind(path, qual, name[2:]) if qual is not None else "?"
+            return self.field_kind(path, owner, name[2:])
+
+        return evaluate(kind, atom, lambda callee: self.p.call_kind(path, owner, callee))
 
     def field_kind(self, path: str, owner: str | None, attr: str) -> str:
         """What ``self.<attr>`` holds: what every method of the class, its bases and its

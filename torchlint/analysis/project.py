@@ -38,7 +38,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Callable, cast
 
 from torchlint.analysis.modules import ModuleMap, relative_base
-from torchlint.analysis.sites import RETURN, arith, join
+from torchlint.analysis.sites import evaluate
 from torchlint.analysis.summary import TRAINING_ONLY, Summary
 from torchlint.analysis.torchnames import (
     COMPILE_CALLS,
@@ -95,6 +95,11 @@ DISTRIBUTION_HOOKS = (
 _RAISED = ("Error", "Exception", "Warning")
 #: an edge to a subclass's override of a method called on ``self``, as a ref's kind
 _VIRTUAL = "virt"
+
+
+def _unknown_atom(atom: str) -> str:
+    """A parameter or ``self`` attribute in what a function returns: not known here."""
+    return "?"
 
 
 class Project:
@@ -429,7 +434,7 @@ class Project:
                 found = "t"
             elif "ret" in rec:
                 owner = ref[2].partition(".")[0] if ref[0] == "meth" else None
-                found = self._ret_kind(rec["ret"], ref[1], owner)
+                found = evaluate(rec["ret"], _unknown_atom, lambda callee: self.call_kind(ref[1], owner, callee))
         self._memo[key] = found
         return found
 
@@ -441,16 +446,6 @@ class Project:
         else:
             ref = self.resolve_dotted(path, name)
         return self.return_kind(ref) if ref is not None else "?"
-
-    def _ret_kind(self, kind: Any, path: str, owner: str | None) -> str:
-        if isinstance(kind, str):
-            return "?" if kind.startswith(("p:", "s:")) else kind
-        if isinstance(kind, list) and len(kind) == 2 and kind[0] == RETURN:
-            return self.call_kind(path, owner, kind[1])
-        if isinstance(kind, list) and kind:
-            parts = [self._ret_kind(k, path, owner) for k in kind[1:]]
-            return join(parts) if kind[0] == "|" else arith(kind[0], parts)
-        return "?"
 
     # -- what functions are ------------------------------------------------------------
     def _returns_is(self, ref: Ref | None, names: frozenset, pred: str) -> bool:

@@ -28,7 +28,7 @@ import builtins
 import functools
 import json
 from importlib import resources
-from typing import Any, Union, cast
+from typing import Any, Callable, Union, cast
 
 Kind = Union[str, list]
 
@@ -194,6 +194,19 @@ def arith(op: str, kinds: list[str]) -> str:
 
 #: the head of a kind that is what a named function returns
 RETURN = "r"
+
+
+def evaluate(kind: Any, atom: Callable[[str], str], call: Callable[[str], str]) -> str:
+    """``kind`` worked out to ``"i"``, ``"n"``, ``"t"`` or ``"?"``: ``atom`` gives a
+    ``"p:NAME"`` or ``"s:ATTR"`` atom's kind, ``call`` what ``["r", NAME]`` returns."""
+    if isinstance(kind, str):
+        return atom(kind) if kind.startswith(("p:", "s:")) else kind
+    if isinstance(kind, list) and len(kind) == 2 and kind[0] == RETURN:
+        return call(kind[1])
+    if isinstance(kind, list) and kind:
+        parts = [evaluate(k, atom, call) for k in kind[1:]]
+        return join(parts) if kind[0] == "|" else arith(kind[0], parts)
+    return "?"
 
 
 def _fold(op: str, kinds: list[Kind]) -> Kind:
