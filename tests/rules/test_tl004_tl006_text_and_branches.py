@@ -91,6 +91,35 @@ CASES = {
         """,
         D,
     ),
+    "sorted_pairs_that_hold_tensors": Case(
+        """
+        from typing import Dict
+
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def forward(self, x):
+                parts: Dict[str, torch.Tensor] = {}
+                parts["b"] = x * 2
+                parts["a"] = x + 1
+                for _, v in sorted(parts.items()):  # error: TL015
+                    x = x + v
+                named = {"b": x, "a": x - 1}
+                for _, v in sorted(zip(["b", "a"], [x, x * 3])):  # error: TL015
+                    x = x + v
+                for k in sorted(named):
+                    x = x + named[k]
+                for _, v in sorted(named.items(), key=lambda kv: kv[0]):
+                    x = x + v
+                for _, n in sorted(zip(["h", "w"], x.shape)):
+                    x = x * n
+                for _, n in sorted({"b": 1, "a": 2}.items()):
+                    x = x + n
+                return x
+        """,
+        D,
+    ),
     "branch_in_submodule_called_from_forward": Case(
         """
         import torch.nn as nn

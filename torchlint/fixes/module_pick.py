@@ -19,14 +19,14 @@ training, changes), the outputs must have one shape to be stacked, and the submo
 chosen now get zero gradients instead of none (an optimizer's weight decay then moves them).
 
 Used by the ``.item()`` fixer (:mod:`torchlint.fixes.drop_item`), which owns TL001, and the
-``max(..., key=...)`` form by :class:`KeyedPick` here, for TL015 (sort-by-tensor).
+``max(..., key=...)`` form by TL015's fixer (:mod:`torchlint.fixes.sort_keys`).
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
-from torchlint.fixes.base import REMOVE, UNSAFE, FixContext, Fixer, Plan, assigned_names, is_name, read_names, register
+from torchlint.fixes.base import REMOVE, UNSAFE, FixContext, Plan, assigned_names, is_name, read_names
 from torchlint.rules.base import Rule
 
 _PICKS = ("argmax", "argmin")
@@ -190,11 +190,3 @@ def _pick_plan(node: cst.Call, pick: cst.Call, rule: Rule, ctx: FixContext, only
             "outputs must have one shape, and the others get zero gradients instead of none."
         ),
     )
-
-
-@register("TL015")
-class KeyedPick(Fixer):
-    """TL015's one fixable form: ``max``/``min`` over submodule indices keyed by a tensor."""
-
-    def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Plan | None:
-        return keyed_pick_plan(node, rule, ctx) if isinstance(node, cst.Call) else None

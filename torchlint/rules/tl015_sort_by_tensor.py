@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from torchlint.analysis.tensors import TENSOR_DICT
 from torchlint.rules.base import Rule
 
 # Tensor methods that reduce to a value a Python comparison would read.
@@ -26,6 +27,8 @@ _REDUCTIONS = frozenset(
     }
 )
 _TENSOR_LISTS = frozenset({"builtins.list", "builtins.tuple"})
+# A dict's views whose items hold its values: `(key, tensor)` pairs or the tensors themselves.
+_VALUE_VIEWS = frozenset({"items", "values"})
 
 
 def _name(expr: cst.BaseExpression):
@@ -56,9 +59,21 @@ class SortByTensor(Rule):
         return (id(self.ctx.region), name)
 
     def _tensor_items(self, expr: cst.BaseExpression) -> bool:
-        """An iterable whose items are tensors: a tensor, `x.unbind()`, `[a, b]`, `list(x.split(2))`."""
+        """An iterable whose items are tensors or hold one: a tensor, `x.unbind()`, `[a, b]`,
+        `list(x.split(2))`, `d.items()` / `d.values()` of a dict of tensors, `zip(names, ts)`."""
         if self.ctx.kind(expr) in ("tensor", "tensors"):
             return True
+        if (
+            isinstance(expr, cst.Call)
+            and isinstance(expr.func, cst.Attribute)
+            and expr.func.attr.value in _VALUE_VIEWS
+            and not expr.args
+        ):
+            # the pairs compare keys first, but dynamo orders only constants: a tuple holding a
+            # tensor is refused even when its keys differ
+            return self.ctx.kind(expr.func.value) == TENSOR_DICT
+        if isinstance(expr, cst.Call) and self.resolve(expr.func) == "builtins.zip":
+            return any(a.star == "" and self._tensor_items(a.value) for a in expr.args)
         if isinstance(expr, (cst.List, cst.Tuple)):
             return bool(expr.elements) and all(
                 not isinstance(e, cst.StarredElement) and self.is_tensor(e.value) for e in expr.elements
@@ -120,7 +135,19 @@ class SortByTensor(Rule):
                 and not any(a.keyword is not None and a.keyword.value == "key" for a in node.args)
                 and self._tensor_items(positional[0].value)
             ):  # with a key, the keys are compared, not the items (`key=lambda t: t.shape[0]`)
-                self.report(node)
+                items = positional[0].value
+                if (
+                    isinstance(items, cst.Call)
+                    and isinstance(items.func, cst.Attribute)
+                    and items.func.attr.value == "items"
+                ):
+                    self.report(
+                        node,
+                        suggestion="Order the keys and look the values up: `for k in sorted(d): v = d[k]` "
+                        "(or pass `key=lambda kv: kv[0]`); dynamo orders string keys.",
+                    )
+                else:
+                    self.report(node)
         elif isinstance(node.func, cst.Attribute) and node.func.attr.value == "sort" and qual is None:
             receiver = node.func.value
             if not self.is_tensor(receiver) and self._tensor_key(node):
