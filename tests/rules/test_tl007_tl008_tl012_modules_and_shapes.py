@@ -146,9 +146,11 @@ CASES = {
                 x = x.clone()
                 x[x < 0] = 0.0
                 x[torch.isnan(x)] = 0.0
+                y = x * 2
+                x[x > 3], y[y > 3] = 3.0, 6.0
                 cols = x[:, x[0] > 0]  # error: TL008
                 x[x > 1] += 1.0  # error: TL008
-                return x, cols
+                return x + y, cols
         """,
         D,
     ),

@@ -167,6 +167,8 @@ class DynamicOutputShape(Rule):
             return self._is_mask(expr.expression)
         if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
             return self._is_mask(expr.left) or self._is_mask(expr.right)
+        if isinstance(expr, cst.IfExp):  # `d < m if inverted else d > m`: a mask either way
+            return self._is_mask(expr.body) and self._is_mask(expr.orelse)
         if isinstance(expr, cst.Name):
             key = self._scope_key(expr.value)
             if key in self.masks:
@@ -182,10 +184,15 @@ class DynamicOutputShape(Rule):
         return False
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        # `x[mask] = v` writes in place (index_put_) and keeps shapes; `x[mask] += v` reads too.
-        for target in node.targets:
-            if isinstance(target.target, cst.Subscript):
-                self.stores.add(id(target.target))
+        # `x[mask] = v` writes in place (index_put_) and keeps shapes, and so does each of
+        # `x[mask], y[mask] = f(...)`; `x[mask] += v` reads too.
+        todo: list[cst.BaseExpression] = [t.target for t in node.targets]
+        while todo:
+            target = todo.pop()
+            if isinstance(target, cst.Subscript):
+                self.stores.add(id(target))
+            elif isinstance(target, (cst.Tuple, cst.List)):
+                todo.extend(e.value for e in target.elements)
 
     def leave_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
