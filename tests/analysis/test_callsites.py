@@ -246,3 +246,25 @@ def test_a_method_name_on_a_module_is_no_tensor_method():
     assert "returns" not in generator and "ret" not in generator  # a call gives a generator
     assert functions["cast"]["returns"] == "tensor" and functions["size"]["returns"] == "tensor"
     assert functions["flat"]["ret"] == ["r", "utils.flatten"]
+
+
+def test_tuples_of_tensors_returned_and_unpacked():
+    """``return a1, p`` of tensors (each unpacked from ``torch.where``, or read from a
+    parameter annotated ``Tensor``) returns tensors; ``Tuple[Tensor, Tensor]`` says so too; a
+    tuple holding a shape's int, or a ``Tuple[Tensor, int]``, does not."""
+    s = summarize(
+        "import torch\nfrom typing import Tuple\nfrom torch import Tensor\n\n\n"
+        "def pairs(m):\n    a1, p = torch.where(m > 0)\n    return a1, p\n\n\n"
+        "def ends(ts: Tensor):\n    return ts[0], ts[-1]\n\n\n"
+        "def said(x) -> Tuple[Tensor, Tensor]:\n    return f(x)\n\n\n"
+        "def mixed(x):\n    b, n = x.shape[:2]\n    return torch.relu(x), n\n\n\n"
+        "def said_mixed(x) -> Tuple[Tensor, int]:\n    return f(x)\n"
+    )
+    functions = s["functions"]
+    assert [functions[f].get("returns") for f in ("pairs", "ends", "said", "mixed", "said_mixed")] == [
+        "tensors",
+        "tensors",
+        "tensors",
+        None,
+        None,
+    ]

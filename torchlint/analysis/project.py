@@ -1020,6 +1020,8 @@ class Project:
                     class_tensors[q] = held
             elif ref[0] == "fn" and self.return_kind(ref) == "t":
                 returns[q] = "tensor"  # type: ignore[index]
+            elif ref[0] == "fn" and (self.record(ref) or {}).get("returns") == "tensors":
+                returns[q] = "tensors"  # type: ignore[index]  # (a tuple of them: each one unpacked)
             elif ref[0] == "bound" and self._is_tensor_binding(ref):
                 returns["=" + q] = "tensor"  # type: ignore[operator]
 
@@ -1062,9 +1064,11 @@ class Project:
             ref = ("bound", path, name)
             if self.is_logger(ref):
                 loggers.append(name)
-        for name in s.get("functions", {}):
+        for name, rec in s.get("functions", {}).items():
             if self.return_kind(("fn", path, name)) == "t":
                 returns[name] = "tensor"
+            elif rec.get("returns") == "tensors":
+                returns[name] = "tensors"
             if self.is_compiling(("fn", path, name)):  # kornia's own `is_compiling()` wrapper
                 aliases[name] = "torch.compiler.is_compiling"
             elif self.is_disable(("fn", path, name)):

@@ -259,8 +259,10 @@ _BINDS = frozenset(
 class Env:
     """The names a function binds, each with the values assigned to it (None: cannot tell)."""
 
-    def __init__(self, fn: ast.AST, params: set[str]) -> None:
+    def __init__(self, fn: ast.AST, params: set[str], typed: dict[str, Kind] | None = None) -> None:
         self.params = params
+        #: parameters whose annotation says what they hold (``ts: Tensor``): that, not an atom
+        self.typed = typed or {}
         self.values: dict[str, list[ast.AST | None]] = {}
         #: what ``name.append(v)`` puts in a list the function binds: name -> the values
         self.appended: dict[str, list[ast.AST]] = {}
@@ -341,6 +343,13 @@ class Env:
                             self._bind(part.id, value)
                         else:
                             self._unknown(part)
+                elif isinstance(target, ast.Tuple) and not any(isinstance(e, ast.Starred) for e in target.elts):
+                    # `a1, p = torch.where(m)`, `b, n, d = x.shape`: each name is its item
+                    for i, part in enumerate(target.elts):
+                        if isinstance(part, ast.Name):
+                            self._bind(part.id, ast.Subscript(value=node.value, slice=ast.Constant(i), ctx=ast.Load()))
+                        else:
+                            self._unknown(part)
                 else:
                     self._unknown(target)
         elif isinstance(node, ast.AnnAssign):
@@ -387,11 +396,12 @@ class Env:
         if name in self._visiting:
             return ""  # (a name read in its own assignment: what the others say)
         values = self.values.get(name)
+        param: Kind | None = self.typed.get(name, f"p:{name}") if name in self.params else None
         if values is None:
-            return f"p:{name}" if name in self.params else "?"
+            return param if param is not None else "?"
         self._visiting.add(name)
         try:
-            kinds: list[Kind] = [f"p:{name}"] if name in self.params else []
+            kinds: list[Kind] = [param] if param is not None else []
             for v in values:
                 if v is None:
                     kinds.append("?")

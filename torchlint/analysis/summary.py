@@ -36,7 +36,7 @@ from torchlint.analysis.sites import (
 from torchlint.analysis.torchnames import LABEL_PARAMS
 
 #: bump when the summary's shape or meaning changes (it is part of cache keys)
-VERSION = 17
+VERSION = 18
 
 Summary = dict[str, Any]
 
@@ -67,6 +67,12 @@ def _annotation_kind(ann: ast.AST | None) -> str | None:
     except Exception:  # noqa: BLE001 - an odd annotation is no annotation
         return None
     low = text.lower()
+    if isinstance(ann, ast.Subscript) and low.startswith(("tuple[", "typing.tuple[")):
+        # `Tuple[Tensor, Tensor]`: tensors, each (not `Tuple[Tensor, int]`, nor `Tuple[Tensor, ...]`)
+        parts = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
+        if parts and all(_annotation_kind(p) == "tensor" for p in parts):
+            return "tensors"
+        return None
     if "tensor" not in low or any(w in low for w in ("tuple", "list", "dict", "union", "|", "callable", "iterator")):
         return None
     return "tensor"
@@ -592,7 +598,13 @@ def _callers_view(fn: ast.AST, scan: _FunctionScan, own: set[str] | None) -> dic
     what ``self.<attr>`` is set to, and (``own``: for a function) the signature."""
     out: dict[str, Any] = {}
     params = set(own) if own is not None else set()
-    env = Env(fn, params)
+    args = getattr(fn, "args", None)
+    typed: dict[str, Any] = {}
+    if args is not None:
+        for a in args.posonlyargs + args.args + args.kwonlyargs:
+            if a.arg in params and _annotation_kind(a.annotation) == "tensor":
+                typed[a.arg] = "t"  # `ts: Tensor`: what the caller passes on is a tensor
+    env = Env(fn, params, typed)
     skip = params | {"self", "cls"} if own is not None else set()
     records, others = [], set()
     common = common_methods()
@@ -651,6 +663,13 @@ def _callers_view(fn: ast.AST, scan: _FunctionScan, own: set[str] | None) -> dic
         and all(v is not None and env.kind(v) == "t" and _callee(v) not in _FROM_NUMBERS for v in scan.returned)
     ):
         out["returns"] = "tensor"
+    elif (
+        getattr(fn, "returns", None) is None
+        and scan.returned
+        and not scan.yields
+        and all(isinstance(v, ast.Tuple) and v.elts and all(env.kind(e) == "t" for e in v.elts) for v in scan.returned)
+    ):
+        out["returns"] = "tensors"  # `return a1_idx, p_idx` of tensors: each one unpacked is one
     elif scan.returned and not any(v is not None and _callee(v) in _FROM_NUMBERS for v in scan.returned):
         # what it returns when that rests on other functions' returns (`return err < 1` with
         # `err = misc.ratio(...)`) or is a Python value: the project resolves it (a generator's

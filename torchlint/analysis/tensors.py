@@ -691,6 +691,8 @@ class TensorScope:
                 return MODULE  # self.blocks[i]
             if base_kind == TENSOR_DICT:
                 return TENSOR if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index) else None
+            if base_kind is None and len(expr.slice) > 1 and any(self._known_tensor_index(e) for e in expr.slice):
+                return TENSOR  # `mat[rows, cols]` with index tensors: only an array takes them
             return None
         if isinstance(expr, cst.Dict):
             values = [e.value for e in expr.elements if isinstance(e, cst.DictElement)]
@@ -715,6 +717,14 @@ class TensorScope:
                 return TENSORS
             return None
         return None
+
+    def _known_tensor_index(self, element: cst.SubscriptElement) -> bool:
+        """An index that is a tensor by evidence, not a parameter taken for one."""
+        index = element.slice
+        if not isinstance(index, cst.Index):
+            return False
+        value = index.value
+        return self.kind(value) == TENSOR and not (isinstance(value, cst.Name) and self.is_guessed(value.value))
 
     def _number_math(self, expr: cst.BaseExpression) -> bool:
         """Arithmetic, a literal, or numpy math on them (``np.sqrt(40.0 * n)``): a number
