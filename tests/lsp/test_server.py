@@ -511,6 +511,32 @@ async def test_the_editor_checks_the_modes_the_project_trains_in_as_check_does(c
     assert seen(diags) == want
 
 
+LOSSES = """\
+import torch
+from torch import nn
+
+
+class PairLoss(nn.Module):
+    def forward(self, emb, labels):
+        return emb[labels > 0].pow(2).mean()
+"""
+
+
+@pytest.mark.asyncio
+async def test_a_loss_holds_in_training_in_the_editor_as_check_says(client: LanguageClient, tmp_path):
+    """In a project that trains, a loss no model's forward calls runs in the training step."""
+    (tmp_path / "pyproject.toml").write_text("[tool.torchlint]\n")
+    (tmp_path / "model.py").write_text(MODAL)
+    (tmp_path / "train.py").write_text(TRAINS)
+    losses = tmp_path / "losses.py"
+    losses.write_text(LOSSES)
+    want = check_json(tmp_path, "losses.py")
+    assert want == [(7, "TL008", "train")]
+    uri = open_doc(client, losses, LOSSES)
+    diags = await diagnostics_for(client, uri, lambda d: len(d) == len(want))
+    assert seen(diags) == want
+
+
 SOLVER = """\
 import torch
 

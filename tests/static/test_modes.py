@@ -169,3 +169,50 @@ def test_the_training_only_breaks_are_where_dynamo_breaks_in_training_alone():
             assert f.line in eval_lines - train_lines, f
         else:
             assert f.line in eval_lines & train_lines, f
+
+
+LOSSES = """
+import torch
+from torch import nn
+
+
+class PairLoss(nn.Module):
+    def forward(self, emb, labels):
+        pos = emb[labels > 0]
+        return pos.pow(2).mean()
+
+
+class ClipLoss(nn.Module):
+    def forward(self, pred, target):
+        print("clip")
+        return (pred - target).abs().mean()
+"""
+# line: 7 boolean-mask index (a loss no model calls: training only), 13 print (a loss the
+# model's forward calls: both modes)
+SCORER = """
+from torch import nn
+from losses import ClipLoss
+
+
+class Scorer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.crit = ClipLoss() if True else None
+
+    def forward(self, x, target):
+        return self.crit(self.fc(x), target)
+"""
+
+
+def test_a_loss_no_model_calls_holds_in_training_when_the_project_trains(project):
+    write(project, "pyproject.toml", "[tool.torchlint]\n")
+    write(project, "losses.py", LOSSES)
+    write(project, "scorer.py", SCORER)
+    _, report = run_json(["check", "losses.py", "--no-dynamic", "--no-cache"])
+    assert _modes(report["findings"]) == {(7, "TL008"): None, (13, "TL004"): None}  # eval alone: every forward
+    write(project, "train.py", TRAIN_SCRIPT)
+    for given in (["losses.py"], ["."]):
+        _, report = run_json(["check", *given, "--no-dynamic", "--no-cache"])
+        found = {(f["line"], f["rule"]): f.get("mode") for f in report["findings"] if f["path"] == "losses.py"}
+        assert found == {(7, "TL008"): "train", (13, "TL004"): None}

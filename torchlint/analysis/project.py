@@ -33,6 +33,7 @@ analysis's (a test compares the two after every kind of edit).
 from __future__ import annotations
 
 import os
+import re
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Callable, cast
@@ -93,6 +94,9 @@ DISTRIBUTION_HOOKS = (
 )
 #: the endings of exception classes' names (made to be raised: their ``__init__`` is not followed)
 _RAISED = ("Error", "Exception", "Warning")
+#: a loss's class name: a word ``Loss``/``Losses`` in it (``DiceLoss``, ``BaseLossWrapper``,
+#: ``_Loss``), or a criterion or a hard-example miner (what feeds a loss its pairs)
+_LOSS_NAME = re.compile(r"Loss(?:es)?(?:[A-Z_]|$)|(?:Criterion|Miner)$")
 #: an edge to a subclass's override of a method called on ``self``, as a ref's kind
 _VIRTUAL = "virt"
 
@@ -113,6 +117,7 @@ class Project:
         display: Callable[[str], str] | None = None,
         train: bool = False,
         installed: Callable[[str], int] | None = None,
+        loss_roots: bool = True,
     ) -> None:
         self.map = modmap
         #: what an installed package's name does when called (``installed.verdict``: 2 runs an
@@ -121,6 +126,9 @@ class Project:
         self.installed = installed
         #: calls made only in training (under ``if self.training:``) reach regions too
         self.train = train
+        #: a loss's ``forward`` is a root (False: the eval pass of a project that is checked
+        #: in training too, where they are: eval runs the model's forward alone)
+        self.loss_roots = loss_roots or train
         self._load = load
         self.checked = [os.path.abspath(p) for p in checked]
         self._checked_set = set(self.checked)
@@ -370,6 +378,30 @@ class Project:
         transform, a constraint), through the project's classes."""
         return self._derives("distribution", path, name, lambda q: q.startswith(_DISTRIBUTIONS))
 
+    def is_loss(self, path: str, name: str) -> bool:
+        """Whether the module class ``name`` is a loss (or what picks a loss's pairs): its name,
+        or a base's as written, through the project's classes, says so (``DiceLoss``,
+        ``torch.nn.modules.loss._Loss``, ``BaseMiner``). A loss runs where a training step
+        computes it; eval runs the model's forward alone."""
+        return self._named_like("loss", path, name, _LOSS_NAME.search)
+
+    def _named_like(self, what: str, path: str, name: str, test: Callable[[str], object]) -> bool:
+        key = (what, path, name)
+        found = self._memo.get(key)
+        if found is None:
+            found = False
+            todo, seen = [(path, name)], set[tuple[str, str]]()
+            while todo and not found and len(seen) < _MAX_DEPTH:
+                where, cls = todo.pop()
+                if (where, cls) in seen:
+                    continue
+                seen.add((where, cls))
+                written = [cls, *self._class(where, cls).get("bases", ())]
+                found = any(test(str(b).rsplit(".", 1)[-1]) for b in written)
+                todo.extend((b[1], b[2]) for b in self.bases(where, cls) if b[0] == "cls")
+            self._memo[key] = found
+        return found
+
     def _derives(
         self, what: str, path: str, name: str, external: Callable[[str], bool], _seen: set | None = None
     ) -> bool:
@@ -574,7 +606,9 @@ class Project:
         functions and methods, the targets of its ``torch.compile(...)`` calls (in any file)."""
         s = self.summary(path)
         for cname, cls in s.get("classes", {}).items():
-            if self.is_module(path, cname):
+            # in the eval pass of a project also checked in training, a loss's forward is
+            # reached only from a model's forward that calls it
+            if self.is_module(path, cname) and (self.loss_roots or not self.is_loss(path, cname)):
                 for m in ("forward", "__call__"):
                     if m in cls.get("methods", {}):
                         yield ("meth", path, f"{cname}.{m}")
@@ -804,6 +838,20 @@ class Project:
             self._memo[key] = found
         return found
 
+    def _called(self, path: str, callee: str) -> Iterator[Ref]:
+        """What calling an instance of each class ``callee`` makes runs: its ``__call__``, or
+        a module's own ``forward`` (one inherited from a base is shared by every subclass, and
+        its ``self.m()`` calls would reach each subclass's override: a root of its own, unless
+        it is a loss's in an eval pass)."""
+        for cls in self.made_classes(path, callee):
+            found = self.find_method(cls[1], cls[2], "__call__")
+            if found is None and self.is_module(cls[1], cls[2]):
+                found = self.find_method(cls[1], cls[2], "forward")
+                if found is not None and (found[1], found[2]) != (cls[1], f"{cls[2]}.forward"):
+                    found = None
+            if found is not None:
+                yield found
+
     def _made(self, path: str, callee: str, method: str) -> Iterator[Ref]:
         """The ``method`` of each class ``callee`` makes (:meth:`made_classes`)."""
         for cls in self.made_classes(path, callee):
@@ -845,9 +893,9 @@ class Project:
             if head in ("self", "cls") and owner is not None:
                 if rest and "." not in rest:
                     target = self.find_method(path, owner, rest)
-                    if target is None:  # `self.table(x)`: a plain object's `__call__`
+                    if target is None:  # `self.table(x)`: a plain object's `__call__`, a module's forward
                         for where, callee in self._attr_makers(path, owner, rest):
-                            yield from self._made(where, callee, "__call__")
+                            yield from self._called(where, callee)
                 elif rest.count(".") == 1:  # `self.table.lookup(x)`: what `self.table` was made as
                     attr, method = rest.split(".")
                     for where, callee in self._attr_makers(path, owner, attr):
@@ -924,6 +972,11 @@ class Project:
             out["roots"] = sorted(roots)
         if reached:
             out["reached"] = dict(sorted(reached.items()))
+        if not self.loss_roots:  # (the engine takes every module's forward for a root)
+            classes = self.summary(path).get("classes", {})
+            losses = [c for c in classes if self.is_module(path, c) and self.is_loss(path, c)]
+            if losses:
+                out["loss_classes"] = sorted(losses)
         params = self.param_facts(path)
         if params:
             out["params"] = params

@@ -376,8 +376,10 @@ def find_regions(index: ModuleIndex, project: dict | None = None) -> dict[cst.Fu
     """Roots first, then everything they call in the same file, transitively (in BFS order).
 
     ``project``: the file's facts from :mod:`torchlint.analysis.project`: its ``roots``
-    (compiled from another file) and the functions ``reached`` from regions elsewhere, each
-    with the root that reaches it ("XLMModel.forward in models/xlm/modeling_xlm.py")."""
+    (compiled from another file), the functions ``reached`` from regions elsewhere, each
+    with the root that reaches it ("XLMModel.forward in models/xlm/modeling_xlm.py"), and the
+    ``loss_classes`` whose forward is no root of its own in this pass (eval, when training is
+    checked too)."""
     regions: dict[cst.FunctionDef, Region] = {}
 
     def add_root(fn: cst.FunctionDef, qualname: str, owner: ClassInfo | None) -> None:
@@ -393,8 +395,9 @@ def find_regions(index: ModuleIndex, project: dict | None = None) -> dict[cst.Fu
         if fwd is not None:
             add_root(fwd[1], f"{info.name}.forward", info)
 
+    not_roots = set((project or {}).get("loss_classes", ()))  # losses, in an eval pass
     for info in index.classes.values():
-        if info.is_module:
+        if info.is_module and info.name not in not_roots:
             add_class(info.name)
         for mname, method in info.methods.items():
             if index.is_compile_decorated(method):

@@ -59,6 +59,24 @@ def _callee(node: ast.AST) -> str | None:
     return dotted(node.func) if isinstance(node, ast.Call) else dotted(node)
 
 
+def _makers_of(values: list[ast.AST]) -> list[str]:
+    """The callees that make what ``self.<attr>`` is set to: ``Cls(...)``, and each arm's of
+    ``given if given is not None else Cls(...)``."""
+    out: list[str] = []
+    todo = list(values)
+    while todo:
+        v = todo.pop(0)
+        if isinstance(v, ast.IfExp):
+            todo.extend((v.body, v.orelse))
+        elif isinstance(v, ast.BoolOp):  # `distance or LpDistance()`
+            todo.extend(v.values)
+        elif isinstance(v, ast.Call):
+            callee = _callee(v)
+            if callee and callee not in out:
+                out.append(callee)
+    return out
+
+
 def _annotation_kind(ann: ast.AST | None) -> str | None:
     if ann is None:
         return None
@@ -647,8 +665,7 @@ def _callers_view(fn: ast.AST, scan: _FunctionScan, own: set[str] | None) -> dic
         out["esc"] = escaping
     if scan.fields:
         out["fields"] = {a: _atoms_join([env.kind(v) for v in values]) for a, values in scan.fields.items()}
-        sets = {a: [_callee(v)] for a, values in scan.fields.items() for v in values if isinstance(v, ast.Call)}
-        made = {a: [c for c in callees if c] for a, callees in sets.items()}
+        made = {a: _makers_of(values) for a, values in scan.fields.items()}
         if any(made.values()):
             out["sets"] = {a: c for a, c in made.items() if c}
     if own is not None and isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):

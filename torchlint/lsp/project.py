@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from torchlint.analysis.summary import Summary, summarize
 from torchlint.config import Settings
 from torchlint.files import FileProblem, discover, display_path, read_source
-from torchlint.static.modes import TRAIN, has_training_loop, modes_to_check
+from torchlint.static.modes import has_training_loop, loss_roots, modes_to_check, settings_for
 
 if TYPE_CHECKING:
     from torchlint.analysis.project import Project
@@ -129,7 +129,7 @@ class WorkspaceProject:
             if not self._projects:
                 self._facts = {}
             if path not in self._facts:
-                self._facts[path] = {mode: self._project(mode).facts(path) for mode in modes}
+                self._facts[path] = {mode: self._project(mode, modes).facts(path) for mode in modes}
             return self._facts[path]
 
     def reach(self, path: str, mode: str, rules: list) -> tuple[dict | None, list[Finding]] | None:
@@ -178,14 +178,17 @@ class WorkspaceProject:
             self._buffers.update(other._buffers)
             self._saved.update(other._saved)
 
-    def _project(self, mode: str) -> Project:
-        """The regions in ``mode``: calls made only in training reach regions in training alone."""
-        project = self._projects.get(mode)
+    def _project(self, mode: str, modes: tuple[str, ...]) -> Project:
+        """The regions in ``mode`` of ``modes`` (those checked): calls made only in training
+        reach regions in training alone, and so do losses' forwards when both are checked."""
+        key = f"{mode}:{','.join(modes)}"
+        project = self._projects.get(key)
         if project is None:
-            project = self._projects[mode] = self._build(train=mode == TRAIN)
+            settings = settings_for(self.settings, mode, modes)
+            project = self._projects[key] = self._build(settings.train, loss_roots(settings))
         return project
 
-    def _build(self, train: bool) -> Project:
+    def _build(self, train: bool, losses: bool) -> Project:
         from torchlint.analysis import installed
         from torchlint.analysis.modules import ModuleMap
         from torchlint.analysis.project import Project
@@ -198,7 +201,9 @@ class WorkspaceProject:
                 del self._saved[path]
         modmap = ModuleMap(checked, source_roots(self.settings, self.root), follow_imports=self.settings.follow_imports)
         self.builds += 1
-        return Project(modmap, self._summary, checked, self._display, train=train, installed=installed.verdict)
+        return Project(
+            modmap, self._summary, checked, self._display, train=train, installed=installed.verdict, loss_roots=losses
+        )
 
     def _display(self, path: str) -> str:
         return display_path(path, self.root, absolute=False)

@@ -87,11 +87,22 @@ def modes_to_check(settings: Settings, trains: Iterable[bool]) -> tuple[str, ...
     return (EVAL,)
 
 
-def settings_for(settings: Settings, mode: str) -> Settings:
-    """``settings`` as the project analysis reads them in ``mode``: calls made only in
-    training reach regions in training mode alone."""
+def settings_for(settings: Settings, mode: str, modes: Sequence[str] = ()) -> Settings:
+    """``settings`` as the project analysis reads them in ``mode`` of ``modes`` (those
+    checked): calls made only in training reach regions in training mode alone, and when
+    training is checked too, so do the forwards of losses (:func:`loss_roots`)."""
     train = mode == TRAIN
-    return settings if settings.train == train else dataclasses.replace(settings, train=train)
+    both = BOTH if EVAL in modes and TRAIN in modes else settings.module_mode
+    if settings.train == train and settings.module_mode == both:
+        return settings
+    return dataclasses.replace(settings, train=train, module_mode=both)
+
+
+def loss_roots(settings: Settings) -> bool:
+    """Whether a loss module's ``forward`` is a compiled region of its own in this analysis:
+    in training, and when eval alone is checked; not in the eval pass of a project checked in
+    both modes, where eval runs the model's forward and the training step computes the loss."""
+    return settings.train or settings.module_mode != BOTH
 
 
 def facts_for(

@@ -35,6 +35,7 @@ from torchlint.static.modes import (
     facts_for,
     has_training_loop,
     label,
+    loss_roots,
     modes_to_check,
     same_facts,
     settings_for,
@@ -163,7 +164,7 @@ def run_static(
     in_notebooks = set(notebooks)
 
     def one_mode(mode: str) -> tuple[list[Finding], list[FileError]]:
-        settings_m = settings_for(settings_, mode)
+        settings_m = settings_for(settings_, mode, modes)
         files, known, results = list(given_files), list(given_known), list(given_results)
         facts: list[dict | None] = [None] * len(files)
         bare: set[str] = set()  # files that hold no compiled region (no tree is built for them)
@@ -453,7 +454,7 @@ def _project_facts(
     # One analysis serves every subset of the project's files: the key names the project,
     # and the given files outside it.
     outside = sorted(p for p in given if p not in listed) if scope.root is not None else sorted(given)
-    key = json.dumps([scope.root, outside, roots, settings.follow_imports, cwd, settings.train])
+    key = json.dumps([scope.root, outside, roots, settings.follow_imports, cwd, settings.train, loss_roots(settings)])
     members = hashlib.sha256("\0".join(analysed).encode("utf-8", "surrogatepass")).hexdigest()
     stored = cache.get_project(key) if cache is not None else None
     if stored is not None and stored.get("members") != members:
@@ -517,7 +518,15 @@ def _project_facts(
     # first (its "called from"), and which of two files named alike a module is, never
     # depend on the order the files were given in
     modmap = ModuleMap(analysed, roots, follow_imports=settings.follow_imports)
-    project = Project(modmap, load, analysed, display, train=settings.train, installed=installed.verdict)
+    project = Project(
+        modmap,
+        load,
+        analysed,
+        display,
+        train=settings.train,
+        installed=installed.verdict,
+        loss_roots=loss_roots(settings),
+    )
     reuse: set[str] = set()  # analysed files whose name facts the stored analysis gives
     partial = graph is not None and stored is not None
     if partial:
@@ -606,7 +615,7 @@ def _reached_through(
 
 
 #: the facts that come from the regions (the rest say what a file's names are)
-_REGION_KEYS = ("roots", "reached", "params", "calls", "made_calls", "dynamic_ops")
+_REGION_KEYS = ("roots", "reached", "params", "calls", "made_calls", "dynamic_ops", "loss_classes")
 
 
 def _readers(changed: set[str], reads: dict[str, list[str]]) -> set[str]:
