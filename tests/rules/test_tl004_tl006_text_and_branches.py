@@ -329,6 +329,7 @@ CASES["assert_with_a_computed_message_or_an_or"] = Case(
             assert torch.isfinite(y).all(), f"non-finite: {y.shape}"  # error: TL005
             d = y.abs() >= 0
             assert d.all() or (~d).all()  # error: TL005
+            assert not torch.isnan(y).any(), "no NaN " "allowed"  # error: TL005
             return y + 1
     """,
     {"inputs": ["f32[2,8]"]},
@@ -346,6 +347,8 @@ CASES["assert_traced_as_a_runtime_assertion_stays_silent"] = Case(
             assert (y > -100).all(), "must be big"
             assert (y > -100).all(), "must " "be big"
             assert torch.isfinite(y).all()
+            assert (~torch.isnan(y)).all(), "no NaN"
+            assert not x.shape[0] > 2, "small batch"
             assert x.shape[0] == 2, f"bad {x.shape}"
             assert mask is None or mask.dim() == 2, f"mask {mask}"
             return y + 1

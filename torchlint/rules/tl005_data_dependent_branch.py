@@ -49,7 +49,15 @@ class DataDependentBranch(Rule):
         # `or`/`and` that picks between tensors, makes dynamo read the value on the host
         if not self._tensor_test(node.test):
             return
-        if isinstance(node.test, cst.BooleanOperation) or (node.msg is not None and not _constant_text(node.msg)):
+        if isinstance(node.test, cst.UnaryOperation) and isinstance(node.test.operator, cst.Not):
+            # `assert not t.any()`: Python's `not` asks for the tensor's truth on the host
+            self.report(
+                node.test,
+                message="`assert not` on a tensor makes dynamo read its value on the host and split the graph; "
+                "an `assert` of the tensor itself is traced as a runtime assertion",
+                suggestion='Negate in torch: `assert (~t).all(), "text"` or `assert t.logical_not().all(), "text"`.',
+            )
+        elif isinstance(node.test, cst.BooleanOperation) or (node.msg is not None and not _constant_text(node.msg)):
             self.report(
                 node.test,
                 message="an `assert` on a tensor with a computed message (or an `or`/`and` of tensors) "
