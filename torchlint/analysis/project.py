@@ -838,6 +838,26 @@ class Project:
             self._memo[key] = found
         return found
 
+    def _attr_binds(self, path: str, cls: str, attr: str) -> list[str]:
+        """The methods of ``self`` that ``self.<attr> = self.<method>`` in a method of ``cls`` or
+        of its bases in the project sets the attribute to."""
+        key = ("attr_binds", path, cls, attr)
+        found = self._memo.get(key)
+        if found is None:
+            found = []
+            todo: list[tuple[str, str]] = [(path, cls)]
+            seen: set[tuple[str, str]] = set()
+            while todo and len(seen) <= _MAX_DEPTH:
+                where, name = todo.pop()
+                if (where, name) in seen:
+                    continue
+                seen.add((where, name))
+                for rec in self._class(where, name).get("methods", {}).values():
+                    found.extend(m for m in rec.get("binds", {}).get(attr, ()) if m not in found)
+                todo.extend((b[1], b[2]) for b in self.bases(where, name) if b[0] == "cls")
+            self._memo[key] = found
+        return found
+
     def _called(self, path: str, callee: str) -> Iterator[Ref]:
         """What calling an instance of each class ``callee`` makes runs: its ``__call__``, or
         a module's own ``forward`` (one inherited from a base is shared by every subclass, and
@@ -896,6 +916,10 @@ class Project:
                     if target is None:  # `self.table(x)`: a plain object's `__call__`, a module's forward
                         for where, callee in self._attr_makers(path, owner, rest):
                             yield from self._called(where, callee)
+                        for method in self._attr_binds(path, owner, rest):  # `self.loss_method = self.f`
+                            bound = self.find_method(path, owner, method)
+                            if bound is not None:
+                                yield bound
                 elif rest.count(".") == 1:  # `self.table.lookup(x)`: what `self.table` was made as
                     attr, method = rest.split(".")
                     for where, callee in self._attr_makers(path, owner, attr):

@@ -36,7 +36,7 @@ from torchlint.analysis.sites import (
 from torchlint.analysis.torchnames import LABEL_PARAMS
 
 #: bump when the summary's shape or meaning changes (it is part of cache keys)
-VERSION = 18
+VERSION = 19
 
 Summary = dict[str, Any]
 
@@ -74,6 +74,23 @@ def _makers_of(values: list[ast.AST]) -> list[str]:
             callee = _callee(v)
             if callee and callee not in out:
                 out.append(callee)
+    return out
+
+
+def _own_methods(values: list[ast.AST]) -> list[str]:
+    """The methods of ``self`` that ``self.<attr>`` is set to, for its calls: ``self.loss_method
+    = self.mat_based_loss if mat_based else self.pair_based_loss``."""
+    out: list[str] = []
+    todo = list(values)
+    while todo:
+        v = todo.pop(0)
+        if isinstance(v, ast.IfExp):
+            todo.extend((v.body, v.orelse))
+        elif isinstance(v, ast.BoolOp):
+            todo.extend(v.values)
+        elif isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name) and v.value.id == "self":
+            if v.attr not in out:
+                out.append(v.attr)
     return out
 
 
@@ -668,6 +685,9 @@ def _callers_view(fn: ast.AST, scan: _FunctionScan, own: set[str] | None) -> dic
         made = {a: _makers_of(values) for a, values in scan.fields.items()}
         if any(made.values()):
             out["sets"] = {a: c for a, c in made.items() if c}
+        bound = {a: _own_methods(values) for a, values in scan.fields.items()}
+        if any(bound.values()):
+            out["binds"] = {a: m for a, m in bound.items() if m}
     if own is not None and isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         out.update(signature(fn))
     # a tensor at every return (`return norm(x).abs()`, `return torch.cat(parts)`): a tensor
