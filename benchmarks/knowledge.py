@@ -2,7 +2,7 @@
 
 Run it with the Python of the torch to measure (a matrix venv for another version):
 
-    python benchmarks/knowledge.py [--out DIR] [--only calls,methods,...,generators] [--modules SPEC[,SPEC]] [-v]
+    python benchmarks/knowledge.py [--out DIR] [--only calls,methods,...,randoms] [--modules SPEC[,SPEC]] [-v]
 
 It writes ``torchlint/data/knowledge-<major.minor>.json`` (``--out`` for another folder):
 
@@ -22,6 +22,10 @@ It writes ``torchlint/data/knowledge-<major.minor>.json`` (``--out`` for another
 * ``generator_consumers``: the builtins (``all``, ``any``, ``sum``, ...) at whose call a break
   inside the generator expression they consume breaks the graph too;
 * ``stores``: item assignments dynamo cannot trace (``os.environ[...] = ...``), found the same way;
+* ``random_generators`` (``--only randoms``): each random draw that takes a ``generator``
+  (torch functions and tensor methods whose documentation names one, ``torch.nn.init``
+  functions whose signature has one) called with ``generator=GEN`` on the first example that
+  runs eagerly, and making, seeding and reading a ``torch.Generator``;
 * ``tensor_methods``: every public method of ``torch.Tensor`` called the same way, on the first
   receiver it runs on: a tensor, a one-element tensor, a tensor in an autograd graph (an entry
   measured on the last says ``requires_grad``: it breaks only in training);
@@ -690,6 +694,97 @@ def measure_decorators(calls: dict[str, Any], torch, verbose: bool) -> dict[str,
     return out
 
 
+#: example arguments tried, in order, before ``generator=GEN`` in a random draw: a size, a
+#: count, a tensor, probabilities, a distribution's parameters, a range and a size
+RANDOM_ARGS = ("4", "(4,)", "x.sigmoid()", "x.softmax(0), 2", "x, 1.0", "10, (4,)", "0, 10, (4,)")
+#: the same for a tensor method (``x.clone().uniform_(generator=GEN)``), on the receiver given
+RANDOM_METHOD_ARGS = (("x.clone()", ""), ("x.sigmoid()", ""), ("x.softmax(0)", "2"), ("x.clone()", "0.0, 1.0"))
+#: what is done with a generator itself: made, seeded, read
+GENERATOR_USES = {
+    "torch.Generator": "torch.Generator()",
+    "torch.Generator.manual_seed": "GEN.manual_seed(1)",
+    "torch.Generator.seed": "GEN.seed()",
+    "torch.Generator.initial_seed": "GEN.initial_seed()",
+    "torch.Generator.get_state": "GEN.get_state()",
+}
+
+
+def _random_program(call: str) -> str:
+    return (
+        "import torch\n\nGEN = torch.Generator().manual_seed(0)\n\n\ndef f(x):\n    x = x + 1\n"
+        f"    y = {call}\n    return x * 2, y\n"
+    )
+
+
+def _runs_eagerly(program: str, torch) -> bool:
+    ns: dict[str, Any] = {}
+    try:
+        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+            warnings.simplefilter("ignore")
+            exec(compile(program, "probe", "exec"), ns)
+            ns["f"](torch.randn(4))
+    except Exception:  # noqa: BLE001 - an example that fails eagerly is not one
+        return False
+    return True
+
+
+def random_draws(torch) -> list[tuple[str, list[str]]]:
+    """(qualified name, the calls to try) of each random draw that takes a ``generator``: the
+    torch functions and tensor methods whose documentation names ``torch.Generator`` or a
+    ``generator`` argument, and the ``torch.nn.init`` functions whose signature has one."""
+
+    def doc(obj: Any) -> str:
+        text = getattr(obj, "__doc__", None)
+        return text if isinstance(text, str) else ""
+
+    out: list[tuple[str, list[str]]] = []
+    for name in sorted(dir(torch)):
+        obj = getattr(torch, name, None)
+        if name.startswith("_") or not callable(obj) or "torch.Generator" not in doc(obj) or name == "manual_seed":
+            continue
+        out.append((f"torch.{name}", [f"torch.{name}({a}, generator=GEN)" for a in RANDOM_ARGS]))
+    for name in sorted(dir(torch.Tensor)):
+        if name.startswith("_") or "generator" not in doc(getattr(torch.Tensor, name, None)):
+            continue
+        calls = [f"{recv}.{name}({a + ', ' if a else ''}generator=GEN)" for recv, a in RANDOM_METHOD_ARGS]
+        out.append((f"Tensor.{name}", calls))
+    from torch.nn import init
+
+    for name in sorted(dir(init)):
+        obj = getattr(init, name)
+        if name.startswith("_") or not inspect.isfunction(obj):
+            continue
+        try:
+            takes = "generator" in inspect.signature(obj).parameters
+        except (TypeError, ValueError):
+            takes = False
+        if takes:
+            recv = ("torch.empty(4, 4)", "torch.empty(4)")
+            out.append((f"torch.nn.init.{name}", [f"torch.nn.init.{name}({r}, generator=GEN)" for r in recv]))
+    return out
+
+
+def measure_random_generators(torch, verbose: bool) -> dict[str, Any]:
+    """For each random draw that takes ``generator=`` (:func:`random_draws`): whether passing a
+    ``torch.Generator`` breaks the graph, on the first example that runs eagerly; and for what
+    is done with a generator (:data:`GENERATOR_USES`: made, seeded, read) whether it does."""
+    out: dict[str, Any] = {}
+    tries = [(qual, [call]) for qual, call in GENERATOR_USES.items()] + random_draws(torch)
+    for qual, calls in tries:
+        example = next((c for c in calls if _runs_eagerly(_random_program(c), torch)), None)
+        if example is None:
+            continue
+        breaks, reason = dynamo_verdict(_random_program(example), torch)
+        if reason is not None and reason.startswith("error:"):
+            continue
+        out[qual] = {"verdict": "breaks" if breaks else "traced", "example": example}
+        if breaks:
+            out[qual]["reason"] = reason
+        if verbose:
+            say(f"  {example}: {out[qual]['verdict']}")
+    return out
+
+
 #: builtins that consume an iterable, tried with a generator expression that breaks inside
 CONSUMERS = ("all", "any", "sum", "min", "max", "set", "frozenset", "list", "tuple", "sorted")
 
@@ -918,8 +1013,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=os.path.join(REPO, "torchlint", "data"))
     ap.add_argument(
         "--only",
-        default="calls,methods,attributes,ops,contexts,decorators,generators",
-        help="comma-separated: calls, methods, attributes, ops, contexts, decorators (from the calls), generators",
+        default="calls,methods,attributes,ops,contexts,decorators,generators,randoms",
+        help="comma-separated: calls, methods, attributes, ops, contexts, decorators (from the calls), generators, "
+        "randoms",
     )
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument(
@@ -976,6 +1072,8 @@ def main(argv: list[str] | None = None) -> int:
         data["decorators"] = measure_decorators(data.get("calls", {}), torch, args.verbose)
     if "generators" in parts:
         data["generator_consumers"] = measure_generator_consumers(torch, args.verbose)
+    if "randoms" in parts:
+        data["random_generators"] = measure_random_generators(torch, args.verbose)
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(json.dumps(data, indent=1, sort_keys=True) + "\n")
     calls = data.get("calls", {})

@@ -128,6 +128,15 @@ def breaking_tensor_attributes(data: dict[str, Any] | None = None) -> dict[str, 
     return {name: e for name, e in data.get("tensor_attributes", {}).items() if e.get("verdict") == "breaks"}
 
 
+def random_generator_breaks(data: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+    """What breaks when a ``torch.Generator`` is at hand: making one (``torch.Generator``),
+    calling its methods (``torch.Generator.manual_seed``), and each random draw given one
+    (``torch.randn``, ``Tensor.uniform_``, ``torch.nn.init.normal_`` with ``generator=``),
+    each with its entry."""
+    data = current() if data is None else data
+    return {name: e for name, e in data.get("random_generators", {}).items() if e.get("verdict") == "breaks"}
+
+
 def generator_consumers(data: dict[str, Any] | None = None) -> set[str]:
     """Builtins (``all``, ``any``, ``sum``) at whose call a break inside the generator
     expression they consume breaks the graph too."""

@@ -166,6 +166,24 @@ CASES = {
         """,
         {"target": "Net", "inputs": ["f32[2,4]"]},
     ),
+    "measured_random_draws_given_a_generator": Case(
+        """
+        import torch
+        from torch import nn
+
+        SEEDED = torch.Generator().manual_seed(0)
+
+        class Noisy(nn.Module):
+            def forward(self, x, generator=None):
+                a = torch.randn(x.shape, generator=generator)
+                b = torch.rand(x.shape, generator=None)
+                c = torch.randn(x.shape, generator=SEEDED)  # error: TL009
+                d = torch.empty_like(x).uniform_(generator=SEEDED)  # error: TL009
+                g = torch.Generator()  # error: TL009
+                return x + a + b + c + d, g
+        """,
+        {"target": "Noisy", "inputs": ["f32[2,4]"]},
+    ),
     "measured_redirect_dynamo_cannot_enter": Case(
         """
         import contextlib
@@ -435,6 +453,23 @@ def test_generator_consumers_break_at_their_call_as_measured():
         if (at_call in _break_lines(one)) != (entry["verdict"] == "breaks"):
             wrong.append(name)
     assert not wrong, f"measured otherwise: {wrong} (re-run benchmarks/knowledge.py)"
+
+
+@needs_torch
+@pytest.mark.dynamo
+@pytest.mark.filterwarnings("ignore")
+def test_random_draws_given_a_generator_break_as_measured():
+    """Each draw measured with `generator=GEN`, and what is done with a generator, breaks at
+    its line (each alone: after a break dynamo compiles the rest again)."""
+    measured = _installed_data().get("random_generators", {})
+    assert {"torch.Generator", "torch.randn", "Tensor.uniform_"} <= set(measured)
+    head = "import torch\n\nGEN = torch.Generator().manual_seed(0)\n\n\ndef f(x):\n    x = x + 1\n"
+    wrong = []
+    for name, entry in sorted(measured.items()):
+        code = head + f"    y = {entry['example']}\n    return x * 2, y\n"
+        if (8 in _break_lines(code)) != (entry["verdict"] == "breaks"):
+            wrong.append(name)
+    assert not wrong, f"measured otherwise: {wrong} (re-run benchmarks/knowledge.py --only randoms)"
 
 
 @needs_torch

@@ -113,6 +113,11 @@ class SkippedCall(Rule):
         self.numpy_unsupported = {f"numpy.{name}" for name in data["numpy_unsupported"]["names"]}
         self.loggers = {name for name, qual in ctx.imports.bound_calls.items() if _is_logger_factory(qual)}
         self.loggers |= _module_loggers(ctx.module)
+        randoms = knowledge.random_generator_breaks()
+        #: a generator made, or a draw given one: measured per torch version
+        self.generator_made = "torch.Generator" in randoms
+        self.seeded_draws = {name for name in randoms if not name.startswith(("Tensor.", "torch.Generator"))}
+        self.seeded_methods = {name.removeprefix("Tensor.") for name in randoms if name.startswith("Tensor.")}
 
     def leave_Assign(self, node: cst.Assign) -> None:
         # state = {"h": h, "c": c}: remember containers of tensors for a later deepcopy
@@ -174,6 +179,33 @@ class SkippedCall(Rule):
             "define the function outside the compiled region (at module level)",
         )
 
+    def _given_generator(self, node: cst.Call, qual: str | None) -> bool:
+        """``torch.randn(..., generator=g)``, ``t.uniform_(generator=g)``: a draw the knowledge
+        found breaking when given a generator, given one (not ``generator=None``)."""
+        value = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "generator"), None)
+        if value is None or (isinstance(value, cst.Name) and value.value in ("None", *self._none_params())):
+            return False  # (`generator=generator`, a parameter that is None unless a caller seeds)
+        if qual in self.seeded_draws:
+            return True
+        func = node.func
+        return (
+            isinstance(func, cst.Attribute)
+            and func.attr.value in self.seeded_methods
+            and (qual is None or not qual.startswith("torch."))
+        )
+
+    def _none_params(self) -> tuple[str, ...]:
+        """The region's parameters whose default is ``None``."""
+        region = self.ctx.region
+        if region is None:
+            return ()
+        params = region.node.params
+        return tuple(
+            p.name.value
+            for p in (*params.params, *params.kwonly_params)
+            if isinstance(p.default, cst.Name) and p.default.value == "None"
+        )
+
     def visit_Call(self, node: cst.Call) -> None:
         maker = self.resolve(node.func.func) if isinstance(node.func, cst.Call) else None
         if maker in self.decorator_makers:
@@ -181,7 +213,20 @@ class SkippedCall(Rule):
             self._report_applied(node, maker)
             return
         qual = self.resolve(node.func)
-        if qual in self.calls:
+        if self._given_generator(node, qual):
+            self.report(
+                node,
+                message="a random draw given a `torch.Generator` cannot be traced (dynamo cannot put the "
+                "generator in the graph) and splits the graph; draw without `generator=` (seed once with "
+                "`torch.manual_seed` outside), or draw outside the compiled region and pass the values in",
+            )
+        elif qual == "torch.Generator" and self.generator_made:
+            self.report(
+                node,
+                message="making a `torch.Generator` in compiled code cannot be traced and splits the graph; "
+                "make it once outside the compiled region",
+            )
+        elif qual in self.calls:
             self.report(node, message=self.message.format(name=qual))
         elif qual in self.numpy_unsupported:
             self.report(
