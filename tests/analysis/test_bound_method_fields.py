@@ -54,13 +54,13 @@ class PairEmbed(Embed):
 """
 
 ORACLE = [
-    {"path": ".", "module": "bpkg.model", "target": "Embed", "inputs": ["f32[6,4]"]},
-    {"path": ".", "module": "bpkg.model", "target": "PairEmbed", "inputs": ["f32[6,4]"]},
+    {"path": ".", "module": "boundpkg.model", "target": "Embed", "inputs": ["f32[6,4]"]},
+    {"path": ".", "module": "boundpkg.model", "target": "PairEmbed", "inputs": ["f32[6,4]"]},
 ]
 
 
 def make(root):
-    files = {"bpkg/__init__.py": "", "bpkg/losses.py": LOSSES, "bpkg/model.py": MODEL}
+    files = {"boundpkg/__init__.py": "", "boundpkg/losses.py": LOSSES, "boundpkg/model.py": MODEL}
     return write_package(root, files, ORACLE)
 
 

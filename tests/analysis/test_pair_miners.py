@@ -119,19 +119,19 @@ class Flow(nn.Module):
 """
 
 ORACLE = [
-    {"path": ".", "module": "mpkg.model", "target": "Embed", "inputs": ["f32[8,4]", "i64[8]:0..3"]},
-    {"path": ".", "module": "mpkg.model", "target": "Flow", "inputs": ["f32[2,3]", "f32[4]"]},
+    {"path": ".", "module": "minerpkg.model", "target": "Embed", "inputs": ["f32[8,4]", "i64[8]:0..3"]},
+    {"path": ".", "module": "minerpkg.model", "target": "Flow", "inputs": ["f32[2,3]", "f32[4]"]},
 ]
 
 
 def make(root):
     files = {
-        "mpkg/__init__.py": "",
-        "mpkg/utils.py": UTILS,
-        "mpkg/base.py": BASE,
-        "mpkg/miners.py": MINERS,
-        "mpkg/solver.py": SOLVER,
-        "mpkg/model.py": MODEL,
+        "minerpkg/__init__.py": "",
+        "minerpkg/utils.py": UTILS,
+        "minerpkg/base.py": BASE,
+        "minerpkg/miners.py": MINERS,
+        "minerpkg/solver.py": SOLVER,
+        "minerpkg/model.py": MODEL,
     }
     return write_package(root, files, ORACLE)
 
