@@ -2,7 +2,7 @@
 
 Run it with the Python of the torch to measure (a matrix venv for another version):
 
-    python benchmarks/knowledge.py [--out DIR] [--only calls,methods,...,randoms] [--modules SPEC[,SPEC]] [-v]
+    python benchmarks/knowledge.py [--out DIR] [--only calls,methods,...,numbers] [--modules SPEC[,SPEC]] [-v]
 
 It writes ``torchlint/data/knowledge-<major.minor>.json`` (``--out`` for another folder):
 
@@ -22,6 +22,9 @@ It writes ``torchlint/data/knowledge-<major.minor>.json`` (``--out`` for another
 * ``generator_consumers``: the builtins (``all``, ``any``, ``sum``, ...) at whose call a break
   inside the generator expression they consume breaks the graph too;
 * ``stores``: item assignments dynamo cannot trace (``os.environ[...] = ...``), found the same way;
+* ``numpy_on_numbers`` (``--only numbers``): each numpy function of one number (its
+  one-argument ufuncs, its reductions and rounding) on an int read from a shape and on a float
+  computed from one, used as a size and as a number: folded to a constant, or a break;
 * ``random_generators`` (``--only randoms``): each random draw that takes a ``generator``
   (torch functions and tensor methods whose documentation names one, ``torch.nn.init``
   functions whose signature has one) called with ``generator=GEN`` on the first example that
@@ -785,6 +788,65 @@ def measure_random_generators(torch, verbose: bool) -> dict[str, Any]:
     return out
 
 
+#: numpy's reductions and rounding, measured on numbers besides its one-argument ufuncs
+NUMPY_ON_NUMBERS = ("prod", "sum", "mean", "round", "around", "amax", "amin", "max", "min", "clip")
+
+
+def _numbers_program(call: str) -> str:
+    return (
+        "import numpy as np\nimport torch\n\n\ndef f(x):\n    n = x.shape[-1]\n    h = n / 3\n"
+        f"    v = {call}\n    return x.new_zeros(int(v)) + float(v)\n"
+    )
+
+
+def measure_numpy_on_numbers(torch, verbose: bool) -> dict[str, Any]:
+    """For each numpy function of one number (its one-argument ufuncs, and
+    :data:`NUMPY_ON_NUMBERS`), called on an int read from a shape (``n``) and on a float
+    computed from one (``h = n / 3``), the result used as a size and as a number: whether
+    dynamo folds it to a constant (``"traced"``) or breaks, and whether it gives an int or a
+    float there (``returns``)."""
+    import numpy as np
+
+    sys.path.insert(0, REPO)
+    from torchlint.dynamic.observe import observe_source
+
+    names = sorted(
+        {n for n in dir(np) if isinstance(getattr(np, n), np.ufunc) and getattr(np, n).nin == 1} | set(NUMPY_ON_NUMBERS)
+    )
+    out: dict[str, Any] = {}
+    for name in names:
+        entry: dict[str, Any] = {}
+        for kind, arg in (("int", "n"), ("float", "h")):
+            call = f"np.{name}({arg}, 0, 10)" if name == "clip" else f"np.{name}({arg})"
+            if not _runs_eagerly(_numbers_program(call), torch):
+                continue
+            program = _numbers_program(call)
+            try:
+                with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+                    warnings.simplefilter("ignore")
+                    obs, path = observe_source(program, "f", [torch.randn(2, 4)])
+            except Exception:  # noqa: BLE001 - dynamo itself failed: no verdict
+                continue
+            # a break of the call itself, or of reading its result (not one deeper in numpy)
+            reasons = [b.gb_type or b.reason for b in obs.breaks if b.path == path and b.line in (8, 9)]
+            breaks = bool(reasons)
+            code = gb_codes(torch).get(reasons[0] or "") if reasons else None
+            reason = f"{code} {reasons[0]}" if code else (reasons[0] if reasons else None)
+            value = eval(call, {"np": np, "n": 4, "h": 4 / 3})
+            entry[kind] = {
+                "verdict": "breaks" if breaks else "traced",
+                "example": call,
+                "returns": "float" if isinstance(value, (float, np.floating)) else "int",
+            }
+            if breaks:
+                entry[kind]["reason"] = reason
+        if entry:
+            out[f"numpy.{name}"] = entry
+            if verbose:
+                say(f"  np.{name}: " + ", ".join(f"{k} {entry[k]['verdict']}" for k in ("int", "float") if k in entry))
+    return out
+
+
 #: builtins that consume an iterable, tried with a generator expression that breaks inside
 CONSUMERS = ("all", "any", "sum", "min", "max", "set", "frozenset", "list", "tuple", "sorted")
 
@@ -1013,9 +1075,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=os.path.join(REPO, "torchlint", "data"))
     ap.add_argument(
         "--only",
-        default="calls,methods,attributes,ops,contexts,decorators,generators,randoms",
+        default="calls,methods,attributes,ops,contexts,decorators,generators,randoms,numbers",
         help="comma-separated: calls, methods, attributes, ops, contexts, decorators (from the calls), generators, "
-        "randoms",
+        "randoms, numbers",
     )
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument(
@@ -1074,6 +1136,8 @@ def main(argv: list[str] | None = None) -> int:
         data["generator_consumers"] = measure_generator_consumers(torch, args.verbose)
     if "randoms" in parts:
         data["random_generators"] = measure_random_generators(torch, args.verbose)
+    if "numbers" in parts:
+        data["numpy_on_numbers"] = measure_numpy_on_numbers(torch, args.verbose)
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(json.dumps(data, indent=1, sort_keys=True) + "\n")
     calls = data.get("calls", {})

@@ -137,6 +137,23 @@ def random_generator_breaks(data: dict[str, Any] | None = None) -> dict[str, dic
     return {name: e for name, e in data.get("random_generators", {}).items() if e.get("verdict") == "breaks"}
 
 
+def numpy_on_numbers(data: dict[str, Any] | None = None) -> tuple[dict[str, frozenset[str]], frozenset[str]]:
+    """What numpy of one number does under dynamo, for an int read from a shape and a float
+    computed from one: the functions it does not fold to a constant, with the kinds it breaks
+    on (``{"numpy.ceil": {"int"}}``: ``np.ceil(n)`` breaks, ``np.ceil(n / 3)`` is folded), and
+    those that give an int of an int (``numpy.prod``; ``np.sqrt(n)`` is a float)."""
+    data = current() if data is None else data
+    breaks: dict[str, frozenset[str]] = {}
+    keeps: set[str] = set()
+    for name, entry in data.get("numpy_on_numbers", {}).items():
+        kinds = frozenset(k for k in ("int", "float") if entry.get(k, {}).get("verdict") == "breaks")
+        if kinds:
+            breaks[name] = kinds
+        if entry.get("int", {}).get("returns") == "int":
+            keeps.add(name)
+    return breaks, frozenset(keeps)
+
+
 def generator_consumers(data: dict[str, Any] | None = None) -> set[str]:
     """Builtins (``all``, ``any``, ``sum``) at whose call a break inside the generator
     expression they consume breaks the graph too."""

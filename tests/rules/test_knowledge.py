@@ -475,6 +475,28 @@ def test_random_draws_given_a_generator_break_as_measured():
 @needs_torch
 @pytest.mark.dynamo
 @pytest.mark.filterwarnings("ignore")
+def test_numpy_on_numbers_folds_or_breaks_as_measured():
+    """numpy of an int read from a shape, and of a float computed from one, used as a size
+    and as a number: folded to a constant, or a break at its line, as measured."""
+    measured = _installed_data().get("numpy_on_numbers", {})
+    assert measured["numpy.sqrt"]["int"]["verdict"] == "traced"
+    assert measured["numpy.ceil"]["int"]["verdict"] == "breaks"
+    assert measured["numpy.ceil"]["float"]["verdict"] == "traced"
+    head = "import numpy as np\nimport torch\n\n\ndef f(x):\n    n = x.shape[-1]\n    h = n / 3\n"
+    wrong = []
+    for name, entry in sorted(measured.items()):
+        for kind in ("int", "float"):
+            if kind not in entry:
+                continue
+            code = head + f"    v = {entry[kind]['example']}\n    return x.new_zeros(int(v)) + float(v)\n"
+            if bool(_break_lines(code) & {8, 9}) != (entry[kind]["verdict"] == "breaks"):
+                wrong.append(f"{name} ({kind})")
+    assert not wrong, f"measured otherwise: {wrong} (re-run benchmarks/knowledge.py --only numbers)"
+
+
+@needs_torch
+@pytest.mark.dynamo
+@pytest.mark.filterwarnings("ignore")
 def test_calls_measured_traced_compile_whole(tmp_path, monkeypatch):
     """The traced calls of the modules whose breaks TL009 reports (each alone: the examples
     of unrelated modules are not meant to run together)."""

@@ -57,9 +57,24 @@ CASES = {
                 half = n // 2
                 scale = float(np.sqrt(half))
                 window = int(np.ceil(np.log2(max(n, 2))))
+                third = n / 3
+                cells = int(np.ceil(third)) + int(np.floor(n / 4))
                 total = x.sum()
                 spread = float(np.sqrt(total.detach().numpy()))  # error: TL002
-                return self.lin(x) / scale + window + spread
+                return self.lin(x) / scale + window + spread + cells
+        """,
+        {"target": "Net", "inputs": ["f32[2,16]"]},
+    ),
+    "numpy_that_keeps_an_int_of_a_shape": Case(
+        """
+        import numpy as np
+        from torch import nn
+
+        class Net(nn.Module):
+            def forward(self, x):
+                n = x.shape[-1]
+                rows = int(np.ceil(n))  # error: TL002
+                return x.new_zeros(rows) + x.sum()
         """,
         {"target": "Net", "inputs": ["f32[2,16]"]},
     ),

@@ -74,6 +74,11 @@ class ImportTable:
         self.class_tensors: dict[str, frozenset[str]] = {}
         # how the file calls the project's operators whose output size depends on the data
         self.dynamic_ops: set[str] = set()
+        #: numpy functions that dynamo does not fold on a Python number, by the number's kind
+        #: (``{"numpy.ceil": {"int"}}``): measured per torch version, handed in by the engine
+        self.numpy_breaks_on: dict[str, frozenset[str]] = {}
+        #: numpy functions that give an int of an int (`np.prod(n)`; `np.sqrt(n)` gives a float)
+        self.numpy_keeps_int: frozenset[str] = frozenset()
 
     # -- building -------------------------------------------------------------------
     def add_import(self, node: cst.Import) -> None:

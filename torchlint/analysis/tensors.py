@@ -468,6 +468,7 @@ class TensorScope:
         #: names bound to Python numbers read from shapes (``n = x.shape[0] // 2``), as far as
         #: the scope can tell: numpy math on them is folded by dynamo like math on literals
         self.numbers: set[str] = set()
+        self.floats: set[str] = set()  # of those, the floats (`h = n / 3`)
 
     # -- binding ----------------------------------------------------------------------
     def bind(self, name: str, kind: str | None) -> None:
@@ -475,11 +476,52 @@ class TensorScope:
         self.local.add(name)
         self.guessed.discard(name)
         self.numbers.discard(name)
+        self.floats.discard(name)
 
     def bind_number(self, name: str, value: cst.BaseExpression) -> None:
-        """After ``name = value`` was bound: note ``name`` a number when ``value`` is one."""
+        """After ``name = value`` was bound: note ``name`` a number when ``value`` is one (and
+        a float when it is one: ``h = n / 3``)."""
         if self.kinds.get(name) is None and self._shape_number(value):
             self.numbers.add(name)
+            if self._number_kind(value) == "float":
+                self.floats.add(name)
+
+    def _number_kind(self, expr: cst.BaseExpression) -> str:
+        """Whether a number is a float (``n / 3``, ``0.5 * n``, ``math.sqrt(n)``, a name bound
+        to one, numpy that gives one) or an int."""
+        if isinstance(expr, cst.Name):
+            scope: TensorScope | None = self
+            while scope is not None:
+                if expr.value in scope.kinds:
+                    return "float" if expr.value in scope.floats else "int"
+                scope = scope.parent
+            return "int"
+        if isinstance(expr, cst.Float):
+            return "float"
+        if isinstance(expr, cst.BinaryOperation):
+            if isinstance(expr.operator, cst.Divide):
+                return "float"
+            return "float" if "float" in (self._number_kind(expr.left), self._number_kind(expr.right)) else "int"
+        if isinstance(expr, cst.UnaryOperation):
+            return self._number_kind(expr.expression)
+        if isinstance(expr, cst.Call):
+            qual = self.resolve(expr.func) or ""
+            if qual in ("builtins.float", "math.sqrt", "math.log", "math.log2", "math.exp", "math.pow"):
+                return "float"
+            if qual in ("builtins.min", "builtins.max", "builtins.abs") and expr.args:
+                kinds = {self._number_kind(a.value) for a in expr.args}
+                return "float" if "float" in kinds else "int"
+            if qual.startswith("numpy.") and expr.args:
+                inner = self._number_kind(expr.args[0].value)
+                # numpy of a float is a float; of an int, what the function gives (`np.sqrt`)
+                return "float" if inner == "float" or qual not in self.imports.numpy_keeps_int else "int"
+        return "int"
+
+    def _numpy_folds(self, call: cst.Call, qual: str) -> bool:
+        """Whether dynamo folds numpy of these numbers to a constant: unless the function was
+        measured breaking on a number of that kind (``np.ceil(n)`` of an int breaks)."""
+        kinds = self.imports.numpy_breaks_on.get(qual)
+        return not kinds or not call.args or self._number_kind(call.args[0].value) not in kinds
 
     def _shape_number(self, expr: cst.BaseExpression) -> bool:
         """A Python int read from a shape, a literal, a number the scope noted, or arithmetic
@@ -733,11 +775,13 @@ class TensorScope:
             return True
         if self._shape_number(expr):
             return True  # `n = x.shape[-1] // 2; np.sqrt(n)`, `np.log2(max(n, 2))`
+        qual = self.resolve(expr.func) if isinstance(expr, cst.Call) else None
         return (
             isinstance(expr, cst.Call)
-            and (self.resolve(expr.func) or "").startswith("numpy.")
+            and (qual or "").startswith("numpy.")
             and bool(expr.args)
             and all(self._number_math(a.value) for a in expr.args)
+            and self._numpy_folds(expr, qual or "")
         )
 
     def _project_kind(self, expr: cst.BaseExpression, prefix: str = "") -> str | None:
@@ -772,8 +816,10 @@ class TensorScope:
             if call.args and not all(_literal(a.value) for a in call.args):
                 # numpy math on Python numbers (`np.ceil(h / w)`, h from a shape) is folded to a
                 # constant; what gets an array (a list, an array, a tensor) is traced as one
-                if all(self._number_math(a.value) for a in call.args) and not any(
-                    self.kind(a.value) in (TENSOR, HOST_DATA) for a in call.args
+                if (
+                    all(self._number_math(a.value) for a in call.args)
+                    and not any(self.kind(a.value) in (TENSOR, HOST_DATA) for a in call.args)
+                    and self._numpy_folds(call, qual)
                 ):
                     return None
                 return HOST_DATA

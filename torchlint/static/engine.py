@@ -23,6 +23,7 @@ from typing import Callable, Union, cast
 
 import libcst as cst
 
+from torchlint import knowledge
 from torchlint.analysis.names import ImportTable
 from torchlint.analysis.regions import Region, build_index, find_regions
 from torchlint.analysis.tensors import TENSOR, TENSOR_DICT, TENSORS, TensorScope, annotation_kind, not_tensors_when
@@ -297,6 +298,7 @@ def lint_module(
     imports = ImportTable.from_module(module)
     if project:
         imports.apply_project(project)
+    imports.numpy_breaks_on, imports.numpy_keeps_int = knowledge.numpy_on_numbers()
     facts = project or {}
     index = build_index(
         module,
