@@ -28,6 +28,7 @@ from typing import Callable
 import libcst as cst
 
 from torchlint.fixes.base import (
+    SAFE,
     UNSAFE,
     FixContext,
     Fixer,
@@ -291,10 +292,63 @@ def early_return_form(node: cst.If, ctx: FixContext, is_tensor: IsTensor):
     return a, final, rest
 
 
+#: what gives a boolean tensor (negated exactly by `~`)
+_BOOL_REDUCTIONS = frozenset({"any", "all", "isnan", "isinf", "isfinite", "isneginf", "isposinf", "logical_not"})
+
+
+def _boolean(expr: cst.BaseExpression, rule: Rule) -> bool:
+    """A boolean tensor by construction: a comparison of a tensor, `t.any()`, `torch.isnan(t)`."""
+    if isinstance(expr, cst.Comparison):
+        plain = all(
+            isinstance(
+                c.operator,
+                (cst.LessThan, cst.GreaterThan, cst.LessThanEqual, cst.GreaterThanEqual, cst.Equal, cst.NotEqual),
+            )
+            for c in expr.comparisons
+        )
+        return plain and len(expr.comparisons) == 1 and rule.is_tensor(expr)
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        name = expr.func.attr.value
+        qual = rule.resolve(expr.func) or ""
+        return name in _BOOL_REDUCTIONS and (qual.startswith("torch.") or rule.is_tensor(expr.func.value))
+    return False
+
+
+def assert_not_plan(node: cst.CSTNode, owner: cst.CSTNode | None, rule: Rule) -> Plan | None:
+    """`assert not t.any(), "text"` -> `assert ~t.any(), "text"`: negated in torch, the
+    assertion is traced as a runtime check; `~` of a boolean tensor is `not` of its value."""
+    if not (
+        isinstance(owner, cst.Assert)
+        and owner.test is node
+        and isinstance(node, cst.UnaryOperation)
+        and isinstance(node.operator, cst.Not)
+        and _boolean(node.expression, rule)
+    ):
+        return None
+    inner = node.expression
+    if isinstance(inner, cst.Comparison) and not inner.lpar:
+        inner = inner.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+    def edit(updated: cst.UnaryOperation) -> cst.UnaryOperation:
+        return cst.UnaryOperation(cst.BitInvert(), inner, lpar=updated.lpar, rpar=updated.rpar)
+
+    return Plan(
+        rule.code,
+        node,
+        {node: edit},
+        SAFE,
+        description="Negate in torch (`assert ~t.any()` for `assert not t.any()`): the same truth, and dynamo traces "
+        "the assertion as a runtime check instead of reading the value on the host.",
+    )
+
+
 @register("TL005")
 class WhereForBranch(Fixer):
     def plan(self, node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Plan | None:
         owner = ctx.parent(node)
+        negated = assert_not_plan(node, owner, rule)
+        if negated is not None:
+            return negated
         if isinstance(owner, cst.IfExp) and owner.test is node:
             return self._ternary(owner, node, rule, ctx)
         if not isinstance(owner, cst.If) or owner.test is not node or isinstance(ctx.parent(owner), cst.If):
