@@ -142,7 +142,8 @@ def numpy_on_numbers(data: dict[str, Any] | None = None) -> tuple[dict[str, froz
     computed from one: the functions it does not fold to a constant, with the kinds it breaks
     on (``{"numpy.ceil": {"int"}}``: ``np.ceil(n)`` breaks, ``np.ceil(n / 3)`` is folded), and
     those that give an int of an int (``numpy.prod``; ``np.sqrt(n)`` is a float)."""
-    data = current() if data is None else data
+    if data is None:  # (asked once a file: read once a version)
+        return _numpy_on_numbers(current_version())
     breaks: dict[str, frozenset[str]] = {}
     keeps: set[str] = set()
     for name, entry in data.get("numpy_on_numbers", {}).items():
@@ -152,6 +153,11 @@ def numpy_on_numbers(data: dict[str, Any] | None = None) -> tuple[dict[str, froz
         if entry.get("int", {}).get("returns") == "int":
             keeps.add(name)
     return breaks, frozenset(keeps)
+
+
+@functools.lru_cache(maxsize=8)
+def _numpy_on_numbers(version: str | None) -> tuple[dict[str, frozenset[str]], frozenset[str]]:
+    return numpy_on_numbers(load(version))
 
 
 def generator_consumers(data: dict[str, Any] | None = None) -> set[str]:

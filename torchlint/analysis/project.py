@@ -383,24 +383,39 @@ class Project:
         or a base's as written, through the project's classes, says so (``DiceLoss``,
         ``torch.nn.modules.loss._Loss``, ``BaseMiner``). A loss runs where a training step
         computes it; eval runs the model's forward alone."""
-        return self._named_like("loss", path, name, _LOSS_NAME.search)
+        return any(_LOSS_NAME.search(n) for n in self._written_names(path, name))
 
-    def _named_like(self, what: str, path: str, name: str, test: Callable[[str], object]) -> bool:
-        key = (what, path, name)
+    def _lineage(self, path: str, name: str) -> list[tuple[str, str]]:
+        """The class ``name`` of ``path`` and its bases in the project, each once, by name."""
+        key = ("lineage", path, name)
         found = self._memo.get(key)
         if found is None:
-            found = False
+            found = []
             todo, seen = [(path, name)], set[tuple[str, str]]()
-            while todo and not found and len(seen) < _MAX_DEPTH:
+            while todo and len(seen) < _MAX_DEPTH:
                 where, cls = todo.pop()
                 if (where, cls) in seen:
                     continue
                 seen.add((where, cls))
-                written = [cls, *self._class(where, cls).get("bases", ())]
-                found = any(test(str(b).rsplit(".", 1)[-1]) for b in written)
+                found.append((where, cls))
                 todo.extend((b[1], b[2]) for b in self.bases(where, cls) if b[0] == "cls")
             self._memo[key] = found
         return found
+
+    def _written_names(self, path: str, name: str) -> list[str]:
+        """The last part of each name the class's lineage is written with: its classes' own
+        names and their bases as written (``_Loss`` of ``nn.modules.loss._Loss``)."""
+        return [
+            str(b).rsplit(".", 1)[-1]
+            for where, cls in self._lineage(path, name)
+            for b in [cls, *self._class(where, cls).get("bases", ())]
+        ]
+
+    def _lineage_records(self, path: str, name: str) -> Iterator[tuple[str, dict[str, Any]]]:
+        """(file, method record) of each method of the class's lineage."""
+        for where, cls in self._lineage(path, name):
+            for rec in self._class(where, cls).get("methods", {}).values():
+                yield where, rec
 
     def _derives(
         self, what: str, path: str, name: str, external: Callable[[str], bool], _seen: set | None = None
@@ -773,17 +788,7 @@ class Project:
         it is a break of its own) nor an exception (made to be raised, where dynamo stops)."""
         if self.is_module(path, name):
             return False
-        todo, seen = [(path, name)], set[tuple[str, str]]()
-        while todo and len(seen) < _MAX_DEPTH:  # the class and its project bases, by name
-            where, cls = todo.pop()
-            if (where, cls) in seen:
-                continue
-            seen.add((where, cls))
-            written = [cls, *self._class(where, cls).get("bases", ())]
-            if any(str(b).rsplit(".", 1)[-1].endswith(_RAISED) for b in written):
-                return False
-            todo.extend((b[1], b[2]) for b in self.bases(where, cls) if b[0] == "cls")
-        return True
+        return not any(n.endswith(_RAISED) for n in self._written_names(path, name))
 
     def _constructor(self, cls: Ref | None) -> Iterator[Ref]:
         """The ``__init__`` that making an instance of ``cls`` runs, where dynamo traces it."""
@@ -821,41 +826,15 @@ class Project:
     def _attr_makers(self, path: str, cls: str, attr: str) -> list[tuple[str, str]]:
         """(file, callee as written there) for each call that ``self.<attr> = Callee(...)`` in
         a method of ``cls`` or of its bases in the project makes the attribute from."""
-        key = ("attr_makers", path, cls, attr)
-        found = self._memo.get(key)
-        if found is None:
-            found = []
-            todo: list[tuple[str, str]] = [(path, cls)]
-            seen: set[tuple[str, str]] = set()
-            while todo and len(seen) <= _MAX_DEPTH:
-                where, name = todo.pop()
-                if (where, name) in seen:
-                    continue
-                seen.add((where, name))
-                for rec in self._class(where, name).get("methods", {}).values():
-                    found.extend((where, c) for c in rec.get("sets", {}).get(attr, ()) if c)
-                todo.extend((b[1], b[2]) for b in self.bases(where, name) if b[0] == "cls")
-            self._memo[key] = found
-        return found
+        records = self._lineage_records(path, cls)
+        return [(where, c) for where, rec in records for c in rec.get("sets", {}).get(attr, ()) if c]
 
     def _attr_binds(self, path: str, cls: str, attr: str) -> list[str]:
         """The methods of ``self`` that ``self.<attr> = self.<method>`` in a method of ``cls`` or
         of its bases in the project sets the attribute to."""
-        key = ("attr_binds", path, cls, attr)
-        found = self._memo.get(key)
-        if found is None:
-            found = []
-            todo: list[tuple[str, str]] = [(path, cls)]
-            seen: set[tuple[str, str]] = set()
-            while todo and len(seen) <= _MAX_DEPTH:
-                where, name = todo.pop()
-                if (where, name) in seen:
-                    continue
-                seen.add((where, name))
-                for rec in self._class(where, name).get("methods", {}).values():
-                    found.extend(m for m in rec.get("binds", {}).get(attr, ()) if m not in found)
-                todo.extend((b[1], b[2]) for b in self.bases(where, name) if b[0] == "cls")
-            self._memo[key] = found
+        found: list[str] = []
+        for _, rec in self._lineage_records(path, cls):
+            found.extend(m for m in rec.get("binds", {}).get(attr, ()) if m not in found)
         return found
 
     def _called(self, path: str, callee: str) -> Iterator[Ref]:

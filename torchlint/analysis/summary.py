@@ -59,28 +59,9 @@ def _callee(node: ast.AST) -> str | None:
     return dotted(node.func) if isinstance(node, ast.Call) else dotted(node)
 
 
-def _makers_of(values: list[ast.AST]) -> list[str]:
-    """The callees that make what ``self.<attr>`` is set to: ``Cls(...)``, and each arm's of
-    ``given if given is not None else Cls(...)``."""
-    out: list[str] = []
-    todo = list(values)
-    while todo:
-        v = todo.pop(0)
-        if isinstance(v, ast.IfExp):
-            todo.extend((v.body, v.orelse))
-        elif isinstance(v, ast.BoolOp):  # `distance or LpDistance()`
-            todo.extend(v.values)
-        elif isinstance(v, ast.Call):
-            callee = _callee(v)
-            if callee and callee not in out:
-                out.append(callee)
-    return out
-
-
-def _own_methods(values: list[ast.AST]) -> list[str]:
-    """The methods of ``self`` that ``self.<attr>`` is set to, for its calls: ``self.loss_method
-    = self.mat_based_loss if mat_based else self.pair_based_loss``."""
-    out: list[str] = []
+def _arms(values: list[ast.AST]) -> Iterator[ast.AST]:
+    """Each value ``self.<attr>`` may be set to: through the arms of ``given if given is not
+    None else Cls(...)`` and of ``given or Cls(...)``."""
     todo = list(values)
     while todo:
         v = todo.pop(0)
@@ -88,10 +69,26 @@ def _own_methods(values: list[ast.AST]) -> list[str]:
             todo.extend((v.body, v.orelse))
         elif isinstance(v, ast.BoolOp):
             todo.extend(v.values)
-        elif isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name) and v.value.id == "self":
-            if v.attr not in out:
-                out.append(v.attr)
-    return out
+        else:
+            yield v
+
+
+def _makers_of(values: list[ast.AST]) -> list[str]:
+    """The callees that make what ``self.<attr>`` is set to (``Cls(...)``, in any arm)."""
+    callees = (_callee(v) for v in _arms(values) if isinstance(v, ast.Call))
+    return list(dict.fromkeys(c for c in callees if c))
+
+
+def _own_methods(values: list[ast.AST]) -> list[str]:
+    """The methods of ``self`` that ``self.<attr>`` is set to, for its calls: ``self.loss_method
+    = self.mat_based_loss if mat_based else self.pair_based_loss``."""
+    return list(
+        dict.fromkeys(
+            v.attr
+            for v in _arms(values)
+            if isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name) and v.value.id == "self"
+        )
+    )
 
 
 def _annotation_kind(ann: ast.AST | None) -> str | None:
