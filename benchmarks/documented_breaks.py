@@ -148,11 +148,11 @@ def run_family(family: str, timeout: float, only: list[str]) -> dict[str, dict[s
 # --------------------------------------------------------------------------- the static pass and scores
 
 
-def static_findings(paths: list[str]) -> list[dict[str, Any]]:
+def static_findings(paths: list[str], options: tuple[str, ...] = ()) -> list[dict[str, Any]]:
     exe = os.path.join(os.path.dirname(sys.executable), "torchlint")
     cmd = [exe] if os.path.exists(exe) else [sys.executable, "-m", "torchlint"]
     proc = subprocess.run(
-        [*cmd, "check", "--no-dynamic", "--format", "json", "--exit-zero", *paths],
+        [*cmd, "check", "--no-dynamic", "--format", "json", "--exit-zero", *options, *paths],
         capture_output=True,
         text=True,
         cwd=REPO,
