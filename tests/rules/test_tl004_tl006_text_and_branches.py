@@ -77,6 +77,38 @@ CASES = {
         """,
         D,
     ),
+    # (a name unpacked from a call it was passed to keeps its kind: `prepare` hands it back)
+    "branch_on_an_element_of_a_list_of_tensor_dicts": Case(
+        """
+        from typing import Dict, List, Optional
+
+        import torch
+        from torch import Tensor, nn
+
+        def prepare(x, targets):
+            return x * 2, targets
+
+        class Net(nn.Module):
+            def forward(self, x: Tensor, targets: Optional[List[Dict[str, Tensor]]] = None) -> Tensor:
+                x, targets = prepare(x, targets)
+                if targets is not None:
+                    for target in targets:
+                        boxes = target["boxes"]
+                        if (boxes[:, 2:] <= boxes[:, :2]).any():  # error: TL005
+                            x = x + 1
+                    names = ["boxes"] * len(targets)
+                    for name in names:
+                        if name:
+                            x = x * 2
+                return x
+
+        net = Net()
+
+        def run(x):
+            return net(x, [{"boxes": x}])
+        """,
+        {"target": "run", "inputs": ["f32[3,4]"]},
+    ),
     "max_and_min_with_a_tensor_key": Case(
         """
         import torch

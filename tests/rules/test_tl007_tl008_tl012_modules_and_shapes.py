@@ -154,6 +154,25 @@ CASES = {
         """,
         D,
     ),
+    "masks_of_elementwise_extremes": Case(
+        """
+        import torch
+        from torch import nn
+
+        class Overlap(nn.Module):
+            def forward(self, boxes1, boxes2):
+                x1, x2 = boxes1.unbind(dim=-1)
+                x1g, x2g = boxes2.unbind(dim=-1)
+                lo = torch.max(x1, x1g)
+                hi = x2.min(x2g)
+                inter = torch.zeros_like(x1)
+                mask = hi > lo
+                inter[mask] = hi[mask] - lo[mask]  # error: TL008
+                best, where = torch.max(boxes1, 1)
+                return inter + best + where
+        """,
+        {"inputs": ["f32[5,2]", "f32[5,2]"]},
+    ),
     "fixed_shape_lookalikes": Case(
         """
         import torch

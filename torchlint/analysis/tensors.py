@@ -26,6 +26,8 @@ TENSORS = "tensors"
 MODULE = "module"
 # A dict whose values are tensors (`Dict[str, Tensor]`, `{"a": x, "b": y}`): `d["k"]` is one.
 TENSOR_DICT = "tensor-dict"
+# A list of such dicts (`List[Dict[str, Tensor]]`, a detector's targets): each element is one.
+TENSOR_DICTS = "tensor-dicts"
 # A Python-looking value that dynamo holds as a tensor: a numpy result computed from
 # something other than literals (`np.mean(a)`, `t.numpy()`), or a `random.randint` draw.
 # Turning it into a Python number, a size, a slice bound or a branch reads it on the host.
@@ -403,13 +405,17 @@ _TYPE_COMMENT = re.compile(r"#\s*type:\s*\((.*)\)\s*->\s*(.+?)\s*$")
 def annotation_kind(text: str) -> str | None:
     """What a parameter annotated ``text`` holds: ``Tensor`` / ``Optional[Tensor]`` a tensor,
     ``List[Tensor]`` / ``Tuple[Tensor, Tensor]`` tensors, ``Dict[str, Tensor]`` a dict of
-    them; an annotation naming no tensor (``int``, ``torch.Size``, ``MyConfig``) nothing."""
+    them, ``List[Dict[str, Tensor]]`` a list of such dicts; an annotation naming no tensor
+    (``int``, ``torch.Size``, ``MyConfig``) nothing."""
     if "Tensor" not in text:
         return None
     dicts = _DICTS.search(text)
     if dicts:
         inner = text[dicts.end() :]
-        return TENSOR_DICT if "Tensor" in inner.split(",", 1)[-1] else None
+        if "Tensor" not in inner.split(",", 1)[-1]:
+            return None
+        outer = _CONTAINERS.search(text)
+        return TENSOR_DICTS if outer is not None and outer.start() < dicts.start() else TENSOR_DICT
     if _CONTAINERS.search(text):
         return TENSORS
     return TENSOR
@@ -628,6 +634,24 @@ class TensorScope:
         elif isinstance(target, cst.StarredElement):
             self.bind_target(target.value, None)
 
+    def bind_assigned(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        """Bind ``target = value``. A name unpacked from a call it was passed to keeps its kind
+        when the call's is not known: ``images, targets = self.transform(images, targets)``
+        hands back the targets it took."""
+        kind = self.kind(value)
+        kept: dict[str, tuple[str | None, bool]] = {}
+        if kind is None and isinstance(value, cst.Call) and isinstance(target, (cst.Tuple, cst.List)):
+            passed = {a.value.value for a in value.args if isinstance(a.value, cst.Name) and not a.star}
+            for el in target.elements:
+                name = el.value.value if isinstance(el.value, cst.Name) else None
+                if name is not None and name in passed and self.lookup(name) is not None:
+                    kept[name] = (self.lookup(name), self.is_guessed(name))
+        self.bind_target(target, kind)
+        for name, (was, guessed) in kept.items():
+            self.bind(name, was)
+            if guessed:
+                self.guessed.add(name)
+
     def is_guessed(self, name: str) -> bool:
         """Whether ``name`` is still a parameter taken for a tensor by assumption only."""
         scope: TensorScope | None = self
@@ -731,8 +755,9 @@ class TensorScope:
                 return TENSOR if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index) else None
             if base_kind == MODULE:
                 return MODULE  # self.blocks[i]
-            if base_kind == TENSOR_DICT:
-                return TENSOR if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index) else None
+            if base_kind in (TENSOR_DICT, TENSOR_DICTS):
+                one = len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index)
+                return (TENSOR if base_kind == TENSOR_DICT else TENSOR_DICT) if one else None
             if base_kind is None and len(expr.slice) > 1 and any(self._known_tensor_index(e) for e in expr.slice):
                 return TENSOR  # `mat[rows, cols]` with index tensors: only an array takes them
             return None
@@ -800,6 +825,12 @@ class TensorScope:
         projected = self._project_kind(func)
         if projected is not None:
             return projected
+        if isinstance(func, cst.Attribute) and self.owner is not None:
+            held = self_attr(func.value)
+            # `self.box_coder.decode(x)`: a method of an object the class keeps, that returns one
+            found = self.imports.returns.get(f"{self.owner.name}.self.{held}.{func.attr.value}") if held else None
+            if found is not None:
+                return found
         qual = self.resolve(func)
         if (
             qual is not None
@@ -868,7 +899,9 @@ class TensorScope:
                 if last in DIM_PAIR and (
                     len(call.args) >= 2 and call.args[1].keyword is None or _has_keyword(call, "dim")
                 ):
-                    return TENSORS
+                    # `torch.max(a, b)` of two tensors is their elementwise maximum
+                    other = call.args[1] if len(call.args) >= 2 and call.args[1].keyword is None else None
+                    return TENSOR if other is not None and self._elementwise_other(last, other) else TENSORS
                 return TENSOR
             return None
         func_kind = self.kind(func)
@@ -890,12 +923,18 @@ class TensorScope:
                 if method_name in DIM_PAIR and (
                     call.args and call.args[0].keyword is None or _has_keyword(call, "dim")
                 ):
-                    return TENSORS
+                    other = call.args[0] if call.args and call.args[0].keyword is None else None
+                    return TENSOR if other is not None and self._elementwise_other(method_name, other) else TENSORS
                 return TENSOR
             if base_kind is None and method_name in ONLY_TENSOR_METHODS and not self._namespace(func.value):
                 return TENSOR  # `norm(y / scale).abs()`: only a tensor has it
             return None
         return None
+
+    def _elementwise_other(self, name: str, arg: cst.Arg) -> bool:
+        """Whether ``max``/``min``'s second operand is a tensor (``torch.max(a, b)``: the
+        elementwise maximum), not a ``dim``."""
+        return name in ("max", "min") and self.is_tensor(arg.value)
 
     def _namespace(self, expr: cst.BaseExpression) -> bool:
         """``self``, a module alias (``np``, ``math``) or an attribute of one."""
@@ -1026,6 +1065,8 @@ class TensorScope:
             return HOST_DATA  # the rows of an array dynamo traces as a tensor
         if kind == MODULE:
             return MODULE  # for block in self.blocks
+        if kind == TENSOR_DICTS:
+            return TENSOR_DICT  # for target in targets: List[Dict[str, Tensor]]
         if isinstance(iterable, cst.Call):
             qual = self.resolve(iterable.func)
             if qual in ("builtins.zip",):

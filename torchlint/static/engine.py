@@ -26,7 +26,15 @@ import libcst as cst
 from torchlint import knowledge
 from torchlint.analysis.names import ImportTable
 from torchlint.analysis.regions import Region, build_index, find_regions
-from torchlint.analysis.tensors import TENSOR, TENSOR_DICT, TENSORS, TensorScope, annotation_kind, not_tensors_when
+from torchlint.analysis.tensors import (
+    TENSOR,
+    TENSOR_DICT,
+    TENSOR_DICTS,
+    TENSORS,
+    TensorScope,
+    annotation_kind,
+    not_tensors_when,
+)
 from torchlint.analysis.tree import TRIVIA_TYPES, Span, opening_paren, positions, spans_of, traverse, walk
 from torchlint.files import line_at, source_lines
 from torchlint.findings import Finding, Fix
@@ -226,9 +234,8 @@ class _Walker(cst.CSTVisitor):
         if t is cst.Assign:
             assign = cast(cst.Assign, original_node)
             scope = self._scope()
-            kind = scope.kind(assign.value)
             for target in assign.targets:
-                scope.bind_target(target.target, kind)
+                scope.bind_assigned(target.target, assign.value)
                 if isinstance(target.target, cst.Name):
                     scope.bind_number(target.target.value, assign.value)
         elif t is cst.AnnAssign:
@@ -238,7 +245,7 @@ class _Walker(cst.CSTVisitor):
                 kind = scope.kind(annotated.value)
                 if kind is None:  # `out: Dict[str, Tensor] = {}`: what the annotation says
                     said = annotation_kind(cst.Module([]).code_for_node(annotated.annotation.annotation))
-                    kind = said if said in (TENSOR_DICT, TENSORS) else None
+                    kind = said if said in (TENSOR_DICT, TENSOR_DICTS, TENSORS) else None
                 scope.bind_target(annotated.target, kind)
         elif t is cst.AugAssign:
             augmented = cast(cst.AugAssign, original_node)
