@@ -486,13 +486,45 @@ class Project:
         return found
 
     def call_kind(self, path: str, owner: str | None, name: str) -> str:
-        """What ``name(...)`` (a function's dotted name, or ``self.method``) called in ``path``
-        (in a method of class ``owner``) returns."""
+        """What ``name(...)`` (a function's dotted name, ``self.method``, or
+        ``self.attr.method`` of an object kept on ``self``) called in ``path`` (in a method of
+        class ``owner``) returns."""
+        if name.startswith("self.") and name.count(".") == 2 and owner is not None:
+            attr, method = name[5:].split(".")
+            return self.held_method_kind(path, owner, attr, method)
         if name.startswith("self."):
             ref = self.find_method(path, owner, name[5:]) if owner is not None else None
         else:
             ref = self.resolve_dotted(path, name)
         return self.return_kind(ref) if ref is not None else "?"
+
+    def held_method_kind(self, path: str, owner: str, attr: str, method: str) -> str:
+        """What ``self.<attr>.<method>(...)`` returns in a method of ``owner``: ``"t"`` when
+        that method of every class the attribute is made as (:meth:`_attr_makers`) returns a
+        tensor, else ``"?"``."""
+        kinds = set()
+        for where, callee in self._attr_makers(path, owner, attr):
+            for cls in self.made_classes(where, callee):
+                found = self.find_method(cls[1], cls[2], method)
+                kinds.add(self.return_kind(found) if found is not None else "?")
+        return "t" if kinds == {"t"} else "?"
+
+    def held_returns(self, path: str, cls: str) -> dict[str, str]:
+        """``"<cls>.self.<attr>.<method>"`` -> ``"tensor"`` for each method returning a tensor
+        of each object ``cls`` keeps (``self.box_coder = BoxCoder(...)``, in its lineage): what
+        the engine reads for ``self.box_coder.decode(...)``."""
+        out: dict[str, str] = {}
+        attrs = {a for _, rec in self._lineage_records(path, cls) for a in rec.get("sets", {})}
+        for attr in sorted(attrs):
+            methods: set[str] = set()
+            for where, callee in self._attr_makers(path, cls, attr):
+                for made in self.made_classes(where, callee):
+                    for file, kept in self._lineage(made[1], made[2]):
+                        methods.update(self._class(file, kept).get("methods", {}))
+            for method in sorted(methods):
+                if not method.startswith("__") and self.held_method_kind(path, cls, attr, method) == "t":
+                    out[f"{cls}.self.{attr}.{method}"] = "tensor"
+        return out
 
     # -- what functions are ------------------------------------------------------------
     def _returns_is(self, ref: Ref | None, names: frozenset, pred: str) -> bool:
@@ -1120,6 +1152,8 @@ class Project:
             ref = ("bound", path, name)
             if self.is_logger(ref):
                 loggers.append(name)
+        for name in s.get("classes", {}):
+            returns.update(self.held_returns(path, name))
         for name, rec in s.get("functions", {}).items():
             if self.return_kind(("fn", path, name)) == "t":
                 returns[name] = "tensor"

@@ -36,7 +36,7 @@ from torchlint.analysis.sites import (
 from torchlint.analysis.torchnames import LABEL_PARAMS
 
 #: bump when the summary's shape or meaning changes (it is part of cache keys)
-VERSION = 19
+VERSION = 20
 
 Summary = dict[str, Any]
 
@@ -73,9 +73,16 @@ def _arms(values: list[ast.AST]) -> Iterator[ast.AST]:
             yield v
 
 
-def _makers_of(values: list[ast.AST]) -> list[str]:
-    """The callees that make what ``self.<attr>`` is set to (``Cls(...)``, in any arm)."""
-    callees = (_callee(v) for v in _arms(values) if isinstance(v, ast.Call))
+def _makers_of(values: list[ast.AST], made: dict[str, list[str]]) -> list[str]:
+    """The callees that make what ``self.<attr>`` is set to (``Cls(...)``, in any arm), also
+    through a local made by one (``if head is None: head = Head(...)``, then ``self.head =
+    head``; ``made``: the locals made in the method)."""
+    callees: list[str | None] = []
+    for v in _arms(values):
+        if isinstance(v, ast.Call):
+            callees.append(_callee(v))
+        elif isinstance(v, ast.Name):
+            callees.extend(c for c in made.get(v.id, ()) if not c.endswith("[]"))
     return list(dict.fromkeys(c for c in callees if c))
 
 
@@ -679,7 +686,7 @@ def _callers_view(fn: ast.AST, scan: _FunctionScan, own: set[str] | None) -> dic
         out["esc"] = escaping
     if scan.fields:
         out["fields"] = {a: _atoms_join([env.kind(v) for v in values]) for a, values in scan.fields.items()}
-        made = {a: _makers_of(values) for a, values in scan.fields.items()}
+        made = {a: _makers_of(values, scan.made) for a, values in scan.fields.items()}
         if any(made.values()):
             out["sets"] = {a: c for a, c in made.items() if c}
         bound = {a: _own_methods(values) for a, values in scan.fields.items()}
