@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from torchlint.analysis.sites import MADE_PREFIX, UNLISTED_HEADS, common_methods, evaluate, join
+from torchlint.analysis.sites import ABSOLUTE, MADE_PREFIX, RETURN, UNLISTED_HEADS, common_methods, evaluate, join
 
 if TYPE_CHECKING:
     from torchlint.analysis.summary import Summary
@@ -61,10 +61,14 @@ class Project(Protocol):
 
     def made_classes(self, path: str, callee: str) -> list[Ref]: ...
 
+    def resolve_absolute(self, dotted: str) -> Ref | None: ...
+
 
 #: decorators that leave a function's parameters as its callers pass them
 _PLAIN_DECORATORS = ("staticmethod", "classmethod")
 _NAMES = {"i": "int", "n": "value", "t": "tensor"}
+#: how many callers up an object passed on from parameter to parameter is followed
+_MAX_HOPS = 4
 #: where a call's kinds are read: (path, owning class or None, qualname or None)
 Where = tuple[str, "str | None", "str | None"]
 
@@ -134,6 +138,13 @@ class CallSites:
                     self._add(target, where, pos, kw)
             if not targets or None in targets:
                 self.other_calls.add(method)
+            return
+        if callee.endswith("()"):  # an instance of each class a factory function returns
+            for cls in self.p.made_classes(path, callee):
+                init = self.p.find_method(cls[1], cls[2], "__init__")
+                if init is not None:
+                    self._add(init, where, pos, kw)
+                self.loose.add((cls[1], cls[2]))
             return
         head, _, rest = callee.partition(".")
         if head in ("self", "cls") and owner is not None:
@@ -287,6 +298,49 @@ class CallSites:
             else:
                 kinds.append(defaults.get(name, "?"))
         return join(kinds) or "?"
+
+    def param_classes(self, path: str, qual: str, name: str, depth: int = 0) -> set[tuple[str, str]]:
+        """The project classes whose instances the calls seen pass as parameter ``name`` of
+        ``qual``: ``Cls(...)`` itself, a local made by one, or a parameter of the caller that
+        receives one (followed up through its own callers, a few levels)."""
+        key = ("classes", path, qual, name)
+        found = self._memo.get(key)
+        if found is not None:
+            return found
+        self._memo[key] = set()  # (a cycle adds nothing)
+        rec = self.p.record(("meth", path, qual) if "." in qual else ("fn", path, qual)) or {}
+        sig = list(rec.get("sig", ()))
+        if "." in qual and "staticmethod" not in [d.split(".")[-1] for d in rec.get("decorators", ())] and sig:
+            sig = sig[1:]
+        out: set[tuple[str, str]] = set()
+        for where, pos, kw in self.sites.get((path, qual), ()):
+            at = sig.index(name) if name in sig else -1
+            arg = kw.get(name)
+            if arg is None and 0 <= at < len(pos) and "*" not in pos[: at + 1]:
+                arg = pos[at]
+            if arg is not None:
+                out |= self._classes_of(arg, where, depth)
+            elif "**" in kw and where[2] is not None and depth < _MAX_HOPS:
+                # `super().__init__(sde=sde, **kwargs)`: what the caller's callers pass by name
+                out |= self.param_classes(where[0], where[2], name, depth + 1)
+        self._memo[key] = out
+        return out
+
+    def _classes_of(self, kind: Any, where: Where, depth: int) -> set[tuple[str, str]]:
+        path, _, qual = where
+        if isinstance(kind, list) and len(kind) == 2 and kind[0] == RETURN:
+            name = kind[1]
+            ref = (
+                self.p.resolve_absolute(name[len(ABSOLUTE) :])
+                if name.startswith(ABSOLUTE)
+                else self.p.resolve_dotted(path, name)
+            )
+            return {(ref[1], ref[2])} if ref is not None and ref[0] == "cls" else set()
+        if isinstance(kind, list) and kind and kind[0] == "|":
+            return {c for k in kind[1:] for c in self._classes_of(k, where, depth)}
+        if isinstance(kind, str) and kind.startswith("p:") and qual is not None and depth < _MAX_HOPS:
+            return self.param_classes(path, qual, kind[2:], depth + 1)
+        return set()
 
     def resolve(self, kind: Any, where: Where) -> str:
         """A site's kind with the caller's parameters and ``self`` attributes resolved."""

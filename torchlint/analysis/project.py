@@ -39,7 +39,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Callable, cast
 
 from torchlint.analysis.modules import ModuleMap, relative_base
-from torchlint.analysis.sites import evaluate
+from torchlint.analysis.sites import ABSOLUTE, evaluate
 from torchlint.analysis.summary import TRAINING_ONLY, Summary
 from torchlint.analysis.torchnames import (
     COMPILE_CALLS,
@@ -489,6 +489,9 @@ class Project:
         """What ``name(...)`` (a function's dotted name, ``self.method``, or
         ``self.attr.method`` of an object kept on ``self``) called in ``path`` (in a method of
         class ``owner``) returns."""
+        if name.startswith(ABSOLUTE):  # a function imported inside the caller
+            ref = self.resolve_absolute(name[len(ABSOLUTE) :])
+            return self.return_kind(ref) if ref is not None else "?"
         if name.startswith("self.") and name.count(".") == 2 and owner is not None:
             attr, method = name[5:].split(".")
             return self.held_method_kind(path, owner, attr, method)
@@ -642,8 +645,10 @@ class Project:
             else:
                 targets = [t for t in targets if t[0] != _VIRTUAL]
             # the overrides a `self.m()` call may run: what the project's subclasses define
-            # depends on files this one does not read, so they are worked out anew each time
+            # depends on files this one does not read, so they are worked out anew each time;
+            # so are the methods of objects handed to the constructor (who makes them, too)
             targets.extend(self._overrides(ref, rec))
+            targets.extend(self._handed_in(ref, rec))
             self.edges.setdefault(path, {})[qual] = targets
             for target in targets:
                 add(target, root)
@@ -796,6 +801,55 @@ class Project:
             for m in called:
                 if m in methods:
                     yield (_VIRTUAL, sub[0], f"{sub[1]}.{m}")
+
+    def _handed_in(self, ref: Ref, rec: dict[str, Any]) -> Iterator[Ref]:
+        """For a method's ``self.attr.m()`` and ``self.attr()`` calls, where ``self.attr`` is
+        an object the constructor was handed (``self.scheduler = scheduler``): ``m`` (or
+        ``__call__``) of each class the project's calls of the constructor pass an instance
+        of (:meth:`~torchlint.analysis.callsites.CallSites.param_classes`)."""
+        if ref[0] != "meth":
+            return
+        path, owner = ref[1], ref[2].split(".")[0]
+        for name, guard in rec.get("calls", ()):
+            head, _, rest = name.partition(".")
+            if head != "self" or not rest or rest.count(".") > 1 or not self._runs(path, guard):
+                continue
+            attr, _, method = rest.partition(".")
+            if not method and self.find_method(path, owner, attr) is not None:
+                continue  # `self.helper(x)`: a method, not an object
+            for cls in self._handed_classes(path, owner, attr):
+                found = self.find_method(cls[0], cls[1], method or "__call__")
+                if found is not None and not (not method and self.is_module(cls[0], cls[1])):
+                    yield (_VIRTUAL, found[1], found[2])
+
+    def _handed_classes(self, path: str, owner: str, attr: str) -> list[tuple[str, str]]:
+        """The project classes of the objects ``self.<attr> = <param>`` in a constructor of
+        ``owner``'s lineage keeps: what every call of that constructor passes."""
+        key = ("handed", path, owner, attr)
+        found = self._memo.get(key)
+        if found is not None:
+            return found
+        out: list[tuple[str, str]] = []
+        for where, cls in self._lineage(path, owner):
+            init = self._class(where, cls).get("methods", {}).get("__init__", {})
+            value = init.get("fields", {}).get(attr)
+            params = [value] if isinstance(value, str) else value[1:] if isinstance(value, list) else []
+            for p in params:
+                if isinstance(p, str) and p.startswith("p:"):
+                    for made in sorted(self._call_sites().param_classes(where, f"{cls}.__init__", p[2:])):
+                        if made not in out:
+                            out.append(made)
+        self._memo[key] = out
+        return out
+
+    def _call_sites(self) -> Any:
+        """Every call in the project (:class:`~torchlint.analysis.callsites.CallSites`), made once."""
+        from torchlint.analysis.callsites import CallSites
+
+        sites = self._memo.get(("callsites",))
+        if sites is None:
+            sites = self._memo[("callsites",)] = CallSites(self, self.checked)
+        return sites
 
     def _descendants(self, path: str, owner: str) -> list[tuple[str, str]]:
         """Every project class below ``owner`` (breadth first, each once)."""
@@ -1060,11 +1114,7 @@ class Project:
         """``params``: for the file's functions and methods, what their un-annotated
         parameters hold by every call in the project (:mod:`torchlint.analysis.callsites`).
         Read from every project file, so a caller's edit changes the callee's facts."""
-        from torchlint.analysis.callsites import CallSites
-
-        sites = self._memo.get(("callsites",))
-        if sites is None:
-            sites = self._memo[("callsites",)] = CallSites(self, self.checked)
+        sites = self._call_sites()
         s = self.summary(path)
         quals = list(s.get("functions", ()))
         for cname, cls in s.get("classes", {}).items():

@@ -194,6 +194,8 @@ def arith(op: str, kinds: list[str]) -> str:
 
 #: the head of a kind that is what a named function returns
 RETURN = "r"
+#: the prefix of such a name when it is absolute (imported inside the calling function)
+ABSOLUTE = "abs:"
 
 
 def evaluate(kind: Any, atom: Callable[[str], str], call: Callable[[str], str]) -> str:
@@ -264,6 +266,9 @@ class Env:
         #: parameters whose annotation says what they hold (``ts: Tensor``): that, not an atom
         self.typed = typed or {}
         self.values: dict[str, list[ast.AST | None]] = {}
+        #: names the function imports itself (``from diffusers import DDIMScheduler``): their
+        #: absolute names, for the calls of them
+        self.imported: dict[str, str] = {}
         #: what ``name.append(v)`` puts in a list the function binds: name -> the values
         self.appended: dict[str, list[ast.AST]] = {}
         self._loops: list[tuple[ast.Tuple, ast.AST]] = []
@@ -377,7 +382,12 @@ class Env:
             self._bind(node.name, None)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             for a in node.names:
-                self._bind((a.asname or a.name).split(".")[0], None)
+                local = (a.asname or a.name).split(".")[0]
+                self._bind(local, None)
+                if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                    self.imported[local] = f"{node.module}.{a.name}"
+                elif isinstance(node, ast.Import) and a.asname:
+                    self.imported[local] = a.name
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             for name in node.names:
                 self._bind(name, None)
@@ -504,6 +514,8 @@ class Env:
             if func.id in UNLISTED_HEADS:
                 return "?"
             return [RETURN, func.id]  # what that function returns, as the project knows it
+        if isinstance(func, ast.Name) and func.id in self.imported and self.values.get(func.id) == [None]:
+            return [RETURN, ABSOLUTE + self.imported[func.id]]  # imported in the function itself
         if isinstance(func, ast.Attribute):
             attr = func.attr
             dotted = _dotted(func)

@@ -36,7 +36,7 @@ from torchlint.analysis.sites import (
 from torchlint.analysis.torchnames import LABEL_PARAMS
 
 #: bump when the summary's shape or meaning changes (it is part of cache keys)
-VERSION = 20
+VERSION = 22
 
 Summary = dict[str, Any]
 
@@ -652,6 +652,12 @@ def _callers_view(fn: ast.AST, scan: _FunctionScan, own: set[str] | None) -> dic
         maker = _sole_maker(env, scan, head) if rest and "." not in rest and head not in params else None
         if maker is not None:  # `solver = Solver(...); solver.integrate(t)`: Solver's method
             records.append(site(env, call, f"{MADE_PREFIX}{maker}.{rest}", None))
+            continue
+        factories = scan.made.get(head, ()) if not rest and head not in params else ()
+        if factories and not any(_a_class(m) or m.endswith("[]") for m in factories):
+            # `solver_fn = methods.select(...); solver_fn(sde=sde, bm=bm)`: a constructor of each
+            # class the factory returns, written `methods.select()`
+            records.extend(site(env, call, f"{m}()", None) for m in factories)
             continue
         if not rest and head in scan.named and head not in params:
             # `solve = sdeint_adjoint if adjoint else sdeint; solve(sde, y0, ts)`: a call of each

@@ -1,0 +1,106 @@
+"""An object handed to a module's constructor and kept (`self.stepper = stepper`) has its
+methods traced by dynamo when the module's region calls them: they are followed into each class
+the project's calls of that constructor pass an instance of, whether made at the call
+(`Loop(Denoiser(), Euler(0.5))`), in a local of a builder that imports the class itself, or in
+a parameter passed on from a subclass's constructor. A class with the same method that no call
+hands in, and a handed class's method the region does not call, stay unchecked."""
+
+from __future__ import annotations
+
+from support import marked_package_tests, write_package
+
+STEPPERS = """import torch
+
+
+class Euler:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def step(self, out, x):
+        if out.abs().max() > 10:  # graph break
+            out = out.clamp(-10, 10)
+        return x - self.scale * out
+
+    def describe(self, x):
+        print("euler", x.tolist())
+        return x
+
+
+class Heun:
+    def step(self, out, x):
+        print("heun", out.shape)  # graph break
+        return x - out
+
+
+class Midpoint:
+    def step(self, out, x):
+        return x - out[out > 0].sum()  # graph break
+
+
+class Unused:
+    def step(self, out, x):
+        print("never handed", out.tolist())
+        return x
+"""
+
+MODEL = """import torch
+from torch import nn
+
+from .steppers import Midpoint
+
+
+class Denoiser(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.lin(x)
+
+
+class Loop(nn.Module):
+    def __init__(self, net, stepper):
+        super().__init__()
+        self.net = net
+        self.stepper = stepper
+
+    def forward(self, x):
+        out = self.net(x)
+        return self.stepper.step(out, x)
+
+
+class Guided(Loop):
+    def __init__(self, stepper):
+        super().__init__(Denoiser(), stepper)
+
+
+def loop(kind):
+    from hpkg.steppers import Euler, Heun
+
+    stepper = Euler(0.5) if kind == "euler" else Heun()
+    return Loop(Denoiser(), stepper)
+
+
+def guided():
+    return Guided(Midpoint())
+"""
+
+TARGETS = """from hpkg.model import guided, loop
+
+EULER = loop("euler")
+HEUN = loop("heun")
+GUIDED = guided()
+"""
+
+ORACLE = [
+    {"path": ".", "module": "hpkg.targets", "target": name, "inputs": ["f32[3,4]"]}
+    for name in ("EULER", "HEUN", "GUIDED")
+]
+
+
+def make(root):
+    files = {"hpkg/__init__.py": "", "hpkg/steppers.py": STEPPERS, "hpkg/model.py": MODEL, "hpkg/targets.py": TARGETS}
+    return write_package(root, files, ORACLE)
+
+
+test_the_static_pass_finds_the_marked_breaks, test_the_marks_are_where_dynamo_breaks = marked_package_tests(make)
