@@ -24,6 +24,7 @@ ints: what the project shows is all there is to go on.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any, Protocol
 
 from torchlint.analysis.sites import ABSOLUTE, MADE_PREFIX, RETURN, UNLISTED_HEADS, common_methods, evaluate, join
@@ -53,7 +54,7 @@ class Project(Protocol):
 
     def record(self, ref: Ref) -> dict[str, Any] | None: ...
 
-    def call_kind(self, path: str, owner: str | None, name: str) -> str: ...
+    def call_kind(self, path: str, owner: str | None, name: str, through_params: bool = False) -> str: ...
 
     def subclasses(self) -> dict[tuple[str, str], list[tuple[str, str]]]: ...
 
@@ -344,14 +345,17 @@ class CallSites:
 
     def resolve(self, kind: Any, where: Where) -> str:
         """A site's kind with the caller's parameters and ``self`` attributes resolved."""
+        path, owner, _ = where
+        atom = functools.partial(self.atom_kind, where)
+        return evaluate(kind, atom, lambda callee: self.p.call_kind(path, owner, callee, True))
+
+    def atom_kind(self, where: Where, name: str) -> str:
+        """What a ``"p:NAME"`` (a parameter, as every call passes it) or ``"s:ATTR"`` atom
+        holds in the function ``where``."""
         path, owner, qual = where
-
-        def atom(name: str) -> str:
-            if name.startswith("p:"):
-                return self.param_kind(path, qual, name[2:]) if qual is not None else "?"
-            return self.field_kind(path, owner, name[2:])
-
-        return evaluate(kind, atom, lambda callee: self.p.call_kind(path, owner, callee))
+        if name.startswith("p:"):
+            return self.param_kind(path, qual, name[2:]) if qual is not None else "?"
+        return self.field_kind(path, owner, name[2:])
 
     def field_kind(self, path: str, owner: str | None, attr: str) -> str:
         """What ``self.<attr>`` holds: what every method of the class, its bases and its

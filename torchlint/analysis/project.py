@@ -32,6 +32,7 @@ analysis's (a test compares the two after every kind of edit).
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections import deque
@@ -466,11 +467,14 @@ class Project:
             return s.get("functions", {}).get(ref[2].split(".")[0])
         return None
 
-    def return_kind(self, ref: Ref) -> str:
+    def return_kind(self, ref: Ref, through_params: bool = False) -> str:
         """What a call of function or method ``ref`` gives, from its summary: ``"t"`` (a
         tensor), ``"i"``, ``"n"`` or ``"?"``; through the functions it returns the result of
-        (``return err < 1`` with ``err = ratio(...)`` in another file), not its parameters."""
-        key = ("ret", ref)
+        (``return err < 1`` with ``err = ratio(...)`` in another file), and with
+        ``through_params`` through its parameters and ``self`` attributes as they hold at
+        every call in the project (:meth:`_call_sites`; what a parameter's kind at a call is
+        worked out from: the facts of a file that depend on its callers)."""
+        key = ("ret", ref, through_params)
         if key in self._memo:
             return self._memo[key]
         self._memo[key] = "?"  # (a function returning its own call: unknown)
@@ -480,28 +484,32 @@ class Project:
             if rec.get("returns") == "tensor":
                 found = "t"
             elif "ret" in rec:
-                owner = ref[2].partition(".")[0] if ref[0] == "meth" else None
-                found = evaluate(rec["ret"], _unknown_atom, lambda callee: self.call_kind(ref[1], owner, callee))
+                path, owner = ref[1], ref[2].partition(".")[0] if ref[0] == "meth" else None
+                atom = _unknown_atom
+                if through_params and ("building",) not in self._memo:
+                    # `return (top + h, left + w)` of the ints every caller reads from a shape
+                    atom = functools.partial(self._call_sites().atom_kind, (path, owner, ref[2]))
+                found = evaluate(rec["ret"], atom, lambda c: self.call_kind(path, owner, c, through_params))
         self._memo[key] = found
         return found
 
-    def call_kind(self, path: str, owner: str | None, name: str) -> str:
+    def call_kind(self, path: str, owner: str | None, name: str, through_params: bool = False) -> str:
         """What ``name(...)`` (a function's dotted name, ``self.method``, or
         ``self.attr.method`` of an object kept on ``self``) called in ``path`` (in a method of
-        class ``owner``) returns."""
+        class ``owner``) returns (``through_params``: see :meth:`return_kind`)."""
         if name.startswith(ABSOLUTE):  # a function imported inside the caller
             ref = self.resolve_absolute(name[len(ABSOLUTE) :])
-            return self.return_kind(ref) if ref is not None else "?"
+            return self.return_kind(ref, through_params) if ref is not None else "?"
         if name.startswith("self.") and name.count(".") == 2 and owner is not None:
             attr, method = name[5:].split(".")
-            return self.held_method_kind(path, owner, attr, method)
+            return self.held_method_kind(path, owner, attr, method, through_params)
         if name.startswith("self."):
             ref = self.find_method(path, owner, name[5:]) if owner is not None else None
         else:
             ref = self.resolve_dotted(path, name)
-        return self.return_kind(ref) if ref is not None else "?"
+        return self.return_kind(ref, through_params) if ref is not None else "?"
 
-    def held_method_kind(self, path: str, owner: str, attr: str, method: str) -> str:
+    def held_method_kind(self, path: str, owner: str, attr: str, method: str, through_params: bool = False) -> str:
         """What ``self.<attr>.<method>(...)`` returns in a method of ``owner``: ``"t"`` when
         that method of every class the attribute is made as (:meth:`_attr_makers`) returns a
         tensor, else ``"?"``."""
@@ -509,7 +517,7 @@ class Project:
         for where, callee in self._attr_makers(path, owner, attr):
             for cls in self.made_classes(where, callee):
                 found = self.find_method(cls[1], cls[2], method)
-                kinds.add(self.return_kind(found) if found is not None else "?")
+                kinds.add(self.return_kind(found, through_params) if found is not None else "?")
         return "t" if kinds == {"t"} else "?"
 
     def held_returns(self, path: str, cls: str) -> dict[str, str]:
@@ -848,7 +856,11 @@ class Project:
 
         sites = self._memo.get(("callsites",))
         if sites is None:
-            sites = self._memo[("callsites",)] = CallSites(self, self.checked)
+            self._memo[("building",)] = True  # (what a return holds is not asked of it meanwhile)
+            try:
+                sites = self._memo[("callsites",)] = CallSites(self, self.checked)
+            finally:
+                del self._memo[("building",)]
         return sites
 
     def _descendants(self, path: str, owner: str) -> list[tuple[str, str]]:

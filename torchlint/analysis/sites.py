@@ -14,7 +14,8 @@ coarse *kind* for each argument, worked out from the function alone:
   ``self.ATTR``, as the class's methods set it;
 * ``["|", k, ...]``: one of these (a name assigned in several places); ``["+", k, ...]``:
   arithmetic on them (a tensor if one is, an int if all are); ``["/", ...]``: a true division;
-  ``["c", ...]``: a comparison;
+  ``["c", ...]``: a comparison; ``["[]", k]``: an item of ``k``; ``["()", k, ...]``: a
+  tuple, list or set of them;
 * ``["r", NAME]``: what the function (or ``self.method``) NAME returns, as the project
   resolves it from that function's own summary (its ``ret``).
 
@@ -178,11 +179,15 @@ def join(kinds: list[str]) -> str:
 
 def arith(op: str, kinds: list[str]) -> str:
     """The kind of arithmetic (``"+"``, ``"/"``), a comparison (``"c"``) or an index
-    (``"[]"``: ``t[i]`` is a tensor when ``t`` is) on ``kinds``."""
+    (``"[]"``: ``t[i]`` is a tensor when ``t`` is, an item of a value that holds no tensor
+    is none) or a tuple, list or set built of them (``"()"``: no tensor when none of its
+    items is) on ``kinds``."""
     if "" in kinds:
         return ""
     if op == "[]":
-        return "t" if kinds == ["t"] else "?"
+        return {"t": "t", "n": "n"}.get(kinds[0], "?") if len(kinds) == 1 else "?"
+    if op == "()":
+        return "n" if all(k in ("i", "n") for k in kinds) else "?"
     if "t" in kinds:
         return "t"
     if "?" in kinds:
@@ -434,6 +439,8 @@ class Env:
             return "n"
         if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
             kinds = [self.kind(e) for e in node.elts]
+            if any(isinstance(k, list) or k.startswith(("p:", "s:")) for k in kinds):
+                return ["()", *kinds]  # `(top + a, left + b)` of a parameter's items
             return "n" if all(k in ("i", "n") for k in kinds) else "?"
         if isinstance(node, ast.Attribute):
             return self._attribute_kind(node)

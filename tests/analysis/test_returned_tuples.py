@@ -1,0 +1,66 @@
+"""What a helper returns is worked out through its parameters as every call passes them:
+``crop((h, w), 6, 8)`` of sizes read from a shape returns a pair of int pairs, so a helper in
+another file handed that pair reads ints from it (``int(start[0])`` does not read data). The
+look-alike: ``box`` handed a pair of reductions returns tensors, and ``int`` of an item breaks."""
+
+from __future__ import annotations
+
+from support import marked_package_tests, write_package
+
+SHAPES = """def crop(src, w, h):
+    a, b = src
+    top = int(round((h - a) / 2.0))
+    left = int(round((w - b) / 2.0))
+    return (top, left), (top + a, left + b)
+
+
+def box(src):
+    lo, hi = src
+    return (lo, lo), (hi, hi)
+"""
+
+GRIDS = """import torch
+
+
+def grid(coords, n):
+    start, stop = coords
+    first = int(start[0])
+    return torch.arange(n) + first + stop[1]
+
+
+def spread(coords, n):
+    start, stop = coords
+    first = int(start[0])  # graph break
+    return torch.arange(n) + first + stop[1]
+"""
+
+MODEL = """from torch import nn
+
+from .grids import grid, spread
+from .shapes import box, crop
+
+
+class Crop(nn.Module):
+    def forward(self, x):
+        n, c, h, w = x.shape
+        coords = crop((h, w), 6, 8)
+        return x + grid(coords, w)
+
+
+class Bounds(nn.Module):
+    def forward(self, x):
+        coords = box((x.amin(), x.amax()))
+        return x + spread(coords, x.shape[-1])
+"""
+
+ORACLE = [
+    {"path": ".", "module": "tpkg.model", "target": name, "inputs": ["f32[1,2,3,4]"]} for name in ("Crop", "Bounds")
+]
+
+
+def make(root):
+    files = {"tpkg/__init__.py": "", "tpkg/shapes.py": SHAPES, "tpkg/grids.py": GRIDS, "tpkg/model.py": MODEL}
+    return write_package(root, files, ORACLE)
+
+
+test_the_static_pass_finds_the_marked_breaks, test_the_marks_are_where_dynamo_breaks = marked_package_tests(make)
