@@ -1,7 +1,7 @@
 """What a helper returns is worked out through its parameters as every call passes them:
-``crop((h, w), 6, 8)`` of sizes read from a shape returns a pair of int pairs, so a helper in
-another file handed that pair reads ints from it (``int(start[0])`` does not read data). The
-look-alike: ``box`` handed a pair of reductions returns tensors, and ``int`` of an item breaks."""
+``crop((h, w), 12 // self.patch_size, 8)`` of sizes read from a shape (and a field named as
+a size, set from what no call shows) returns a pair of int pairs, so a helper in another file
+handed that pair reads ints from it (``int(start[0])`` does not read data). The look-alike: ``box`` handed a pair of reductions returns tensors, and ``int`` of an item breaks."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ SHAPES = """def crop(src, w, h):
     a, b = src
     top = int(round((h - a) / 2.0))
     left = int(round((w - b) / 2.0))
-    return (top, left), (top + a, left + b)
+    return (top, left), (top + a, w - left)
 
 
 def box(src):
@@ -41,9 +41,13 @@ from .shapes import box, crop
 
 
 class Crop(nn.Module):
+    def __init__(self, patch_size=2):
+        super().__init__()
+        self.patch_size = patch_size
+
     def forward(self, x):
         n, c, h, w = x.shape
-        coords = crop((h, w), 6, 8)
+        coords = crop((h, w), 12 // self.patch_size, 8)
         return x + grid(coords, w)
 
 
@@ -51,6 +55,10 @@ class Bounds(nn.Module):
     def forward(self, x):
         coords = box((x.amin(), x.amax()))
         return x + spread(coords, x.shape[-1])
+
+
+def build(options):
+    return Crop(options.patch)
 """
 
 ORACLE = [

@@ -27,7 +27,16 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any, Protocol
 
-from torchlint.analysis.sites import ABSOLUTE, MADE_PREFIX, RETURN, UNLISTED_HEADS, common_methods, evaluate, join
+from torchlint.analysis.sites import (
+    ABSOLUTE,
+    MADE_PREFIX,
+    META_NAME,
+    RETURN,
+    UNLISTED_HEADS,
+    common_methods,
+    evaluate,
+    join,
+)
 
 if TYPE_CHECKING:
     from torchlint.analysis.summary import Summary
@@ -359,7 +368,8 @@ class CallSites:
 
     def field_kind(self, path: str, owner: str | None, attr: str) -> str:
         """What ``self.<attr>`` holds: what every method of the class, its bases and its
-        subclasses sets it to (nothing set: cannot tell)."""
+        subclasses sets it to (nothing set, or set from what cannot be told: a size, shape,
+        dtype or device by its name, else cannot tell)."""
         if owner is None:
             return "?"
         key = ("field", path, owner, attr)
@@ -380,5 +390,7 @@ class CallSites:
                 if attr in rec.get("fields", {}):
                     kinds.append(self.resolve(rec["fields"][attr], (cpath, cname, f"{cname}.{mname}")))
         out = join(kinds) if kinds else "?"
+        if out in ("?", "") and META_NAME.search(attr):
+            out = "n"  # `self.patch_size`, `self.dtype` set from what no call shows: metadata
         self._memo[key] = out or "?"
         return self._memo[key]

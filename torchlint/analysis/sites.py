@@ -28,6 +28,7 @@ import ast
 import builtins
 import functools
 import json
+import re
 from importlib import resources
 from typing import Any, Callable, Union, cast
 
@@ -143,6 +144,8 @@ _NOT_TENSOR_CALLS = frozenset(
 )
 _FUNCTIONAL = ("F.", "torch.nn.functional.", "nn.functional.")
 _CONFIG_WORDS = ("config", "cfg")
+#: names of metadata, not data: ``dtype``, ``device``, ``shape``, ``patch_size``, ``sizes``
+META_NAME = re.compile(r"(?:^|_)(?:dtype|device|shape|size|sizes)$")
 
 
 def _atoms_join(kinds: list[Kind]) -> Kind:

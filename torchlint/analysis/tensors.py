@@ -18,7 +18,7 @@ import libcst as cst
 
 from torchlint.analysis.names import ImportTable, dotted
 from torchlint.analysis.regions import ClassInfo, self_attr
-from torchlint.analysis.sites import ONLY_TENSOR_METHODS
+from torchlint.analysis.sites import META_NAME, ONLY_TENSOR_METHODS
 from torchlint.analysis.tree import code_children
 
 TENSOR = "tensor"
@@ -217,7 +217,6 @@ TUPLE_MODULES = frozenset(
 
 _NOT_TENSOR_ANNOTATIONS = frozenset({"int", "float", "bool", "str", "bytes", "list", "dict", "tuple"})
 # Parameter names that hold metadata (a dtype, a device, a shape or size tuple), never data.
-_META_PARAM = re.compile(r"(?:^|_)(?:dtype|device|shape|size|sizes)$")
 # torch.* predicates and getters (`torch.is_autocast_enabled(...)`, `torch.get_autocast_dtype`)
 _NON_TENSOR_PREFIXES = ("is_", "get_", "set_", "has_", "are_", "can_")
 
@@ -616,7 +615,7 @@ class TensorScope:
             # An annotation that does not name a tensor type (`torch.Size`, `torch.dtype`,
             # `int`, `MyConfig`) says the parameter is something else.
             return "Tensor" in cst.Module([]).code_for_node(ann)
-        if _META_PARAM.search(name):
+        if META_NAME.search(name):
             return False  # `shape`, `dtype`, `device`, `out_size`: metadata, not data
         if p.default is not None and not (isinstance(p.default, cst.Name) and p.default.value == "None"):
             return False  # `dim=1`, `training=False`: configuration, not data
