@@ -1,7 +1,8 @@
 """What a helper returns is worked out through its parameters as every call passes them:
 ``crop((h, w), 12 // self.patch_size, 8)`` of sizes read from a shape (and a field named as
 a size, set from what no call shows) returns a pair of int pairs, so a helper in another file
-handed that pair reads ints from it (``int(start[0])`` does not read data). The look-alike: ``box`` handed a pair of reductions returns tensors, and ``int`` of an item breaks."""
+handed that pair reads ints from it (``int(start[0])`` does not read data). The look-alike:
+``box`` handed a pair of reductions returns tensors, and ``int`` of an item breaks."""
 
 from __future__ import annotations
 
