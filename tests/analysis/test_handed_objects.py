@@ -2,8 +2,9 @@
 methods traced by dynamo when the module's region calls them: they are followed into each class
 the project's calls of that constructor pass an instance of, whether made at the call
 (`Loop(Denoiser(), Euler(0.5))`), in a local of a builder that imports the class itself, or in
-a parameter passed on from a subclass's constructor. A class with the same method that no call
-hands in, and a handed class's method the region does not call, stay unchecked."""
+a parameter passed on from a subclass's constructor; so are its buffers (`self.net.perm`) and,
+when each is a module, its outputs. A class with the same method that no call hands in, a
+handed class's method the region does not call, and a handed object's list stay unchecked."""
 
 from __future__ import annotations
 
@@ -74,6 +75,50 @@ class Guided(Loop):
         super().__init__(Denoiser(), stepper)
 
 
+class Order(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.register_buffer("perm", torch.randperm(n))
+        self.lin = nn.Linear(n, n)
+
+    def forward(self, x):
+        return self.lin(x), x * 2
+
+
+class Listed:
+    def __init__(self):
+        self.perm = [2, 0, 1]
+
+    def __call__(self, x):
+        return x, x * 2
+
+
+class Permuted(nn.Module):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, x):
+        out = []
+        for idx in self.net.perm:
+            a, b = self.net(x)
+            out.append(a[..., idx] + b[..., 0])  # graph break
+        return torch.stack(out)
+
+
+class Reordered(nn.Module):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, x):
+        out = []
+        for idx in self.net.perm:
+            a, b = self.net(x)
+            out.append(a[..., idx] + b[..., 0])
+        return torch.stack(out)
+
+
 def loop(kind):
     from hpkg.steppers import Euler, Heun
 
@@ -85,16 +130,18 @@ def guided():
     return Guided(Midpoint())
 """
 
-TARGETS = """from hpkg.model import guided, loop
+TARGETS = """from hpkg.model import Listed, Order, Permuted, Reordered, guided, loop
 
 EULER = loop("euler")
 HEUN = loop("heun")
 GUIDED = guided()
+PERMUTED = Permuted(Order(4))
+REORDERED = Reordered(Listed())
 """
 
 ORACLE = [
     {"path": ".", "module": "hpkg.targets", "target": name, "inputs": ["f32[3,4]"]}
-    for name in ("EULER", "HEUN", "GUIDED")
+    for name in ("EULER", "HEUN", "GUIDED", "PERMUTED", "REORDERED")
 ]
 
 

@@ -72,6 +72,11 @@ class ImportTable:
         self.returns: dict[str, str] = {}
         # project module classes (qualified) -> the attributes their `__init__` makes tensors
         self.class_tensors: dict[str, frozenset[str]] = {}
+        #: ``"Cls.attr"`` -> the tensors of every object ``Cls``'s constructor is handed and
+        #: keeps in ``self.attr`` (``self.arn.permutation``)
+        self.handed_tensors: dict[str, frozenset[str]] = {}
+        #: ``"Cls.attr"`` where each such object is a module (``self.arn(x)``)
+        self.handed_modules: set[str] = set()
         # how the file calls the project's operators whose output size depends on the data
         self.dynamic_ops: set[str] = set()
         #: numpy functions that dynamo does not fold on a Python number, by the number's kind
@@ -123,6 +128,10 @@ class ImportTable:
         self.returns.update(facts.get("returns", {}))
         for qual, attrs in facts.get("class_tensors", {}).items():
             self.class_tensors[qual] = frozenset(attrs)
+        for held, fact in facts.get("handed", {}).items():
+            self.handed_tensors[held] = frozenset(fact.get("tensors", ()))
+            if fact.get("module"):
+                self.handed_modules.add(held)
         self.dynamic_ops.update(facts.get("dynamic_ops", ()))
 
     def add_definitions(self, names: Iterable[str]) -> None:

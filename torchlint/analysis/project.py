@@ -1081,6 +1081,9 @@ class Project:
         params = self.param_facts(path)
         if params:
             out["params"] = params
+        handed = self.handed_facts(path)
+        if handed:
+            out["handed"] = handed
         if roots or reached:
             dynamic = self.dynamic_names(path)
             if dynamic:
@@ -1121,6 +1124,39 @@ class Project:
         if made_calls:
             out["made_calls"] = made_calls
         return out
+
+    def handed_facts(self, path: str) -> dict[str, dict[str, Any]]:
+        """``handed``: for the file's classes, ``"Cls.attr"`` -> what every project class
+        whose instance the constructor is handed and keeps in ``self.<attr>`` is
+        (:meth:`_handed_classes`): ``module`` when each is a module (``self.arn(x)`` gives
+        its outputs), ``tensors`` the buffers and parameters each makes
+        (``self.arn.permutation``). Read from every project file, as :meth:`param_facts` are."""
+        out: dict[str, dict[str, Any]] = {}
+        for cname in self.summary(path).get("classes", {}):
+            attrs: set[str] = set()
+            for where, cls in self._lineage(path, cname):
+                fields = self._class(where, cls).get("methods", {}).get("__init__", {}).get("fields", {})
+                attrs.update(a for a, v in fields.items() if self._param_field(v))
+            for attr in sorted(attrs):
+                classes = self._handed_classes(path, cname, attr)
+                if not classes:
+                    continue
+                common = set(self.class_tensors(*classes[0]))
+                for cls_path, cls_name in classes[1:]:
+                    common &= set(self.class_tensors(cls_path, cls_name))
+                fact: dict[str, Any] = {"tensors": sorted(common)} if common else {}
+                if all(self.is_module(*c) for c in classes):
+                    fact["module"] = True
+                if fact:
+                    out[f"{cname}.{attr}"] = fact
+        return out
+
+    @staticmethod
+    def _param_field(value: Any) -> bool:
+        """Whether a field's kind is a parameter (``"p:x"``) or one of several."""
+        if isinstance(value, str):
+            return value.startswith("p:")
+        return isinstance(value, list) and any(isinstance(v, str) and v.startswith("p:") for v in value[1:])
 
     def param_facts(self, path: str) -> dict[str, dict[str, str]]:
         """``params``: for the file's functions and methods, what their un-annotated

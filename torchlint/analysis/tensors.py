@@ -704,7 +704,7 @@ class TensorScope:
                 attr = expr.attr.value
                 if attr in self.owner.tensor_attrs:
                     return TENSOR
-                if attr in self.owner.submodules:
+                if attr in self.owner.submodules or f"{self.owner.name}.{attr}" in self.imports.handed_modules:
                     return MODULE
                 return None
             projected = self._project_kind(expr, "=")
@@ -715,6 +715,8 @@ class TensorScope:
                 held = self.imports.class_tensors.get(self.owner.submodules.get(child, ""), frozenset())
                 if expr.attr.value in held:
                     return TENSOR  # self.child.buffer, of a project class that registers it
+                if expr.attr.value in self.imports.handed_tensors.get(f"{self.owner.name}.{child}", ()):
+                    return TENSOR  # ... or of every object the constructor is handed for it
             base_kind = self.kind(base)
             if base_kind == TENSOR and expr.attr.value in TENSOR_ATTRS:
                 return TENSOR
