@@ -267,6 +267,36 @@ CASES = {
         """,
         {"inputs": "f32[4,8];i64[4]:1..8"},
     ),
+    "index_by_a_reduction_over_every_element": Case(
+        """
+        import torch
+        from torch import nn
+
+        class Pick(nn.Module):
+            def forward(self, x, lengths):
+                best = x.argmax()
+                top = x.flatten()[best] * 2  # error: TL002
+                col = x[:, torch.argmin(x.sum(0))]  # error: TL002
+                return top + col.sum() + x[lengths.max() - 1].sum()  # error: TL002
+        """,
+        {"inputs": "f32[4,8];i64[4]:1..4"},
+    ),
+    "index_by_reductions_that_keep_a_dim": Case(
+        """
+        import torch
+        from torch import nn
+
+        class Pick(nn.Module):
+            def forward(self, x):
+                rows = x.argmax(dim=1)
+                picked = x[torch.arange(x.shape[0]), rows]
+                best = x.argmax(dim=1, keepdim=True)
+                best = best + 0
+                kept = x.gather(1, best)
+                return picked + kept.squeeze(1) + x[torch.tensor(1)].sum()
+        """,
+        D,
+    ),
     "conversions_of_shapes_and_config": Case(
         """
         import math

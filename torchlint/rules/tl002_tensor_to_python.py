@@ -1,8 +1,10 @@
 """TL002 tensor-to-python: ``float(t)``, ``int(t)``, ``bool(t)``, ``math.f(t)``, ``range(t)``.
 
-Also the values dynamo holds as tensors although the program sees Python numbers: numpy
-results (``float(np.mean(a))``) and ``random.randint`` draws, when they become a number, a
-size or a slice bound.
+Also a slice bound taken from a tensor, an index that is a 0-d tensor by construction
+(``x[:, s.argmax()]``: a reduction over every element, read as a Python int), and the values
+dynamo holds as tensors although the program sees Python numbers: numpy results
+(``float(np.mean(a))``) and ``random.randint`` draws, when they become a number, a size or a
+slice bound.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ _SIZE_FROM_TENSOR = {
 _TENSOR_CHECKS = {"torch._check_tensor_all", "torch._check_tensor_all_with"}
 # Tensor methods whose arguments are sizes or offsets.
 _SIZE_METHODS = {"narrow", "view", "reshape", "expand", "repeat", "new_zeros", "new_ones", "new_empty"}
+# Reductions over every element when given no dim: a 0-d tensor, which as an index is read as
+# a Python int (`x[s.argmax()]`); with a dim the rank depends on the input's, unknown here.
+_ZERO_DIM = {"argmax", "argmin", "max", "min", "amax", "amin", "sum", "count_nonzero"}
 
 
 class TensorToPython(Rule):
@@ -88,10 +93,39 @@ class TensorToPython(Rule):
                 ),
             )
 
+    def _zero_dim(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
+        """A 0-d tensor by construction: ``s.argmax()``, ``torch.argmin(s)``, ``lengths.max()``
+        with no dim, integer arithmetic on them, or a name the region binds only to those."""
+        if isinstance(expr, cst.Name) and depth == 0 and self.ctx.region is not None:
+            values = _assigned(self.ctx.region.node, expr.value)
+            return bool(values) and all(self._zero_dim(v, 1) for v in values)
+        if isinstance(expr, cst.BinaryOperation):  # `lengths.max() - 1`
+            sides = (expr.left, expr.right)
+            return any(self._zero_dim(e, depth) for e in sides) and all(
+                isinstance(e, cst.Integer) or self._zero_dim(e, depth) for e in sides
+            )
+        if not isinstance(expr, cst.Call) or any(a.keyword is not None or a.star for a in expr.args):
+            return False
+        func = expr.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _ZERO_DIM and not expr.args:
+            return self.is_tensor(func.value) and self.resolve(func) is None
+        qual = self.resolve(func)
+        if qual is not None and qual.startswith("torch.") and qual[6:] in _ZERO_DIM and len(expr.args) == 1:
+            return self.is_tensor(expr.args[0].value)
+        return False
+
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if not self.is_tensor(node.value):
             return
         for el in node.slice:
+            if isinstance(el.slice, cst.Index) and self._zero_dim(el.slice.value):
+                self.report(
+                    node,
+                    message="indexing with a 0-d tensor (a reduction over every element) reads its "
+                    "value on the host and splits the graph; index with `torch.gather`/`index_select`, "
+                    "or keep a dim (`argmax(dim, keepdim=True)`) and index with that tensor",
+                )
+                return
             if isinstance(el.slice, cst.Slice):
                 bounds = [b for b in (el.slice.lower, el.slice.upper, el.slice.step) if b is not None]
                 hit = next((b for b in bounds if self._value(b)), None)
@@ -106,3 +140,55 @@ class TensorToPython(Rule):
                         ),
                     )
                     return
+
+
+def _assigned(fn: cst.FunctionDef, name: str) -> list[cst.BaseExpression]:
+    """The values ``fn`` assigns ``name`` in plain ``name = value`` statements; empty when it
+    also binds it otherwise (a parameter, a loop, an augmented assignment, an unpacking)."""
+    params = fn.params
+    every = [*params.posonly_params, *params.params, *params.kwonly_params, params.star_arg, params.star_kwarg]
+    if any(isinstance(p, cst.Param) and p.name.value == name for p in every):
+        return []
+    values: list[cst.BaseExpression] = []
+
+    class _Binds(cst.CSTVisitor):
+        other = False
+
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for target in node.targets:
+                if isinstance(target.target, cst.Name) and target.target.value == name:
+                    values.append(node.value)
+                elif any(n.value == name for n in _names_in(target.target)):
+                    self.other = True
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            self.other |= isinstance(node.target, cst.Name) and node.target.value == name
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            self.other |= isinstance(node.target, cst.Name) and node.target.value == name
+
+        def visit_For(self, node: cst.For) -> None:
+            self.other |= any(n.value == name for n in _names_in(node.target))
+
+        def visit_CompFor(self, node: cst.CompFor) -> None:
+            self.other |= any(n.value == name for n in _names_in(node.target))
+
+        def visit_AsName(self, node: cst.AsName) -> None:
+            self.other |= any(n.value == name for n in _names_in(node.name))
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            self.other |= isinstance(node.target, cst.Name) and node.target.value == name
+
+    visitor = _Binds()
+    fn.body.visit(visitor)
+    return [] if visitor.other else values
+
+
+def _names_in(target: cst.CSTNode) -> list[cst.Name]:
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for el in target.elements for n in _names_in(el.value)]
+    if isinstance(target, cst.StarredElement):
+        return _names_in(target.value)
+    return []
