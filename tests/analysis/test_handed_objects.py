@@ -1,10 +1,12 @@
 """An object handed to a module's constructor and kept (`self.stepper = stepper`) has its
 methods traced by dynamo when the module's region calls them: they are followed into each class
 the project's calls of that constructor pass an instance of, whether made at the call
-(`Loop(Denoiser(), Euler(0.5))`), in a local of a builder that imports the class itself, or in
-a parameter passed on from a subclass's constructor; so are its buffers (`self.net.perm`) and,
-when each is a module, its outputs. A class with the same method that no call hands in, a
-handed class's method the region does not call, and a handed object's list stay unchecked."""
+(`Loop(Denoiser(), Euler(0.5))`), in a local of a builder that imports the class itself, as an
+item of the tuple a helper returns (`net, stepper = pair()`), or in a parameter passed on from a
+subclass's constructor; so are its buffers (`self.net.perm`) and, when each is a module, its
+outputs. The calls of its methods are call sites like any: `n` is a tensor at every call. A
+class with the same method that no call hands in, a handed class's method the region does not
+call, and a handed object's list stay unchecked."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ class Euler:
     def __init__(self, scale):
         self.scale = scale
 
-    def step(self, out, x):
+    def step(self, out, x, n):
         if out.abs().max() > 10:  # graph break
             out = out.clamp(-10, 10)
         return x - self.scale * out
@@ -28,14 +30,21 @@ class Euler:
 
 
 class Heun:
-    def step(self, out, x):
+    def step(self, out, x, n):
         print("heun", out.shape)  # graph break
+        if n > 2:  # graph break
+            x = x * 0.5
         return x - out
 
 
 class Midpoint:
-    def step(self, out, x):
+    def step(self, out, x, n):
         return x - out[out > 0].sum()  # graph break
+
+
+class Ralston:
+    def step(self, out, x, n):
+        return x - torch.unique(out).sum()  # graph break
 
 
 class Unused:
@@ -67,7 +76,7 @@ class Loop(nn.Module):
 
     def forward(self, x):
         out = self.net(x)
-        return self.stepper.step(out, x)
+        return self.stepper.step(out, x, out.sum())
 
 
 class Guided(Loop):
@@ -126,22 +135,34 @@ def loop(kind):
     return Loop(Denoiser(), stepper)
 
 
+def pair():
+    from hpkg.steppers import Ralston
+
+    return Denoiser(), Ralston()
+
+
+def ralston():
+    net, stepper = pair()
+    return Loop(net, stepper)
+
+
 def guided():
     return Guided(Midpoint())
 """
 
-TARGETS = """from hpkg.model import Listed, Order, Permuted, Reordered, guided, loop
+TARGETS = """from hpkg.model import Listed, Order, Permuted, Reordered, guided, loop, ralston
 
 EULER = loop("euler")
 HEUN = loop("heun")
 GUIDED = guided()
+RALSTON = ralston()
 PERMUTED = Permuted(Order(4))
 REORDERED = Reordered(Listed())
 """
 
 ORACLE = [
     {"path": ".", "module": "hpkg.targets", "target": name, "inputs": ["f32[3,4]"]}
-    for name in ("EULER", "HEUN", "GUIDED", "PERMUTED", "REORDERED")
+    for name in ("EULER", "HEUN", "GUIDED", "RALSTON", "PERMUTED", "REORDERED")
 ]
 
 

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from torchlint.analysis.sites import (
     ABSOLUTE,
+    ITEM,
     MADE_PREFIX,
     META_NAME,
     RETURN,
@@ -71,6 +72,10 @@ class Project(Protocol):
 
     def made_classes(self, path: str, callee: str) -> list[Ref]: ...
 
+    def handed_classes(self, path: str, owner: str, attr: str, sites: Any = None) -> list[tuple[str, str]]: ...
+
+    def is_module(self, path: str, name: str) -> bool: ...
+
     def resolve_absolute(self, dotted: str) -> Ref | None: ...
 
 
@@ -110,11 +115,28 @@ class CallSites:
                 records.append(((path, None, None), s["top"]))
         for where, rec in records:  # first where instances are kept, then every call
             self._reads(where, rec)
+        #: `self.<attr>.<method>(...)` and `self.<attr>(...)` calls, resolved once every
+        #: constructor call is in: (where, owner, attr, method or "", positional, keywords)
+        self._on_kept: list[tuple[Where, str, str, str, list, dict]] = []
         for where, rec in records:
             for entry in rec.get("sites", ()):
                 callee, pos = entry[0], entry[1]
                 kw = entry[2] if len(entry) > 2 else {}
                 self._site(where, callee, pos, kw, entry[3] if len(entry) > 3 else None)
+        common = common_methods()
+        for where, owner, attr, method, pos, kw in self._on_kept:
+            classes = list(self.p.handed_classes(where[0], owner, attr, self))
+            if method:
+                classes.extend(self._held_classes(where[0], owner, attr))
+            targets = []
+            for cls in classes:
+                name = method or ("forward" if self.p.is_module(*cls) else "__call__")
+                targets.append(self.p.find_method(cls[0], cls[1], name))
+            for target in targets:
+                if target is not None:
+                    self._add(target, where, pos, kw)
+            if method and method not in common and (not targets or None in targets):
+                self.other_calls.add(method)  # (on what else, not known)
 
     def _reads(self, where: Where, rec: dict[str, Any]) -> None:
         path, owner, _ = where
@@ -158,7 +180,11 @@ class CallSites:
             return
         head, _, rest = callee.partition(".")
         if head in ("self", "cls") and owner is not None:
-            if not rest or "." in rest:
+            if not rest or rest.count(".") > 1:
+                return
+            if "." in rest:  # `self.table.lookup(x)`: a method of an object kept
+                attr, _, method = rest.partition(".")
+                self._on_kept.append((where, owner, attr, method, pos, kw))
                 return
             for cls_path, cls_name in self._held_classes(path, owner, rest):
                 fwd = self.p.find_method(cls_path, cls_name, "forward")
@@ -167,6 +193,8 @@ class CallSites:
             target = self.p.find_method(path, owner, rest)
             if target is not None:
                 self._add(target, where, pos, kw)
+            else:  # `self.bm(t0, t1)`: an object kept, called
+                self._on_kept.append((where, owner, rest, "", pos, kw))
             for sub_path, sub in self._descendants(path, owner):  # an override it may reach
                 if rest in self.p.summary(sub_path).get("classes", {}).get(sub, {}).get("methods", {}):
                     self._add(("meth", sub_path, f"{sub}.{rest}"), where, pos, kw)
@@ -348,9 +376,32 @@ class CallSites:
             return {(ref[1], ref[2])} if ref is not None and ref[0] == "cls" else set()
         if isinstance(kind, list) and kind and kind[0] == "|":
             return {c for k in kind[1:] for c in self._classes_of(k, where, depth)}
+        if isinstance(kind, list) and len(kind) == 3 and kind[0] == "[]" and depth < _MAX_HOPS:
+            return self._item_classes(kind[1], kind[2], where, depth)
         if isinstance(kind, str) and kind.startswith("p:") and qual is not None and depth < _MAX_HOPS:
             return self.param_classes(path, qual, kind[2:], depth + 1)
         return set()
+
+    def _item_classes(self, made: Any, item: str, where: Where, depth: int) -> set[tuple[str, str]]:
+        """The classes of item ``#i`` of the tuple a project function returns
+        (``sde, y0, ts, bm = check_contract(...)``: what it returns as its fourth item)."""
+        if not (isinstance(made, list) and len(made) == 2 and made[0] == RETURN and isinstance(made[1], str)):
+            return set()
+        name = made[1]
+        if name.startswith(ABSOLUTE):
+            ref = self.p.resolve_absolute(name[len(ABSOLUTE) :])
+        elif name.startswith("self."):
+            ref = self.p.find_method(where[0], where[1], name[5:]) if where[1] is not None else None
+        else:
+            ref = self.p.resolve_dotted(where[0], name)
+        if ref is None or ref[0] not in ("fn", "meth"):
+            return set()
+        ret = (self.p.record(ref) or {}).get("ret")
+        at = int(item[len(ITEM) :])
+        if not (isinstance(ret, list) and ret and ret[0] == "()" and at + 1 < len(ret)):
+            return set()
+        owner = ref[2].split(".")[0] if ref[0] == "meth" else None
+        return self._classes_of(ret[at + 1], (ref[1], owner, ref[2]), depth + 1)
 
     def resolve(self, kind: Any, where: Where) -> str:
         """A site's kind with the caller's parameters and ``self`` attributes resolved."""

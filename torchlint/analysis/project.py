@@ -825,18 +825,20 @@ class Project:
             attr, _, method = rest.partition(".")
             if not method and self.find_method(path, owner, attr) is not None:
                 continue  # `self.helper(x)`: a method, not an object
-            for cls in self._handed_classes(path, owner, attr):
+            for cls in self.handed_classes(path, owner, attr):
                 found = self.find_method(cls[0], cls[1], method or "__call__")
                 if found is not None and not (not method and self.is_module(cls[0], cls[1])):
                     yield (_VIRTUAL, found[1], found[2])
 
-    def _handed_classes(self, path: str, owner: str, attr: str) -> list[tuple[str, str]]:
+    def handed_classes(self, path: str, owner: str, attr: str, sites: Any = None) -> list[tuple[str, str]]:
         """The project classes of the objects ``self.<attr> = <param>`` in a constructor of
-        ``owner``'s lineage keeps: what every call of that constructor passes."""
+        ``owner``'s lineage keeps: what every call of that constructor passes (``sites``: the
+        project's calls, while they are being gathered)."""
         key = ("handed", path, owner, attr)
         found = self._memo.get(key)
         if found is not None:
             return found
+        sites = sites if sites is not None else self._call_sites()
         out: list[tuple[str, str]] = []
         for where, cls in self._lineage(path, owner):
             init = self._class(where, cls).get("methods", {}).get("__init__", {})
@@ -844,7 +846,7 @@ class Project:
             params = [value] if isinstance(value, str) else value[1:] if isinstance(value, list) else []
             for p in params:
                 if isinstance(p, str) and p.startswith("p:"):
-                    for made in sorted(self._call_sites().param_classes(where, f"{cls}.__init__", p[2:])):
+                    for made in sorted(sites.param_classes(where, f"{cls}.__init__", p[2:])):
                         if made not in out:
                             out.append(made)
         self._memo[key] = out
@@ -1128,7 +1130,7 @@ class Project:
     def handed_facts(self, path: str) -> dict[str, dict[str, Any]]:
         """``handed``: for the file's classes, ``"Cls.attr"`` -> what every project class
         whose instance the constructor is handed and keeps in ``self.<attr>`` is
-        (:meth:`_handed_classes`): ``module`` when each is a module (``self.arn(x)`` gives
+        (:meth:`handed_classes`): ``module`` when each is a module (``self.arn(x)`` gives
         its outputs), ``tensors`` the buffers and parameters each makes
         (``self.arn.permutation``). Read from every project file, as :meth:`param_facts` are."""
         out: dict[str, dict[str, Any]] = {}
@@ -1138,7 +1140,7 @@ class Project:
                 fields = self._class(where, cls).get("methods", {}).get("__init__", {}).get("fields", {})
                 attrs.update(a for a, v in fields.items() if self._param_field(v))
             for attr in sorted(attrs):
-                classes = self._handed_classes(path, cname, attr)
+                classes = self.handed_classes(path, cname, attr)
                 if not classes:
                     continue
                 common = set(self.class_tensors(*classes[0]))

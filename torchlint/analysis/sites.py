@@ -14,8 +14,8 @@ coarse *kind* for each argument, worked out from the function alone:
   ``self.ATTR``, as the class's methods set it;
 * ``["|", k, ...]``: one of these (a name assigned in several places); ``["+", k, ...]``:
   arithmetic on them (a tensor if one is, an int if all are); ``["/", ...]``: a true division;
-  ``["c", ...]``: a comparison; ``["[]", k]``: an item of ``k``; ``["()", k, ...]``: a
-  tuple, list or set of them;
+  ``["c", ...]``: a comparison; ``["[]", k]``: an item of ``k`` (``["[]", k, "#1"]``: item
+  1); ``["()", k, ...]``: a tuple, list or set of them;
 * ``["r", NAME]``: what the function (or ``self.method``) NAME returns, as the project
   resolves it from that function's own summary (its ``ret``).
 
@@ -187,7 +187,8 @@ def arith(op: str, kinds: list[str]) -> str:
     items is) on ``kinds``."""
     if "" in kinds:
         return ""
-    if op == "[]":
+    if op == "[]":  # (an index kept as `#i` says nothing of the kind)
+        kinds = [k for k in kinds if not k.startswith(ITEM)]
         return {"t": "t", "n": "n"}.get(kinds[0], "?") if len(kinds) == 1 else "?"
     if op == "()":
         return "n" if all(k in ("i", "n") for k in kinds) else "?"
@@ -202,6 +203,8 @@ def arith(op: str, kinds: list[str]) -> str:
 
 #: the head of a kind that is what a named function returns
 RETURN = "r"
+#: the prefix of a constant index in an item's kind: ``["[]", k, "#1"]``
+ITEM = "#"
 #: the prefix of such a name when it is absolute (imported inside the calling function)
 ABSOLUTE = "abs:"
 
@@ -460,7 +463,12 @@ class Env:
             if inner == "t":
                 return "t"
             if isinstance(inner, list) or inner.startswith(("p:", "s:")):
-                return ["[]", inner]  # resolved where the caller's kinds are known
+                # resolved where the caller's kinds are known; a constant index kept, for the
+                # item of a returned tuple (`sde, bm = check(...)`: what `check` makes)
+                index = node.slice
+                if isinstance(index, ast.Constant) and type(index.value) is int and index.value >= 0:
+                    return ["[]", inner, f"{ITEM}{index.value}"]
+                return ["[]", inner]
             return "?"
         if isinstance(node, ast.Call):
             return self._call_kind(node)

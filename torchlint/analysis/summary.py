@@ -36,7 +36,7 @@ from torchlint.analysis.sites import (
 from torchlint.analysis.torchnames import LABEL_PARAMS
 
 #: bump when the summary's shape or meaning changes (it is part of cache keys)
-VERSION = 23
+VERSION = 25
 
 Summary = dict[str, Any]
 
@@ -670,8 +670,13 @@ def _callers_view(fn: ast.AST, scan: _FunctionScan, own: set[str] | None) -> dic
             if rest and method not in common:
                 others.add(method)
             continue
+        if head in ("self", "cls") and rest.count(".") == 1:
+            # `self.stepper.step(x)`: a method of an object kept, a site the project resolves
+            # to the classes it is made or handed as (or, failing that, a call not followed)
+            records.append(site(env, call, name, None))
+            continue
         if head in ("self", "cls") and "." in rest:
-            method = name.rsplit(".", 1)[-1]  # `self.block.helper(x)`: through another value
+            method = name.rsplit(".", 1)[-1]  # `self.a.b.helper(x)`: through other values
             if method not in common:
                 others.add(method)
             continue
