@@ -4,7 +4,8 @@ the project's calls of that constructor pass an instance of, whether made at the
 (`Loop(Denoiser(), Euler(0.5))`), in a local of a builder that imports the class itself, as an
 item of the tuple a helper returns (`net, stepper = pair()`), or in a parameter passed on from a
 subclass's constructor; so are its buffers (`self.net.perm`) and, when each is a module, its
-outputs. The calls of its methods are call sites like any: `n` is a tensor at every call. A
+outputs (a dict of tensors where its forward says so, in an annotation or a TorchScript
+comment). The calls of its methods are call sites like any: `n` is a tensor at every call. A
 class with the same method that no call hands in, a handed class's method the region does not
 call, and a handed object's list stay unchecked."""
 
@@ -53,8 +54,10 @@ class Unused:
         return x
 """
 
-MODEL = """import torch
-from torch import nn
+MODEL = """from typing import Dict
+
+import torch
+from torch import Tensor, nn
 
 from .steppers import Midpoint
 
@@ -128,6 +131,31 @@ class Reordered(nn.Module):
         return torch.stack(out)
 
 
+class Heads(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.cls = nn.Linear(4, 4)
+
+    def forward(self, x):
+        # type: (Tensor) -> Dict[str, Tensor]
+        return {"cls": self.cls(x), "box": x * 2}
+
+
+class Split(nn.Module):
+    def __init__(self, head=None):
+        super().__init__()
+        if head is None:
+            head = Heads()
+        self.head = head
+
+    def forward(self, x):
+        out = self.head(x)
+        parts = {}
+        for k in out:
+            parts[k] = list(out[k].split(2, dim=1))
+        return parts["cls"][0] + parts["box"][1]
+
+
 def loop(kind):
     from hpkg.steppers import Euler, Heun
 
@@ -150,7 +178,7 @@ def guided():
     return Guided(Midpoint())
 """
 
-TARGETS = """from hpkg.model import Listed, Order, Permuted, Reordered, guided, loop, ralston
+TARGETS = """from hpkg.model import Heads, Listed, Order, Permuted, Reordered, Split, guided, loop, ralston
 
 EULER = loop("euler")
 HEUN = loop("heun")
@@ -158,11 +186,12 @@ GUIDED = guided()
 RALSTON = ralston()
 PERMUTED = Permuted(Order(4))
 REORDERED = Reordered(Listed())
+SPLIT = Split(Heads())
 """
 
 ORACLE = [
     {"path": ".", "module": "hpkg.targets", "target": name, "inputs": ["f32[3,4]"]}
-    for name in ("EULER", "HEUN", "GUIDED", "RALSTON", "PERMUTED", "REORDERED")
+    for name in ("EULER", "HEUN", "GUIDED", "RALSTON", "PERMUTED", "REORDERED", "SPLIT")
 ]
 
 

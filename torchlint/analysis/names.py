@@ -75,8 +75,9 @@ class ImportTable:
         #: ``"Cls.attr"`` -> the tensors of every object ``Cls``'s constructor is handed and
         #: keeps in ``self.attr`` (``self.arn.permutation``)
         self.handed_tensors: dict[str, frozenset[str]] = {}
-        #: ``"Cls.attr"`` where each such object is a module (``self.arn(x)``)
-        self.handed_modules: set[str] = set()
+        #: ``"Cls.attr"`` -> what calling it gives, where each such object is a module
+        #: (``self.arn(x)``: ``"tensor"``, or ``"tensor-dict"``)
+        self.handed_modules: dict[str, str] = {}
         # how the file calls the project's operators whose output size depends on the data
         self.dynamic_ops: set[str] = set()
         #: numpy functions that dynamo does not fold on a Python number, by the number's kind
@@ -131,7 +132,7 @@ class ImportTable:
         for held, fact in facts.get("handed", {}).items():
             self.handed_tensors[held] = frozenset(fact.get("tensors", ()))
             if fact.get("module"):
-                self.handed_modules.add(held)
+                self.handed_modules[held] = fact["module"]
         self.dynamic_ops.update(facts.get("dynamic_ops", ()))
 
     def add_definitions(self, names: Iterable[str]) -> None:

@@ -1130,8 +1130,8 @@ class Project:
     def handed_facts(self, path: str) -> dict[str, dict[str, Any]]:
         """``handed``: for the file's classes, ``"Cls.attr"`` -> what every project class
         whose instance the constructor is handed and keeps in ``self.<attr>`` is
-        (:meth:`handed_classes`): ``module`` when each is a module (``self.arn(x)`` gives
-        its outputs), ``tensors`` the buffers and parameters each makes
+        (:meth:`handed_classes`): ``module`` when each is a module, with what calling it gives
+        (``"tensor"``, or ``"tensor-dict"``), ``tensors`` the buffers and parameters each makes
         (``self.arn.permutation``). Read from every project file, as :meth:`param_facts` are."""
         out: dict[str, dict[str, Any]] = {}
         for cname in self.summary(path).get("classes", {}):
@@ -1148,10 +1148,16 @@ class Project:
                     common &= set(self.class_tensors(cls_path, cls_name))
                 fact: dict[str, Any] = {"tensors": sorted(common)} if common else {}
                 if all(self.is_module(*c) for c in classes):
-                    fact["module"] = True
+                    # what calling it gives: a dict of tensors where each forward says so
+                    # (`-> Dict[str, Tensor]`), else a tensor, as for a submodule made here
+                    gives = {(self.record(f) or {}).get("returns") if f else None for f in self._forwards(classes)}
+                    fact["module"] = "tensor-dict" if gives == {"tensor-dict"} else "tensor"
                 if fact:
                     out[f"{cname}.{attr}"] = fact
         return out
+
+    def _forwards(self, classes: list[tuple[str, str]]) -> list[Ref | None]:
+        return [self.find_method(path, name, "forward") for path, name in classes]
 
     @staticmethod
     def _param_field(value: Any) -> bool:

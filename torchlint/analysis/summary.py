@@ -36,7 +36,7 @@ from torchlint.analysis.sites import (
 from torchlint.analysis.torchnames import LABEL_PARAMS
 
 #: bump when the summary's shape or meaning changes (it is part of cache keys)
-VERSION = 25
+VERSION = 26
 
 Summary = dict[str, Any]
 
@@ -112,6 +112,10 @@ def _annotation_kind(ann: ast.AST | None) -> str | None:
         if parts and all(_annotation_kind(p) == "tensor" for p in parts):
             return "tensors"
         return None
+    if isinstance(ann, ast.Subscript) and low.startswith(("dict[", "typing.dict[")):
+        # `Dict[str, Tensor]`: a dict of tensors (each value one)
+        parts = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else []
+        return "tensor-dict" if len(parts) == 2 and _annotation_kind(parts[1]) == "tensor" else None
     if "tensor" not in low or any(w in low for w in ("tuple", "list", "dict", "union", "|", "callable", "iterator")):
         return None
     return "tensor"
@@ -779,6 +783,33 @@ def summarize(source: str, tree: ast.Module | None = None, memo: dict[str, _Part
             gc.enable()
 
 
+#: a TorchScript-style signature comment: ``# type: (List[Tensor]) -> Dict[str, Tensor]``
+_TYPE_COMMENT = re.compile(r"#\s*type:\s*\(.*\)\s*->\s*(.+?)\s*$")
+
+
+def _commented_returns(source: str, tree: ast.Module) -> None:
+    """Give a function with no return annotation the one its signature comment states, as
+    its annotation (``# type: (List[Tensor]) -> Dict[str, Tensor]`` on the line after the
+    ``def``), so that what it returns is read the same either way."""
+    lines: list[str] | None = None
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.returns is not None or not fn.body:
+            continue
+        if lines is None:
+            if "# type:" not in source and "#type:" not in source:
+                return
+            lines = source.splitlines()
+        for text in lines[fn.lineno - 1 : fn.body[0].lineno - 1]:
+            found = _TYPE_COMMENT.search(text)
+            if found is None:
+                continue
+            try:
+                fn.returns = ast.parse(found.group(1), mode="eval").body
+            except (SyntaxError, ValueError, RecursionError):
+                pass
+            break
+
+
 def _summarize(source: str, tree: ast.Module | None, memo: dict[str, _Part] | None) -> Summary | None:
     if tree is None:
         try:
@@ -787,6 +818,7 @@ def _summarize(source: str, tree: ast.Module | None, memo: dict[str, _Part] | No
                 tree = ast.parse(source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
+    _commented_returns(source, tree)
     imports: list[list[Any]] = []
     aliases: dict[str, str] = {}
     bound: dict[str, str] = {}

@@ -1011,6 +1011,8 @@ class TensorScope:
             qual = self.owner.submodules.get(attr)
             if qual in TUPLE_MODULES:
                 return TENSORS if qual != "torch.nn.ModuleList" else None
+            if qual is None and self.imports.handed_modules.get(f"{self.owner.name}.{attr}") == TENSOR_DICT:
+                return TENSOR_DICT
         return TENSOR
 
     def bind_loop(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
