@@ -1,7 +1,9 @@
 """What a helper returns is worked out through its parameters as every call passes them:
 ``crop((h, w), 12 // self.patch_size, 8)`` of sizes read from a shape (and a field named as
 a size, set from what no call shows) returns a pair of int pairs, so a helper in another file
-handed that pair reads ints from it (``int(start[0])`` does not read data). The look-alike:
+handed that pair reads ints from it (``int(start[0])`` does not read data); a helper whose
+callers are not all seen (``HOOKS = [cut]``) takes its ``bounds`` for a tensor only by
+assumption, and so the ``h, w`` unpacked from it. The look-alike:
 ``box`` handed a pair of reductions returns tensors, and ``int`` of an item breaks."""
 
 from __future__ import annotations
@@ -29,6 +31,14 @@ def grid(coords, n):
     return torch.arange(n) + first + stop[1]
 
 
+def cut(x, bounds):
+    h, w = bounds
+    return x[..., :h, :w]
+
+
+HOOKS = [cut]
+
+
 def spread(coords, n):
     start, stop = coords
     first = int(start[0])  # graph break
@@ -37,7 +47,7 @@ def spread(coords, n):
 
 MODEL = """from torch import nn
 
-from .grids import grid, spread
+from .grids import cut, grid, spread
 from .shapes import box, crop
 
 
@@ -49,7 +59,7 @@ class Crop(nn.Module):
     def forward(self, x):
         n, c, h, w = x.shape
         coords = crop((h, w), 12 // self.patch_size, 8)
-        return x + grid(coords, w)
+        return x + grid(coords, w) + cut(x, (2, 3)).sum()
 
 
 class Bounds(nn.Module):

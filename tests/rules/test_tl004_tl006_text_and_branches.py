@@ -389,4 +389,24 @@ CASES["assert_traced_as_a_runtime_assertion_stays_silent"] = Case(
 )
 
 
+CASES["names_computed_from_parameters_taken_for_tensors_stay_silent"] = Case(
+    """
+    from torch import nn
+
+
+    class Crop(nn.Module):
+        def forward(self, x, size=None, decoder=None, encoder=None):
+            both = decoder == encoder
+            if both:
+                x = x * 2
+            h, w = size if size is not None else x.shape[-2:]
+            total = x.sum() == x.mean()
+            if total:  # error: TL005
+                x = x + 1
+            return x[..., :h, :w]
+    """,
+    {"inputs": "f32[2,4,4]"},
+)
+
+
 test_static, test_dynamo_agrees = static_and_dynamo_tests(CASES)

@@ -650,6 +650,12 @@ class TensorScope:
             self.bind(name, was)
             if guessed:
                 self.guessed.add(name)
+        if kind == TENSOR and not self.is_tensor_value(value):
+            # `both = decoder == encoder`, `h, w = size`: a tensor only by what parameters were
+            # taken for, as the value it was computed from
+            for name in _bound_names(target):
+                if self.kinds.get(name) == TENSOR:
+                    self.guessed.add(name)
 
     def is_guessed(self, name: str) -> bool:
         """Whether ``name`` is still a parameter taken for a tensor by assumption only."""
@@ -1140,3 +1146,14 @@ def narrowed_in(test: cst.BaseExpression, scope: TensorScope, names: frozenset[s
     if isinstance(test, cst.UnaryOperation):
         return narrowed_in(test.expression, scope, names)
     return {id(test)} if isinstance(test, cst.Name) and test.value in names else set()
+
+
+def _bound_names(target: cst.BaseExpression) -> list[str]:
+    """The names an assignment target binds (``a``, ``a, (b, *c)``)."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for el in target.elements for n in _bound_names(el.value)]
+    if isinstance(target, cst.StarredElement):
+        return _bound_names(target.value)
+    return []
