@@ -191,7 +191,14 @@ class _Walker(cst.CSTVisitor):
         scope = self._scope()
         self.walk(branch.test)
         narrowed = not_tensors_when(branch.test, scope)
-        for name in narrowed:
+        test = branch.test
+        # `if not isinstance(size, (list, tuple)): ...`: no tensor in the other arm
+        otherwise = (
+            not_tensors_when(test.expression, scope)
+            if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+            else []
+        )
+        for name in narrowed + otherwise:
             if name not in scope.kinds:  # bound around this scope: what it is here, first
                 was_guessed = scope.is_guessed(name)
                 scope.kinds[name] = scope.lookup(name)
@@ -204,6 +211,8 @@ class _Walker(cst.CSTVisitor):
         arms = [(dict(scope.kinds), set(scope.guessed))]
         # the other arm (no `else`: the kinds from before the `if`)
         scope.kinds, scope.local, scope.guessed = dict(before[0]), set(before[1]) | set(arms[0][0]), set(before[2])
+        for name in otherwise:
+            scope.bind(name, None)
         if branch.orelse is not None:
             self.walk(branch.orelse)
         arms.append((dict(scope.kinds), set(scope.guessed)))
