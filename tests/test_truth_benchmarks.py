@@ -56,12 +56,14 @@ def test_library_scores_recall_precision_and_noise_per_mode(tmp_path: Path) -> N
         _finding(quiet, 3),  # noise in a file of a model that compiles whole
         _finding(quiet, 400, mode="train"),  # not in eval's noise; training's
     ]
-    scores = libraries.score("lib", runs, findings, {broken, quiet})
+    # training is scored on the check of a project that trains, which finds site 20 as well
+    trained = [*findings, _finding(broken, 20, mode="train")]
+    scores = libraries.score("lib", runs, findings, trained, {broken, quiet})
     ev, tr = scores["eval"], scores["train"]
     assert (len(ev.sites), len(ev.found)) == (2, 1)
-    assert (len(tr.sites), len(tr.found)) == (3, 2)
+    assert (len(tr.sites), len(tr.found)) == (3, 3)
     assert (ev.judged, ev.true) == (3, 1)  # 9..10, 5 and quiet:3; the training finding is not eval's
-    assert (tr.judged, tr.true) == (4, 2)
+    assert (tr.judged, tr.true) == (5, 3)
     assert (ev.whole_findings, ev.whole_lines) == (1, 500)
     assert (tr.whole_findings, tr.whole_lines) == (2, 500)
     assert (ev.models, ev.errors, ev.whole_models) == (3, 1, 1)
@@ -71,7 +73,7 @@ def test_library_breaks_outside_its_files_are_counted_apart(tmp_path: Path) -> N
     mine, other = str(tmp_path / "mine.py"), str(tmp_path / "other.py")
     Path(mine).write_text("x\n")
     runs = {"a": {m: _run([(other, 4)], [], [mine], False) for m in ("eval", "train")}}
-    s = libraries.score("lib", runs, [], {mine})["eval"]
+    s = libraries.score("lib", runs, [], [], {mine})["eval"]
     assert (len(s.sites), s.outside) == (0, 1)
 
 
