@@ -28,7 +28,6 @@ import functools
 from typing import TYPE_CHECKING, Any, Protocol
 
 from torchlint.analysis.sites import (
-    ABSOLUTE,
     ITEM,
     MADE_PREFIX,
     META_NAME,
@@ -76,7 +75,7 @@ class Project(Protocol):
 
     def is_module(self, path: str, name: str) -> bool: ...
 
-    def resolve_absolute(self, dotted: str) -> Ref | None: ...
+    def callee_ref(self, path: str, owner: str | None, name: str) -> Ref | None: ...
 
 
 #: decorators that leave a function's parameters as its callers pass them
@@ -367,12 +366,7 @@ class CallSites:
     def _classes_of(self, kind: Any, where: Where, depth: int) -> set[tuple[str, str]]:
         path, _, qual = where
         if isinstance(kind, list) and len(kind) == 2 and kind[0] == RETURN:
-            name = kind[1]
-            ref = (
-                self.p.resolve_absolute(name[len(ABSOLUTE) :])
-                if name.startswith(ABSOLUTE)
-                else self.p.resolve_dotted(path, name)
-            )
+            ref = self.p.callee_ref(path, where[1], kind[1])
             return {(ref[1], ref[2])} if ref is not None and ref[0] == "cls" else set()
         if isinstance(kind, list) and kind and kind[0] == "|":
             return {c for k in kind[1:] for c in self._classes_of(k, where, depth)}
@@ -387,13 +381,7 @@ class CallSites:
         (``sde, y0, ts, bm = check_contract(...)``: what it returns as its fourth item)."""
         if not (isinstance(made, list) and len(made) == 2 and made[0] == RETURN and isinstance(made[1], str)):
             return set()
-        name = made[1]
-        if name.startswith(ABSOLUTE):
-            ref = self.p.resolve_absolute(name[len(ABSOLUTE) :])
-        elif name.startswith("self."):
-            ref = self.p.find_method(where[0], where[1], name[5:]) if where[1] is not None else None
-        else:
-            ref = self.p.resolve_dotted(where[0], name)
+        ref = self.p.callee_ref(where[0], where[1], made[1])
         if ref is None or ref[0] not in ("fn", "meth"):
             return set()
         ret = (self.p.record(ref) or {}).get("ret")

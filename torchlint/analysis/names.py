@@ -36,6 +36,17 @@ def param_names(fn: cst.FunctionDef) -> set[str]:
     return {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
 
 
+def target_names(target: cst.CSTNode) -> list[str]:
+    """The names an assignment or loop target binds (``a``, ``a, (b, *c)``)."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for el in target.elements for n in target_names(el.value)]
+    if isinstance(target, cst.StarredElement):
+        return target_names(target.value)
+    return []
+
+
 def dotted(expr: cst.BaseExpression) -> str | None:
     """``a.b.c`` for a chain of Names and Attributes, else ``None``."""
     parts = []

@@ -497,17 +497,21 @@ class Project:
         """What ``name(...)`` (a function's dotted name, ``self.method``, or
         ``self.attr.method`` of an object kept on ``self``) called in ``path`` (in a method of
         class ``owner``) returns (``through_params``: see :meth:`return_kind`)."""
-        if name.startswith(ABSOLUTE):  # a function imported inside the caller
-            ref = self.resolve_absolute(name[len(ABSOLUTE) :])
-            return self.return_kind(ref, through_params) if ref is not None else "?"
         if name.startswith("self.") and name.count(".") == 2 and owner is not None:
             attr, method = name[5:].split(".")
             return self.held_method_kind(path, owner, attr, method, through_params)
-        if name.startswith("self."):
-            ref = self.find_method(path, owner, name[5:]) if owner is not None else None
-        else:
-            ref = self.resolve_dotted(path, name)
+        ref = self.callee_ref(path, owner, name)
         return self.return_kind(ref, through_params) if ref is not None else "?"
+
+    def callee_ref(self, path: str, owner: str | None, name: str) -> Ref | None:
+        """What ``name(...)`` called in ``path`` (in a method of class ``owner``) calls: a
+        dotted name as the file resolves it, ``self.method``, or a name the caller imports
+        itself (:data:`~torchlint.analysis.sites.ABSOLUTE`)."""
+        if name.startswith(ABSOLUTE):
+            return self.resolve_absolute(name[len(ABSOLUTE) :])
+        if name.startswith("self."):
+            return self.find_method(path, owner, name[5:]) if owner is not None else None
+        return self.resolve_dotted(path, name)
 
     def held_method_kind(self, path: str, owner: str, attr: str, method: str, through_params: bool = False) -> str:
         """What ``self.<attr>.<method>(...)`` returns in a method of ``owner``: ``"t"`` when
@@ -826,8 +830,10 @@ class Project:
             if not method and self.find_method(path, owner, attr) is not None:
                 continue  # `self.helper(x)`: a method, not an object
             for cls in self.handed_classes(path, owner, attr):
-                found = self.find_method(cls[0], cls[1], method or "__call__")
-                if found is not None and not (not method and self.is_module(cls[0], cls[1])):
+                if not method and self.is_module(*cls):
+                    continue  # `self.net(x)` of a module: its forward is a region of its own
+                found = self.find_method(*cls, method or "__call__")
+                if found is not None:
                     yield (_VIRTUAL, found[1], found[2])
 
     def handed_classes(self, path: str, owner: str, attr: str, sites: Any = None) -> list[tuple[str, str]]:
@@ -841,8 +847,7 @@ class Project:
         sites = sites if sites is not None else self._call_sites()
         out: list[tuple[str, str]] = []
         for where, cls in self._lineage(path, owner):
-            init = self._class(where, cls).get("methods", {}).get("__init__", {})
-            value = init.get("fields", {}).get(attr)
+            value = self._init_fields(where, cls).get(attr)
             params = [value] if isinstance(value, str) else value[1:] if isinstance(value, list) else []
             for p in params:
                 if isinstance(p, str) and p.startswith("p:"):
@@ -1135,36 +1140,26 @@ class Project:
         (``self.arn.permutation``). Read from every project file, as :meth:`param_facts` are."""
         out: dict[str, dict[str, Any]] = {}
         for cname in self.summary(path).get("classes", {}):
-            attrs: set[str] = set()
-            for where, cls in self._lineage(path, cname):
-                fields = self._class(where, cls).get("methods", {}).get("__init__", {}).get("fields", {})
-                attrs.update(a for a, v in fields.items() if self._param_field(v))
+            attrs = {a for where, cls in self._lineage(path, cname) for a in self._init_fields(where, cls)}
             for attr in sorted(attrs):
                 classes = self.handed_classes(path, cname, attr)
                 if not classes:
                     continue
-                common = set(self.class_tensors(*classes[0]))
-                for cls_path, cls_name in classes[1:]:
-                    common &= set(self.class_tensors(cls_path, cls_name))
+                common = set.intersection(*(set(self.class_tensors(*c)) for c in classes))
                 fact: dict[str, Any] = {"tensors": sorted(common)} if common else {}
                 if all(self.is_module(*c) for c in classes):
                     # what calling it gives: a dict of tensors where each forward says so
                     # (`-> Dict[str, Tensor]`), else a tensor, as for a submodule made here
-                    gives = {(self.record(f) or {}).get("returns") if f else None for f in self._forwards(classes)}
+                    forwards = [self.find_method(*c, "forward") for c in classes]
+                    gives = {(self.record(f) or {}).get("returns") if f else None for f in forwards}
                     fact["module"] = "tensor-dict" if gives == {"tensor-dict"} else "tensor"
                 if fact:
                     out[f"{cname}.{attr}"] = fact
         return out
 
-    def _forwards(self, classes: list[tuple[str, str]]) -> list[Ref | None]:
-        return [self.find_method(path, name, "forward") for path, name in classes]
-
-    @staticmethod
-    def _param_field(value: Any) -> bool:
-        """Whether a field's kind is a parameter (``"p:x"``) or one of several."""
-        if isinstance(value, str):
-            return value.startswith("p:")
-        return isinstance(value, list) and any(isinstance(v, str) and v.startswith("p:") for v in value[1:])
+    def _init_fields(self, path: str, cls: str) -> dict[str, Any]:
+        """What ``cls``'s own ``__init__`` sets each ``self.<attr>`` to (its kinds)."""
+        return self._class(path, cls).get("methods", {}).get("__init__", {}).get("fields", {})
 
     def param_facts(self, path: str) -> dict[str, dict[str, str]]:
         """``params``: for the file's functions and methods, what their un-annotated

@@ -791,14 +791,12 @@ def _commented_returns(source: str, tree: ast.Module) -> None:
     """Give a function with no return annotation the one its signature comment states, as
     its annotation (``# type: (List[Tensor]) -> Dict[str, Tensor]`` on the line after the
     ``def``), so that what it returns is read the same either way."""
-    lines: list[str] | None = None
+    if "type:" not in source:
+        return
+    lines = source.splitlines()
     for fn in ast.walk(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.returns is not None or not fn.body:
             continue
-        if lines is None:
-            if "# type:" not in source and "#type:" not in source:
-                return
-            lines = source.splitlines()
         for text in lines[fn.lineno - 1 : fn.body[0].lineno - 1]:
             found = _TYPE_COMMENT.search(text)
             if found is None:

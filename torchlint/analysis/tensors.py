@@ -16,7 +16,7 @@ from importlib import resources
 
 import libcst as cst
 
-from torchlint.analysis.names import ImportTable, dotted
+from torchlint.analysis.names import ImportTable, dotted, target_names
 from torchlint.analysis.regions import ClassInfo, self_attr
 from torchlint.analysis.sites import META_NAME, ONLY_TENSOR_METHODS
 from torchlint.analysis.tree import code_children
@@ -653,7 +653,7 @@ class TensorScope:
         if kind == TENSOR and not self.is_tensor_value(value):
             # `both = decoder == encoder`, `h, w = size`: a tensor only by what parameters were
             # taken for, as the value it was computed from
-            for name in _bound_names(target):
+            for name in target_names(target):
                 if self.kinds.get(name) == TENSOR:
                     self.guessed.add(name)
 
@@ -1146,14 +1146,3 @@ def narrowed_in(test: cst.BaseExpression, scope: TensorScope, names: frozenset[s
     if isinstance(test, cst.UnaryOperation):
         return narrowed_in(test.expression, scope, names)
     return {id(test)} if isinstance(test, cst.Name) and test.value in names else set()
-
-
-def _bound_names(target: cst.BaseExpression) -> list[str]:
-    """The names an assignment target binds (``a``, ``a, (b, *c)``)."""
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for el in target.elements for n in _bound_names(el.value)]
-    if isinstance(target, cst.StarredElement):
-        return _bound_names(target.value)
-    return []

@@ -16,7 +16,7 @@ from typing import Any, Callable, Final, Literal, TypeVar
 
 import libcst as cst
 
-from torchlint.analysis.names import ImportTable, dotted
+from torchlint.analysis.names import ImportTable, dotted, target_names
 from torchlint.analysis.tree import children
 from torchlint.rules.base import Rule
 
@@ -251,13 +251,7 @@ def assigned_names(node: cst.CSTNode) -> set[str]:
     out: set[str] = set()
 
     def targets(t: cst.CSTNode) -> None:
-        if isinstance(t, cst.Name):
-            out.add(t.value)
-        elif isinstance(t, (cst.Tuple, cst.List)):
-            for el in t.elements:
-                targets(el.value)
-        elif isinstance(t, cst.StarredElement):
-            targets(t.value)
+        out.update(target_names(t))
 
     stack = [node]
     while stack:

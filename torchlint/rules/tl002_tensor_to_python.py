@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from torchlint.analysis.names import param_names, target_names
 from torchlint.analysis.tensors import HOST_DATA
+from torchlint.analysis.tree import walk
 from torchlint.rules.base import Rule
 
 _BUILTINS = {"builtins.float", "builtins.int", "builtins.bool", "builtins.complex", "builtins.range"}
@@ -36,6 +38,11 @@ _ZERO_DIM = {"argmax", "argmin", "max", "min", "amax", "amin", "sum", "count_non
 
 class TensorToPython(Rule):
     code = "TL002"
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        #: (id of the region's function, name) -> the values it plainly assigns the name
+        self._bound: dict[tuple[int, str], list[cst.BaseExpression]] = {}
 
     _HOST_MESSAGE = (
         "dynamo holds this numpy result or `random` draw as a tensor, so turning it into a Python "
@@ -97,7 +104,11 @@ class TensorToPython(Rule):
         """A 0-d tensor by construction: ``s.argmax()``, ``torch.argmin(s)``, ``lengths.max()``
         with no dim, integer arithmetic on them, or a name the region binds only to those."""
         if isinstance(expr, cst.Name) and depth == 0 and self.ctx.region is not None:
-            values = _assigned(self.ctx.region.node, expr.value)
+            fn = self.ctx.region.node
+            key = (id(fn), expr.value)
+            if key not in self._bound:  # (each subscript asks: the body is walked once per name)
+                self._bound[key] = _assigned(fn, expr.value)
+            values = self._bound[key]
             return bool(values) and all(self._zero_dim(v, 1) for v in values)
         if isinstance(expr, cst.BinaryOperation):  # `lengths.max() - 1`
             sides = (expr.left, expr.right)
@@ -146,49 +157,21 @@ def _assigned(fn: cst.FunctionDef, name: str) -> list[cst.BaseExpression]:
     """The values ``fn`` assigns ``name`` in plain ``name = value`` statements; empty when it
     also binds it otherwise (a parameter, a loop, an augmented assignment, an unpacking)."""
     params = fn.params
-    every = [*params.posonly_params, *params.params, *params.kwonly_params, params.star_arg, params.star_kwarg]
-    if any(isinstance(p, cst.Param) and p.name.value == name for p in every):
+    if name in param_names(fn) or any(
+        isinstance(p, cst.Param) and p.name.value == name for p in (params.star_arg, params.star_kwarg)
+    ):
         return []
     values: list[cst.BaseExpression] = []
-
-    class _Binds(cst.CSTVisitor):
-        other = False
-
-        def visit_Assign(self, node: cst.Assign) -> None:
+    for node in walk(fn.body):
+        if isinstance(node, cst.Assign):
             for target in node.targets:
                 if isinstance(target.target, cst.Name) and target.target.value == name:
                     values.append(node.value)
-                elif any(n.value == name for n in _names_in(target.target)):
-                    self.other = True
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            self.other |= isinstance(node.target, cst.Name) and node.target.value == name
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            self.other |= isinstance(node.target, cst.Name) and node.target.value == name
-
-        def visit_For(self, node: cst.For) -> None:
-            self.other |= any(n.value == name for n in _names_in(node.target))
-
-        def visit_CompFor(self, node: cst.CompFor) -> None:
-            self.other |= any(n.value == name for n in _names_in(node.target))
-
-        def visit_AsName(self, node: cst.AsName) -> None:
-            self.other |= any(n.value == name for n in _names_in(node.name))
-
-        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-            self.other |= isinstance(node.target, cst.Name) and node.target.value == name
-
-    visitor = _Binds()
-    fn.body.visit(visitor)
-    return [] if visitor.other else values
-
-
-def _names_in(target: cst.CSTNode) -> list[cst.Name]:
-    if isinstance(target, cst.Name):
-        return [target]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for el in target.elements for n in _names_in(el.value)]
-    if isinstance(target, cst.StarredElement):
-        return _names_in(target.value)
-    return []
+                elif name in target_names(target.target):
+                    return []
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.NamedExpr, cst.For, cst.CompFor)):
+            if name in target_names(node.target):
+                return []
+        elif isinstance(node, cst.AsName) and name in target_names(node.name):
+            return []
+    return values

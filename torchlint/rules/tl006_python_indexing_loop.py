@@ -4,20 +4,10 @@ from __future__ import annotations
 
 import libcst as cst
 
+from torchlint.analysis.names import target_names
 from torchlint.rules.base import Rule
 
 _COMPS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
-
-
-def _names(target: cst.BaseExpression) -> set[str]:
-    if isinstance(target, cst.Name):
-        return {target.value}
-    if isinstance(target, (cst.Tuple, cst.List)):
-        out: set[str] = set()
-        for el in target.elements:
-            out |= _names(el.value)
-        return out
-    return set()
 
 
 class PythonIndexingLoop(Rule):
@@ -29,7 +19,7 @@ class PythonIndexingLoop(Rule):
 
     # Loop variables of the enclosing loops and comprehensions.
     def visit_For(self, node: cst.For) -> None:
-        self.loop_vars.append(_names(node.target))
+        self.loop_vars.append(set(target_names(node.target)))
 
     def leave_For(self, node: cst.For) -> None:
         self.loop_vars.pop()
@@ -38,7 +28,7 @@ class PythonIndexingLoop(Rule):
         names: set[str] = set()
         comp = node.for_in
         while comp is not None:
-            names |= _names(comp.target)
+            names.update(target_names(comp.target))
             comp = comp.inner_for_in
         self.loop_vars.append(names)
 
