@@ -118,7 +118,7 @@ def run_check(options: CheckOptions) -> Report:
             dynamic_findings,
             gb_map,
             fixes,
-            _flagged(static_findings + consulted, dynamic_findings, rules, cwd),
+            _flagged(static_findings + consulted, dynamic_findings, rules, cwd, options.settings),
         )
         if consulted:  # a finding read only to label a break is reported only if dynamo confirmed it
             extra = {(f.path, f.line, f.column, f.rule) for f in consulted}
@@ -201,7 +201,7 @@ def _consulted(
 
 
 def _flagged(
-    static: list[Finding], dynamic: list[Finding], rules: dict[str, Any], cwd: str
+    static: list[Finding], dynamic: list[Finding], rules: dict[str, Any], cwd: str, settings: Settings
 ) -> dict[tuple[str, int], set[str]]:
     """Which graph-break rules flag the lines of the breaks no static finding is on
     (:func:`torchlint.static.static_pass.rules_on_lines`: the files are parsed, never imported)."""
@@ -215,7 +215,7 @@ def _flagged(
     if not wanted:
         return {}
     flagged: dict[tuple[str, int], set[str]] = rules_on_lines(
-        wanted, [r for r in rules.values() if r.severity != "warning"], cwd
+        wanted, [r for r in rules.values() if r.severity != "warning"], cwd, settings
     )
     return flagged
 

@@ -11,7 +11,7 @@ call, and a handed object's list stay unchecked."""
 
 from __future__ import annotations
 
-from support import marked_package_tests, write_package
+from support import marked_package_tests, static_found, write_package
 
 STEPPERS = """import torch
 
@@ -201,3 +201,20 @@ def make(root):
 
 
 test_the_static_pass_finds_the_marked_breaks, test_the_marks_are_where_dynamo_breaks = marked_package_tests(make)
+
+
+def test_a_break_dynamo_finds_is_named_after_the_rule_check_reports_there(tmp_path):
+    """`torchlint run` and `pytest --torchlint` name each break after the rule that flags its
+    line: with the project's facts, as `check` has them (`n` a tensor by its callers, the
+    buffer of the object handed in), not from the file alone."""
+    from torchlint.config import Settings
+    from torchlint.rules import enabled_rules
+    from torchlint.static.static_pass import rules_on_lines
+
+    folder = make(tmp_path)
+    found = static_found(folder)
+    wanted: dict[str, set[int]] = {}
+    for path, line, _ in found:
+        wanted.setdefault(path, set()).add(line)
+    flagged = rules_on_lines(wanted, enabled_rules(Settings()), str(folder))
+    assert {(path, line, rule) for (path, line), rules in flagged.items() for rule in rules} == found

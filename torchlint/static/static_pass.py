@@ -60,20 +60,34 @@ Advance = Callable[[int], None]
 
 
 def rules_on_lines(
-    wanted: Mapping[str, Iterable[int]], rule_classes: Sequence[type[Rule]], cwd: str = "."
+    wanted: Mapping[str, Iterable[int]],
+    rule_classes: Sequence[type[Rule]],
+    cwd: str = ".",
+    settings: Settings | None = None,
 ) -> dict[tuple[str, int], set[str]]:
     """(path, line) -> the codes of the rules that flag that line when the function holding it
     is taken as compiled (:func:`~torchlint.static.lint.lint_file`'s ``compiled_lines``): which
     rule, if any, a graph break dynamo found there belongs to. ``wanted``: path (relative to
-    ``cwd``) -> lines. Files are read and parsed, never imported; one that cannot be is left out."""
+    ``cwd``) -> lines. The files are checked with the project's facts, as ``torchlint check``
+    checks them (what a parameter holds by its callers, the objects a module is handed), so a
+    break is named after the rule ``check`` reports there. Files are read and parsed, never
+    imported; one that cannot be is left out."""
+    settings = settings if settings is not None else _default_settings()
+    paths = list(wanted)
+    facts: list[dict | None] = [None] * len(paths)
+    if settings.project and paths:
+        full = [os.path.join(cwd, p) for p in paths]
+        sources = read_for_project(full)
+        found, _ = project_facts(full, sources, settings, _cache_for(settings, cwd))
+        facts = with_modes(found, sources, settings)
     out: dict[tuple[str, int], set[str]] = {}
-    for path, lines in wanted.items():
-        lines = set(lines)
+    for path, fact in zip(paths, facts):
+        lines = set(wanted[path])
         try:
             source = read_source(os.path.join(cwd, path))
         except Exception:  # noqa: BLE001 - unreadable: no rule is named after it
             continue
-        for f in lint_file(path, source, rule_classes, compiled_lines=lines).findings:
+        for f in lint_file(path, source, rule_classes, facts=fact, compiled_lines=lines).findings:
             for line in lines:
                 if f.rule is not None and f.line <= line <= max(f.end_line, f.line):
                     out.setdefault((path, line), set()).add(f.rule)
@@ -784,25 +798,24 @@ def run_static_pass(
     """The static pass as ``torchlint check`` runs it: the rules the settings enable, with
     the cache (``settings.cache_dir`` or ``.torchlint_cache``) unless ``use_cache`` is off,
     on ``jobs`` processes (default ``settings.jobs``, else one per core)."""
-    cache = None
-    if use_cache:
-        from torchlint.static.cache import Cache, default_dir
-
-        cache = Cache(
-            default_dir(settings, cwd),
-            settings.selected,
-            settings.ignored,
-            torch_version=settings.static_torch_version(),
-        )
     return run_static(
         files,
         settings=settings,
         jobs=jobs if jobs is not None else settings.jobs,
-        cache=cache,
+        cache=_cache_for(settings, cwd) if use_cache else None,
         advance=advance,
         fixes=fixes,
         texts=texts,
         uncommented=uncommented,
+    )
+
+
+def _cache_for(settings: Settings, cwd: str) -> Cache:
+    """The cache ``torchlint check`` uses (``settings.cache_dir`` or ``.torchlint_cache``)."""
+    from torchlint.static.cache import Cache, default_dir
+
+    return Cache(
+        default_dir(settings, cwd), settings.selected, settings.ignored, torch_version=settings.static_torch_version()
     )
 
 
