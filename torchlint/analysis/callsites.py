@@ -290,16 +290,18 @@ class CallSites:
     def param_kinds(self, path: str, qual: str) -> dict[str, str]:
         """``param -> "int" | "value" | "tensor"`` for the parameters of the function or
         method ``qual`` of ``path`` that every call seen agrees on."""
-        if not self.all_seen(path, qual):
+        if not self.sites.get((path, qual)):
             return {}
+        seen = self.all_seen(path, qual)
         rec = self.p.record(("meth", path, qual) if "." in qual else ("fn", path, qual)) or {}
         out = {}
         annotated = set(rec.get("annotated", ()))
         for name in list(rec.get("sig", ())) + list(rec.get("kwonly", ())):
-            if name in annotated:
-                continue
             kind = self.param_kind(path, qual, name)
-            if kind in _NAMES:
+            if kind == "t" or (seen and name not in annotated and kind in _NAMES):
+                # a tensor passed is evidence, whatever the annotation says (`timestep: int`
+                # handed a 0-d tensor by a loop over `scheduler.timesteps`) and whether or not
+                # every call is seen; what else the calls pass counts only when all are
                 out[name] = _NAMES[kind]
         return out
 
@@ -309,7 +311,9 @@ class CallSites:
         if found is not None:
             return found
         self._memo[key] = ""  # (a cycle says nothing more)
-        out = self._param_kind(path, qual, name) if self.all_seen(path, qual) else "?"
+        out = self._param_kind(path, qual, name)
+        if out != "t" and not self.all_seen(path, qual):
+            out = "?"  # (some call passes a tensor: that holds with calls unseen too)
         self._memo[key] = out
         return out
 
@@ -415,6 +419,13 @@ class CallSites:
         found = self._memo.get(key)
         if found is not None:
             return found
+        if "." in attr:  # `self.scheduler.timesteps`: as each class kept there sets it
+            held, _, inner = attr.partition(".")
+            self._memo[key] = ""
+            kept = set(self.p.handed_classes(path, owner, held, self)) | set(self._held_classes(path, owner, held))
+            out = join([self.field_kind(cpath, cname, inner) for cpath, cname in sorted(kept)]) or "?"
+            self._memo[key] = out
+            return out
         if attr in self.p.class_tensors(path, owner):  # a buffer or parameter `__init__` made
             self._memo[key] = "t"
             return "t"

@@ -11,7 +11,8 @@ coarse *kind* for each argument, worked out from the function alone:
 * ``"t"``: a tensor (``torch.zeros(...)``, ``x.sum()``, ``F.softmax(...)``);
 * ``"?"``: cannot tell;
 * ``"p:NAME"``: the function's own parameter NAME, as its callers pass it; ``"s:ATTR"``:
-  ``self.ATTR``, as the class's methods set it;
+  ``self.ATTR``, as the class's methods set it (``"s:OBJ.ATTR"``: ``self.OBJ.ATTR``, as the
+  methods of the classes of the object kept in ``self.OBJ`` set it);
 * ``["|", k, ...]``: one of these (a name assigned in several places); ``["+", k, ...]``:
   arithmetic on them (a tensor if one is, an int if all are); ``["/", ...]``: a true division;
   ``["c", ...]``: a comparison; ``["[]", k]``: an item of ``k`` (``["[]", k, "#1"]``: item
@@ -335,12 +336,15 @@ class Env:
             if isinstance(n, ast.Name):
                 self._bind(n.id, None)
 
-    def _unpack(self, target: ast.AST, seq: ast.AST) -> None:
+    def _unpack(self, target: ast.AST, seq: ast.expr) -> None:
         """``for a, b in pairs``: each name takes its place in the tuples the list ``pairs``
         was built from (``pairs = []`` and ``pairs.append((x, y))``, or a literal); anything
         else is unknown. (Called as the walk meets the loop: the appends are read later.)"""
         if isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts):
             self._loops.append((target, seq))
+        if isinstance(target, ast.Name):  # `for t in timesteps`: an item of what is iterated
+            self._bind(target.id, ast.Subscript(value=seq, slice=ast.Name(id="_", ctx=ast.Load()), ctx=ast.Load()))
+            return
         self._unknown(target)
 
     def _note(self, node: ast.AST) -> None:
@@ -514,8 +518,9 @@ class Env:
         names = parts[1:] + ([root.id] if isinstance(root, ast.Name) else [])
         if any(w in p.lower() for p in names for w in _CONFIG_WORDS):
             return "n"  # `config.hidden_size`, `self.config.dim`: configuration, no tensor
-        if isinstance(node.value, ast.Name) and node.value.id == "self" and "self" not in self.values:
-            return f"s:{node.attr}"
+        if isinstance(root, ast.Name) and root.id == "self" and "self" not in self.values and len(parts) <= 2:
+            # `self.ATTR`, and `self.OBJ.ATTR` of an object kept (`self.scheduler.timesteps`)
+            return "s:" + ".".join(reversed(parts))
         return "?"
 
     def _call_kind(self, node: ast.Call) -> Kind:

@@ -572,7 +572,8 @@ class TensorScope:
         """Bind ``fn``'s parameters: ``tensor_params`` are passed tensors here, and with
         ``all_tensors`` the rest are taken for tensors too (a root's inputs); ``called_with``:
         what every call in the project passes (``"int"``, ``"value"``, ``"tensor"``), from
-        :mod:`torchlint.analysis.callsites`, which an annotation overrides."""
+        :mod:`torchlint.analysis.callsites`, which an annotation overrides unless a tensor
+        is passed (``timestep: int`` handed a 0-d tensor is a tensor)."""
         params = fn.params
         called_with = called_with or {}
         every = list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
@@ -587,7 +588,9 @@ class TensorScope:
             if i == 0 and name in ("self", "cls") and self.owner is not None:
                 self.local.add(name)
                 continue
-            passed = called_with.get(name) if p.annotation is None else None
+            passed = called_with.get(name)
+            if p.annotation is not None and passed != "tensor":
+                passed = None  # (an annotation gives way only to a tensor passed)
             if passed == "tensor":
                 self.bind(name, TENSOR)
                 continue
@@ -596,7 +599,8 @@ class TensorScope:
                 continue
             if p.annotation is not None or name in commented:
                 text = cst.Module([]).code_for_node(p.annotation.annotation) if p.annotation else commented[name]
-                self.bind(name, annotation_kind(text))
+                said = annotation_kind(text)
+                self.bind(name, TENSOR if said is None and name in tensor_params else said)
                 continue
             is_tensor = self._param_is_tensor(p, name, tensor_params, all_tensors)
             self.bind(name, TENSOR if is_tensor else None)
