@@ -23,7 +23,8 @@ It writes ``torchlint/data/knowledge-<major.minor>.json`` (``--out`` for another
   inside the generator expression they consume breaks the graph too;
 * ``stores``: item assignments dynamo cannot trace (``os.environ[...] = ...``), found the same way;
 * ``numpy_on_numbers`` (``--only numbers``): each numpy function of one number (its
-  one-argument ufuncs, its reductions and rounding) on an int read from a shape and on a float
+  one-argument ufuncs, its reductions and rounding, its scalar types as casts: ``np.int64(n)``)
+  on an int read from a shape and on a float
   computed from one, used as a size and as a number: folded to a constant, or a break;
 * ``random_generators`` (``--only randoms``): each random draw that takes a ``generator``
   (torch functions and tensor methods whose documentation names one, ``torch.nn.init``
@@ -790,6 +791,8 @@ def measure_random_generators(torch, verbose: bool) -> dict[str, Any]:
 
 #: numpy's reductions and rounding, measured on numbers besides its one-argument ufuncs
 NUMPY_ON_NUMBERS = ("prod", "sum", "mean", "round", "around", "amax", "amin", "max", "min", "clip")
+#: numpy's scalar types, called on a number as a cast (``np.int64(n)``)
+NUMPY_SCALARS = ("int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64")
 
 
 def _numbers_program(call: str) -> str:
@@ -800,8 +803,8 @@ def _numbers_program(call: str) -> str:
 
 
 def measure_numpy_on_numbers(torch, verbose: bool) -> dict[str, Any]:
-    """For each numpy function of one number (its one-argument ufuncs, and
-    :data:`NUMPY_ON_NUMBERS`), called on an int read from a shape (``n``) and on a float
+    """For each numpy function of one number (its one-argument ufuncs,
+    :data:`NUMPY_ON_NUMBERS` and :data:`NUMPY_SCALARS`), called on an int read from a shape (``n``) and on a float
     computed from one (``h = n / 3``), the result used as a size and as a number: whether
     dynamo folds it to a constant (``"traced"``) or breaks, and whether it gives an int or a
     float there (``returns``)."""
@@ -811,7 +814,9 @@ def measure_numpy_on_numbers(torch, verbose: bool) -> dict[str, Any]:
     from torchlint.dynamic.observe import observe_source
 
     names = sorted(
-        {n for n in dir(np) if isinstance(getattr(np, n), np.ufunc) and getattr(np, n).nin == 1} | set(NUMPY_ON_NUMBERS)
+        {n for n in dir(np) if isinstance(getattr(np, n), np.ufunc) and getattr(np, n).nin == 1}
+        | set(NUMPY_ON_NUMBERS)
+        | set(NUMPY_SCALARS)
     )
     out: dict[str, Any] = {}
     for name in names:

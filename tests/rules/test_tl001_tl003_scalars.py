@@ -193,15 +193,34 @@ CASES = {
         """,
         D,
     ),
-    "item_on_numpy_scalar": Case("""
+    "item_on_numpy_values_dynamo_holds_as_tensors": Case(
+        """
+        import numpy as np
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def forward(self, x):
+                last = torch.searchsorted(x[0], 0.5)
+                n = (10 - last).numpy().item()  # error: TL001
+                rows = np.int64(x.shape[0]).item()  # error: TL001
+                return x * n * rows
+        """,
+        D,
+    ),
+    "item_on_numpy_floats_dynamo_folds": Case(
+        """
         import numpy as np
         from torch import nn
 
         class Net(nn.Module):
             def forward(self, x):
-                n = np.int64(x.shape[0]).item()
-                return x * n
-        """),
+                scale = np.float32(x.shape[0]).item()
+                root = np.sqrt(2.0).item()
+                return x * scale * root
+        """,
+        D,
+    ),
     "dict_items_is_not_item": Case(
         """
         from torch import nn
@@ -368,7 +387,8 @@ CASES = {
         """,
         D,
     ),
-    "tolist_lookalikes": Case("""
+    "tolist_lookalikes": Case(
+        """
         import numpy as np
         import torch
         from torch import nn
@@ -377,12 +397,14 @@ CASES = {
             def __init__(self):
                 super().__init__()
                 self.sizes = torch.tensor([1, 2]).tolist()
+                self.table = np.arange(4).tolist()
 
             def forward(self, x):
                 dims = list(x.shape)
-                table = np.arange(4).tolist()
-                return x * dims[0] * len(table)
-        """),
+                return x * dims[0] * len(self.table) * self.sizes[1]
+        """,
+        D,
+    ),
 }
 
 test_static, test_dynamo_agrees = static_and_dynamo_tests(CASES)

@@ -356,6 +356,13 @@ def _literal(expr: cst.BaseExpression) -> bool:
     return False
 
 
+def _number_literal(expr: cst.BaseExpression) -> bool:
+    """``3``, ``-0.5``: a number written out."""
+    if isinstance(expr, cst.UnaryOperation):
+        return _number_literal(expr.expression)
+    return isinstance(expr, (cst.Integer, cst.Float))
+
+
 # Same-file functions by name, per file (keyed by the file's import table), so that a call of
 # a helper can be followed to what it returns. Filled by :func:`register_functions`.
 _FUNCTIONS: weakref.WeakKeyDictionary[ImportTable, dict[str, cst.FunctionDef]] = weakref.WeakKeyDictionary()
@@ -855,6 +862,9 @@ class TensorScope:
                 return HOST_DATA
             if qual.startswith("numpy.random."):
                 return None  # the draw itself breaks (TL009); what it returns is not known
+            if call.args and all(_number_literal(a.value) for a in call.args):
+                # numpy of literal numbers: folded, unless measured breaking (`np.int64(3)`)
+                return None if self._numpy_folds(call, qual) else HOST_DATA
             if call.args and not all(_literal(a.value) for a in call.args):
                 # numpy math on Python numbers (`np.ceil(h / w)`, h from a shape) is folded to a
                 # constant; what gets an array (a list, an array, a tensor) is traced as one
