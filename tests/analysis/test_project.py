@@ -98,13 +98,18 @@ def test_the_summary_keeps_what_other_files_use():
     assert summarize("def f(:\n") is None
 
 
-def test_calls_on_a_functions_own_parameters_are_not_in_its_summary():
+def test_tensor_and_container_methods_of_a_functions_parameters_are_not_in_its_summary():
     """They reach nothing in another file, so a body edit that adds one (`_probe = q.item()`)
-    leaves the summary, and the project's analysis, as they were."""
+    leaves the summary, and the project's analysis, as they were. A method no tensor or
+    container has, or a call of the parameter itself, may run a project class's method (what
+    the callers pass): those are kept."""
     before = "from .ops import rotate\ndef helper(q, *args, fn=None):\n    return rotate(q)\n"
-    after = before.replace("    return", "    _probe = q.item()\n    fn(*args)\n    args.count(1)\n    return")
+    after = before.replace("    return", "    _probe = q.item()\n    args.count(1)\n    return")
     assert summarize(after) == summarize(before)
     assert ["rotate", None] in summarize(after)["functions"]["helper"]["calls"]
+    kept = summarize(before.replace("    return", "    fn(*args)\n    q.vf(1)\n    return"))["functions"]["helper"]
+    assert kept["pcalls"] == [["fn", None], ["q.vf", None]]
+    assert "fn" not in {c[0] for c in kept["calls"]}
     method = "class A:\n    def f(self, x):\n        return self.g(x.sum())\n"
     assert ["self.g", None] in summarize(method)["classes"]["A"]["methods"]["f"]["calls"]
 

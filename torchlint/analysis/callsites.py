@@ -25,7 +25,7 @@ ints: what the project shows is all there is to go on.
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from torchlint.analysis.sites import (
     ITEM,
@@ -117,6 +117,9 @@ class CallSites:
         #: `self.<attr>.<method>(...)` and `self.<attr>(...)` calls, resolved once every
         #: constructor call is in: (where, owner, attr, method or "", positional, keywords)
         self._on_kept: list[tuple[Where, str, str, str, list, dict]] = []
+        #: `p.method(...)` and `p(...)` calls on a parameter `p` of the calling function,
+        #: resolved through what its callers pass: (where, p, method or "", positional, keywords)
+        self._on_param: list[tuple[Where, str, str, list, dict]] = []
         for where, rec in records:
             for entry in rec.get("sites", ()):
                 callee, pos = entry[0], entry[1]
@@ -136,6 +139,16 @@ class CallSites:
                     self._add(target, where, pos, kw)
             if method and method not in common and (not targets or None in targets):
                 self.other_calls.add(method)  # (on what else, not known)
+        for where, param, method, pos, kw in self._on_param:
+            targets = []
+            for cls in sorted(self.param_classes(where[0], cast(str, where[2]), param)):
+                name = method or ("forward" if self.p.is_module(*cls) else "__call__")
+                targets.append(self.p.find_method(cls[0], cls[1], name))
+            for target in targets:
+                if target is not None:
+                    self._add(target, where, pos, kw)
+            if method and (not targets or None in targets):
+                self.other_calls.add(method)
 
     def _reads(self, where: Where, rec: dict[str, Any]) -> None:
         path, owner, _ = where
@@ -204,6 +217,9 @@ class CallSites:
                 if target is not None:
                     self._add(target, where, pos, kw)
             return
+        if "." not in rest and head in self._params(where):  # `term.vf(t, y)`: what callers pass
+            self._on_param.append((where, head, rest, pos, kw))
+            return
         ref = self.p.resolve_dotted(path, callee)
         if ref is None or ref[0] in ("ext", "mod", "bound"):
             if rest and ref is None:
@@ -219,6 +235,14 @@ class CallSites:
                 self.loose.add((ref[1], ref[2]))  # an instance made here goes where it is not followed
         else:  # `Cls.method(obj, ...)`: bound as the caller wrote it
             self.escaped.add((ref[1], ref[2]))
+
+    def _params(self, where: Where) -> set[str]:
+        """The parameters of the function ``where`` (``self`` and ``cls`` aside)."""
+        path, owner, qual = where
+        if qual is None:
+            return set()
+        rec = self.p.record(("meth", path, qual) if owner is not None else ("fn", path, qual)) or {}
+        return (set(rec.get("sig", ())) | set(rec.get("kwonly", ()))) - {"self", "cls"}
 
     def _held_classes(self, path: str, owner: str, attr: str) -> list[tuple[str, str]]:
         """The project classes whose instance ``owner`` (or a base of it) keeps in ``self.<attr>``."""

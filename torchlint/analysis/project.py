@@ -661,6 +661,7 @@ class Project:
             # so are the methods of objects handed to the constructor (who makes them, too)
             targets.extend(self._overrides(ref, rec))
             targets.extend(self._handed_in(ref, rec))
+            targets.extend(self._passed_in(ref, rec))
             self.edges.setdefault(path, {})[qual] = targets
             for target in targets:
                 add(target, root)
@@ -833,6 +834,28 @@ class Project:
                 if not method and self.is_module(*cls):
                     continue  # `self.net(x)` of a module: its forward is a region of its own
                 found = self.find_method(*cls, method or "__call__")
+                if found is not None:
+                    yield (_VIRTUAL, found[1], found[2])
+
+    def _passed_in(self, ref: Ref, rec: dict[str, Any]) -> Iterator[Ref]:
+        """For a function's ``p.m()`` and ``p()`` calls on its own parameter ``p`` (``def
+        solve(term, y): term.vf(t, y)``): ``m`` (or ``__call__``) of each class the project's
+        calls pass an instance of (a module's forward is a region of its own)."""
+        if ref[0] not in ("fn", "meth"):
+            return
+        params = (set(rec.get("sig", ())) | set(rec.get("kwonly", ()))) - {"self", "cls"}
+        if not params:
+            return
+        sites = None
+        for name, guard in rec.get("pcalls", ()):
+            head, _, rest = name.partition(".")
+            if head not in params or "." in rest or not self._runs(ref[1], guard):
+                continue
+            sites = sites or self._call_sites()
+            for cls in sorted(sites.param_classes(ref[1], ref[2], head)):
+                if not rest and self.is_module(*cls):
+                    continue
+                found = self.find_method(cls[0], cls[1], rest or "__call__")
                 if found is not None:
                     yield (_VIRTUAL, found[1], found[2])
 

@@ -579,6 +579,18 @@ def _function(fn: ast.AST) -> dict[str, Any]:
     own -= {"self", "cls"}
     calls = [c for c in scan.calls if (c[0] or "").split(".", 1)[0] not in own]
     out: dict[str, Any] = {"decorators": decorators, "calls": calls}
+    # ... except a method that no tensor or container has, or a call of the parameter itself
+    # (`term.vf(t, y)`, `step(y)`): the project follows those into what the callers pass
+    common = common_methods()
+    on_params = [
+        c
+        for c in scan.calls
+        if (c[0] or "").split(".", 1)[0] in own
+        and (c[0] or "").count(".") <= 1
+        and (c[0] or "").rpartition(".")[2] not in common
+    ]
+    if on_params:
+        out["pcalls"] = on_params
     if decorators:
         out.update(_op_facts(fn))
     called_on = {(c[0] or "").split(".", 1)[0] for c in calls if (c[0] or "").count(".") == 1}
@@ -666,6 +678,10 @@ def _callers_view(fn: ast.AST, scan: _FunctionScan, own: set[str] | None) -> dic
         if not rest and head in scan.named and head not in params:
             # `solve = sdeint_adjoint if adjoint else sdeint; solve(sde, y0, ts)`: a call of each
             records.extend(site(env, call, target, None) for target in scan.named[head])
+            continue
+        if own is not None and head in params and "." not in rest and (not rest or rest not in common):
+            # `term.vf(t, y)`: a method of what the callers pass, resolved by the project
+            records.append(site(env, call, name, None))
             continue
         if head in params or (rest and head in env.values):
             # a method of a value held here: which one is not known (unless a tensor's or a
