@@ -79,7 +79,20 @@ class Project(Protocol):
 
 
 #: decorators that leave a function's parameters as its callers pass them
-_PLAIN_DECORATORS = ("staticmethod", "classmethod")
+#: decorators that keep the function's signature: its calls still bind its parameters
+_PLAIN_DECORATORS = (
+    "staticmethod",
+    "classmethod",
+    "autocast",
+    "custom_fwd",
+    "custom_bwd",
+    "no_grad",
+    "enable_grad",
+    "inference_mode",
+    "beartype",
+    "typechecked",
+    "jaxtyped",
+)
 _NAMES = {"i": "int", "n": "value", "t": "tensor"}
 #: how many callers up an object passed on from parameter to parameter is followed
 _MAX_HOPS = 4

@@ -145,8 +145,9 @@ _NOT_TENSOR_CALLS = frozenset(
 )
 _FUNCTIONAL = ("F.", "torch.nn.functional.", "nn.functional.")
 _CONFIG_WORDS = ("config", "cfg")
-#: names of metadata, not data: ``dtype``, ``device``, ``shape``, ``patch_size``, ``sizes``
-META_NAME = re.compile(r"(?:^|_)(?:dtype|device|shape|size|sizes)$")
+#: names of metadata, not data: ``dtype``, ``device``, ``shape``, ``patch_size``, ``sizes``,
+#: and dimensions (``dim``, ``seq_dim``, ``axis``)
+META_NAME = re.compile(r"(?:^|_)(?:dtype|device|shape|size|sizes|dim|dims|ndim|axis|axes)$")
 
 
 def _atoms_join(kinds: list[Kind]) -> Kind:
