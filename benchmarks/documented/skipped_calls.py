@@ -158,3 +158,30 @@ class IsinstanceCheck(nn.Module):
 class RandnLike(nn.Module):
     def forward(self, x):
         return x + torch.randn_like(x)
+
+
+class ScriptedSubmodule(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.norm = torch.jit.script(nn.LayerNorm(16))
+
+    def forward(self, x):
+        return self.norm(x) * 2
+
+
+class TracedSubmodule(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.jit.trace(nn.Linear(16, 16), torch.randn(2, 16))
+
+    def forward(self, x):
+        return self.proj(x) + 1
+
+
+class TracedFunctionKept(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.act = torch.jit.trace(torch.nn.functional.gelu, torch.randn(2, 16))
+
+    def forward(self, x):
+        return self.act(x) * 2

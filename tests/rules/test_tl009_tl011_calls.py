@@ -274,6 +274,57 @@ CASES["submodule_with_a_disabled_forward"] = Case(
     """,
     {"target": "Net"},
 )
+CASES["torchscript_modules_called"] = Case(
+    """
+    import torch
+    from torch import nn
+
+    class Scale(nn.Module):
+        def forward(self, t):
+            return t * 3
+
+    SCRIPTED = torch.jit.script(Scale())
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.norm = torch.jit.script(nn.LayerNorm(16))
+            self.proj = torch.jit.trace(nn.Linear(16, 16), torch.randn(2, 16))
+
+        def forward(self, x):
+            y = self.norm(x)  # error: TL009
+            y = self.proj(y)  # error: TL009
+            return SCRIPTED(y) + 1  # error: TL009
+    """,
+    {"target": "Net"},
+)
+CASES["torchscript_functions_called"] = Case(
+    """
+    import torch
+    from torch import nn
+
+    def gelu_tanh(t):
+        return 0.5 * t * (1 + torch.tanh(0.79788456 * (t + 0.044715 * t**3)))
+
+    def square(t):
+        return t * t
+
+    @torch.jit.script
+    def cube(t):
+        return t * t * t
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.act = torch.jit.script(gelu_tanh)
+            self.sq = torch.jit.trace(square, torch.randn(2, 16))
+            self.norm = nn.LayerNorm(16)
+
+        def forward(self, x):
+            return cube(self.sq(self.act(self.norm(x))))
+    """,
+    {"target": "Net"},
+)
 CASES["child_forward_disabled_in_init"] = Case(
     """
     import torch

@@ -19,6 +19,7 @@ from torchlint.analysis.torchnames import (  # noqa: F401 - re-exported
     COMPILE_CALLS,
     DISABLE_DECORATORS,
     IS_COMPILING,
+    JIT_MODULE_MAKERS,
     LABEL_PARAMS,
     MODULE_BASES,
     NOT_MODULES,
@@ -76,6 +77,8 @@ class ModuleIndex:
     instances: dict[str, str] = field(default_factory=dict)
     # module-level `name = Fn.apply` bindings of a same-file autograd Function: name -> class
     applies: dict[str, str] = field(default_factory=dict)
+    # module-level `name = torch.jit.script(Module())` bindings: name -> the maker
+    scripted: dict[str, str] = field(default_factory=dict)
     compile_args: list[cst.BaseExpression] = field(default_factory=list)
     #: the static pass checks training-only code too (``--train``); else eval mode is assumed
     train: bool = False
@@ -303,6 +306,23 @@ def build_index(
     return index
 
 
+def _makes_module(call: cst.Call, index: ModuleIndex) -> bool:
+    """Whether ``torch.jit.script(...)`` (or ``trace``, ``freeze``) is given a module: a module
+    class called in place (``torch.jit.script(nn.Linear(4, 4))``, a same-file module class), or
+    another such call (``torch.jit.freeze(torch.jit.script(m()))``)."""
+    if not call.args or not isinstance(call.args[0].value, cst.Call):
+        return False
+    inner = call.args[0].value
+    qual = index.resolve(inner.func)
+    if qual in JIT_MODULE_MAKERS:
+        return _makes_module(inner, index)
+    if qual is not None and (is_module_class_name(qual) or qual in index.imports.module_classes):
+        return True
+    if isinstance(inner.func, cst.Name) and inner.func.value in index.classes:
+        return index.classes[inner.func.value].is_module
+    return False
+
+
 def _scan_init(init: cst.FunctionDef, info: ClassInfo, index: ModuleIndex) -> None:
     for node in _walk(init.body):
         if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
@@ -318,6 +338,8 @@ def _scan_init(init: cst.FunctionDef, info: ClassInfo, index: ModuleIndex) -> No
                     continue
                 if qual in DISABLE_DECORATORS:  # self.head = torch.compiler.disable(nn.Linear(...))
                     info.submodules[attr] = qual
+                elif qual in JIT_MODULE_MAKERS and _makes_module(node.value, index):
+                    info.submodules[attr] = qual  # self.norm = torch.jit.script(LayerNorm(...))
                 elif qual in ("torch.nn.Parameter", "torch.nn.Buffer") or (
                     qual is not None
                     and qual.startswith("torch.")
@@ -367,6 +389,11 @@ class _CompileCallScanner:
                     for target in node.targets:
                         if isinstance(target.target, cst.Name):
                             self.index.instances[target.target.value] = func.value
+                maker = self.index.resolve(func)
+                if maker in JIT_MODULE_MAKERS and _makes_module(node.value, self.index):
+                    for target in node.targets:
+                        if isinstance(target.target, cst.Name):
+                            self.index.scripted[target.target.value] = maker
             elif isinstance(node, cst.Call) and node.args:
                 if self.index.resolve(node.func) in COMPILE_CALLS:
                     self.index.compile_args.append(node.args[0].value)

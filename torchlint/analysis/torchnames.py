@@ -8,6 +8,17 @@ from __future__ import annotations
 LABEL_PARAMS = frozenset({"labels", "label"})
 COMPILE_CALLS = frozenset({"torch.compile", "torch.compiler.compile", "torch._dynamo.optimize"})
 DISABLE_DECORATORS = frozenset({"torch.compiler.disable", "torch._dynamo.disable"})
+#: calls that turn a module into a TorchScript module, which runs in the TorchScript runtime:
+#: dynamo cannot trace calling one (a scripted or traced *function* it inlines)
+JIT_MODULE_MAKERS = frozenset(
+    {
+        "torch.jit.script",
+        "torch.jit.trace",
+        "torch.jit.trace_module",
+        "torch.jit.freeze",
+        "torch.jit.optimize_for_inference",
+    }
+)
 #: decorators that make a function an operator dynamo calls without tracing its body (the
 #: graph holds the operator; its fake kernel gives the output's shape), and without a break
 OPAQUE_DECORATORS = frozenset({"torch.library.custom_op", "torch._library.custom_ops.custom_op"})

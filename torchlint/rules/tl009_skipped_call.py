@@ -10,6 +10,7 @@ from typing import cast
 import libcst as cst
 
 from torchlint import knowledge, matrix
+from torchlint.analysis.torchnames import JIT_MODULE_MAKERS
 from torchlint.rules.base import Rule
 
 
@@ -206,6 +207,25 @@ class SkippedCall(Rule):
             if isinstance(p.default, cst.Name) and p.default.value == "None"
         )
 
+    def _scripted_module(self, func: cst.BaseExpression) -> tuple[str, str] | None:
+        """``self.norm`` kept as ``torch.jit.script(LayerNorm(...))`` in ``__init__``, or a
+        module-level name bound to one: (how it is written, the maker)."""
+        region = self.ctx.region
+        owner = region.owner if region is not None else None
+        if (
+            owner is not None
+            and isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == "self"
+            and owner.submodules.get(func.attr.value) in JIT_MODULE_MAKERS
+        ):
+            return f"self.{func.attr.value}", owner.submodules[func.attr.value]
+        if isinstance(func, cst.Name) and func.value in self.ctx.index.scripted:
+            scope = self.ctx.scope
+            if scope is None or func.value not in scope.local:
+                return func.value, self.ctx.index.scripted[func.value]
+        return None
+
     def visit_Call(self, node: cst.Call) -> None:
         maker = self.resolve(node.func.func) if isinstance(node.func, cst.Call) else None
         if maker in self.decorator_makers:
@@ -213,7 +233,18 @@ class SkippedCall(Rule):
             self._report_applied(node, maker)
             return
         qual = self.resolve(node.func)
-        if self._given_generator(node, qual):
+        scripted = self._scripted_module(node.func)
+        if scripted is not None:
+            name, maker = scripted
+            self.report(
+                node,
+                message=f"`{name}` is a TorchScript module (made by `{maker}`): it runs in the TorchScript "
+                "runtime, which dynamo cannot trace, and the graph splits around the call; call the eager "
+                "module in compiled code",
+                suggestion="Keep the eager module for compiled code (`torch.compile` optimises it as "
+                "TorchScript would); script or trace it only where TorchScript is needed, such as an export.",
+            )
+        elif self._given_generator(node, qual):
             self.report(
                 node,
                 message="a random draw given a `torch.Generator` cannot be traced (dynamo cannot put the "
