@@ -409,4 +409,80 @@ CASES["names_computed_from_parameters_taken_for_tensors_stay_silent"] = Case(
 )
 
 
+# Fields of records (dataclasses, NamedTuples, namedtuples) hold what their annotations say,
+# or what a construction in the file passes them; an int field or a config record is no tensor.
+CASES["branch_on_tensor_fields_of_records"] = Case(
+    """
+    import collections
+    from dataclasses import dataclass
+    from typing import NamedTuple
+
+    import torch
+    from torch import Tensor, nn
+
+    @dataclass
+    class State:
+        t: Tensor
+        steps: int
+
+    class Pair(NamedTuple):
+        lo: Tensor
+        hi: Tensor
+
+    Tableau = collections.namedtuple("Tableau", "alpha beta")
+    RK = Tableau(alpha=torch.tensor([0.5, 1.0]), beta=torch.tensor([0.5, 0.5]))
+
+    def advance(state: State) -> State:
+        if state.steps > 2:
+            return state
+        if state.t > 1:  # error: TL005
+            return state
+        return State(state.t + 0.1, state.steps + 1)
+
+    def combine(x, tableau):
+        for a, b in zip(tableau.alpha, tableau.beta):
+            if a == 1.0:  # error: TL005
+                x = x * b
+        return x
+
+    class Net(nn.Module):
+        def forward(self, x):
+            s = advance(State(x.mean(), 0))
+            p = Pair(x.min(), x.max())
+            if p.lo < 0:  # error: TL005
+                x = x - p.lo
+            return combine(x * s.t, RK)
+    """,
+    {"target": "Net"},
+)
+CASES["config_records_are_not_tensors"] = Case(
+    """
+    import collections
+    from dataclasses import dataclass
+
+    from torch import nn
+
+    @dataclass
+    class Config:
+        depth: int
+        scale: float = 0.5
+
+    Sizes = collections.namedtuple("Sizes", "hidden heads")
+    SIZES = Sizes(hidden=16, heads=2)
+
+    class Net(nn.Module):
+        def __init__(self, cfg: Config = Config(2)):
+            super().__init__()
+            self.cfg = cfg
+            self.lin = nn.Linear(SIZES.hidden, SIZES.hidden)
+
+        def forward(self, x):
+            cfg = Config(3, 0.25)
+            if cfg.depth > 2 and SIZES.heads > 1:
+                x = self.lin(x) * cfg.scale
+            return x
+    """,
+    D,
+)
+
 test_static, test_dynamo_agrees = static_and_dynamo_tests(CASES)

@@ -60,6 +60,8 @@ class Region:
     cross_file: bool = False
     # parameters known to receive tensors (from call sites or because this is a root)
     tensor_params: set[str] = field(default_factory=set)
+    #: parameters passed a record of the file at its calls (``step(x, RK)``): name -> kind
+    record_params: dict[str, str] = field(default_factory=dict)
 
     @property
     def label(self) -> str:

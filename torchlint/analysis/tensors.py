@@ -33,6 +33,10 @@ TENSOR_DICTS = "tensor-dicts"
 # Turning it into a Python number, a size, a slice bound or a branch reads it on the host.
 HOST_DATA = "host-data"
 
+# An instance of a record class of the file (a dataclass, a `NamedTuple`, a
+# `collections.namedtuple`): `"record:State"`; `state.t` has the kind of the field.
+RECORD = "record:"
+
 # Calls whose result dynamo traces as a tensor although the program sees a Python int.
 RANDOM_INTS = frozenset({"random.randint", "random.randrange"})
 
@@ -377,6 +381,84 @@ def register_functions(imports: ImportTable, functions: dict[str, cst.FunctionDe
     _FUNCTIONS[imports] = functions
 
 
+# The file's record classes (dataclasses, NamedTuples, namedtuples): name -> {field: kind},
+# the fields in order. Filled by :func:`register_records`.
+_RECORDS: weakref.WeakKeyDictionary[ImportTable, dict[str, dict[str, str | None]]] = weakref.WeakKeyDictionary()
+# module-level names bound to a record of the file (`RK = Tableau(...)`): name -> kind
+_RECORD_NAMES: weakref.WeakKeyDictionary[ImportTable, dict[str, str]] = weakref.WeakKeyDictionary()
+_DATACLASS = frozenset({"dataclasses.dataclass", "attr.s", "attr.define", "attrs.define", "attr.attrs"})
+_NAMED_TUPLES = frozenset({"collections.namedtuple", "typing.NamedTuple"})
+
+
+def register_records(imports: ImportTable, module: cst.Module) -> None:
+    """Find the file's record classes and what their fields hold: a dataclass's or a
+    ``NamedTuple``'s annotated fields say it (``t: Tensor``); a ``collections.namedtuple``'s
+    fields hold tensors where a module-level construction passes one
+    (``RK = Tableau(alpha=torch.tensor([...]), ...)``), and where the regions' constructions do
+    (:meth:`TensorScope.bind_assigned`)."""
+    records: dict[str, dict[str, str | None]] = {}
+    module_level: list[cst.Call] = []
+    for stmt in module.body:
+        if isinstance(stmt, cst.ClassDef):
+            decorated = any(
+                imports.resolve(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) in _DATACLASS
+                for d in stmt.decorators
+            )
+            typed = any(imports.resolve(b.value) == "typing.NamedTuple" for b in stmt.bases)
+            if not (decorated or typed):
+                continue
+            fields: dict[str, str | None] = {}
+            for item in stmt.body.body:
+                for small in item.body if isinstance(item, cst.SimpleStatementLine) else ():
+                    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                        text = cst.Module([]).code_for_node(small.annotation.annotation)
+                        fields[small.target.value] = annotation_kind(text)
+            records[stmt.name.value] = fields
+        elif isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if not (isinstance(small, cst.Assign) and isinstance(small.value, cst.Call)):
+                    continue
+                call = small.value
+                names = [t.target.value for t in small.targets if isinstance(t.target, cst.Name)]
+                if imports.resolve(call.func) in _NAMED_TUPLES and len(call.args) >= 2 and names:
+                    records[names[0]] = dict.fromkeys(_tuple_fields(call.args[1].value))
+                else:
+                    module_level.append(call)
+    _RECORDS[imports] = records
+    instances: dict[str, str] = {}
+    _RECORD_NAMES[imports] = instances
+    if records and module_level:
+        scope = TensorScope(imports, None)
+        for call in module_level:
+            scope.note_record_fields(call)
+    for stmt in module.body:  # `RK = Tableau(...)`: a record, wherever the file reads it
+        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.Assign) and isinstance(small.value, cst.Call):
+                func = small.value.func
+                if isinstance(func, cst.Name) and func.value in records:
+                    for t in small.targets:
+                        if isinstance(t.target, cst.Name):
+                            instances[t.target.value] = RECORD + func.value
+
+
+def _tuple_fields(expr: cst.BaseExpression) -> list[str]:
+    """The field names of ``namedtuple("P", "a b")`` / ``"a, b"`` / ``["a", "b"]``, and of
+    ``NamedTuple("P", [("a", Tensor), ...])`` (their kinds are not read)."""
+    if isinstance(expr, cst.SimpleString):
+        text = expr.evaluated_value
+        return text.replace(",", " ").split() if isinstance(text, str) else []
+    if isinstance(expr, (cst.List, cst.Tuple)):
+        out = []
+        for e in expr.elements:
+            v = e.value
+            if isinstance(v, (cst.Tuple, cst.List)) and v.elements:
+                v = v.elements[0].value
+            if isinstance(v, cst.SimpleString) and isinstance(v.evaluated_value, str):
+                out.append(v.evaluated_value)
+        return out
+    return []
+
+
 def returns_random_int(fn: cst.FunctionDef, imports: ImportTable) -> bool:
     """Whether every ``return`` of ``fn`` hands back a ``random.randint``-like draw."""
     returns = [n for n in _iter_nodes(fn.body) if isinstance(n, cst.Return)]
@@ -575,6 +657,7 @@ class TensorScope:
         tensor_params: set[str],
         all_tensors: bool,
         called_with: dict[str, str] | None = None,
+        records: dict[str, str] | None = None,
     ) -> None:
         """Bind ``fn``'s parameters: ``tensor_params`` are passed tensors here, and with
         ``all_tensors`` the rest are taken for tensors too (a root's inputs); ``called_with``:
@@ -595,6 +678,9 @@ class TensorScope:
             if i == 0 and name in ("self", "cls") and self.owner is not None:
                 self.local.add(name)
                 continue
+            if records and name in records and p.annotation is None:
+                self.bind(name, records[name])  # `step(x, RK)`: a record of the file
+                continue
             passed = called_with.get(name)
             if p.annotation is not None and passed != "tensor":
                 passed = None  # (an annotation gives way only to a tensor passed)
@@ -606,7 +692,7 @@ class TensorScope:
                 continue
             if p.annotation is not None or name in commented:
                 text = cst.Module([]).code_for_node(p.annotation.annotation) if p.annotation else commented[name]
-                said = annotation_kind(text)
+                said = annotation_kind(text) or self.record_kind(text)
                 self.bind(name, TENSOR if said is None and name in tensor_params else said)
                 continue
             is_tensor = self._param_is_tensor(p, name, tensor_params, all_tensors)
@@ -714,7 +800,10 @@ class TensorScope:
     def kind(self, expr: cst.BaseExpression) -> str | None:
         if isinstance(expr, cst.Name):
             found = self.lookup(expr.value)
-            return found if found is not None or expr.value in self.local else self._project_kind(expr, "=")
+            if found is not None or expr.value in self.local:
+                return found
+            record = _RECORD_NAMES.get(self.imports, {}).get(expr.value)
+            return record if record is not None else self._project_kind(expr, "=")
         if isinstance(expr, cst.Attribute):
             base = expr.value
             if isinstance(base, cst.Name) and base.value == "self" and self.owner is not None:
@@ -735,6 +824,8 @@ class TensorScope:
                 if expr.attr.value in self.imports.handed_tensors.get(f"{self.owner.name}.{child}", ()):
                     return TENSOR  # ... or of every object the constructor is handed for it
             base_kind = self.kind(base)
+            if base_kind is not None and base_kind.startswith(RECORD):  # `state.t` of a record
+                return _RECORDS.get(self.imports, {}).get(base_kind[len(RECORD) :], {}).get(expr.attr.value)
             if base_kind == TENSOR and expr.attr.value in TENSOR_ATTRS:
                 return TENSOR
             if base_kind == HOST_DATA and expr.attr.value in ("T", "real", "imag", "flat"):
@@ -840,6 +931,9 @@ class TensorScope:
 
     def _call_kind(self, call: cst.Call) -> str | None:
         func = call.func
+        record = self._record_made(call)
+        if record is not None:
+            return record
         projected = self._project_kind(func)
         if projected is not None:
             return projected
@@ -964,6 +1058,54 @@ class TensorScope:
         if not isinstance(expr, cst.Name):
             return False
         return expr.value == "self" or self.imports.resolve(expr) is not None and expr.value not in self.local
+
+    def record_kind(self, text: str) -> str | None:
+        """``"record:State"`` for an annotation naming a record class of the file (``State``,
+        ``Optional[State]``, ``"State"``), else None."""
+        records = _RECORDS.get(self.imports)
+        if not records:
+            return None
+        name = text.strip().strip("'\"")
+        for wrapper in ("Optional[", "typing.Optional["):
+            if name.startswith(wrapper) and name.endswith("]"):
+                name = name[len(wrapper) : -1].strip()
+        name = name.split("|")[0].strip()
+        return RECORD + name if name in records else None
+
+    def _record_made(self, call: cst.Call) -> str | None:
+        """A record made (``State(t, y)``) or returned by a same-file function or method
+        annotated to return one (``def advance(s: State) -> State``)."""
+        records = _RECORDS.get(self.imports)
+        if not records:
+            return None
+        func = call.func
+        if isinstance(func, cst.Name) and func.value not in self.local and func.value in records:
+            self.note_record_fields(call)
+            return RECORD + func.value
+        fn: cst.FunctionDef | None = None
+        if isinstance(func, cst.Name) and func.value not in self.local:
+            fn = _FUNCTIONS.get(self.imports, {}).get(func.value)
+        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            fn = self.owner.methods.get(func.attr.value) if self.owner is not None else None
+        if fn is not None and fn.returns is not None:
+            return self.record_kind(cst.Module([]).code_for_node(fn.returns.annotation))
+        return None
+
+    def note_record_fields(self, call: cst.Call) -> None:
+        """At a construction of a record (``Pair(a=x.mean(), b=x)``): the fields it passes a
+        tensor hold tensors."""
+        func = call.func
+        records = _RECORDS.get(self.imports, {})
+        if not isinstance(func, cst.Name) or func.value not in records:
+            return
+        fields = records[func.value]
+        order = list(fields)
+        for i, arg in enumerate(call.args):
+            if arg.star:
+                break
+            name = arg.keyword.value if arg.keyword is not None else (order[i] if i < len(order) else None)
+            if name in fields and fields[name] is None and self.is_tensor(arg.value):
+                fields[name] = TENSOR
 
     def _helper_returns(self, call: cst.Call) -> str | None:
         """What a same-file helper (``helper(x)``, ``self.helper(x)``) returns with these

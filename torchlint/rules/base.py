@@ -23,7 +23,7 @@ from typing import Callable, ClassVar
 import libcst as cst
 
 from torchlint.analysis.regions import ModuleIndex, Region, resolve_callee
-from torchlint.analysis.tensors import TensorScope, register_functions
+from torchlint.analysis.tensors import TensorScope, register_functions, register_records
 from torchlint.pages import RuleFacts, rule_facts
 
 REGISTRY: dict[str, type[Rule]] = {}
@@ -124,6 +124,7 @@ class FileContext:
         self.index = index
         self.imports = index.imports
         register_functions(index.imports, index.functions)  # calls of same-file helpers are followed
+        register_records(index.imports, module)  # and the fields of its dataclasses and namedtuples
         self.regions = regions
         self.region: Region | None = None
         self.scope: TensorScope | None = None

@@ -27,6 +27,7 @@ from torchlint import knowledge
 from torchlint.analysis.names import ImportTable
 from torchlint.analysis.regions import Region, build_index, find_regions
 from torchlint.analysis.tensors import (
+    RECORD,
     TENSOR,
     TENSOR_DICT,
     TENSOR_DICTS,
@@ -285,6 +286,10 @@ class _Walker(cst.CSTVisitor):
             name = arg.keyword.value if arg.keyword is not None else (params[i] if i < len(params) else None)
             if name is not None and self.ctx.is_tensor(arg.value):
                 region.tensor_params.add(name)
+            elif name is not None:
+                kind = self.ctx.kind(arg.value)
+                if kind is not None and kind.startswith(RECORD):
+                    region.record_params[name] = kind
 
 
 def lint_module(
@@ -342,7 +347,9 @@ def lint_module(
         ctx.scope = TensorScope(imports, region.owner)
         all_tensors = region.is_root or region.cross_file
         called_with = facts.get("params", {}).get(region.qualname)
-        ctx.scope.bind_params(node, region.tensor_params, all_tensors=all_tensors, called_with=called_with)
+        ctx.scope.bind_params(
+            node, region.tensor_params, all_tensors=all_tensors, called_with=called_with, records=region.record_params
+        )
         walker.walk(node.body)
     ctx.region = ctx.scope = None
     if not ctx.reports:
