@@ -1007,6 +1007,13 @@ class Project:
                 continue
             head, _, rest = name.partition(".")
             target: Ref | None = None
+            if name.endswith("[]") and not rest:  # `INIT_METHODS[self.init](x)`: each it holds
+                for where, held in self._table(path, name[:-2]):
+                    found = self.resolve_dotted(where, held)
+                    if found is not None and found[0] in ("fn", "meth"):
+                        yield found
+                    yield from self._constructor(found)
+                continue
             if head in named:  # `solve = odeint_adjoint if adjoint else odeint; solve(...)`
                 for value in named[head]:
                     target = self.resolve_dotted(path, f"{value}.{rest}" if rest else value)

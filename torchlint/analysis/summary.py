@@ -424,6 +424,12 @@ class _FunctionScan:
             if t is Call:
                 func = cur.func  # type: ignore[attr-defined]
                 name = dotted(func)
+                if name is None and type(func) is ast.Subscript:
+                    name = _table_call(func)  # `INIT_METHODS[self.init](...)`: `INIT_METHODS[]`
+                    if name is not None and (name, guard) not in seen_calls:
+                        seen_calls.add((name, guard))
+                        self.calls.append([name, guard])
+                    name = None
                 if name is not None:
                     sites.append((name, cur))  # type: ignore[arg-type]
                     if (name, guard) not in seen_calls:
@@ -1095,13 +1101,27 @@ def _looked_up(value: ast.AST) -> str | None:
 
 
 def _table(value: ast.AST) -> list[str] | None:
-    """The names a dict (its values), list or tuple literal holds, when it holds only names."""
+    """The names a dict (its values), list or tuple literal holds, when it holds only names
+    (or ``partial(fn, ...)`` of them)."""
     items = (
         value.values if isinstance(value, ast.Dict) else value.elts if isinstance(value, (ast.List, ast.Tuple)) else []
     )
-    names = [dotted(v) for v in items]
-    held = [n for n in names if n is not None]
-    return held if held and len(held) == len(names) else None
+    held: list[str] = []
+    for v in items:
+        if isinstance(v, ast.Call) and (dotted(v.func) or "").rsplit(".", 1)[-1] == "partial" and v.args:
+            v = v.args[0]
+        name = dotted(v)
+        if name is None:
+            return None
+        held.append(name)
+    return held or None
+
+
+def _table_call(func: ast.Subscript) -> str | None:
+    """``TABLE[]`` for a call of ``TABLE[key]``, ``TABLE`` a plain name (a table of tables,
+    ``TABLE[a][b]``, picks along two settings: not followed)."""
+    node = func.value
+    return f"{node.id}[]" if isinstance(node, ast.Name) and node.id != "self" else None
 
 
 def _def_lines(tree: ast.Module, classes: dict[str, Any], functions: dict[str, Any]) -> dict[str, int]:
