@@ -45,19 +45,25 @@ class KMeans(nn.Module):
         return (x[:, None] - centroids[None]).pow(2).sum(-1).argmin(-1)
 """
 
-TARGETS = """from tpkg.kmeans import KMeans
+TARGETS = """from tablepkg.kmeans import KMeans
 
 GAUSSIAN = KMeans("gaussian")
 FIRST = KMeans("first")
 """
 
 ORACLE = [
-    {"path": ".", "module": "tpkg.targets", "target": name, "inputs": ["f32[3,4]"]} for name in ("GAUSSIAN", "FIRST")
+    {"path": ".", "module": "tablepkg.targets", "target": name, "inputs": ["f32[3,4]"]}
+    for name in ("GAUSSIAN", "FIRST")
 ]
 
 
 def make(root):
-    files = {"tpkg/__init__.py": "", "tpkg/init.py": INIT, "tpkg/kmeans.py": KMEANS, "tpkg/targets.py": TARGETS}
+    files = {
+        "tablepkg/__init__.py": "",
+        "tablepkg/init.py": INIT,
+        "tablepkg/kmeans.py": KMEANS,
+        "tablepkg/targets.py": TARGETS,
+    }
     return write_package(root, files, ORACLE)
 
 
