@@ -104,6 +104,22 @@ class Rule:
     def is_tensor(self, expr: cst.BaseExpression) -> bool:
         return self.ctx.is_tensor(expr)
 
+    def kept_submodule(self, func: cst.BaseExpression) -> tuple[str, str] | None:
+        """For a call of ``self.<attr>`` in a method whose class made ``self.<attr>`` in
+        ``__init__`` (``nn.GRU(...)``, ``torch.jit.script(...)``, ``torch.compiler.disable(...)``):
+        (attr, the callee that made it), else None."""
+        region = self.ctx.region
+        owner = region.owner if region is not None else None
+        if (
+            owner is not None
+            and isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == "self"
+            and func.attr.value in owner.submodules
+        ):
+            return func.attr.value, owner.submodules[func.attr.value]
+        return None
+
 
 class FileContext:
     """What rules see of the file being checked: names, tensor-ness, the current region.

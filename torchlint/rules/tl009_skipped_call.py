@@ -210,16 +210,9 @@ class SkippedCall(Rule):
     def _scripted_module(self, func: cst.BaseExpression) -> tuple[str, str] | None:
         """``self.norm`` kept as ``torch.jit.script(LayerNorm(...))`` in ``__init__``, or a
         module-level name bound to one: (how it is written, the maker)."""
-        region = self.ctx.region
-        owner = region.owner if region is not None else None
-        if (
-            owner is not None
-            and isinstance(func, cst.Attribute)
-            and isinstance(func.value, cst.Name)
-            and func.value.value == "self"
-            and owner.submodules.get(func.attr.value) in JIT_MODULE_MAKERS
-        ):
-            return f"self.{func.attr.value}", owner.submodules[func.attr.value]
+        kept = self.kept_submodule(func)
+        if kept is not None and kept[1] in JIT_MODULE_MAKERS:
+            return f"self.{kept[0]}", kept[1]
         if isinstance(func, cst.Name) and func.value in self.ctx.index.scripted:
             scope = self.ctx.scope
             if scope is None or func.value not in scope.local:

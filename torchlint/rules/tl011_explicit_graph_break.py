@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchlint.analysis.names import self_attr
 from torchlint.analysis.regions import DISABLE_DECORATORS, find_method
 from torchlint.rules.base import Rule
 
@@ -59,12 +58,8 @@ class ExplicitGraphBreak(Rule):
     def _disabled_child(self, node: cst.Call) -> str | None:
         """``self.child(x)`` of a submodule whose same-file class's ``forward`` is decorated with
         ``@torch.compiler.disable``: the class's name."""
-        region = self.ctx.region
-        owner = region.owner if region is not None else None
-        attr = self_attr(node.func)
-        if owner is None or attr is None:
-            return None
-        info = self.ctx.index.classes.get(owner.submodules.get(attr, ""))
+        kept = self.kept_submodule(node.func)
+        info = self.ctx.index.classes.get(kept[1]) if kept is not None else None
         if info is None or not info.is_module:
             return None
         found = find_method(self.ctx.index, info, "forward")
@@ -82,14 +77,5 @@ class ExplicitGraphBreak(Rule):
             and func.args[0].keyword is None
         ):
             return cst.Module([]).code_for_node(func.args[0].value)
-        region = self.ctx.region
-        owner = region.owner if region is not None else None
-        if (
-            owner is not None
-            and isinstance(func, cst.Attribute)
-            and isinstance(func.value, cst.Name)
-            and func.value.value == "self"
-            and owner.submodules.get(func.attr.value) in DISABLE_DECORATORS
-        ):
-            return f"self.{func.attr.value}"
-        return None
+        kept = self.kept_submodule(func)
+        return f"self.{kept[0]}" if kept is not None and kept[1] in DISABLE_DECORATORS else None

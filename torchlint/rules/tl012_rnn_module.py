@@ -13,14 +13,7 @@ class RnnModule(Rule):
     code = "TL012"
 
     def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        owner = self.ctx.region.owner if self.ctx.region is not None else None
-        if (
-            owner is not None
-            and isinstance(func, cst.Attribute)
-            and isinstance(func.value, cst.Name)
-            and func.value.value == "self"
-            and owner.submodules.get(func.attr.value) in RNN_MODULES
-        ):
-            kind = owner.submodules[func.attr.value].rsplit(".", 1)[-1]
-            self.report(node, message=f"`self.{func.attr.value}` is an `nn.{kind}`: " + self.message)
+        kept = self.kept_submodule(node.func)
+        if kept is not None and kept[1] in RNN_MODULES:
+            attr, made_by = kept
+            self.report(node, message=f"`self.{attr}` is an `nn.{made_by.rsplit('.', 1)[-1]}`: " + self.message)
