@@ -395,8 +395,10 @@ def register_records(imports: ImportTable, module: cst.Module) -> None:
     ``NamedTuple``'s annotated fields say it (``t: Tensor``); a ``collections.namedtuple``'s
     fields hold tensors where a module-level construction passes one
     (``RK = Tableau(alpha=torch.tensor([...]), ...)``), and where the regions' constructions do
-    (:meth:`TensorScope.bind_assigned`)."""
+    (:meth:`TensorScope.note_record_fields`). A module-level name bound to a construction is a
+    record wherever the file reads it."""
     records: dict[str, dict[str, str | None]] = {}
+    instances: dict[str, str] = {}
     module_level: list[cst.Call] = []
     for stmt in module.body:
         if isinstance(stmt, cst.ClassDef):
@@ -422,23 +424,15 @@ def register_records(imports: ImportTable, module: cst.Module) -> None:
                 names = [t.target.value for t in small.targets if isinstance(t.target, cst.Name)]
                 if imports.resolve(call.func) in _NAMED_TUPLES and len(call.args) >= 2 and names:
                     records[names[0]] = dict.fromkeys(_tuple_fields(call.args[1].value))
-                else:
+                elif isinstance(call.func, cst.Name) and call.func.value in records:  # (defined above)
                     module_level.append(call)
+                    instances.update(dict.fromkeys(names, RECORD + call.func.value))
     _RECORDS[imports] = records
-    instances: dict[str, str] = {}
     _RECORD_NAMES[imports] = instances
-    if records and module_level:
+    if module_level:
         scope = TensorScope(imports, None)
         for call in module_level:
             scope.note_record_fields(call)
-    for stmt in module.body:  # `RK = Tableau(...)`: a record, wherever the file reads it
-        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
-            if isinstance(small, cst.Assign) and isinstance(small.value, cst.Call):
-                func = small.value.func
-                if isinstance(func, cst.Name) and func.value in records:
-                    for t in small.targets:
-                        if isinstance(t.target, cst.Name):
-                            instances[t.target.value] = RECORD + func.value
 
 
 def _tuple_fields(expr: cst.BaseExpression) -> list[str]:
