@@ -415,6 +415,10 @@ class CallSites:
             return self._item_classes(kind[1], kind[2], where, depth)
         if isinstance(kind, str) and kind.startswith("p:") and qual is not None and depth < _MAX_HOPS:
             return self.param_classes(path, qual, kind[2:], depth + 1)
+        if isinstance(kind, str) and kind.startswith("s:") and "." not in kind and where[1] is not None:
+            # `Layer(ball=self.ball)`: what the caller keeps there, made or handed in
+            owner, attr = where[1], kind[2:]
+            return set(self._held_classes(path, owner, attr)) | set(self.p.handed_classes(path, owner, attr, self))
         return set()
 
     def _item_classes(self, made: Any, item: str, where: Where, depth: int) -> set[tuple[str, str]]:

@@ -333,9 +333,15 @@ class Env:
         self.values.setdefault(name, []).append(value)
 
     def _unknown(self, target: ast.AST) -> None:
-        for n in ast.walk(target):
-            if isinstance(n, ast.Name):
-                self._bind(n.id, None)
+        """Each name ``target`` binds can no longer be told (``self.ball = ball`` or
+        ``x[m] = 0`` binds none: an attribute or an item is set, the name stays)."""
+        if isinstance(target, ast.Name):
+            self._bind(target.id, None)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for e in target.elts:
+                self._unknown(e)
+        elif isinstance(target, ast.Starred):
+            self._unknown(target.value)
 
     def _unpack(self, target: ast.AST, seq: ast.expr) -> None:
         """``for a, b in pairs``: each name takes its place in the tuples the list ``pairs``
