@@ -316,6 +316,77 @@ CASES = {
         """,
         D,
     ),
+    "index_by_an_item_of_a_flat_tensor_and_offsets_from_one": Case(
+        """
+        import torch
+        from torch import nn
+
+        class Pick(nn.Module):
+            def forward(self, x):
+                hits = (x[:, 0] > 0).nonzero(as_tuple=True)[0]  # error: TL008
+                first = hits[0]
+                row = x[first + 1]  # error: TL002
+                col = x.select(1, x.sum(0).argmax())  # error: TL002
+                band = x.narrow(0, x[:, 1].argmin(), 1)  # error: TL002
+                return row + col.sum() + band.sum()
+        """,
+        {"inputs": "f32[8,16]:0.5..1"},
+    ),
+    "items_of_rows_and_offsets_from_shapes_are_traced": Case(
+        """
+        import torch
+        from torch import nn
+
+        class Pick(nn.Module):
+            def forward(self, x):
+                rows = x.argmax(dim=1)
+                first = rows[0:2]
+                col = x.select(1, x.shape[1] - 1)
+                band = x.narrow(0, 2, 3)
+                return x[:, first].sum() + col.sum() + band.sum() + x.view(-1)[first].sum()
+        """,
+        D,
+    ),
+    "int_parameter_handed_a_computed_0d_tensor": Case(
+        """
+        import torch
+        from torch import nn
+
+        def blend(alphas, out, timestep: int, x):
+            alpha = alphas[timestep]  # error: TL002
+            return alpha * x + (1 - alpha) * out
+
+        class Denoise(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.alphas = nn.Buffer(torch.linspace(0.9, 0.1, 3))
+                self.net = nn.Linear(16, 16)
+
+            def forward(self, x):
+                for t in torch.arange(2, -1, -1):
+                    x = blend(self.alphas, self.net(x), t, x)
+                return x
+        """,
+        D,
+    ),
+    "int_parameters_handed_ints_or_the_inputs_are_traced": Case(
+        """
+        import torch
+        from torch import nn
+
+        class Table(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.alphas = nn.Buffer(torch.linspace(0.9, 0.1, 8))
+
+            def at(self, x, k: int):
+                return self.alphas[k] * x
+
+            def forward(self, x, t):
+                return self.at(x, x.shape[0] - 1) + self.at(x, t) + self.alphas[t]
+        """,
+        {"inputs": ["f32[8,16]", "i64[]:0..7"]},
+    ),
     "conversions_of_shapes_and_config": Case(
         """
         import math

@@ -377,6 +377,38 @@ class CallSites:
                 kinds.append(defaults.get(name, "?"))
         return join(kinds) or "?"
 
+    def computed_params(self, path: str, qual: str) -> list[str]:
+        """The parameters of ``qual`` that some call hands a tensor its caller computed: not
+        one of the caller's own parameters passed on as it came (what the compiled function
+        was given stays a graph input down the calls; a 0-d one indexes without a break)."""
+        key = ("computed", path, qual)
+        found = self._memo.get(key)
+        if found is not None:
+            return found
+        self._memo[key] = []  # (a cycle adds nothing)
+        rec = self.p.record(("meth", path, qual) if "." in qual else ("fn", path, qual)) or {}
+        sig = list(rec.get("sig", ()))
+        if "." in qual and "staticmethod" not in [d.split(".")[-1] for d in rec.get("decorators", ())] and sig:
+            sig = sig[1:]
+        out = []
+        for name in sig + list(rec.get("kwonly", ())):
+            for where, pos, kw in self.sites.get((path, qual), ()):
+                at = sig.index(name) if name in sig else -1
+                arg = kw.get(name)
+                if arg is None and 0 <= at < len(pos) and "*" not in pos[: at + 1]:
+                    arg = pos[at]
+                if arg is None:
+                    continue
+                if isinstance(arg, str) and arg.startswith("p:"):
+                    if where[2] is not None and arg[2:] in self.computed_params(where[0], where[2]):
+                        out.append(name)
+                        break
+                elif self.resolve(arg, where) == "t":
+                    out.append(name)
+                    break
+        self._memo[key] = out
+        return out
+
     def param_classes(self, path: str, qual: str, name: str, depth: int = 0) -> set[tuple[str, str]]:
         """The project classes whose instances the calls seen pass as parameter ``name`` of
         ``qual``: ``Cls(...)`` itself, a local made by one, or a parameter of the caller that

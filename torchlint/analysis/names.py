@@ -47,6 +47,22 @@ def target_names(target: cst.CSTNode) -> list[str]:
     return []
 
 
+def untouched_param(fn: cst.FunctionDef, name: str) -> bool:
+    """Whether ``name`` is a parameter of ``fn`` that its body never binds again: inside the
+    function it is what the caller passed, as it came."""
+    from torchlint.analysis.tree import walk
+
+    if name not in param_names(fn):
+        return False
+    for node in walk(fn.body):
+        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.NamedExpr, cst.For, cst.CompFor)):
+            if name in target_names(node.target):
+                return False
+        elif isinstance(node, cst.AsName) and name in target_names(node.name):
+            return False
+    return True
+
+
 def dotted(expr: cst.BaseExpression) -> str | None:
     """``a.b.c`` for a chain of Names and Attributes, else ``None``."""
     parts = []

@@ -1118,6 +1118,9 @@ class Project:
         params = self.param_facts(path)
         if params:
             out["params"] = params
+        computed = self.computed_facts(path)
+        if computed:
+            out["computed"] = computed
         handed = self.handed_facts(path)
         if handed:
             out["handed"] = handed
@@ -1196,16 +1199,32 @@ class Project:
         parameters hold by every call in the project (:mod:`torchlint.analysis.callsites`).
         Read from every project file, so a caller's edit changes the callee's facts."""
         sites = self._call_sites()
-        s = self.summary(path)
-        quals = list(s.get("functions", ()))
-        for cname, cls in s.get("classes", {}).items():
-            quals.extend(f"{cname}.{m}" for m in cls.get("methods", ()))
         out = {}
-        for qual in quals:
+        for qual in self._quals(path):
             kinds = sites.param_kinds(path, qual)
             if kinds:
                 out[qual] = dict(sorted(kinds.items()))
         return out
+
+    def computed_facts(self, path: str) -> dict[str, list[str]]:
+        """``computed``: for the file's functions and methods, the parameters some call in the
+        project hands a tensor the caller computed
+        (:meth:`~torchlint.analysis.callsites.CallSites.computed_params`)."""
+        sites = self._call_sites()
+        out = {}
+        for qual in self._quals(path):
+            names = sites.computed_params(path, qual)
+            if names:
+                out[qual] = sorted(names)
+        return out
+
+    def _quals(self, path: str) -> list[str]:
+        """The file's functions and methods, qualified."""
+        s = self.summary(path)
+        quals = list(s.get("functions", ()))
+        for cname, cls in s.get("classes", {}).items():
+            quals.extend(f"{cname}.{m}" for m in cls.get("methods", ()))
+        return quals
 
     def name_facts(self, path: str) -> dict[str, Any]:
         """What the file's names are: aliases, loggers, module classes, tensor returns."""

@@ -62,6 +62,8 @@ class Region:
     tensor_params: set[str] = field(default_factory=set)
     #: parameters passed a record of the file at its calls (``step(x, RK)``): name -> kind
     record_params: dict[str, str] = field(default_factory=dict)
+    #: parameters some call hands a tensor the caller computed (not its own input, passed on)
+    computed_params: set[str] = field(default_factory=set)
 
     @property
     def label(self) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchlint.analysis.names import param_names, target_names
+from torchlint.analysis.names import param_names, target_names, untouched_param
 from torchlint.analysis.tensors import HOST_DATA
 from torchlint.analysis.tree import walk
 from torchlint.rules.base import Rule
@@ -34,6 +34,15 @@ _SIZE_METHODS = {"narrow", "view", "reshape", "expand", "repeat", "new_zeros", "
 # Reductions over every element when given no dim: a 0-d tensor, which as an index is read as
 # a Python int (`x[s.argmax()]`); with a dim the rank depends on the input's, unknown here.
 _ZERO_DIM = {"argmax", "argmin", "max", "min", "amax", "amin", "sum", "count_nonzero"}
+#: methods that keep a tensor's rank (``index.sub(1).clamp(0, n)``, ``t.long()``)
+_SAME_RANK = {"long", "int", "to", "clone", "detach", "clamp", "clamp_min", "clamp_max", "add", "sub", "remainder"}
+#: one-dimensional by construction: ``torch.arange(n)``, ``x.flatten()``, ``x.view(-1)``
+_FLAT_FUNCS = {"torch.arange", "torch.flatten", "torch.randperm"}
+_FLAT_METHODS = {"flatten", "ravel"}
+#: annotations that say a parameter holds one integer (handed a 0-d tensor, it is one)
+_INT_ANNOTATIONS = {"int", "Optional[int]", "typing.Optional[int]", "int|None", "None|int"}
+#: tensor methods whose position and length arguments are read as Python ints
+_OFFSET_METHODS = {"select": (1,), "narrow": (1, 2)}
 
 
 class TensorToPython(Rule):
@@ -69,6 +78,15 @@ class TensorToPython(Rule):
                     if arg.keyword is None and not arg.star and self.ctx.kind(arg.value) == HOST_DATA:
                         self.report(node, message=self._HOST_MESSAGE)
                         return
+            if isinstance(func, cst.Attribute) and func.attr.value in _OFFSET_METHODS and self.is_tensor(func.value):
+                positional = [a.value for a in node.args if a.keyword is None and not a.star]
+                at = _OFFSET_METHODS[func.attr.value]
+                if any(i < len(positional) and self._zero_dim(positional[i]) for i in at):
+                    self.report(
+                        node,
+                        message=f"`.{func.attr.value}()` at a position held in a 0-d tensor reads it on the "
+                        "host and splits the graph; index with `torch.index_select` or `torch.gather`",
+                    )
             return
         if qual in _TENSOR_CHECKS:
             self.report(
@@ -102,27 +120,100 @@ class TensorToPython(Rule):
 
     def _zero_dim(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
         """A 0-d tensor by construction: ``s.argmax()``, ``torch.argmin(s)``, ``lengths.max()``
-        with no dim, integer arithmetic on them, or a name the region binds only to those."""
-        if isinstance(expr, cst.Name) and depth == 0 and self.ctx.region is not None:
-            fn = self.ctx.region.node
-            key = (id(fn), expr.value)
-            if key not in self._bound:  # (each subscript asks: the body is walked once per name)
-                self._bound[key] = _assigned(fn, expr.value)
-            values = self._bound[key]
-            return bool(values) and all(self._zero_dim(v, 1) for v in values)
+        with no dim, an item of a one-dimensional tensor (``idx[0]``), a parameter annotated
+        ``int`` that the project's calls hand a tensor, integer arithmetic on them and methods
+        that keep the rank, or a name the region binds only to those."""
+        if isinstance(expr, cst.Name) and depth < 2 and self.ctx.region is not None:
+            if self._int_param_given_tensor(expr.value):
+                return True
+            values = self._values(expr.value)
+            return bool(values) and all(self._zero_dim(v, depth + 1) for v in values)
         if isinstance(expr, cst.BinaryOperation):  # `lengths.max() - 1`
             sides = (expr.left, expr.right)
             return any(self._zero_dim(e, depth) for e in sides) and all(
                 isinstance(e, cst.Integer) or self._zero_dim(e, depth) for e in sides
             )
-        if not isinstance(expr, cst.Call) or any(a.keyword is not None or a.star for a in expr.args):
+        if isinstance(expr, cst.Subscript):  # `idx[0]` of a one-dimensional `idx`
+            return _constant_item(expr) and self._flat(expr.value, depth)
+        if not isinstance(expr, cst.Call) or any(a.star for a in expr.args):
             return False
         func = expr.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _SAME_RANK and self.resolve(func) is None:
+            return self._zero_dim(func.value, depth)
+        if any(a.keyword is not None for a in expr.args):
+            return False
         if isinstance(func, cst.Attribute) and func.attr.value in _ZERO_DIM and not expr.args:
             return self.is_tensor(func.value) and self.resolve(func) is None
         qual = self.resolve(func)
         if qual is not None and qual.startswith("torch.") and qual[6:] in _ZERO_DIM and len(expr.args) == 1:
             return self.is_tensor(expr.args[0].value)
+        return False
+
+    def _flat(self, expr: cst.BaseExpression, depth: int) -> bool:
+        """A one-dimensional tensor by construction: ``torch.arange(n)``, ``x.flatten()``,
+        ``x.view(-1)``, an item of ``nonzero(as_tuple=True)`` or of one-argument
+        ``torch.where``, or a name the region binds only to those."""
+        if isinstance(expr, cst.Name) and depth < 2 and self.ctx.region is not None:
+            values = self._values(expr.value)
+            return bool(values) and all(self._flat(v, depth + 1) for v in values)
+        if isinstance(expr, cst.Subscript):  # `m.nonzero(as_tuple=True)[0]`, `torch.where(m)[0]`
+            return _constant_item(expr) and self._per_dim_indices(expr.value)
+        if not isinstance(expr, cst.Call) or any(a.star for a in expr.args):
+            return False
+        func = expr.func
+        qual = self.resolve(func)
+        if qual in _FLAT_FUNCS:
+            return qual != "torch.flatten" or len(expr.args) == 1
+        if isinstance(func, cst.Attribute) and qual is None and self.is_tensor(func.value):
+            name = func.attr.value
+            if name in _FLAT_METHODS:
+                return not expr.args
+            if name in ("view", "reshape"):  # `x.view(-1)`
+                return len(expr.args) == 1 and _int_literal(expr.args[0].value, -1)
+            if name in _SAME_RANK:
+                return self._flat(func.value, depth)
+        return False
+
+    def _per_dim_indices(self, expr: cst.BaseExpression) -> bool:
+        """``m.nonzero(as_tuple=True)``, ``torch.nonzero(m, as_tuple=True)``, ``torch.where(m)``:
+        a tuple of one-dimensional index tensors."""
+        if not isinstance(expr, cst.Call):
+            return False
+        qual = self.resolve(expr.func)
+        if qual == "torch.where":
+            return len(expr.args) == 1 and expr.args[0].keyword is None
+        method = isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "nonzero" and qual is None
+        if method or qual == "torch.nonzero":
+            return any(a.keyword is not None and a.keyword.value == "as_tuple" and _is_true(a.value) for a in expr.args)
+        return False
+
+    def _values(self, name: str) -> list[cst.BaseExpression]:
+        """What the region's function plainly binds ``name`` to. (An item of a loop over a tensor,
+        used as an index there, is TL006's.)"""
+        region = self.ctx.region
+        assert region is not None
+        fn = region.node
+        key = (id(fn), name)
+        if key not in self._bound:  # (each subscript asks: the body is walked once per name)
+            self._bound[key] = _assigned(fn, name)
+        return self._bound[key]
+
+    def _int_param_given_tensor(self, name: str) -> bool:
+        """A parameter annotated ``int`` that the project's calls hand a tensor (a sampler's
+        ``step(model_out, timestep: int, x)`` called with each item of ``timesteps``): a 0-d
+        tensor computed by the caller. (What the compiled function was given is a graph input
+        down the calls: indexing with one is traced.)"""
+        region = self.ctx.region
+        if region is None or region.is_root:
+            return False
+        fn = region.node
+        for p in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params):
+            if p.name.value != name or p.annotation is None:
+                continue
+            text = cst.Module([]).code_for_node(p.annotation.annotation).replace(" ", "")
+            if text not in _INT_ANNOTATIONS:
+                return False
+            return name in region.computed_params and self.is_tensor(p.name) and untouched_param(fn, name)
         return False
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
@@ -132,7 +223,8 @@ class TensorToPython(Rule):
             if isinstance(el.slice, cst.Index) and self._zero_dim(el.slice.value):
                 self.report(
                     node,
-                    message="indexing with a 0-d tensor (a reduction over every element) reads its "
+                    message="indexing with a 0-d tensor (a reduction over every element, an item of a "
+                    "one-dimensional tensor) reads its "
                     "value on the host and splits the graph; index with `torch.gather`/`index_select`, "
                     "or keep a dim (`argmax(dim, keepdim=True)`) and index with that tensor",
                 )
@@ -175,3 +267,24 @@ def _assigned(fn: cst.FunctionDef, name: str) -> list[cst.BaseExpression]:
         elif isinstance(node, cst.AsName) and name in target_names(node.name):
             return []
     return values
+
+
+def _constant_item(expr: cst.Subscript) -> bool:
+    """``seq[k]`` with one int literal ``k``."""
+    if len(expr.slice) != 1:
+        return False
+    index = expr.slice[0].slice
+    return isinstance(index, cst.Index) and _int_literal(index.value)
+
+
+def _int_literal(expr: cst.BaseExpression, value: int | None = None) -> bool:
+    """An int literal (``0``, ``-1``), ``value`` itself when given."""
+    negative = isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus)
+    inner = expr.expression if isinstance(expr, cst.UnaryOperation) and negative else expr
+    if not isinstance(inner, cst.Integer):
+        return False
+    return value is None or (-1 if negative else 1) * int(inner.value, 0) == value
+
+
+def _is_true(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "True"

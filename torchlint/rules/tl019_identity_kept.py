@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchlint.analysis.names import param_names
-from torchlint.analysis.tree import walk
+from torchlint.analysis.names import untouched_param
 from torchlint.rules.base import Rule
 
 _IDENTITY = frozenset({"builtins.id", "builtins.hash"})
@@ -40,17 +39,7 @@ class IdentityKept(Rule):
     def _untouched_input(self, arg: cst.BaseExpression) -> bool:
         """A parameter of the region's function never rebound in it."""
         region = self.ctx.region
-        if region is None or not isinstance(arg, cst.Name):
-            return False
-        fn = region.node
-        if arg.value not in param_names(fn):
-            return False
-        for node in walk(fn.body):
-            if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.NamedExpr, cst.For)):
-                target = node.target
-                if any(isinstance(n, cst.Name) and n.value == arg.value for n in walk(target)):
-                    return False
-        return True
+        return region is not None and isinstance(arg, cst.Name) and untouched_param(region.node, arg.value)
 
     def _kept(self, expr: cst.BaseExpression) -> list[cst.Call]:
         """The identity calls of a stored or returned value: itself or a tuple/list item."""

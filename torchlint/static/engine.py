@@ -24,7 +24,7 @@ from typing import Callable, Union, cast
 import libcst as cst
 
 from torchlint import knowledge
-from torchlint.analysis.names import ImportTable
+from torchlint.analysis.names import ImportTable, untouched_param
 from torchlint.analysis.regions import Region, build_index, find_regions
 from torchlint.analysis.tensors import (
     RECORD,
@@ -269,6 +269,14 @@ class _Walker(cst.CSTVisitor):
         elif t in (cst.FunctionDef, cst.Lambda) or t in _COMPREHENSIONS:
             self.ctx.scope = self._scope().parent
 
+    def _passed_on(self, value: cst.BaseExpression) -> bool:
+        """Whether a call's argument is one of the calling region's parameters as it came to
+        it, unless a caller of that region handed it a computed tensor."""
+        caller = self.ctx.region
+        if caller is None or not isinstance(value, cst.Name) or not untouched_param(caller.node, value.value):
+            return False
+        return caller.is_root or value.value not in caller.computed_params
+
     def _record_call_site(self, call: cst.Call) -> None:
         """Remember which parameters of a same-file callee receive tensors here."""
         callee = self.ctx.callee(call)
@@ -286,6 +294,8 @@ class _Walker(cst.CSTVisitor):
             name = arg.keyword.value if arg.keyword is not None else (params[i] if i < len(params) else None)
             if name is not None and self.ctx.is_tensor(arg.value):
                 region.tensor_params.add(name)
+                if not self._passed_on(arg.value):
+                    region.computed_params.add(name)
             elif name is not None:
                 kind = self.ctx.kind(arg.value)
                 if kind is not None and kind.startswith(RECORD):
@@ -347,6 +357,7 @@ def lint_module(
         ctx.scope = TensorScope(imports, region.owner)
         all_tensors = region.is_root or region.cross_file
         called_with = facts.get("params", {}).get(region.qualname)
+        region.computed_params.update(facts.get("computed", {}).get(region.qualname, ()))
         ctx.scope.bind_params(
             node, region.tensor_params, all_tensors=all_tensors, called_with=called_with, records=region.record_params
         )

@@ -629,7 +629,17 @@ def _reached_through(
 
 
 #: the facts that come from the regions (the rest say what a file's names are)
-_REGION_KEYS = ("roots", "reached", "params", "handed", "calls", "made_calls", "dynamic_ops", "loss_classes")
+_REGION_KEYS = (
+    "roots",
+    "reached",
+    "params",
+    "computed",
+    "handed",
+    "calls",
+    "made_calls",
+    "dynamic_ops",
+    "loss_classes",
+)
 
 
 def _readers(changed: set[str], reads: dict[str, list[str]]) -> set[str]:
