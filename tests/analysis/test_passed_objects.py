@@ -1,8 +1,9 @@
 """An object passed to a function as an argument has its methods traced when the function
 calls them (`def solve(term, y): return term.vf(0.0, y)`): they are followed into each class
-the project's calls pass an instance of, made at the call or passed on from the caller's own
-parameter. A class with the same method that no call passes stays unchecked, and so does a
-tensor method called on a parameter."""
+the project's calls pass an instance of, made at the call, returned by a method of the caller
+(`term = self.pick()`) or passed on from the caller's own parameter. A class with the same
+method that no call passes stays unchecked, and so does a tensor method called on a
+parameter."""
 
 from __future__ import annotations
 
@@ -27,6 +28,13 @@ class Damped:
         return y * self.rate
 
 
+class Returned:
+    def vf(self, t, y):
+        if y.mean() < 0:  # graph break
+            y = -y
+        return y
+
+
 class Unpassed:
     def vf(self, t, y):
         print("never passed", y.tolist())
@@ -45,7 +53,7 @@ def integrate(term, y, steps):
 
 MODEL = """from torch import nn
 
-from .terms import Damped, Term, integrate, solve
+from .terms import Damped, Returned, Term, integrate, solve
 
 
 class Flow(nn.Module):
@@ -60,15 +68,28 @@ class Decay(nn.Module):
 
     def forward(self, x):
         return integrate(Damped(0.5), self.lin(x), 1)
+
+
+class Picked(nn.Module):
+    def pick(self):
+        return Returned()
+
+    def forward(self, x):
+        term = self.pick()
+        return solve(term, x * 2)
 """
 
-TARGETS = """from ppkg.model import Decay, Flow
+TARGETS = """from ppkg.model import Decay, Flow, Picked
 
 FLOW = Flow()
 DECAY = Decay()
+PICKED = Picked()
 """
 
-ORACLE = [{"path": ".", "module": "ppkg.targets", "target": name, "inputs": ["f32[3,4]"]} for name in ("FLOW", "DECAY")]
+ORACLE = [
+    {"path": ".", "module": "ppkg.targets", "target": name, "inputs": ["f32[3,4]"]}
+    for name in ("FLOW", "DECAY", "PICKED")
+]
 
 
 def make(root):

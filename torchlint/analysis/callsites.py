@@ -440,6 +440,11 @@ class CallSites:
         path, _, qual = where
         if isinstance(kind, list) and len(kind) == 2 and kind[0] == RETURN:
             ref = self.p.callee_ref(path, where[1], kind[1])
+            if ref is not None and ref[0] in ("fn", "meth") and depth < _MAX_HOPS:
+                # `X = self.control(coeffs)`: the instances the function returns
+                ret = (self.p.record(ref) or {}).get("ret")
+                owner = ref[2].split(".")[0] if ref[0] == "meth" else None
+                return self._classes_of(ret, (ref[1], owner, ref[2]), depth + 1) if ret is not None else set()
             return {(ref[1], ref[2])} if ref is not None and ref[0] == "cls" else set()
         if isinstance(kind, list) and kind and kind[0] == "|":
             return {c for k in kind[1:] for c in self._classes_of(k, where, depth)}
