@@ -77,6 +77,8 @@ _TENSOR_MAKERS = frozenset(
     }
 )
 _PROPERTY = ("property", "cached_property", "functools.cached_property")
+#: the special methods the summary notes where the syntax runs them (`s[k]`, `len(s)`, `s(x)`)
+_RUN_BY_SYNTAX = frozenset({"__getitem__", "__len__", "__iter__", "__next__", "__bool__", "__call__"})
 _MAX_DEPTH = 40
 _DISTRIBUTIONS = "torch.distributions."
 #: the methods of a ``torch.distributions`` distribution or transform that torch's own code
@@ -662,6 +664,7 @@ class Project:
             targets.extend(self._overrides(ref, rec))
             targets.extend(self._handed_in(ref, rec))
             targets.extend(self._passed_in(ref, rec))
+            targets.extend(self._read_on_handed(ref, rec))
             self.edges.setdefault(path, {})[qual] = targets
             for target in targets:
                 add(target, root)
@@ -857,6 +860,30 @@ class Project:
                     continue
                 found = self.find_method(cls[0], cls[1], rest or "__call__")
                 if found is not None:
+                    yield (_VIRTUAL, found[1], found[2])
+
+    def _read_on_handed(self, ref: Ref, rec: dict[str, Any]) -> Iterator[Ref]:
+        """For a property read or a ``[k]`` of ``self.attr`` (an object the constructor was
+        handed) or of a parameter: what it runs in each class the project's calls pass
+        (:meth:`_handed_in`, :meth:`_passed_in` for those reads)."""
+        if ref[0] not in ("fn", "meth"):
+            return
+        path = ref[1]
+        owner = ref[2].split(".")[0] if ref[0] == "meth" else None
+        params = (set(rec.get("sig", ())) | set(rec.get("kwonly", ()))) - {"self", "cls"}
+        sites = None
+        for obj, attr, guard in rec.get("reads_on", ()):
+            if not self._runs(path, guard):
+                continue
+            if obj.startswith("self.") and owner is not None:
+                classes: Iterable[tuple[str, str]] = self.handed_classes(path, owner, obj[5:])
+            elif obj in params:
+                sites = sites or self._call_sites()
+                classes = sorted(sites.param_classes(path, ref[2], obj))
+            else:
+                continue
+            for cls in classes:
+                for found in self._read_runs(cls[0], cls[1], attr):
                     yield (_VIRTUAL, found[1], found[2])
 
     def handed_classes(self, path: str, owner: str, attr: str, sites: Any = None) -> list[tuple[str, str]]:
@@ -1055,6 +1082,21 @@ class Project:
                 if maker.endswith("[]"):
                     for cls in self.made_classes(path, maker):
                         yield from self._constructor(cls)
+        for obj, attr, guard in rec.get("reads_on", ()):  # `s = Stats(x); s.total`, `s[0]`
+            if obj in made and self._runs(path, guard):
+                for callee in made[obj]:
+                    for cls in self.made_classes(path, callee):
+                        yield from self._read_runs(cls[1], cls[2], attr)
+            elif obj.startswith("self.") and owner is not None and self._runs(path, guard):
+                for where, callee in self._attr_makers(path, owner, obj[5:]):
+                    for cls in self.made_classes(where, callee):
+                        yield from self._read_runs(cls[1], cls[2], attr)
+        for name, guard in rec.get("calls", ()):  # `fn = Compose(...); fn(x)`: its `__call__`
+            if name in made and self._runs(path, guard):
+                for callee in made[name]:
+                    for cls in self.made_classes(path, callee):
+                        if not self.is_module(cls[1], cls[2]):
+                            yield from self._read_runs(cls[1], cls[2], "__call__")
         if owner is not None:
             for attr in rec.get("attrs", ()):
                 target = self.find_method(path, owner, attr)
@@ -1064,6 +1106,17 @@ class Project:
                         yield target
         for _, dref in self._decorator_refs(path, rec):
             yield from self._wrappers(dref)
+
+    def _read_runs(self, path: str, cls: str, attr: str) -> Iterator[Ref]:
+        """What reading ``obj.<attr>`` of an instance of ``cls`` runs: the method of that name
+        when it is a property, or the special method itself (``__getitem__``, ``__len__``)."""
+        target = self.find_method(path, cls, attr)
+        if target is None:
+            return
+        if attr in _RUN_BY_SYNTAX or any(
+            d.endswith(_PROPERTY) for d in (self.record(target) or {}).get("decorators", ())
+        ):
+            yield target
 
     def _wrappers(self, dref: Ref | None, depth: int = 0) -> Iterable[Ref]:
         """What runs at each call of a function a project decorator decorates: the wrapper the

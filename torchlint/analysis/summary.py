@@ -241,6 +241,10 @@ class _FunctionScan:
         self._def_line: int = getattr(fn, "lineno", 0)
         self._seen_calls: set[tuple[str | None, ...]] = set()
         self._seen_attrs: set[str] = set()
+        #: `obj.attr` read (a property runs) and `obj[k]` (its `__getitem__`) on a local a class
+        #: made here, a parameter or `self.obj`: [obj as written, attr, guard], each once
+        self.reads_on: list[list[str | None]] = []
+        self._seen_reads: set[tuple[str, str, str | None]] = set()
         # for what callers pass (:mod:`torchlint.analysis.sites`): every call, in order; the
         # names read other than as a call's callee; how often `self.<attr>` is read, and how
         # often as a call's callee, an attribute's base or a target; `self.<attr> = value`
@@ -389,6 +393,16 @@ class _FunctionScan:
             where = [first, call.col_offset, end, call.end_col_offset]
             self.on_made.append([func.attr, makers, *where, guard])
 
+    def _read_on(self, obj: str, attr: str, guard: str | None) -> None:
+        """Note ``obj.attr`` read when ``obj`` is a local made here, a parameter or ``self.X``
+        (the project runs a property or ``__getitem__`` of the classes it holds)."""
+        if not (obj in self.made or obj in self._outer_params or obj.startswith("self.")) or obj == "self":
+            return
+        key = (obj, attr, guard)
+        if key not in self._seen_reads:
+            self._seen_reads.add(key)
+            self.reads_on.append([obj, attr, guard])
+
     def _expr(self, node: ast.AST, guard: str | None) -> None:
         # Depth first, last child first (the order the calls are listed in), over the fields
         # that can hold code (:func:`_code_fields`): a summary is made of every project file,
@@ -409,6 +423,10 @@ class _FunctionScan:
                 continue
             if t is Attribute:  # (its only field that holds code: the value)
                 value = cur.value  # type: ignore[attr-defined]
+                if type(value) is _Name and value.id != "self" and type(cur.ctx) is _Load:  # type: ignore[attr-defined]
+                    self._read_on(value.id, cur.attr, guard)  # type: ignore[attr-defined]
+                elif type(value) is Attribute and type(value.value) is _Name and value.value.id == "self":
+                    self._read_on(f"self.{value.attr}", cur.attr, guard)  # type: ignore[attr-defined]
                 if type(value) is _Name and value.id == "self":
                     attr = cur.attr  # type: ignore[attr-defined]
                     reads[attr] = reads.get(attr, 0) + 1
@@ -443,12 +461,20 @@ class _FunctionScan:
                         self._note_made_call(cur, func, guard)  # type: ignore[arg-type]
                 if type(func) is not _Name:
                     push(func)
+                elif func.id in _DUNDER_BUILTINS and len(cur.args) == 1 and type(cur.args[0]) is _Name:  # type: ignore[attr-defined]
+                    self._read_on(cur.args[0].id, _DUNDER_BUILTINS[func.id], guard)  # type: ignore[attr-defined]
                 extend(cur.args)  # type: ignore[attr-defined]
                 extend(cur.keywords)  # type: ignore[attr-defined]
                 continue
             if t is keyword:
                 push(cur.value)  # type: ignore[attr-defined]
                 continue
+            if t is ast.Subscript and type(cur.ctx) is _Load:  # type: ignore[attr-defined]
+                value = cur.value  # type: ignore[attr-defined]
+                if type(value) is _Name:
+                    self._read_on(value.id, "__getitem__", guard)
+                elif type(value) is Attribute and type(value.value) is _Name and value.value.id == "self":
+                    self._read_on(f"self.{value.attr}", "__getitem__", guard)
             if t is _Yield or t is _YieldFrom:
                 self.yields = True
             spec = specs.get(t)
@@ -464,6 +490,8 @@ class _FunctionScan:
 
 
 _Name, _Constant, _Load = ast.Name, ast.Constant, ast.Load
+#: builtins that run a method of their argument: `len(s)` runs `s.__len__()`
+_DUNDER_BUILTINS = {"len": "__len__", "iter": "__iter__", "next": "__next__", "bool": "__bool__"}
 _Yield, _YieldFrom = ast.Yield, ast.YieldFrom
 #: node type -> (field, whether it is a list) for the fields that may hold code, in order
 _SPECS: dict[type, tuple[tuple[str, bool], ...]] = {}
@@ -600,6 +628,11 @@ def _function(fn: ast.AST) -> dict[str, Any]:
     if decorators:
         out.update(_op_facts(fn))
     called_on = {(c[0] or "").split(".", 1)[0] for c in calls if (c[0] or "").count(".") == 1}
+    # what a tensor or a container has (`q.shape`, `q.item`) runs nothing of the project's: left
+    # out, so such an edit leaves the summary as it was
+    reads_on = [r for r in scan.reads_on if r[1] not in common]
+    called_on.update(cast(str, r[0]) for r in reads_on)
+    called_on.update(c[0] for c in calls if c[0] is not None and c[0] in scan.made)  # `fn = Compose(...); fn(x)`
     made = {local: callees for local, callees in scan.made.items() if local in called_on and local not in own}
     if made:
         out["made"] = made
@@ -609,6 +642,8 @@ def _function(fn: ast.AST) -> dict[str, Any]:
         out["named"] = named
     if scan.attrs:
         out["attrs"] = scan.attrs
+    if reads_on:
+        out["reads_on"] = reads_on
     kind = _annotation_kind(fn.returns)  # type: ignore[attr-defined]
     if kind:
         out["returns"] = kind

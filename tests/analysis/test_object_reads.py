@@ -1,0 +1,117 @@
+"""Reading a property of an object (`s.total`), indexing it (`s[0]`) or taking its `len()` runs
+a method of its class, which dynamo traces like a call: the property, `__getitem__` or `__len__`
+of each class the object is made as (a local the region makes, `self.table` made in `__init__`
+or handed to it) or passed as (a parameter). A class whose property no region reads, and a
+plain method of the same name that nothing calls, stay unchecked."""
+
+from __future__ import annotations
+
+from support import marked_package_tests, write_package
+
+STATS = """import torch
+
+
+class Stats:
+    def __init__(self, x):
+        self.x = x
+
+    @property
+    def peak(self):
+        return self.x.max().item()  # graph break
+
+    @property
+    def spread(self):
+        return self.x.std().tolist()  # graph break
+
+    def __getitem__(self, i):
+        print("row", i)  # graph break
+        return self.x[i]
+
+
+class Table:
+    def __init__(self, n):
+        self.values = torch.linspace(0.5, 1.5, n)
+
+    @property
+    def scale(self):
+        return float(self.values.mean())  # graph break
+
+
+class Quiet:
+    def __init__(self, n):
+        self.values = torch.ones(n)
+
+    @property
+    def peak(self):
+        return self.values.max().item()
+
+    def scale(self):
+        print("never called")
+        return 1.0
+"""
+
+MODEL = """from torch import nn
+
+from .stats import Stats, Table
+
+
+def weigh(stats, x):
+    return x * stats.spread
+
+
+class Peak(nn.Module):
+    def forward(self, x):
+        s = Stats(x)
+        return x * s.peak
+
+
+class Row(nn.Module):
+    def forward(self, x):
+        s = Stats(x)
+        return s[0] * 2
+
+
+class Scaled(nn.Module):
+    def __init__(self, table):
+        super().__init__()
+        self.table = table
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.lin(x) * self.table.scale
+
+
+class Weighed(nn.Module):
+    def forward(self, x):
+        return weigh(Stats(x.abs()), x)
+
+
+def build():
+    return Scaled(Table(4))
+"""
+
+TARGETS = """from readpkg.model import Peak, Row, Weighed, build
+
+PEAK = Peak()
+ROW = Row()
+SCALED = build()
+WEIGHED = Weighed()
+"""
+
+ORACLE = [
+    {"path": ".", "module": "readpkg.targets", "target": name, "inputs": ["f32[3,4]"]}
+    for name in ("PEAK", "ROW", "SCALED", "WEIGHED")
+]
+
+
+def make(root):
+    files = {
+        "readpkg/__init__.py": "",
+        "readpkg/stats.py": STATS,
+        "readpkg/model.py": MODEL,
+        "readpkg/targets.py": TARGETS,
+    }
+    return write_package(root, files, ORACLE)
+
+
+test_the_static_pass_finds_the_marked_breaks, test_the_marks_are_where_dynamo_breaks = marked_package_tests(make)
