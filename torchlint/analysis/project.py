@@ -77,6 +77,7 @@ _TENSOR_MAKERS = frozenset(
     }
 )
 _PROPERTY = ("property", "cached_property", "functools.cached_property")
+_AUTOGRAD_FUNCTIONS = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
 #: the special methods the summary notes where the syntax runs them (`s[k]`, `len(s)`, `s(x)`)
 _RUN_BY_SYNTAX = frozenset({"__getitem__", "__len__", "__iter__", "__next__", "__bool__", "__call__"})
 _MAX_DEPTH = 40
@@ -380,6 +381,11 @@ class Project:
         """Whether ``name`` derives from a ``torch.distributions`` class (a distribution, a
         transform, a constraint), through the project's classes."""
         return self._derives("distribution", path, name, lambda q: q.startswith(_DISTRIBUTIONS))
+
+    def is_autograd_function(self, path: str, name: str) -> bool:
+        """Whether ``name`` derives from ``torch.autograd.Function``: ``Cls.apply(...)`` runs
+        its ``forward``, which dynamo traces."""
+        return self._derives("autograd", path, name, lambda q: q in _AUTOGRAD_FUNCTIONS)
 
     def is_loss(self, path: str, name: str) -> bool:
         """Whether the module class ``name`` is a loss (or what picks a loss's pairs): its name,
@@ -1069,6 +1075,10 @@ class Project:
             elif head == "super()" and owner is not None:
                 if rest and "." not in rest:
                     target = self.find_method(path, owner, rest, skip_self=True)
+            elif name.endswith(".apply"):  # `Scale.apply(x)` of an autograd Function: its forward
+                fn = self.resolve_dotted(path, name[: -len(".apply")])
+                if fn is not None and fn[0] == "cls" and self.is_autograd_function(fn[1], fn[2]):
+                    target = self.find_method(fn[1], fn[2], "forward")
             else:
                 target = self.resolve_dotted(path, name)
             if target is not None and target[0] in ("fn", "meth"):
