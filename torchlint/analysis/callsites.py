@@ -100,6 +100,16 @@ _MAX_HOPS = 4
 Where = tuple[str, "str | None", "str | None"]
 
 
+def _argument(sig: list[str], pos: list, kw: dict, name: str) -> Any:
+    """What a call passes as parameter ``name`` (by name, or at its place before any
+    ``*args``), None where it does not say."""
+    arg = kw.get(name)
+    at = sig.index(name) if name in sig else -1
+    if arg is None and 0 <= at < len(pos) and "*" not in pos[: at + 1]:
+        arg = pos[at]
+    return arg
+
+
 class CallSites:
     """Every call in the project's summaries, by the function or method it reaches."""
 
@@ -354,12 +364,17 @@ class CallSites:
         self._memo[key] = out
         return out
 
-    def _param_kind(self, path: str, qual: str, name: str) -> str:
+    def _bound(self, path: str, qual: str) -> tuple[dict[str, Any], list[str]]:
+        """The record of ``qual`` and its positional parameters as a call fills them (a
+        method's ``self`` or ``cls`` bound already, a static method's not)."""
         rec = self.p.record(("meth", path, qual) if "." in qual else ("fn", path, qual)) or {}
         sig = list(rec.get("sig", ()))
-        decorators = [d.split(".")[-1] for d in rec.get("decorators", ())]
-        if "." in qual and "staticmethod" not in decorators and sig:
-            sig = sig[1:]  # self / cls: bound by the call
+        if "." in qual and "staticmethod" not in [d.split(".")[-1] for d in rec.get("decorators", ())] and sig:
+            sig = sig[1:]
+        return rec, sig
+
+    def _param_kind(self, path: str, qual: str, name: str) -> str:
+        rec, sig = self._bound(path, qual)
         defaults = rec.get("defaults", {})
         kinds = []
         for where, pos, kw in self.sites.get((path, qual), ()):
@@ -386,17 +401,11 @@ class CallSites:
         if found is not None:
             return found
         self._memo[key] = []  # (a cycle adds nothing)
-        rec = self.p.record(("meth", path, qual) if "." in qual else ("fn", path, qual)) or {}
-        sig = list(rec.get("sig", ()))
-        if "." in qual and "staticmethod" not in [d.split(".")[-1] for d in rec.get("decorators", ())] and sig:
-            sig = sig[1:]
+        rec, sig = self._bound(path, qual)
         out = []
         for name in sig + list(rec.get("kwonly", ())):
             for where, pos, kw in self.sites.get((path, qual), ()):
-                at = sig.index(name) if name in sig else -1
-                arg = kw.get(name)
-                if arg is None and 0 <= at < len(pos) and "*" not in pos[: at + 1]:
-                    arg = pos[at]
+                arg = _argument(sig, pos, kw, name)
                 if arg is None:
                     continue
                 if isinstance(arg, str) and arg.startswith("p:"):
@@ -418,16 +427,10 @@ class CallSites:
         if found is not None:
             return found
         self._memo[key] = set()  # (a cycle adds nothing)
-        rec = self.p.record(("meth", path, qual) if "." in qual else ("fn", path, qual)) or {}
-        sig = list(rec.get("sig", ()))
-        if "." in qual and "staticmethod" not in [d.split(".")[-1] for d in rec.get("decorators", ())] and sig:
-            sig = sig[1:]
+        _, sig = self._bound(path, qual)
         out: set[tuple[str, str]] = set()
         for where, pos, kw in self.sites.get((path, qual), ()):
-            at = sig.index(name) if name in sig else -1
-            arg = kw.get(name)
-            if arg is None and 0 <= at < len(pos) and "*" not in pos[: at + 1]:
-                arg = pos[at]
+            arg = _argument(sig, pos, kw, name)
             if arg is not None:
                 out |= self._classes_of(arg, where, depth)
             elif "**" in kw and where[2] is not None and depth < _MAX_HOPS:
