@@ -1,8 +1,9 @@
-"""Reading a property of an object (`s.total`), indexing it (`s[0]`) or taking its `len()` runs
-a method of its class, which dynamo traces like a call: the property, `__getitem__` or `__len__`
-of each class the object is made as (a local the region makes, `self.table` made in `__init__`
-or handed to it) or passed as (a parameter). A class whose property no region reads, and a
-plain method of the same name that nothing calls, stay unchecked."""
+"""Reading a property of an object (`s.total`), indexing it (`s[0]`), taking its `len()` or
+calling it (`fn(x)`) runs a method of its class, which dynamo traces like a call: the property,
+`__getitem__`, `__len__` or `__call__` of each class the object is made as (a local the region
+makes, `self.table` made in `__init__` or handed to it) or passed as (a parameter). A class
+whose property no region reads, and a plain method of the same name that nothing calls, stay
+unchecked."""
 
 from __future__ import annotations
 
@@ -37,6 +38,15 @@ class Table:
         return float(self.values.mean())  # graph break
 
 
+class Shift:
+    def __init__(self, by):
+        self.by = by
+
+    def __call__(self, x):
+        print("shift", self.by)  # graph break
+        return x + self.by
+
+
 class Quiet:
     def __init__(self, n):
         self.values = torch.ones(n)
@@ -52,7 +62,7 @@ class Quiet:
 
 MODEL = """from torch import nn
 
-from .stats import Stats, Table
+from .stats import Shift, Stats, Table
 
 
 def weigh(stats, x):
@@ -86,21 +96,28 @@ class Weighed(nn.Module):
         return weigh(Stats(x.abs()), x)
 
 
+class Shifted(nn.Module):
+    def forward(self, x):
+        fn = Shift(1.0)
+        return fn(x) * 2
+
+
 def build():
     return Scaled(Table(4))
 """
 
-TARGETS = """from readpkg.model import Peak, Row, Weighed, build
+TARGETS = """from readpkg.model import Peak, Row, Shifted, Weighed, build
 
 PEAK = Peak()
 ROW = Row()
 SCALED = build()
 WEIGHED = Weighed()
+SHIFTED = Shifted()
 """
 
 ORACLE = [
     {"path": ".", "module": "readpkg.targets", "target": name, "inputs": ["f32[3,4]"]}
-    for name in ("PEAK", "ROW", "SCALED", "WEIGHED")
+    for name in ("PEAK", "ROW", "SCALED", "WEIGHED", "SHIFTED")
 ]
 
 

@@ -63,6 +63,13 @@ def untouched_param(fn: cst.FunctionDef, name: str) -> bool:
     return True
 
 
+def int_literal(expr: cst.BaseExpression, value: int | None = None) -> bool:
+    """An int literal (``0``, ``-1``), ``value`` itself when given."""
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        return int_literal(expr.expression, None if value is None else -value)
+    return isinstance(expr, cst.Integer) and (value is None or expr.evaluated_value == value)
+
+
 def dotted(expr: cst.BaseExpression) -> str | None:
     """``a.b.c`` for a chain of Names and Attributes, else ``None``."""
     parts = []

@@ -43,6 +43,7 @@ from torchlint.analysis.modules import ModuleMap, relative_base
 from torchlint.analysis.sites import ABSOLUTE, evaluate
 from torchlint.analysis.summary import TRAINING_ONLY, Summary
 from torchlint.analysis.torchnames import (
+    AUTOGRAD_FUNCTION,
     COMPILE_CALLS,
     DISABLE_DECORATORS,
     IS_COMPILING,
@@ -77,7 +78,6 @@ _TENSOR_MAKERS = frozenset(
     }
 )
 _PROPERTY = ("property", "cached_property", "functools.cached_property")
-_AUTOGRAD_FUNCTIONS = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
 #: the special methods the summary notes where the syntax runs them (`s[k]`, `len(s)`, `s(x)`)
 _RUN_BY_SYNTAX = frozenset({"__getitem__", "__len__", "__iter__", "__next__", "__bool__", "__call__"})
 _MAX_DEPTH = 40
@@ -385,7 +385,7 @@ class Project:
     def is_autograd_function(self, path: str, name: str) -> bool:
         """Whether ``name`` derives from ``torch.autograd.Function``: ``Cls.apply(...)`` runs
         its ``forward``, which dynamo traces."""
-        return self._derives("autograd", path, name, lambda q: q in _AUTOGRAD_FUNCTIONS)
+        return self._derives("autograd", path, name, lambda q: q in AUTOGRAD_FUNCTION)
 
     def is_loss(self, path: str, name: str) -> bool:
         """Whether the module class ``name`` is a loss (or what picks a loss's pairs): its name,
@@ -1092,21 +1092,18 @@ class Project:
                 if maker.endswith("[]"):
                     for cls in self.made_classes(path, maker):
                         yield from self._constructor(cls)
-        for obj, attr, guard in rec.get("reads_on", ()):  # `s = Stats(x); s.total`, `s[0]`
-            if obj in made and self._runs(path, guard):
-                for callee in made[obj]:
-                    for cls in self.made_classes(path, callee):
-                        yield from self._read_runs(cls[1], cls[2], attr)
-            elif obj.startswith("self.") and owner is not None and self._runs(path, guard):
-                for where, callee in self._attr_makers(path, owner, obj[5:]):
-                    for cls in self.made_classes(where, callee):
-                        yield from self._read_runs(cls[1], cls[2], attr)
-        for name, guard in rec.get("calls", ()):  # `fn = Compose(...); fn(x)`: its `__call__`
-            if name in made and self._runs(path, guard):
-                for callee in made[name]:
-                    for cls in self.made_classes(path, callee):
-                        if not self.is_module(cls[1], cls[2]):
-                            yield from self._read_runs(cls[1], cls[2], "__call__")
+        for obj, attr, guard in rec.get("reads_on", ()):  # `s = Stats(x); s.total`, `s[0]`, `s(x)`
+            if not self._runs(path, guard):
+                continue
+            if obj in made:
+                makers = [(path, callee) for callee in made[obj]]
+            elif obj.startswith("self.") and owner is not None:
+                makers = self._attr_makers(path, owner, obj[5:])
+            else:
+                continue
+            for where, callee in makers:
+                for cls in self.made_classes(where, callee):
+                    yield from self._read_runs(cls[1], cls[2], attr)
         if owner is not None:
             for attr in rec.get("attrs", ()):
                 target = self.find_method(path, owner, attr)
@@ -1119,9 +1116,10 @@ class Project:
 
     def _read_runs(self, path: str, cls: str, attr: str) -> Iterator[Ref]:
         """What reading ``obj.<attr>`` of an instance of ``cls`` runs: the method of that name
-        when it is a property, or the special method itself (``__getitem__``, ``__len__``)."""
+        when it is a property, or the special method itself (``__getitem__``, ``__len__``; not
+        a module's ``__call__``: its forward is a region of its own)."""
         target = self.find_method(path, cls, attr)
-        if target is None:
+        if target is None or (attr == "__call__" and self.is_module(path, cls)):
             return
         if attr in _RUN_BY_SYNTAX or any(
             d.endswith(_PROPERTY) for d in (self.record(target) or {}).get("decorators", ())

@@ -16,6 +16,7 @@ import libcst as cst
 
 from torchlint.analysis.names import ImportTable, self_attr
 from torchlint.analysis.torchnames import (  # noqa: F401 - re-exported
+    AUTOGRAD_FUNCTION,
     COMPILE_CALLS,
     DISABLE_DECORATORS,
     IS_COMPILING,
@@ -608,9 +609,6 @@ def callees(fn: cst.FunctionDef, owner: ClassInfo | None, index: ModuleIndex):
                     out.append((found[1], f"{found[0].name}.__setattr__", found[0]))
         stack.extend(reversed(code_children(node)))
     return out
-
-
-AUTOGRAD_FUNCTION = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
 
 
 def _applied_class(expr: cst.BaseExpression, index: ModuleIndex) -> str | None:

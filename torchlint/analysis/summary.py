@@ -461,6 +461,8 @@ class _FunctionScan:
                         self._note_made_call(cur, func, guard)  # type: ignore[arg-type]
                 if type(func) is not _Name:
                     push(func)
+                elif func.id in self.made:  # `fn = Compose(...); fn(x)`: its `__call__`
+                    self._read_on(func.id, "__call__", guard)
                 elif func.id in _DUNDER_BUILTINS and len(cur.args) == 1 and type(cur.args[0]) is _Name:  # type: ignore[attr-defined]
                     self._read_on(cur.args[0].id, _DUNDER_BUILTINS[func.id], guard)  # type: ignore[attr-defined]
                 extend(cur.args)  # type: ignore[attr-defined]
@@ -632,7 +634,6 @@ def _function(fn: ast.AST) -> dict[str, Any]:
     # out, so such an edit leaves the summary as it was
     reads_on = [r for r in scan.reads_on if r[1] not in common]
     called_on.update(cast(str, r[0]) for r in reads_on)
-    called_on.update(c[0] for c in calls if c[0] is not None and c[0] in scan.made)  # `fn = Compose(...); fn(x)`
     made = {local: callees for local, callees in scan.made.items() if local in called_on and local not in own}
     if made:
         out["made"] = made

@@ -10,6 +10,8 @@ COMPILE_CALLS = frozenset({"torch.compile", "torch.compiler.compile", "torch._dy
 DISABLE_DECORATORS = frozenset({"torch.compiler.disable", "torch._dynamo.disable"})
 #: calls that turn a module into a TorchScript module, which runs in the TorchScript runtime:
 #: dynamo cannot trace calling one (a scripted or traced *function* it inlines)
+#: ``torch.autograd.Function``: ``Cls.apply(...)`` of a subclass runs its ``forward``, traced
+AUTOGRAD_FUNCTION = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
 JIT_MODULE_MAKERS = frozenset(
     {
         "torch.jit.script",

@@ -54,6 +54,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from torchlint.analysis.names import int_literal
 from torchlint.fixes.base import (
     REMOVE,
     UNSAFE,
@@ -80,12 +81,6 @@ def _method(call: cst.CSTNode | None, name: str) -> cst.BaseExpression | None:
     return None
 
 
-def _int_literal(expr: cst.CSTNode, value: int) -> bool:
-    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
-        return _int_literal(expr.expression, -value)
-    return isinstance(expr, cst.Integer) and expr.evaluated_value == value
-
-
 def _negative_dims(expr: cst.BaseExpression) -> bool:
     """A negative int literal or a tuple of them (dimensions that never name dim 0 of a 3-D+ mask)."""
     items = [e.value for e in expr.elements] if isinstance(expr, cst.Tuple) else [expr]
@@ -102,13 +97,13 @@ def _hit_source(expr: cst.BaseExpression, rule: Rule) -> cst.Name | None:
     summed: cst.BaseExpression | None = None
     if isinstance(expr, cst.Call) and rule.resolve(expr.func) in ("torch.greater", "torch.gt"):
         args = expr.args
-        if len(args) == 2 and not any(a.keyword or a.star for a in args) and _int_literal(args[1].value, 0):
+        if len(args) == 2 and not any(a.keyword or a.star for a in args) and int_literal(args[1].value, 0):
             summed = args[0].value
     elif (
         isinstance(expr, cst.Comparison)
         and len(expr.comparisons) == 1
         and isinstance(expr.comparisons[0].operator, cst.GreaterThan)
-        and _int_literal(expr.comparisons[0].comparator, 0)
+        and int_literal(expr.comparisons[0].comparator, 0)
     ):
         summed = expr.left
     mask = _method(summed, "sum") if summed is not None else None
@@ -167,7 +162,7 @@ def _first(expr: cst.CSTNode, var: str) -> bool:
         and is_name(expr.value, var)
         and len(expr.slice) == 1
         and isinstance(expr.slice[0].slice, cst.Index)
-        and _int_literal(expr.slice[0].slice.value, 0)
+        and int_literal(expr.slice[0].slice.value, 0)
     )
 
 
@@ -193,7 +188,7 @@ def _plan(node: cst.CSTNode, rule: Rule, ctx: FixContext) -> Plan | None:
     if isinstance(holder, cst.Call) and _method(holder, "squeeze") is node:
         squeeze_args = holder.args
         if len(squeeze_args) != 1 or not (
-            _int_literal(squeeze_args[0].value, -1) or _int_literal(squeeze_args[0].value, 1)
+            int_literal(squeeze_args[0].value, -1) or int_literal(squeeze_args[0].value, 1)
         ):
             return None
         hit_expr, squeezed = holder, True
@@ -351,7 +346,7 @@ def _use_of_index(use: cst.Name, number: bool, out: _Loop, ctx: FixContext) -> N
             isinstance(call, cst.Call)
             and call.func is attr
             and len(call.args) == 1
-            and _int_literal(call.args[0].value, 0)
+            and int_literal(call.args[0].value, 0)
         ):
             out.edits[call] = lambda updated: updated.func.value.with_changes(lpar=updated.lpar, rpar=updated.rpar)
             return
@@ -583,7 +578,7 @@ def _scaled_only(stmt: cst.CSTNode, y: str, tok: str, out: _Loop, ctx: FixContex
         if (
             len(args) == 3
             and not any(a.keyword or a.star for a in args)
-            and _int_literal(args[0].value, 0)
+            and int_literal(args[0].value, 0)
             and is_name(args[1].value, tok)
             and _is_y(args[2].value, y)
             and y not in read_names(_method(call, "index_add_"))  # type: ignore[arg-type]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchlint.analysis.names import param_names, target_names, untouched_param
+from torchlint.analysis.names import int_literal, param_names, target_names, untouched_param
 from torchlint.analysis.tensors import HOST_DATA
 from torchlint.analysis.tree import walk
 from torchlint.rules.base import Rule
@@ -169,7 +169,7 @@ class TensorToPython(Rule):
             if name in _FLAT_METHODS:
                 return not expr.args
             if name in ("view", "reshape"):  # `x.view(-1)`
-                return len(expr.args) == 1 and _int_literal(expr.args[0].value, -1)
+                return len(expr.args) == 1 and int_literal(expr.args[0].value, -1)
             if name in _SAME_RANK:
                 return self._flat(func.value, depth)
         return False
@@ -274,16 +274,7 @@ def _constant_item(expr: cst.Subscript) -> bool:
     if len(expr.slice) != 1:
         return False
     index = expr.slice[0].slice
-    return isinstance(index, cst.Index) and _int_literal(index.value)
-
-
-def _int_literal(expr: cst.BaseExpression, value: int | None = None) -> bool:
-    """An int literal (``0``, ``-1``), ``value`` itself when given."""
-    negative = isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus)
-    inner = expr.expression if isinstance(expr, cst.UnaryOperation) and negative else expr
-    if not isinstance(inner, cst.Integer):
-        return False
-    return value is None or (-1 if negative else 1) * int(inner.value, 0) == value
+    return isinstance(index, cst.Index) and int_literal(index.value)
 
 
 def _is_true(expr: cst.BaseExpression) -> bool:
