@@ -145,9 +145,9 @@ def test_a_break_spreads_from_what_the_method_calls_in_another_file(tmp_path):
     assert ("odepkg/model.py", 18, "TL021") in got
 
 
-def test_exceptions_and_modules_are_not_followed_into_their_constructors(tmp_path):
-    """`raise Failed(x)`: made to be raised (dynamo stops there anyway); a module made in
-    forward is TL007's, its `__init__` is not a region."""
+def test_exceptions_are_not_followed_into_their_constructors(tmp_path):
+    """`raise Failed(x)`: made to be raised (dynamo stops there anyway). (A module made in a
+    region is followed: `test_made_modules.py`.)"""
     model = MODEL.replace(
         "        return out + self.held.step(y).sum()\n",
         "        if out is None:\n            raise Failed(out)\n        return out + self.held.step(y).sum()\n",

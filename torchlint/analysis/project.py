@@ -631,7 +631,7 @@ class Project:
                 rec = self.record(ref)
                 known = not (
                     rec is None
-                    or (qual.endswith(".__init__") and not self.plain_class(path, qual.rsplit(".", 1)[0]))
+                    or (qual.endswith(".__init__") and self.raised(path, qual.rsplit(".", 1)[0]))
                     or self.is_disabled(path, rec)
                     or self.is_opaque(path, rec)
                 )
@@ -943,19 +943,21 @@ class Project:
             self._memo[key] = out
         return self._memo[key]
 
+    def raised(self, path: str, name: str) -> bool:
+        """Whether ``name`` is an exception class (made to be raised, where dynamo stops: its
+        ``__init__`` is not followed)."""
+        return any(n.endswith(_RAISED) for n in self._written_names(path, name))
+
     def plain_class(self, path: str, name: str) -> bool:
-        """Whether dynamo traces the ``__init__`` of ``name`` where a region makes one: a
-        plain class (a solver, a state, a wrapper object), not a module (made in ``forward``
-        it is a break of its own) nor an exception (made to be raised, where dynamo stops)."""
-        if self.is_module(path, name):
-            return False
-        return not any(n.endswith(_RAISED) for n in self._written_names(path, name))
+        """A plain class (a solver, a state, a wrapper object): not a module, not an exception."""
+        return not self.is_module(path, name) and not self.raised(path, name)
 
     def _constructor(self, cls: Ref | None) -> Iterator[Ref]:
-        """The ``__init__`` that making an instance of ``cls`` runs, where dynamo traces it."""
-        if cls is not None and cls[0] == "cls" and self.plain_class(cls[1], cls[2]):
+        """The ``__init__`` that making an instance of ``cls`` runs: dynamo traces it, a
+        module's too (made in a region, its constructor runs in the graph), not an exception's."""
+        if cls is not None and cls[0] == "cls" and not self.raised(cls[1], cls[2]):
             found = self.find_method(cls[1], cls[2], "__init__")
-            if found is not None and self.plain_class(found[1], found[2].split(".")[0]):
+            if found is not None and not self.raised(found[1], found[2].split(".")[0]):
                 yield found
 
     def made_classes(self, path: str, callee: str) -> list[Ref]:
@@ -976,10 +978,10 @@ class Project:
     def _method_and_init(
         self, path: str, callee: str, method: str
     ) -> Iterator[tuple[tuple[str, str], tuple[str, str] | None]]:
-        """For each plain class ``callee`` makes: the ``method`` it runs and its ``__init__``
-        (None: none in the project)."""
+        """For each class ``callee`` makes (a plain class or a module, not an exception): the
+        ``method`` it runs and its ``__init__`` (None: none in the project)."""
         for cls in self.made_classes(path, callee):
-            run = self.find_method(cls[1], cls[2], method) if self.plain_class(cls[1], cls[2]) else None
+            run = self.find_method(cls[1], cls[2], method) if not self.raised(cls[1], cls[2]) else None
             if run is not None:
                 init = self.find_method(cls[1], cls[2], "__init__")
                 yield (run[1], run[2]), (init[1], init[2]) if init is not None else None
@@ -1190,6 +1192,9 @@ class Project:
             if dynamic:
                 out["dynamic_ops"] = dynamic
         out.update(self.call_facts(path, [q for q, _ in self._by_path.get(path, ())]))
+        uninit = self.uninit_facts().get(path)
+        if uninit:
+            out["uninit"] = uninit
         return out
 
     def call_facts(self, path: str, quals: list[str]) -> dict[str, Any]:
@@ -1224,6 +1229,59 @@ class Project:
             out["calls"] = calls
         if made_calls:
             out["made_calls"] = made_calls
+        return out
+
+    def uninit_facts(self) -> dict[str, list[list[Any]]]:
+        """``uninit``, by file: the ``super().__init__(...)`` calls in the constructors of the
+        modules a region makes, each ``[qualname, line, column, end line, end column, causes]``.
+
+        Where the region runs the constructor outside its graph, dynamo compiles that
+        constructor as a frame of its own and stops at the call, the module not yet initialized
+        (GB0119), in each constructor up the module's bases. It does so when the constructor
+        breaks inside (a cause ``["init", constructor]``), or when the region is given up
+        whole because a method it calls on an object it made breaks (TL021's calls: a cause
+        ``["run", method, constructor]`` for each, see :mod:`torchlint.static.rebuild`)."""
+        found = self._memo.get(("uninit",))
+        if found is not None:
+            return cast("dict[str, list[list[Any]]]", found)
+        self.analyze()
+        sites: dict[tuple[str, str], list[Any]] = {}
+        for path, qual in self.regions:
+            rec = self.record(("meth" if "." in qual else "fn", path, qual)) or {}
+            made = []
+            for name, guard in rec.get("calls", ()):
+                cls = self.resolve_dotted(path, name) if self._runs(path, guard) else None
+                if cls is not None and cls[0] == "cls" and self.is_module(cls[1], cls[2]):
+                    made.append(cls)
+            if not made:
+                continue
+            runs = [
+                ["run", list(run), list(init) if init else None]
+                for method, makers, *_, guard in rec.get("on_made", ())
+                if self._runs(path, guard)
+                for maker in makers
+                for run, init in self._method_and_init(path, maker, method)
+            ]
+            for cls in made:
+                init = self.find_method(cls[1], cls[2], "__init__")
+                causes = [["init", [init[1], init[2]], None], *runs] if init is not None else runs
+                seen: set[tuple[str, str]] = set()
+                while init is not None and (init[1], init[2]) not in seen:
+                    seen.add((init[1], init[2]))
+                    owner = init[2].split(".")[0]
+                    irec = self.record(init) or {}
+                    start = self.summary(init[1]).get("lines", {}).get(init[2])
+                    span = irec.get("super_init")
+                    if not self.is_module(init[1], owner) or not span or not start:
+                        break
+                    where = [start + span[0], span[1], start + span[2], span[3]]
+                    site = sites.setdefault((init[1], init[2]), [*where, []])
+                    site[4].extend(c for c in causes if c not in site[4])
+                    init = self.find_method(init[1], owner, "__init__", skip_self=True)
+        out: dict[str, list[list[Any]]] = {}
+        for (path, qual), (line, col, end_line, end_col, causes) in sorted(sites.items()):
+            out.setdefault(path, []).append([qual, line, col, end_line, end_col, causes])
+        self._memo[("uninit",)] = out
         return out
 
     def handed_facts(self, path: str) -> dict[str, dict[str, Any]]:

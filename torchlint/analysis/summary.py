@@ -238,6 +238,9 @@ class _FunctionScan:
         #: `name.method(...)` on a local made here by a class (`name = Cls(...)`, `TABLE[]`), or
         #: `Cls(...).method(...)`: [method, makers, line, column, end line, end column, guard]
         self.on_made: list[list[Any]] = []
+        #: the first `super().__init__(...)` call: [line, column, end line, end column] (lines
+        #: from the `def`), where dynamo stops in a module's constructor it compiles on its own
+        self.super_init: list[int] | None = None
         self._def_line: int = getattr(fn, "lineno", 0)
         self._seen_calls: set[tuple[str | None, ...]] = set()
         self._seen_attrs: set[str] = set()
@@ -388,10 +391,14 @@ class _FunctionScan:
                 # class the factory returns, written `methods.select()`
                 picked.extend(f"{f}()" for f in self.made.get(m, ()) if not _a_class(f) and not f.endswith("[]"))
         makers = picked
-        if makers:  # (lines from the `def`: a memoized part holds them wherever the function moves)
-            first, end = call.lineno - self._def_line, (call.end_lineno or call.lineno) - self._def_line
-            where = [first, call.col_offset, end, call.end_col_offset]
-            self.on_made.append([func.attr, makers, *where, guard])
+        if makers:
+            self.on_made.append([func.attr, makers, *self._span(call), guard])
+
+    def _span(self, call: ast.Call) -> list[int]:
+        """Where ``call`` is, its lines counted from the ``def`` (a memoized part holds them
+        wherever the function moves)."""
+        first, end = call.lineno - self._def_line, (call.end_lineno or call.lineno) - self._def_line
+        return [first, call.col_offset, end, cast(int, call.end_col_offset)]
 
     def _read_on(self, obj: str, attr: str, guard: str | None) -> None:
         """Note ``obj.attr`` read when ``obj`` is a local made here, a parameter or ``self.X``
@@ -459,6 +466,8 @@ class _FunctionScan:
                         plain[func.attr] = plain.get(func.attr, 0) + 1
                     else:
                         self._note_made_call(cur, func, guard)  # type: ignore[arg-type]
+                        if self.super_init is None and func.attr == "__init__" and _is_super(value):
+                            self.super_init = self._span(cur)  # type: ignore[arg-type]
                 if type(func) is not _Name:
                     push(func)
                 elif func.id in self.made:  # `fn = Compose(...); fn(x)`: its `__call__`
@@ -667,6 +676,8 @@ def _function(fn: ast.AST) -> dict[str, Any]:
         out["returns_calls"] = sorted(set(cast("list[str]", returned)))
     if scan.on_made:
         out["on_made"] = scan.on_made
+    if scan.super_init is not None:
+        out["super_init"] = scan.super_init
     if scan.nested:
         out["nested"] = scan.nested
     if scan.wrappers:
@@ -1160,6 +1171,11 @@ def _table_call(func: ast.Subscript) -> str | None:
     return f"{node.id}[]" if isinstance(node, ast.Name) and node.id != "self" else None
 
 
+def _is_super(node: ast.AST) -> bool:
+    """``super()`` or ``super(Cls, self)``."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
+
+
 def _def_lines(tree: ast.Module, classes: dict[str, Any], functions: dict[str, Any]) -> dict[str, int]:
     """The ``def`` line of each function and method with ``on_made`` calls (whose lines count
     from it): made here, not in the memoized parts, since it moves when the code above does."""
@@ -1168,7 +1184,7 @@ def _def_lines(tree: ast.Module, classes: dict[str, Any], functions: dict[str, A
         f"{cname}.{mname}"
         for cname, cls in classes.items()
         for mname, rec in cls.get("methods", {}).items()
-        if rec.get("on_made")
+        if rec.get("on_made") or rec.get("super_init")
     }
     if not wanted:
         return {}

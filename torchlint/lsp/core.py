@@ -169,12 +169,14 @@ def _rebuilt(path: str, text: str, fact: dict | None, found: list[Finding], mode
     checked (:mod:`torchlint.static.rebuild`): the files that hold the made objects' methods,
     and the functions those call, are linted through ``reach``."""
     from torchlint.static import rebuild
+    from torchlint.static.static_pass import uninit_causes
 
-    if not fact or not fact.get("made_calls"):
+    if not fact or not (fact.get("made_calls") or fact.get("uninit")):
         return []
     me = os.path.abspath(path)
     loaded: dict[str, tuple[dict | None, list[Finding]]] = {me: (fact, found)}
-    todo = [tuple(fn) for *_, runs in fact["made_calls"] for pair in runs for fn in pair if fn]
+    todo = [tuple(fn) for *_, runs in fact.get("made_calls") or () for pair in runs for fn in pair if fn]
+    todo += [tuple(fn) for fn in uninit_causes(fact)]
     seen = set(todo)
     while todo:  # every function reachable from the methods, by the call graph
         fn_path, qual = todo.pop()

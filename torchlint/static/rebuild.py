@@ -14,6 +14,12 @@ files are linted: a region function breaks when it holds a finding of the static
 (through the project's call graph, the ``calls`` facts of
 :meth:`torchlint.analysis.project.Project.call_facts`) one that does. Each call in
 ``made_calls`` whose method may break is then a finding at the call.
+
+A module made there is rebuilt neither. When the region runs its constructor outside the
+graph -- the constructor breaks inside, or the region is given up at such a call -- dynamo
+compiles the constructor as a frame of its own, and stops at its ``super().__init__()``, the
+module not initialized yet ("Uninitialized nn.Module"): a finding there, in each constructor up
+its bases (the ``uninit`` facts).
 """
 
 from __future__ import annotations
@@ -54,37 +60,57 @@ def spread(
     # a constructor breaks where it, or a base's constructor it calls, holds a break: the
     # helpers it calls often only build what runs later (a closure kept on the object)
     init_breaks = _Breaks(broken, {fn: [t for t in ts if t[1].endswith(".__init__")] for fn, ts in calls.items()})
+
+    def spreads(run: Any, init: Any) -> bool:
+        # (made by a constructor that breaks, the frame resumed after it has the object as an
+        # input, which dynamo can rebuild)
+        return breaks(run) and not (init and init_breaks(init))
+
     out: list[list[Finding]] = []
     for path, fact in zip(paths, facts):
         mine: list[Finding] = []
         reached = (fact or {}).get("reached") or {}
         for qual, line, col, end_line, end_col, method, runs in (fact or {}).get("made_calls") or ():
-            # (made by a constructor that breaks, the frame resumed after it has the object as
-            # an input, which dynamo can rebuild)
-            if not any(breaks(run) and not (init and init_breaks(init)) for run, init in runs):
-                continue
-            message = rule.message.replace("this method", f"`.{method}()`", 1)
-            if qual in reached:
-                message = f"{message} (called from {reached[qual]})"
-            mine.append(
-                Finding(
-                    rule=CODE,
-                    name=rule.name,
-                    path=path,
-                    line=line,
-                    column=col + 1,
-                    end_line=end_line,
-                    end_column=end_col + 1,
-                    message=message,
-                    suggestion=rule.suggestion,
-                    source="static",
-                    region=qual,
-                    severity="warning" if rule.severity == "warning" else "error",
-                    source_line=line_of(path, line),
-                )
-            )
+            if any(spreads(run, init) for run, init in runs):
+                message = rule.message.replace("this method", f"`.{method}()`", 1)
+                mine.append(_finding(rule, path, qual, (line, col, end_line, end_col), message, reached, line_of))
+        for qual, line, col, end_line, end_col, causes in (fact or {}).get("uninit") or ():
+            if any(init_breaks(c[1]) if c[0] == "init" else spreads(c[1], c[2]) for c in causes):
+                at = (line, col, end_line, end_col)
+                mine.append(_finding(rule, path, qual, at, UNINIT_MESSAGE, reached, line_of))
         out.append(mine)
     return out
+
+
+def _finding(
+    rule: Any, path: str, qual: str, where: Sequence[int], message: str, reached: dict[str, str], line_of: Any
+) -> Finding:
+    line, col, end_line, end_col = where
+    if qual in reached:
+        message = f"{message} (called from {reached[qual]})"
+    return Finding(
+        rule=CODE,
+        name=rule.name,
+        path=path,
+        line=line,
+        column=col + 1,
+        end_line=end_line,
+        end_column=end_col + 1,
+        message=message,
+        suggestion=rule.suggestion,
+        source="static",
+        region=qual,
+        severity="warning" if rule.severity == "warning" else "error",
+        source_line=line_of(path, line),
+    )
+
+
+#: the message at ``super().__init__()`` of a module whose constructor runs outside the graph
+UNINIT_MESSAGE = (
+    "the compiled code makes this module and runs its constructor outside the graph (the "
+    "constructor, or a method called on an object made there, breaks inside), so dynamo "
+    "compiles the constructor on its own and breaks here, where the module is not initialized yet"
+)
 
 
 class _Breaks:

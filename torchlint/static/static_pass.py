@@ -295,7 +295,7 @@ def _spread(
     from torchlint.static import rebuild
 
     none: list[list[Finding]] = [[] for _ in files]
-    if not any(f and f.get("made_calls") for f in facts):
+    if not any(f and (f.get("made_calls") or f.get("uninit")) for f in facts):
         return none
     if not isinstance(rules, (list, tuple)):  # the settings: the rules they enable
         from torchlint.rules import enabled_rules
@@ -615,6 +615,9 @@ def _reached_through(
     functions it calls; ``roots``: file -> the roots it declares (as the analysis found them)."""
     todo = [(path, qual) for path in given for qual in edges.get(path, ())]
     todo += [(ref[1], ref[2]) for path in given for ref in roots.get(path, ()) if ref[2] in edges.get(ref[1], ())]
+    # what decides a given file's `super().__init__()` findings (TL021): the functions that
+    # may break in the regions that make its modules, wherever they are
+    todo += [(fn[0], fn[1]) for path in given for fn in uninit_causes(facts.get(path))]
     seen = set(todo)
     while todo:
         path, qual = todo.pop()
@@ -628,6 +631,11 @@ def _reached_through(
             reach.setdefault(path, (facts[path], set()))[1].add(qual)
 
 
+def uninit_causes(fact: dict | None) -> list[Sequence[str]]:
+    """The functions whose breaks decide the ``uninit`` findings of a file with ``fact``."""
+    return [fn for *_, causes in (fact or {}).get("uninit") or () for c in causes for fn in c[1:] if fn]
+
+
 #: the facts that come from the regions (the rest say what a file's names are)
 _REGION_KEYS = (
     "roots",
@@ -637,6 +645,7 @@ _REGION_KEYS = (
     "handed",
     "calls",
     "made_calls",
+    "uninit",
     "dynamic_ops",
     "loss_classes",
 )

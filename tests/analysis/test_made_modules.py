@@ -1,0 +1,121 @@
+"""Modules a region makes: dynamo runs their constructors in the graph, and where it cannot
+(the constructor breaks, or a method called on the made module does), it compiles the
+constructor on its own and stops at ``super().__init__()``, the module not initialized yet.
+
+The package below makes small modules in ``forward`` the way library code builds helpers on
+the fly. Every line where dynamo breaks carries `# graph break`; the static pass must find
+exactly those (the `dynamo` test checks the marks against torch). ``Quiet`` and ``Kept`` are
+the look-alikes: made in a region that breaks elsewhere, or made and clean, they compile.
+"""
+
+from __future__ import annotations
+
+import pytest
+from support import marked_package_tests, static_found, write_package
+
+LAYERS = """import torch
+from torch import nn
+
+
+class Gate(nn.Module):
+    def __init__(self, value):
+        super().__init__()  # graph break
+        self.value = value
+
+    def apply_to(self, x):
+        if x.sum() > 0:  # graph break
+            return x * self.value
+        return x
+
+
+class Counted(nn.Module):
+    def __init__(self, x):
+        super().__init__()  # graph break
+        self.n = int(x.sum().item())  # graph break
+
+    def shift(self, x):
+        return x + self.n
+
+
+class Quiet(nn.Module):
+    def __init__(self, k):
+        super().__init__()
+        self.k = k
+
+    def run(self, x):
+        return x * self.k
+
+
+class Base(nn.Module):
+    def __init__(self):
+        super().__init__()  # graph break
+
+
+class Derived(Base):
+    def __init__(self, x):
+        super().__init__()  # graph break
+        self.v = x.tolist()  # graph break
+
+    def total(self, x):
+        return x + len(self.v)
+"""
+
+MODEL = """import torch
+from torch import nn
+
+from .layers import Counted, Derived, Gate, Quiet
+
+
+def loud(x):
+    print("step")  # graph break
+    return x + 1
+
+
+class Gated(nn.Module):
+    def forward(self, x):
+        gate = Gate(2.0)
+        return gate.apply_to(x)  # graph break
+
+
+class Shifted(nn.Module):
+    def forward(self, x):
+        return Counted(x).shift(x)
+
+
+class Plain(nn.Module):
+    def forward(self, x):
+        quiet = Quiet(3.0)
+        y = quiet.run(x)
+        return loud(y)
+
+
+class Chained(nn.Module):
+    def forward(self, x):
+        return Derived(x).total(x)
+"""
+
+ORACLE = [
+    {"path": ".", "module": "modpkg.model", "target": name, "inputs": ["f32[4]"]}
+    for name in ("Gated", "Shifted", "Plain", "Chained")
+]
+
+
+def make(root, model=MODEL):
+    files = {"modpkg/__init__.py": "", "modpkg/layers.py": LAYERS, "modpkg/model.py": model}
+    return write_package(root, files, ORACLE)
+
+
+test_the_static_pass_finds_the_marked_breaks, test_the_marks_are_where_dynamo_breaks = marked_package_tests(make)
+
+
+def test_the_constructor_findings_are_tl021(tmp_path):
+    got = static_found(make(tmp_path))
+    assert {line for path, line, rule in got if rule == "TL021" and path == "modpkg/layers.py"} == {7, 18, 36, 41}
+    assert ("modpkg/model.py", 15, "TL021") in got  # the call on the made module, as for any object
+
+
+@pytest.mark.parametrize("ignored", ["TL021"])
+def test_without_tl021_the_breaks_inside_stay(tmp_path, ignored):
+    got = static_found(make(tmp_path), "--ignore", ignored)
+    assert not {f for f in got if f[2] == "TL021"}
+    assert ("modpkg/layers.py", 19, "TL001") in got  # the constructor of a made module is a region
