@@ -1036,7 +1036,7 @@ class Project:
     def _edges(self, ref: Ref, rec: dict[str, Any]) -> Iterable[Ref]:
         path = ref[1]
         owner = ref[2].split(".")[0] if ref[0] == "meth" else None
-        made, named = rec.get("made", {}), rec.get("named", {})
+        made, named, held = rec.get("made", {}), rec.get("named", {}), rec.get("held", {})
         for name, guard in rec.get("calls", ()):
             if not self._runs(path, guard):
                 continue
@@ -1058,6 +1058,12 @@ class Project:
             if head in made and rest and "." not in rest:
                 for callee in made[head]:
                     yield from self._made(path, callee, rest)
+                continue
+            if head in held and rest and "." not in rest and owner is not None:
+                # `q = self.q; q.step(x)`, `for block in self.blocks: block.step(x)`
+                for attr in held[head]:
+                    for where, callee in self._attr_makers(path, owner, attr):
+                        yield from self._made(where, callee, rest)
                 continue
             if head in ("self", "cls") and owner is not None:
                 if rest and "." not in rest:

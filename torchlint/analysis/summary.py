@@ -238,6 +238,11 @@ class _FunctionScan:
         #: `name.method(...)` on a local made here by a class (`name = Cls(...)`, `TABLE[]`), or
         #: `Cls(...).method(...)`: [method, makers, line, column, end line, end column, guard]
         self.on_made: list[list[Any]] = []
+        #: `q = self.q`, `q = self.layers[0]`, `for q in self.layers:`: local -> the attributes of
+        #: `self` it holds (``layers[]`` for an item of a container the module keeps)
+        self.held: dict[str, list[str]] = {}
+        #: what `self.<attr>.append(x)`, `.extend([...])`, `self.<attr>[k] = x` put in a container
+        self.items: dict[str, list[ast.AST]] = {}
         #: the first `super().__init__(...)` call: [line, column, end line, end column] (lines
         #: from the `def`), where dynamo stops in a module's constructor it compiles on its own
         self.super_init: list[int] | None = None
@@ -318,6 +323,8 @@ class _FunctionScan:
                 names = [dotted(a) for a in arms]
                 if all(n is not None and n.split(".")[0] != "self" for n in names):
                     self.named.setdefault(targets[0].id, []).extend(cast("list[str]", names))
+                else:
+                    self._hold(targets[0].id, [_self_held(a) for a in arms])
             for target in targets:
                 if (
                     isinstance(target, ast.Attribute)
@@ -327,6 +334,18 @@ class _FunctionScan:
                     self.fields.setdefault(target.attr, []).append(node.value)
                     if isinstance(node.value, ast.Call) and len(targets) == 1:
                         self.assigned_to[id(node.value)] = target.attr
+                elif isinstance(target, ast.Subscript) and _self_attr(target.value):
+                    self.items.setdefault(cast(str, _self_attr(target.value)), []).append(node.value)
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            for local, attrs in _loop_held(node.target, node.iter):
+                self._hold(local, attrs)
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            func = node.value.func  # `self.layers.append(Block())`, `.extend([...])`
+            if isinstance(func, ast.Attribute) and func.attr in ("append", "extend", "add_module", "insert"):
+                attr = _self_attr(func.value)
+                if attr is not None and node.value.args:
+                    item = node.value.args[-1]
+                    self.items.setdefault(attr, []).extend(_elements(item) if func.attr == "extend" else [item])
         if isinstance(node, ast.Import):
             for a in node.names:
                 if a.asname:
@@ -372,6 +391,13 @@ class _FunctionScan:
                 self._stmt(child, guard, prefix)
             else:
                 self._expr(child, guard)
+
+    def _hold(self, local: str, attrs: list[str | None]) -> None:
+        """Note that ``local`` holds what each of ``attrs`` of ``self`` holds (None: something
+        else, which leaves the local as it was)."""
+        if attrs and all(attrs):
+            known = self.held.setdefault(local, [])
+            known.extend(a for a in cast("list[str]", attrs) if a not in known)
 
     def _note_made_call(self, call: ast.Call, func: ast.Attribute, guard: str | None) -> None:
         """``name.method(...)`` on a local a class made here, or ``Cls(...).method(...)``."""
@@ -455,6 +481,12 @@ class _FunctionScan:
                         seen_calls.add((name, guard))
                         self.calls.append([name, guard])
                     name = None
+                elif name is None and type(func) is Attribute and type(func.value) is ast.Subscript:
+                    attr = _self_attr(func.value.value)  # `self.layers[0].step(x)`: an item's method
+                    held = f"self.{attr}[].{func.attr}" if attr is not None else None
+                    if held is not None and (held, guard) not in seen_calls:
+                        seen_calls.add((held, guard))
+                        self.calls.append([held, guard])
                 if name is not None:
                     sites.append((name, cur))  # type: ignore[arg-type]
                     if (name, guard) not in seen_calls:
@@ -646,6 +678,9 @@ def _function(fn: ast.AST) -> dict[str, Any]:
     made = {local: callees for local, callees in scan.made.items() if local in called_on and local not in own}
     if made:
         out["made"] = made
+    held = {local: attrs for local, attrs in scan.held.items() if local in called_on and local not in own}
+    if held:
+        out["held"] = held
     called = {(c[0] or "").split(".", 1)[0] for c in calls}
     named = {local: names for local, names in scan.named.items() if local in called and local not in own}
     if named:
@@ -770,9 +805,16 @@ def _callers_view(fn: ast.AST, scan: _FunctionScan, own: set[str] | None) -> dic
         out["esc"] = escaping
     if scan.fields:
         out["fields"] = {a: _atoms_join([env.kind(v) for v in values]) for a, values in scan.fields.items()}
-        made = {a: _makers_of(values, scan.made) for a, values in scan.fields.items()}
-        if any(made.values()):
-            out["sets"] = {a: c for a, c in made.items() if c}
+    made = {a: _makers_of(values, scan.made) for a, values in scan.fields.items()}
+    # the items of a container the module keeps (`self.blocks = nn.ModuleList([Block() ...])`,
+    # `self.blocks.append(Block())`): made by what each is, as `blocks[]`
+    items = {f"{a}[]": [e for v in values for e in _elements(v)] for a, values in scan.fields.items()}
+    for a, values in scan.items.items():
+        items.setdefault(f"{a}[]", []).extend(values)
+    made.update({a: _makers_of(v, scan.made) for a, v in items.items() if v})
+    if any(made.values()):
+        out["sets"] = {a: c for a, c in made.items() if c}
+    if scan.fields:
         bound = {a: _own_methods(values) for a, values in scan.fields.items()}
         if any(bound.values()):
             out["binds"] = {a: m for a, m in bound.items() if m}
@@ -1169,6 +1211,69 @@ def _table_call(func: ast.Subscript) -> str | None:
     ``TABLE[a][b]``, picks along two settings: not followed)."""
     node = func.value
     return f"{node.id}[]" if isinstance(node, ast.Name) and node.id != "self" else None
+
+
+def _self_attr(node: ast.AST) -> str | None:
+    """``X`` of ``self.X``, else None."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        return node.attr
+    return None
+
+
+def _self_held(node: ast.AST) -> str | None:
+    """What ``node`` reads of ``self``: ``X`` for ``self.X``, ``X[]`` for an item ``self.X[k]``."""
+    if isinstance(node, ast.Subscript):
+        attr = _self_attr(node.value)
+        return f"{attr}[]" if attr is not None else None
+    return _self_attr(node)
+
+
+def _loop_held(target: ast.AST, it: ast.AST) -> list[tuple[str, list[str | None]]]:
+    """For ``for target in it``: (local, the attributes of ``self`` it holds) -- an item of
+    ``self.X`` in ``for q in self.X`` (also through ``enumerate`` and ``zip``), or each of
+    ``for q in (self.a, self.b)``."""
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.args and not it.keywords:
+        if it.func.id == "enumerate" and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            return _loop_held(target.elts[1], it.args[0])
+        if it.func.id == "zip" and isinstance(target, ast.Tuple) and len(target.elts) == len(it.args):
+            return [pair for t, a in zip(target.elts, it.args) for pair in _loop_held(t, a)]
+        if it.func.id == "reversed" and len(it.args) == 1:
+            return _loop_held(target, it.args[0])
+    if not isinstance(target, ast.Name):
+        return []
+    if isinstance(it, (ast.Tuple, ast.List)):
+        return [(target.id, [_self_held(e) for e in it.elts])]
+    attr = _self_attr(it)
+    if attr is None and isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr == "values":
+        attr = _self_attr(it.func.value)  # `for q in self.heads.values():`
+    return [(target.id, [f"{attr}[]"])] if attr is not None else []
+
+
+#: containers of modules whose items a module keeps (``self.X = nn.ModuleList([...])``)
+_CONTAINERS = frozenset({"ModuleList", "Sequential", "ModuleDict", "list", "tuple", "dict"})
+
+
+def _elements(value: ast.AST) -> list[ast.AST]:
+    """The items a container expression holds: a list or tuple's elements, a comprehension's
+    element, a dict's values, or the arguments of ``nn.ModuleList([...])``, ``nn.Sequential(a,
+    b)``, ``nn.ModuleDict({...})``."""
+    if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+        return [e for v in value.elts for e in (_elements(v.value) if isinstance(v, ast.Starred) else [v])]
+    if isinstance(value, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
+        return [value.elt]
+    if isinstance(value, ast.DictComp):
+        return [value.value]
+    if isinstance(value, ast.Dict):
+        return list(value.values)
+    if isinstance(value, ast.Call):
+        name = dotted(value.func)
+        if name is not None and name.rsplit(".", 1)[-1] in _CONTAINERS:
+            if name.rsplit(".", 1)[-1] == "Sequential" and not (
+                len(value.args) == 1 and isinstance(value.args[0], (ast.Dict, ast.Call))
+            ):
+                return [e for a in value.args for e in (_elements(a.value) if isinstance(a, ast.Starred) else [a])]
+            return [e for a in value.args[:1] for e in _elements(a)]
+    return []
 
 
 def _is_super(node: ast.AST) -> bool:
