@@ -47,11 +47,17 @@ class Picker(nn.Module):
 class Calm(nn.Module):
     def scale(self, x):
         return x * 2
+
+
+class Teller(nn.Module):
+    def tell(self, x):
+        print("tell")  # graph break
+        return x
 """
 
 MODEL = """from torch import nn
 
-from .parts import Calm, Counter, Picker, Scaler, Scorer
+from .parts import Calm, Counter, Picker, Scaler, Scorer, Teller
 
 
 class Stack(nn.Module):
@@ -111,11 +117,31 @@ class Appended(nn.Module):
         for part in self.parts:
             x = part.scale(x)
         return x
+
+
+class Paired(nn.Module):
+    def __init__(self, first, second):
+        super().__init__()
+        self.first = first
+        self.second = second
+
+    def forward(self, x):
+        a, b = self.first, self.second
+        return a.tell(b.scale(x))
+
+
+class Outer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pair = Paired(Teller(), Calm())
+
+    def forward(self, x):
+        return self.pair(x)
 """
 
 ORACLE = [
     {"path": ".", "module": "keptpkg.model", "target": name, "inputs": ["f32[4]"]}
-    for name in ("Stack", "Chain", "Heads", "Flagged", "Appended")
+    for name in ("Stack", "Chain", "Heads", "Flagged", "Appended", "Outer")
 ]
 
 
@@ -133,7 +159,8 @@ def test_without_the_containers_nothing_is_reached(tmp_path):
     folder = make(tmp_path)
     model = folder / "keptpkg" / "model.py"
     text = model.read_text()
-    for old in ("block.scale(x)", "self.seq[0].count(x)", 'self.heads["a"].score(x)', "path.pick(x)"):
+    calls = ("block.scale(x)", "self.seq[0].count(x)", 'self.heads["a"].score(x)', "path.pick(x)", "a.tell(b.scale(x))")
+    for old in calls:
         text = text.replace(old, "x")
     model.write_text(text)
     assert not {f for f in static_found(folder) if f[0] == "keptpkg/parts.py"}

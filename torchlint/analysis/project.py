@@ -832,8 +832,16 @@ class Project:
         if ref[0] != "meth":
             return
         path, owner = ref[1], ref[2].split(".")[0]
+        held = rec.get("held", {})
         for name, guard in rec.get("calls", ()):
             head, _, rest = name.partition(".")
+            if head in held and rest and "." not in rest and self._runs(path, guard):
+                for attr in held[head]:  # `q = self.q; q.step(x)`
+                    for cls in self.handed_classes(path, owner, attr):
+                        found = self.find_method(*cls, rest)
+                        if found is not None:
+                            yield (_VIRTUAL, found[1], found[2])
+                continue
             if head != "self" or not rest or rest.count(".") > 1 or not self._runs(path, guard):
                 continue
             attr, _, method = rest.partition(".")

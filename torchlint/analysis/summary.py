@@ -325,6 +325,15 @@ class _FunctionScan:
                     self.named.setdefault(targets[0].id, []).extend(cast("list[str]", names))
                 else:
                     self._hold(targets[0].id, [_self_held(a) for a in arms])
+            elif (
+                len(targets) == 1
+                and isinstance(targets[0], ast.Tuple)
+                and isinstance(node.value, ast.Tuple)
+                and len(targets[0].elts) == len(node.value.elts)
+            ):
+                for t, v in zip(targets[0].elts, node.value.elts):  # `q, k = self.q, self.k`
+                    if isinstance(t, ast.Name):
+                        self._hold(t.id, [_self_held(v)])
             for target in targets:
                 if (
                     isinstance(target, ast.Attribute)
