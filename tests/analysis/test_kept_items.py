@@ -49,6 +49,16 @@ class Calm(nn.Module):
         return x * 2
 
 
+class Gauge(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.level = torch.ones(4)
+
+    @property
+    def peak(self):
+        return self.level.max().item()  # graph break
+
+
 class Teller(nn.Module):
     def tell(self, x):
         print("tell")  # graph break
@@ -57,7 +67,7 @@ class Teller(nn.Module):
 
 MODEL = """from torch import nn
 
-from .parts import Calm, Counter, Picker, Scaler, Scorer, Teller
+from .parts import Calm, Counter, Gauge, Picker, Scaler, Scorer, Teller
 
 
 class Stack(nn.Module):
@@ -130,6 +140,16 @@ class Paired(nn.Module):
         return a.tell(b.scale(x))
 
 
+class Measured(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gauge = Gauge()
+
+    def forward(self, x):
+        gauge = self.gauge
+        return x * gauge.peak
+
+
 class Outer(nn.Module):
     def __init__(self):
         super().__init__()
@@ -141,7 +161,7 @@ class Outer(nn.Module):
 
 ORACLE = [
     {"path": ".", "module": "keptpkg.model", "target": name, "inputs": ["f32[4]"]}
-    for name in ("Stack", "Chain", "Heads", "Flagged", "Appended", "Outer")
+    for name in ("Stack", "Chain", "Heads", "Flagged", "Appended", "Outer", "Measured")
 ]
 
 
@@ -159,7 +179,14 @@ def test_without_the_containers_nothing_is_reached(tmp_path):
     folder = make(tmp_path)
     model = folder / "keptpkg" / "model.py"
     text = model.read_text()
-    calls = ("block.scale(x)", "self.seq[0].count(x)", 'self.heads["a"].score(x)', "path.pick(x)", "a.tell(b.scale(x))")
+    calls = (
+        "block.scale(x)",
+        "self.seq[0].count(x)",
+        'self.heads["a"].score(x)',
+        "path.pick(x)",
+        "a.tell(b.scale(x))",
+        "gauge.peak",
+    )
     for old in calls:
         text = text.replace(old, "x")
     model.write_text(text)

@@ -885,12 +885,15 @@ class Project:
         path = ref[1]
         owner = ref[2].split(".")[0] if ref[0] == "meth" else None
         params = (set(rec.get("sig", ())) | set(rec.get("kwonly", ()))) - {"self", "cls"}
+        held = rec.get("held", {})
         sites = None
         for obj, attr, guard in rec.get("reads_on", ()):
             if not self._runs(path, guard):
                 continue
             if obj.startswith("self.") and owner is not None:
                 classes: Iterable[tuple[str, str]] = self.handed_classes(path, owner, obj[5:])
+            elif obj in held and owner is not None:
+                classes = [c for attr in held[obj] for c in self.handed_classes(path, owner, attr)]
             elif obj in params:
                 sites = sites or self._call_sites()
                 classes = sorted(sites.param_classes(path, ref[2], obj))
@@ -1115,6 +1118,8 @@ class Project:
                 makers = [(path, callee) for callee in made[obj]]
             elif obj.startswith("self.") and owner is not None:
                 makers = self._attr_makers(path, owner, obj[5:])
+            elif obj in held and owner is not None:  # `q = self.q; q.peak`
+                makers = [m for attr in held[obj] for m in self._attr_makers(path, owner, attr)]
             else:
                 continue
             for where, callee in makers:

@@ -436,9 +436,11 @@ class _FunctionScan:
         return [first, call.col_offset, end, cast(int, call.end_col_offset)]
 
     def _read_on(self, obj: str, attr: str, guard: str | None) -> None:
-        """Note ``obj.attr`` read when ``obj`` is a local made here, a parameter or ``self.X``
-        (the project runs a property or ``__getitem__`` of the classes it holds)."""
-        if not (obj in self.made or obj in self._outer_params or obj.startswith("self.")) or obj == "self":
+        """Note ``obj.attr`` read when ``obj`` is a local made here or holding what ``self``
+        keeps, a parameter or ``self.X`` (the project runs a property or ``__getitem__`` of the
+        classes it holds)."""
+        known = obj in self.made or obj in self.held or obj in self._outer_params
+        if not (known or obj.startswith("self.")) or obj == "self":
             return
         key = (obj, attr, guard)
         if key not in self._seen_reads:
