@@ -59,6 +59,11 @@ class Gauge(nn.Module):
         return self.level.max().item()  # graph break
 
 
+class Reader(nn.Module):
+    def read(self, x):
+        return x[x > 0]  # graph break
+
+
 class Teller(nn.Module):
     def tell(self, x):
         print("tell")  # graph break
@@ -67,7 +72,7 @@ class Teller(nn.Module):
 
 MODEL = """from torch import nn
 
-from .parts import Calm, Counter, Gauge, Picker, Scaler, Scorer, Teller
+from .parts import Calm, Counter, Gauge, Picker, Reader, Scaler, Scorer, Teller
 
 
 class Stack(nn.Module):
@@ -150,6 +155,18 @@ class Measured(nn.Module):
         return x * gauge.peak
 
 
+class Built(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = self.make_head()
+
+    def make_head(self):
+        return Reader()
+
+    def forward(self, x):
+        return self.head.read(x)
+
+
 class Outer(nn.Module):
     def __init__(self):
         super().__init__()
@@ -161,7 +178,7 @@ class Outer(nn.Module):
 
 ORACLE = [
     {"path": ".", "module": "keptpkg.model", "target": name, "inputs": ["f32[4]"]}
-    for name in ("Stack", "Chain", "Heads", "Flagged", "Appended", "Outer", "Measured")
+    for name in ("Stack", "Chain", "Heads", "Flagged", "Appended", "Outer", "Measured", "Built")
 ]
 
 
@@ -186,6 +203,7 @@ def test_without_the_containers_nothing_is_reached(tmp_path):
         "path.pick(x)",
         "a.tell(b.scale(x))",
         "gauge.peak",
+        "self.head.read(x)",
     )
     for old in calls:
         text = text.replace(old, "x")

@@ -40,7 +40,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Callable, cast
 
 from torchlint.analysis.modules import ModuleMap, relative_base
-from torchlint.analysis.sites import ABSOLUTE, evaluate
+from torchlint.analysis.sites import ABSOLUTE, RETURN, evaluate
 from torchlint.analysis.summary import TRAINING_ONLY, Summary
 from torchlint.analysis.torchnames import (
     AUTOGRAD_FUNCTION,
@@ -1001,7 +1001,26 @@ class Project:
         """(file, callee as written there) for each call that ``self.<attr> = Callee(...)`` in
         a method of ``cls`` or of its bases in the project makes the attribute from."""
         records = self._lineage_records(path, cls)
-        return [(where, c) for where, rec in records for c in rec.get("sets", {}).get(attr, ()) if c]
+        out = []
+        for where, rec in records:
+            for callee in rec.get("sets", {}).get(attr, ()):
+                head, _, method = callee.partition(".")
+                if head == "self" and method and "." not in method:  # `self.q = self.build()`
+                    out.extend(self._built_by(path, cls, method))
+                elif callee:
+                    out.append((where, callee))
+        return out
+
+    def _built_by(self, path: str, cls: str, method: str) -> list[tuple[str, str]]:
+        """(file, class as written there) of what ``self.<method>()`` of ``cls`` returns,
+        where it returns an instance it makes (``return Head(dim)``)."""
+        found = self.find_method(path, cls, method)
+        if found is None:
+            return []
+        ret = (self.record(found) or {}).get("ret")
+        if isinstance(ret, list) and len(ret) == 2 and ret[0] == RETURN and isinstance(ret[1], str):
+            return [] if ret[1].startswith("self.") else [(found[1], ret[1])]
+        return []
 
     def _attr_binds(self, path: str, cls: str, attr: str) -> list[str]:
         """The methods of ``self`` that ``self.<attr> = self.<method>`` in a method of ``cls`` or
