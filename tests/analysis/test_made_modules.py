@@ -119,3 +119,17 @@ def test_without_tl021_the_breaks_inside_stay(tmp_path, ignored):
     got = static_found(make(tmp_path), "--ignore", ignored)
     assert not {f for f in got if f[2] == "TL021"}
     assert ("modpkg/layers.py", 19, "TL001") in got  # the constructor of a made module is a region
+
+
+def test_a_module_kept_on_self_is_not_followed_into_its_constructor(tmp_path):
+    """`self.counter = Counted(x)` in a method the region calls (a setter that swaps a
+    submodule, a lazy build): made once and kept, to run later. Its constructor is not taken
+    for a region, and no `super().__init__()` finding comes of it: the static pass reports
+    what runs on every call."""
+    model = MODEL.replace(
+        "        return Counted(x).shift(x)\n",
+        "        self.keep(x)\n        return x\n\n    def keep(self, x):\n        self.counter = Counted(x)\n",
+    )
+    got = static_found(make(tmp_path, model=model))
+    assert not {f for f in got if f[0] == "modpkg/layers.py" and f[1] in (18, 19)}
+    assert ("modpkg/layers.py", 7, "TL021") in got  # a module made and used in the region still is

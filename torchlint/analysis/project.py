@@ -1067,6 +1067,9 @@ class Project:
         path = ref[1]
         owner = ref[2].split(".")[0] if ref[0] == "meth" else None
         made, named, held = rec.get("made", {}), rec.get("named", {}), rec.get("held", {})
+        # modules the function makes and keeps on `self` (`self.attn = Attention(...)` in a
+        # method that switches the attention kind): made once, to be run later, not per call
+        kept = {c for callees in rec.get("sets", {}).values() for c in callees}
         for name, guard in rec.get("calls", ()):
             if not self._runs(path, guard):
                 continue
@@ -1121,7 +1124,8 @@ class Project:
                 target = self.resolve_dotted(path, name)
             if target is not None and target[0] in ("fn", "meth"):
                 yield target
-            yield from self._constructor(target)
+            if not (name in kept and target is not None and target[0] == "cls" and self.is_module(*target[1:])):
+                yield from self._constructor(target)
         for method, makers, *_ in rec.get("on_made", ()):  # `Solver(...).run(x)` (made and called)
             for maker in makers:
                 yield from self._made(path, maker, method)
@@ -1287,8 +1291,9 @@ class Project:
         for path, qual in self.regions:
             rec = self.record(("meth" if "." in qual else "fn", path, qual)) or {}
             made = []
+            kept = {c for callees in rec.get("sets", {}).values() for c in callees}
             for name, guard in rec.get("calls", ()):
-                cls = self.resolve_dotted(path, name) if self._runs(path, guard) else None
+                cls = self.resolve_dotted(path, name) if self._runs(path, guard) and name not in kept else None
                 if cls is not None and cls[0] == "cls" and self.is_module(cls[1], cls[2]):
                     made.append(cls)
             if not made:
