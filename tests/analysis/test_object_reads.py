@@ -37,6 +37,9 @@ class Table:
     def scale(self):
         return float(self.values.mean())  # graph break
 
+    def __len__(self):
+        return int(self.values.sum().item())  # graph break
+
 
 class Shift:
     def __init__(self, by):
@@ -102,22 +105,33 @@ class Shifted(nn.Module):
         return fn(x) * 2
 
 
+class Sized(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.table = Table(4)
+
+    def forward(self, x):
+        table = self.table
+        return x * len(table)
+
+
 def build():
     return Scaled(Table(4))
 """
 
-TARGETS = """from readpkg.model import Peak, Row, Shifted, Weighed, build
+TARGETS = """from readpkg.model import Peak, Row, Shifted, Sized, Weighed, build
 
 PEAK = Peak()
 ROW = Row()
 SCALED = build()
 WEIGHED = Weighed()
 SHIFTED = Shifted()
+SIZED = Sized()
 """
 
 ORACLE = [
     {"path": ".", "module": "readpkg.targets", "target": name, "inputs": ["f32[3,4]"]}
-    for name in ("PEAK", "ROW", "SCALED", "WEIGHED", "SHIFTED")
+    for name in ("PEAK", "ROW", "SCALED", "WEIGHED", "SHIFTED", "SIZED")
 ]
 
 
