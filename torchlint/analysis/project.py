@@ -105,6 +105,12 @@ _LOSS_NAME = re.compile(r"Loss(?:es)?(?:[A-Z_]|$)|(?:Criterion|Miner)$")
 _VIRTUAL = "virt"
 
 
+def _kept(rec: dict[str, Any]) -> set[str]:
+    """What a function makes and keeps on ``self`` (``self.attn = Attention(...)`` in a method
+    that swaps a submodule, a lazy build): made once, to run later, not on every call."""
+    return {c for callees in rec.get("sets", {}).values() for c in callees}
+
+
 def _unknown_atom(atom: str) -> str:
     """A parameter or ``self`` attribute in what a function returns: not known here."""
     return "?"
@@ -959,10 +965,6 @@ class Project:
         ``__init__`` is not followed)."""
         return any(n.endswith(_RAISED) for n in self._written_names(path, name))
 
-    def plain_class(self, path: str, name: str) -> bool:
-        """A plain class (a solver, a state, a wrapper object): not a module, not an exception."""
-        return not self.is_module(path, name) and not self.raised(path, name)
-
     def _constructor(self, cls: Ref | None) -> Iterator[Ref]:
         """The ``__init__`` that making an instance of ``cls`` runs: dynamo traces it, a
         module's too (made in a region, its constructor runs in the graph), not an exception's."""
@@ -1067,9 +1069,7 @@ class Project:
         path = ref[1]
         owner = ref[2].split(".")[0] if ref[0] == "meth" else None
         made, named, held = rec.get("made", {}), rec.get("named", {}), rec.get("held", {})
-        # modules the function makes and keeps on `self` (`self.attn = Attention(...)` in a
-        # method that switches the attention kind): made once, to be run later, not per call
-        kept = {c for callees in rec.get("sets", {}).values() for c in callees}
+        kept = _kept(rec)
         for name, guard in rec.get("calls", ()):
             if not self._runs(path, guard):
                 continue
@@ -1291,7 +1291,7 @@ class Project:
         for path, qual in self.regions:
             rec = self.record(("meth" if "." in qual else "fn", path, qual)) or {}
             made = []
-            kept = {c for callees in rec.get("sets", {}).values() for c in callees}
+            kept = _kept(rec)
             for name, guard in rec.get("calls", ()):
                 cls = self.resolve_dotted(path, name) if self._runs(path, guard) and name not in kept else None
                 if cls is not None and cls[0] == "cls" and self.is_module(cls[1], cls[2]):

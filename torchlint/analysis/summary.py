@@ -89,13 +89,7 @@ def _makers_of(values: list[ast.AST], made: dict[str, list[str]]) -> list[str]:
 def _own_methods(values: list[ast.AST]) -> list[str]:
     """The methods of ``self`` that ``self.<attr>`` is set to, for its calls: ``self.loss_method
     = self.mat_based_loss if mat_based else self.pair_based_loss``."""
-    return list(
-        dict.fromkeys(
-            v.attr
-            for v in _arms(values)
-            if isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name) and v.value.id == "self"
-        )
-    )
+    return list(dict.fromkeys(a for a in (_self_attr(v) for v in _arms(values)) if a is not None))
 
 
 def _annotation_kind(ann: ast.AST | None) -> str | None:
@@ -335,16 +329,15 @@ class _FunctionScan:
                     if isinstance(t, ast.Name):
                         self._hold(t.id, [_self_held(v)])
             for target in targets:
-                if (
-                    isinstance(target, ast.Attribute)
-                    and isinstance(target.value, ast.Name)
-                    and target.value.id == "self"
-                ):
-                    self.fields.setdefault(target.attr, []).append(node.value)
+                attr = _self_attr(target)
+                if attr is not None:
+                    self.fields.setdefault(attr, []).append(node.value)
                     if isinstance(node.value, ast.Call) and len(targets) == 1:
-                        self.assigned_to[id(node.value)] = target.attr
-                elif isinstance(target, ast.Subscript) and _self_attr(target.value):
-                    self.items.setdefault(cast(str, _self_attr(target.value)), []).append(node.value)
+                        self.assigned_to[id(node.value)] = attr
+                elif isinstance(target, ast.Subscript):  # `self.heads[name] = Head()`
+                    attr = _self_attr(target.value)
+                    if attr is not None:
+                        self.items.setdefault(attr, []).append(node.value)
         if isinstance(node, (ast.For, ast.AsyncFor)):
             for local, attrs in _loop_held(node.target, node.iter):
                 self._hold(local, attrs)
