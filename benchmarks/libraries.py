@@ -264,6 +264,48 @@ sites, recall 0.82, precision 1.00 (no model compiles whole). All five: 44 sites
 precision 1.00, noise 0.00 (0 in 3,564 lines); training 42 sites, recall 0.43, precision 1.00,
 noise 0.00 (0 in 3,841 lines).
 
+pytorch-crf (8 models: BiLSTM-CRF taggers, batch-first and time-major, on padded batches under
+a mask with each of the CRF's reductions, a convolutional and a Transformer encoder, the
+Viterbi paths padded back into a tensor, n-best re-ranking by the paths' likelihoods, two CRF
+heads over one encoder: ``library_models/crf_nets.py``), auraloss (9: a waveform network scored
+against clean audio by the multi-resolution STFT loss, one STFT loss with its linear and phase
+terms read back in full, the multi-resolution loss in full, the stereo sum-and-difference loss,
+the random-resolution loss, A-weighted STFT, ESR + DC behind a pre-emphasis filter, SI-SDR with
+SNR and log-cosh with SD-SDR over two separated sources: ``library_models/auraloss_nets.py``),
+botorch (9: the posterior of a SingleTaskGP with input normalization and outcome
+standardization and of a mixed-input GP; analytic and Monte Carlo log EI, qUCB, qLogNEI, the
+knowledge gradient, qLogEHVI over a list of two GPs and UCB over a multi-task GP, each
+evaluated on a batch of candidate sets as ``optimize_acqf`` does; training: the GP's negative
+marginal log likelihood, ``library_models/botorch_nets.py``) and torchkbnufft (10: a network
+fitted through the forward NUFFT, plain and orthonormal, density-compensated gridding
+reconstructions with the weights computed once and per call, SENSE multi-coil data, a batch of
+trajectories, sparse-matrix interpolation, an unrolled reconstruction through the Toeplitz
+normal operator, real-valued tensors, table interpolation alone:
+``library_models/nufft_nets.py``) were then added as dev libraries, never run before. Dynamo
+fails on four of these models: pytorch-crf's tagger without a mask (the mask the CRF makes is
+uint8, which ``torch.where`` takes in eager and not under fake tensors), botorch's knowledge
+gradient in eval (a recursion error inside dynamo), torchkbnufft's density compensation
+computed in the forward (through scipy's sparse matrices) and its real-valued tensors (an
+internal error after ``view_as_complex``). Their first measurement (eval; the dynamo runs took
+about four minutes on the 2-core machine): pytorch-crf 3 sites, recall 0.33, precision 0.33
+(no model compiles whole; the misses: a tensor reached through ``x and mask.all()`` tested by
+``not``, and an ``nn.LSTM`` kept in an attribute that ``__init__`` assigns one of three
+modules; the false findings: indexing by the rows of a 2-D tags tensor in a loop, which dynamo
+traces); auraloss 4 sites, recall 0.00, noise 0.00 (0 findings in the 444 lines of the 8 models
+that compile whole; the misses: the random-resolution loss rebuilds its STFT losses in the
+forward, which the pass reports in training only, a loss's forward being taken for no part of
+eval, and not at the constructors those losses' constructors call); botorch 24 sites, recall
+0.08, precision 0.67 (no model compiles whole; 52 more breaks have no frame in botorch's files;
+the misses: mostly breaks inside gpytorch and linear_operator, reported at botorch's calls of
+them, and under the generic context managers around them, ``self.model.posterior`` not
+followed into the GP's classes, ``torch.quasirandom.SobolEngine``, ``math.prod`` of a
+generator, a JIT-compiled C++ extension); torchkbnufft 23 sites, recall 0.43, precision 1.00 (no
+model compiles whole; the misses: a sparse tensor held on the module, which dynamo cannot take
+as a frame's input in each of 11 frames down to ``torch.mm``, and ``torch.get_num_threads()``).
+All four: 54 sites, recall 0.24, precision 0.81, noise 0.00 (0 in 444 lines); training 37
+sites, recall 0.35, precision 0.87 (pytorch-crf 0.00 of 2 sites, auraloss 0.50 of 4, botorch
+0.12 of 8, torchkbnufft 0.43 of 23).
+
 Needs (pure Python, into the venv): ``vit-pytorch x-transformers torchdiffeq gpytorch e3nn``,
 and ``pip install --no-deps kornia kornia_rs torchmetrics lightning-utilities pyro-ppl pyro-api
 opt_einsum torch_geometric vector-quantize-pytorch monai zuko torchsde trampoline
@@ -293,7 +335,13 @@ it needs pytorch-lightning, whose requirements torchmetrics, lightning-utilities
 PyYAML are already there, and torchsde and torchcde; asteroid-filterbanks needs numpy, its mel
 filterbank librosa, not installed, and its gammatone filterbank fails under numpy 2;
 torch-struct's alignment CRF needs genbmm, not installed; rtdl-revisiting-models is one module,
-not a package, read as the library's one file). vit-pytorch's package imports
+not a package, read as the library's one file), and ``pip install --no-deps pytorch-crf auraloss
+botorch pyre-extensions typing-inspect multipledispatch torchkbnufft`` (0.7.2, 0.4.0, 0.18.1
+and 1.5.2; botorch needs gpytorch 1.15.2 and linear_operator 0.6.1, already there, and
+pyre-extensions, which needs typing-inspect and mypy-extensions; auraloss's mel and chroma
+losses need librosa, not installed; botorch's qLogEHVI compiles its fused C++ kernel with
+``torch.utils.cpp_extension`` when g++ and ninja are on the machine, else it runs its Python
+path). vit-pytorch's package imports
 ``torchvision.transforms`` for its self-supervised wrappers (none of the models built here use
 it); when torchvision is not importable, vit-pytorch's worker puts an empty ``torchvision``
 module in ``sys.modules`` so that the package imports.
@@ -345,6 +393,10 @@ DEV = [
     "geoopt",
     "roma",
     "pytorch-msssim",
+    "pytorch-crf",
+    "auraloss",
+    "botorch",
+    "torchkbnufft",
 ]
 HELD_OUT = [
     "e3nn",
@@ -396,6 +448,10 @@ PACKAGES = {
     "geoopt": ["geoopt"],
     "roma": ["roma"],
     "pytorch-msssim": ["pytorch_msssim"],
+    "pytorch-crf": ["torchcrf"],
+    "auraloss": ["auraloss"],
+    "botorch": ["botorch"],
+    "torchkbnufft": ["torchkbnufft"],
     "torch-struct": ["torch_struct"],
     "asteroid-filterbanks": ["asteroid_filterbanks"],
     "mambapy": ["mambapy"],
@@ -3806,6 +3862,440 @@ def msssim__ssim_thin_images() -> Built:
     from pytorch_msssim import SSIM
 
     return _ssim_autoencoder(SSIM(data_range=1.0), (2, 3, 8, 64))
+
+
+# --------------------------------------------------------------------------- conditional random fields
+
+
+def _tagged_batch(batch: int = 3, n: int = 7, tags: int = 5, vocab: int = 50) -> tuple[Any, Any]:
+    """Token ids padded with 0 past each sentence's length (7, 5, 3, ...), random gold tags."""
+    import torch
+
+    g = torch.Generator().manual_seed(0)
+    tokens = torch.randint(1, vocab, (batch, n), generator=g)
+    for i in range(batch):
+        tokens[i, max(1, n - 2 * i) :] = 0
+    return tokens, torch.randint(0, tags, (batch, n), generator=g)
+
+
+def _crf_tagger(**config: Any) -> Built:
+    """A tagger of ``library_models/crf_nets.py``: its Viterbi paths (eval), the CRF's negative
+    log-likelihood of the gold tags (training)."""
+    from benchmarks.library_models.crf_nets import CRFTagger
+
+    m = CRFTagger(**config)
+    tokens, tags = _tagged_batch()
+    return Built(m, (tokens,), train_fn=m.loss, train_args=(tokens, tags))
+
+
+@model("pytorch-crf", quick=True)
+def crf__bilstm_tagger() -> Built:
+    return _crf_tagger()
+
+
+@model("pytorch-crf")
+def crf__bilstm_padded_sum() -> Built:
+    return _crf_tagger(masked=True, reduction="sum")
+
+
+@model("pytorch-crf")
+def crf__time_major_masked() -> Built:
+    return _crf_tagger(batch_first=False, masked=True)
+
+
+@model("pytorch-crf")
+def crf__cnn_token_mean() -> Built:
+    return _crf_tagger(encoder="cnn", masked=True, reduction="token_mean")
+
+
+@model("pytorch-crf", quick=True)
+def crf__transformer_tagger() -> Built:
+    return _crf_tagger(encoder="transformer", masked=True)
+
+
+@model("pytorch-crf")
+def crf__padded_paths() -> Built:
+    return _crf_tagger(masked=True, padded=True)
+
+
+@model("pytorch-crf")
+def crf__reranker() -> Built:
+    from benchmarks.library_models.crf_nets import Reranker
+
+    m = Reranker()
+    tokens, tags = _tagged_batch()
+    return Built(m, (tokens, tags), train_fn=m.loss)
+
+
+@model("pytorch-crf")
+def crf__joint_heads() -> Built:
+    import torch
+
+    from benchmarks.library_models.crf_nets import JointTagger
+
+    m = JointTagger()
+    tokens, pos = _tagged_batch(tags=6)
+    return Built(m, (tokens,), train_fn=m.loss, train_args=(tokens, pos, torch.remainder(pos, 4)))
+
+
+# --------------------------------------------------------------------------- audio losses
+
+
+def _audio(batch: int = 2, channels: int = 1, samples: int = 512) -> tuple[Any, Any]:
+    """A clean signal (two sines) and the same with noise: ``(batch, channels, samples)``."""
+    import torch
+
+    g = torch.Generator().manual_seed(0)
+    t = torch.arange(samples) / 8000
+    clean = torch.sin(2 * torch.pi * 440 * t) + 0.5 * torch.sin(2 * torch.pi * 1250 * t)
+    clean = clean.expand(batch, channels, samples) * torch.rand(batch, channels, 1, generator=g)
+    return clean + 0.1 * torch.randn(batch, channels, samples, generator=g), clean.contiguous()
+
+
+def _enhancer(criterion: Any, channels: int = 1, full: bool = False, samples: int = 512) -> Built:
+    """A waveform network scored against the clean audio by an auraloss criterion
+    (``library_models/auraloss_nets.py``): the loss in both modes."""
+    from benchmarks.library_models.auraloss_nets import Enhancer
+
+    return Built(Enhancer(criterion, channels, full), _audio(channels=channels, samples=samples))
+
+
+@model("auraloss", quick=True)
+def aura__multi_resolution_stft() -> Built:
+    from benchmarks.library_models.auraloss_nets import make
+
+    return _enhancer(
+        make("MultiResolutionSTFTLoss", fft_sizes=[64, 128, 32], hop_sizes=[16, 32, 8], win_lengths=[64, 128, 32])
+    )
+
+
+@model("auraloss")
+def aura__stft_full_terms() -> Built:
+    from benchmarks.library_models.auraloss_nets import make
+
+    criterion = make("STFTLoss", fft_size=128, hop_size=32, win_length=128, w_lin_mag=1.0, w_phs=0.1, output="full")
+    return _enhancer(criterion, full=True)
+
+
+@model("auraloss")
+def aura__multi_resolution_full() -> Built:
+    from benchmarks.library_models.auraloss_nets import make
+
+    criterion = make(
+        "MultiResolutionSTFTLoss",
+        fft_sizes=[64, 32],
+        hop_sizes=[16, 8],
+        win_lengths=[64, 32],
+        window="hamming_window",
+        output="full",
+    )
+    return _enhancer(criterion, full=True)
+
+
+@model("auraloss")
+def aura__sum_difference_stereo() -> Built:
+    from benchmarks.library_models.auraloss_nets import make
+
+    criterion = make("SumAndDifferenceSTFTLoss", fft_sizes=[64, 128], hop_sizes=[16, 32], win_lengths=[64, 128])
+    return _enhancer(criterion, channels=2)
+
+
+@model("auraloss")
+def aura__random_resolution() -> Built:
+    from benchmarks.library_models.auraloss_nets import make
+
+    return _enhancer(make("RandomResolutionSTFTLoss", resolutions=2, min_fft_size=16, max_fft_size=128))
+
+
+@model("auraloss")
+def aura__a_weighted_stft() -> Built:
+    from benchmarks.library_models.auraloss_nets import make
+
+    criterion = make(
+        "STFTLoss", fft_size=128, hop_size=32, win_length=128, perceptual_weighting=True, sample_rate=16000
+    )
+    return _enhancer(criterion)
+
+
+@model("auraloss", quick=True)
+def aura__esr_dc_preemphasis() -> Built:
+    from benchmarks.library_models.auraloss_nets import AmpModel
+
+    return Built(AmpModel(), _audio())
+
+
+@model("auraloss")
+def aura__sisdr_snr_separation() -> Built:
+    import auraloss
+    import torch
+
+    from benchmarks.library_models.auraloss_nets import SourceSeparation
+
+    m = SourceSeparation(auraloss.time.SISDRLoss(), auraloss.time.SNRLoss(zero_mean=False))
+    noisy, clean = _audio(channels=2)
+    return Built(m, (noisy.sum(1, keepdim=True), torch.stack([clean[:, 0], noisy[:, 1]], 1)))
+
+
+@model("auraloss")
+def aura__logcosh_sdsdr() -> Built:
+    import auraloss
+
+    from benchmarks.library_models.auraloss_nets import SourceSeparation
+
+    m = SourceSeparation(auraloss.time.LogCoshLoss(a=2.0), auraloss.time.SDSDRLoss(reduction="sum"))
+    noisy, clean = _audio(channels=2)
+    return Built(m, (noisy.sum(1, keepdim=True), clean))
+
+
+# --------------------------------------------------------------------------- Bayesian optimization
+
+
+def _bo_gp(make: str) -> Any:
+    from benchmarks.library_models import botorch_nets
+
+    return getattr(botorch_nets, make)()
+
+
+def _bo(gp: Any, eval_module: Any, eval_args: tuple) -> Built:
+    """``eval_module`` (a posterior summary or an acquisition function's values on candidate
+    sets, ``library_models/botorch_nets.py``) in eval, the GP's negative marginal log likelihood
+    on its training data in training."""
+    from benchmarks.library_models.botorch_nets import NegativeMLL, training_data
+
+    loss = NegativeMLL(gp)
+    return Built(eval_module, eval_args, train_fn=loss, train_args=training_data(gp), train_module=loss)
+
+
+def _candidates(batch: int = 4, q: int = 1, d: int = 3) -> Any:
+    import torch
+
+    return torch.rand(batch, q, d, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+
+
+def _bo_acquisition(make_acqf: Callable[[Any], Any], gp: str = "single_task", q: int = 1) -> Built:
+    from benchmarks.library_models.botorch_nets import Acquisition
+
+    model_ = _bo_gp(gp)
+    return _bo(model_, Acquisition(make_acqf(model_)), (_candidates(q=q),))
+
+
+def _best_f(gp: Any) -> Any:
+    return gp.train_targets.max()
+
+
+def _qmc(n: int = 16) -> Any:
+    import torch
+    from botorch.sampling import SobolQMCNormalSampler
+
+    return SobolQMCNormalSampler(torch.Size([n]), seed=0)
+
+
+@model("botorch", quick=True)
+def botorch__single_task_posterior() -> Built:
+    import torch
+
+    from benchmarks.library_models.botorch_nets import PosteriorSummary
+
+    gp = _bo_gp("single_task")
+    return _bo(gp, PosteriorSummary(gp), (torch.rand(6, 3, dtype=torch.float64),))
+
+
+@model("botorch", quick=True)
+def botorch__log_ei() -> Built:
+    from botorch.acquisition import LogExpectedImprovement
+
+    return _bo_acquisition(lambda gp: LogExpectedImprovement(gp, best_f=_best_f(gp)))
+
+
+@model("botorch")
+def botorch__q_log_ei() -> Built:
+    from botorch.acquisition import qLogExpectedImprovement
+
+    return _bo_acquisition(lambda gp: qLogExpectedImprovement(gp, best_f=_best_f(gp), sampler=_qmc()), q=2)
+
+
+@model("botorch")
+def botorch__q_ucb() -> Built:
+    from botorch.acquisition import qUpperConfidenceBound
+
+    return _bo_acquisition(lambda gp: qUpperConfidenceBound(gp, beta=0.2, sampler=_qmc()), q=3)
+
+
+@model("botorch")
+def botorch__q_log_nei() -> Built:
+    from botorch.acquisition import qLogNoisyExpectedImprovement
+
+    return _bo_acquisition(
+        lambda gp: qLogNoisyExpectedImprovement(
+            gp, X_baseline=gp.train_inputs[0], sampler=_qmc(), prune_baseline=False
+        ),
+        q=2,
+    )
+
+
+@model("botorch")
+def botorch__knowledge_gradient() -> Built:
+    from botorch.acquisition import qKnowledgeGradient
+
+    return _bo_acquisition(lambda gp: qKnowledgeGradient(gp, num_fantasies=4), q=1 + 4)
+
+
+@model("botorch")
+def botorch__q_log_ehvi() -> Built:
+    from botorch.acquisition.multi_objective import qLogExpectedHypervolumeImprovement
+    from botorch.utils.multi_objective.box_decompositions import FastNondominatedPartitioning
+
+    from benchmarks.library_models.botorch_nets import observations
+
+    _, y = observations(outputs=2)
+    ref = y.min(0).values - 0.1
+    part = FastNondominatedPartitioning(ref_point=ref, Y=y)
+    return _bo_acquisition(
+        lambda gp: qLogExpectedHypervolumeImprovement(gp, ref_point=ref.tolist(), partitioning=part, sampler=_qmc()),
+        gp="model_list",
+        q=2,
+    )
+
+
+@model("botorch")
+def botorch__multi_task_ucb() -> Built:
+    from botorch.acquisition import UpperConfidenceBound
+
+    return _bo_acquisition(lambda gp: UpperConfidenceBound(gp, beta=0.5), gp="multi_task")
+
+
+@model("botorch")
+def botorch__mixed_posterior() -> Built:
+    import torch
+
+    from benchmarks.library_models.botorch_nets import PosteriorSummary
+
+    gp = _bo_gp("mixed")
+    x = torch.cat(
+        [torch.rand(6, 3, dtype=torch.float64), torch.tensor([0.0, 1, 2, 0, 1, 2]).unsqueeze(-1).double()], -1
+    )
+    return _bo(gp, PosteriorSummary(gp), (x,))
+
+
+# --------------------------------------------------------------------------- non-uniform FFT
+
+
+def _kspace(omega: Any, coils: int = 1, batch: int = 2) -> tuple[Any, Any]:
+    """A complex image batch and its k-space samples along ``omega`` (the forward NUFFT of the
+    image, plus noise), as a scanner would measure them."""
+    import torch
+    import torchkbnufft as tkbn
+
+    from benchmarks.library_models.nufft_nets import IM_SIZE, complex_image
+
+    torch.manual_seed(0)
+    image = complex_image(batch)
+    kdata = tkbn.KbNufft(im_size=IM_SIZE)(image.expand(batch, coils, *IM_SIZE).contiguous(), omega)
+    return image, kdata + 0.01 * torch.randn_like(kdata)
+
+
+@model("torchkbnufft", quick=True)
+def nufft__forward_fit() -> Built:
+    from benchmarks.library_models.nufft_nets import ForwardFit, radial
+
+    omega = radial()
+    return Built(ForwardFit(omega), _kspace(omega))
+
+
+@model("torchkbnufft")
+def nufft__forward_fit_ortho() -> Built:
+    from benchmarks.library_models.nufft_nets import ForwardFit, radial
+
+    omega = radial(angle=0.1)
+    return Built(ForwardFit(omega, norm="ortho"), _kspace(omega))
+
+
+@model("torchkbnufft", quick=True)
+def nufft__gridding_recon() -> Built:
+    from benchmarks.library_models.nufft_nets import GriddingRecon, radial
+
+    omega = radial()
+    m = GriddingRecon(omega)
+    image, kdata = _kspace(omega)
+    return Built(m, (kdata,), train_fn=m.loss, train_args=(kdata, image))
+
+
+@model("torchkbnufft")
+def nufft__gridding_dcomp_forward() -> Built:
+    from benchmarks.library_models.nufft_nets import GriddingRecon, radial
+
+    omega = radial(spokes=6)
+    m = GriddingRecon(omega, dcomp="forward")
+    image, kdata = _kspace(omega)
+    return Built(m, (kdata,), train_fn=m.loss, train_args=(kdata, image))
+
+
+@model("torchkbnufft")
+def nufft__multicoil_sense() -> Built:
+    import torchkbnufft as tkbn
+
+    from benchmarks.library_models.nufft_nets import IM_SIZE, SenseRecon, coil_maps, radial
+
+    omega, smaps = radial(), coil_maps(3)
+    image, _ = _kspace(omega)
+    kdata = tkbn.KbNufft(im_size=IM_SIZE)(image, omega, smaps=smaps)
+    return Built(SenseRecon(omega, smaps), (kdata,))
+
+
+@model("torchkbnufft")
+def nufft__batched_trajectories() -> Built:
+    import torch
+    import torchkbnufft as tkbn
+
+    from benchmarks.library_models.nufft_nets import IM_SIZE, BatchedTrajectories, complex_image, radial
+
+    omega = torch.stack([radial(angle=0.0), radial(angle=0.2)])
+    image = complex_image(2)
+    kdata = tkbn.KbNufft(im_size=IM_SIZE, numpoints=4)(image, omega)
+    return Built(BatchedTrajectories(), (image, omega, kdata))
+
+
+@model("torchkbnufft")
+def nufft__sparse_matrix() -> Built:
+    from benchmarks.library_models.nufft_nets import SparseMatrixFit, radial
+
+    omega = radial()
+    return Built(SparseMatrixFit(omega), _kspace(omega))
+
+
+@model("torchkbnufft")
+def nufft__unrolled_toeplitz() -> Built:
+    from benchmarks.library_models.nufft_nets import UnrolledToeplitz, radial
+
+    omega = radial()
+    m = UnrolledToeplitz(omega)
+    image, kdata = _kspace(omega)
+    return Built(m, (kdata,), train_fn=m.loss, train_args=(kdata, image))
+
+
+@model("torchkbnufft")
+def nufft__real_valued() -> Built:
+    import torch
+
+    from benchmarks.library_models.nufft_nets import RealValuedFit, radial
+
+    omega = radial()
+    image, kdata = _kspace(omega)
+    return Built(RealValuedFit(omega), (torch.view_as_real(image), torch.view_as_real(kdata)))
+
+
+@model("torchkbnufft")
+def nufft__grid_interpolation() -> Built:
+    import torch
+    import torchkbnufft as tkbn
+
+    from benchmarks.library_models.nufft_nets import IM_SIZE, GridInterpolation, radial
+
+    omega = radial()
+    torch.manual_seed(0)
+    grid = torch.fft.fft2(torch.randn(2, 1, *(2 * s for s in IM_SIZE), dtype=torch.complex64))
+    kdata = tkbn.KbInterp(im_size=IM_SIZE, grid_size=tuple(2 * s for s in IM_SIZE))(grid, omega)
+    return Built(GridInterpolation(omega), (grid, kdata))
 
 
 # --------------------------------------------------------------------------- torch-struct
