@@ -1001,8 +1001,19 @@ class Project:
 
     def _attr_makers(self, path: str, cls: str, attr: str) -> list[tuple[str, str]]:
         """(file, callee as written there) for each call that ``self.<attr> = Callee(...)`` in
-        a method of ``cls`` or of its bases in the project makes the attribute from."""
-        records = self._lineage_records(path, cls)
+        a method of ``cls`` or of its bases in the project makes the attribute from. Where
+        none does, a method of a base class reads what its subclasses set (``self`` is an
+        instance of one of them): the calls in the methods of each subclass in the project."""
+        out = self._own_attr_makers(path, cls, attr, self._lineage_records(path, cls))
+        if not out:
+            for where, sub in self._descendants(path, cls):
+                records = ((where, rec) for rec in self._class(where, sub).get("methods", {}).values())
+                out.extend(m for m in self._own_attr_makers(where, sub, attr, records) if m not in out)
+        return out
+
+    def _own_attr_makers(
+        self, path: str, cls: str, attr: str, records: Iterable[tuple[str, dict[str, Any]]]
+    ) -> list[tuple[str, str]]:
         out = []
         for where, rec in records:
             for callee in rec.get("sets", {}).get(attr, ()):

@@ -36,7 +36,7 @@ from torchlint.analysis.sites import (
 from torchlint.analysis.torchnames import LABEL_PARAMS
 
 #: bump when the summary's shape or meaning changes (it is part of cache keys)
-VERSION = 26
+VERSION = 27
 
 Summary = dict[str, Any]
 
@@ -313,6 +313,10 @@ class _FunctionScan:
                 if made is not None and made not in self.made.setdefault(targets[0].id, []):
                     self.made[targets[0].id].append(made)
             elif len(targets) == 1 and isinstance(targets[0], ast.Name):
+                for call in _arms([node.value]):  # made in an arm: `t = Standardize(m) if flag else None`
+                    made = _maker(call.func) if isinstance(call, ast.Call) else None
+                    if made is not None and made not in self.made.setdefault(targets[0].id, []):
+                        self.made[targets[0].id].append(made)
                 arms = [node.value.body, node.value.orelse] if isinstance(node.value, ast.IfExp) else [node.value]
                 names = [dotted(a) for a in arms]
                 if all(n is not None and n.split(".")[0] != "self" for n in names):
