@@ -55,6 +55,44 @@ CASES = {
         D,
     ),
     # ---------------------------------------------------------------- TL005 data-dependent-branch
+    "truth_of_a_flag_and_a_tensor": Case(
+        """
+        import torch
+        from torch import nn
+
+        class Tagger(nn.Module):
+            def __init__(self, batch_first=False):
+                super().__init__()
+                self.batch_first = batch_first
+
+            def forward(self, x):
+                mask = x > 0
+                first = not self.batch_first and mask[0].all()
+                first_bf = self.batch_first and mask[:, 0].all()
+                if not first and not first_bf:  # error: TL005
+                    return x * 2
+                return x
+        """,
+        {"inputs": ["f32[3,2]"]},
+    ),
+    "truth_of_a_flag_and_a_size": Case(
+        """
+        import torch
+        from torch import nn
+
+        class Tagger(nn.Module):
+            def __init__(self, batch_first=False):
+                super().__init__()
+                self.batch_first = batch_first
+
+            def forward(self, x):
+                long = not self.batch_first and x.shape[0] > 2
+                if not long:
+                    return x * 2
+                return x
+        """,
+        {"inputs": ["f32[3,2]"]},
+    ),
     "if_while_ternary_on_tensors": Case(
         """
         import torch
@@ -228,6 +266,26 @@ CASES = {
                     loss = loss / 2
         """),
     # ---------------------------------------------------------------- TL006 python-indexing-loop
+    "rows_of_a_matrix_in_a_loop": Case(
+        """
+        import torch
+        from torch import nn
+
+        class Chain(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.transitions = nn.Parameter(torch.randn(5, 5))
+
+            def forward(self, x):
+                tags = (x.abs() * 10).long() % 5
+                seq_length, batch_size = tags.shape
+                score = torch.zeros(batch_size)
+                for i in range(1, seq_length):
+                    score = score + self.transitions[tags[i - 1], tags[i]]
+                return score
+        """,
+        {"inputs": ["f32[4,3]"]},
+    ),
     "gather_by_loop": Case(
         """
         import torch

@@ -870,8 +870,9 @@ class TensorScope:
                 return TENSOR_DICT
             return None
         if isinstance(expr, cst.BooleanOperation):
-            # `a and b` is one of its operands: a tensor when both are
-            if self.is_tensor(expr.left) and self.is_tensor(expr.right):
+            # `a and b` is one of its operands: a tensor when both are, and `flag and t` is `t`
+            # whenever the flag holds (`not self.batch_first and mask[0].all()`)
+            if self.is_tensor(expr.right) and (isinstance(expr.operator, cst.And) or self.is_tensor(expr.left)):
                 return TENSOR
             return None
         if isinstance(expr, cst.IfExp):
