@@ -18,6 +18,7 @@ import functools
 import os
 import re
 import sys
+from collections.abc import Callable, Sequence
 
 from torchlint.analysis.modules import NEVER_FOLLOW, ModuleMap, site_dirs
 from torchlint.analysis.project import Project, Ref
@@ -48,6 +49,17 @@ def _package_folder(top: str) -> str | None:
     return None
 
 
+def _package_files(folder: str) -> list[str] | None:
+    """The Python files of the package in ``folder``; None for one too big to read."""
+    files: list[str] = []
+    for here, dirs, names in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if d.isidentifier())
+        files.extend(os.path.join(here, n) for n in sorted(names) if n.endswith(".py"))
+        if len(files) > _MAX_FILES:
+            return None
+    return files
+
+
 @functools.lru_cache(maxsize=128)
 def _package(top: str) -> Project | None:
     """The installed package ``top`` as a project of its own, when it registers at least one
@@ -55,14 +67,9 @@ def _package(top: str) -> Project | None:
     if top in NEVER_FOLLOW or top in sys.stdlib_module_names or not top.isidentifier():
         return None
     folder = _package_folder(top)
-    if folder is None:
+    files = _package_files(folder) if folder is not None else None
+    if folder is None or files is None:
         return None
-    files: list[str] = []
-    for here, dirs, names in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if d.isidentifier())
-        files.extend(os.path.join(here, n) for n in sorted(names) if n.endswith(".py"))
-        if len(files) > _MAX_FILES:
-            return None
     registering = []
     for path in files:
         try:
@@ -125,3 +132,137 @@ def dynamic_call(qual: str) -> bool:
     operator of its package whose output size depends on the data."""
     project = _package(qual.split(".", 1)[0])
     return project is not None and _reaches_dynamic(project, _resolve(project, qual))
+
+
+# --------------------------------------------------------------------------- breaks inside
+
+#: packages whose functions dynamo handles its own way, not by tracing their code as it is
+#: written: einops (torch registers its functions with dynamo, ``torch/_dynamo/decorators.py``)
+HANDLED_BY_DYNAMO = frozenset({"einops"})
+
+Break = tuple[str, int, str, str]  # (path, line, rule, message) of the first break inside
+#: how many calls deep a package's functions are read for a break inside (each level more
+#: reads more of its files: a cold check of torchcde reads 65 files of its packages at 4)
+_BREAK_DEPTH = 2
+#: ``check(path, line)``: the graph-break findings of the file at ``path`` with the function
+#: holding ``line`` taken as compiled, each (line, column, rule, message, region qualname)
+Checker = Callable[[str, int], Sequence[tuple[int, int, str, str, str]]]
+
+
+def followable(top: str) -> bool:
+    """Whether ``top`` is an installed third-party package whose code is read for the breaks
+    inside its functions (not torch, numpy or the standard library; found on this
+    interpreter's path)."""
+    return (
+        top not in NEVER_FOLLOW
+        and top not in HANDLED_BY_DYNAMO
+        and top not in sys.stdlib_module_names
+        and top.isidentifier()
+        and _whole_package(top) is not None
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _whole_package(top: str) -> Project | None:
+    """The installed package ``top`` (a package folder) as a project of its own."""
+    folder = _package_folder(top)
+    files = _package_files(folder) if folder is not None else None
+    if folder is None or files is None:
+        return None
+    return Project(ModuleMap(files, [os.path.dirname(folder)]), _load, [])
+
+
+def breaks_inside(qual: str, method: str | None, check: Checker) -> Break | None:
+    """Where calling the installed ``qual`` breaks the graph inside its package: a function; a
+    class, whose constructor runs (``method`` None) or whose ``method`` does (``"__call__"``:
+    its ``__call__``, else a module's ``forward``). Its code, and the package's functions it
+    calls a few calls deep, are read by ``check`` as compiled code; the first finding that is
+    not on a path the caller decides is the answer. None where there is none."""
+    top = qual.split(".", 1)[0]
+    project = _whole_package(top) if followable(top) else None
+    if project is None:
+        return None
+    ref = _resolve(project, qual)
+    if ref is not None and ref[0] == "cls":
+        if method == "__call__":
+            ref = project.find_method(ref[1], ref[2], "__call__") or project.find_method(ref[1], ref[2], "forward")
+        else:
+            ref = project.find_method(ref[1], ref[2], method or "__init__")
+    elif method is not None:
+        return None
+    todo: list[tuple[Ref | None, int]] = [(ref, 0)]
+    seen: set[tuple[str, str]] = set()
+    while todo:
+        ref, depth = todo.pop(0)
+        if ref is None or ref[0] not in ("fn", "meth") or depth > _BREAK_DEPTH or (ref[1], ref[2]) in seen:
+            continue
+        seen.add((ref[1], ref[2]))
+        found = _first_break(ref[1], ref[2], check)
+        if found is not None:
+            return found
+        for name, guard in (project.record(ref) or {}).get("calls", ()):
+            if not project._runs(ref[1], guard):
+                continue
+            target = project.resolve_dotted(ref[1], name)
+            if target is not None and target[0] == "cls":
+                target = project.find_method(target[1], target[2], "__init__")
+            todo.append((target, depth + 1))
+    return None
+
+
+def _first_break(path: str, qual: str, check: Checker) -> Break | None:
+    spans = functions(path).get(qual)
+    if spans is None:
+        return None
+    (start, end), guarded = spans
+    found = [
+        (line, col, rule, message)
+        for line, col, rule, message, region in check(path, start)
+        if region == qual and start <= line <= end and not any(a <= line <= b for a, b in guarded)
+    ]
+    if not found:
+        return None
+    line, _, rule, message = min(found)
+    return path, line, rule, message
+
+
+@functools.lru_cache(maxsize=256)
+def functions(path: str) -> dict[str, tuple[tuple[int, int], list[tuple[int, int]]]]:
+    """Qualified name -> ((first line of the body, last line), the spans of its code that run
+    or not by what the caller passes) of each function of the file. Those spans are the arms of
+    an ``if`` (the body of a ``while``) whose test reads a parameter (``if max_len is None:
+    max_len = lens.amax().item()``): which arm a call takes is the caller's, unknown here, so a
+    break there is not taken for the call's."""
+    import ast
+
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            tree = ast.parse(handle.read())
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    out: dict[str, tuple[tuple[int, int], list[tuple[int, int]]]] = {}
+
+    def guarded(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[int, int]]:
+        args = fn.args
+        params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs} - {"self", "cls"}
+        params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+        spans = []
+        for node in ast.walk(fn):
+            if isinstance(node, (ast.If, ast.While)) and any(
+                isinstance(n, ast.Name) and n.id in params for n in ast.walk(node.test)
+            ):
+                for block in (node.body, node.orelse):
+                    if block:
+                        spans.append((block[0].lineno, block[-1].end_lineno or block[-1].lineno))
+        return spans
+
+    def walk(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                span = (child.body[0].lineno, child.end_lineno or child.lineno)
+                out[prefix + child.name] = (span, guarded(child))
+            elif isinstance(child, ast.ClassDef):
+                walk(child, f"{prefix}{child.name}.")
+
+    walk(tree, "")
+    return out

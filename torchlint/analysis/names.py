@@ -114,6 +114,9 @@ class ImportTable:
         self.handed_modules: dict[str, str] = {}
         # how the file calls the project's operators whose output size depends on the data
         self.dynamic_ops: set[str] = set()
+        #: the calls of installed packages that break inside them (``q``, ``q()`` for calling an
+        #: instance of ``q``) -> [path, line, rule, message] of that break
+        self.installed: dict[str, list] = {}
         #: numpy functions that dynamo does not fold on a Python number, by the number's kind
         #: (``{"numpy.ceil": {"int"}}``): measured per torch version, handed in by the engine
         self.numpy_breaks_on: dict[str, frozenset[str]] = {}
@@ -168,6 +171,7 @@ class ImportTable:
             if fact.get("module"):
                 self.handed_modules[held] = fact["module"]
         self.dynamic_ops.update(facts.get("dynamic_ops", ()))
+        self.installed.update(facts.get("installed", {}))
 
     def add_definitions(self, names: Iterable[str]) -> None:
         self.defined.update(names)

@@ -128,12 +128,16 @@ class Project:
         train: bool = False,
         installed: Callable[[str], int] | None = None,
         loss_roots: bool = True,
+        followable: Callable[[str], bool] | None = None,
     ) -> None:
         self.map = modmap
         #: what an installed package's name does when called (``installed.verdict``: 2 runs an
         #: operator whose output size depends on the data, 1 its package registers such an
         #: operator, 0 neither); None: installed packages are not read
         self.installed = installed
+        #: whether an installed package is read for the breaks inside what the project calls
+        #: of it (``installed.followable``); None: not read
+        self.followable = followable
         #: calls made only in training (under ``if self.training:``) reach regions too
         self.train = train
         #: a loss's ``forward`` is a root (False: the eval pass of a project that is checked
@@ -811,6 +815,32 @@ class Project:
                     names.add(local if verdict == 2 else f"{local}.*")
         return sorted(names)
 
+    def installed_calls(self, path: str) -> list[list[str | None]]:
+        """What the file's regions call of installed third-party packages whose code is read
+        for the breaks inside it (``followable``): each ``[qualified name, None]`` of a
+        function or class called, and ``[class, "__call__"]`` of a kept object called
+        (``self.kernel = ScaleKernel(...)``, then ``self.kernel(x)``). None read: empty."""
+        if self.followable is None:
+            return []
+        found: set[tuple[str, str | None]] = set()
+        for qual, _ in (self._by_path or {}).get(path, ()):
+            rec = self.record(("meth" if "." in qual else "fn", path, qual)) or {}
+            owner = qual.split(".")[0] if "." in qual else None
+            for name, guard in rec.get("calls", ()):
+                if not self._runs(path, guard):
+                    continue
+                head, _, rest = name.partition(".")
+                if head == "self" and rest and "." not in rest and owner is not None:
+                    for where, callee in self._attr_makers(path, owner, rest):
+                        ref = self.resolve_dotted(where, callee)
+                        if ref is not None and ref[0] == "ext" and self.followable(ref[1].split(".", 1)[0]):
+                            found.add((ref[1], "__call__"))
+                    continue
+                ref = self.resolve_dotted(path, name)
+                if ref is not None and ref[0] == "ext" and self.followable(ref[1].split(".", 1)[0]):
+                    found.add((ref[1], None))
+        return [[q, m] for q, m in sorted(found, key=lambda c: (c[0], c[1] or ""))]
+
     def _overrides(self, ref: Ref, rec: dict[str, Any]) -> Iterator[Ref]:
         """For a method's ``self.m()`` calls: the ``m`` each subclass of its class defines
         (an instance of any of them may be the ``self`` it runs on)."""
@@ -1244,6 +1274,9 @@ class Project:
             dynamic = self.dynamic_names(path)
             if dynamic:
                 out["dynamic_ops"] = dynamic
+            calls = self.installed_calls(path)
+            if calls:
+                out["installed_calls"] = calls
         out.update(self.call_facts(path, [q for q, _ in self._by_path.get(path, ())]))
         uninit = self.uninit_facts().get(path)
         if uninit:

@@ -45,6 +45,9 @@ class ClassInfo:
     nested_functions: dict[str, ClassInfo] = field(default_factory=dict)
     # self.<attr> = <call> in __init__: attr -> qualified name of the callee (or class name)
     submodules: dict[str, str] = field(default_factory=dict)
+    #: self.<attr> = <call> in __init__, whatever the callee: attr -> its qualified name (an
+    #: installed package's class, read for what calling the object runs)
+    made_by: dict[str, str] = field(default_factory=dict)
     tensor_attrs: set[str] = field(default_factory=set)
 
 
@@ -341,6 +344,8 @@ def _scan_init(init: cst.FunctionDef, info: ClassInfo, index: ModuleIndex) -> No
                     attr = self_attr(stored.value) or attr
                 if attr is None:
                     continue
+                if qual is not None:
+                    info.made_by[attr] = qual
                 if qual in DISABLE_DECORATORS:  # self.head = torch.compiler.disable(nn.Linear(...))
                     info.submodules[attr] = qual
                 elif qual in JIT_MODULE_MAKERS and _makes_module(node.value, index):

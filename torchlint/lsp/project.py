@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from torchlint.analysis.summary import Summary, summarize
 from torchlint.config import Settings
 from torchlint.files import FileProblem, discover, display_path, read_source
+from torchlint.static.installed_breaks import with_breaks
 from torchlint.static.modes import has_training_loop, loss_roots, modes_to_check, settings_for
 
 if TYPE_CHECKING:
@@ -129,7 +130,7 @@ class WorkspaceProject:
             if not self._projects:
                 self._facts = {}
             if path not in self._facts:
-                self._facts[path] = {mode: self._project(mode, modes).facts(path) for mode in modes}
+                self._facts[path] = {mode: with_breaks(self._project(mode, modes).facts(path)) for mode in modes}
             return self._facts[path]
 
     def reach(self, path: str, mode: str, rules: list) -> tuple[dict | None, list[Finding]] | None:
@@ -202,7 +203,14 @@ class WorkspaceProject:
         modmap = ModuleMap(checked, source_roots(self.settings, self.root), follow_imports=self.settings.follow_imports)
         self.builds += 1
         return Project(
-            modmap, self._summary, checked, self._display, train=train, installed=installed.verdict, loss_roots=losses
+            modmap,
+            self._summary,
+            checked,
+            self._display,
+            train=train,
+            installed=installed.verdict,
+            loss_roots=losses,
+            followable=installed.followable,
         )
 
     def _display(self, path: str) -> str:

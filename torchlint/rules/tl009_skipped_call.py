@@ -10,6 +10,7 @@ from typing import cast
 import libcst as cst
 
 from torchlint import knowledge, matrix
+from torchlint.analysis.names import self_attr
 from torchlint.analysis.torchnames import JIT_MODULE_MAKERS
 from torchlint.rules.base import Rule
 
@@ -288,6 +289,8 @@ class SkippedCall(Rule):
                 + (f" ({reason.split(' ', 1)[-1]})" if reason else "")
                 + " and splits the graph; call it outside the compiled region",
             )
+        elif self._installed_break(node, qual):
+            return
         elif isinstance(node.func, cst.Attribute) and node.func.attr.value in self.logger_methods:
             receiver = node.func.value
             is_logger = (isinstance(receiver, cst.Name) and receiver.value in self.loggers) or (
@@ -300,3 +303,44 @@ class SkippedCall(Rule):
                     "outside the compiled region or add the method to "
                     "`torch._dynamo.config.ignore_logging_functions`",
                 )
+
+    def _installed_break(self, node: cst.Call, qual: str | None) -> bool:
+        """A call of an installed package's function, class or kept module whose code breaks
+        the graph inside (the project's ``installed`` facts,
+        :mod:`torchlint.static.installed_breaks`): dynamo reports that break at the innermost
+        frame of the project, this call. Reported; True if so."""
+        known = self.ctx.imports.installed
+        if not known:
+            return False
+        found = known.get(qual) if qual is not None else None
+        if found is None:
+            made = self._kept_object(node.func)  # `self.kernel(x)`, made as an installed module
+            found = known.get(f"{made}()") if made is not None else None
+            qual = made
+        if found is None or qual is None:
+            return False
+        path, line, rule, message = found
+        where = _package_path(path, qual.split(".", 1)[0])
+        self.report(
+            node,
+            message=f"`{qual}` breaks the graph inside its package ({where}:{line}, {rule}: "
+            f"{message.split(';', 1)[0]}), and dynamo reports it here, at the call",
+            suggestion="Call it outside the compiled region, or compile the package's function with "
+            "the break removed; the break is in the package's code, not in this line.",
+        )
+        return True
+
+    def _kept_object(self, func: cst.BaseExpression) -> str | None:
+        """For a call of ``self.<attr>``: what ``__init__`` made the attribute with, if it did."""
+        region = self.ctx.region
+        owner = region.owner if region is not None else None
+        attr = self_attr(func)
+        return owner.made_by.get(attr) if owner is not None and attr is not None else None
+
+
+def _package_path(path: str, top: str) -> str:
+    """``path`` from its package's folder on (``torchdiffeq/_impl/misc.py``)."""
+    import os
+
+    parts = path.replace(os.sep, "/").split("/")
+    return "/".join(parts[len(parts) - 1 - parts[::-1].index(top) :]) if top in parts else os.path.basename(path)

@@ -7,7 +7,8 @@ their edits in the same walk); ``limits`` runs one file's parse and walk under a
 on a big stack (and words parse errors); ``sources`` reads the files once and pre-filters
 them (with an index of their stats, so a warm run opens only what changed); ``static_pass``
 decides what to parse, runs it in a process pool and asks the ``cache``;
-``notebook`` turns a notebook's code cells into one module and fixed text back into cells.
+``notebook`` turns a notebook's code cells into one module and fixed text back into cells;
+``installed_breaks`` reads what the installed packages the regions call break inside.
 
 May import: :mod:`torchlint.analysis`, :mod:`torchlint.rules`, ``files``, ``findings``,
 ``config``, ``matrix``, ``knowledge`` (which tensor attributes and methods break only in an

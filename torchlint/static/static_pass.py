@@ -539,6 +539,7 @@ def _project_facts(
         display,
         train=settings.train,
         installed=installed.verdict,
+        followable=installed.followable,
         loss_roots=loss_roots(settings),
     )
     reuse: set[str] = set()  # analysed files whose name facts the stored analysis gives
@@ -554,6 +555,10 @@ def _project_facts(
             facts[path] = project.facts(path, names=names)
         else:
             facts[path] = project.facts(path)
+    from torchlint.static.installed_breaks import with_breaks
+
+    for path, fact in facts.items():  # what the installed packages the regions call break inside
+        facts[path] = with_breaks(fact)  # type: ignore[assignment]
     was_bare = set(stored["bare"]) if stored is not None and reuse else set()
 
     def is_bare(path: str, fact: dict) -> bool:
@@ -647,6 +652,8 @@ _REGION_KEYS = (
     "made_calls",
     "uninit",
     "dynamic_ops",
+    "installed",
+    "installed_calls",
     "loss_classes",
 )
 

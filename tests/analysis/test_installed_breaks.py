@@ -1,0 +1,127 @@
+"""A call of an installed package's function that breaks the graph inside (torchdiffeq's
+``odeint`` checks its times with a branch on their values): dynamo reports the break at the
+innermost frame of the project, the call, so TL009 flags the call, naming where inside the
+package the break is. The package's code is read from site-packages, never imported. A
+function of the package that compiles is silent, and so is one whose break sits on a path its
+caller decides (``if max_len is None: max_len = lens.amax().item()``, called with a length)."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from support import dynamo_lines, marked, static_found, write, write_package
+
+from torchlint.analysis import installed
+from torchlint.static import installed_breaks
+
+SOLVE = """import torch
+from torch import nn
+
+
+def _check(t):
+    if (t[1:] <= t[:-1]).any():
+        raise ValueError("the times must increase")
+
+
+def integrate(f, y0, t):
+    _check(t)
+    y = y0
+    for i in range(t.shape[0] - 1):
+        y = y + (t[i + 1] - t[i]) * f(y)
+    return y
+
+
+def integrate_steps(f, y0, steps):
+    y = y0
+    for _ in range(steps):
+        y = y + 0.1 * f(y)
+    return y
+
+
+def lens_to_mask(lens, max_len=None):
+    if max_len is None:
+        max_len = lens.amax().item()
+    return torch.arange(max_len) < lens[..., None]
+
+
+class Stepper(nn.Module):
+    def forward(self, y):
+        print("step")
+        return y * 2
+"""
+
+MODEL = """import torch
+from odelib import Stepper, integrate, integrate_steps, lens_to_mask
+from torch import nn
+
+
+class Flow(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.field = nn.Linear(4, 4)
+        self.stepper = Stepper()
+
+    def forward(self, y):
+        t = torch.linspace(0, 1, 3)
+        a = integrate(torch.tanh, y, t)  # graph break
+        b = integrate_steps(torch.tanh, y, 2)
+        mask = lens_to_mask(torch.tensor([1, 3]), 4)
+        c = self.stepper(self.field(y))  # graph break
+        return a + b + c + mask.sum()
+"""
+
+ORACLE = [{"path": ".", "module": "flowapp.model", "target": "Flow", "inputs": ["f32[2,4]"]}]
+
+
+@pytest.fixture
+def site(tmp_path, monkeypatch):
+    """A folder of installed packages holding `odelib`, on sys.path as site-packages are."""
+    folder = tmp_path / "lib" / "site-packages"
+    write(folder, "odelib/__init__.py", "from .solve import Stepper, integrate, integrate_steps, lens_to_mask\n")
+    write(folder, "odelib/solve.py", SOLVE)
+    monkeypatch.syspath_prepend(str(folder))
+    _clear()
+    yield folder
+    _clear()
+    for name in [n for n in sys.modules if n.split(".")[0] in ("odelib", "flowapp")]:
+        del sys.modules[name]
+
+
+def _clear():
+    installed._whole_package.cache_clear()
+    installed.functions.cache_clear()
+    installed_breaks.breaks_inside.cache_clear()
+    installed_breaks._file_findings.cache_clear()
+
+
+def make(root):
+    files = {"flowapp/__init__.py": "", "flowapp/model.py": MODEL}
+    return write_package(root / "project", files, ORACLE)
+
+
+def test_the_break_inside_is_found_in_the_installed_source(site):
+    inside = installed_breaks.breaks_inside
+    where = inside("odelib.integrate", None)
+    assert where is not None and where[0].endswith("solve.py") and where[1:3] == (6, "TL005")
+    assert inside("odelib.Stepper", "__call__")[1:3] == (33, "TL004")  # type: ignore[index]
+    assert inside("odelib.integrate_steps", None) is None
+    assert inside("odelib.lens_to_mask", None) is None
+    assert inside("odelib.missing", None) is None
+
+
+def test_the_static_pass_flags_the_calls(site, tmp_path):
+    folder = make(tmp_path)
+    found = static_found(folder)
+    assert {(p, line) for p, line, _ in found} == marked(folder)
+    assert {rule for _, _, rule in found} == {"TL009"}
+
+
+def test_without_the_project_the_package_is_not_read(site, tmp_path):
+    assert static_found(make(tmp_path), "--no-project") == set()
+
+
+@pytest.mark.dynamo
+def test_the_marks_are_where_dynamo_breaks(site, tmp_path):
+    folder = make(tmp_path)
+    assert dynamo_lines(folder) == marked(folder)

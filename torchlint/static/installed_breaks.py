@@ -1,0 +1,64 @@
+"""Where calling an installed package's function breaks the graph inside it.
+
+The project's facts name, for each file, the installed packages' functions, classes and kept
+modules its regions call (``installed_calls``, :meth:`~torchlint.analysis.project.Project.installed_calls`).
+This reads each from the package's source in site-packages (never imported): the graph-break
+rules run over it as compiled code (:func:`torchlint.analysis.installed.breaks_inside`), and
+the file's facts get the first break found inside, which TL009 reports at the call (dynamo
+reports it there: the innermost frame of the project). Each answer is worked out once per
+process.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from torchlint.analysis import installed
+
+
+def with_breaks(fact: dict[str, Any] | None) -> dict[str, Any] | None:
+    """``fact`` with ``installed_calls`` turned into ``installed``: call -> [path, line, rule,
+    message] of the break inside it, for the calls that break (``q``, or ``q()`` for calling
+    an instance of the class ``q``)."""
+    if not fact or "installed_calls" not in fact:
+        return fact
+    out = {k: v for k, v in fact.items() if k != "installed_calls"}
+    found = {}
+    for qual, method in fact["installed_calls"]:
+        where = breaks_inside(qual, method)
+        if where is not None:
+            found[qual + ("()" if method else "")] = list(where)
+    if found:
+        out["installed"] = found
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def breaks_inside(qual: str, method: str | None) -> installed.Break | None:
+    return installed.breaks_inside(qual, method, _findings)
+
+
+def _findings(path: str, line: int) -> list[tuple[int, int, str, str, str]]:
+    """The graph-break findings of the file at ``path`` with the function holding ``line``
+    taken as compiled (eval, no project facts): the file is read once, with every function
+    taken as compiled, and each finding says which function it is in."""
+    return _file_findings(path)
+
+
+@functools.lru_cache(maxsize=256)
+def _file_findings(path: str) -> list[tuple[int, int, str, str, str]]:
+    from torchlint.files import read_source
+    from torchlint.rules import all_rules
+    from torchlint.static.lint import lint_file
+
+    try:
+        source = read_source(path)
+    except Exception:  # noqa: BLE001 - an unreadable file of a package: nothing known inside
+        return []
+    lines = {start for (start, _), _ in installed.functions(path).values()}
+    rules = [r for r in all_rules() if r.severity == "error" and r.code != "TL021"]
+    return [
+        (f.line, f.column, f.rule or "", f.message, f.region or "")
+        for f in lint_file(path, source, rules, compiled_lines=lines).findings
+    ]
