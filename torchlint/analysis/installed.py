@@ -144,9 +144,9 @@ Break = tuple[str, int, str, str]  # (path, line, rule, message) of the first br
 #: how many calls deep a package's functions are read for a break inside (each level more
 #: reads more of its files: a cold check of torchcde reads 65 files of its packages at 4)
 _BREAK_DEPTH = 2
-#: ``check(path, line)``: the graph-break findings of the file at ``path`` with the function
-#: holding ``line`` taken as compiled, each (line, column, rule, message, region qualname)
-Checker = Callable[[str, int], Sequence[tuple[int, int, str, str, str]]]
+#: ``check(path)``: the graph-break findings of the file at ``path`` with each of its functions
+#: taken as compiled, each (line, column, rule, message, qualname of the function it is in)
+Checker = Callable[[str], Sequence[tuple[int, int, str, str, str]]]
 
 
 def followable(top: str) -> bool:
@@ -217,7 +217,7 @@ def _first_break(path: str, qual: str, check: Checker) -> Break | None:
     (start, end), guarded = spans
     found = [
         (line, col, rule, message)
-        for line, col, rule, message, region in check(path, start)
+        for line, col, rule, message, region in check(path)
         if region == qual and start <= line <= end and not any(a <= line <= b for a, b in guarded)
     ]
     if not found:

@@ -830,15 +830,15 @@ class Project:
                 if not self._runs(path, guard):
                     continue
                 head, _, rest = name.partition(".")
+                makers: list[tuple[str, str, str | None]]
                 if head == "self" and rest and "." not in rest and owner is not None:
-                    for where, callee in self._attr_makers(path, owner, rest):
-                        ref = self.resolve_dotted(where, callee)
-                        if ref is not None and ref[0] == "ext" and self.followable(ref[1].split(".", 1)[0]):
-                            found.add((ref[1], "__call__"))
-                    continue
-                ref = self.resolve_dotted(path, name)
-                if ref is not None and ref[0] == "ext" and self.followable(ref[1].split(".", 1)[0]):
-                    found.add((ref[1], None))
+                    makers = [(where, callee, "__call__") for where, callee in self._attr_makers(path, owner, rest)]
+                else:
+                    makers = [(path, name, None)]
+                for where, callee, method in makers:
+                    ref = self.resolve_dotted(where, callee)
+                    if ref is not None and ref[0] == "ext" and self.followable(ref[1].split(".", 1)[0]):
+                        found.add((ref[1], method))
         return [[q, m] for q, m in sorted(found, key=lambda c: (c[0], c[1] or ""))]
 
     def _overrides(self, ref: Ref, rec: dict[str, Any]) -> Iterator[Ref]:

@@ -36,18 +36,13 @@ def with_breaks(fact: dict[str, Any] | None) -> dict[str, Any] | None:
 
 @functools.lru_cache(maxsize=4096)
 def breaks_inside(qual: str, method: str | None) -> installed.Break | None:
-    return installed.breaks_inside(qual, method, _findings)
-
-
-def _findings(path: str, line: int) -> list[tuple[int, int, str, str, str]]:
-    """The graph-break findings of the file at ``path`` with the function holding ``line``
-    taken as compiled (eval, no project facts): the file is read once, with every function
-    taken as compiled, and each finding says which function it is in."""
-    return _file_findings(path)
+    return installed.breaks_inside(qual, method, _file_findings)
 
 
 @functools.lru_cache(maxsize=256)
 def _file_findings(path: str) -> list[tuple[int, int, str, str, str]]:
+    """The graph-break findings of the file at ``path`` with every function taken as compiled
+    (eval, no project facts), each saying which function it is in: the file is read once."""
     from torchlint.files import read_source
     from torchlint.rules import all_rules
     from torchlint.static.lint import lint_file
