@@ -235,3 +235,56 @@ class Layer(nn.Module):
 """
     assert break_lines_of_source(half.lstrip("\n"), "Layer", ["f32[4,8]"]) == set()
     assert break_lines_of_source(half.lstrip("\n"), "Layer", ["f16[4,8]"]) == {7}
+
+
+DEPRECATED = """
+import logging
+import warnings
+
+import torch
+from torch import nn
+
+logger = logging.getLogger(__name__)
+
+
+def deprecate(name):
+    warnings.warn(f"`{name}` is deprecated", FutureWarning)
+
+
+class Block(nn.Module):
+    def forward(self, x, scale=None, old=None, odd=None, bad=None):
+        if scale is not None:
+            logger.warning("Passing `scale` is deprecated and will be ignored.")
+        if old is not None:
+            warnings.warn("`old` goes away in 2.0", FutureWarning)
+        if odd is not None:
+            logger.warning(f"`odd`={odd} is not used by " + "this block")
+        if bad is not None:
+            warnings.warn("`bad` looks wrong", UserWarning)
+        if x.dim() > 1:
+            deprecate("flat inputs")
+        return x * 2
+"""
+
+
+def test_a_warning_about_a_deprecated_use_is_not_checked(tmp_path):
+    """The warnings a caller gets for passing what is deprecated (under a test of the
+    parameters) run only then: like an error path they are the caller's to change. Any other
+    warning in the region is checked, and so is a helper that warns of a deprecation whatever
+    it is handed: the library's own code calls it."""
+    write(tmp_path, "block.py", DEPRECATED + "\n\nmodel = torch.compile(Block())\n")
+    assert findings(tmp_path) == {("block.py", 11, "TL009"), ("block.py", 21, "TL009"), ("block.py", 23, "TL009")}
+
+
+@pytest.mark.dynamo
+def test_dynamo_breaks_on_a_deprecation_warning_only_when_it_is_used():
+    pytest.importorskip("torch")
+    import torch
+
+    from torchlint.dynamic.observe import break_lines_of_source
+
+    code = DEPRECATED.lstrip("\n")
+    x = torch.randn(4, 8)
+    assert break_lines_of_source(code, "Block", [x[0]]) == set()
+    assert break_lines_of_source(code, "Block", [x[0], 0.5, 1]) == {17, 19}
+    assert break_lines_of_source(code, "Block", [x]) == {11}

@@ -17,6 +17,7 @@ rules' base and the analysis, never the fixes.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Callable, Union, cast
@@ -24,7 +25,7 @@ from typing import Callable, Union, cast
 import libcst as cst
 
 from torchlint import knowledge
-from torchlint.analysis.names import ImportTable, untouched_param
+from torchlint.analysis.names import ImportTable, param_names, untouched_param
 from torchlint.analysis.regions import Region, build_index, find_regions
 from torchlint.analysis.tensors import (
     RECORD,
@@ -75,6 +76,48 @@ def _ends_in_raise(body: cst.BaseSuite) -> bool:
     return False
 
 
+#: what a warning says when it is about a deprecated use: the caller's to change
+_DEPRECATED = re.compile(r"deprecat", re.IGNORECASE)
+_DEPRECATION_CATEGORIES = frozenset(
+    {"builtins.DeprecationWarning", "builtins.FutureWarning", "builtins.PendingDeprecationWarning"}
+)
+#: the methods that log or warn (a logger's, ``warnings.warn``, the libraries' ``warn_once``)
+_WARNING_METHODS = frozenset({"warn", "warning", "warning_once", "warn_once", "info", "info_once", "debug", "log"})
+
+
+def _text_of(expr: cst.BaseExpression) -> str:
+    """The literal text of a message: strings, f-strings' literal parts, ``+`` and implicit
+    concatenation of them; what is not literal reads as nothing."""
+    if isinstance(expr, cst.SimpleString):
+        return expr.raw_value
+    if isinstance(expr, cst.ConcatenatedString):
+        return _text_of(expr.left) + _text_of(expr.right)
+    if isinstance(expr, cst.FormattedString):
+        return "".join(p.value for p in expr.parts if isinstance(p, cst.FormattedStringText))
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+        return _text_of(expr.left) + _text_of(expr.right)
+    return ""
+
+
+def deprecation_warning(call: cst.Call, imports: ImportTable) -> bool:
+    """``warnings.warn("x is deprecated", FutureWarning)``, ``logger.warning("Passing `scale`
+    is deprecated")``: a warning about a deprecated use. Under a test of the function's
+    parameters it runs only when a caller passes what is deprecated: like an error path, it is
+    the caller's to change, and no compiled run that follows the library's current use reaches
+    it. (A helper that warns whatever it is handed, `deprecate(...)`, is called by the
+    library's own code: its warning is checked.)"""
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value in _WARNING_METHODS):
+        return False
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    category = [a.value for a in call.args if a.keyword is not None and a.keyword.value == "category"]
+    if imports.resolve(func) == "warnings.warn" and positional[1:2] + category:
+        if imports.resolve((positional[1:2] + category)[0]) in _DEPRECATION_CATEGORIES:
+            return True
+    messages = positional[1:2] if func.attr.value == "log" else positional[:1]  # `log(level, msg)`
+    return bool(messages) and bool(_DEPRECATED.search(_text_of(messages[0])))
+
+
 class _Walker(cst.CSTVisitor):
     """One walk over a region's body, dispatching each node to the rules that want it."""
 
@@ -93,6 +136,9 @@ class _Walker(cst.CSTVisitor):
         # Whitespace and punctuation subtrees are passed over unless a rule asks for them.
         wanted = set(self.visit_handlers) | set(self.leave_handlers)
         self.skip_trivia = not (wanted & TRIVIA_TYPES)
+        #: for each `if` the walk is in: whether its test reads a parameter of the region
+        self.param_tests: list[bool] = []
+        self._params: tuple[int, set[str]] = (0, set())
 
     def walk(self, node: cst.CSTNode) -> None:
         """Visit ``node`` and its subtree, as ``node.visit(self)`` would, without rebuilding it."""
@@ -101,9 +147,20 @@ class _Walker(cst.CSTVisitor):
     # The engine's own bookkeeping happens around the rules' handlers. The node's type is
     # compared with `is` (the walk's hot path), so each branch names the type it found with a
     # cast, which costs nothing at run time.
+    def _reads_param(self, test: cst.BaseExpression) -> bool:
+        region = self.ctx.region
+        if region is None:
+            return False
+        if self._params[0] != id(region.node):
+            self._params = (id(region.node), param_names(region.node) - {"self", "cls"})
+        params = self._params[1]
+        return bool(params) and any(isinstance(n, cst.Name) and n.value in params for n in walk(test))
+
     def on_visit(self, node: cst.CSTNode) -> bool:
         ctx = self.ctx
         t = type(node)
+        if t is cst.If:
+            self.param_tests.append(self._reads_param(cast(cst.If, node).test))
         if t is cst.If or t is cst.IfExp:
             branch = cast(Union[cst.If, cst.IfExp], node)
             truth = ctx.index.truth(branch.test)
@@ -128,6 +185,8 @@ class _Walker(cst.CSTVisitor):
             # an error path: what builds the exception (`raise ValueError(f"{x.max().item()}")`)
             # runs only when the code fails, never on a compiled run that goes on
             return False
+        if t is cst.Call and any(self.param_tests) and deprecation_warning(cast(cst.Call, node), ctx.imports):
+            return False  # the warning a caller gets for a deprecated argument: the same
         if t is cst.ExceptHandler and _ends_in_raise(cast(cst.ExceptHandler, node).body):
             return False  # a handler that reports and re-raises: the same
         if t is cst.BooleanOperation:
@@ -239,6 +298,8 @@ class _Walker(cst.CSTVisitor):
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         t = type(original_node)
+        if t is cst.If:
+            self.param_tests.pop()
         for handler in self.leave_handlers.get(t, ()):
             handler(original_node)
         if t is cst.Assign:
