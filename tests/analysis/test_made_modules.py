@@ -1,11 +1,14 @@
 """Modules a region makes: dynamo runs their constructors in the graph, and where it cannot
-(the constructor breaks, or a method called on the made module does), it compiles the
-constructor on its own and stops at ``super().__init__()``, the module not initialized yet.
+(the constructor breaks, a method called on the made module does, or the function that
+makes it breaks inside a loop, which makes dynamo give up its frame), it compiles the
+constructor on its own and stops at ``super().__init__()``, the module not initialized yet;
+so do the constructors of the modules such a constructor makes.
 
 The package below makes small modules in ``forward`` the way library code builds helpers on
 the fly. Every line where dynamo breaks carries `# graph break`; the static pass must find
-exactly those (the `dynamo` test checks the marks against torch). ``Quiet`` and ``Kept`` are
-the look-alikes: made in a region that breaks elsewhere, or made and clean, they compile.
+exactly those (the `dynamo` test checks the marks against torch). ``Quiet`` and ``Calm`` are
+the look-alikes: made in a region that breaks elsewhere (before the loop that makes them, not
+inside it), they compile.
 """
 
 from __future__ import annotations
@@ -57,12 +60,30 @@ class Derived(Base):
 
     def total(self, x):
         return x + len(self.v)
+
+
+class Leaf(nn.Module):
+    def __init__(self):
+        super().__init__()  # graph break
+        self.k = 2
+
+
+class Holder(nn.Module):
+    def __init__(self):
+        super().__init__()  # graph break
+        self.leaf = Leaf()
+
+
+class Calm(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.leaf = nn.Identity()
 """
 
 MODEL = """import torch
 from torch import nn
 
-from .layers import Counted, Derived, Gate, Quiet
+from .layers import Calm, Counted, Derived, Gate, Holder, Quiet
 
 
 def loud(x):
@@ -91,11 +112,29 @@ class Plain(nn.Module):
 class Chained(nn.Module):
     def forward(self, x):
         return Derived(x).total(x)
+
+
+class Rebuilt(nn.Module):
+    def forward(self, x):
+        parts = []
+        for _ in range(2):
+            parts.append(Holder())
+            print("built")  # graph break
+        return x * len(parts)
+
+
+class BuiltAfter(nn.Module):
+    def forward(self, x):
+        print("start")  # graph break
+        parts = []
+        for _ in range(2):
+            parts.append(Calm())
+        return x * len(parts)
 """
 
 ORACLE = [
     {"path": ".", "module": "modpkg.model", "target": name, "inputs": ["f32[4]"]}
-    for name in ("Gated", "Shifted", "Plain", "Chained")
+    for name in ("Gated", "Shifted", "Plain", "Chained", "Rebuilt", "BuiltAfter")
 ]
 
 
@@ -109,7 +148,14 @@ test_the_static_pass_finds_the_marked_breaks, test_the_marks_are_where_dynamo_br
 
 def test_the_constructor_findings_are_tl021(tmp_path):
     got = static_found(make(tmp_path))
-    assert {line for path, line, rule in got if rule == "TL021" and path == "modpkg/layers.py"} == {7, 18, 36, 41}
+    assert {line for path, line, rule in got if rule == "TL021" and path == "modpkg/layers.py"} == {
+        7,
+        18,
+        36,
+        41,
+        50,  # made by a constructor that runs on its own
+        56,  # made in a function that breaks inside a loop: dynamo gives up that frame
+    }
     assert ("modpkg/model.py", 15, "TL021") in got  # the call on the made module, as for any object
 
 

@@ -1349,27 +1349,55 @@ class Project:
                 for maker in makers
                 for run, init in self._method_and_init(path, maker, method)
             ]
+            runs += self._loop_causes(("meth" if "." in qual else "fn", path, qual), rec)
             for cls in made:
                 init = self.find_method(cls[1], cls[2], "__init__")
                 causes = [["init", [init[1], init[2]], None], *runs] if init is not None else runs
-                seen: set[tuple[str, str]] = set()
-                while init is not None and (init[1], init[2]) not in seen:
-                    seen.add((init[1], init[2]))
-                    owner = init[2].split(".")[0]
-                    irec = self.record(init) or {}
-                    start = self.summary(init[1]).get("lines", {}).get(init[2])
-                    span = irec.get("super_init")
-                    if not self.is_module(init[1], owner) or not span or not start:
-                        break
-                    where = [start + span[0], span[1], start + span[2], span[3]]
-                    site = sites.setdefault((init[1], init[2]), [*where, []])
-                    site[4].extend(c for c in causes if c not in site[4])
-                    init = self.find_method(init[1], owner, "__init__", skip_self=True)
+                self._uninit_sites(init, causes, sites)
         out: dict[str, list[list[Any]]] = {}
         for (path, qual), (line, col, end_line, end_col, causes) in sorted(sites.items()):
             out.setdefault(path, []).append([qual, line, col, end_line, end_col, causes])
         self._memo[("uninit",)] = out
         return out
+
+    def _uninit_sites(self, init: Ref | None, causes: list[Any], sites: dict[tuple[str, str], list[Any]]) -> None:
+        """The ``super().__init__()`` sites of constructor ``init``, up its bases, each with
+        ``causes``; and those of the modules each of these constructors makes (`self.norm =
+        Norm(...)`): a constructor dynamo compiles on its own runs them outside its graph too."""
+        todo = [init]
+        seen: set[tuple[str, str]] = set()
+        while todo:
+            init = todo.pop()
+            while init is not None and (init[1], init[2]) not in seen:
+                seen.add((init[1], init[2]))
+                owner = init[2].split(".")[0]
+                irec = self.record(init) or {}
+                start = self.summary(init[1]).get("lines", {}).get(init[2])
+                span = irec.get("super_init")
+                if not self.is_module(init[1], owner) or not span or not start:
+                    break
+                where = [start + span[0], span[1], start + span[2], span[3]]
+                site = sites.setdefault((init[1], init[2]), [*where, []])
+                site[4].extend(c for c in causes if c not in site[4])
+                for name, guard in irec.get("calls", ()):
+                    cls = self.resolve_dotted(init[1], name) if self._runs(init[1], guard) else None
+                    if cls is not None and cls[0] == "cls" and self.is_module(cls[1], cls[2]):
+                        todo.append(self.find_method(cls[1], cls[2], "__init__"))
+                init = self.find_method(init[1], owner, "__init__", skip_self=True)
+
+    def _loop_causes(self, ref: Ref, rec: dict[str, Any]) -> list[list[Any]]:
+        """``[["loop", function, lines, callees]]`` for a region function with loops: where it
+        breaks inside one (a finding at ``lines``, or a call there of a function in
+        ``callees`` that breaks), dynamo gives up the frame ("graph break in loop") and the
+        function runs in Python, constructors and all (:mod:`torchlint.static.rebuild`)."""
+        start = self.summary(ref[1]).get("lines", {}).get(ref[2])
+        if not rec.get("loops") or not start:
+            return []
+        in_loops = set(rec.get("loop_calls", ()))
+        picked = {**rec, "calls": [c for c in rec.get("calls", ()) if c[0] in in_loops]}
+        callees = sorted({(t[1], t[2]) for t in self._edges(ref, picked) if t[0] in ("fn", "meth")})
+        lines = [[start + a, start + b] for a, b in rec["loops"]]
+        return [["loop", [ref[1], ref[2]], lines, [list(c) for c in callees]]]
 
     def handed_facts(self, path: str) -> dict[str, dict[str, Any]]:
         """``handed``: for the file's classes, ``"Cls.attr"`` -> what every project class

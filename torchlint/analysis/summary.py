@@ -36,7 +36,7 @@ from torchlint.analysis.sites import (
 from torchlint.analysis.torchnames import LABEL_PARAMS
 
 #: bump when the summary's shape or meaning changes (it is part of cache keys)
-VERSION = 27
+VERSION = 28
 
 Summary = dict[str, Any]
 
@@ -651,6 +651,44 @@ def _sizes_from_data(fn: ast.AST) -> bool:
     return False
 
 
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_OWN_FRAME = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def _loops(fn: ast.AST) -> tuple[list[list[int]], list[str]]:
+    """The loops of the function's own frame: each body's lines ``[first, last]`` (counted from
+    the ``def``; a ``while`` from its test, which runs on every turn) and the callees called in
+    them as ``calls`` lists them. Dynamo gives up a frame that breaks inside a loop (torch 2.13,
+    "graph break in loop"): the whole function then runs in Python. Nested functions are
+    frames of their own."""
+    start = getattr(fn, "lineno", 0)
+    spans: list[list[int]] = []
+    names: list[str] = []
+    todo: list[ast.AST] = list(getattr(fn, "body", ()))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, _OWN_FRAME):
+            continue
+        if isinstance(node, _LOOPS) and node.body:
+            first = node.test.lineno if isinstance(node, ast.While) else node.body[0].lineno
+            last = max(getattr(n, "end_lineno", None) or n.lineno for n in node.body)
+            spans.append([first - start, last - start])
+            inside: list[ast.AST] = [node.test, *node.body] if isinstance(node, ast.While) else list(node.body)
+            while inside:
+                cur = inside.pop()
+                if isinstance(cur, _OWN_FRAME):
+                    continue
+                if isinstance(cur, ast.Call):
+                    name = dotted(cur.func)
+                    if name is None and isinstance(cur.func, ast.Subscript):
+                        name = _table_call(cur.func)
+                    if name is not None and name not in names:
+                        names.append(name)
+                inside.extend(ast.iter_child_nodes(cur))
+        todo.extend(c for c in ast.iter_child_nodes(node) if isinstance(c, ast.stmt))
+    return sorted(spans), names
+
+
 def _function(fn: ast.AST) -> dict[str, Any]:
     scan = _FunctionScan(fn)
     decorators = [d for d in (_callee(x) for x in fn.decorator_list) if d]  # type: ignore[attr-defined]
@@ -721,6 +759,11 @@ def _function(fn: ast.AST) -> dict[str, Any]:
         out["on_made"] = scan.on_made
     if scan.super_init is not None:
         out["super_init"] = scan.super_init
+    loops, in_loops = _loops(fn)
+    if loops:
+        out["loops"] = loops
+        if in_loops:
+            out["loop_calls"] = in_loops
     if scan.nested:
         out["nested"] = scan.nested
     if scan.wrappers:
@@ -1290,14 +1333,15 @@ def _is_super(node: ast.AST) -> bool:
 
 
 def _def_lines(tree: ast.Module, classes: dict[str, Any], functions: dict[str, Any]) -> dict[str, int]:
-    """The ``def`` line of each function and method with ``on_made`` calls (whose lines count
-    from it): made here, not in the memoized parts, since it moves when the code above does."""
-    wanted = {name for name, rec in functions.items() if rec.get("on_made")}
+    """The ``def`` line of each function and method with ``on_made`` calls or loops (whose
+    lines count from it): made here, not in the memoized parts, since it moves when the code
+    above does."""
+    wanted = {name for name, rec in functions.items() if rec.get("on_made") or rec.get("loops")}
     wanted |= {
         f"{cname}.{mname}"
         for cname, cls in classes.items()
         for mname, rec in cls.get("methods", {}).items()
-        if rec.get("on_made") or rec.get("super_init")
+        if rec.get("on_made") or rec.get("super_init") or rec.get("loops")
     }
     if not wanted:
         return {}

@@ -16,10 +16,12 @@ files are linted: a region function breaks when it holds a finding of the static
 ``made_calls`` whose method may break is then a finding at the call.
 
 A module made there is rebuilt neither. When the region runs its constructor outside the
-graph -- the constructor breaks inside, or the region is given up at such a call -- dynamo
+graph -- the constructor breaks inside, the region is given up at such a call, or it breaks
+inside a loop, which makes dynamo give up the whole frame ("graph break in loop") -- dynamo
 compiles the constructor as a frame of its own, and stops at its ``super().__init__()``, the
 module not initialized yet ("Uninitialized nn.Module"): a finding there, in each constructor up
-its bases (the ``uninit`` facts).
+its bases (the ``uninit`` facts), and in the constructors of the modules those constructors
+make.
 """
 
 from __future__ import annotations
@@ -49,11 +51,13 @@ def spread(
     rule = get_rule(CODE)
     broken: set[Fn] = set()
     calls: dict[Fn, list[Fn]] = {}
+    break_lines: dict[Fn, set[int]] = {}
     for path, fact, found in zip(paths, facts, findings):
         where = os.path.abspath(path)
-        broken.update(
-            (where, f.region) for f in found if f.region and (f.rule or "").startswith("TL0") and f.rule != CODE
-        )
+        for f in found:
+            if f.region and (f.rule or "").startswith("TL0") and f.rule != CODE:
+                broken.add((where, f.region))
+                break_lines.setdefault((where, f.region), set()).add(f.line)
         for qual, targets in ((fact or {}).get("calls") or {}).items():
             calls[(where, qual)] = [(t[0], t[1]) for t in targets]
     breaks = _Breaks(broken, calls)
@@ -75,11 +79,24 @@ def spread(
                 message = rule.message.replace("this method", f"`.{method}()`", 1)
                 mine.append(_finding(rule, path, qual, (line, col, end_line, end_col), message, reached, line_of))
         for qual, line, col, end_line, end_col, causes in (fact or {}).get("uninit") or ():
-            if any(init_breaks(c[1]) if c[0] == "init" else spreads(c[1], c[2]) for c in causes):
+            if any(_holds(c, init_breaks, spreads, breaks, break_lines) for c in causes):
                 at = (line, col, end_line, end_col)
                 mine.append(_finding(rule, path, qual, at, UNINIT_MESSAGE, reached, line_of))
         out.append(mine)
     return out
+
+
+def _holds(cause: Sequence[Any], init_breaks: Any, spreads: Any, breaks: Any, break_lines: dict) -> bool:
+    """Whether an ``uninit`` cause holds: the constructor breaks (``init``), a method called
+    on a made object breaks (``run``), or the function breaks inside a loop (``loop``: a
+    finding in one of its loops' lines, or a call there of a function that breaks)."""
+    if cause[0] == "init":
+        return bool(init_breaks(cause[1]))
+    if cause[0] == "run":
+        return bool(spreads(cause[1], cause[2]))
+    _, fn, spans, callees = cause
+    lines = break_lines.get((os.path.abspath(fn[0]), fn[1]), ())
+    return any(a <= line <= b for line in lines for a, b in spans) or any(breaks(c) for c in callees)
 
 
 def _finding(
@@ -108,7 +125,9 @@ def _finding(
 #: the message at ``super().__init__()`` of a module whose constructor runs outside the graph
 UNINIT_MESSAGE = (
     "the compiled code makes this module and runs its constructor outside the graph (the "
-    "constructor, or a method called on an object made there, breaks inside), so dynamo "
+    "constructor, or a method called on an object made there, breaks inside; the code that makes "
+    "it breaks inside a loop, so dynamo gives it up whole; or a constructor that runs on its own "
+    "makes it), so dynamo "
     "compiles the constructor on its own and breaks here, where the module is not initialized yet"
 )
 

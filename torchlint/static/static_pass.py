@@ -638,7 +638,12 @@ def _reached_through(
 
 def uninit_causes(fact: dict | None) -> list[Sequence[str]]:
     """The functions whose breaks decide the ``uninit`` findings of a file with ``fact``."""
-    return [fn for *_, causes in (fact or {}).get("uninit") or () for c in causes for fn in c[1:] if fn]
+    out: list[Sequence[str]] = []
+    for *_, causes in (fact or {}).get("uninit") or ():
+        for c in causes:
+            # ["init", fn, None], ["run", method, constructor], ["loop", fn, lines, callees]
+            out += [c[1], *c[3]] if c[0] == "loop" else [fn for fn in c[1:] if fn]
+    return out
 
 
 #: the facts that come from the regions (the rest say what a file's names are)
