@@ -30,6 +30,9 @@ It writes ``torchlint/data/knowledge-<major.minor>.json`` (``--out`` for another
   (torch functions and tensor methods whose documentation names one, ``torch.nn.init``
   functions whose signature has one) called with ``generator=GEN`` on the first example that
   runs eagerly, and making, seeding and reading a ``torch.Generator``;
+* ``skipped_packages`` (``--only packages``): the third-party packages whose every function
+  dynamo skips (the candidates torch's trace rules list), each proven by compiling a call of a
+  function of a stand-in package of that name, in a child process;
 * ``tensor_methods``: every public method of ``torch.Tensor`` called the same way, on the first
   receiver it runs on: a tensor, a one-element tensor, a tensor in an autograd graph (an entry
   measured on the last says ``requires_grad``: it breaks only in training);
@@ -919,6 +922,83 @@ def measure_contexts(torch, verbose: bool) -> dict[str, Any]:
     return out
 
 
+# --------------------------------------------------------------------------- skipped packages
+
+#: a compiled function calling a function of the package under test: where the package is
+#: installed, one whose code says it is a file of the package (dynamo's trace rules judge a
+#: function by its file); where not, one of a stand-in found first on the path, as dynamo's
+#: trace rules find a package where an import would, when torch is imported
+_PACKAGE_PROBE = """
+import importlib.util
+import os
+import sys
+
+if importlib.util.find_spec({name!r}) is None:
+    sys.path.insert(0, {folder!r})
+import torch
+
+spec = importlib.util.find_spec({name!r})
+where = os.path.join(os.path.dirname(spec.origin), "_torchlint_probe.py")
+space = {{}}
+exec(compile("def probe(x):\\n    return x + 1\\n", where, "exec"), space)
+probe = space["probe"]
+
+
+def f(x):
+    x = x + 1
+    x = probe(x)
+    return x * 2
+
+
+explained = torch._dynamo.explain(f)(torch.randn(3))
+print("BREAKS" if explained.graph_break_count else "TRACED")
+for reason in explained.break_reasons:
+    print("REASON", str(reason.reason).splitlines()[0])
+"""
+
+
+def measure_skipped_packages(torch, verbose: bool) -> dict[str, Any]:
+    """Each third-party package whose functions dynamo skips whole: the candidates are what
+    torch's trace rules list (``THIRDPARTY_SKIPLIST``; numpy aside, measured function by
+    function in ``calls``), each proven by a run through dynamo, in a child process, of a
+    compiled function that calls a function of a package of that name placed first on the
+    path. ``"breaks"`` (with dynamo's reason) or ``"traced"``."""
+    import subprocess
+
+    from torch._dynamo import trace_rules
+
+    out: dict[str, Any] = {}
+    for name in sorted(getattr(trace_rules, "THIRDPARTY_SKIPLIST", ())):
+        if name == "numpy" or not name.isidentifier():
+            continue
+        with tempfile.TemporaryDirectory() as folder:
+            stand_in = os.path.join(folder, "site")  # (not the child's folder: an import finds that)
+            os.makedirs(os.path.join(stand_in, name))
+            with open(os.path.join(stand_in, name, "__init__.py"), "w", encoding="utf-8") as fh:
+                fh.write("def probe(x):\n    return x + 1\n")
+            program = _PACKAGE_PROBE.format(folder=stand_in, name=name)
+            done = subprocess.run(
+                [sys.executable, "-c", program], capture_output=True, text=True, cwd=folder, timeout=300
+            )
+        lines = done.stdout.splitlines()
+        if done.returncode != 0 or not lines or lines[0] not in ("BREAKS", "TRACED"):
+            if verbose:
+                say(f"  {name}: no verdict ({done.stderr.strip().splitlines()[-1:] or done.returncode})")
+            continue
+        entry: dict[str, Any] = {
+            "verdict": "breaks" if lines[0] == "BREAKS" else "traced",
+            "example": f"{name}.probe(x)",
+        }
+        reasons = [line[len("REASON ") :] for line in lines[1:] if line.startswith("REASON ")]
+        if reasons:
+            code = gb_codes(torch).get(reasons[0].split(":")[0].strip(), "")
+            entry["reason"] = f"{code} {reasons[0]}".strip()
+        out[name] = entry
+        if verbose:
+            say(f"  {name:12s} {entry['verdict']}")
+    return out
+
+
 # --------------------------------------------------------------------------- aten ops
 
 
@@ -1080,9 +1160,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=os.path.join(REPO, "torchlint", "data"))
     ap.add_argument(
         "--only",
-        default="calls,methods,attributes,ops,contexts,decorators,generators,randoms,numbers",
+        default="calls,methods,attributes,ops,contexts,decorators,generators,randoms,numbers,packages",
         help="comma-separated: calls, methods, attributes, ops, contexts, decorators (from the calls), generators, "
-        "randoms, numbers",
+        "randoms, numbers, packages",
     )
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument(
@@ -1143,6 +1223,8 @@ def main(argv: list[str] | None = None) -> int:
         data["random_generators"] = measure_random_generators(torch, args.verbose)
     if "numbers" in parts:
         data["numpy_on_numbers"] = measure_numpy_on_numbers(torch, args.verbose)
+    if "packages" in parts:
+        data["skipped_packages"] = measure_skipped_packages(torch, args.verbose)
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(json.dumps(data, indent=1, sort_keys=True) + "\n")
     calls = data.get("calls", {})

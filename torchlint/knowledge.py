@@ -9,7 +9,7 @@ module reads the file of the version the static pass reports for, without import
 * else, or when that version was not measured, the nearest measured version: the newest
   not newer than it, else the oldest.
 
-The rules read :func:`skipped_calls` (TL009), :func:`dynamic_shape_functions` and
+The rules read :func:`skipped_calls` and :func:`skipped_packages` (TL009), :func:`dynamic_shape_functions` and
 :func:`dynamic_shape_methods` (TL008), :func:`data_dependent_functions` (TL016).
 """
 
@@ -97,6 +97,13 @@ def breaking_stores(data: dict[str, Any] | None = None) -> set[str]:
     """Objects whose item assignment breaks (``os.environ``)."""
     data = current() if data is None else data
     return {name for name, e in data.get("stores", {}).items() if e.get("verdict") == "breaks"}
+
+
+def skipped_packages(data: dict[str, Any] | None = None) -> frozenset[str]:
+    """The third-party packages whose every function dynamo skips (``tqdm``, ``sklearn``,
+    ``pandas``): a call of one in compiled code runs in Python and splits the graph."""
+    data = current() if data is None else data
+    return frozenset(n for n, e in data.get("skipped_packages", {}).items() if e.get("verdict") == "breaks")
 
 
 def dynamic_shape_functions(data: dict[str, Any] | None = None) -> set[str]:

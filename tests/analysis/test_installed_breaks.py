@@ -80,6 +80,12 @@ def site(tmp_path, monkeypatch):
     folder = tmp_path / "lib" / "site-packages"
     write(folder, "odelib/__init__.py", "from .solve import Stepper, integrate, integrate_steps, lens_to_mask\n")
     write(folder, "odelib/solve.py", SOLVE)
+    # a compiled extension module (never imported here: its file only says what it is), a
+    # module importing from it, and a Python module that has a stray extension file beside it
+    write(folder, "odelib/_fast.cpython-311-x86_64-linux-gnu.so", "")
+    write(folder, "odelib/fastpath.py", "from ._fast import solve as fast_solve\n")
+    write(folder, "odelib/_slow.py", "def solve(y):\n    return y\n")
+    write(folder, "odelib/_slow.cpython-311-x86_64-linux-gnu.so", "")
     monkeypatch.syspath_prepend(str(folder))
     _clear()
     yield folder
@@ -108,6 +114,40 @@ def test_the_break_inside_is_found_in_the_installed_source(site):
     assert inside("odelib.integrate_steps", None) is None
     assert inside("odelib.lens_to_mask", None) is None
     assert inside("odelib.missing", None) is None
+
+
+def test_a_function_of_a_compiled_extension_module_breaks(site):
+    """Dynamo cannot trace a C extension's function: calling one breaks, as the dynamo test
+    below shows on a real one."""
+    inside = installed_breaks.breaks_inside
+    for qual in ("odelib._fast.solve", "odelib.fastpath.fast_solve"):
+        where = inside(qual, None)
+        assert where is not None and where[0].endswith("_fast.cpython-311-x86_64-linux-gnu.so"), qual
+        assert where[2] == "TL009" and "compiled extension" in where[3]
+    assert inside("odelib._slow.solve", None) is None  # the Python module is what imports
+
+
+@pytest.mark.dynamo
+def test_a_real_extension_function_breaks_where_the_static_pass_says(tmp_path):
+    """markupsafe (installed with the docs tools) keeps `_escape_inner` in its C extension."""
+    speedups = pytest.importorskip("markupsafe._speedups")
+    if not speedups.__file__.endswith((".so", ".pyd")):
+        pytest.skip("markupsafe has no compiled speedups here")
+    _clear()
+    model = """import torch
+from markupsafe._speedups import _escape_inner
+from torch import nn
+
+
+class Tagged(nn.Module):
+    def forward(self, x):
+        label = _escape_inner("<x>")  # graph break
+        return x * len(label)
+"""
+    oracle = [{"path": ".", "module": "tagapp.model", "target": "Tagged", "inputs": ["f32[2,4]"]}]
+    folder = write_package(tmp_path / "project", {"tagapp/__init__.py": "", "tagapp/model.py": model}, oracle)
+    assert static_found(folder) == {("tagapp/model.py", 8, "TL009")}
+    assert dynamo_lines(folder) == marked(folder)
 
 
 def test_the_static_pass_flags_the_calls(site, tmp_path):

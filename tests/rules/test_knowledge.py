@@ -569,3 +569,75 @@ def test_every_context_manager_measured_breaking_breaks_dynamo(tmp_path, monkeyp
         if _first_line(code) not in _break_lines(code):
             wrong.append(name)
     assert not wrong, f"measured breaking, traced here: {wrong} (re-run benchmarks/knowledge.py)"
+
+
+# --------------------------------------------------------------------------- skipped packages
+
+SKIPPED_PACKAGE_MODEL = """
+import torch
+from sklearn.metrics import f1_score
+from torch import nn
+from tqdm import tqdm
+from tqdm_extra import tqdm as calm
+
+steps = tqdm(range(3))  # (not compiled)
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        for i in tqdm(range(2)):
+            x = x + i
+        for i in calm(range(2)):
+            x = x - i
+        return x * f1_score([0, 1], [0, 1])
+
+
+model = torch.compile(Net())
+"""
+
+
+def test_a_call_of_a_package_dynamo_skips_whole_is_tl009(tmp_path):
+    """tqdm and sklearn are skipped whole by dynamo's trace rules (measured per torch version,
+    `skipped_packages`): any call of theirs in compiled code breaks. A package of another name
+    and a call outside the region are not flagged. Nothing is imported."""
+    import json
+
+    from support import run_cli, write
+
+    write(tmp_path, "net.py", SKIPPED_PACKAGE_MODEL)
+    result = run_cli(["check", "net.py", "--no-dynamic", "--no-cache", "--format", "json", "--exit-zero"], cwd=tmp_path)
+    found = {(f["line"], f["rule"]) for f in json.loads(result.stdout)["findings"]}
+    assert found == {(12, "TL009"), (16, "TL009")}
+    assert {"tqdm", "sklearn", "pandas"} <= knowledge.skipped_packages(knowledge.load("2.13"))
+
+
+@needs_torch
+@pytest.mark.dynamo
+@pytest.mark.parametrize("package", sorted(knowledge.skipped_packages(knowledge.load("2.13"))))
+def test_skipped_packages_break_as_measured(package, tmp_path):
+    """A function of each package measured skipped breaks when compiled: the real package
+    where it is installed, else a stand-in of that name found first on the path when torch is
+    imported (where dynamo's trace rules look packages up). In a child process each."""
+    import subprocess
+    import sys
+
+    if package not in knowledge.skipped_packages(_installed_data()):
+        pytest.skip(f"{package} not measured skipped on this torch")
+    site = tmp_path / "site"
+    (site / package).mkdir(parents=True)
+    (site / package / "__init__.py").write_text("def probe(x):\n    return x + 1\n")
+    program = f"""
+import importlib.util, os, sys
+if importlib.util.find_spec({package!r}) is None:
+    sys.path.insert(0, {str(site)!r})
+import torch
+origin = importlib.util.find_spec({package!r}).origin
+space = {{}}
+exec(compile("def probe(x):\\n    return x + 1\\n", os.path.join(os.path.dirname(origin), "p.py"), "exec"), space)
+def f(x):
+    return space["probe"](x + 1) * 2
+print(torch._dynamo.explain(f)(torch.randn(3)).graph_break_count)
+"""
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert int(done.stdout.split()[-1]) >= 1, f"{package}: traced (re-run benchmarks/knowledge.py --only packages)"

@@ -183,6 +183,14 @@ def breaks_inside(qual: str, method: str | None, check: Checker) -> Break | None
     if project is None:
         return None
     ref = _resolve(project, qual)
+    if method is None and (ref is None or ref[0] == "ext"):
+        # `scipy.optimize.linear_sum_assignment`, imported from `._lsap`, a C extension module
+        name = ref[1] if ref is not None else qual
+        parts = name.split(".")
+        for i in range(len(parts) - 1, 1, -1):
+            compiled = _extension_file(top, ".".join(parts[:i]))
+            if compiled is not None:
+                return compiled, 0, "TL009", COMPILED_MESSAGE
     if ref is not None and ref[0] == "cls":
         if method == "__call__":
             ref = project.find_method(ref[1], ref[2], "__call__") or project.find_method(ref[1], ref[2], "forward")
@@ -207,6 +215,31 @@ def breaks_inside(qual: str, method: str | None, check: Checker) -> Break | None
             if target is not None and target[0] == "cls":
                 target = project.find_method(target[1], target[2], "__init__")
             todo.append((target, depth + 1))
+    return None
+
+
+#: what a function of a package's compiled extension module is to dynamo
+COMPILED_MESSAGE = "a function of a compiled extension module, whose code dynamo cannot trace"
+
+
+def _extension_file(top: str, module: str) -> str | None:
+    """The compiled extension file (``_lsap.cpython-311-x86_64-linux-gnu.so``, ``.pyd``) of the
+    package ``top``'s module ``module`` (dotted, from the top), if that is what it is."""
+    folder = _package_folder(top)
+    parts = module.split(".")
+    if folder is None or parts[0] != top or len(parts) < 2:
+        return None
+    here = os.path.join(folder, *parts[1:-1])
+    stem = parts[-1]
+    if os.path.exists(os.path.join(here, stem + ".py")) or os.path.isdir(os.path.join(here, stem)):
+        return None
+    try:
+        names = sorted(os.listdir(here))
+    except OSError:
+        return None
+    for name in names:
+        if name.startswith(stem + ".") and name.endswith((".so", ".pyd")):
+            return os.path.join(here, name)
     return None
 
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from torchlint.analysis.summary import Summary, summarize
 from torchlint.config import Settings
 from torchlint.files import FileProblem, discover, display_path, read_source
-from torchlint.static.installed_breaks import with_breaks
+from torchlint.static.installed_breaks import followable, with_breaks
 from torchlint.static.modes import has_training_loop, loss_roots, modes_to_check, settings_for
 
 if TYPE_CHECKING:
@@ -210,7 +210,7 @@ class WorkspaceProject:
             train=train,
             installed=installed.verdict,
             loss_roots=losses,
-            followable=installed.followable,
+            followable=followable,
         )
 
     def _display(self, path: str) -> str:

@@ -97,6 +97,7 @@ class SkippedCall(Rule):
         data = skipped_calls()
         self.calls = {**measured_skipped_calls(), **data["calls"]}
         self.stores = knowledge.breaking_stores()
+        self.skipped_packages = knowledge.skipped_packages()
         self.decorator_makers = set(knowledge.breaking_decorators())
         self.tensor_methods = measured_tensor_methods()
         self.tensor_attributes = knowledge.breaking_tensor_attributes()
@@ -253,6 +254,13 @@ class SkippedCall(Rule):
             )
         elif qual in self.calls:
             self.report(node, message=self.message.format(name=qual))
+        elif qual is not None and qual.partition(".")[0] in self.skipped_packages:
+            package = qual.partition(".")[0]
+            self.report(
+                node,
+                message=f"dynamo skips every function of the `{package}` package (its trace rules), so "
+                f"`{qual}` runs in Python and splits the graph; call it outside the compiled region",
+            )
         elif qual in self.numpy_unsupported:
             self.report(
                 node,
@@ -320,10 +328,10 @@ class SkippedCall(Rule):
         if found is None or qual is None:
             return False
         path, line, rule, message = found
-        where = _package_path(path, qual.split(".", 1)[0])
+        where = _package_path(path, qual.split(".", 1)[0]) + (f":{line}" if line else "")
         self.report(
             node,
-            message=f"`{qual}` breaks the graph inside its package ({where}:{line}, {rule}: "
+            message=f"`{qual}` breaks the graph inside its package ({where}, {rule}: "
             f"{message.split(';', 1)[0]}), and dynamo reports it here, at the call",
             suggestion="Call it outside the compiled region, or compile the package's function with "
             "the break removed; the break is in the package's code, not in this line.",

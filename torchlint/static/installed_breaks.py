@@ -14,7 +14,15 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from torchlint import knowledge
 from torchlint.analysis import installed
+
+
+def followable(top: str) -> bool:
+    """Whether the installed package ``top`` is read for the breaks inside its functions: not
+    one dynamo skips whole (``tqdm``, ``sklearn``: TL009 flags any call of it, measured per
+    torch version), else as :func:`torchlint.analysis.installed.followable` says."""
+    return top not in knowledge.skipped_packages() and installed.followable(top)
 
 
 def with_breaks(fact: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -527,6 +527,7 @@ def _project_facts(
     from torchlint.analysis.modules import ModuleMap
     from torchlint.analysis.project import Project
     from torchlint.analysis.roots import may_hold_regions
+    from torchlint.static import installed_breaks
 
     # in path order, whatever the order of ``files``: which root a function is reached from
     # first (its "called from"), and which of two files named alike a module is, never
@@ -539,7 +540,7 @@ def _project_facts(
         display,
         train=settings.train,
         installed=installed.verdict,
-        followable=installed.followable,
+        followable=installed_breaks.followable,
         loss_roots=loss_roots(settings),
     )
     reuse: set[str] = set()  # analysed files whose name facts the stored analysis gives
