@@ -4,9 +4,11 @@ each is a region.
 
 The package below keeps its helpers the ways model code does: in a ``ModuleList``, a
 ``Sequential``, a ``ModuleDict``, a tuple of attributes, a list filled with ``append``, or one
-attribute picked by a flag. Every line where dynamo breaks carries `# graph break`; the static
-pass must find exactly those (the `dynamo` test checks the marks against torch). ``Calm`` is
-the look-alike: kept and called the same ways, it breaks nowhere.
+attribute picked by a flag; and it calls methods through a local bound to one of them
+(``sample = self.ddim_loop if self.ddim else self.loop; sample(x)``). Every line where dynamo
+breaks carries `# graph break`; the static pass must find exactly those (the `dynamo` test
+checks the marks against torch). ``Calm`` is the look-alike: kept and called the same ways, it
+breaks nowhere.
 """
 
 from __future__ import annotations
@@ -68,11 +70,17 @@ class Teller(nn.Module):
     def tell(self, x):
         print("tell")  # graph break
         return x
+
+
+class Runner:
+    def __call__(self, x):
+        print("run")  # graph break
+        return x
 """
 
 MODEL = """from torch import nn
 
-from .parts import Calm, Counter, Gauge, Picker, Reader, Scaler, Scorer, Teller
+from .parts import Calm, Counter, Gauge, Picker, Reader, Runner, Scaler, Scorer, Teller
 
 
 class Stack(nn.Module):
@@ -174,11 +182,29 @@ class Outer(nn.Module):
 
     def forward(self, x):
         return self.pair(x)
+
+
+class Sampling(nn.Module):
+    def __init__(self, ddim=False):
+        super().__init__()
+        self.ddim = ddim
+        self.runner = Runner()
+
+    def loop(self, x):
+        return x + x.argmax().item()  # graph break
+
+    def ddim_loop(self, x):
+        return x * 2
+
+    def forward(self, x):
+        sample = self.ddim_loop if self.ddim else self.loop
+        run = self.runner
+        return run(sample(x))
 """
 
 ORACLE = [
     {"path": ".", "module": "keptpkg.model", "target": name, "inputs": ["f32[4]"]}
-    for name in ("Stack", "Chain", "Heads", "Flagged", "Appended", "Outer", "Measured", "Built")
+    for name in ("Stack", "Chain", "Heads", "Flagged", "Appended", "Outer", "Measured", "Built", "Sampling")
 ]
 
 
@@ -204,6 +230,7 @@ def test_without_the_containers_nothing_is_reached(tmp_path):
         "a.tell(b.scale(x))",
         "gauge.peak",
         "self.head.read(x)",
+        "run(sample(x))",
     )
     for old in calls:
         text = text.replace(old, "x")

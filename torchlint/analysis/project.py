@@ -1117,8 +1117,8 @@ class Project:
             head, _, rest = name.partition(".")
             target: Ref | None = None
             if name.endswith("[]") and not rest:  # `INIT_METHODS[self.init](x)`: each it holds
-                for where, held in self._table(path, name[:-2]):
-                    found = self.resolve_dotted(where, held)
+                for where, entry in self._table(path, name[:-2]):
+                    found = self.resolve_dotted(where, entry)
                     if found is not None and found[0] in ("fn", "meth"):
                         yield found
                     yield from self._constructor(found)
@@ -1138,6 +1138,17 @@ class Project:
                 for attr in held[head]:
                     for where, callee in self._attr_makers(path, owner, attr):
                         yield from self._made(where, callee, rest)
+                continue
+            if head in held and not rest and owner is not None:
+                # `sample = self.ddim_sample if fast else self.p_sample_loop; sample(x)`: a bound
+                # method, or what calling the object `self.<attr>` holds runs
+                for attr in held[head]:
+                    bound = self.find_method(path, owner, attr) if not attr.endswith("[]") else None
+                    if bound is not None:
+                        yield bound
+                        continue
+                    for where, callee in self._attr_makers(path, owner, attr):
+                        yield from self._called(where, callee)
                 continue
             if head in ("self", "cls") and owner is not None:
                 if rest and "." not in rest:

@@ -36,7 +36,7 @@ from torchlint.analysis.sites import (
 from torchlint.analysis.torchnames import LABEL_PARAMS
 
 #: bump when the summary's shape or meaning changes (it is part of cache keys)
-VERSION = 28
+VERSION = 29
 
 Summary = dict[str, Any]
 
@@ -724,7 +724,8 @@ def _function(fn: ast.AST) -> dict[str, Any]:
     made = {local: callees for local, callees in scan.made.items() if local in called_on and local not in own}
     if made:
         out["made"] = made
-    held = {local: attrs for local, attrs in scan.held.items() if local in called_on and local not in own}
+    bare = {c[0] for c in calls if c[0] and "." not in c[0]}  # `fn(x)`, `fn = self.fast if f else self.slow`
+    held = {local: attrs for local, attrs in scan.held.items() if local in called_on | bare and local not in own}
     if held:
         out["held"] = held
     called = {(c[0] or "").split(".", 1)[0] for c in calls}
