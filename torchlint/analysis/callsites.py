@@ -392,6 +392,38 @@ class CallSites:
                 kinds.append(defaults.get(name, "?"))
         return join(kinds) or "?"
 
+    def unpassed(self, path: str, qual: str) -> dict[str, str]:
+        """``param -> "None" | "True" | "False"``: the parameters of ``qual`` whose default is
+        that constant and that every call leaves out or hands on from a parameter of its own
+        that holds the same (``self.merge(safe_merge=safe_merge)``), where every call is seen
+        (none hands on ``*args`` or ``**kwargs``): in the function they hold their default."""
+        key = ("unpassed", path, qual)
+        found = self._memo.get(key)
+        if found is not None:
+            return found
+        self._memo[key] = {}  # (a cycle of calls hands nothing known)
+        sites = self.sites.get((path, qual))
+        out: dict[str, str] = {}
+        if sites and self.all_seen(path, qual):
+            rec, sig = self._bound(path, qual)
+            for name, value in rec.get("consts", {}).items():
+                if all(self._leaves(where, pos, kw, sig, name, value) for where, pos, kw in sites):
+                    out[name] = value
+        self._memo[key] = out
+        return out
+
+    def _leaves(self, where: Where, pos: list, kw: dict, sig: list[str], name: str, value: str) -> bool:
+        """Whether a call leaves parameter ``name`` at ``value``: it does not pass it, or passes
+        on a parameter of the caller that holds that value."""
+        if "**" in kw or "*" in pos:
+            return False
+        arg = _argument(sig, pos, kw, name)
+        if arg is None:
+            return True
+        if isinstance(arg, str) and arg.startswith("p:") and where[2] is not None:
+            return self.unpassed(where[0], where[2]).get(arg[2:]) == value
+        return False
+
     def computed_params(self, path: str, qual: str) -> list[str]:
         """The parameters of ``qual`` that some call hands a tensor its caller computed: not
         one of the caller's own parameters passed on as it came (what the compiled function

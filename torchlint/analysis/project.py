@@ -1278,6 +1278,9 @@ class Project:
         computed = self.computed_facts(path)
         if computed:
             out["computed"] = computed
+        unpassed = self.unpassed_facts(path)
+        if unpassed:
+            out["unpassed"] = unpassed
         handed = self.handed_facts(path)
         if handed:
             out["handed"] = handed
@@ -1461,6 +1464,19 @@ class Project:
             names = sites.computed_params(path, qual)
             if names:
                 out[qual] = sorted(names)
+        return out
+
+    def unpassed_facts(self, path: str) -> dict[str, dict[str, str]]:
+        """``unpassed``: for the file's functions and methods, the parameters that hold their
+        ``None`` / ``True`` / ``False`` default because no call in the project passes them
+        (:meth:`~torchlint.analysis.callsites.CallSites.unpassed`): a test of one is decided
+        (``if safe_merge:`` in a method every caller calls without it)."""
+        sites = self._call_sites()
+        out = {}
+        for qual in self._quals(path):
+            found = sites.unpassed(path, qual)
+            if found:
+                out[qual] = found
         return out
 
     def _quals(self, path: str) -> list[str]:

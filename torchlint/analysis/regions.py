@@ -95,10 +95,13 @@ class ModuleIndex:
     #: the module is in training mode (``self.training`` true, labels given): the pass that
     #: finds what breaks only in training; else ``train`` says whether the flag is known
     training: bool = False
+    #: the parameters of the function being checked that hold a known constant (``"None"``,
+    #: ``"True"``, ``"False"``): no call passes them (set by the walk, region by region)
+    constants: dict[str, str] = field(default_factory=dict)
 
     def truth(self, test: cst.BaseExpression) -> bool | None:
         """:func:`branch_truth` of an ``if`` test in this file."""
-        return branch_truth(test, self.imports, self.train, self.half, self.training)
+        return branch_truth(test, self.imports, self.train, self.half, self.training, self.constants)
 
     def operands(self, test: cst.BaseExpression) -> list[cst.BaseExpression]:
         """The operands of a test's ``and``/``or``/``not`` that run, in order, and whose value
@@ -184,16 +187,23 @@ def is_training_test(test: cst.BaseExpression) -> bool | None:
     None``; else None."""
     if isinstance(test, cst.Attribute) and test.attr.value == "training":
         return True
+    none = _none_test(test)
+    if none is not None and none[0] in LABEL_PARAMS:
+        return not none[1]
+    return None
+
+
+def _none_test(test: cst.BaseExpression) -> tuple[str, bool] | None:
+    """For ``name is None``: (name, True); for ``name is not None``: (name, False)."""
     if (
         isinstance(test, cst.Comparison)
         and len(test.comparisons) == 1
         and isinstance(test.left, cst.Name)
-        and test.left.value in LABEL_PARAMS
         and isinstance(test.comparisons[0].comparator, cst.Name)
         and test.comparisons[0].comparator.value == "None"
+        and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))
     ):
-        op = test.comparisons[0].operator
-        return True if isinstance(op, cst.IsNot) else False if isinstance(op, cst.Is) else None
+        return test.left.value, isinstance(test.comparisons[0].operator, cst.Is)
     return None
 
 
@@ -222,8 +232,24 @@ def half_dtype_test(test: cst.BaseExpression, imports: ImportTable) -> bool | No
     return None
 
 
+def constant_truth(test: cst.BaseExpression, constants: dict[str, str]) -> bool | None:
+    """``flag``, ``mask is None``, ``mask is not None`` of a name known to hold ``None``,
+    ``True`` or ``False``: what the test is; else None."""
+    if isinstance(test, cst.Name) and test.value in constants:
+        return constants[test.value] == "True"
+    none = _none_test(test)
+    if none is not None and none[0] in constants:
+        return (constants[none[0]] == "None") is none[1]
+    return None
+
+
 def branch_truth(
-    test: cst.BaseExpression, imports: ImportTable, train: bool = False, half: bool = False, training: bool = False
+    test: cst.BaseExpression,
+    imports: ImportTable,
+    train: bool = False,
+    half: bool = False,
+    training: bool = False,
+    constants: dict[str, str] | None = None,
 ) -> bool | None:
     """What an ``if`` test is while dynamo traces, when that is known without the data.
 
@@ -234,13 +260,14 @@ def branch_truth(
     true and labels are given.
     Unless ``half``, tensors are float32 (what modules are built with), so a test for a
     half-precision dtype is false; with ``half`` it is unknown.
+    A parameter of ``constants`` holds that constant (no call passes it: ``if safe_merge:``).
     ``not``, ``and`` and ``or`` combine these; anything else is ``None`` (decided by values)."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = branch_truth(test.expression, imports, train, half, training)
+        inner = branch_truth(test.expression, imports, train, half, training, constants)
         return None if inner is None else not inner
     if isinstance(test, cst.BooleanOperation):
-        left = branch_truth(test.left, imports, train, half, training)
-        right = branch_truth(test.right, imports, train, half, training)
+        left = branch_truth(test.left, imports, train, half, training, constants)
+        right = branch_truth(test.right, imports, train, half, training, constants)
         if isinstance(test.operator, cst.And):
             if left is False or right is False:
                 return False
@@ -256,6 +283,10 @@ def branch_truth(
         dtype = half_dtype_test(test, imports)
         if dtype is not None:
             return not dtype
+    if constants:
+        known = constant_truth(test, constants)
+        if known is not None:
+            return known
     return is_compiling_guard(test, imports)
 
 

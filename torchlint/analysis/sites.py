@@ -655,6 +655,17 @@ def signature(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> dict[s
             defaults[a.arg] = _plain(env.kind(kd))
     if defaults:
         out["defaults"] = defaults
+    # the defaults that are `None`, `True` or `False`: a parameter no call passes holds it
+    consts = {
+        a.arg: repr(d.value)
+        for a, d in [
+            *zip(args.args[len(args.args) - len(args.defaults) :] if args.defaults else [], args.defaults),
+            *zip(args.kwonlyargs, args.kw_defaults),
+        ]
+        if isinstance(d, ast.Constant) and (d.value is None or isinstance(d.value, bool))
+    }
+    if consts:
+        out["consts"] = consts
     # annotated parameters keep what their annotation says
     annotated = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs if a.annotation is not None]
     if annotated:

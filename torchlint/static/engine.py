@@ -118,6 +118,26 @@ def deprecation_warning(call: cst.Call, imports: ImportTable) -> bool:
     return bool(messages) and bool(_DEPRECATED.search(_text_of(messages[0])))
 
 
+def _constant_params(fn: cst.FunctionDef, unpassed: dict[str, str] | None) -> dict[str, str]:
+    """The parameters of ``fn`` no call passes (``unpassed``: name -> its constant default)
+    that the function never binds again, nor a function or lambda inside it takes: each holds
+    its default wherever it is read."""
+    if not unpassed:
+        return {}
+    bound: set[str] = set()
+    for node in walk(fn.body):
+        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.AsName)):
+            target = node.target if not isinstance(node, cst.AsName) else node.name
+            bound.update(n.value for n in walk(target) if isinstance(n, cst.Name))
+        elif isinstance(node, cst.NamedExpr):
+            bound.update(n.value for n in walk(node.target) if isinstance(n, cst.Name))
+        elif isinstance(node, cst.Param):
+            bound.add(node.name.value)
+        elif isinstance(node, (cst.Global, cst.Nonlocal)):
+            bound.update(n.name.value for n in node.names)
+    return {name: value for name, value in unpassed.items() if name not in bound}
+
+
 class _Walker(cst.CSTVisitor):
     """One walk over a region's body, dispatching each node to the rules that want it."""
 
@@ -419,11 +439,13 @@ def lint_module(
         all_tensors = region.is_root or region.cross_file
         called_with = facts.get("params", {}).get(region.qualname)
         region.computed_params.update(facts.get("computed", {}).get(region.qualname, ()))
+        index.constants = _constant_params(node, facts.get("unpassed", {}).get(region.qualname))
         ctx.scope.bind_params(
             node, region.tensor_params, all_tensors=all_tensors, called_with=called_with, records=region.record_params
         )
         walker.walk(node.body)
     ctx.region = ctx.scope = None
+    index.constants = {}
     if not ctx.reports:
         return []
     whole: Iterable[cst.CSTNode] = ()

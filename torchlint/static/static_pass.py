@@ -653,6 +653,7 @@ _REGION_KEYS = (
     "reached",
     "params",
     "computed",
+    "unpassed",
     "handed",
     "calls",
     "made_calls",
