@@ -185,10 +185,10 @@ def breaks_inside(qual: str, method: str | None, check: Checker) -> Break | None
     ref = _resolve(project, qual)
     if method is None and (ref is None or ref[0] == "ext"):
         # `scipy.optimize.linear_sum_assignment`, imported from `._lsap`, a C extension module
-        name = ref[1] if ref is not None else qual
-        parts = name.split(".")
+        parts = (ref[1] if ref is not None else qual).split(".")
+        folder = _package_folder(top)
         for i in range(len(parts) - 1, 1, -1):
-            compiled = _extension_file(top, ".".join(parts[:i]))
+            compiled = _extension_file(folder, parts[1:i]) if folder is not None else None
             if compiled is not None:
                 return compiled, 0, "TL009", COMPILED_MESSAGE
     if ref is not None and ref[0] == "cls":
@@ -222,25 +222,20 @@ def breaks_inside(qual: str, method: str | None, check: Checker) -> Break | None
 COMPILED_MESSAGE = "a function of a compiled extension module, whose code dynamo cannot trace"
 
 
-def _extension_file(top: str, module: str) -> str | None:
+def _extension_file(folder: str, module: list[str]) -> str | None:
     """The compiled extension file (``_lsap.cpython-311-x86_64-linux-gnu.so``, ``.pyd``) of the
-    package ``top``'s module ``module`` (dotted, from the top), if that is what it is."""
-    folder = _package_folder(top)
-    parts = module.split(".")
-    if folder is None or parts[0] != top or len(parts) < 2:
-        return None
-    here = os.path.join(folder, *parts[1:-1])
-    stem = parts[-1]
+    module ``module`` (its dotted parts below the package) of the package in ``folder``, if
+    that is what it is."""
+    here, stem = os.path.join(folder, *module[:-1]), module[-1]
     if os.path.exists(os.path.join(here, stem + ".py")) or os.path.isdir(os.path.join(here, stem)):
         return None
     try:
         names = sorted(os.listdir(here))
     except OSError:
         return None
-    for name in names:
-        if name.startswith(stem + ".") and name.endswith((".so", ".pyd")):
-            return os.path.join(here, name)
-    return None
+    return next(
+        (os.path.join(here, n) for n in names if n.startswith(stem + ".") and n.endswith((".so", ".pyd"))), None
+    )
 
 
 def _first_break(path: str, qual: str, check: Checker) -> Break | None:

@@ -254,8 +254,7 @@ class SkippedCall(Rule):
             )
         elif qual in self.calls:
             self.report(node, message=self.message.format(name=qual))
-        elif qual is not None and qual.partition(".")[0] in self.skipped_packages:
-            package = qual.partition(".")[0]
+        elif qual is not None and (package := qual.partition(".")[0]) in self.skipped_packages:
             self.report(
                 node,
                 message=f"dynamo skips every function of the `{package}` package (its trace rules), so "

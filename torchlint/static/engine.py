@@ -41,6 +41,7 @@ from torchlint.analysis.tree import TRIVIA_TYPES, Span, opening_paren, positions
 from torchlint.files import line_at, source_lines
 from torchlint.findings import Finding, Fix
 from torchlint.rules.base import FileContext, Rule
+from torchlint.rules.tl009_skipped_call import skipped_calls
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 _Comprehension = Union[cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp]
@@ -81,8 +82,6 @@ _DEPRECATED = re.compile(r"deprecat", re.IGNORECASE)
 _DEPRECATION_CATEGORIES = frozenset(
     {"builtins.DeprecationWarning", "builtins.FutureWarning", "builtins.PendingDeprecationWarning"}
 )
-#: the methods that log or warn (a logger's, ``warnings.warn``, the libraries' ``warn_once``)
-_WARNING_METHODS = frozenset({"warn", "warning", "warning_once", "warn_once", "info", "info_once", "debug", "log"})
 
 
 def _text_of(expr: cst.BaseExpression) -> str:
@@ -107,7 +106,8 @@ def deprecation_warning(call: cst.Call, imports: ImportTable) -> bool:
     it. (A helper that warns whatever it is handed, `deprecate(...)`, is called by the
     library's own code: its warning is checked.)"""
     func = call.func
-    if not (isinstance(func, cst.Attribute) and func.attr.value in _WARNING_METHODS):
+    # a logger's methods, as TL009 lists them (`warn` is also `warnings.warn`'s name)
+    if not (isinstance(func, cst.Attribute) and func.attr.value in skipped_calls()["logger_methods"]):
         return False
     positional = [a.value for a in call.args if a.keyword is None and not a.star]
     category = [a.value for a in call.args if a.keyword is not None and a.keyword.value == "category"]
@@ -124,18 +124,8 @@ def _constant_params(fn: cst.FunctionDef, unpassed: dict[str, str] | None) -> di
     its default wherever it is read."""
     if not unpassed:
         return {}
-    bound: set[str] = set()
-    for node in walk(fn.body):
-        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.AsName)):
-            target = node.target if not isinstance(node, cst.AsName) else node.name
-            bound.update(n.value for n in walk(target) if isinstance(n, cst.Name))
-        elif isinstance(node, cst.NamedExpr):
-            bound.update(n.value for n in walk(node.target) if isinstance(n, cst.Name))
-        elif isinstance(node, cst.Param):
-            bound.add(node.name.value)
-        elif isinstance(node, (cst.Global, cst.Nonlocal)):
-            bound.update(n.name.value for n in node.names)
-    return {name: value for name, value in unpassed.items() if name not in bound}
+    inner = {node.name.value for node in walk(fn.body) if isinstance(node, cst.Param)}
+    return {name: value for name, value in unpassed.items() if name not in inner and untouched_param(fn, name)}
 
 
 class _Walker(cst.CSTVisitor):
