@@ -177,3 +177,16 @@ def test_a_module_kept_on_self_is_not_followed_into_its_constructor(tmp_path):
     got = static_found(make(tmp_path, model=model))
     assert not {f for f in got if f[0] == "modpkg/layers.py" and f[1] in (18, 19)}
     assert ("modpkg/layers.py", 7, "TL021") in got  # a module made and used in the region still is
+
+
+def test_a_break_dynamo_finds_at_a_constructor_is_named_tl021(tmp_path):
+    """What `torchlint run` and `pytest --torchlint` name a break they observe after: the rule
+    `check` reports on that line, TL021's included (it comes once every file is checked)."""
+    from torchlint.config import Settings
+    from torchlint.rules import enabled_rules
+    from torchlint.static.static_pass import rules_on_lines
+
+    folder = make(tmp_path)
+    lines = {7, 18, 36, 41, 50, 56}
+    flagged = rules_on_lines({"modpkg/layers.py": lines}, enabled_rules(Settings()), str(folder))
+    assert {line for (_, line), codes in flagged.items() if "TL021" in codes} == lines

@@ -76,22 +76,55 @@ def rules_on_lines(
     paths = list(wanted)
     facts: list[dict | None] = [None] * len(paths)
     if settings.project and paths:
-        full = [os.path.join(cwd, p) for p in paths]
-        sources = read_for_project(full)
-        found, _ = project_facts(full, sources, settings, _cache_for(settings, cwd))
-        facts = with_modes(found, sources, settings)
+        facts = _facts_of(paths, settings, cwd)
+        # the files whose breaks decide TL021's findings in these (where a made object's method
+        # is, where the function that makes a module breaks), checked too
+        more = {fn[0] for fact in facts for fn in _spread_causes(fact)} - {os.path.join(cwd, p) for p in paths}
+        if more:
+            paths += sorted(more)
+            facts = _facts_of(paths, settings, cwd)
     out: dict[tuple[str, int], set[str]] = {}
+    by_file: list[list[Finding]] = []
     for path, fact in zip(paths, facts):
-        lines = set(wanted[path])
         try:
             source = read_source(os.path.join(cwd, path))
         except Exception:  # noqa: BLE001 - unreadable: no rule is named after it
+            by_file.append([])
             continue
-        for f in lint_file(path, source, rule_classes, facts=fact, compiled_lines=lines).findings:
+        by_file.append(
+            list(lint_file(path, source, rule_classes, facts=fact, compiled_lines=set(wanted.get(path, ()))).findings)
+        )
+    # TL021's findings come once every file's are in (a break spreads to a call, or to the
+    # `super().__init__()` of a module made where the frame is given up)
+    if any(r.code == "TL021" for r in rule_classes) and any(
+        f and (f.get("made_calls") or f.get("uninit")) for f in facts
+    ):
+        from torchlint.static import rebuild
+
+        full = [os.path.join(cwd, p) for p in paths]
+        for mine, spread in zip(by_file, rebuild.spread(full, facts, by_file, lambda path, line: None)):
+            mine.extend(spread)
+    for path, mine in zip(paths, by_file):
+        lines = set(wanted.get(path, ()))
+        for f in mine:
             for line in lines:
                 if f.rule is not None and f.line <= line <= max(f.end_line, f.line):
                     out.setdefault((path, line), set()).add(f.rule)
     return out
+
+
+def _facts_of(paths: Sequence[str], settings: Settings, cwd: str) -> list[dict | None]:
+    full = [os.path.join(cwd, p) for p in paths]
+    sources = read_for_project(full)
+    found, _ = project_facts(full, sources, settings, _cache_for(settings, cwd))
+    return with_modes(found, sources, settings)
+
+
+def _spread_causes(fact: dict | None) -> list[Sequence[str]]:
+    """The functions whose breaks decide a file's TL021 findings: the methods its calls on
+    made objects run, and the causes of its ``super().__init__()`` findings."""
+    runs = [run for *_, pairs in (fact or {}).get("made_calls") or () for run, _ in pairs]
+    return runs + uninit_causes(fact)
 
 
 def default_jobs() -> int:
