@@ -170,3 +170,15 @@ def test_describe_guard_forms():
     (event,) = parse_recompile_message(msg)
     assert (event.function, event.path, event.line) == ("forward", "/p/m.py", 20)
     assert event.words == "dimension 0 of `x` changed from 8 to 4"
+
+
+@pytest.mark.dynamo
+def test_a_program_that_disables_logging_keeps_its_breaks_placed():
+    import logging
+
+    code = HEADER + "def h(y):\n    print('x')  # break\n    return y * 2\ndef f(x):\n    return h(x) + 1\n"
+    logging.disable(logging.WARNING)
+    try:
+        assert break_lines_of_source(code, "f") == marked(code[len(HEADER) :])
+    finally:
+        logging.disable(logging.NOTSET)

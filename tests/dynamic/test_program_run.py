@@ -445,3 +445,37 @@ def test_dataloader_workers_ignored(tmp_path):
     done, report = torchlint_run(["--no-static", "loader.py"], tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
     assert report["findings"] == [] and report["targets"][0]["program"]["processes"] == []
+
+
+def test_a_program_that_disables_logging_keeps_its_breaks_placed(tmp_path):
+    # training scripts silence their warnings with logging.disable; dynamo's break records
+    # are log records too, and the break inside the helper (a frame below the compiled one)
+    # is placed only by its record
+    write(
+        tmp_path,
+        "quiet.py",
+        """
+        import logging
+
+        import torch
+
+        logging.disable(logging.WARNING)
+
+
+        def helper(y):
+            print("scaling")
+            return y * 2
+
+
+        @torch.compile(backend="eager")
+        def step(x):
+            y = helper(x) + 1
+            return y * y.sum().item()
+
+
+        step(torch.ones(3))
+    """,
+    )
+    done, report = torchlint_run(["--no-static", "quiet.py"], tmp_path)
+    assert report is not None, done.stderr[-3000:]
+    assert reported_sites(report) == {"quiet.py:9", "quiet.py:16"}

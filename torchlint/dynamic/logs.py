@@ -3,8 +3,8 @@
 Dynamo says what it broke and recompiled, and inductor why it skipped a CUDA graph, only in
 their log artifacts (``graph_breaks``, ``recompiles``, ``cudagraphs``, ``perf_hints``).
 :func:`capture_logs` turns the wanted artifacts on, routes their loggers to one
-:class:`LogRecords` handler (nothing reaches the terminal or the user's handlers) and puts
-every logger back afterwards.
+:class:`LogRecords` handler (nothing reaches the terminal or the user's handlers; the
+program's ``logging.disable`` does not silence them) and puts every logger back afterwards.
 """
 
 from __future__ import annotations
@@ -42,6 +42,24 @@ class LogRecords(logging.Handler):
         return out
 
 
+class _Heard(logging.Logger):
+    """A logger torchlint records from: it hears its records even where the program called
+    ``logging.disable`` (a training script silencing its warnings would otherwise hide where
+    dynamo broke). Only loggers whose records go to torchlint's handlers alone are made this
+    class (:func:`heard`)."""
+
+    def isEnabledFor(self, level: int) -> bool:
+        return not self.disabled and level >= self.getEffectiveLevel()
+
+
+def heard(logger: logging.Logger) -> type:
+    """Make ``logger`` deaf to ``logging.disable``; returns its class before, to put back."""
+    kind = type(logger)
+    if kind is logging.Logger:
+        logger.__class__ = _Heard
+    return kind
+
+
 @contextlib.contextmanager
 def capture_logs(
     artifacts: Sequence[str], *, under: str = "torch", modules: Sequence[str] = (), also: Sequence[str] = ()
@@ -71,7 +89,7 @@ def capture_logs(
         if not name.startswith(under) or not (name.endswith(suffixes) or any(a in name for a in also)):
             continue
         logger = logging.getLogger(name)
-        saved.append((logger, logger.level, logger.propagate, list(logger.handlers), logger.disabled))
+        saved.append((logger, logger.level, logger.propagate, list(logger.handlers), logger.disabled, heard(logger)))
         logger.setLevel(logging.DEBUG)
         # torchlint's own observer (``torchlint run``, ``pytest --torchlint``) keeps seeing the
         # records: a break that ``assert_graph_breaks`` reports is in the session's report too
@@ -81,7 +99,8 @@ def capture_logs(
     try:
         yield handler
     finally:
-        for logger, level, propagate, handlers, disabled in saved:
+        for logger, level, propagate, handlers, disabled, kind in saved:
+            logger.__class__ = kind
             logger.setLevel(level)
             logger.propagate = propagate
             logger.handlers = handlers

@@ -282,6 +282,8 @@ def _attach(_module: Any) -> None:
     out = records()
     if out is None:  # attached by install(), which made the records first
         return
+    from torchlint.dynamic.logs import heard, log_every_break
+
     breaks = _BreakRecorder(out)
     handlers = {
         "graph_breaks": _Handler(breaks.on_record),
@@ -301,9 +303,9 @@ def _attach(_module: Any) -> None:
             if not _artifact_enabled(artifact):
                 logger.setLevel(logging.DEBUG)
                 logger.propagate = False  # not asked for: recorded, never printed
+                heard(logger)  # (so the program's ``logging.disable`` does not hide it)
 
     configure()
-    from torchlint.dynamic.logs import log_every_break
 
     log_every_break()  # (for the whole program: each break is placed, a repeated one too)
     import torch._dynamo.guards as guards
@@ -564,6 +566,8 @@ def _hook_inductor_logs(out: _Records) -> None:
     def configure(_module: Any) -> None:
         import torch._logging._internal as internal
 
+        from torchlint.dynamic.logs import heard
+
         artifact = "cudagraphs"
         if artifact not in getattr(internal.log_registry, "artifact_names", {artifact}):
             return
@@ -575,6 +579,7 @@ def _hook_inductor_logs(out: _Records) -> None:
                 if not _artifact_enabled(artifact):
                     logger.setLevel(logging.DEBUG)
                     logger.propagate = False
+                    heard(logger)
                     if name.startswith("torch._inductor.scheduler") and "isEnabledFor" not in vars(logger):
                         # its partition log lists every node (with its stack) of a graph compiled
                         # without CUDA graphs too: asked for only while compiling with them
