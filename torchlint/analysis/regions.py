@@ -310,7 +310,8 @@ def build_index(
                     info.base_names.append(arg.value.value)
             for item in stmt.body.body:
                 if isinstance(item, cst.FunctionDef):
-                    info.methods[item.name.value] = item
+                    if not (item.name.value in info.methods and _accessor(item)):
+                        info.methods[item.name.value] = item  # (a property's getter is what is read)
                 elif isinstance(item, cst.ClassDef) and any(
                     imports.resolve(a.value) in AUTOGRAD_FUNCTION for a in item.bases
                 ):
@@ -645,6 +646,14 @@ def callees(fn: cst.FunctionDef, owner: ClassInfo | None, index: ModuleIndex):
                     out.append((found[1], f"{found[0].name}.__setattr__", found[0]))
         stack.extend(reversed(code_children(node)))
     return out
+
+
+def _accessor(fn: cst.FunctionDef) -> bool:
+    """A property's setter or deleter (``@scale.setter``)."""
+    return any(
+        isinstance(d.decorator, cst.Attribute) and d.decorator.attr.value in ("setter", "deleter")
+        for d in fn.decorators
+    )
 
 
 def _applied_class(expr: cst.BaseExpression, index: ModuleIndex) -> str | None:

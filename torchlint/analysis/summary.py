@@ -36,7 +36,7 @@ from torchlint.analysis.sites import (
 from torchlint.analysis.torchnames import LABEL_PARAMS
 
 #: bump when the summary's shape or meaning changes (it is part of cache keys)
-VERSION = 30
+VERSION = 31
 
 Summary = dict[str, Any]
 
@@ -141,6 +141,11 @@ def _training_only(test: ast.AST) -> bool | None:
         if any(_training_only(v) is True for v in test.values):
             return True
     return None
+
+
+def _accessor(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A property's setter or deleter (``@scale.setter``)."""
+    return any(isinstance(d, ast.Attribute) and d.attr in ("setter", "deleter") for d in fn.decorator_list)
 
 
 def _leaves(body: list[ast.stmt]) -> bool:
@@ -1119,8 +1124,10 @@ def _top(body, imports, aliases, bound, classes, functions, top_code=None, table
             elif isinstance(stmt, ast.ClassDef):
                 methods = {}
                 for item in stmt.body:
-                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                        methods[item.name] = _function(item)
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and not (
+                        item.name in methods and _accessor(item)
+                    ):
+                        methods[item.name] = _function(item)  # (a property's getter is what is read)
                 bases = [b for b in (dotted(x) for x in stmt.bases) if b]
                 record: dict[str, Any] = {"bases": bases, "methods": methods}
                 made = _init_tensors(stmt)
