@@ -4,6 +4,33 @@ from rule_cases import Case, static_and_dynamo_tests
 
 D = {}
 
+#: an autograd Function handed `mask` twice; a copy, and two different tensors, are fine
+TWICE = """
+import torch
+from torch import nn
+
+class Scaled(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, gate, mask, x):
+        return x * gate * mask
+
+    @staticmethod
+    def backward(ctx, grad):
+        return None, None, grad
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(16, 16)
+
+    def forward(self, x):
+        x = self.proj(x)
+        mask = (x > 0).float()
+        y = Scaled.apply(mask, mask, x)  # error: TL010
+        z = Scaled.apply(mask, mask.clone(), y)
+        return Scaled.apply(mask, x, z)
+"""
+
 CASES = {
     "torchscript_type_check": Case(
         """
@@ -196,6 +223,9 @@ CASES = {
         """,
         D,
     ),
+    # the same lines twice: dynamo breaks where gradients are on (training), not in eval
+    "autograd_function_given_one_tensor_twice": Case(TWICE, {**D, "train": True}),
+    "autograd_function_given_one_tensor_twice_in_eval": Case(TWICE.replace("  # error: TL010", ""), D),
     # ---------------------------------------------------------------- TL011 explicit-graph-break
     "explicit_breaks_and_disabled_calls": Case(
         """

@@ -672,6 +672,17 @@ def _applied_class(expr: cst.BaseExpression, index: ModuleIndex) -> str | None:
 def _autograd_forward_of(call: cst.Call, index: ModuleIndex, owner: ClassInfo | None = None) -> list:
     """``Fn.apply(x)`` (or a module-level ``fn = Fn.apply`` called, or ``self.Fn.apply(x)`` of
     one defined in the class) of a same-file autograd Function: dynamo traces its ``forward``."""
+    info = applied_function(call, index, owner)
+    if info is None:
+        return []
+    found = find_method(index, info, "forward")
+    return [(found[1], f"{found[0].name}.forward", found[0])] if found is not None else []
+
+
+def applied_function(call: cst.Call, index: ModuleIndex, owner: ClassInfo | None = None) -> ClassInfo | None:
+    """The same-file ``torch.autograd.Function`` a call applies: ``Fn.apply(x)``, a
+    module-level ``fn = Fn.apply`` called, or ``self.Fn.apply(x)`` of one defined in the class
+    ``owner``."""
     func = call.func
     info = None
     name = _applied_class(func, index)
@@ -684,10 +695,7 @@ def _autograd_forward_of(call: cst.Call, index: ModuleIndex, owner: ClassInfo | 
         if attr is None and isinstance(func.value, cst.Attribute) and isinstance(func.value.value, cst.Name):
             attr = func.value.attr.value if func.value.value.value == owner.name else None  # Net._Double
         info = owner.nested_functions.get(attr) if attr is not None else None
-    if info is None:
-        return []
-    found = find_method(index, info, "forward")
-    return [(found[1], f"{found[0].name}.forward", found[0])] if found is not None else []
+    return info
 
 
 def _torch_function_of(call: cst.Call, index: ModuleIndex) -> list:

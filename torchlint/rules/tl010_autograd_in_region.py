@@ -1,10 +1,20 @@
-"""TL010 autograd-in-region: ``.backward()`` / ``torch.autograd.grad`` inside compiled code."""
+"""TL010 autograd-in-region: ``.backward()`` / ``torch.autograd.grad`` inside compiled code, and
+an autograd Function applied to one tensor twice while gradients are on."""
 
 from __future__ import annotations
 
 import libcst as cst
 
+from torchlint.analysis.regions import applied_function
 from torchlint.rules.base import Rule
+
+DUPLICATE_MESSAGE = (
+    "an autograd Function handed the same tensor twice splits the graph when gradients are on; "
+    "pass a copy as the second argument"
+)
+DUPLICATE_SUGGESTION = "Pass `x.clone()` where the same tensor is passed again, or have the Function take it once."
+#: names that are no tensor whatever the scope says
+_CONSTANTS = frozenset({"None", "True", "False"})
 
 
 class AutogradInRegion(Rule):
@@ -21,3 +31,33 @@ class AutogradInRegion(Rule):
                 isinstance(func.value, cst.Name) and func.value.value in ("self", "super")
             ):
                 self.report(node)
+                return
+        if self.ctx.index.train and self._applied_twice(node):
+            self.report(node, DUPLICATE_MESSAGE, DUPLICATE_SUGGESTION)
+
+    def _applied_twice(self, node: cst.Call) -> bool:
+        """Whether ``node`` applies a same-file autograd Function to one tensor twice: dynamo
+        traces its backward only when gradients are on (training), and then cannot tell the
+        two inputs' gradients apart."""
+        region = self.ctx.region
+        if applied_function(node, self.ctx.index, region.owner if region is not None else None) is None:
+            return False
+        seen: set[str] = set()
+        for arg in node.args:
+            if arg.star or arg.keyword is not None:
+                continue
+            value = arg.value
+            if not _plain_reference(value) or self.ctx.kind(value) not in (None, "tensor"):
+                continue
+            text = cst.Module(body=[]).code_for_node(value)
+            if text in seen:
+                return True
+            seen.add(text)
+        return False
+
+
+def _plain_reference(expr: cst.BaseExpression) -> bool:
+    """A name or ``a.b.c``: what reads the same object each time it is written."""
+    while isinstance(expr, cst.Attribute):
+        expr = expr.value
+    return isinstance(expr, cst.Name) and expr.value not in _CONSTANTS
