@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from torchlint.analysis.names import dotted
 from torchlint.analysis.regions import applied_function
 from torchlint.rules.base import Rule
 
@@ -46,18 +47,10 @@ class AutogradInRegion(Rule):
         for arg in node.args:
             if arg.star or arg.keyword is not None:
                 continue
-            value = arg.value
-            if not _plain_reference(value) or self.ctx.kind(value) not in (None, "tensor"):
+            text = dotted(arg.value)  # (a name or `a.b.c`: the same object each time it is read)
+            if text is None or text in _CONSTANTS or self.ctx.kind(arg.value) not in (None, "tensor"):
                 continue
-            text = cst.Module(body=[]).code_for_node(value)
             if text in seen:
                 return True
             seen.add(text)
         return False
-
-
-def _plain_reference(expr: cst.BaseExpression) -> bool:
-    """A name or ``a.b.c``: what reads the same object each time it is written."""
-    while isinstance(expr, cst.Attribute):
-        expr = expr.value
-    return isinstance(expr, cst.Name) and expr.value not in _CONSTANTS
