@@ -216,3 +216,25 @@ def test_a_loss_no_model_calls_holds_in_training_when_the_project_trains(project
         _, report = run_json(["check", *given, "--no-dynamic", "--no-cache"])
         found = {(f["line"], f["rule"]): f.get("mode") for f in report["findings"] if f["path"] == "losses.py"}
         assert found == {(7, "TL008"): "train", (13, "TL004"): None}
+
+
+def test_an_autograd_function_handed_one_tensor_twice_is_checked_in_training(project):
+    # the file reads no mode, and its Function comes from another file: TL010 still checks it
+    write(project, "pyproject.toml", "[tool.torchlint]\n")
+    write(
+        project,
+        "ops.py",
+        "import torch\n\n\nclass Gate(torch.autograd.Function):\n    @staticmethod\n"
+        "    def forward(ctx, g, m, x):\n        return x * g * m\n\n    @staticmethod\n"
+        "    def backward(ctx, grad):\n        return None, None, grad\n",
+    )
+    write(
+        project,
+        "net.py",
+        "from torch import nn\n\nfrom ops import Gate\n\n\nclass Net(nn.Module):\n"
+        "    def forward(self, x):\n        m = (x > 0).float()\n        return Gate.apply(m, m, x)\n",
+    )
+    write(project, "train.py", TRAIN_SCRIPT.replace("from model import Net", "from net import Net"))
+    _, report = run_json(["check", ".", "--no-dynamic", "--no-cache"])
+    assert _modes(report["findings"]) == {(9, "TL010"): "train"}
+    assert reads_mode("Gate.apply(m, m, x)") and not reads_mode("model.apply(init)")

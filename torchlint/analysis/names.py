@@ -103,6 +103,8 @@ class ImportTable:
         # and names whose calls (`name`) or values (`=name`) are tensors.
         self.module_classes: set[str] = set()
         self.module_local: set[str] = set()
+        #: qualified names of the project's ``torch.autograd.Function`` classes this file imports
+        self.autograd_functions: set[str] = set()
         self.returns: dict[str, str] = {}
         # project module classes (qualified) -> the attributes their `__init__` makes tensors
         self.class_tensors: dict[str, frozenset[str]] = {}
@@ -163,6 +165,7 @@ class ImportTable:
             self.bound_calls[name] = "logging.getLogger"
         self.module_classes.update(facts.get("module_classes", ()))
         self.module_local.update(facts.get("module_local", ()))
+        self.autograd_functions.update(facts.get("autograd_functions", ()))
         self.returns.update(facts.get("returns", {}))
         for qual, attrs in facts.get("class_tensors", {}).items():
             self.class_tensors[qual] = frozenset(attrs)

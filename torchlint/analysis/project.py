@@ -1488,13 +1488,15 @@ class Project:
         return quals
 
     def name_facts(self, path: str) -> dict[str, Any]:
-        """What the file's names are: aliases, loggers, module classes, tensor returns."""
+        """What the file's names are: aliases, loggers, module classes, autograd Functions,
+        tensor returns."""
         path = os.path.abspath(path)
         s = self.summary(path)
         out: dict[str, Any] = {}
         aliases: dict[str, str] = {}
         loggers: list[str] = []
         module_classes: set[str] = set()
+        autograd_functions: set[str] = set()
         returns: dict[str, str] = {}
         class_tensors: dict[str, list[str]] = {}
 
@@ -1517,6 +1519,8 @@ class Project:
                 held = self.class_tensors(ref[1], ref[2])
                 if held and q:
                     class_tensors[q] = held
+            elif ref[0] == "cls" and q and self.is_autograd_function(ref[1], ref[2]):
+                autograd_functions.add(q)
             elif ref[0] == "fn" and self.return_kind(ref) == "t":
                 returns[q] = "tensor"  # type: ignore[index]
             elif ref[0] == "fn" and (self.record(ref) or {}).get("returns") == "tensors":
@@ -1582,6 +1586,8 @@ class Project:
             out["module_classes"] = sorted(module_classes)
         if local_modules:
             out["module_local"] = local_modules
+        if autograd_functions:
+            out["autograd_functions"] = sorted(autograd_functions)
         if returns:
             out["returns"] = dict(sorted(returns.items()))
         if class_tensors:

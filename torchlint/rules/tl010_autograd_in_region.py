@@ -37,11 +37,21 @@ class AutogradInRegion(Rule):
             self.report(node, DUPLICATE_MESSAGE, DUPLICATE_SUGGESTION)
 
     def _applied_twice(self, node: cst.Call) -> bool:
-        """Whether ``node`` applies a same-file autograd Function to one tensor twice: dynamo
+        """Whether ``node`` applies an autograd Function of the project (this file's, or one
+        it imports) to one tensor twice: dynamo
         traces its backward only when gradients are on (training), and then cannot tell the
         two inputs' gradients apart."""
         region = self.ctx.region
-        if applied_function(node, self.ctx.index, region.owner if region is not None else None) is None:
+        func = node.func
+        imported = (
+            isinstance(func, cst.Attribute)
+            and func.attr.value == "apply"
+            and self.resolve(func.value) in self.ctx.index.imports.autograd_functions
+        )
+        if (
+            not imported
+            and applied_function(node, self.ctx.index, region.owner if region is not None else None) is None
+        ):
             return False
         seen: set[str] = set()
         for arg in node.args:

@@ -42,6 +42,9 @@ _TRAINING_LOOP = re.compile(
 )
 # what makes a file's code differ between the modes: a `.training` flag read, a label test
 _MODE_TEST = re.compile(r"\.training\b|\b(?:" + "|".join(sorted(LABEL_PARAMS)) + r")\s+is\b")
+# an autograd Function applied to one name twice (`Fn.apply(m, m, x)`): TL010 breaks with
+# gradients on only
+_TWICE_APPLIED = re.compile(r"\.apply\((?:[^()]*?,)?\s*([A-Za-z_][\w.]*)\s*,(?:[^()]*?,)?\s*\1\s*[,)]")
 
 
 def has_training_loop(source: str) -> bool:
@@ -54,9 +57,12 @@ def has_training_loop(source: str) -> bool:
 
 def reads_mode(source: str) -> bool:
     """Whether a file's code may differ between eval and training: it reads ``.training``,
-    tests ``labels is (not) None``, or uses a tensor attribute or method that breaks only in an
-    autograd graph (``.grad_fn``, ``.retain_grad()``, as the knowledge measured them)."""
+    tests ``labels is (not) None``, applies an autograd Function to one name twice, or uses a
+    tensor attribute or method that breaks only in an autograd graph (``.grad_fn``,
+    ``.retain_grad()``, as the knowledge measured them)."""
     if ("training" in source or "label" in source) and _MODE_TEST.search(source) is not None:
+        return True
+    if ".apply(" in source and _TWICE_APPLIED.search(source) is not None:
         return True
     return any(f".{name}" in source for name in _grad_only_attributes())
 
