@@ -6,6 +6,7 @@ This is the only place the two passes meet; the CLI and the Python API both call
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -204,16 +205,23 @@ def _flagged(
     static: list[Finding], dynamic: list[Finding], rules: dict[str, Any], cwd: str, settings: Settings
 ) -> dict[tuple[str, int], set[str]]:
     """Which graph-break rules flag the lines of the breaks no static finding is on
-    (:func:`torchlint.static.static_pass.rules_on_lines`: the files are parsed, never imported)."""
+    (:func:`torchlint.static.static_pass.rules_on_lines`: the files are parsed, never imported).
+    A break seen in a training run is named with training-only code checked too (a rule that
+    flags it only with gradients on, under ``if self.training:``), as ``check`` names it when
+    the project trains."""
     from torchlint.static.static_pass import rules_on_lines
 
     seen = {(f.path, line) for f in static for line in range(f.line, max(f.end_line, f.line) + 1)}
     wanted: dict[str, set[int]] = {}
+    trained = False
     for f in dynamic:
         if f.severity != "warning" and (f.path, f.line) not in seen:
             wanted.setdefault(f.path, set()).add(f.line)
+            trained = trained or "train" in f.run_modes
     if not wanted:
         return {}
+    if trained and not settings.train:
+        settings = dataclasses.replace(settings, train=True)
     flagged: dict[tuple[str, int], set[str]] = rules_on_lines(
         wanted, [r for r in rules.values() if r.severity != "warning"], cwd, settings
     )

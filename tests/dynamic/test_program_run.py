@@ -479,3 +479,57 @@ def test_a_program_that_disables_logging_keeps_its_breaks_placed(tmp_path):
     done, report = torchlint_run(["--no-static", "quiet.py"], tmp_path)
     assert report is not None, done.stderr[-3000:]
     assert reported_sites(report) == {"quiet.py:9", "quiet.py:16"}
+
+
+TWICE_TRAINED = """
+    import torch
+
+
+    class Gate(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, b, x):
+            return a * b * x
+
+        @staticmethod
+        def backward(ctx, grad):
+            return None, None, grad
+
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = torch.nn.Linear(8, 8)
+
+        def forward(self, x):
+            x = self.proj(x)
+            mask = torch.sigmoid(x)
+            return Gate.apply(mask, mask, x).sum()  # breaks with gradients on only
+
+
+    net = Net()
+    step = torch.compile(net, backend="eager")  # compiles no backward graph
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    for _ in range(2):
+        loss = step(torch.randn(4, 8))
+        loss.backward()
+        opt.step()
+"""
+
+
+def test_a_program_that_trains_with_the_eager_backend_runs_in_training(tmp_path):
+    # backward() ran: the run trained, though no backward graph was compiled; the break
+    # dynamo saw confirms the training-only finding on its line
+    write(tmp_path, "train.py", TWICE_TRAINED)
+    line = next(n for n, text in enumerate((tmp_path / "train.py").read_text().splitlines(), 1) if "Gate.apply" in text)
+    done, report = torchlint_run(["train.py"], tmp_path)
+    assert report is not None, done.stderr[-3000:]
+    assert report["targets"][0]["run_mode"] == "training"
+    at = [f for f in report["findings"] if f["line"] == line]
+    assert [(f["rule"], f["source"], f.get("mode")) for f in at] == [("TL010", "both", "train")]
+    # a project checked in eval alone: the break is still named after the rule that flags its
+    # line when gradients are on
+    write(tmp_path, "pyproject.toml", '[tool.torchlint]\nmodule-mode = "eval"\n')
+    done, report = torchlint_run(["train.py"], tmp_path)
+    assert report is not None, done.stderr[-3000:]
+    at = [f for f in report["findings"] if f["line"] == line]
+    assert [(f["rule"], f["source"]) for f in at] == [("TL010", "dynamic")]

@@ -17,6 +17,8 @@ written and flushed as it happens, so a crash keeps what was recorded before it:
 * ``compile``: dynamo's compilation metrics of each compiled frame (time, failure, ops),
   with the graphs made and the FX-graph / AOT-autograd cache hits and misses since the
   last one, read from ``counters``;
+* ``backward``: the first time the program runs autograd's backward (``.backward()``,
+  ``torch.autograd.grad``): it trains, whatever its backend compiles;
 * ``autotune``: inductor's autotune cache lookups (hit or miss), ``cache_dir``: where
   inductor keeps its caches and whether that folder is writable;
 * ``cudagraph``: inductor's CUDA-graph skips (the reason in its words, the user's trace), the
@@ -323,6 +325,7 @@ def _attach(_module: Any) -> None:
     limit = _Handler(lambda r: _on_convert_frame_warning(out, r))
     logging.getLogger("torch._dynamo.convert_frame").addHandler(limit)
     _hook_metrics(out)
+    _hook_backward(out)
     _hook_timers(out)
     _FINDER.when_imported("torch._inductor.runtime.autotune_cache", lambda m: _hook_autotune(out, m))
     _FINDER.when_imported("torch._inductor.cudagraph_trees", lambda m: _hook_cudagraph_trees(out, m))
@@ -409,6 +412,26 @@ def _break_record(
         "compile_id": _compile_id(),
         "stack": _live_stack(),
     }
+
+
+def _hook_backward(out: _Records) -> None:
+    """One ``backward`` record the first time autograd's engine runs backward: the program
+    trains. A backend that compiles no backward graph (``"eager"``) says so nowhere else."""
+    import torch
+    import torch.autograd as autograd
+
+    original = getattr(autograd, "_engine_run_backward", None)
+    if original is None:  # an older torch: compiled backward graphs alone say it trains
+        return
+    seen = [False]
+
+    def engine_run_backward(*args: Any, **kwargs: Any) -> Any:
+        if not seen[0] and not torch.compiler.is_compiling():
+            seen[0] = True
+            out.write({"kind": "backward"})
+        return original(*args, **kwargs)
+
+    autograd._engine_run_backward = engine_run_backward
 
 
 def _hook_timers(out: _Records) -> None:

@@ -395,9 +395,14 @@ def observed(
     result.graph_breaks = len({entry.site for entry in breaks.values()})
     result.graph_break_hits = sum(entry.hits for entry in breaks.values())
     result.graphs = sum(f["graphs"] for f in frames_compiled.values())
+    # it trains: autograd ran backward, or a backward graph was compiled
     result.run_mode = (
         "training"
-        if any(r.get("is_forward") is False for p in processes for r in p.records if r.get("kind") == "compile")
+        if any(
+            r.get("kind") == "backward" or (r.get("kind") == "compile" and r.get("is_forward") is False)
+            for p in processes
+            for r in p.records
+        )
         else "eval"
     )
     result.compile_mode = "reduce-overhead" if cudagraph else None
