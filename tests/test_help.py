@@ -52,3 +52,15 @@ def test_check_help_runs_by_topic_and_says_what_a_gate_does_to_findings():
     assert "--max-graph-breaks counts the static pass's potential graph breaks" in gates
     exit_codes = _flat(out.split("Exit codes:")[1])
     assert "1 it does not" in exit_codes and "a path that does not exist" in exit_codes
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_the_description_is_rewrapped_to_the_terminal(name):
+    # a paragraph kept as written (click's `\b`) breaks where the source did, then again at
+    # the terminal's width: lines of a word or two between full ones
+    out = run_cli([name, "--help"]).stdout
+    lines = [line.strip() for line in out.split("╭─")[0].splitlines()[2:]]
+    for line, after in zip(lines, lines[1:]):
+        examples = line.startswith("torchlint ") or after.startswith("torchlint ")
+        if line and after and not examples and not line.endswith("."):  # (a paragraph's end)
+            assert len(line) >= 40, f"{name} --help: {line!r} then {after!r}"

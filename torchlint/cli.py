@@ -487,7 +487,7 @@ def run(**params) -> None:
     torchlint run train.py --epochs 1            a script, with its arguments
     torchlint run -m pytest tests/               a module
     torchlint run --timeout 600 -- torchrun --nproc-per-node 2 train.py
-    \b
+
     Every frame dynamo compiles, in every process of the program (torchrun ranks, pytest-xdist
     workers; not DataLoader workers), with the program's own compile settings: graph breaks
     (GB code, reason, hints, hit count, the line in your project and the library line it broke
