@@ -120,11 +120,18 @@ def _joined(folder: str, name: str) -> str:
 MAX_PROJECT_FILES = 20_000
 
 
+#: what marks a project's folder: a repository, or a Python project's own metadata
+ROOT_MARKERS = (".git", ".hg", "pyproject.toml", "setup.py", "setup.cfg")
+
+
 def project_root(paths: Sequence[str], config_root: str | None, cwd: str) -> str | None:
     """The folder of the project ``paths`` belong to: the config's folder (``config_root``),
-    else the repository holding them (a ``.git`` above their common folder), else their top
-    package (walking up while folders hold ``__init__.py``); None when there is none (the
-    given files are then the whole project)."""
+    else the nearest folder above their common one that is a repository or a Python project
+    (:data:`ROOT_MARKERS`: ``.git``, ``pyproject.toml``, ``setup.py``, ...), else the working
+    folder when it holds their top package or is their folder (``cd project; torchlint check
+    pkg``: the scripts beside the package are the project too), else their top package
+    (walking up while folders hold ``__init__.py``); None when there is none (the given files
+    are then the whole project)."""
     if config_root:
         return os.path.abspath(config_root)
     folders = []
@@ -137,7 +144,7 @@ def project_root(paths: Sequence[str], config_root: str | None, cwd: str) -> str
         return None
     folder = start
     while True:
-        if os.path.exists(os.path.join(folder, ".git")):
+        if any(os.path.exists(os.path.join(folder, marker)) for marker in ROOT_MARKERS):
             return folder
         parent = os.path.dirname(folder)
         if parent == folder:
@@ -151,6 +158,9 @@ def project_root(paths: Sequence[str], config_root: str | None, cwd: str) -> str
         if parent == folder:
             break
         folder = parent
+    here = os.path.abspath(cwd)
+    if os.path.dirname(top or start) == here or (top is None and start == here):
+        return here
     return top
 
 

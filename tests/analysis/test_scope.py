@@ -229,11 +229,21 @@ def test_git_ignored_and_excluded_files_are_not_part_of_the_project(pkg):
     assert spare not in where(check(pkg, UTILS)[1])
 
 
-def test_without_a_config_the_project_is_the_repository_else_the_top_package(pkg):
+def test_without_a_config_the_project_is_the_repository_else_the_working_folder_or_the_top_package(pkg):
     (pkg / "pyproject.toml").unlink()
-    # no repository: the top package (the training script sits outside it)
+    beside = {(5, "TL001"), (6, "TL004")}  # what the package alone shows: no training loop in it
+    # no repository, checked from the folder that holds the package: that folder, so the
+    # training script beside the package counts
     _, found = check(pkg, UTILS)
-    assert where(found) == {(UTILS, 5, "TL001"), (UTILS, 6, "TL004")}
+    assert {(line, rule) for _, line, rule in where(found)} == HELPER_BREAKS
+    # checked from inside the package: the top package (the script outside it is not seen)
+    _, found = check(pkg / "pkg", "utils.py")
+    assert {(line, rule) for _, line, rule in where(found)} == beside
+    # a Python project's own metadata marks its folder, as a repository does
+    write(pkg, "setup.cfg", "[metadata]\nname = pkg\n")
+    _, found = check(pkg / "pkg", "utils.py")
+    assert {(line, rule) for _, line, rule in where(found)} == HELPER_BREAKS
+    (pkg / "setup.cfg").unlink()
     if shutil.which("git") is not None:
         _git(pkg, "init", "-q")  # the repository: the training script counts
         _, found = check(pkg / "pkg", "utils.py")

@@ -49,8 +49,9 @@ _TORCHLINT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def project_root(settings: Any = None, cwd: str | None = None, paths: Sequence[str] = (".",)) -> str:
     """The folder whose files are the user's project, as the static pass decides it
-    (:func:`torchlint.files.project_root`: the folder of the config that applies, else the git
-    repository, else the top package of ``paths``), else ``cwd``. ``settings``: the settings
+    (:func:`torchlint.files.project_root`: the folder of the config that applies, else the
+    repository or Python project, else the working folder or the top package of ``paths``),
+    else ``cwd``. ``settings``: the settings
     loaded for the run (their config file, if any); without them, the nearest config from
     ``cwd`` upward."""
     from torchlint.files import project_root as files_root

@@ -413,7 +413,8 @@ class Scope:
 
 def project_scope(files: Sequence[str], settings: Settings, cwd: str | None = None) -> Scope:
     """The project ``files`` belong to: the folder of the config that applies, else the
-    repository holding them, else their top package (:func:`torchlint.files.project_root`),
+    repository or Python project holding them, else the working folder or their top package
+    (:func:`torchlint.files.project_root`),
     and its Python files less ``exclude``d and git-ignored ones. Compiled regions are decided
     over all of them, whatever subset is given."""
     from torchlint.files import project_files, project_root
