@@ -353,3 +353,24 @@ def test_the_static_and_the_dynamic_pass_name_the_same_project(tmp_path, layout)
     assert static_root(["m.py"], config_root, cwd) == str(expected)
     assert dynamic_root(settings, cwd, ["m.py"]) == str(expected)
     assert dynamic_root(None, cwd, ["m.py"]) == str(expected)  # explain(): the config found from cwd
+
+
+def test_a_project_folder_named_torch_is_not_torch(tmp_path):
+    # a test double of torch in the project (`tests/doubles/torch/__init__.py`, its folder no
+    # package) would otherwise be the module `torch` every file imports
+    write(tmp_path, "pyproject.toml", "[project]\nname = 'net'\n")
+    write(tmp_path, "tests/doubles/torch/__init__.py", "class Tensor:\n    def item(self):\n        return 0\n")
+    write(
+        tmp_path,
+        "net.py",
+        """
+        import torch
+
+
+        class Net(torch.nn.Module):
+            def forward(self, x):
+                return x * x.sum().item()
+    """,
+    )
+    _, found = check(tmp_path, "net.py")
+    assert where(found) == {("net.py", 6, "TL001")}

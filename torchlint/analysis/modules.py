@@ -135,14 +135,18 @@ class ModuleMap:
         return names[0] if names else ""
 
     def find(self, module: str) -> str | None:
-        """The file of dotted ``module`` (checked files first, then the search folders)."""
+        """The file of dotted ``module`` (checked files first, then the search folders; never
+        one of :data:`NEVER_FOLLOW`'s, whatever a project file is named: a test double of
+        ``torch`` in a folder of the project is not torch)."""
+        top = module.split(".")[0]
+        if top in NEVER_FOLLOW:
+            return None
         hit = self.by_name.get(module)
         if hit is not None or not module:
             return hit
         if module in self._missing:
             return None
-        top = module.split(".")[0]
-        if top in NEVER_FOLLOW or (top not in self.project_tops and not self.follow_imports):
+        if top not in self.project_tops and not self.follow_imports:
             self._missing.add(module)
             return None
         parts = module.split(".")
