@@ -129,7 +129,8 @@ def project_root(paths: Sequence[str], config_root: str | None, cwd: str) -> str
     else the nearest folder above their common one that is a repository or a Python project
     (:data:`ROOT_MARKERS`: ``.git``, ``pyproject.toml``, ``setup.py``, ...), else the working
     folder when it holds their top package or is their folder (``cd project; torchlint check
-    pkg``: the scripts beside the package are the project too), else their top package
+    pkg``: the scripts beside the package are the project too; :func:`project_files` then
+    reads only its scripts and packages), else their top package
     (walking up while folders hold ``__init__.py``); None when there is none (the given files
     are then the whole project)."""
     if config_root:
@@ -164,12 +165,37 @@ def project_root(paths: Sequence[str], config_root: str | None, cwd: str) -> str
     return top
 
 
-def project_files(root: str, exclude: Sequence[str]) -> list[str]:
+def marked(root: str) -> bool:
+    """Whether ``root`` is a repository or a Python project's folder (:data:`ROOT_MARKERS`)
+    or a package: a folder :func:`project_root` takes for itself."""
+    return any(os.path.exists(os.path.join(root, m)) for m in (*ROOT_MARKERS, "__init__.py"))
+
+
+def project_files(root: str, exclude: Sequence[str], packages_only: bool = False) -> list[str]:
     """The Python files of the project at ``root`` (absolute, sorted): what :func:`discover`
     finds under it (``.venv``, ``site-packages`` and ``exclude`` left out) less what git
     ignores there (one ``git`` call lists the ignored paths; without git, nothing is taken
-    as ignored), at most :data:`MAX_PROJECT_FILES`."""
-    found, _ = discover([root], exclude, root)
+    as ignored), at most :data:`MAX_PROJECT_FILES`. ``packages_only``: the root is a working
+    folder nothing marks as a project (:func:`marked`), so only its own scripts and the
+    packages in it (folders with an ``__init__.py``) are taken; the rest of it is not walked."""
+    if packages_only:
+        found: list[str] = []
+        try:
+            entries = sorted(os.scandir(root), key=lambda e: e.name)
+        except OSError:
+            entries = []
+        for entry in entries:
+            try:
+                folder = entry.is_dir()
+            except OSError:  # a link to itself: what discover says of it
+                folder = False
+            if (entry.name.endswith((".py", ".pyi")) and not folder) or (
+                folder and os.path.isfile(os.path.join(entry.path, "__init__.py"))
+            ):
+                found.extend(discover([entry.path], exclude, root)[0])
+        found.sort()
+    else:
+        found, _ = discover([root], exclude, root)
     ignored = _git_ignored(root)
     out = []
     for rel in found:

@@ -236,6 +236,13 @@ def test_without_a_config_the_project_is_the_repository_else_the_working_folder_
     # training script beside the package counts
     _, found = check(pkg, UTILS)
     assert {(line, rule) for _, line, rule in where(found)} == HELPER_BREAKS
+    # of such a folder only its own scripts and packages are read, never the rest of it (a
+    # home folder): a script in a folder that is no package is not seen
+    (pkg / "notes").mkdir()
+    (pkg / "train.py").rename(pkg / "notes" / "train.py")
+    _, found = check(pkg, UTILS)
+    assert {(line, rule) for _, line, rule in where(found)} == beside
+    (pkg / "notes" / "train.py").rename(pkg / "train.py")
     # checked from inside the package: the top package (the script outside it is not seen)
     _, found = check(pkg / "pkg", "utils.py")
     assert {(line, rule) for _, line, rule in where(found)} == beside

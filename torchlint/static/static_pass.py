@@ -417,14 +417,16 @@ def project_scope(files: Sequence[str], settings: Settings, cwd: str | None = No
     (:func:`torchlint.files.project_root`),
     and its Python files less ``exclude``d and git-ignored ones. Compiled regions are decided
     over all of them, whatever subset is given."""
-    from torchlint.files import project_files, project_root
+    from torchlint.files import marked, project_files, project_root
 
     if not files:
         return Scope()
-    root = project_root(files, settings.root if getattr(settings, "source", None) else None, cwd or os.getcwd())
+    config = getattr(settings, "source", None)
+    root = project_root(files, settings.root if config else None, cwd or os.getcwd())
     if root is None:
         return Scope()
-    return Scope(root, project_files(root, settings.exclude))
+    # a working folder nothing marks as a project: its scripts and packages, never all of it
+    return Scope(root, project_files(root, settings.exclude, packages_only=not config and not marked(root)))
 
 
 def project_facts(
