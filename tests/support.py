@@ -102,3 +102,44 @@ def marked_package_tests(make):
         assert dynamo_lines(folder) == marked(folder)
 
     return test_the_static_pass_finds_the_marked_breaks, test_the_marks_are_where_dynamo_breaks
+
+
+#: a project whose model a function builds (`model = build()`, then compiled) with a loss
+#: handed to its constructor: the loss's `print` (model.py:6) breaks in eval and in training
+BUILT = {
+    "model.py": """\
+        from torch import nn
+
+
+        class EdgeLoss(nn.Module):
+            def forward(self, a, b):
+                print("edge loss")
+                return (a - b).abs().mean()
+
+
+        class Enhancer(nn.Module):
+            def __init__(self, criterion):
+                super().__init__()
+                self.net = nn.Linear(4, 4)
+                self.criterion = criterion
+
+            def forward(self, x, y):
+                return self.criterion(self.net(x), y)
+
+
+        def build():
+            return Enhancer(EdgeLoss())
+        """,
+    "train.py": """\
+        import torch
+
+        from model import build
+
+        model = build()
+        step = torch.compile(model)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        loss = step(torch.randn(2, 4), torch.randn(2, 4))
+        loss.backward()
+        opt.step()
+        """,
+}

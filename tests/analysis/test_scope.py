@@ -16,7 +16,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from support import run_cli, write
+from support import BUILT, run_cli, write
 
 from torchlint.config import load_settings
 from torchlint.static import static_pass
@@ -381,3 +381,15 @@ def test_a_project_folder_named_torch_is_not_torch(tmp_path):
     )
     _, found = check(tmp_path, "net.py")
     assert where(found) == {("net.py", 6, "TL001")}
+
+
+def test_what_a_build_function_returns_is_compiled_and_its_handed_loss_runs_in_eval(tmp_path):
+    # `model = build(); torch.compile(model)` compiles the module build returns, never build
+    # itself (whose constructors would be taken for code run under compile), and the loss the
+    # constructor is handed runs in eval too: the model's forward calls it
+    write(tmp_path, "pyproject.toml", "[project]\nname = 'enhance'\n")
+    for name, text in BUILT.items():
+        write(tmp_path, name, text)
+    result = run_cli(["check", "--no-dynamic", "--format", "json", "model.py"], cwd=tmp_path)
+    found = json.loads(result.stdout)["findings"]
+    assert [(f["line"], f["rule"], f.get("mode")) for f in found] == [(6, "TL004", None)]

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import write
+from support import BUILT, write
 
 pytest.importorskip("torch")
 pytestmark = pytest.mark.dynamo
@@ -533,3 +533,31 @@ def test_a_program_that_trains_with_the_eager_backend_runs_in_training(tmp_path)
     assert report is not None, done.stderr[-3000:]
     at = [f for f in report["findings"] if f["line"] == line]
     assert [(f["rule"], f["source"]) for f in at] == [("TL010", "dynamic")]
+
+
+def test_a_built_model_with_a_handed_loss_breaks_where_check_says_in_eval(tmp_path):
+    # `model = build()` then compiled: dynamo breaks in the handed loss's forward in eval, and
+    # nowhere in the constructors build runs before compiling; the static findings say the same
+    write(tmp_path, "pyproject.toml", "[project]\nname = 'enhance'\n")
+    for name, text in BUILT.items():  # (its training script: both modes are checked)
+        write(tmp_path, name, text)
+    write(
+        tmp_path,
+        "evaluate.py",
+        """
+        import torch
+
+        from model import build
+
+        model = build()
+        model.eval()
+        step = torch.compile(model, backend="eager")
+        with torch.no_grad():
+            step(torch.randn(2, 4), torch.randn(2, 4))
+    """,
+    )
+    done, report = torchlint_run(["evaluate.py"], tmp_path)
+    assert report is not None, done.stderr[-3000:]
+    assert report["targets"][0]["run_mode"] == "eval"
+    found = [(f["path"], f["line"], f["rule"], f["source"]) for f in report["findings"]]
+    assert found == [("model.py", 6, "TL004", "both")]

@@ -722,17 +722,32 @@ class Project:
         return False
 
     def _compile_target(self, path: str, how: str, target: str) -> Ref | None:
+        """What ``torch.compile(target)`` compiles: a function or method as written; for a
+        module (``Net``, an instance ``net = Net()``, a call ``Net()``), its ``forward``; for
+        the result of a function (``model = build(cfg)``, ``torch.compile(build())``), the
+        forward of the module it returns (None when that is not known: never the function
+        itself, which runs before compiling)."""
         ref = self.resolve_dotted(path, target)
+        made = how == "call"  # `torch.compile(target(...))`: what the call returns
         if ref is None:
             head, _, rest = target.partition(".")
             cls_name = self.summary(path).get("instances", {}).get(head)
             if cls_name is not None:
                 ref = self.resolve_dotted(path, cls_name)
+                made = not rest
                 for part in rest.split(".") if rest else ():
                     ref = self._attr(ref, part, 0) if ref is not None else None
-        elif ref[0] == "bound":
+        elif ref[0] == "bound":  # `model = build(cfg)` at module level
             callee = self.summary(ref[1]).get("bound", {}).get(ref[2])
             ref = self.resolve_dotted(ref[1], callee) if callee else None
+            made = True
+        for _ in range(3):  # a function's result: the module it returns, through other makers
+            if not (made and ref is not None and ref[0] == "fn"):
+                break
+            returned = (self.record(ref) or {}).get("returns_call")
+            ref = self.resolve_dotted(ref[1], returned) if returned else None
+        if made and ref is not None and ref[0] == "fn":
+            return None
         if ref is not None and ref[0] == "cls":
             ref = self.find_method(ref[1], ref[2], "forward")
         return ref
@@ -1156,6 +1171,9 @@ class Project:
                     if target is None:  # `self.table(x)`: a plain object's `__call__`, a module's forward
                         for where, callee in self._attr_makers(path, owner, rest):
                             yield from self._called(where, callee)
+                        # `self.criterion(x)` of a module the constructor was handed
+                        for where, handed in self.handed_classes(path, owner, rest):
+                            yield from self._called(where, handed)
                         for method in self._attr_binds(path, owner, rest):  # `self.loss_method = self.f`
                             bound = self.find_method(path, owner, method)
                             if bound is not None:
