@@ -151,5 +151,27 @@ CASES["set_again_on_one_line"] = Case(
     """,
     D,
 )
+CASES["set_again_in_a_try"] = Case(
+    """
+    import torch
+    from torch import nn
+
+    class Head(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Linear(8, 8)
+
+        def forward(self, x, mask=None):
+            h = self.proj(x)
+            if mask is None and not torch.compiler.is_compiling():
+                mask = torch.ones(x.shape[0], x.shape[1])
+            try:
+                mask = torch.ones(x.shape[0], x.shape[1]) if mask is None else mask
+            except RuntimeError:
+                pass
+            return h * mask[:, :, None]
+    """,
+    D,
+)
 
 test_static, test_dynamo_agrees = static_and_dynamo_tests(CASES)

@@ -76,8 +76,12 @@ class _Flow:
                 else:
                     self.body(_statements(orelse.body), dead or truth is True, inner)
             return
-        if isinstance(stmt, cst.Try):
-            return  # an exception there may be caught: nothing is said of it
+        if isinstance(stmt, (cst.Try, cst.TryStar, cst.Match)):
+            # an exception there may be caught: nothing is said of its reads; a binding there
+            # may run under compile
+            if not dead and _bound_in(stmt, name):
+                self.rebound = True
+            return
         if isinstance(stmt, _BLOCKS):
             if isinstance(stmt, cst.For):
                 self.expression(stmt.iter, dead, guarded)
@@ -171,6 +175,21 @@ def _expressions_in(node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
             yield child
         else:
             yield from _expressions_in(child)
+
+
+def _bound_in(node: cst.CSTNode, name: str) -> bool:
+    """Whether ``node`` binds the variable ``name`` anywhere in it."""
+    for n in walk(node):
+        targets: list[cst.CSTNode] = []
+        if isinstance(n, cst.AssignTarget):
+            targets = [n.target]
+        elif isinstance(n, (cst.AugAssign, cst.AnnAssign, cst.NamedExpr, cst.For, cst.CompFor)):
+            targets = [n.target]
+        elif isinstance(n, cst.AsName):
+            targets = [n.name]
+        if any(_mentions(t, name) for t in targets):
+            return True
+    return False
 
 
 def _mentions(expr: cst.CSTNode, name: str) -> bool:
