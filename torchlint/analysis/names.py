@@ -47,20 +47,40 @@ def target_names(target: cst.CSTNode) -> list[str]:
     return []
 
 
+def read_names(expr: cst.CSTNode, *, every_identifier: bool = False) -> set[str]:
+    """Names read in ``expr`` (not attribute names nor keyword names); with
+    ``every_identifier``, every identifier spelled in it, those too (what a new name must avoid)."""
+    out: set[str] = set()
+    stack = [expr]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, cst.Name):
+            out.add(cur.value)
+        elif not every_identifier and isinstance(cur, (cst.Attribute, cst.Arg)):
+            stack.append(cur.value)
+        else:
+            stack.extend(cur.children)
+    return out
+
+
+def binds(node: cst.CSTNode, name: str) -> bool:
+    """Whether ``node`` binds the variable ``name`` anywhere in it (an assignment, a loop or
+    comprehension target, ``:=``, an ``as`` name)."""
+    from torchlint.analysis.tree import walk
+
+    for n in walk(node):
+        if isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.NamedExpr, cst.For, cst.CompFor)):
+            if name in target_names(n.target):
+                return True
+        elif isinstance(n, cst.AsName) and name in target_names(n.name):
+            return True
+    return False
+
+
 def untouched_param(fn: cst.FunctionDef, name: str) -> bool:
     """Whether ``name`` is a parameter of ``fn`` that its body never binds again: inside the
     function it is what the caller passed, as it came."""
-    from torchlint.analysis.tree import walk
-
-    if name not in param_names(fn):
-        return False
-    for node in walk(fn.body):
-        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.NamedExpr, cst.For, cst.CompFor)):
-            if name in target_names(node.target):
-                return False
-        elif isinstance(node, cst.AsName) and name in target_names(node.name):
-            return False
-    return True
+    return name in param_names(fn) and not binds(fn.body, name)
 
 
 def int_literal(expr: cst.BaseExpression, value: int | None = None) -> bool:

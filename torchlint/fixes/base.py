@@ -16,7 +16,7 @@ from typing import Any, Callable, Final, Literal, TypeVar
 
 import libcst as cst
 
-from torchlint.analysis.names import ImportTable, dotted, target_names
+from torchlint.analysis.names import ImportTable, dotted, read_names, target_names
 from torchlint.analysis.tree import children
 from torchlint.rules.base import Rule
 
@@ -199,22 +199,6 @@ def _map_parents(root: cst.CSTNode, parents: dict[cst.CSTNode, cst.CSTNode]) -> 
         for child in kids:
             parents[child] = node
         stack.extend(reversed(kids))
-
-
-def read_names(expr: cst.CSTNode, *, every_identifier: bool = False) -> set[str]:
-    """Names read in ``expr`` (not attribute names nor keyword names); with
-    ``every_identifier``, every identifier spelled in it, those too (what a new name must avoid)."""
-    out: set[str] = set()
-    stack = [expr]
-    while stack:
-        cur = stack.pop()
-        if isinstance(cur, cst.Name):
-            out.add(cur.value)
-        elif not every_identifier and isinstance(cur, (cst.Attribute, cst.Arg)):
-            stack.append(cur.value)
-        else:
-            stack.extend(cur.children)
-    return out
 
 
 def name_nodes(scope: cst.CSTNode, names: Iterable[str]) -> list[cst.Name]:

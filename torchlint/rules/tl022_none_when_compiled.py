@@ -20,8 +20,8 @@ from typing import cast
 
 import libcst as cst
 
+from torchlint.analysis.names import binds, read_names, target_names
 from torchlint.analysis.regions import ClassInfo, ModuleIndex, resolve_callee
-from torchlint.analysis.tree import walk
 from torchlint.rules.base import Rule
 
 _DEPTH = 3  # calls followed from the function that leaves the value None
@@ -50,14 +50,14 @@ class _Flow:
                 guarded = True  # `if mask is None: raise ...`: set, or never here
 
     def _exits_unless_set(self, stmt: cst.BaseStatement) -> bool:
-        if isinstance(stmt, cst.If) and stmt.orelse is None and _mentions(stmt.test, self.name):
+        if isinstance(stmt, cst.If) and stmt.orelse is None and self.name in read_names(stmt.test):
             body = _statements(stmt.body)
             last = body[-1] if body else None
             return isinstance(last, cst.SimpleStatementLine) and any(
                 isinstance(s, (cst.Return, cst.Raise, cst.Continue, cst.Break)) for s in last.body
             )
         if isinstance(stmt, cst.SimpleStatementLine):
-            return any(isinstance(s, cst.Assert) and _mentions(s.test, self.name) for s in stmt.body)
+            return any(isinstance(s, cst.Assert) and self.name in read_names(s.test) for s in stmt.body)
         return False
 
     def statement(self, stmt: cst.BaseStatement, dead: bool, guarded: bool) -> None:
@@ -67,7 +67,7 @@ class _Flow:
         if isinstance(stmt, cst.If):
             truth = self.index.truth(stmt.test)
             self.expression(stmt.test, dead, guarded)
-            inner = guarded or _mentions(stmt.test, name)
+            inner = guarded or name in read_names(stmt.test)
             self.body(_statements(stmt.body), dead or truth is False, inner)
             if stmt.orelse is not None:
                 orelse = stmt.orelse
@@ -79,7 +79,7 @@ class _Flow:
         if isinstance(stmt, (cst.Try, cst.TryStar, cst.Match)):
             # an exception there may be caught: nothing is said of its reads; a binding there
             # may run under compile
-            if not dead and _bound_in(stmt, name):
+            if not dead and binds(stmt, name):
                 self.rebound = True
             return
         if isinstance(stmt, _BLOCKS):
@@ -88,7 +88,7 @@ class _Flow:
                 self.bind(stmt.target, None, dead)
             elif isinstance(stmt, cst.While):
                 self.expression(stmt.test, dead, guarded)
-                guarded = guarded or _mentions(stmt.test, name)
+                guarded = guarded or name in read_names(stmt.test)
             else:
                 for item in stmt.items:
                     self.expression(item.item, dead, guarded)
@@ -112,7 +112,7 @@ class _Flow:
                     self.expression(small.value, dead, guarded)
 
     def bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None, dead: bool) -> None:
-        if not _mentions(target, self.name):
+        if self.name not in target_names(target):
             return
         if dead:
             self.skipped = True
@@ -121,15 +121,15 @@ class _Flow:
 
     def expression(self, expr: cst.BaseExpression, dead: bool, guarded: bool) -> None:
         """The uses in ``expr`` that run under compile with the name unguarded."""
-        if dead or guarded or self.rebound or not self.skipped or not _mentions(expr, self.name):
+        if dead or guarded or self.rebound or not self.skipped or self.name not in read_names(expr):
             return
         if isinstance(expr, cst.BooleanOperation):
             self.expression(expr.left, dead, guarded)
-            self.expression(expr.right, dead, _mentions(expr.left, self.name))
+            self.expression(expr.right, dead, self.name in read_names(expr.left))
             return
         if isinstance(expr, cst.IfExp):
             self.expression(expr.test, dead, guarded)
-            inner = _mentions(expr.test, self.name)
+            inner = self.name in read_names(expr.test)
             self.expression(expr.body, dead, inner)
             self.expression(expr.orelse, dead, inner)
             return
@@ -175,27 +175,6 @@ def _expressions_in(node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
             yield child
         else:
             yield from _expressions_in(child)
-
-
-def _bound_in(node: cst.CSTNode, name: str) -> bool:
-    """Whether ``node`` binds the variable ``name`` anywhere in it."""
-    for n in walk(node):
-        targets: list[cst.CSTNode] = []
-        if isinstance(n, cst.AssignTarget):
-            targets = [n.target]
-        elif isinstance(n, (cst.AugAssign, cst.AnnAssign, cst.NamedExpr, cst.For, cst.CompFor)):
-            targets = [n.target]
-        elif isinstance(n, cst.AsName):
-            targets = [n.name]
-        if any(_mentions(t, name) for t in targets):
-            return True
-    return False
-
-
-def _mentions(expr: cst.CSTNode, name: str) -> bool:
-    """Whether ``expr`` reads or binds the variable ``name`` (``self.name`` is another thing)."""
-    attrs = {id(n.attr) for n in walk(expr) if isinstance(n, cst.Attribute)}
-    return any(isinstance(n, cst.Name) and n.value == name and id(n) not in attrs for n in walk(expr))
 
 
 def _none_names(fn: cst.FunctionDef) -> list[str]:
