@@ -543,4 +543,30 @@ CASES["config_records_are_not_tensors"] = Case(
     D,
 )
 
+# a spiking neuron's optional state, tested the way snntorch does: `tensor == None` is a Python
+# False (dynamo folds it), a comparison of the value is not
+CASES["equality_with_none_is_not_a_tensor_value"] = Case(
+    """
+    import torch
+    from torch import nn
+
+    class Leaky(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.init_hidden = False
+            self.register_buffer("mem", torch.zeros(4))
+
+        def forward(self, x: torch.Tensor, mem: torch.Tensor | None = None):
+            if not mem == None:
+                self.mem = mem
+            if self.init_hidden and not mem == None:
+                raise TypeError("mem given twice")
+            spk = (self.mem + x > 1.0).float()
+            if mem != None and spk.sum() == 0:  # error: TL005
+                spk = spk + 1
+            return spk
+    """,
+    {"target": "Leaky", "inputs": ["f32[4]", "f32[4]"]},
+)
+
 test_static, test_dynamo_agrees = static_and_dynamo_tests(CASES)

@@ -360,6 +360,16 @@ def _literal(expr: cst.BaseExpression) -> bool:
     return False
 
 
+def _python_comparison(expr: cst.Comparison) -> bool:
+    """A comparison whose result is a Python bool even of tensors: identity and membership
+    (``x is None``, ``k in d``), and equality with ``None`` (``mem == None``: a tensor's
+    ``__eq__`` of ``None`` is ``False``, and dynamo folds it)."""
+    operands = [expr.left] + [c.comparator for c in expr.comparisons]
+    return any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in expr.comparisons) or any(
+        isinstance(o, cst.Name) and o.value == "None" for o in operands
+    )
+
+
 def _number_literal(expr: cst.BaseExpression) -> bool:
     """``3``, ``-0.5``: a number written out."""
     if isinstance(expr, cst.UnaryOperation):
@@ -778,7 +788,7 @@ class TensorScope:
             kind = self.kind(expr)
             return kind == HOST_DATA or (not self.is_guessed(expr.value) and kind == TENSOR)
         if isinstance(expr, cst.Comparison):
-            if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in expr.comparisons):
+            if _python_comparison(expr):
                 return False
             return any(self.is_tensor_value(o) for o in [expr.left] + [c.comparator for c in expr.comparisons])
         if isinstance(expr, cst.BinaryOperation):
@@ -843,9 +853,8 @@ class TensorScope:
             inner = self.kind(expr.expression)
             return inner if inner in (TENSOR, HOST_DATA) else None
         if isinstance(expr, cst.Comparison):
-            for target in expr.comparisons:
-                if isinstance(target.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
-                    return None
+            if _python_comparison(expr):
+                return None
             operands = [expr.left] + [c.comparator for c in expr.comparisons]
             if any(self.is_tensor(o) for o in operands):
                 return TENSOR
