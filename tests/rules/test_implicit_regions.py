@@ -184,4 +184,42 @@ CASES["autograd_function_defined_in_the_module_class"] = Case(
     D,
 )
 
+# a function the constructor keeps on the module (neuraloperator's `self.search_fn =
+# native_neighbor_search`), an autograd Function's `apply` likewise: what `self.<attr>(...)` runs
+CASES["function_kept_on_the_module_runs_where_it_is_called"] = Case(
+    """
+    import torch
+    from torch import nn
+
+    def native_search(x, radius):
+        d = torch.cdist(x, x)
+        return (d <= radius).nonzero()  # error: TL008
+
+    def logged_search(x, radius):
+        print("searching")
+        return x
+
+    class Scale(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            return t * t.max().item()  # error: TL001
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    class Net(nn.Module):
+        def __init__(self, fast=False):
+            super().__init__()
+            self.search_fn = native_search if not fast else native_search
+            self.debug_fn = logged_search
+            self.scale_fn = Scale.apply
+
+        def forward(self, x):
+            idx = self.search_fn(x, 0.5)
+            return self.scale_fn(x) + idx.sum()
+    """,
+    D,
+)
+
 test_static, test_dynamo_agrees = static_and_dynamo_tests(CASES)

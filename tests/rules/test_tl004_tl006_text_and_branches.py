@@ -569,4 +569,37 @@ CASES["equality_with_none_is_not_a_tensor_value"] = Case(
     {"target": "Leaky", "inputs": ["f32[4]", "f32[4]"]},
 )
 
+# snntorch's neurons: the base class registers a 0-d buffer in a helper its constructor calls
+# (inside a try), and a subclass's forward branches on it; an int kept beside it is no tensor
+CASES["buffer_a_base_class_registers_in_a_helper"] = Case(
+    """
+    import torch
+    from torch import nn
+
+    class SpikingNeuron(nn.Module):
+        reset_dict = {"subtract": 0, "zero": 1}
+
+        def __init__(self, reset_mechanism="subtract"):
+            super().__init__()
+            self.mode = SpikingNeuron.reset_dict[reset_mechanism]
+            try:
+                self._reset_mechanism_buffer(reset_mechanism)
+            except AttributeError:
+                pass
+
+        def _reset_mechanism_buffer(self, reset_mechanism):
+            val = torch.as_tensor(SpikingNeuron.reset_dict[reset_mechanism])
+            self.register_buffer("reset_mechanism_val", val)
+
+    class Leaky(SpikingNeuron):
+        def forward(self, x):
+            if self.mode == 0:
+                x = x * 0.9
+            if self.reset_mechanism_val == 0:  # error: TL005
+                return x - 1
+            return x
+    """,
+    {"target": "Leaky", "inputs": ["f32[4]"]},
+)
+
 test_static, test_dynamo_agrees = static_and_dynamo_tests(CASES)

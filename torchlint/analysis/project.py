@@ -1088,6 +1088,23 @@ class Project:
             found.extend(m for m in rec.get("binds", {}).get(attr, ()) if m not in found)
         return found
 
+    def _attr_refs(self, path: str, cls: str, attr: str) -> Iterator[Ref]:
+        """The project's functions ``self.<attr> = f`` in a method of ``cls`` or of its bases
+        sets the attribute to (``self.search_fn = native_search``): what calling it runs, an
+        autograd Function's forward for ``Spike.apply``."""
+        for where, rec in self._lineage_records(path, cls):
+            for name in rec.get("refs", {}).get(attr, ()):
+                if name.endswith(".apply"):
+                    fn = self.resolve_dotted(where, name[: -len(".apply")])
+                    if fn is not None and fn[0] == "cls" and self.is_autograd_function(fn[1], fn[2]):
+                        found = self.find_method(fn[1], fn[2], "forward")
+                        if found is not None:
+                            yield found
+                    continue
+                target = self.resolve_dotted(where, name)
+                if target is not None and target[0] in ("fn", "meth"):
+                    yield target
+
     def _called(self, path: str, callee: str) -> Iterator[Ref]:
         """What calling an instance of each class ``callee`` makes runs: its ``__call__``, or
         a module's own ``forward`` (one inherited from a base is shared by every subclass, and
@@ -1178,6 +1195,7 @@ class Project:
                             bound = self.find_method(path, owner, method)
                             if bound is not None:
                                 yield bound
+                        yield from self._attr_refs(path, owner, rest)  # `self.search_fn = native_search`
                 elif rest.count(".") == 1:  # `self.table.lookup(x)`: what `self.table` was made as
                     attr, method = rest.split(".")
                     for where, callee in self._attr_makers(path, owner, attr):

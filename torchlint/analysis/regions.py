@@ -49,6 +49,10 @@ class ClassInfo:
     #: installed package's class, read for what calling the object runs)
     made_by: dict[str, str] = field(default_factory=dict)
     tensor_attrs: set[str] = field(default_factory=set)
+    #: self.<attr> = f in __init__ (``self.search_fn = native_search``, ``self.spike_fn =
+    #: Spike.apply``): attr -> what calling it runs, (function, qualname, owner) as
+    #: :func:`resolve_callee` gives
+    function_refs: dict[str, list[tuple[cst.FunctionDef, str, ClassInfo | None]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -342,6 +346,21 @@ def build_index(
         init = info.methods.get("__init__")
         if init is not None:
             _scan_init(init, info, index)
+            for helper in _self_calls(init):  # `self._reset_buffer(mode)`: built there too
+                if helper != "__init__" and helper in info.methods:
+                    _scan_init(info.methods[helper], info, index)
+        for name, fn in info.methods.items():  # what any method registers is a tensor
+            if name != "__init__":
+                info.tensor_attrs.update(_registered(fn))
+    changed = True
+    while changed:  # and a same-file base's tensors are its subclasses'
+        changed = False
+        for info in index.classes.values():
+            for base in info.base_names:
+                extra = index.classes[base].tensor_attrs - info.tensor_attrs if base in index.classes else set()
+                if extra:
+                    info.tensor_attrs |= extra
+                    changed = True
     _CompileCallScanner(index).scan(module)
     return index
 
@@ -363,12 +382,69 @@ def _makes_module(call: cst.Call, index: ModuleIndex) -> bool:
     return False
 
 
+def _kept_functions(value: cst.BaseExpression, info: ClassInfo, index: ModuleIndex) -> list:
+    """What calling ``value`` runs, for ``self.<attr> = value`` (either arm of ``a if c else
+    b``): a same-file function by name, or the forward of a same-file autograd Function's
+    ``apply`` (``Spike.apply``, ``self.Spike.apply`` of one defined in the class)."""
+    if isinstance(value, cst.IfExp):
+        return _kept_functions(value.body, info, index) + _kept_functions(value.orelse, info, index)
+    if isinstance(value, cst.Name) and value.value in index.functions:
+        return [(index.functions[value.value], value.value, None)]
+    if isinstance(value, cst.Attribute):
+        return _autograd_forward_of(cst.Call(func=value), index, info)
+    return []
+
+
+def _self_calls(fn: cst.FunctionDef) -> list[str]:
+    """The methods ``fn`` calls on ``self`` (``self._reset_buffer(mode)``), by name."""
+    return [a for a in (self_attr(n.func) for n in _walk(fn.body) if isinstance(n, cst.Call)) if a is not None]
+
+
+def _registered(fn: cst.FunctionDef) -> set[str]:
+    """The names ``fn`` registers as buffers or parameters: ``self.register_buffer("v", t)``."""
+    out = set()
+    for node in _walk(fn.body):
+        if (
+            isinstance(node, cst.Call)
+            and self_attr(node.func) in ("register_buffer", "register_parameter")
+            and node.args
+            and isinstance(node.args[0].value, cst.SimpleString)
+        ):
+            name = node.args[0].value.evaluated_value
+            if isinstance(name, str):
+                out.add(name)
+    return out
+
+
+def _made_value(value: cst.BaseExpression) -> cst.Call | None:
+    """The call that makes what ``self.<attr> = value`` keeps: ``value`` itself, or the one
+    call of ``Norm(dim) if norm else None``."""
+    if isinstance(value, cst.Call):
+        return value
+    if isinstance(value, cst.IfExp):
+        arms = [value.body, value.orelse]
+        calls = [a for a in arms if isinstance(a, cst.Call)]
+        if len(calls) == 1 and any(isinstance(a, cst.Name) and a.value == "None" for a in arms):
+            return calls[0]
+    return None
+
+
 def _scan_init(init: cst.FunctionDef, info: ClassInfo, index: ModuleIndex) -> None:
+    params = {p.name.value for p in (*init.params.params, *init.params.kwonly_params, *init.params.posonly_params)}
     for node in _walk(init.body):
-        if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
+        if isinstance(node, cst.Assign) and not isinstance(node.value, cst.Call):
+            kept: list | None = [] if isinstance(node.value, cst.Name) and node.value.value in params else None
             for target in node.targets:
                 attr = self_attr(target.target)
-                func = node.value.func
+                if attr is not None and kept is None:
+                    kept = _kept_functions(node.value, info, index)
+                if attr is not None and kept:
+                    info.function_refs.setdefault(attr, []).extend(kept)
+        made = _made_value(node.value) if isinstance(node, cst.Assign) else None
+        if isinstance(node, cst.Assign) and made is not None:
+            for target in node.targets:
+                attr = self_attr(target.target)
+                func = made.func
                 qual = index.resolve(func)
                 stored = target.target
                 if qual in DISABLE_DECORATORS and isinstance(stored, cst.Attribute) and stored.attr.value == "forward":
@@ -380,7 +456,7 @@ def _scan_init(init: cst.FunctionDef, info: ClassInfo, index: ModuleIndex) -> No
                     info.made_by[attr] = qual
                 if qual in DISABLE_DECORATORS:  # self.head = torch.compiler.disable(nn.Linear(...))
                     info.submodules[attr] = qual
-                elif qual in JIT_MODULE_MAKERS and _makes_module(node.value, index):
+                elif qual in JIT_MODULE_MAKERS and _makes_module(made, index):
                     info.submodules[attr] = qual  # self.norm = torch.jit.script(LayerNorm(...))
                 elif qual in ("torch.nn.Parameter", "torch.nn.Buffer") or (
                     qual is not None
@@ -636,6 +712,8 @@ def callees(fn: cst.FunctionDef, owner: ClassInfo | None, index: ModuleIndex):
                     fwd = find_method(index, cls, "forward")
                     if fwd is not None:
                         out.append((fwd[1], f"{fwd[0].name}.forward", fwd[0]))
+            if attr is not None and owner is not None:  # `self.search_fn(x)` of a function kept
+                out.extend(_function_refs(index, owner, attr))
             out.extend(_torch_function_of(node, index))
             out.extend(_autograd_forward_of(node, index, owner))
         elif isinstance(node, (cst.AssignTarget, cst.AugAssign)) and owner is not None:
@@ -646,6 +724,21 @@ def callees(fn: cst.FunctionDef, owner: ClassInfo | None, index: ModuleIndex):
                     out.append((found[1], f"{found[0].name}.__setattr__", found[0]))
         stack.extend(reversed(code_children(node)))
     return out
+
+
+def _function_refs(index: ModuleIndex, info: ClassInfo, attr: str, _seen: set[str] | None = None) -> list:
+    """The functions ``self.<attr>`` was set to in the constructor of ``info`` or of a
+    same-file base (:attr:`ClassInfo.function_refs`)."""
+    if attr in info.function_refs:
+        return info.function_refs[attr]
+    seen = _seen or set()
+    seen.add(info.name)
+    for base in info.base_names:
+        if base in index.classes and base not in seen:
+            found = _function_refs(index, index.classes[base], attr, seen)
+            if found:
+                return found
+    return []
 
 
 def _accessor(fn: cst.FunctionDef) -> bool:

@@ -36,7 +36,7 @@ from torchlint.analysis.sites import (
 from torchlint.analysis.torchnames import LABEL_PARAMS
 
 #: bump when the summary's shape or meaning changes (it is part of cache keys)
-VERSION = 32
+VERSION = 33
 
 Summary = dict[str, Any]
 
@@ -90,6 +90,23 @@ def _own_methods(values: list[ast.AST]) -> list[str]:
     """The methods of ``self`` that ``self.<attr>`` is set to, for its calls: ``self.loss_method
     = self.mat_based_loss if mat_based else self.pair_based_loss``."""
     return list(dict.fromkeys(a for a in (_self_attr(v) for v in _arms(values)) if a is not None))
+
+
+def _function_refs(values: list[ast.AST], params: set[str], local: set[str]) -> list[str]:
+    """The functions ``self.<attr>`` is set to, by name, for its calls: ``self.search_fn =
+    native_search`` (a module's function or an imported one), ``self.spike_fn = Spike.apply``
+    (an autograd Function's). Not a parameter or a local (what the caller hands is the
+    project's to say), nor an attribute of ``self``."""
+    out = []
+    for v in _arms(values):
+        name = dotted(v) if isinstance(v, (ast.Name, ast.Attribute)) else None
+        if name is None or name in ("None", "True", "False"):
+            continue
+        head = name.split(".", 1)[0]
+        if head in params or head in local or head in ("self", "cls"):
+            continue
+        out.append(name)
+    return list(dict.fromkeys(out))
 
 
 def _annotation_kind(ann: ast.AST | None) -> str | None:
@@ -875,6 +892,10 @@ def _callers_view(fn: ast.AST, scan: _FunctionScan, own: set[str] | None) -> dic
         bound = {a: _own_methods(values) for a, values in scan.fields.items()}
         if any(bound.values()):
             out["binds"] = {a: m for a, m in bound.items() if m}
+        stored = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        refs = {a: _function_refs(values, set(_param_names(fn)), stored) for a, values in scan.fields.items()}
+        if any(refs.values()):
+            out["refs"] = {a: r for a, r in refs.items() if r}
     if own is not None and isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         out.update(signature(fn))
     # a tensor at every return (`return norm(x).abs()`, `return torch.cat(parts)`): a tensor
@@ -1053,23 +1074,46 @@ _NOT_TENSORS = frozenset({"device", "dtype", "finfo", "iinfo", "get_default_dtyp
 
 
 def _init_tensors(cls: ast.ClassDef) -> list[str]:
-    """The attributes ``__init__`` makes tensors: ``self.register_buffer("name", ...)``,
-    ``register_parameter``, ``self.name = nn.Parameter(...)`` / ``nn.Buffer(...)`` /
-    ``torch.zeros(...)`` (another file's ``self.child.name`` is then a tensor too)."""
-    init = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
-    if init is None:
-        return []
+    """The attributes the class makes tensors: ``self.register_buffer("name", ...)`` and
+    ``register_parameter`` in any of its methods (what is registered is a tensor), and
+    ``self.name = nn.Parameter(...)`` / ``nn.Buffer(...)`` / ``torch.zeros(...)`` in
+    ``__init__`` or a method of the class it calls (``self._reset_buffer(mode)``). Another
+    file's ``self.child.name`` is then a tensor too, and a subclass's ``self.name``."""
+    methods = {s.name: s for s in cls.body if isinstance(s, ast.FunctionDef)}
     out: set[str] = set()
-    for node in ast.walk(init):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+    for fn in methods.values():
+        for node in ast.walk(fn):
             if (
-                node.func.attr in ("register_buffer", "register_parameter")
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("register_buffer", "register_parameter")
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "self"
                 and node.args
                 and isinstance(node.args[0], ast.Constant)
                 and isinstance(node.args[0].value, str)
             ):
                 out.add(node.args[0].value)
-        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+    todo, built = ["__init__"], set[str]()
+    while todo:  # `__init__` and the methods it calls on `self`, a few calls deep
+        name = todo.pop()
+        if name in built or name not in methods or len(built) > 8:
+            continue
+        built.add(name)
+        for node in ast.walk(methods[name]):
+            callee = dotted(node.func) if isinstance(node, ast.Call) else None
+            if callee is not None and callee.startswith("self.") and callee.count(".") == 1:
+                todo.append(callee[5:])
+        out.update(_made_tensors(methods[name]))
+    return sorted(out)
+
+
+def _made_tensors(fn: ast.FunctionDef) -> set[str]:
+    """The attributes ``self.name = nn.Parameter(...)`` / ``nn.Buffer(...)`` /
+    ``torch.zeros(...)`` in ``fn`` makes tensors."""
+    out: set[str] = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             callee = dotted(node.value.func) or ""
             last = callee.rsplit(".", 1)[-1]
             made = callee.startswith("torch.") and last[:1].islower() and last not in _NOT_TENSORS
@@ -1082,7 +1126,7 @@ def _init_tensors(cls: ast.ClassDef) -> list[str]:
                     and target.value.id == "self"
                 ):
                     out.add(target.attr)
-    return sorted(out)
+    return out
 
 
 def _top(body, imports, aliases, bound, classes, functions, top_code=None, tables=None) -> None:

@@ -812,8 +812,8 @@ class TensorScope:
             base = expr.value
             if isinstance(base, cst.Name) and base.value == "self" and self.owner is not None:
                 attr = expr.attr.value
-                if attr in self.owner.tensor_attrs:
-                    return TENSOR
+                if attr in self.owner.tensor_attrs or attr in self.imports.class_tensors.get(self.owner.name, ()):
+                    return TENSOR  # (the project's: a buffer a base class registers, in any file)
                 if attr in self.owner.submodules or f"{self.owner.name}.{attr}" in self.imports.handed_modules:
                     return MODULE
                 return None
