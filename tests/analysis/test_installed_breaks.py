@@ -8,6 +8,7 @@ caller decides (``if max_len is None: max_len = lens.amax().item()``, called wit
 from __future__ import annotations
 
 import sys
+from unittest.mock import ANY
 
 import pytest
 from support import dynamo_lines, marked, static_found, write, write_package
@@ -49,10 +50,19 @@ class Stepper(nn.Module):
     def forward(self, y):
         print("step")
         return y * 2
+
+
+class GraphNorm(nn.Module):
+    def forward(self, x, batch=None, batch_size=None):
+        if batch is None:
+            return x - x.mean()
+        if batch_size is None:
+            batch_size = int(batch.max()) + 1
+        return x * batch_size
 """
 
 MODEL = """import torch
-from odelib import Stepper, integrate, integrate_steps, lens_to_mask
+from odelib import GraphNorm, Stepper, integrate, integrate_steps, lens_to_mask
 from torch import nn
 
 
@@ -61,6 +71,7 @@ class Flow(nn.Module):
         super().__init__()
         self.field = nn.Linear(4, 4)
         self.stepper = Stepper()
+        self.norm = GraphNorm()
 
     def forward(self, y):
         t = torch.linspace(0, 1, 3)
@@ -68,17 +79,31 @@ class Flow(nn.Module):
         b = integrate_steps(torch.tanh, y, 2)
         mask = lens_to_mask(torch.tensor([1, 3]), 4)
         c = self.stepper(self.field(y))  # graph break
-        return a + b + c + mask.sum()
+        d = self.norm(c, torch.tensor([0, 1]), 2) + self.norm(c)
+        return a + b + c + d + mask.sum()
+
+
+class Masked(nn.Module):
+    def __init__(self, norm=True):
+        super().__init__()
+        self.norm = GraphNorm() if norm else None
+
+    def forward(self, y):
+        mask = lens_to_mask(torch.tensor([1, 3]))  # graph break
+        return self.norm(y, torch.tensor([0, 1])) + mask.sum()  # graph break
 """
 
-ORACLE = [{"path": ".", "module": "flowapp.model", "target": "Flow", "inputs": ["f32[2,4]"]}]
+ORACLE = [
+    {"path": ".", "module": "flowapp.model", "target": name, "inputs": ["f32[2,4]"]} for name in ("Flow", "Masked")
+]
 
 
 @pytest.fixture
 def site(tmp_path, monkeypatch):
     """A folder of installed packages holding `odelib`, on sys.path as site-packages are."""
     folder = tmp_path / "lib" / "site-packages"
-    write(folder, "odelib/__init__.py", "from .solve import Stepper, integrate, integrate_steps, lens_to_mask\n")
+    names = "GraphNorm, Stepper, integrate, integrate_steps, lens_to_mask"
+    write(folder, "odelib/__init__.py", f"from .solve import {names}\n")
     write(folder, "odelib/solve.py", SOLVE)
     # a compiled extension module (never imported here: its file only says what it is), a
     # module importing from it, and a Python module that has a stray extension file beside it
@@ -113,6 +138,14 @@ def test_the_break_inside_is_found_in_the_installed_source(site):
     assert inside("odelib.Stepper", "__call__")[1:3] == (33, "TL004")  # type: ignore[index]
     assert inside("odelib.integrate_steps", None) is None
     assert inside("odelib.lens_to_mask", None) is None
+    # a path the caller decides, decided by what the call passes: a parameter left out holds
+    # its default, one passed is taken for a value
+    assert inside("odelib.lens_to_mask", None, (1, ())) == (where[0], 27, "TL001", ANY)
+    assert inside("odelib.lens_to_mask", None, (2, ())) is None
+    assert inside("odelib.lens_to_mask", None, (1, ("max_len",))) is None
+    assert inside("odelib.GraphNorm", "__call__", (2, ()))[1:3] == (42, "TL002")  # type: ignore[index]
+    assert inside("odelib.GraphNorm", "__call__", (3, ())) is None
+    assert inside("odelib.GraphNorm", "__call__", (1, ())) is None
     assert inside("odelib.missing", None) is None
 
 

@@ -14,6 +14,7 @@ The answer is worked out once per package and process.
 
 from __future__ import annotations
 
+import ast
 import functools
 import os
 import re
@@ -172,12 +173,15 @@ def _whole_package(top: str) -> Project | None:
     return Project(ModuleMap(files, [os.path.dirname(folder)]), _load, [])
 
 
-def breaks_inside(qual: str, method: str | None, check: Checker) -> Break | None:
+def breaks_inside(qual: str, method: str | None, check: Checker, passed: Passed | None = None) -> Break | None:
     """Where calling the installed ``qual`` breaks the graph inside its package: a function; a
     class, whose constructor runs (``method`` None) or whose ``method`` does (``"__call__"``:
     its ``__call__``, else a module's ``forward``). Its code, and the package's functions it
     calls a few calls deep, are read by ``check`` as compiled code; the first finding that is
-    not on a path the caller decides is the answer. None where there is none."""
+    not on a path the caller decides is the answer. ``passed``: what the call passes (how many
+    positional arguments, which keywords), which decides the paths of the function it calls
+    that test a parameter for ``None`` (``if batch_size is None:`` when the call leaves it out).
+    None where there is none."""
     top = qual.split(".", 1)[0]
     project = _whole_package(top) if followable(top) else None
     if project is None:
@@ -205,7 +209,7 @@ def breaks_inside(qual: str, method: str | None, check: Checker) -> Break | None
         if ref is None or ref[0] not in ("fn", "meth") or depth > _BREAK_DEPTH or (ref[1], ref[2]) in seen:
             continue
         seen.add((ref[1], ref[2]))
-        found = _first_break(ref[1], ref[2], check)
+        found = _first_break(ref[1], ref[2], check, passed if depth == 0 else None)
         if found is not None:
             return found
         for name, guard in (project.record(ref) or {}).get("calls", ()):
@@ -238,11 +242,12 @@ def _extension_file(folder: str, module: list[str]) -> str | None:
     )
 
 
-def _first_break(path: str, qual: str, check: Checker) -> Break | None:
+def _first_break(path: str, qual: str, check: Checker, passed: Passed | None = None) -> Break | None:
     spans = functions(path).get(qual)
     if spans is None:
         return None
-    (start, end), guarded = spans
+    (start, end), guards, params = spans
+    guarded = [span for span, test in guards if passed is None or not _taken(test, params, passed)]
     found = [
         (line, col, rule, message)
         for line, col, rule, message, region in check(path)
@@ -254,13 +259,62 @@ def _first_break(path: str, qual: str, check: Checker) -> Break | None:
     return path, line, rule, message
 
 
+#: what a call passes: how many positional arguments, and the keywords' names
+Passed = tuple[int, tuple[str, ...]]
+#: a test the arm of a guard runs under: (parameter, True when the arm runs where it is
+#: ``None``), for ``if p is None:`` / ``if p is not None:`` and their ``else``; None for another
+Test = tuple[str, bool] | None
+#: a function's parameters: the positional ones (``self`` aside, for a method), the
+#: keyword-only ones, and those with a default (its value, ``None`` or another)
+Params = tuple[tuple[str, ...], tuple[str, ...], dict[str, bool]]
+Function = tuple[tuple[int, int], list[tuple[tuple[int, int], Test]], Params]
+
+
+def call_key(call: str, passed: Passed | None) -> str:
+    """The key of a call's answer in the project's ``installed`` facts: ``call`` itself, or
+    with what it passes (``torch_geometric.utils.softmax#2:dim``: two positional arguments and
+    ``dim=``), where the answer is that call's."""
+    return call if passed is None else f"{call}#{passed[0]}:{','.join(passed[1])}"
+
+
+def _taken(test: Test, params: Params, passed: Passed) -> bool:
+    """Whether a call that passes ``passed`` surely runs the arm guarded by ``test``: the
+    parameter is left out (it holds its default: ``None`` or not), or passed a value, taken
+    for one that is not ``None`` (a caller that means ``None`` leaves it out)."""
+    if test is None:
+        return False
+    name, when_none = test
+    positional, keyword_only, defaults = params
+    given = (name in positional and positional.index(name) < passed[0]) or name in passed[1]
+    if not given and name not in defaults:
+        return False  # (a required parameter not passed: the call is not read right)
+    is_none = False if given else defaults[name]
+    return is_none == when_none
+
+
+def _none_test(test: ast.expr, params: set[str]) -> tuple[str, bool] | None:
+    """``(p, True)`` for ``p is None``, ``(p, False)`` for ``p is not None`` of a parameter."""
+    if (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.left, ast.Name)
+        and test.left.id in params
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+        and isinstance(test.ops[0], (ast.Is, ast.IsNot))
+    ):
+        return test.left.id, isinstance(test.ops[0], ast.Is)
+    return None
+
+
 @functools.lru_cache(maxsize=256)
-def functions(path: str) -> dict[str, tuple[tuple[int, int], list[tuple[int, int]]]]:
+def functions(path: str) -> dict[str, Function]:
     """Qualified name -> ((first line of the body, last line), the spans of its code that run
-    or not by what the caller passes) of each function of the file. Those spans are the arms of
-    an ``if`` (the body of a ``while``) whose test reads a parameter (``if max_len is None:
-    max_len = lens.amax().item()``): which arm a call takes is the caller's, unknown here, so a
-    break there is not taken for the call's."""
+    or not by what the caller passes, its parameters) of each function of the file. Those
+    spans are the arms of an ``if`` (the body of a ``while``) whose test reads a parameter
+    (``if max_len is None: max_len = lens.amax().item()``): which arm a call takes is the
+    caller's, so a break there is not taken for the call's unless the call decides it (each
+    arm says how, where it can: :func:`_taken`)."""
     import ast
 
     try:
@@ -268,27 +322,58 @@ def functions(path: str) -> dict[str, tuple[tuple[int, int], list[tuple[int, int
             tree = ast.parse(handle.read())
     except (OSError, SyntaxError, ValueError):
         return {}
-    out: dict[str, tuple[tuple[int, int], list[tuple[int, int]]]] = {}
+    out: dict[str, Function] = {}
 
-    def guarded(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[int, int]]:
+    def signature(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Params:
+        args = fn.args
+        positional = [a.arg for a in args.posonlyargs + args.args]
+        if positional and positional[0] in ("self", "cls"):
+            positional = positional[1:]
+        defaults: dict[str, bool] = {}
+        with_default = (args.posonlyargs + args.args)[len(args.posonlyargs + args.args) - len(args.defaults) :]
+        for a, d in zip(with_default, args.defaults):
+            defaults[a.arg] = isinstance(d, ast.Constant) and d.value is None
+        for a, kd in zip(args.kwonlyargs, args.kw_defaults):
+            if kd is not None:
+                defaults[a.arg] = isinstance(kd, ast.Constant) and kd.value is None
+        return tuple(positional), tuple(a.arg for a in args.kwonlyargs), defaults
+
+    def guarded(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[tuple[int, int], Test]]:
         args = fn.args
         params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs} - {"self", "cls"}
         params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
-        spans = []
+        spans: list[tuple[tuple[int, int], Test]] = []
+
+        def span(block: list[ast.stmt]) -> tuple[int, int]:
+            return block[0].lineno, block[-1].end_lineno or block[-1].lineno
+
         for node in ast.walk(fn):
-            if isinstance(node, (ast.If, ast.While)) and any(
-                isinstance(n, ast.Name) and n.id in params for n in ast.walk(node.test)
-            ):
-                for block in (node.body, node.orelse):
-                    if block:
-                        spans.append((block[0].lineno, block[-1].end_lineno or block[-1].lineno))
+            for field in ("body", "orelse", "finalbody"):
+                block = getattr(node, field, None)
+                if not isinstance(block, list) or not block or not isinstance(block[0], ast.stmt):
+                    continue
+                for i, stmt in enumerate(block):
+                    if not (
+                        isinstance(stmt, (ast.If, ast.While))
+                        and any(isinstance(n, ast.Name) and n.id in params for n in ast.walk(stmt.test))
+                    ):
+                        continue
+                    test = _none_test(stmt.test, params) if isinstance(stmt, ast.If) else None
+                    for arm, when_none in ((stmt.body, True), (stmt.orelse, False)):
+                        if not arm:
+                            continue
+                        decided = None if test is None else (test[0], test[1] == when_none)
+                        spans.append((span(arm), decided))
+                        if decided is not None and i + 1 < len(block) and isinstance(arm[-1], (ast.Return, ast.Raise)):
+                            # `if batch is None: return x`: what follows runs where it is not None
+                            spans.append((span(block[i + 1 :]), (decided[0], not decided[1])))
         return spans
 
     def walk(node: ast.AST, prefix: str) -> None:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 span = (child.body[0].lineno, child.end_lineno or child.lineno)
-                out[prefix + child.name] = (span, guarded(child))
+                out[prefix + child.name] = (span, guarded(child), signature(child))
             elif isinstance(child, ast.ClassDef):
                 walk(child, f"{prefix}{child.name}.")
 

@@ -830,17 +830,24 @@ class Project:
                     names.add(local if verdict == 2 else f"{local}.*")
         return sorted(names)
 
-    def installed_calls(self, path: str) -> list[list[str | None]]:
+    def installed_calls(self, path: str) -> list[list[Any]]:
         """What the file's regions call of installed third-party packages whose code is read
-        for the breaks inside it (``followable``): each ``[qualified name, None]`` of a
-        function or class called, and ``[class, "__call__"]`` of a kept object called
-        (``self.kernel = ScaleKernel(...)``, then ``self.kernel(x)``). None read: empty."""
+        for the breaks inside it (``followable``): each ``[qualified name, None, passed]`` of a
+        function or class called, and ``[class, "__call__", passed]`` of a kept object called
+        (``self.kernel = ScaleKernel(...)``, then ``self.kernel(x)``). ``passed``: ``[number
+        of positional arguments, [keywords]]`` of one way the file calls it, None where a call
+        unpacks ``*args`` or ``**kwargs``. None read: empty."""
         if self.followable is None:
             return []
-        found: set[tuple[str, str | None]] = set()
+        found: set[tuple[str, str | None, tuple | None]] = set()
         for qual, _ in (self._by_path or {}).get(path, ()):
             rec = self.record(("meth" if "." in qual else "fn", path, qual)) or {}
             owner = qual.split(".")[0] if "." in qual else None
+            shapes: dict[str, set[tuple | None]] = {}
+            for entry in rec.get("sites", ()):
+                kw = entry[2] if len(entry) > 2 else {}
+                unpacked = "*" in entry[1] or "**" in kw
+                shapes.setdefault(entry[0], set()).add(None if unpacked else (len(entry[1]), tuple(sorted(kw))))
             for name, guard in rec.get("calls", ()):
                 if not self._runs(path, guard):
                     continue
@@ -853,8 +860,12 @@ class Project:
                 for where, callee, method in makers:
                     ref = self.resolve_dotted(where, callee)
                     if ref is not None and ref[0] == "ext" and self.followable(ref[1].split(".", 1)[0]):
-                        found.add((ref[1], method))
-        return [[q, m] for q, m in sorted(found, key=lambda c: (c[0], c[1] or ""))]
+                        for shape in shapes.get(name) or {None}:
+                            found.add((ref[1], method, shape))
+        return [
+            [q, m, [s[0], list(s[1])] if s is not None else None]
+            for q, m, s in sorted(found, key=lambda c: (c[0], c[1] or "", c[2] or (-1, ())))
+        ]
 
     def _overrides(self, ref: Ref, rec: dict[str, Any]) -> Iterator[Ref]:
         """For a method's ``self.m()`` calls: the ``m`` each subclass of its class defines

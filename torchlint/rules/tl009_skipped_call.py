@@ -10,6 +10,7 @@ from typing import cast
 import libcst as cst
 
 from torchlint import knowledge, matrix
+from torchlint.analysis.installed import call_key
 from torchlint.analysis.names import self_attr
 from torchlint.analysis.torchnames import JIT_MODULE_MAKERS
 from torchlint.rules.base import Rule
@@ -319,10 +320,11 @@ class SkippedCall(Rule):
         known = self.ctx.imports.installed
         if not known:
             return False
-        found = known.get(qual) if qual is not None else None
+        passed = _passed(node)
+        found = _answer(known, qual, passed) if qual is not None else None
         if found is None:
             made = self._kept_object(node.func)  # `self.kernel(x)`, made as an installed module
-            found = known.get(f"{made}()") if made is not None else None
+            found = _answer(known, f"{made}()", passed) if made is not None else None
             qual = made
         if found is None or qual is None:
             return False
@@ -343,6 +345,21 @@ class SkippedCall(Rule):
         owner = region.owner if region is not None else None
         attr = self_attr(func)
         return owner.made_by.get(attr) if owner is not None and attr is not None else None
+
+
+def _passed(call: cst.Call) -> tuple[int, tuple[str, ...]] | None:
+    """What ``call`` passes: how many positional arguments and the keywords, sorted (None
+    where it unpacks ``*args`` or ``**kwargs``)."""
+    if any(a.star for a in call.args):
+        return None
+    keywords = tuple(sorted(a.keyword.value for a in call.args if a.keyword is not None))
+    return sum(a.keyword is None for a in call.args), keywords
+
+
+def _answer(known: dict[str, list], call: str, passed: tuple[int, tuple[str, ...]] | None) -> list | None:
+    """The break inside ``call`` the facts give for a call that passes ``passed``."""
+    found = known.get(call_key(call, passed)) if passed is not None else None
+    return found if found is not None else known.get(call)
 
 
 def _package_path(path: str, top: str) -> str:

@@ -28,23 +28,31 @@ def followable(top: str) -> bool:
 def with_breaks(fact: dict[str, Any] | None) -> dict[str, Any] | None:
     """``fact`` with ``installed_calls`` turned into ``installed``: call -> [path, line, rule,
     message] of the break inside it, for the calls that break (``q``, or ``q()`` for calling
-    an instance of the class ``q``)."""
+    an instance of the class ``q``; with :func:`~torchlint.analysis.installed.call_key`'s suffix for a call that passes
+    what it says, whose answer is its own)."""
     if not fact or "installed_calls" not in fact:
         return fact
     out = {k: v for k, v in fact.items() if k != "installed_calls"}
     found = {}
-    for qual, method in fact["installed_calls"]:
-        where = breaks_inside(qual, method)
+    for qual, method, *rest in fact["installed_calls"]:
+        call = qual + ("()" if method else "")
+        where = breaks_inside(qual, method)  # (on the paths every call takes)
         if where is not None:
-            found[qual + ("()" if method else "")] = list(where)
+            found[call] = list(where)
+        shape = rest[0] if rest else None
+        if shape is not None:  # and on those this one's arguments decide
+            passed = (shape[0], tuple(shape[1]))
+            decided = breaks_inside(qual, method, passed)
+            if decided is not None and decided != where:
+                found[installed.call_key(call, passed)] = list(decided)
     if found:
         out["installed"] = found
     return out
 
 
 @functools.lru_cache(maxsize=4096)
-def breaks_inside(qual: str, method: str | None) -> installed.Break | None:
-    return installed.breaks_inside(qual, method, _file_findings)
+def breaks_inside(qual: str, method: str | None, passed: installed.Passed | None = None) -> installed.Break | None:
+    return installed.breaks_inside(qual, method, _file_findings, passed)
 
 
 @functools.lru_cache(maxsize=256)
@@ -59,7 +67,7 @@ def _file_findings(path: str) -> list[tuple[int, int, str, str, str]]:
         source = read_source(path)
     except Exception:  # noqa: BLE001 - an unreadable file of a package: nothing known inside
         return []
-    lines = {start for (start, _), _ in installed.functions(path).values()}
+    lines = {start for (start, _), _, _ in installed.functions(path).values()}
     rules = [r for r in all_rules() if r.severity == "error" and r.code != "TL021"]
     return [
         (f.line, f.column, f.rule or "", f.message, f.region or "")
