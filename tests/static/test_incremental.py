@@ -142,3 +142,13 @@ def test_summaries_from_a_memo_equal_whole_summaries():
             except SyntaxError:
                 continue
             assert summarize(source, tree, memo) == summarize(source), path
+
+
+def test_a_module_level_name_read_by_a_later_statement_is_the_same_from_a_memo():
+    """Top-level statements are summarised run by run from a memo: a name one statement binds
+    (a type alias) and a later one reads is a value of the module either way, not a read of
+    something from elsewhere."""
+    source = "Pair = tuple[int, int]\nPairs = list[Pair]\n\n\ndef f(p: Pairs) -> None:\n    return None\n"
+    whole = summarize(source)
+    assert whole is not None and "Pair" not in whole.get("top", {}).get("loads", ())
+    assert summarize(source, ast.parse(source), {}) == whole

@@ -1058,7 +1058,8 @@ def _statement_runs(source: str, body: list[ast.stmt]) -> list[tuple[str, list[a
 
 def _merge_top(parts: list[dict[str, Any]]) -> dict[str, Any]:
     sites = [s for p in parts for s in p.get("sites", ())]
-    loads = sorted({n for p in parts for n in p.get("loads", ())})
+    bound = {n for p in parts for n in p.get("binds", ())}
+    loads = sorted({n for p in parts for n in p.get("loads", ())} - bound)
     others = sorted({n for p in parts for n in p.get("ocalls", ())})
     out: dict[str, Any] = {}
     for key, value in (("sites", sites), ("loads", loads), ("ocalls", others)):
@@ -1207,6 +1208,11 @@ def _top(body, imports, aliases, bound, classes, functions, top_code=None, table
         if loose:
             module = ast.Module(body=loose, type_ignores=[])
             view = _callers_view(module, _FunctionScan(module), None)
+            # the names this code binds: another run of top-level statements (summarised on
+            # its own where the summary is rebuilt from parts) reads them as values of the module
+            binds = sorted(Env(module, set()).values)
+            if binds:
+                view["binds"] = binds
             if view:
                 top_code.append(view)
 
