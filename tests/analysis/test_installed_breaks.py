@@ -121,6 +121,7 @@ def site(tmp_path, monkeypatch):
 
 def _clear():
     installed._whole_package.cache_clear()
+    installed.is_module_class.cache_clear()
     installed.functions.cache_clear()
     installed_breaks.breaks_inside.cache_clear()
     installed_breaks._file_findings.cache_clear()
@@ -198,3 +199,64 @@ def test_without_the_project_the_package_is_not_read(site, tmp_path):
 def test_the_marks_are_where_dynamo_breaks(site, tmp_path):
     folder = make(tmp_path)
     assert dynamo_lines(folder) == marked(folder)
+
+
+BASES = """from torch import nn
+
+
+class Block(nn.Module):
+    pass
+
+
+class Options:
+    def forward(self, x):
+        return x
+"""
+
+LAYERS = """from .bases import Block
+
+
+class Layer(Block):
+    def forward(self, x):
+        return x
+"""
+
+USER = """from odelib.layers import Layer
+from odelib.bases import Options
+
+
+class Shout(Layer):
+    def forward(self, x):
+        print("shout")  # graph break
+        return x * 2
+
+
+class Settings(Options):
+    def forward(self, x):
+        print("not a module: its forward is no region")
+        return x
+"""
+
+
+def test_a_class_deriving_from_an_installed_module_class_is_a_module(site, tmp_path):
+    """``class Shout(odelib.layers.Layer)``, where ``Layer`` derives from ``nn.Module`` through
+    another file of its package (as a model subclasses ``torch_geometric.nn.MessagePassing`` or
+    ``transformers.PreTrainedModel``): its ``forward`` is a region. A subclass of the package's
+    plain class is not."""
+    folder = _user_project(site, tmp_path)
+    assert installed.is_module_class("odelib.layers.Layer") and not installed.is_module_class("odelib.bases.Options")
+    assert static_found(folder) == {("userapp/model.py", 7, "TL004")}
+    assert static_found(folder, "--no-project") == set()
+
+
+@pytest.mark.dynamo
+def test_a_subclass_of_an_installed_module_class_breaks_where_marked(site, tmp_path):
+    folder = _user_project(site, tmp_path)
+    assert dynamo_lines(folder) == marked(folder) == {("userapp/model.py", 7)}
+
+
+def _user_project(site, tmp_path):
+    write(site, "odelib/bases.py", BASES)
+    write(site, "odelib/layers.py", LAYERS)
+    oracle = [{"path": ".", "module": "userapp.model", "target": "Shout", "inputs": ["f32[2,4]"]}]
+    return write_package(tmp_path / "project", {"userapp/__init__.py": "", "userapp/model.py": USER}, oracle)

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from torchlint.analysis.modules import NEVER_FOLLOW, ModuleMap, site_dirs
 from torchlint.analysis.project import Project, Ref
 from torchlint.analysis.summary import Summary, summarize
-from torchlint.analysis.torchnames import library_op
+from torchlint.analysis.torchnames import is_module_class_name, library_op
 
 #: the text a file registering a fake kernel holds (files without it are never parsed)
 _REGISTERS = re.compile(rb"register_fake|impl_abstract|register_meta")
@@ -220,6 +220,22 @@ def breaks_inside(qual: str, method: str | None, check: Checker, passed: Passed 
                 target = project.find_method(target[1], target[2], "__init__")
             todo.append((target, depth + 1))
     return None
+
+
+@functools.lru_cache(maxsize=1024)
+def is_module_class(qual: str, depth: int = 0) -> bool:
+    """Whether the installed package's class ``qual`` (``torch_geometric.nn.MessagePassing``,
+    ``lightning.LightningModule``) derives from ``torch.nn.Module``, through its package's
+    classes and those of the installed packages they derive from, read from their source: a
+    project class deriving from it is a module, whose ``forward`` dynamo traces."""
+    top = qual.split(".", 1)[0]
+    project = _whole_package(top) if depth <= _DEPTH and followable(top) else None
+    ref = _resolve(project, qual) if project is not None else None
+    if project is None or ref is None or ref[0] != "cls":
+        return False
+    return project._derives(
+        "module", ref[1], ref[2], lambda q: is_module_class_name(q) or is_module_class(q, depth + 1)
+    )
 
 
 #: what a function of a package's compiled extension module is to dynamo

@@ -129,8 +129,12 @@ class Project:
         installed: Callable[[str], int] | None = None,
         loss_roots: bool = True,
         followable: Callable[[str], bool] | None = None,
+        module_base: Callable[[str], bool] | None = None,
     ) -> None:
         self.map = modmap
+        #: whether an installed package's class is an ``nn.Module`` (``installed.is_module_class``:
+        #: ``torch_geometric.nn.MessagePassing``, read from its source); None: only torch's are
+        self.module_base = module_base
         #: what an installed package's name does when called (``installed.verdict``: 2 runs an
         #: operator whose output size depends on the data, 1 its package registers such an
         #: operator, 0 neither); None: installed packages are not read
@@ -385,7 +389,12 @@ class Project:
 
     def is_module(self, path: str, name: str) -> bool:
         """Whether ``name`` derives from ``torch.nn.Module``, through any number of files and mixins."""
-        return self._derives("module", path, name, is_module_class_name)
+        return self._derives("module", path, name, self._module_class)
+
+    def _module_class(self, qual: str) -> bool:
+        """Whether the external class ``qual`` is an ``nn.Module``: torch's, or an installed
+        package's that derives from one (a project class subclassing ``MessagePassing``)."""
+        return is_module_class_name(qual) or (self.module_base is not None and self.module_base(qual))
 
     def is_distribution(self, path: str, name: str) -> bool:
         """Whether ``name`` derives from a ``torch.distributions`` class (a distribution, a
@@ -1561,7 +1570,9 @@ class Project:
                 loggers.append(local)
                 return
             q = prefix
-            if ref[0] == "cls" and self.is_module(ref[1], ref[2]):
+            if ref[0] == "ext" and q and not q.startswith("torch.") and self._module_class(ref[1]):
+                module_classes.add(q)  # an installed package's module class
+            elif ref[0] == "cls" and self.is_module(ref[1], ref[2]):
                 module_classes.add(q)  # type: ignore[arg-type]
                 held = self.class_tensors(ref[1], ref[2])
                 if held and q:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from torchlint.analysis.summary import Summary, summarize
 from torchlint.config import Settings
 from torchlint.files import FileProblem, discover, display_path, read_source
-from torchlint.static.installed_breaks import followable, with_breaks
+from torchlint.static.installed_breaks import followable, is_module_class, with_breaks
 from torchlint.static.modes import has_training_loop, loss_roots, modes_to_check, settings_for
 
 if TYPE_CHECKING:
@@ -211,6 +211,7 @@ class WorkspaceProject:
             installed=installed.verdict,
             loss_roots=losses,
             followable=followable,
+            module_base=is_module_class,
         )
 
     def _display(self, path: str) -> str:

@@ -25,6 +25,12 @@ def followable(top: str) -> bool:
     return top not in knowledge.skipped_packages() and installed.followable(top)
 
 
+def is_module_class(qual: str) -> bool:
+    """Whether an installed package's class is an ``nn.Module``, for a package that is read
+    (:func:`followable`; :func:`torchlint.analysis.installed.is_module_class`)."""
+    return followable(qual.split(".", 1)[0]) and installed.is_module_class(qual)
+
+
 def with_breaks(fact: dict[str, Any] | None) -> dict[str, Any] | None:
     """``fact`` with ``installed_calls`` turned into ``installed``: call -> [path, line, rule,
     message] of the break inside it, for the calls that break (``q``, or ``q()`` for calling

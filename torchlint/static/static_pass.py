@@ -578,6 +578,7 @@ def _project_facts(
         installed=installed.verdict,
         followable=installed_breaks.followable,
         loss_roots=loss_roots(settings),
+        module_base=installed_breaks.is_module_class,
     )
     reuse: set[str] = set()  # analysed files whose name facts the stored analysis gives
     partial = graph is not None and stored is not None
