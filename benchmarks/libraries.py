@@ -368,6 +368,54 @@ all 11 of its eval sites (recall 1.00, noise 0.00); the three measured here in t
 sites, recall 0.85, precision 1.00, noise 1.81 (26 in 14,333 lines, peft's as above; peft's two
 misses stay). Training: the three, 15 sites, recall 0.60.
 
+snntorch (10 models: spiking networks whose forward loops over time steps as its tutorials'
+do, ``library_models/snn_nets.py``: Leaky neurons with the user's membranes, a convolutional
+``nn.Sequential`` of Leaky neurons that keep their state (``init_hidden``, reset by
+``utils.reset``) over images rate-coded by ``spikegen.rate`` in the forward, learnable
+Synaptic neurons, Alpha neurons, recurrent RLeaky and RSynaptic layers, SLSTM layers under a
+population code, spiking convolutional LSTMs over event frames, LeakyParallel, Lapicque
+neurons over latency-coded inputs, quantized membranes with a winner-take-all output; each
+trained on one of its ``snntorch.functional`` losses: rate, count, membrane and spike-time
+losses), ncps (10: CfC in each mode, with mixed memory, time-major and unbatched, wired by
+``AutoNCP``, LTC wired by ``NCP`` and fully connected with mixed memory, in the README's
+``SequenceLearner``, ``library_models/ncps_nets.py``; the Atari example's convolutional
+encoder under a CfC and under an AutoNCP-wired LTC; a user's loop over a ``CfCCell`` with
+irregular time steps), neuraloperator (9, ``library_models/neuralop_nets.py``: FNO on a
+Darcy-like grid trained on the H1 loss, a Tucker TFNO, a 1-D CP-factorized FNO with domain
+padding and group norm, a 3-D separable FNO that doubles its resolution, physics-informed
+Burgers training with its equation and initial-condition losses under the ReLoBRaLo
+aggregator, UNO with a horizontal skip, GINO on a point cloud, FNOGNO from a grid to points,
+UQNO's quantile loss; its CODANO took over the worker's 300 seconds in eval on the busy 2-core
+machine and was dropped), stable-baselines3 (10, ``library_models/sb3_nets.py``: policies
+built from their spaces as the algorithms build them, acting in eval and trained on their
+algorithm's ``train()`` loss written out as a user's step: PPO on discrete, continuous (separate
+actor and critic networks, clipped values) and gSDE squashed actions, image observations
+through NatureCNN and dict observations through CombinedExtractor, A2C on MultiDiscrete and
+MultiBinary actions, DQN on MultiDiscrete observations, SAC with a learned entropy
+coefficient, TD3 with three critics) and egnn-pytorch (9: the EGNN layer plain, with edges, a
+mask, soft edges, Fourier distances and mean pooling, with nearest neighbours, updating
+features only; EGNN_Network with tokens and positions, with an adjacency matrix of three
+degrees and only its sparse neighbours, with edge tokens and global linear attention;
+EGNN_Sparse and EGNN_Sparse_Network over torch-geometric edge lists) were then added as dev
+libraries, never run before (the dynamo runs took about 15 minutes on the 2-core machine,
+beside another benchmark). Their first measurement (eval): snntorch 11 sites, recall 0.46,
+precision 0.71, noise 0.00 (0 in 3,495 lines; 5 compile whole; the misses: a branch on the
+reset-mechanism buffer, ``tolist()`` of a float tensor in the quantizer's autograd Function
+reached through a closure kept on the neuron, ``utils.reset``'s module globals set by
+``global`` in the same frame, and the in-place ``detach_`` of a neuron's buffer that follows
+from it; the false findings: ``if not mem == None``, a Python bool); ncps 0 sites (all 10
+compile whole in both modes), noise 0.00 (0 in 1,090 lines); neuraloperator 6 sites, recall
+0.50, precision 1.00 (none compiles whole; the misses: ``tl.einsum``, which breaks inside
+tensorly and opt_einsum, and ``nonzero`` in the neighbour search reached through a function
+kept on ``self``); stable-baselines3 4 sites, recall 0.25, precision 1.00, noise 0.32 (1 in
+3,129 lines, a warning under ``features_extractor is not None``, which no caller passes; the
+misses: numpy arrays of a gymnasium space, which dynamo holds as tensors, tested by ``if`` and
+read by ``int()``); egnn-pytorch 2 sites, recall 0.50, precision 1.00 (7 compile whole; the
+miss: torch-geometric's graph LayerNorm, which calls ``int(batch.max())``). All five: 23 sites,
+recall 0.43, precision 0.83, noise 0.13 (1 in 7,714 lines); training 24 sites, recall 0.50,
+precision 0.86, noise 0.15 (1 in 6,509 lines; snntorch 12 sites, recall 0.58: its spike-time
+losses' autograd Functions, the rest as in eval).
+
 Needs (pure Python, into the venv): ``vit-pytorch x-transformers torchdiffeq gpytorch e3nn``,
 and ``pip install --no-deps kornia kornia_rs torchmetrics lightning-utilities pyro-ppl pyro-api
 opt_einsum torch_geometric vector-quantize-pytorch monai zuko torchsde trampoline
@@ -411,10 +459,17 @@ puts an empty ``torchvision`` in place as vit-pytorch's does; its FID evaluation
 pytorch-fid, not installed; peft imports accelerate; performer-pytorch needs local-attention
 and axial-positional-embedding, already there, and runs its causal attention's Python path
 without fast-transformers' CUDA kernel), and segmentation-models-pytorch 0.6.0 with timm
-1.0.31 in torchvision's environment (above). vit-pytorch's package imports
-``torchvision.transforms`` for its self-supervised wrappers (none of the models built here use
-it); when torchvision is not importable, vit-pytorch's worker puts an empty ``torchvision``
-module in ``sys.modules`` so that the package imports.
+1.0.31 in torchvision's environment (above), and ``pip install --no-deps snntorch ncps
+neuraloperator tensorly tensorly-torch stable-baselines3 gymnasium farama-notifications
+egnn-pytorch`` (1.0.0, 1.0.1, 2.0.0, 0.10.0, 0.5.0, 2.9.2, 1.4.0, 0.0.6 and 0.2.8;
+neuraloperator needs tensorly, tensorly-torch and opt_einsum, and none of its declared
+wandb, matplotlib, h5py, zencfg, configmypy and ruamel-yaml to build these models;
+stable-baselines3 needs gymnasium, which needs farama-notifications and cloudpickle, already
+there; egnn-pytorch needs einops, and torch_geometric for its sparse layers, both already
+there). vit-pytorch's package imports ``torchvision.transforms`` for its self-supervised
+wrappers (none of the models built here use it); when torchvision is not importable,
+vit-pytorch's worker puts an empty ``torchvision`` module in ``sys.modules`` so that the
+package imports.
 """
 
 from __future__ import annotations
@@ -471,6 +526,11 @@ DEV = [
     "peft",
     "segmentation-models-pytorch",
     "performer-pytorch",
+    "snntorch",
+    "ncps",
+    "neuraloperator",
+    "stable-baselines3",
+    "egnn-pytorch",
 ]
 HELD_OUT = [
     "e3nn",
@@ -530,6 +590,11 @@ PACKAGES = {
     "peft": ["peft"],
     "segmentation-models-pytorch": ["segmentation_models_pytorch"],
     "performer-pytorch": ["performer_pytorch"],
+    "snntorch": ["snntorch"],
+    "ncps": ["ncps"],
+    "neuraloperator": ["neuralop"],
+    "stable-baselines3": ["stable_baselines3"],
+    "egnn-pytorch": ["egnn_pytorch"],
     "torch-struct": ["torch_struct"],
     "asteroid-filterbanks": ["asteroid_filterbanks"],
     "mambapy": ["mambapy"],
@@ -5711,6 +5776,749 @@ def performer__enc_dec() -> Built:
     return Built(
         m, (src, tgt), eval_fn=lambda s, t: m(s, t, enc_mask=mask), train_fn=lambda s, t: m(s, t, enc_mask=mask)
     )
+
+
+# --------------------------------------------------------------------------- snntorch
+
+
+def _snn(cls: str, x: Any, targets: Any = None, **config: Any) -> Built:
+    """A spiking network of ``library_models/snn_nets.py``: its spike and membrane recordings
+    over time (eval), its snntorch loss against class labels (training)."""
+    import torch
+
+    from benchmarks.library_models import snn_nets
+
+    m = getattr(snn_nets, cls)(**config)
+    targets = torch.tensor([1, 3]) if targets is None else targets
+    return Built(m, (x,), train_fn=m.loss, train_args=(x, targets))
+
+
+@model("snntorch", quick=True)
+def snn__leaky_mlp_rate_loss() -> Built:
+    import torch
+
+    return _snn("LeakyMLP", torch.rand(2, 16))
+
+
+@model("snntorch", quick=True)
+def snn__conv_rate_coded() -> Built:
+    import torch
+
+    return _snn("ConvRateCoded", torch.rand(2, 1, 16, 16))
+
+
+@model("snntorch")
+def snn__synaptic_learnable() -> Built:
+    import torch
+
+    return _snn("SynapticLearnable", torch.rand(2, 16))
+
+
+@model("snntorch")
+def snn__alpha_max_membrane() -> Built:
+    import torch
+
+    return _snn("AlphaSequential", torch.rand(2, 16))
+
+
+@model("snntorch")
+def snn__recurrent_rleaky_rsynaptic() -> Built:
+    import torch
+
+    return _snn("RecurrentSNN", torch.rand(6, 2, 8))
+
+
+@model("snntorch")
+def snn__slstm_population_code() -> Built:
+    import torch
+
+    return _snn("SpikingLSTM", torch.rand(2, 6, 8), torch.tensor([1, 0]))
+
+
+@model("snntorch")
+def snn__sconv2dlstm_events() -> Built:
+    import torch
+
+    return _snn("EventConvLSTM", (torch.rand(2, 4, 2, 16, 16) > 0.7).float())
+
+
+@model("snntorch")
+def snn__leaky_parallel() -> Built:
+    import torch
+
+    return _snn("ParallelLeaky", torch.rand(6, 2, 8))
+
+
+@model("snntorch")
+def snn__lapicque_latency_coded() -> Built:
+    import torch
+
+    return _snn("LatencyLapicque", torch.rand(2, 16))
+
+
+@model("snntorch")
+def snn__quantized_inhibition() -> Built:
+    import torch
+
+    return _snn("QuantizedLeaky", torch.rand(2, 16))
+
+
+# --------------------------------------------------------------------------- ncps
+
+
+def _ncps(rnn: Any, x: Any, y: Any, regression: bool = True, head: Any = None, hx: Any = None) -> Built:
+    """A CfC or LTC in ``library_models/ncps_nets.py``'s ``SequenceLearner``: its predictions
+    (eval), MSE or cross entropy against ``y`` (training)."""
+    from benchmarks.library_models.ncps_nets import SequenceLearner
+
+    m = SequenceLearner(rnn, regression=regression, head=head)
+    return Built(m, (x, hx), train_fn=m.loss, train_args=(x, y, hx))
+
+
+@model("ncps", quick=True)
+def ncps__cfc_regressor() -> Built:
+    import torch
+    from ncps.torch import CfC
+
+    return _ncps(CfC(2, 16, proj_size=1, backbone_units=16), torch.randn(2, 12, 2), torch.randn(2, 12, 1))
+
+
+@model("ncps")
+def ncps__cfc_pure_time_major_last() -> Built:
+    import torch
+    from ncps.torch import CfC
+
+    rnn = CfC(
+        4,
+        12,
+        proj_size=3,
+        mode="pure",
+        batch_first=False,
+        return_sequences=False,
+        activation="silu",
+        backbone_units=16,
+        backbone_layers=2,
+        backbone_dropout=0.1,
+    )
+    return _ncps(rnn, torch.randn(10, 2, 4), torch.tensor([0, 2]), regression=False)
+
+
+@model("ncps")
+def ncps__cfc_no_gate_mixed_memory() -> Built:
+    import torch
+    from ncps.torch import CfC
+
+    rnn = CfC(3, 10, mode="no_gate", mixed_memory=True, activation="gelu", backbone_units=8)
+    hx = (torch.zeros(2, 10), torch.zeros(2, 10))
+    return _ncps(rnn, torch.randn(2, 8, 3), torch.randn(2, 8, 1), head=torch.nn.Linear(10, 1), hx=hx)
+
+
+@model("ncps")
+def ncps__wired_cfc_autoncp() -> Built:
+    import torch
+    from ncps.torch import CfC
+    from ncps.wirings import AutoNCP
+
+    return _ncps(CfC(3, AutoNCP(12, 2)), torch.randn(2, 8, 3), torch.randn(2, 8, 2))
+
+
+@model("ncps")
+def ncps__ltc_ncp_wiring() -> Built:
+    import torch
+    from ncps.torch import LTC
+    from ncps.wirings import NCP
+
+    wiring = NCP(
+        inter_neurons=6,
+        command_neurons=4,
+        motor_neurons=2,
+        sensory_fanout=3,
+        inter_fanout=2,
+        recurrent_command_synapses=3,
+        motor_fanin=3,
+    )
+    rnn = LTC(3, wiring, ode_unfolds=3)
+    return _ncps(rnn, torch.randn(2, 6, 3), torch.randn(2, 6, 2), hx=torch.zeros(2, 12))
+
+
+@model("ncps")
+def ncps__ltc_mixed_memory_last() -> Built:
+    import torch
+    from ncps.torch import LTC
+
+    rnn = LTC(
+        4,
+        8,
+        mixed_memory=True,
+        return_sequences=False,
+        input_mapping="linear",
+        output_mapping="linear",
+        implicit_param_constraints=False,
+        ode_unfolds=2,
+    )
+    return _ncps(rnn, torch.randn(2, 6, 4), torch.tensor([1, 2]), regression=False, head=torch.nn.Linear(8, 3))
+
+
+@model("ncps")
+def ncps__cfc_unbatched() -> Built:
+    import torch
+    from ncps.torch import CfC
+
+    rnn = CfC(3, 8, proj_size=2, backbone_units=8, backbone_layers=0)
+    return _ncps(rnn, torch.randn(10, 3), torch.randn(10, 2), hx=torch.zeros(8))
+
+
+@model("ncps", quick=True)
+def ncps__conv_cfc_atari() -> Built:
+    import torch
+    from ncps.torch import CfC
+
+    from benchmarks.library_models.ncps_nets import ConvCfC
+
+    m = ConvCfC(CfC(32, 16, batch_first=True, proj_size=4, backbone_units=16))
+    frames = torch.rand(2, 3, 4, 24, 24)
+    return Built(m, (frames,), train_fn=m.loss, train_args=(frames, torch.tensor([[0, 1, 3], [2, 2, 1]])))
+
+
+@model("ncps")
+def ncps__conv_ltc_autoncp() -> Built:
+    import torch
+    from ncps.torch import LTC
+    from ncps.wirings import AutoNCP
+
+    from benchmarks.library_models.ncps_nets import ConvCfC
+
+    m = ConvCfC(LTC(32, AutoNCP(12, 4), batch_first=True, ode_unfolds=2))
+    frames = torch.rand(2, 3, 4, 24, 24)
+    return Built(m, (frames,), train_fn=m.loss, train_args=(frames, torch.tensor([[0, 1, 3], [2, 2, 1]])))
+
+
+@model("ncps")
+def ncps__cfc_cell_irregular() -> Built:
+    import torch
+
+    from benchmarks.library_models.ncps_nets import CellLoop
+
+    m = CellLoop(3, 10, 3, mode="default", backbone_activation="relu", backbone_units=8)
+    x, elapsed = torch.randn(2, 7, 3), torch.rand(2, 7) + 0.5
+    return Built(m, (x, elapsed), train_fn=m.loss, train_args=(x, elapsed, torch.tensor([0, 2])))
+
+
+# --------------------------------------------------------------------------- neuraloperator
+
+
+def _operator(model: Any, x: Any, y: Any, criterion: Any) -> Built:
+    """An operator in ``library_models/neuralop_nets.py``'s ``OperatorLearner``: the predicted
+    function (eval), ``criterion(pred, y)`` (training)."""
+    from benchmarks.library_models.neuralop_nets import OperatorLearner
+
+    m = OperatorLearner(model, criterion)
+    return Built(m, (x,), train_fn=m.loss, train_args=(x, y))
+
+
+@model("neuraloperator", quick=True)
+def neuralop__fno_darcy_h1() -> Built:
+    import torch
+    from neuralop import H1Loss
+    from neuralop.models import FNO
+
+    m = FNO(n_modes=(6, 6), in_channels=1, out_channels=1, hidden_channels=8, n_layers=2, projection_channel_ratio=2)
+    return _operator(m, torch.randn(2, 1, 16, 16), torch.randn(2, 1, 16, 16), H1Loss(d=2))
+
+
+@model("neuraloperator")
+def neuralop__tfno_tucker_lp() -> Built:
+    import torch
+    from neuralop import LpLoss
+    from neuralop.models import TFNO
+
+    m = TFNO(n_modes=(6, 6), in_channels=3, out_channels=1, hidden_channels=8, n_layers=2, rank=0.5)
+    return _operator(m, torch.randn(2, 3, 16, 16), torch.randn(2, 1, 16, 16), LpLoss(d=2, p=2))
+
+
+@model("neuraloperator")
+def neuralop__fno_1d_cp_padded() -> Built:
+    import torch
+    from neuralop import LpLoss
+    from neuralop.models import FNO
+
+    m = FNO(
+        n_modes=(8,),
+        in_channels=2,
+        out_channels=1,
+        hidden_channels=8,
+        n_layers=2,
+        factorization="cp",
+        rank=0.5,
+        implementation="reconstructed",
+        domain_padding=0.25,
+        norm="group_norm",
+    )
+    return _operator(m, torch.randn(2, 2, 32), torch.randn(2, 1, 32), LpLoss(d=1, p=2, reduction="mean"))
+
+
+@model("neuraloperator")
+def neuralop__fno_3d_superresolution() -> Built:
+    import torch
+    from neuralop import LpLoss
+    from neuralop.models import FNO
+
+    m = FNO(
+        n_modes=(4, 4, 4),
+        in_channels=1,
+        out_channels=1,
+        hidden_channels=6,
+        n_layers=2,
+        resolution_scaling_factor=[1, 2],
+        norm="instance_norm",
+        preactivation=True,
+        fno_skip="identity",
+        channel_mlp_skip="linear",
+        stabilizer="tanh",
+        separable=True,
+    )
+    return _operator(m, torch.randn(2, 1, 8, 8, 8), torch.randn(2, 1, 16, 16, 16), LpLoss(d=3, p=2))
+
+
+@model("neuraloperator")
+def neuralop__burgers_pino() -> Built:
+    import torch
+    from neuralop.models import FNO
+
+    from benchmarks.library_models.neuralop_nets import BurgersPINO
+
+    m = BurgersPINO(FNO(n_modes=(6, 6), in_channels=1, out_channels=1, hidden_channels=8, n_layers=2))
+    ic = torch.sin(torch.linspace(0, 6.28, 16)).repeat(2, 1, 16, 1) * torch.rand(2, 1, 1, 1)
+    return Built(m, (ic,), train_fn=m.loss, train_args=(ic, torch.randn(2, 1, 16, 16)))
+
+
+@model("neuraloperator")
+def neuralop__uno_horizontal_skips() -> Built:
+    import torch
+    from neuralop import LpLoss
+    from neuralop.models import UNO
+
+    m = UNO(
+        1,
+        1,
+        8,
+        lifting_channels=16,
+        projection_channels=16,
+        n_layers=3,
+        uno_out_channels=[8, 16, 8],
+        uno_n_modes=[[4, 4], [4, 4], [4, 4]],
+        uno_scalings=[[1, 1], [0.5, 0.5], [2, 2]],
+        horizontal_skips_map={2: 0},
+        domain_padding=0.2,
+        channel_mlp_skip="linear",
+    )
+    return _operator(m, torch.randn(2, 1, 16, 16), torch.randn(2, 1, 16, 16), LpLoss(d=2, p=2))
+
+
+@model("neuraloperator")
+def neuralop__gino_point_cloud() -> Built:
+    import torch
+    from neuralop.models import GINO
+
+    from benchmarks.library_models.neuralop_nets import PointCloudOperator
+
+    net = GINO(
+        in_channels=3,
+        out_channels=2,
+        gno_coord_dim=2,
+        in_gno_radius=0.3,
+        out_gno_radius=0.3,
+        in_gno_transform_type="nonlinear_kernelonly",
+        out_gno_transform_type="linear",
+        in_gno_channel_mlp_hidden_layers=[8, 8],
+        out_gno_channel_mlp_hidden_layers=[8, 8],
+        gno_embed_channels=8,
+        fno_n_modes=(4, 4),
+        fno_hidden_channels=8,
+        fno_n_layers=2,
+        fno_lifting_channel_ratio=2,
+        projection_channel_ratio=2,
+        gno_use_open3d=False,
+        gno_use_torch_scatter=False,
+    )
+    grid = torch.stack(torch.meshgrid([torch.linspace(0, 1, 8)] * 2, indexing="xy")).permute(1, 2, 0)
+    m = PointCloudOperator(net, grid)
+    geom, queries, x = torch.rand(40, 2), torch.rand(30, 2), torch.randn(2, 40, 3)
+    return Built(m, (geom, queries, x), train_fn=m.loss, train_args=(geom, queries, x, torch.randn(2, 30, 2)))
+
+
+@model("neuraloperator")
+def neuralop__fnogno_grid_to_points() -> Built:
+    import torch
+    from neuralop.models import FNOGNO
+
+    from benchmarks.library_models.neuralop_nets import GridToPoints
+
+    net = FNOGNO(
+        in_channels=3,
+        out_channels=2,
+        gno_coord_dim=2,
+        gno_radius=0.2,
+        gno_transform_type="nonlinear",
+        gno_embed_channels=8,
+        gno_channel_mlp_hidden_layers=[8, 8],
+        fno_n_modes=(4, 4),
+        fno_hidden_channels=8,
+        fno_n_layers=2,
+        fno_lifting_channel_ratio=2,
+        projection_channel_ratio=2,
+        gno_use_open3d=False,
+        gno_use_torch_scatter=False,
+    )
+    m = GridToPoints(net)
+    grid = torch.stack(torch.meshgrid([torch.linspace(0, 1, 12)] * 2, indexing="ij"), dim=-1)
+    out_p, f = torch.rand(20, 2), torch.randn(12, 12, 3)
+    return Built(m, (grid, out_p, f), train_fn=m.loss, train_args=(grid, out_p, f, torch.randn(20, 2)))
+
+
+@model("neuraloperator")
+def neuralop__uqno_quantile() -> Built:
+    import torch
+    from neuralop.models import FNO, UQNO
+
+    from benchmarks.library_models.neuralop_nets import UncertaintyOperator
+
+    base = FNO(n_modes=(6, 6), in_channels=1, out_channels=1, hidden_channels=8, n_layers=2)
+    m = UncertaintyOperator(UQNO(base))
+    x = torch.randn(2, 1, 16, 16)
+    return Built(m, (x,), train_fn=m.loss, train_args=(x, torch.randn(2, 1, 16, 16)))
+
+
+# --------------------------------------------------------------------------- stable-baselines3
+
+
+def _boxes(*shape: int, low: float = -1.0, high: float = 1.0) -> Any:
+    import numpy as np
+    from gymnasium import spaces
+
+    return spaces.Box(low, high, shape, dtype=np.float32)
+
+
+def _sb3_batch(policy: Any, obs: Any, batch: int = 2) -> tuple[Any, ...]:
+    """A rollout batch for ``policy``: its actions (sampled from the action space as a
+    rollout buffer holds them), old values and log-probabilities, advantages, returns."""
+    import numpy as np
+    import torch
+
+    space = policy.action_space
+    space.seed(0)
+    actions = torch.as_tensor(np.stack([space.sample() for _ in range(batch)])).float()
+    return (obs, actions, torch.randn(batch), torch.randn(batch) - 1.0, torch.randn(batch), torch.randn(batch))
+
+
+def _actor_critic(
+    cls: str, obs_space: Any, action_space: Any, obs: Any, learner: dict[str, Any] | None = None, **config: Any
+) -> Built:
+    """An on-policy policy (``ActorCriticPolicy`` and kin, built as PPO and A2C build them) in
+    ``library_models/sb3_nets.py``'s ``ActorCriticLearner``: ``(actions, values, log_prob)``
+    (eval), the PPO or A2C loss of a rollout batch (training)."""
+    from stable_baselines3.common import policies
+
+    from benchmarks.library_models.sb3_nets import ActorCriticLearner
+
+    policy = getattr(policies, cls)(obs_space, action_space, lambda _: 3e-4, **config)
+    m = ActorCriticLearner(policy, **(learner or {}))
+    return Built(m, (obs,), train_fn=m.loss, train_args=_sb3_batch(policy, obs))
+
+
+def _replay(obs: Any, next_obs: Any, actions: Any) -> tuple[Any, ...]:
+    import torch
+
+    return (obs, actions, torch.randn(2, 1), next_obs, torch.tensor([[0.0], [1.0]]))
+
+
+@model("stable-baselines3", quick=True)
+def sb3__ppo_mlp_discrete() -> Built:
+    import torch
+    from gymnasium import spaces
+
+    return _actor_critic("ActorCriticPolicy", _boxes(4), spaces.Discrete(2), torch.randn(2, 4), net_arch=[16, 16])
+
+
+@model("stable-baselines3")
+def sb3__ppo_continuous_separate_nets() -> Built:
+    import torch
+
+    return _actor_critic(
+        "ActorCriticPolicy",
+        _boxes(3),
+        _boxes(1, low=-2.0, high=2.0),
+        torch.randn(2, 3),
+        learner=dict(clip_range_vf=0.2),
+        net_arch=dict(pi=[16, 16], vf=[16]),
+        share_features_extractor=False,
+        log_std_init=-0.5,
+    )
+
+
+@model("stable-baselines3")
+def sb3__ppo_gsde_squashed() -> Built:
+    import torch
+
+    return _actor_critic(
+        "ActorCriticPolicy",
+        _boxes(5),
+        _boxes(2),
+        torch.randn(2, 5),
+        net_arch=[16],
+        use_sde=True,
+        squash_output=True,
+        full_std=False,
+        use_expln=True,
+    )
+
+
+@model("stable-baselines3")
+def sb3__a2c_multidiscrete() -> Built:
+    import torch
+    from gymnasium import spaces
+
+    return _actor_critic(
+        "ActorCriticPolicy",
+        _boxes(6),
+        spaces.MultiDiscrete([3, 4]),
+        torch.randn(2, 6),
+        learner=dict(clip_range=None, ent_coef=0.0),
+        net_arch=[16],
+        activation_fn=torch.nn.ReLU,
+        ortho_init=False,
+    )
+
+
+@model("stable-baselines3")
+def sb3__a2c_multibinary_deterministic() -> Built:
+    import torch
+    from gymnasium import spaces
+
+    return _actor_critic(
+        "ActorCriticPolicy",
+        _boxes(6),
+        spaces.MultiBinary(3),
+        torch.randn(2, 6),
+        learner=dict(clip_range=None, deterministic=True),
+        net_arch=[16],
+    )
+
+
+@model("stable-baselines3", quick=True)
+def sb3__ppo_cnn_atari() -> Built:
+    import numpy as np
+    import torch
+    from gymnasium import spaces
+
+    obs_space = spaces.Box(0, 255, (4, 36, 36), dtype=np.uint8)
+    obs = torch.randint(0, 256, (2, 4, 36, 36), dtype=torch.uint8)
+    return _actor_critic(
+        "ActorCriticCnnPolicy", obs_space, spaces.Discrete(4), obs, features_extractor_kwargs=dict(features_dim=32)
+    )
+
+
+@model("stable-baselines3")
+def sb3__ppo_dict_observations() -> Built:
+    import numpy as np
+    import torch
+    from gymnasium import spaces
+
+    obs_space = spaces.Dict(
+        {
+            "image": spaces.Box(0, 255, (1, 36, 36), dtype=np.uint8),
+            "vector": _boxes(3),
+            "mode": spaces.Discrete(3),
+        }
+    )
+    obs = {
+        "image": torch.randint(0, 256, (2, 1, 36, 36), dtype=torch.uint8),
+        "vector": torch.randn(2, 3),
+        "mode": torch.tensor([0, 2]),
+    }
+    return _actor_critic(
+        "MultiInputActorCriticPolicy",
+        obs_space,
+        _boxes(2),
+        obs,
+        net_arch=[16],
+        features_extractor_kwargs=dict(cnn_output_dim=16),
+    )
+
+
+@model("stable-baselines3")
+def sb3__dqn_multidiscrete_obs() -> Built:
+    import torch
+    from gymnasium import spaces
+    from stable_baselines3.dqn.policies import DQNPolicy
+
+    from benchmarks.library_models.sb3_nets import DQNLearner
+
+    obs_space = spaces.MultiDiscrete([4, 3, 5])
+    policy = DQNPolicy(obs_space, spaces.Discrete(3), lambda _: 1e-3, net_arch=[16, 16])
+    m = DQNLearner(policy)
+    obs, next_obs = torch.tensor([[0, 1, 4], [3, 2, 0]]), torch.tensor([[1, 1, 3], [2, 0, 0]])
+    return Built(m, (obs,), train_fn=m.loss, train_args=_replay(obs, next_obs, torch.tensor([[0], [2]])))
+
+
+@model("stable-baselines3")
+def sb3__sac_mlp() -> Built:
+    import torch
+    from stable_baselines3.sac.policies import SACPolicy
+
+    from benchmarks.library_models.sb3_nets import SACLearner
+
+    policy = SACPolicy(_boxes(3), _boxes(1), lambda _: 3e-4, net_arch=[16, 16])
+    m = SACLearner(policy)
+    return Built(
+        m,
+        (torch.randn(2, 3),),
+        train_fn=m.loss,
+        train_args=_replay(torch.randn(2, 3), torch.randn(2, 3), torch.rand(2, 1) * 2 - 1),
+    )
+
+
+@model("stable-baselines3")
+def sb3__td3_mlp_three_critics() -> Built:
+    import torch
+    from stable_baselines3.td3.policies import TD3Policy
+
+    from benchmarks.library_models.sb3_nets import TD3Learner
+
+    policy = TD3Policy(_boxes(4), _boxes(2), lambda _: 1e-3, net_arch=dict(pi=[16], qf=[16, 16]), n_critics=3)
+    m = TD3Learner(policy)
+    return Built(
+        m,
+        (torch.randn(2, 4),),
+        train_fn=m.loss,
+        train_args=_replay(torch.randn(2, 4), torch.randn(2, 4), torch.rand(2, 2) * 2 - 1),
+    )
+
+
+# --------------------------------------------------------------------------- egnn-pytorch
+
+
+def _points(batch: int = 2, n: int = 12, dim: int = 16) -> tuple[Any, Any]:
+    import torch
+
+    return torch.randn(batch, n, dim), torch.randn(batch, n, 3)
+
+
+@model("egnn-pytorch", quick=True)
+def egnn__layer() -> Built:
+    from egnn_pytorch import EGNN
+
+    return Built(EGNN(dim=16), _points())
+
+
+@model("egnn-pytorch")
+def egnn__layer_edges_mask() -> Built:
+    import torch
+    from egnn_pytorch import EGNN
+
+    feats, coors = _points()
+    edges = torch.randn(2, 12, 12, 4)
+    mask = torch.ones(2, 12, dtype=torch.bool)
+    mask[1, 8:] = False
+    m = EGNN(dim=16, edge_dim=4, m_pool_method="mean", soft_edges=True, norm_coors=True, fourier_features=2)
+    return Built(
+        m, (feats, coors), eval_fn=lambda f, c: m(f, c, edges, mask), train_fn=lambda f, c: m(f, c, edges, mask)
+    )
+
+
+@model("egnn-pytorch")
+def egnn__layer_nearest_neighbors() -> Built:
+    from egnn_pytorch import EGNN
+
+    m = EGNN(dim=16, num_nearest_neighbors=4, valid_radius=2.0, coor_weights_clamp_value=2.0, dropout=0.1)
+    return Built(m, _points())
+
+
+@model("egnn-pytorch")
+def egnn__features_only() -> Built:
+    from egnn_pytorch import EGNN
+
+    return Built(EGNN(dim=16, update_coors=False, norm_feats=True), _points())
+
+
+@model("egnn-pytorch", quick=True)
+def egnn__network_tokens_positions() -> Built:
+    import torch
+    from egnn_pytorch import EGNN_Network
+
+    m = EGNN_Network(
+        num_tokens=21, num_positions=16, dim=16, depth=2, num_nearest_neighbors=4, coor_weights_clamp_value=2.0
+    )
+    feats = torch.randint(0, 21, (2, 12))
+    mask = torch.ones(2, 12, dtype=torch.bool)
+    mask[0, 10:] = False
+    coors = torch.randn(2, 12, 3)
+    return Built(m, (feats, coors), eval_fn=lambda f, c: m(f, c, mask=mask), train_fn=lambda f, c: m(f, c, mask=mask))
+
+
+@model("egnn-pytorch")
+def egnn__network_sparse_adjacency() -> Built:
+    import torch
+    from egnn_pytorch import EGNN_Network
+
+    m = EGNN_Network(num_tokens=21, dim=16, depth=2, num_adj_degrees=3, adj_dim=4, only_sparse_neighbors=True)
+    feats, coors = torch.randint(0, 21, (2, 10)), torch.randn(2, 10, 3)
+    i = torch.arange(10)
+    adj_mat = (i[:, None] >= (i[None, :] - 1)) & (i[:, None] <= (i[None, :] + 1))
+    return Built(
+        m, (feats, coors), eval_fn=lambda f, c: m(f, c, adj_mat=adj_mat), train_fn=lambda f, c: m(f, c, adj_mat=adj_mat)
+    )
+
+
+@model("egnn-pytorch")
+def egnn__network_edge_tokens_global_attention() -> Built:
+    import torch
+    from egnn_pytorch import EGNN_Network
+
+    m = EGNN_Network(
+        num_tokens=21,
+        num_edge_tokens=4,
+        edge_dim=4,
+        dim=16,
+        depth=2,
+        global_linear_attn_every=1,
+        global_linear_attn_heads=2,
+        global_linear_attn_dim_head=8,
+        num_global_tokens=2,
+    )
+    feats, coors = torch.randint(0, 21, (2, 10)), torch.randn(2, 10, 3)
+    edges = torch.randint(0, 4, (2, 10, 10))
+
+    def run(f: Any, c: Any) -> Any:
+        return m(f, c, edges=edges, return_coor_changes=True)
+
+    return Built(m, (feats, coors), eval_fn=run, train_fn=run)
+
+
+@model("egnn-pytorch")
+def egnn__sparse_layer() -> Built:
+    import torch
+    from egnn_pytorch import EGNN_Sparse
+
+    m = EGNN_Sparse(feats_dim=16, pos_dim=3, m_dim=16, fourier_features=2, soft_edge=1, norm_coors=True)
+    x = torch.cat([torch.randn(12, 3), torch.randn(12, 16)], dim=-1)
+    i = torch.arange(12)
+    edge_index = torch.stack([torch.cat([i, (i + 1) % 12]), torch.cat([(i + 1) % 12, i])])
+    return Built(m, (x, edge_index))
+
+
+@model("egnn-pytorch")
+def egnn__sparse_network() -> Built:
+    import torch
+    from egnn_pytorch import EGNN_Sparse_Network
+
+    m = EGNN_Sparse_Network(n_layers=2, feats_dim=8, pos_dim=3, edge_attr_dim=2, m_dim=8, aggr="mean")
+    x = torch.cat([torch.randn(12, 3), torch.randn(12, 8)], dim=-1)
+    i = torch.arange(12)
+    edge_index = torch.stack([torch.cat([i, (i + 1) % 12]), torch.cat([(i + 1) % 12, i])])
+    batch = (i >= 6).long()
+    edge_attr = torch.randn(24, 2)
+    return Built(m, (x, edge_index, batch, edge_attr))
 
 
 # --------------------------------------------------------------------------- the worker
