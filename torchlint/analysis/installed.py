@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 
 from torchlint.analysis.modules import NEVER_FOLLOW, ModuleMap, site_dirs
 from torchlint.analysis.project import Project, Ref
-from torchlint.analysis.summary import Summary, summarize
+from torchlint.analysis.summary import Summary, none_test, summarize
 from torchlint.analysis.torchnames import is_module_class_name, library_op
 
 #: the text a file registering a fake kernel holds (files without it are never parsed)
@@ -308,21 +308,6 @@ def _taken(test: Test, params: Params, passed: Passed) -> bool:
     return is_none == when_none
 
 
-def _none_test(test: ast.expr, params: set[str]) -> tuple[str, bool] | None:
-    """``(p, True)`` for ``p is None``, ``(p, False)`` for ``p is not None`` of a parameter."""
-    if (
-        isinstance(test, ast.Compare)
-        and len(test.ops) == 1
-        and isinstance(test.left, ast.Name)
-        and test.left.id in params
-        and isinstance(test.comparators[0], ast.Constant)
-        and test.comparators[0].value is None
-        and isinstance(test.ops[0], (ast.Is, ast.IsNot))
-    ):
-        return test.left.id, isinstance(test.ops[0], ast.Is)
-    return None
-
-
 @functools.lru_cache(maxsize=256)
 def functions(path: str) -> dict[str, Function]:
     """Qualified name -> ((first line of the body, last line), the spans of its code that run
@@ -331,8 +316,6 @@ def functions(path: str) -> dict[str, Function]:
     (``if max_len is None: max_len = lens.amax().item()``): which arm a call takes is the
     caller's, so a break there is not taken for the call's unless the call decides it (each
     arm says how, where it can: :func:`_taken`)."""
-    import ast
-
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
             tree = ast.parse(handle.read())
@@ -374,7 +357,8 @@ def functions(path: str) -> dict[str, Function]:
                         and any(isinstance(n, ast.Name) and n.id in params for n in ast.walk(stmt.test))
                     ):
                         continue
-                    test = _none_test(stmt.test, params) if isinstance(stmt, ast.If) else None
+                    test = none_test(stmt.test) if isinstance(stmt, ast.If) else None
+                    test = test if test is not None and test[0] in params else None
                     for arm, when_none in ((stmt.body, True), (stmt.orelse, False)):
                         if not arm:
                             continue

@@ -136,21 +136,28 @@ def _annotation_kind(ann: ast.AST | None) -> str | None:
 TRAINING_ONLY = "<training>"
 
 
+def none_test(test: ast.AST) -> tuple[str, bool] | None:
+    """``(name, True)`` for ``name is None``, ``(name, False)`` for ``name is not None``."""
+    if (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.left, ast.Name)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+        and isinstance(test.ops[0], (ast.Is, ast.IsNot))
+    ):
+        return test.left.id, isinstance(test.ops[0], ast.Is)
+    return None
+
+
 def _training_only(test: ast.AST) -> bool | None:
     """True when the test holds only in training (``self.training``, ``x and self.training``,
     ``labels is not None``), False when only in eval (``not self.training``), else None."""
     if isinstance(test, ast.Attribute) and test.attr == "training":
         return True
-    if (
-        isinstance(test, ast.Compare)
-        and len(test.ops) == 1
-        and isinstance(test.left, ast.Name)
-        and test.left.id in LABEL_PARAMS
-        and isinstance(test.comparators[0], ast.Constant)
-        and test.comparators[0].value is None
-        and isinstance(test.ops[0], (ast.Is, ast.IsNot))
-    ):
-        return isinstance(test.ops[0], ast.IsNot)  # a loss is computed only when labels are given
+    tested = none_test(test)
+    if tested is not None and tested[0] in LABEL_PARAMS:
+        return not tested[1]  # a loss is computed only when labels are given
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = _training_only(test.operand)
         return None if inner is None else not inner
