@@ -602,4 +602,35 @@ CASES["buffer_a_base_class_registers_in_a_helper"] = Case(
     {"target": "Leaky", "inputs": ["f32[4]"]},
 )
 
+# peft's `self.merge(adapter_names=names)` in `forward`, whose `if safe_merge:` arm tests the
+# merged weight for NaNs: no compiled call passes `safe_merge` (an API method called outside
+# the model does), so it holds its default where the model runs. Passed by the forward, it runs.
+_MERGE = """
+import torch
+from torch import nn
+
+class Adapter(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.base = nn.Linear(8, 8)
+        self.delta = nn.Parameter(torch.zeros(8, 8))
+
+    def merged_weight(self, scale=1.0, safe_merge=False):
+        w = self.base.weight + scale * self.delta
+        if safe_merge:
+            if not torch.isfinite(w).all():{mark}
+                raise ValueError("NaNs in the merged weight")
+        return w
+
+    def merge_and_save(self, path):
+        torch.save(self.merged_weight(safe_merge=True), path)
+
+    def forward(self, x):
+        return x @ self.merged_weight({args}).t()
+"""
+CASES["default_every_compiled_call_leaves"] = Case(_MERGE.format(mark="", args="2.0"), {"inputs": ["f32[2,8]"]})
+CASES["default_a_compiled_call_passes"] = Case(
+    _MERGE.format(mark="  # error: TL005", args="2.0, True"), {"inputs": ["f32[2,8]"]}
+)
+
 test_static, test_dynamo_agrees = static_and_dynamo_tests(CASES)

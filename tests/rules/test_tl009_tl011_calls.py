@@ -1,5 +1,7 @@
 """TL009 skipped-call, TL010 autograd-in-region, TL011 explicit-graph-break."""
 
+import textwrap
+
 from rule_cases import Case, static_and_dynamo_tests
 
 D = {}
@@ -403,6 +405,82 @@ CASES["retain_grad_in_training"] = Case(
             return y.sum()
     """,
     {"inputs": ["f32[2,8]"], "train": True},
+)
+
+# peft's `if self.merged: self.unmerge()`, whose `unmerge` opens with `if not self.merged:
+# warnings.warn(...); return`: every compiled call sees the flag set, so the warning never runs.
+# Where one call does not (called bare, or after a method that may clear the flag), it does.
+_UNMERGE = """
+import warnings
+
+import torch
+from torch import nn
+
+class Adapter(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.base = nn.Linear(8, 8)
+        self.delta = nn.Parameter(torch.zeros(8, 8))
+        self.merged = {merged}
+
+    def reset(self):
+        self.merged = False
+
+    def unmerged_weight(self):
+        '''The base weight without the delta.'''
+        if not self.merged:
+            warnings.warn("already unmerged"){mark}
+            return self.base.weight
+        return self.base.weight - self.delta
+
+    def project(self, x, w):
+        if not self.merged:
+            return x @ w.t()
+        v = self.unmerged_weight()
+        return x @ (w + v).t()
+
+    def forward(self, x):
+{forward}
+"""
+
+
+def _unmerge_case(forward: str, merged: bool, mark: bool) -> Case:
+    body = textwrap.indent(textwrap.dedent(forward).strip(), " " * 8)
+    text = _UNMERGE.format(merged=merged, mark="  # error: TL009" if mark else "", forward=body)
+    return Case(text, {"inputs": ["f32[2,8]"]})
+
+
+CASES["method_opening_test_decided_by_its_guarded_calls"] = _unmerge_case(
+    """
+    if self.merged:
+        w = self.unmerged_weight()
+    else:
+        w = self.base.weight
+    return self.project(x, w)
+    """,
+    merged=True,
+    mark=False,
+)
+CASES["method_opening_test_after_a_call_that_may_clear_the_flag"] = _unmerge_case(
+    """
+    if self.merged:
+        self.reset()
+        w = self.unmerged_weight()
+    else:
+        w = self.base.weight
+    return x @ w.t()
+    """,
+    merged=True,
+    mark=True,
+)
+CASES["method_opening_test_with_one_unguarded_call"] = _unmerge_case(
+    """
+    if self.merged:
+        x = x @ self.unmerged_weight()
+    return x @ self.unmerged_weight().t()
+    """,
+    merged=False,
+    mark=True,
 )
 
 test_static, test_dynamo_agrees = static_and_dynamo_tests(CASES)

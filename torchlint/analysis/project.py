@@ -165,6 +165,7 @@ class Project:
         self.traced: dict[str, dict[str, bool]] = {}
         self._analyzed = False
         self._by_path: dict[str, list[tuple[str, tuple[str, str]]]] | None = None
+        self._callers: dict[tuple[str, str], set[tuple[str, str]]] | None = None
         self._subclass_index: dict[tuple[str, str], list[tuple[str, str]]] | None = None
         self._dynamic: tuple[frozenset[str], frozenset[tuple[str, str]]] | None = None
 
@@ -1304,6 +1305,23 @@ class Project:
         out.update(self.name_facts(path) if names is None else names)
         return out
 
+    def _local_callers(self, path: str, reached: dict[str, str]) -> dict[str, list[str]]:
+        """The functions of ``path`` that only regions of ``path`` call, with those callers:
+        the file's own walk sees every compiled call of them (what ``self`` is known to hold
+        there: :func:`torchlint.analysis.regions.entry_decisions`)."""
+        if self._callers is None:
+            self._callers = {}
+            for spath, by_qual in self.edges.items():
+                for squal, targets in by_qual.items():
+                    for target in targets:
+                        self._callers.setdefault((target[1], target[2]), set()).add((spath, squal))
+        out = {}
+        for qual in reached:
+            callers = self._callers.get((path, qual), set())
+            if callers and all(cpath == path for cpath, _ in callers):
+                out[qual] = sorted(q for _, q in callers)
+        return out
+
     def region_facts(self, path: str) -> dict[str, Any]:
         """``roots`` and ``reached``: the file's functions that are regions."""
         self.analyze()
@@ -1323,6 +1341,9 @@ class Project:
             out["roots"] = sorted(roots)
         if reached:
             out["reached"] = dict(sorted(reached.items()))
+            local = self._local_callers(path, reached)
+            if local:
+                out["callers"] = local
         if not self.loss_roots:  # (the engine takes every module's forward for a root)
             classes = self.summary(path).get("classes", {})
             losses = [c for c in classes if self.is_module(path, c) and self.is_loss(path, c)]

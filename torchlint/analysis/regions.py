@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence, Set
 from dataclasses import dataclass, field
+from typing import cast
 
 import libcst as cst
 
@@ -72,6 +73,12 @@ class Region:
     record_params: dict[str, str] = field(default_factory=dict)
     #: parameters some call hands a tensor the caller computed (not its own input, passed on)
     computed_params: set[str] = field(default_factory=set)
+    #: flags of ``self`` every compiled call of this method sees alike (``if self.merged:
+    #: self.unmerge()``): the tests it opens with on them are decided (:func:`entry_decisions`)
+    entry: dict[str, bool] = field(default_factory=dict)
+    #: parameters with a constant default every compiled call leaves out, where those calls
+    #: are all seen here: name -> ``"None"`` / ``"True"`` / ``"False"``
+    defaults: dict[str, str] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
@@ -102,9 +109,16 @@ class ModuleIndex:
     #: the parameters of the function being checked that hold a known constant (``"None"``,
     #: ``"True"``, ``"False"``): no call passes them (set by the walk, region by region)
     constants: dict[str, str] = field(default_factory=dict)
+    #: the tests of the function being checked that the flags its calls see decide, by node
+    #: id (:func:`entry_decisions`; set by the walk, region by region)
+    decided: dict[int, bool] = field(default_factory=dict)
 
     def truth(self, test: cst.BaseExpression) -> bool | None:
         """:func:`branch_truth` of an ``if`` test in this file."""
+        if self.decided:
+            known = self.decided.get(id(test))
+            if known is not None:
+                return known
         return branch_truth(test, self.imports, self.train, self.half, self.training, self.constants)
 
     def operands(self, test: cst.BaseExpression) -> list[cst.BaseExpression]:
@@ -577,14 +591,21 @@ def find_regions(index: ModuleIndex, project: dict | None = None) -> dict[cst.Fu
         if found is not None and found[0] not in regions and not index.untraced(found[0]):
             regions[found[0]] = Region(found[0], qualname, root, found[1], is_root=False, cross_file=" in " in root)
 
+    # roots and what the project reaches, unless only this file's regions call it: not all
+    # their callers are seen here
+    local = (project or {}).get("callers", {})
+    entered = {node for node, region in regions.items() if region.qualname not in local}
     queue = list(regions.values())
     calls: dict[cst.FunctionDef, list[cst.FunctionDef]] = {}
+    seen_at: dict[cst.FunctionDef, list[tuple[cst.Call | None, dict[str, bool] | None]]] = {}
     while queue:
         region = queue.pop(0)
-        for callee, qualname, owner in callees(region.node, region.owner, index):
+        sites: list[tuple[cst.Call | None, dict[str, bool] | None]] = []
+        for (callee, qualname, owner), site in zip(callees(region.node, region.owner, index, sites), sites):
             if callee is region.node or index.untraced(callee) or callee.name.value == "__init__":
                 continue
             calls.setdefault(region.node, []).append(callee)
+            seen_at.setdefault(callee, []).append(site)
             if callee in regions:
                 continue
             new = Region(callee, qualname, region.root, owner, is_root=False)
@@ -594,10 +615,60 @@ def find_regions(index: ModuleIndex, project: dict | None = None) -> dict[cst.Fu
     # an object made in the region, `solver.step(x)`): its callers' arguments are not seen
     # here, as for a caller in another file
     called = {callee for targets in calls.values() for callee in targets}
+    callers: dict[cst.FunctionDef, set[str]] = {}
+    for caller, targets in calls.items():
+        for callee in targets:
+            callers.setdefault(callee, set()).add(regions[caller].qualname)
     for node, region in regions.items():
         if not region.is_root and not region.cross_file and node not in called:
             region.cross_file = True
+        if node not in entered and not region.cross_file and region.qualname not in local:
+            seen = seen_at.get(node, [])
+        elif region.qualname in local and set(local[region.qualname]) <= callers.get(node, set()):
+            seen = seen_at.get(node, [])
+        else:
+            continue
+        region.entry = _common_flags([known for _, known in seen])
+        region.defaults = _left_defaults(node, region.owner is not None, [call for call, _ in seen])
     return _callers_first(regions, calls)
+
+
+def _common_flags(sites: list[dict[str, bool] | None]) -> dict[str, bool]:
+    """The flags of ``self`` every compiled call of a method sees alike (none where one call
+    sees none)."""
+    if not sites or any(not known for known in sites):
+        return {}
+    first = sites[0]
+    return {k: v for k, v in first.items() if all(known.get(k) is v for known in sites)}  # type: ignore[union-attr]
+
+
+_CONSTANTS = frozenset({"None", "True", "False"})
+
+
+def _left_defaults(fn: cst.FunctionDef, method: bool, calls: list[cst.Call | None]) -> dict[str, str]:
+    """The parameters of ``fn`` with a constant default (``safe_merge=False``) that every
+    compiled call leaves out: ``self.merge(adapter_names=names)``. None where a call is not
+    seen as written, or passes ``*args`` / ``**kwargs``."""
+    params = fn.params
+    positional = [p.name.value for p in (*params.posonly_params, *params.params)]
+    static = any(isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in fn.decorators)
+    if method and not static:
+        positional = positional[1:]
+    defaults = {
+        p.name.value: p.default.value
+        for p in (*params.params, *params.kwonly_params)
+        if isinstance(p.default, cst.Name) and p.default.value in _CONSTANTS
+    }
+    if not calls or not defaults:
+        return {}
+    for call in calls:
+        if call is None or any(arg.star for arg in call.args):
+            return {}
+        named = [arg.keyword.value for arg in call.args if arg.keyword is not None]
+        given = len([arg for arg in call.args if arg.keyword is None])
+        for name in positional[:given] + named:
+            defaults.pop(name, None)
+    return defaults
 
 
 def _callers_first(
@@ -681,10 +752,16 @@ def resolve_callee(call: cst.Call, owner: ClassInfo | None, index: ModuleIndex):
     return None
 
 
-def callees(fn: cst.FunctionDef, owner: ClassInfo | None, index: ModuleIndex):
+def callees(fn: cst.FunctionDef, owner: ClassInfo | None, index: ModuleIndex, sites: list | None = None):
     """Same-file functions called from ``fn``'s body, skipping the blocks dynamo never traces
-    (`if not is_compiling():`, and `if self.training:` unless the index is for training)."""
+    (`if not is_compiling():`, and `if self.training:` unless the index is for training).
+
+    ``sites``: filled alongside, for each callee, ``(call, flags)``: the call that names it
+    (None where none does: a submodule's ``forward``, ``__setattr__``) and the flags of
+    ``self`` it is known to see (:func:`_guarded_calls`: ``if self.merged: self.unmerge()``),
+    or None."""
     out = []
+    seen: dict[int, dict[str, bool]] = {}
     stack: list[cst.CSTNode] = [fn.body]
     while stack:
         node = stack.pop()
@@ -697,13 +774,21 @@ def callees(fn: cst.FunctionDef, owner: ClassInfo | None, index: ModuleIndex):
             if truth is True:
                 stack.append(node.body)
                 continue
+            if sites is not None and isinstance(node, cst.If):
+                seen.update(_guarded_calls(node))
         if isinstance(node, cst.IndentedBlock):
-            stack.extend(reversed(index.live_statements(node)))
+            live = index.live_statements(node)
+            if sites is not None:
+                seen.update(_calls_after_exits(live))
+            stack.extend(reversed(live))
             continue
         if isinstance(node, cst.Call):
             found = resolve_callee(node, owner, index)
             if found is not None:
                 out.append(found)
+                if sites is not None:
+                    sites.extend([(None, None)] * (len(out) - 1 - len(sites)))
+                    sites.append((node, seen.get(id(node))))
             # Submodule calls reach same-file module classes' forward.
             attr = self_attr(node.func)
             if attr is not None and owner is not None and attr in owner.submodules:
@@ -723,7 +808,104 @@ def callees(fn: cst.FunctionDef, owner: ClassInfo | None, index: ModuleIndex):
                 if found is not None:
                     out.append((found[1], f"{found[0].name}.__setattr__", found[0]))
         stack.extend(reversed(code_children(node)))
+    if sites is not None:
+        sites.extend([(None, None)] * (len(out) - len(sites)))
     return out
+
+
+def self_flag(test: cst.BaseExpression) -> tuple[str, bool] | None:
+    """``(flag, True)`` for an ``if self.flag:`` test, ``(flag, False)`` for ``not self.flag``;
+    else None (``self.training`` is decided by the mode, not here)."""
+    value = True
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        value = not value
+        test = test.expression
+    attr = self_attr(test)
+    return (attr, value) if attr is not None and attr != "training" else None
+
+
+def _first_self_call(stmt: cst.CSTNode | None) -> cst.Call | None:
+    """The call of ``self.method(...)`` a statement makes before anything else runs: the
+    statement is the call (``self.m(a)``, ``y = self.m(a)``, ``return self.m(a)``) and its
+    arguments call nothing."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or not stmt.body:
+        return None
+    small = stmt.body[0]
+    value = small.value if isinstance(small, (cst.Expr, cst.Assign, cst.Return)) else None
+    if not isinstance(value, cst.Call) or self_attr(value.func) is None:
+        return None
+    if isinstance(small, cst.Assign) and any(not isinstance(t.target, cst.Name) for t in small.targets):
+        return None
+    if any(isinstance(n, cst.Call) for arg in value.args for n in _walk(arg.value)):
+        return None
+    return value
+
+
+def _first_statement(suite: cst.BaseSuite) -> cst.CSTNode | None:
+    if isinstance(suite, cst.IndentedBlock):
+        return suite.body[0] if suite.body else None
+    small = cast(cst.SimpleStatementSuite, suite).body  # `if self.merged: self.unmerge()`
+    return cst.SimpleStatementLine(body=list(small)) if small else None
+
+
+def _guarded_calls(node: cst.If) -> dict[int, dict[str, bool]]:
+    """The flags of ``self`` known at a call that opens an arm of ``if self.flag:`` (or of
+    its ``else``): ``if self.merged: self.unmerge()`` calls ``unmerge`` with ``merged`` true,
+    nothing having run between the test and the call."""
+    tested = self_flag(node.test)
+    if tested is None:
+        return {}
+    out = {}
+    call = _first_self_call(_first_statement(node.body))
+    if call is not None:
+        out[id(call)] = {tested[0]: tested[1]}
+    if isinstance(node.orelse, cst.Else):
+        call = _first_self_call(_first_statement(node.orelse.body))
+        if call is not None:
+            out[id(call)] = {tested[0]: not tested[1]}
+    return out
+
+
+def _calls_after_exits(stmts: Sequence[cst.BaseStatement]) -> dict[int, dict[str, bool]]:
+    """The flags of ``self`` known at a call right after ``if not self.flag: return``: the
+    statement that follows runs only where the test failed."""
+    out = {}
+    for stmt, after in zip(stmts, stmts[1:]):
+        if isinstance(stmt, cst.If) and stmt.orelse is None and _leaves(stmt.body):
+            tested = self_flag(stmt.test)
+            call = _first_self_call(after) if tested is not None else None
+            if tested is not None and call is not None:
+                out[id(call)] = {tested[0]: not tested[1]}
+    return out
+
+
+def entry_decisions(fn: cst.FunctionDef, flags: dict[str, bool]) -> dict[int, bool]:
+    """The tests a method opens with that the flags it is called with decide, by node id:
+    ``if not self.merged: warn(...); return`` of an ``unmerge`` every compiled caller calls
+    under ``if self.merged:``. Only the ``if`` statements it opens with, up to the first whose
+    live arm runs code (which may change a flag)."""
+    out: dict[int, bool] = {}
+    if not flags or not isinstance(fn.body, cst.IndentedBlock):
+        return out
+    body = list(fn.body.body)
+    if body and isinstance(body[0], cst.SimpleStatementLine) and _is_docstring(body[0]):
+        body = body[1:]
+    for stmt in body:
+        if not isinstance(stmt, cst.If):
+            break
+        tested = self_flag(stmt.test)
+        if tested is None or tested[0] not in flags:
+            break
+        truth = flags[tested[0]] is tested[1]
+        out[id(stmt.test)] = truth
+        if truth or stmt.orelse is not None:
+            break
+    return out
+
+
+def _is_docstring(stmt: cst.SimpleStatementLine) -> bool:
+    small = stmt.body[0] if stmt.body else None
+    return isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
 
 
 def _function_refs(index: ModuleIndex, info: ClassInfo, attr: str, _seen: set[str] | None = None) -> list:

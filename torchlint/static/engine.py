@@ -26,7 +26,7 @@ import libcst as cst
 
 from torchlint import knowledge
 from torchlint.analysis.names import ImportTable, param_names, untouched_param
-from torchlint.analysis.regions import Region, build_index, find_regions
+from torchlint.analysis.regions import Region, build_index, entry_decisions, find_regions
 from torchlint.analysis.tensors import (
     RECORD,
     TENSOR,
@@ -429,13 +429,16 @@ def lint_module(
         all_tensors = region.is_root or region.cross_file
         called_with = facts.get("params", {}).get(region.qualname)
         region.computed_params.update(facts.get("computed", {}).get(region.qualname, ()))
-        index.constants = _constant_params(node, facts.get("unpassed", {}).get(region.qualname))
+        unpassed = {**region.defaults, **facts.get("unpassed", {}).get(region.qualname, {})}
+        index.constants = _constant_params(node, unpassed)
+        index.decided = entry_decisions(node, region.entry)
         ctx.scope.bind_params(
             node, region.tensor_params, all_tensors=all_tensors, called_with=called_with, records=region.record_params
         )
         walker.walk(node.body)
     ctx.region = ctx.scope = None
     index.constants = {}
+    index.decided = {}
     if not ctx.reports:
         return []
     whole: Iterable[cst.CSTNode] = ()

@@ -688,6 +688,7 @@ def uninit_causes(fact: dict | None) -> list[Sequence[str]]:
 _REGION_KEYS = (
     "roots",
     "reached",
+    "callers",
     "params",
     "computed",
     "unpassed",
