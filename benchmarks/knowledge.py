@@ -7,7 +7,9 @@ Run it with the Python of the torch to measure (a matrix venv for another versio
 It writes ``torchlint/data/knowledge-<major.minor>.json`` (``--out`` for another folder):
 
 * ``calls``: every public callable of the modules of :data:`MODULES` (the standard library
-  modules model code reaches for, torch's own functions dynamo's trace rules mark skipped,
+  modules model code reaches for, torch's own functions dynamo's trace rules mark skipped or
+  put in the graph while they return a Python value read from torch's state, such as
+  ``torch.get_num_threads()``,
   and numpy's polynomial, linalg and fft modules, where a break is kept only when its reason
   is about the function, not the example's arguments), each given an example call found by
   trying a small table of arguments eagerly (``--modules``: these entries of MODULES alone,
@@ -283,12 +285,30 @@ def candidates(torch, specs=MODULES) -> list[tuple[str, str, Any]]:
                     rule = trace_rules.lookup(obj)
                 except Exception:  # noqa: BLE001 - a failed trial is no verdict
                     continue
-                if rule is not SkipFunctionVariable:
+                if rule is not SkipFunctionVariable and not _reads_state(rule, obj):
                     continue
             if inspect.ismodule(obj):
                 continue
             out.append((spec, f"{prefix}.{name}", obj))
     return out
+
+
+def _reads_state(rule: Any, obj: Any) -> bool:
+    """Whether a function dynamo's trace rules put in the graph returns a Python number, flag
+    or string when called with no arguments (``torch.get_num_threads()``): what it makes of
+    such a call is measured like a skipped function's (folded to a constant, or a break)."""
+    if getattr(rule, "__name__", "") != "TorchInGraphFunctionVariable":
+        return False
+    with contextlib.suppress(TypeError, ValueError):  # (a builtin has no signature)
+        if any(p.kind is p.VAR_POSITIONAL for p in inspect.signature(obj).parameters.values()):
+            return False  # `torch.sym_sum(*args)`: its value comes from what it is given
+    try:
+        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+            warnings.simplefilter("ignore")
+            value = obj()
+    except BaseException:  # noqa: BLE001 - one that needs arguments is not tried
+        return False
+    return type(value) in (bool, int, float, str)
 
 
 def _rule_name(obj: Any) -> str | None:

@@ -483,4 +483,25 @@ CASES["method_opening_test_with_one_unguarded_call"] = _unmerge_case(
     mark=True,
 )
 
+# a number read from torch's state (torchkbnufft's `int(torch.get_num_threads())`): the function
+# is put in the graph and returns no tensor, so dynamo breaks; a flag it folds stays silent
+CASES["torch_state_read_in_forward"] = Case(
+    """
+    import torch
+    from torch import nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Linear(8, 8)
+
+        def forward(self, x):
+            n = int(torch.get_num_threads())  # error: TL009
+            if torch.is_grad_enabled():
+                x = x * 2
+            return self.proj(x) * n
+    """,
+    {"inputs": ["f32[2,8]"]},
+)
+
 test_static, test_dynamo_agrees = static_and_dynamo_tests(CASES)
