@@ -1361,6 +1361,9 @@ class Project:
         handed = self.handed_facts(path)
         if handed:
             out["handed"] = handed
+        kept = self.kept_constant_facts(path)
+        if kept:
+            out["kept"] = kept
         if roots or reached:
             dynamic = self.dynamic_names(path)
             if dynamic:
@@ -1555,6 +1558,71 @@ class Project:
             if found:
                 out[qual] = found
         return out
+
+    def kept_constant_facts(self, path: str) -> dict[str, dict[str, str]]:
+        """``kept``: for the file's classes, ``attr -> "None" | "True" | "False"``: what
+        ``self.<attr>`` holds in every instance. The constructor sets it from a parameter that
+        holds its constant default (every construction of the class, and of its subclasses
+        through ``super().__init__``, leaves it out: :meth:`unpassed_facts`), and nothing else
+        sets it: no other method of the class, of its bases or of its subclasses, and no
+        ``obj.<attr> = v`` anywhere in the project. snntorch's ``if not self.reset_delay:``
+        in a neuron every model builds with the default is decided."""
+        sites = self._call_sites()
+        out: dict[str, dict[str, str]] = {}
+        for cname, cls in self.summary(path).get("classes", {}).items():
+            init = cls.get("methods", {}).get("__init__")
+            if not init or not init.get("fields"):
+                continue
+            unpassed = sites.unpassed(path, f"{cname}.__init__")
+            kept = {
+                attr: unpassed[kind[2:]]
+                for attr, kind in init["fields"].items()
+                if isinstance(kind, str) and kind.startswith("p:") and kind[2:] in unpassed
+            }
+            if not kept:
+                continue
+            family = [(path, cname), *self._ancestor_classes(path, cname), *self._descendants(path, cname)]
+            for fpath, fname in family:
+                methods = self.summary(fpath).get("classes", {}).get(fname, {}).get("methods", {})
+                for mname, rec in methods.items():
+                    if (fpath, fname, mname) != (path, cname, "__init__"):
+                        for attr in rec.get("fields", ()):
+                            kept.pop(attr, None)
+            stored = self._stored_on_others()
+            kept = {attr: value for attr, value in kept.items() if attr not in stored}
+            if kept:
+                out[cname] = kept
+        return out
+
+    def _ancestor_classes(self, path: str, name: str) -> list[tuple[str, str]]:
+        """The project classes ``name`` derives from, up its bases."""
+        out: list[tuple[str, str]] = []
+        todo = [(path, name)]
+        while todo:
+            cpath, cname = todo.pop()
+            for base in self.bases(cpath, cname):
+                if base[0] == "cls" and (base[1], base[2]) not in out:
+                    out.append((base[1], base[2]))
+                    todo.append((base[1], base[2]))
+        return out
+
+    def _stored_on_others(self) -> frozenset[str]:
+        """Attribute names the project's code sets on an object other than ``self``
+        (``net.lif.reset_delay = False``), in any function or at a module's top level."""
+        found = self._memo.get(("ostores",))
+        if found is None:
+            names: set[str] = set()
+            for summary in list(self._summaries.values()):
+                if not summary:
+                    continue
+                names.update(summary.get("top", {}).get("ostores", ()))
+                for rec in summary.get("functions", {}).values():
+                    names.update(rec.get("ostores", ()))
+                for cls in summary.get("classes", {}).values():
+                    for rec in cls.get("methods", {}).values():
+                        names.update(rec.get("ostores", ()))
+            found = self._memo[("ostores",)] = frozenset(names)
+        return cast("frozenset[str]", found)
 
     def _quals(self, path: str) -> list[str]:
         """The file's functions and methods, qualified."""

@@ -252,12 +252,27 @@ def half_dtype_test(test: cst.BaseExpression, imports: ImportTable) -> bool | No
 
 def constant_truth(test: cst.BaseExpression, constants: dict[str, str]) -> bool | None:
     """``flag``, ``mask is None``, ``mask is not None`` of a name known to hold ``None``,
-    ``True`` or ``False``: what the test is; else None."""
+    ``True`` or ``False`` (or of ``self.<attr>`` known to, keyed ``self.<attr>``): what the
+    test is; else None."""
     if isinstance(test, cst.Name) and test.value in constants:
         return constants[test.value] == "True"
+    attr = self_attr(test)  # `self.reset_delay`, kept from the constructor (key `self.<attr>`)
+    if attr is not None and f"self.{attr}" in constants:
+        return constants[f"self.{attr}"] == "True"
     none = _none_test(test)
     if none is not None and none[0] in constants:
         return (constants[none[0]] == "None") is none[1]
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        left, comp = test.left, test.comparisons[0]
+        kept = self_attr(left)
+        if (
+            kept is not None
+            and f"self.{kept}" in constants
+            and isinstance(comp.comparator, cst.Name)
+            and comp.comparator.value == "None"
+            and isinstance(comp.operator, (cst.Is, cst.IsNot))
+        ):
+            return (constants[f"self.{kept}"] == "None") is isinstance(comp.operator, cst.Is)
     return None
 
 

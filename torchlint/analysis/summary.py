@@ -36,7 +36,7 @@ from torchlint.analysis.sites import (
 from torchlint.analysis.torchnames import LABEL_PARAMS
 
 #: bump when the summary's shape or meaning changes (it is part of cache keys)
-VERSION = 33
+VERSION = 34
 
 Summary = dict[str, Any]
 
@@ -285,6 +285,8 @@ class _FunctionScan:
         self.self_plain: dict[str, int] = {}
         self.fields: dict[str, list[ast.AST]] = {}
         self.assigned_to: dict[int, str] = {}
+        #: attributes set on some other object than ``self`` (``net.lif.reset_delay = False``)
+        self.other_stores: set[str] = set()
         self._outer_params: frozenset[str] = _param_names(fn)
         self._nested_calls: dict[str, set[str]] = {}
         self._block(fn.body, None, "")  # type: ignore[attr-defined]
@@ -495,6 +497,8 @@ class _FunctionScan:
                 value = cur.value  # type: ignore[attr-defined]
                 if type(value) is _Name and value.id != "self" and type(cur.ctx) is _Load:  # type: ignore[attr-defined]
                     self._read_on(value.id, cur.attr, guard)  # type: ignore[attr-defined]
+                elif type(cur.ctx) is not _Load and not (type(value) is _Name and value.id == "self"):  # type: ignore[attr-defined]
+                    self.other_stores.add(cur.attr)  # type: ignore[attr-defined]
                 elif type(value) is Attribute and type(value.value) is _Name and value.value.id == "self":
                     self._read_on(f"self.{value.attr}", cur.attr, guard)  # type: ignore[attr-defined]
                 if type(value) is _Name and value.id == "self":
@@ -884,6 +888,8 @@ def _callers_view(fn: ast.AST, scan: _FunctionScan, own: set[str] | None) -> dic
     escaping = sorted(a for a, n in scan.self_reads.items() if n > scan.self_plain.get(a, 0))
     if escaping:
         out["esc"] = escaping
+    if scan.other_stores:
+        out["ostores"] = sorted(scan.other_stores)
     if scan.fields:
         out["fields"] = {a: _atoms_join([env.kind(v) for v in values]) for a, values in scan.fields.items()}
     made = {a: _makers_of(values, scan.made) for a, values in scan.fields.items()}
@@ -1068,8 +1074,9 @@ def _merge_top(parts: list[dict[str, Any]]) -> dict[str, Any]:
     bound = {n for p in parts for n in p.get("binds", ())}
     loads = sorted({n for p in parts for n in p.get("loads", ())} - bound)
     others = sorted({n for p in parts for n in p.get("ocalls", ())})
+    stores = sorted({n for p in parts for n in p.get("ostores", ())})
     out: dict[str, Any] = {}
-    for key, value in (("sites", sites), ("loads", loads), ("ocalls", others)):
+    for key, value in (("sites", sites), ("loads", loads), ("ocalls", others), ("ostores", stores)):
         if value:
             out[key] = value
     return out

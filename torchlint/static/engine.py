@@ -431,6 +431,9 @@ def lint_module(
         region.computed_params.update(facts.get("computed", {}).get(region.qualname, ()))
         unpassed = {**region.defaults, **facts.get("unpassed", {}).get(region.qualname, {})}
         index.constants = _constant_params(node, unpassed)
+        if region.owner is not None:  # `self.reset_delay`, as every construction leaves it
+            kept = facts.get("kept", {}).get(region.owner.name, {})
+            index.constants.update({f"self.{attr}": value for attr, value in kept.items()})
         index.decided = entry_decisions(node, region.entry)
         ctx.scope.bind_params(
             node, region.tensor_params, all_tensors=all_tensors, called_with=called_with, records=region.record_params

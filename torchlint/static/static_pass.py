@@ -692,6 +692,7 @@ _REGION_KEYS = (
     "params",
     "computed",
     "unpassed",
+    "kept",
     "handed",
     "calls",
     "made_calls",
