@@ -126,6 +126,7 @@ MODULES = (
     "torch.cuda",
     "torch.random",
     "torch.jit",
+    "torch.quasirandom",
     # numpy's submodules, which dynamo traces through torch._numpy where that has the function
     # (numpy's own namespace is TL009's `numpy_unsupported`, read from torch._numpy itself)
     "numpy.linalg",
@@ -230,7 +231,10 @@ ARGS = (
     "x, torch.Tensor",
 )
 _GETTER_ARGS = ("", "x")
-TORCH_SKIP_ONLY = {"torch", "torch.cuda", "torch.random", "torch.jit"}
+TORCH_SKIP_ONLY = {"torch", "torch.cuda", "torch.random", "torch.jit", "torch.quasirandom"}
+#: of those, the modules whose skipped classes are tried too, made in the compiled function
+#: (``torch.quasirandom.SobolEngine(2)``: botorch draws its quasi-random samples with one)
+TORCH_CLASSES_TOO = {"torch.quasirandom"}
 
 
 def say(text: str) -> None:
@@ -279,7 +283,7 @@ def candidates(torch, specs=MODULES) -> list[tuple[str, str, Any]]:
             if cls and not (inspect.ismethod(obj) or inspect.isbuiltin(obj)):
                 continue  # a class's class methods (datetime.datetime.now), not its instance methods
             if modname in TORCH_SKIP_ONLY:
-                if inspect.ismodule(obj) or inspect.isclass(obj):
+                if inspect.ismodule(obj) or (inspect.isclass(obj) and modname not in TORCH_CLASSES_TOO):
                     continue
                 try:
                     rule = trace_rules.lookup(obj)
@@ -411,6 +415,8 @@ def measure_one(spec: str, qual: str, obj: Any, torch) -> dict[str, Any] | None:
         "imports": sorted(imports),
         "trace_rule": _rule_name(obj),
     }
+    if inspect.isclass(obj):
+        entry["class"] = True  # (what is made is an object of it: its methods are its too)
     if breaks:
         entry["reason"] = reason
     return entry

@@ -504,4 +504,20 @@ CASES["torch_state_read_in_forward"] = Case(
     {"inputs": ["f32[2,8]"]},
 )
 
+# a class of torch that dynamo's trace rules skip, made in the compiled code: botorch's
+# quasi-random sampler makes a `SobolEngine` (measured per version by benchmarks/knowledge.py)
+CASES["torch_class_dynamo_skips"] = Case(
+    """
+    import torch
+    from torch import nn
+    from torch.quasirandom import SobolEngine
+
+    class QMC(nn.Module):
+        def forward(self, x):
+            engine = SobolEngine(dimension=4, scramble=True, seed=0)  # error: TL009
+            return x + engine.draw(2)  # error: TL009
+    """,
+    {"inputs": ["f32[2,4]"]},
+)
+
 test_static, test_dynamo_agrees = static_and_dynamo_tests(CASES)

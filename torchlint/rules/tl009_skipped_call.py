@@ -114,6 +114,8 @@ class SkippedCall(Rule):
             self.deepcopy = set()
         self.copies = set(data["copy_tensor"])
         self.containers: set = set()
+        #: (region, name) -> the skipped class whose object the name holds
+        self.skipped_objects: dict[tuple[int, str], str] = {}
         self.numpy_unsupported = {f"numpy.{name}" for name in data["numpy_unsupported"]["names"]}
         self.loggers = {name for name, qual in ctx.imports.bound_calls.items() if _is_logger_factory(qual)}
         self.loggers |= _module_loggers(ctx.module)
@@ -131,6 +133,13 @@ class SkippedCall(Rule):
                     self.containers.add((id(self.ctx.region), target.target.value))
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        # engine = SobolEngine(...): an object of a class dynamo skips, whose methods it skips too
+        cls = self.resolve(node.value.func) if isinstance(node.value, cst.Call) else None
+        entry = self.calls.get(cls) if cls is not None else None
+        if cls is not None and entry and entry.get("class") and entry.get("trace_rule") == "SkipFunctionVariable":
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    self.skipped_objects[(id(self.ctx.region), target.target.value)] = cls
         # os.environ["K"] = "v": dynamo cannot trace the store (putenv is skipped)
         for target in node.targets:
             t = target.target
@@ -255,6 +264,12 @@ class SkippedCall(Rule):
             )
         elif qual in self.calls:
             self.report(node, message=self.message.format(name=qual))
+        elif (made := self._skipped_object(node.func)) is not None:
+            self.report(
+                node,
+                message=f"a method of a `{made}` object: dynamo skips the class, so the call runs in "
+                "Python and splits the graph; make and use it outside the compiled region",
+            )
         elif qual is not None and (package := qual.partition(".")[0]) in self.skipped_packages:
             self.report(
                 node,
@@ -311,6 +326,12 @@ class SkippedCall(Rule):
                     "outside the compiled region or add the method to "
                     "`torch._dynamo.config.ignore_logging_functions`",
                 )
+
+    def _skipped_object(self, func: cst.BaseExpression) -> str | None:
+        """The skipped class whose object ``func``'s receiver is (``engine.draw``)."""
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+            return self.skipped_objects.get((id(self.ctx.region), func.value.value))
+        return None
 
     def _installed_break(self, node: cst.Call, qual: str | None) -> bool:
         """A call of an installed package's function, class or kept module whose code breaks
