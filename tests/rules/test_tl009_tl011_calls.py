@@ -515,7 +515,9 @@ CASES["torch_class_dynamo_skips"] = Case(
     class QMC(nn.Module):
         def forward(self, x):
             engine = SobolEngine(dimension=4, scramble=True, seed=0)  # error: TL009
-            return x + engine.draw(2)  # error: TL009
+            samples = engine.draw(2)  # error: TL009
+            engine = torch.ones(2, 4)  # bound again: a tensor's method is traced
+            return x + samples + engine.add(1)
     """,
     {"inputs": ["f32[2,4]"]},
 )

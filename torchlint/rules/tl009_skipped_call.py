@@ -136,10 +136,14 @@ class SkippedCall(Rule):
         # engine = SobolEngine(...): an object of a class dynamo skips, whose methods it skips too
         cls = self.resolve(node.value.func) if isinstance(node.value, cst.Call) else None
         entry = self.calls.get(cls) if cls is not None else None
-        if cls is not None and entry and entry.get("class") and entry.get("trace_rule") == "SkipFunctionVariable":
-            for target in node.targets:
-                if isinstance(target.target, cst.Name):
-                    self.skipped_objects[(id(self.ctx.region), target.target.value)] = cls
+        skipped = cls is not None and entry and entry.get("class") and entry.get("trace_rule") == "SkipFunctionVariable"
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                key = (id(self.ctx.region), target.target.value)
+                if skipped:
+                    self.skipped_objects[key] = cast(str, cls)
+                else:  # bound again to something else
+                    self.skipped_objects.pop(key, None)
         # os.environ["K"] = "v": dynamo cannot trace the store (putenv is skipped)
         for target in node.targets:
             t = target.target
