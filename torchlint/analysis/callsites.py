@@ -272,10 +272,11 @@ class CallSites:
         holders = self.held.get(attr)
         if not holders:
             return []
-        mine = {(path, owner)} | self._ancestors(path, owner)
+        mine = {(path, owner)} | self.ancestors(path, owner)
         return [cls for cls, holder in holders if holder in mine]
 
-    def _ancestors(self, path: str, cls: str) -> set[tuple[str, str]]:
+    def ancestors(self, path: str, cls: str) -> set[tuple[str, str]]:
+        """The project classes ``cls`` derives from, up its bases (memoized)."""
         key = ("anc", path, cls)
         if key not in self._memo:
             out: set[tuple[str, str]] = set()
@@ -327,7 +328,7 @@ class CallSites:
                 if c in self.loose:
                     return False
                 for hpath, howner, attr in self.held_by.get(c, ()):
-                    owners = {(hpath, howner)} | self._ancestors(hpath, howner) | self._descendants(hpath, howner)
+                    owners = {(hpath, howner)} | self.ancestors(hpath, howner) | self._descendants(hpath, howner)
                     if any((o[0], o[1], attr) in self.escaped_attrs for o in owners):
                         return False
             return True
@@ -544,7 +545,7 @@ class CallSites:
             return "t"
         self._memo[key] = ""
         kinds = []
-        classes = [(path, owner), *self._ancestors(path, owner), *self._descendants(path, owner)]
+        classes = [(path, owner), *self.ancestors(path, owner), *self._descendants(path, owner)]
         for cpath, cname in classes:
             for mname, rec in self.p.summary(cpath).get("classes", {}).get(cname, {}).get("methods", {}).items():
                 sites = rec.get("sites", ())

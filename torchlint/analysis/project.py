@@ -1581,7 +1581,7 @@ class Project:
             }
             if not kept:
                 continue
-            family = [(path, cname), *self._ancestor_classes(path, cname), *self._descendants(path, cname)]
+            family = [(path, cname), *sites.ancestors(path, cname), *self._descendants(path, cname)]
             for fpath, fname in family:
                 methods = self.summary(fpath).get("classes", {}).get(fname, {}).get("methods", {})
                 for mname, rec in methods.items():
@@ -1592,18 +1592,6 @@ class Project:
             kept = {attr: value for attr, value in kept.items() if attr not in stored}
             if kept:
                 out[cname] = kept
-        return out
-
-    def _ancestor_classes(self, path: str, name: str) -> list[tuple[str, str]]:
-        """The project classes ``name`` derives from, up its bases."""
-        out: list[tuple[str, str]] = []
-        todo = [(path, name)]
-        while todo:
-            cpath, cname = todo.pop()
-            for base in self.bases(cpath, cname):
-                if base[0] == "cls" and (base[1], base[2]) not in out:
-                    out.append((base[1], base[2]))
-                    todo.append((base[1], base[2]))
         return out
 
     def _stored_on_others(self) -> frozenset[str]:

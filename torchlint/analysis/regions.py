@@ -212,16 +212,19 @@ def is_training_test(test: cst.BaseExpression) -> bool | None:
 
 
 def _none_test(test: cst.BaseExpression) -> tuple[str, bool] | None:
-    """For ``name is None``: (name, True); for ``name is not None``: (name, False)."""
+    """For ``name is None``: (name, True); for ``name is not None``: (name, False); the same
+    for ``self.<attr>``, named ``self.<attr>``."""
     if (
         isinstance(test, cst.Comparison)
         and len(test.comparisons) == 1
-        and isinstance(test.left, cst.Name)
         and isinstance(test.comparisons[0].comparator, cst.Name)
         and test.comparisons[0].comparator.value == "None"
         and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))
     ):
-        return test.left.value, isinstance(test.comparisons[0].operator, cst.Is)
+        left = test.left
+        attr = self_attr(left)
+        name = left.value if isinstance(left, cst.Name) else f"self.{attr}" if attr is not None else None
+        return (name, isinstance(test.comparisons[0].operator, cst.Is)) if name is not None else None
     return None
 
 
@@ -262,17 +265,6 @@ def constant_truth(test: cst.BaseExpression, constants: dict[str, str]) -> bool 
     none = _none_test(test)
     if none is not None and none[0] in constants:
         return (constants[none[0]] == "None") is none[1]
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
-        left, comp = test.left, test.comparisons[0]
-        kept = self_attr(left)
-        if (
-            kept is not None
-            and f"self.{kept}" in constants
-            and isinstance(comp.comparator, cst.Name)
-            and comp.comparator.value == "None"
-            and isinstance(comp.operator, (cst.Is, cst.IsNot))
-        ):
-            return (constants[f"self.{kept}"] == "None") is isinstance(comp.operator, cst.Is)
     return None
 
 
@@ -903,7 +895,7 @@ def entry_decisions(fn: cst.FunctionDef, flags: dict[str, bool]) -> dict[int, bo
     if not flags or not isinstance(fn.body, cst.IndentedBlock):
         return out
     body = list(fn.body.body)
-    if body and isinstance(body[0], cst.SimpleStatementLine) and _is_docstring(body[0]):
+    if fn.get_docstring() is not None:
         body = body[1:]
     for stmt in body:
         if not isinstance(stmt, cst.If):
@@ -916,11 +908,6 @@ def entry_decisions(fn: cst.FunctionDef, flags: dict[str, bool]) -> dict[int, bo
         if truth or stmt.orelse is not None:
             break
     return out
-
-
-def _is_docstring(stmt: cst.SimpleStatementLine) -> bool:
-    small = stmt.body[0] if stmt.body else None
-    return isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
 
 
 def _function_refs(index: ModuleIndex, info: ClassInfo, attr: str, _seen: set[str] | None = None) -> list:
