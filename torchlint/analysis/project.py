@@ -853,6 +853,7 @@ class Project:
         for qual, _ in (self._by_path or {}).get(path, ()):
             rec = self.record(("meth" if "." in qual else "fn", path, qual)) or {}
             owner = qual.split(".")[0] if "." in qual else None
+            named = rec.get("named", {})
             shapes: dict[str, set[tuple | None]] = {}
             for entry in rec.get("sites", ()):
                 kw = entry[2] if len(entry) > 2 else {}
@@ -865,6 +866,8 @@ class Project:
                 makers: list[tuple[str, str, str | None]]
                 if head == "self" and rest and "." not in rest and owner is not None:
                     makers = [(where, callee, "__call__") for where, callee in self._attr_makers(path, owner, rest)]
+                elif head in named:  # `odeint = odeint_adjoint if adjoint else odeint`
+                    makers = [(path, f"{value}.{rest}" if rest else value, None) for value in named[head]]
                 else:
                     makers = [(path, name, None)]
                 for where, callee, method in makers:

@@ -116,6 +116,9 @@ class SkippedCall(Rule):
         self.containers: set = set()
         #: (region, name) -> the skipped class whose object the name holds
         self.skipped_objects: dict[tuple[int, str], str] = {}
+        #: (region, name) -> the functions a local name is bound to (``odeint = odeint_adjoint
+        #: if adjoint else odeint``), by their qualified names
+        self.aliases: dict[tuple[int, str], list[str]] = {}
         self.numpy_unsupported = {f"numpy.{name}" for name in data["numpy_unsupported"]["names"]}
         self.loggers = {name for name, qual in ctx.imports.bound_calls.items() if _is_logger_factory(qual)}
         self.loggers |= _module_loggers(ctx.module)
@@ -137,6 +140,8 @@ class SkippedCall(Rule):
         cls = self.resolve(node.value.func) if isinstance(node.value, cst.Call) else None
         entry = self.calls.get(cls) if cls is not None else None
         skipped = cls is not None and entry and entry.get("class") and entry.get("trace_rule") == "SkipFunctionVariable"
+        arms = [node.value.body, node.value.orelse] if isinstance(node.value, cst.IfExp) else [node.value]
+        named = [self.resolve(a) if isinstance(a, (cst.Name, cst.Attribute)) else None for a in arms]
         for target in node.targets:
             if isinstance(target.target, cst.Name):
                 key = (id(self.ctx.region), target.target.value)
@@ -144,6 +149,10 @@ class SkippedCall(Rule):
                     self.skipped_objects[key] = cast(str, cls)
                 else:  # bound again to something else
                     self.skipped_objects.pop(key, None)
+                if all(named):
+                    self.aliases[key] = cast("list[str]", named)
+                else:
+                    self.aliases.pop(key, None)
         # os.environ["K"] = "v": dynamo cannot trace the store (putenv is skipped)
         for target in node.targets:
             t = target.target
@@ -347,6 +356,12 @@ class SkippedCall(Rule):
             return False
         passed = _passed(node)
         found = _answer(known, qual, passed) if qual is not None else None
+        if found is None and isinstance(node.func, cst.Name):  # a local bound to the function
+            for alias in self.aliases.get((id(self.ctx.region), node.func.value), ()):
+                found = _answer(known, alias, passed)
+                if found is not None:
+                    qual = alias
+                    break
         if found is None:
             made = self._kept_object(node.func)  # `self.kernel(x)`, made as an installed module
             found = _answer(known, f"{made}()", passed) if made is not None else None
