@@ -633,4 +633,44 @@ CASES["default_a_compiled_call_passes"] = Case(
     _MERGE.format(mark="  # error: TL005", args="2.0, True"), {"inputs": ["f32[2,8]"]}
 )
 
+# gpytorch's `variance = super().variance`, then `if variance.lt(min_variance).any():`: what the
+# value is, the pass does not know; `.lt()` is a method only a tensor has, so it is one. An
+# object of the file's own class with a method of that name is no tensor.
+CASES["tensor_only_method_on_a_value_of_unknown_kind"] = Case(
+    """
+    import torch
+    from torch import nn
+
+    class Interval:
+        def __init__(self, lo, hi):
+            self.lo, self.hi = lo, hi
+
+        def lt(self, value):
+            return self.hi < value
+
+    class Base(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.scale = nn.Parameter(torch.ones(4))
+
+        @property
+        def variance(self):
+            return self.scale * self.scale
+
+    class Net(Base):
+        def __init__(self):
+            super().__init__()
+            self.interval = Interval(0.0, 1.0)
+
+        def forward(self, x):
+            variance = super().variance
+            if variance.lt(1e-6).any():  # error: TL005
+                variance = variance.clamp_min(1e-6)
+            if self.interval.lt(3.0):
+                x = x * 2
+            return x * variance
+    """,
+    {"target": "Net", "inputs": ["f32[2,4]"]},
+)
+
 test_static, test_dynamo_agrees = static_and_dynamo_tests(CASES)

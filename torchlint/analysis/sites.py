@@ -116,6 +116,28 @@ ONLY_TENSOR_METHODS = frozenset(
         "new_full",
         "new_empty",
     }
+    # and the like among torch's own: elementwise maths, comparisons, indexing and linear
+    # algebra that return a tensor (a name another library's classes commonly define as well,
+    # `clone`, `detach`, `matmul`, `solve`, `to_dense`, `unique`, `backward`, is left out)
+    | frozenset(
+        """acos acosh addbmm addcdiv addcmul addmm addmv addr angle arccos arcsin arctan arctan2
+        argwhere asin asinh atan atan2 atanh baddbmm bincount bitwise_and bitwise_not bitwise_or
+        bitwise_xor bmm broadcast_to ceil copysign cos cosh count_nonzero cummax cummin deg2rad
+        diag_embed digamma erf erfc erfinv exp2 expand_as expm1 floor floor_divide fmax fmin fmod
+        frac gather ge gt le lt ne eq greater greater_equal less less_equal not_equal heaviside
+        hypot i0 index_add index_copy index_fill index_put index_select isneginf isposinf lerp
+        lgamma log10 log1p log2 logaddexp logcumsumexp logical_and logical_not logical_or
+        logical_xor logit masked_scatter masked_select matrix_exp maximum minimum mm movedim
+        moveaxis mv nan_to_num nanmean nansum narrow polygamma rad2deg remainder
+        repeat_interleave reshape_as rot90 scatter scatter_add scatter_reduce sgn sin sinh sinc
+        square swapdims take_along_dim tan tensor_split tril triu trunc unbind unflatten view_as
+        xlogy abs_ add_ addcdiv_ addcmul_ addmm_ baddbmm_ bernoulli_ ceil_ clamp_ clamp_min_
+        clamp_max_ copy_ div_ erf_ erfinv_ exp_ expm1_ exponential_ fill_ fill_diagonal_ floor_
+        fmod_ index_add_ index_copy_ index_fill_ index_put_ lerp_ log_ log1p_ masked_fill_
+        masked_scatter_ mul_ neg_ normal_ pow_ random_ reciprocal_ relu_ remainder_ round_
+        scatter_ scatter_add_ sigmoid_ sign_ sqrt_ squeeze_ sub_ t_ tanh_ transpose_ tril_ triu_
+        trunc_ uniform_ unsqueeze_ zero_""".split()
+    )
 )
 # torch.<name> calls whose result is no tensor
 _NOT_TENSOR_CALLS = frozenset(
