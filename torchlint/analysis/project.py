@@ -40,7 +40,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Callable, cast
 
 from torchlint.analysis.modules import ModuleMap, relative_base
-from torchlint.analysis.sites import ABSOLUTE, RETURN, evaluate
+from torchlint.analysis.sites import ABSOLUTE, RETURN, evaluate, torch_call_kind
 from torchlint.analysis.summary import TRAINING_ONLY, Summary
 from torchlint.analysis.torchnames import (
     AUTOGRAD_FUNCTION,
@@ -507,7 +507,8 @@ class Project:
             return self._memo[key]
         self._memo[key] = "?"  # (a function returning its own call: unknown)
         rec = self.record(ref) if ref[0] in ("fn", "meth") else None
-        found = "?"
+        # `fold(...)` of `from torch.nn.functional import fold`
+        found = (torch_call_kind(ref[1]) or "?") if ref[0] == "ext" else "?"
         if rec is not None:
             if rec.get("returns") == "tensor":
                 found = "t"

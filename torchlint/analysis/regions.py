@@ -73,6 +73,9 @@ class Region:
     record_params: dict[str, str] = field(default_factory=dict)
     #: parameters some call hands a tensor the caller computed (not its own input, passed on)
     computed_params: set[str] = field(default_factory=set)
+    #: parameters calls hand only a parameter of their own taken for a tensor by assumption (a
+    #: root's ``length=None`` passed on): taken for one here too, by the same assumption
+    guessed_params: set[str] = field(default_factory=set)
     #: flags of ``self`` every compiled call of this method sees alike (``if self.merged:
     #: self.unmerge()``): the tests it opens with on them are decided (:func:`entry_decisions`)
     entry: dict[str, bool] = field(default_factory=dict)

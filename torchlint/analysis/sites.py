@@ -77,6 +77,21 @@ _TENSOR_METHODS = frozenset(
         "tanh",
     }
 )
+
+
+def torch_call_kind(qual: str) -> str | None:
+    """What calling torch's ``torch.<name>`` or ``torch.nn.functional.<name>`` (as written:
+    ``F.pad``) gives: ``"t"`` a tensor, ``"n"`` a value that is none (``torch.numel``,
+    ``torch.device``); None for another name or one that is not a plain function."""
+    head = qual.split(".")
+    if not ((len(head) == 2 and head[0] == "torch") or qual.startswith(_FUNCTIONAL)):
+        return None
+    name = head[-1]
+    if name[:1].islower() and not name.startswith(("is_", "get_", "set_", "_")):
+        return "n" if name in _NOT_TENSOR_CALLS else "t"
+    return None
+
+
 #: Methods of tensors that neither Python's numbers and containers, nor NumPy arrays, nor
 #: ``nn.Module`` have: whatever they are called on (an unknown helper's result, a function
 #: passed in: ``norm(y / scale).abs()``), the value is a tensor.
@@ -576,9 +591,7 @@ class Env:
                 if head[0] == "math":
                     return "n"
                 if (len(head) == 2 and head[0] == "torch") or dotted.startswith(_FUNCTIONAL):
-                    if attr[:1].islower() and not attr.startswith(("is_", "get_", "set_", "_")):
-                        return "n" if attr in _NOT_TENSOR_CALLS else "t"
-                    return "?"
+                    return torch_call_kind(dotted) or "?"
                 if dotted in ("nn.Parameter", "torch.nn.Parameter", "nn.Buffer", "torch.nn.Buffer"):
                     return "t"
             if attr == "size":
@@ -589,6 +602,10 @@ class Env:
                 return "n"
             if attr in _TENSOR_METHODS and self._may_be_tensor(func.value):
                 return "t"
+            if attr in _TENSOR_METHODS and isinstance(func.value, ast.Call):
+                inner = self._call_kind(func.value)
+                if isinstance(inner, list):
+                    return inner  # `fold(...).flatten(1)`: a tensor where the call gives one
             if attr in ONLY_TENSOR_METHODS and not _namespace_root(func.value) and not self._global_root(func.value):
                 return "t"
             first = dotted.split(".")[0] if dotted is not None else None

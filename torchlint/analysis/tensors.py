@@ -662,9 +662,11 @@ class TensorScope:
         all_tensors: bool,
         called_with: dict[str, str] | None = None,
         records: dict[str, str] | None = None,
+        guessed_params: set[str] | None = None,
     ) -> None:
         """Bind ``fn``'s parameters: ``tensor_params`` are passed tensors here, and with
-        ``all_tensors`` the rest are taken for tensors too (a root's inputs); ``called_with``:
+        ``all_tensors`` the rest are taken for tensors too (a root's inputs), as are
+        ``guessed_params``, passed a parameter taken for one by assumption; ``called_with``:
         what every call in the project passes (``"int"``, ``"value"``, ``"tensor"``), from
         :mod:`torchlint.analysis.callsites`, which an annotation overrides unless a tensor
         is passed (``timestep: int`` handed a 0-d tensor is a tensor)."""
@@ -699,7 +701,7 @@ class TensorScope:
                 said = annotation_kind(text) or self.record_kind(text)
                 self.bind(name, TENSOR if said is None and name in tensor_params else said)
                 continue
-            is_tensor = self._param_is_tensor(p, name, tensor_params, all_tensors)
+            is_tensor = self._param_is_tensor(p, name, tensor_params | (guessed_params or set()), all_tensors)
             self.bind(name, TENSOR if is_tensor else None)
             if is_tensor and name not in tensor_params:  # (un-annotated: those went above)
                 self.guessed.add(name)
@@ -733,6 +735,9 @@ class TensorScope:
                 self.bind_target(inner, elem)
         elif isinstance(target, cst.StarredElement):
             self.bind_target(target.value, None)
+        elif kind is not None and self_attr(target) is not None:
+            # `self.keep = self.w_sum > 1e-10` stored in this function: read back below it
+            self.bind(f"self.{self_attr(target)}", kind)
 
     def bind_assigned(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         """Bind ``target = value``. A name unpacked from a call it was passed to keeps its kind
@@ -812,6 +817,9 @@ class TensorScope:
             base = expr.value
             if isinstance(base, cst.Name) and base.value == "self" and self.owner is not None:
                 attr = expr.attr.value
+                stored = self.lookup(f"self.{attr}")
+                if stored is not None:
+                    return stored
                 if attr in self.owner.tensor_attrs or attr in self.imports.class_tensors.get(self.owner.name, ()):
                     return TENSOR  # (the project's: a buffer a base class registers, in any file)
                 if attr in self.owner.submodules or f"{self.owner.name}.{attr}" in self.imports.handed_modules:

@@ -7,7 +7,7 @@ import re
 import libcst as cst
 
 from torchlint import knowledge
-from torchlint.analysis.names import dotted
+from torchlint.analysis.names import dotted, self_attr
 from torchlint.analysis.torchnames import library_op, op_callee
 from torchlint.rules.base import Rule
 
@@ -174,6 +174,8 @@ class DynamicOutputShape(Rule):
             if key in self.masks:
                 return self.masks[key] and self.is_tensor(expr)
             return self.is_tensor(expr) and self._used_as_mask(expr.value)
+        if self_attr(expr) is not None:  # a mask the region stored on the module
+            return self.masks.get(self._scope_key(f"self.{self_attr(expr)}"), False) and self.is_tensor(expr)
         if isinstance(expr, cst.Call):
             qual = self.resolve(expr.func)
             if qual in _BOOL_FUNCS:
@@ -198,6 +200,8 @@ class DynamicOutputShape(Rule):
         for target in node.targets:
             if isinstance(target.target, cst.Name):
                 self.masks[self._scope_key(target.target.value)] = self._is_mask(node.value)
+            elif self_attr(target.target) is not None:  # `self.keep = self.w_sum > 1e-10`
+                self.masks[self._scope_key(f"self.{self_attr(target.target)}")] = self._is_mask(node.value)
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if id(node) in self.stores or not self.is_tensor(node.value):

@@ -348,6 +348,19 @@ class _Walker(cst.CSTVisitor):
             return False
         return caller.is_root or value.value not in caller.computed_params
 
+    def _optional_guess(self, value: cst.BaseExpression) -> bool:
+        """Whether a call's argument is an optional parameter of the calling region
+        (``length=None``) still taken for a tensor by assumption only: handed on, it stays a
+        guess (a root's positional inputs are the model's tensors, and count as passed)."""
+        caller, scope = self.ctx.region, self.ctx.scope
+        if caller is None or scope is None or not isinstance(value, cst.Name) or not scope.is_guessed(value.value):
+            return False
+        params = caller.node.params
+        return any(
+            p.name.value == value.value and isinstance(p.default, cst.Name) and p.default.value == "None"
+            for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+        )
+
     def _record_call_site(self, call: cst.Call) -> None:
         """Remember which parameters of a same-file callee receive tensors here."""
         callee = self.ctx.callee(call)
@@ -363,7 +376,9 @@ class _Walker(cst.CSTVisitor):
             if arg.star:
                 break
             name = arg.keyword.value if arg.keyword is not None else (params[i] if i < len(params) else None)
-            if name is not None and self.ctx.is_tensor(arg.value):
+            if name is not None and self._optional_guess(arg.value):
+                region.guessed_params.add(name)
+            elif name is not None and self.ctx.is_tensor(arg.value):
                 region.tensor_params.add(name)
                 if not self._passed_on(arg.value):
                     region.computed_params.add(name)
@@ -436,7 +451,12 @@ def lint_module(
             index.constants.update({f"self.{attr}": value for attr, value in kept.items()})
         index.decided = entry_decisions(node, region.entry)
         ctx.scope.bind_params(
-            node, region.tensor_params, all_tensors=all_tensors, called_with=called_with, records=region.record_params
+            node,
+            region.tensor_params,
+            all_tensors=all_tensors,
+            called_with=called_with,
+            records=region.record_params,
+            guessed_params=region.guessed_params,
         )
         walker.walk(node.body)
     ctx.region = ctx.scope = None
