@@ -735,8 +735,9 @@ class TensorScope:
                 self.bind_target(inner, elem)
         elif isinstance(target, cst.StarredElement):
             self.bind_target(target.value, None)
-        elif kind is not None and self_attr(target) is not None:
+        elif self_attr(target) is not None:
             # `self.keep = self.w_sum > 1e-10` stored in this function: read back below it
+            # (stored a value of unknown kind, it is what the class keeps there again)
             self.bind(f"self.{self_attr(target)}", kind)
 
     def bind_assigned(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
@@ -806,6 +807,15 @@ class TensorScope:
     def resolve(self, expr: cst.BaseExpression) -> str | None:
         return self.imports.resolve(expr, self.local)
 
+    def kept_tensor(self, attr: str) -> bool:
+        """Whether the class keeps ``self.<attr>`` as a tensor: a buffer or parameter it
+        registers, a tensor its constructor stores (also the project's: a buffer a base class
+        registers, in any file)."""
+        owner = self.owner
+        return owner is not None and (
+            attr in owner.tensor_attrs or attr in self.imports.class_tensors.get(owner.name, ())
+        )
+
     def kind(self, expr: cst.BaseExpression) -> str | None:
         if isinstance(expr, cst.Name):
             found = self.lookup(expr.value)
@@ -820,8 +830,8 @@ class TensorScope:
                 stored = self.lookup(f"self.{attr}")
                 if stored is not None:
                     return stored
-                if attr in self.owner.tensor_attrs or attr in self.imports.class_tensors.get(self.owner.name, ()):
-                    return TENSOR  # (the project's: a buffer a base class registers, in any file)
+                if self.kept_tensor(attr):
+                    return TENSOR
                 if attr in self.owner.submodules or f"{self.owner.name}.{attr}" in self.imports.handed_modules:
                     return MODULE
                 return None

@@ -52,22 +52,14 @@ class ModuleInForward(Rule):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         attr = stored_cast(node)
-        if attr is not None and self._kept_tensor(attr) and self.is_tensor(node.value):
+        scope = self.ctx.scope
+        if attr is not None and scope is not None and scope.kept_tensor(attr) and self.is_tensor(node.value):
             self.report(
                 node.targets[0].target,
                 message=f"`self.{attr} = self.{attr}.<cast>(...)` writes module state on every call of a "
                 "compiled region, and dynamo splits the graph at the store of a buffer; keep the converted "
                 "tensor in a local variable",
             )
-
-    def _kept_tensor(self, attr: str) -> bool:
-        """Whether the class keeps ``self.<attr>`` as a tensor (a buffer or parameter it
-        registers, a tensor its constructor stores), not one only this function stores."""
-        region = self.ctx.region
-        owner = region.owner if region is not None else None
-        return owner is not None and (
-            attr in owner.tensor_attrs or attr in self.ctx.imports.class_tensors.get(owner.name, ())
-        )
 
 
 def stored_cast(node: cst.Assign) -> str | None:
