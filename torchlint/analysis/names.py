@@ -77,6 +77,16 @@ def binds(node: cst.CSTNode, name: str) -> bool:
     return False
 
 
+def none_default_params(fn: cst.FunctionDef) -> list[str]:
+    """The names of ``fn``'s parameters that default to ``None`` (``mask=None``)."""
+    params = fn.params
+    return [
+        p.name.value
+        for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+        if isinstance(p.default, cst.Name) and p.default.value == "None"
+    ]
+
+
 def untouched_param(fn: cst.FunctionDef, name: str) -> bool:
     """Whether ``name`` is a parameter of ``fn`` that its body never binds again: inside the
     function it is what the caller passed, as it came."""

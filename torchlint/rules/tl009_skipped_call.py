@@ -11,7 +11,7 @@ import libcst as cst
 
 from torchlint import knowledge, matrix
 from torchlint.analysis.installed import call_key
-from torchlint.analysis.names import self_attr
+from torchlint.analysis.names import none_default_params, self_attr
 from torchlint.analysis.torchnames import JIT_MODULE_MAKERS
 from torchlint.rules.base import Rule
 
@@ -225,12 +225,7 @@ class SkippedCall(Rule):
         region = self.ctx.region
         if region is None:
             return ()
-        params = region.node.params
-        return tuple(
-            p.name.value
-            for p in (*params.params, *params.kwonly_params)
-            if isinstance(p.default, cst.Name) and p.default.value == "None"
-        )
+        return tuple(none_default_params(region.node))
 
     def _scripted_module(self, func: cst.BaseExpression) -> tuple[str, str] | None:
         """``self.norm`` kept as ``torch.jit.script(LayerNorm(...))`` in ``__init__``, or a

@@ -20,7 +20,7 @@ from typing import cast
 
 import libcst as cst
 
-from torchlint.analysis.names import binds, read_names, target_names
+from torchlint.analysis.names import binds, none_default_params, read_names, target_names
 from torchlint.analysis.regions import ClassInfo, ModuleIndex, resolve_callee
 from torchlint.rules.base import Rule
 
@@ -180,8 +180,7 @@ def _expressions_in(node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
 def _none_names(fn: cst.FunctionDef) -> list[str]:
     """The parameters that default to ``None``, and the names the body sets to ``None`` at its
     top level (``mask = None``)."""
-    params = [*fn.params.params, *fn.params.kwonly_params]
-    out = [p.name.value for p in params if isinstance(p.default, cst.Name) and p.default.value == "None"]
+    out = none_default_params(fn)
     for stmt in _statements(fn.body):
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:

@@ -25,7 +25,7 @@ from typing import Callable, Union, cast
 import libcst as cst
 
 from torchlint import knowledge
-from torchlint.analysis.names import ImportTable, param_names, untouched_param
+from torchlint.analysis.names import ImportTable, none_default_params, param_names, untouched_param
 from torchlint.analysis.regions import Region, build_index, entry_decisions, find_regions
 from torchlint.analysis.tensors import (
     RECORD,
@@ -355,11 +355,7 @@ class _Walker(cst.CSTVisitor):
         caller, scope = self.ctx.region, self.ctx.scope
         if caller is None or scope is None or not isinstance(value, cst.Name) or not scope.is_guessed(value.value):
             return False
-        params = caller.node.params
-        return any(
-            p.name.value == value.value and isinstance(p.default, cst.Name) and p.default.value == "None"
-            for p in (*params.posonly_params, *params.params, *params.kwonly_params)
-        )
+        return value.value in none_default_params(caller.node)
 
     def _record_call_site(self, call: cst.Call) -> None:
         """Remember which parameters of a same-file callee receive tensors here."""
