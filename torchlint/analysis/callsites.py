@@ -28,6 +28,7 @@ import functools
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from torchlint.analysis.sites import (
+    CLASS_OBJECT,
     ITEM,
     MADE_PREFIX,
     META_NAME,
@@ -72,6 +73,8 @@ class Project(Protocol):
     def made_classes(self, path: str, callee: str) -> list[Ref]: ...
 
     def handed_classes(self, path: str, owner: str, attr: str, sites: Any = None) -> list[tuple[str, str]]: ...
+
+    def kept_class_objects(self, path: str, owner: str, attr: str, sites: Any = None) -> list[tuple[str, str]]: ...
 
     def is_module(self, path: str, name: str) -> bool: ...
 
@@ -157,6 +160,9 @@ class CallSites:
             for cls in classes:
                 name = method or ("forward" if self.p.is_module(*cls) else "__call__")
                 targets.append(self.p.find_method(cls[0], cls[1], name))
+            if method:  # `self.semiring.sum(x)` of a class kept as an object
+                for cls in self.p.kept_class_objects(where[0], owner, attr, self):
+                    targets.append(self.class_method(cls, method))
             for target in targets:
                 if target is not None:
                     self._add(target, where, pos, kw)
@@ -167,6 +173,9 @@ class CallSites:
             for cls in sorted(self.param_classes(where[0], cast(str, where[2]), param)):
                 name = method or ("forward" if self.p.is_module(*cls) else "__call__")
                 targets.append(self.p.find_method(cls[0], cls[1], name))
+            if method:  # `semiring.sum(x)` of a class passed as an object
+                for cls in sorted(self.param_class_objects(where[0], cast(str, where[2]), param)):
+                    targets.append(self.class_method(cls, method))
             for target in targets:
                 if target is not None:
                     self._add(target, where, pos, kw)
@@ -471,6 +480,63 @@ class CallSites:
                 out |= self.param_classes(where[0], where[2], name, depth + 1)
         self._memo[key] = out
         return out
+
+    def param_class_objects(self, path: str, qual: str, name: str, depth: int = 0) -> set[tuple[str, str]]:
+        """The project classes passed as objects, not instances, for parameter ``name`` of
+        ``qual``: by the calls seen (``Chain(MaxSemiring)``, or a parameter of the caller that
+        receives one, followed up through its own callers), and its default (``semiring=
+        MaxSemiring``) where a call leaves it out or not every call is seen."""
+        key = ("class objects", path, qual, name)
+        found = self._memo.get(key)
+        if found is not None:
+            return found
+        self._memo[key] = set()  # (a cycle adds nothing)
+        rec, sig = self._bound(path, qual)
+        sites = self.sites.get((path, qual), ())
+        left_out = not sites or not self.all_seen(path, qual)
+        out: set[tuple[str, str]] = set()
+        for where, pos, kw in sites:
+            arg = _argument(sig, pos, kw, name)
+            if arg is not None:
+                out |= self._class_objects_of(arg, where, depth)
+            elif "**" in kw and where[2] is not None and depth < _MAX_HOPS:
+                out |= self.param_class_objects(where[0], where[2], name, depth + 1)
+            elif "*" not in pos:
+                left_out = True
+        default = rec.get("class_defaults", {}).get(name)
+        if left_out and default is not None:
+            ref = self.p.resolve_dotted(path, default)
+            if ref is not None and ref[0] == "cls":
+                out.add((ref[1], ref[2]))
+        self._memo[key] = out
+        return out
+
+    def _class_objects_of(self, kind: Any, where: Where, depth: int) -> set[tuple[str, str]]:
+        path, owner, qual = where
+        if isinstance(kind, list) and kind and kind[0] == "|":
+            return {c for k in kind[1:] for c in self._class_objects_of(k, where, depth)}
+        if not isinstance(kind, str):
+            return set()
+        if kind.startswith(CLASS_OBJECT):
+            ref = self.p.resolve_dotted(path, kind[len(CLASS_OBJECT) :])
+            return {(ref[1], ref[2])} if ref is not None and ref[0] == "cls" else set()
+        if kind.startswith("p:") and qual is not None and depth < _MAX_HOPS:
+            return self.param_class_objects(path, qual, kind[2:], depth + 1)
+        if kind.startswith("s:") and "." not in kind and owner is not None and depth < _MAX_HOPS:
+            return set(self.p.kept_class_objects(path, owner, kind[2:], self))
+        return set()
+
+    def class_method(self, cls: tuple[str, str], method: str) -> Ref | None:
+        """The static or class method ``method`` of ``cls`` (or of a base), called on the
+        class itself; None where it is a plain method (called on the class, its first
+        argument would be ``self``: what the call binds is not what its kinds say)."""
+        found = self.p.find_method(cls[0], cls[1], method)
+        rec = self.p.record(found) if found is not None else None
+        if rec is None or not {"staticmethod", "classmethod"} & {
+            d.rsplit(".", 1)[-1] for d in rec.get("decorators", ())
+        }:
+            return None
+        return found
 
     def _classes_of(self, kind: Any, where: Where, depth: int) -> set[tuple[str, str]]:
         path, _, qual = where

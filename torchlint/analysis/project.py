@@ -913,7 +913,7 @@ class Project:
             head, _, rest = name.partition(".")
             if head in held and rest and "." not in rest and self._runs(path, guard):
                 for attr in held[head]:  # `q = self.q; q.step(x)`
-                    for cls in self.handed_classes(path, owner, attr):
+                    for cls in self.handed_classes(path, owner, attr) + self.kept_class_objects(path, owner, attr):
                         found = self.find_method(*cls, rest)
                         if found is not None:
                             yield (_VIRTUAL, found[1], found[2])
@@ -921,6 +921,11 @@ class Project:
             if head != "self" or not rest or rest.count(".") > 1 or not self._runs(path, guard):
                 continue
             attr, _, method = rest.partition(".")
+            if method:  # `self.semiring.sum(x)` of a class kept as an object
+                for cls in self.kept_class_objects(path, owner, attr):
+                    found = self.find_method(*cls, method)
+                    if found is not None:
+                        yield (_VIRTUAL, found[1], found[2])
             if not method and self.find_method(path, owner, attr) is not None:
                 continue  # `self.helper(x)`: a method, not an object
             for cls in self.handed_classes(path, owner, attr):
@@ -949,6 +954,10 @@ class Project:
                 if not rest and self.is_module(*cls):
                     continue
                 found = self.find_method(cls[0], cls[1], rest or "__call__")
+                if found is not None:
+                    yield (_VIRTUAL, found[1], found[2])
+            for cls in sorted(sites.param_class_objects(ref[1], ref[2], head)) if rest else ():
+                found = self.find_method(cls[0], cls[1], rest)  # `semiring.sum(x)` of a class
                 if found is not None:
                     yield (_VIRTUAL, found[1], found[2])
 
@@ -989,14 +998,44 @@ class Project:
             return found
         sites = sites if sites is not None else self._call_sites()
         out: list[tuple[str, str]] = []
+        for where, init, param in self._kept_params(path, owner, attr):
+            for made in sorted(sites.param_classes(where, init, param)):
+                if made not in out:
+                    out.append(made)
+        self._memo[key] = out
+        return out
+
+    def _kept_params(self, path: str, owner: str, attr: str) -> Iterator[tuple[str, str, str]]:
+        """(file, constructor, parameter) for each ``self.<attr> = <param>`` (in either arm of a
+        conditional) of a constructor of ``owner``'s lineage."""
         for where, cls in self._lineage(path, owner):
             value = self._init_fields(where, cls).get(attr)
             params = [value] if isinstance(value, str) else value[1:] if isinstance(value, list) else []
             for p in params:
                 if isinstance(p, str) and p.startswith("p:"):
-                    for made in sorted(sites.param_classes(where, f"{cls}.__init__", p[2:])):
-                        if made not in out:
-                            out.append(made)
+                    yield where, f"{cls}.__init__", p[2:]
+
+    def kept_class_objects(self, path: str, owner: str, attr: str, sites: Any = None) -> list[tuple[str, str]]:
+        """The project classes ``self.<attr>`` holds as objects, not instances, in ``owner``'s
+        lineage: set to one by name (``self.semiring = MaxSemiring``), or to a parameter of a
+        constructor the project's calls pass one as (``Chain(MaxSemiring)``), or that
+        defaults to one (``semiring=MaxSemiring``). A strategy whose methods the class calls
+        (``self.semiring.sum(x)``)."""
+        key = ("class objects", path, owner, attr)
+        found = self._memo.get(key)
+        if found is not None:
+            return found
+        self._memo[key] = []  # (a cycle adds nothing)
+        sites = sites if sites is not None else self._call_sites()
+        out: list[tuple[str, str]] = []
+        for where, init, param in self._kept_params(path, owner, attr):
+            held = sites.param_class_objects(where, init, param)
+            out.extend(c for c in sorted(held) if c not in out)
+        for where, rec in self._lineage_records(path, owner):
+            for name in rec.get("refs", {}).get(attr, ()):
+                ref = self.resolve_dotted(where, name)
+                if ref is not None and ref[0] == "cls" and (ref[1], ref[2]) not in out:
+                    out.append((ref[1], ref[2]))
         self._memo[key] = out
         return out
 

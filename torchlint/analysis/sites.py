@@ -246,12 +246,18 @@ RETURN = "r"
 ITEM = "#"
 #: the prefix of such a name when it is absolute (imported inside the calling function)
 ABSOLUTE = "abs:"
+#: the prefix of an argument's kind that is a class passed as an object, by its name as
+#: written (``Chain(MaxSemiring)``: ``"c:MaxSemiring"``): not a tensor, nothing known of its
+#: value; the project follows the methods called on it (a strategy class)
+CLASS_OBJECT = "c:"
 
 
 def evaluate(kind: Any, atom: Callable[[str], str], call: Callable[[str], str]) -> str:
     """``kind`` worked out to ``"i"``, ``"n"``, ``"t"`` or ``"?"``: ``atom`` gives a
     ``"p:NAME"`` or ``"s:ATTR"`` atom's kind, ``call`` what ``["r", NAME]`` returns."""
     if isinstance(kind, str):
+        if kind.startswith(CLASS_OBJECT):
+            return "?"
         return atom(kind) if kind.startswith(("p:", "s:")) else kind
     if isinstance(kind, list) and len(kind) == 2 and kind[0] == RETURN:
         return call(kind[1])
@@ -651,6 +657,30 @@ def _dotted(node: ast.AST) -> str | None:
 MADE_PREFIX = "new:"
 
 
+def class_name(env: Env, node: ast.AST) -> str | None:
+    """The name as written of what ``node`` names where it reads a class defined outside the
+    function (``MaxSemiring``, ``semirings.LogSemiring``: a name it does not bind, spelt as
+    classes are), else None."""
+    if not isinstance(node, (ast.Name, ast.Attribute)):
+        return None
+    name = _dotted(node)
+    root = name.split(".", 1)[0] if name is not None else ""
+    if name is None or root in ("self", "cls") or env.is_local(root):
+        return None
+    last = name.rsplit(".", 1)[-1]
+    constant = last.isupper() and "_" in last  # `MAX_LEN`
+    return name if last[:1].isupper() and not constant else None
+
+
+def _argument_kind(env: Env, node: ast.AST) -> Kind:
+    kind = env.kind(node)
+    if kind == "?":
+        name = class_name(env, node)
+        if name is not None:
+            return f"{CLASS_OBJECT}{name}"
+    return kind
+
+
 def site(env: Env, call: ast.Call, callee: str, attr: str | None) -> list[Any]:
     """``[callee, positional kinds, {keyword: kind}]`` (and the attribute of ``self`` the
     call's result is assigned to): ``"*"`` for a starred argument, ``"**"`` for ``**kw``."""
@@ -659,10 +689,10 @@ def site(env: Env, call: ast.Call, callee: str, attr: str | None) -> list[Any]:
         if isinstance(a, ast.Starred):
             pos.append("*")
             break
-        pos.append(env.kind(a))
+        pos.append(_argument_kind(env, a))
     kw: dict[str, Kind] = {}
     for k in call.keywords:
-        kw[k.arg if k.arg is not None else "**"] = "?" if k.arg is None else env.kind(k.value)
+        kw[k.arg if k.arg is not None else "**"] = "?" if k.arg is None else _argument_kind(env, k.value)
     out: list[Any] = [callee, pos]
     if kw or attr is not None:
         out.append(kw)
@@ -705,6 +735,19 @@ def signature(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> dict[s
     }
     if consts:
         out["consts"] = consts
+    # the defaults that name a class (``semiring=MaxSemiring``): what a call leaving the
+    # parameter out hands the function, a class as an object
+    classes = {}
+    given: list[tuple[ast.arg, ast.expr | None]] = [
+        *zip(args.args[len(args.args) - len(args.defaults) :] if args.defaults else [], args.defaults),
+        *zip(args.kwonlyargs, args.kw_defaults),
+    ]
+    for param, value in given:
+        name = class_name(env, value) if value is not None else None
+        if name is not None:
+            classes[param.arg] = name
+    if classes:
+        out["class_defaults"] = classes
     # annotated parameters keep what their annotation says
     annotated = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs if a.annotation is not None]
     if annotated:

@@ -36,7 +36,7 @@ from torchlint.analysis.sites import (
 from torchlint.analysis.torchnames import LABEL_PARAMS
 
 #: bump when the summary's shape or meaning changes (it is part of cache keys)
-VERSION = 36
+VERSION = 37
 
 Summary = dict[str, Any]
 
@@ -738,12 +738,13 @@ def _function(fn: ast.AST) -> dict[str, Any]:
     # ... except a method that no tensor or container has, or a call of the parameter itself
     # (`term.vf(t, y)`, `step(y)`): the project follows those into what the callers pass
     common = common_methods()
+    strategies = _class_defaulted(fn)
     on_params = [
         c
         for c in scan.calls
         if (c[0] or "").split(".", 1)[0] in own
         and (c[0] or "").count(".") <= 1
-        and (c[0] or "").rpartition(".")[2] not in common
+        and ((c[0] or "").rpartition(".")[2] not in common or (c[0] or "").split(".", 1)[0] in strategies)
     ]
     if on_params:
         out["pcalls"] = on_params
@@ -806,6 +807,14 @@ def _function(fn: ast.AST) -> dict[str, Any]:
     return out
 
 
+def _class_defaulted(fn: ast.AST) -> set[str]:
+    """The parameters whose default names a class (``semiring=MaxSemiring``): a strategy the
+    function calls methods of (``semiring.sum(x)``), whatever their names (a tensor's, too)."""
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        return set()
+    return set(signature(fn).get("class_defaults", ()))
+
+
 def _sole_maker(env: Env, scan: _FunctionScan, name: str) -> str | None:
     """The class every value of local ``name`` is an instance of, when each is a call of it
     (``solver = Solver(func, y0)``; ``SOLVERS[]`` for one of the classes a table holds,
@@ -836,6 +845,7 @@ def _callers_view(fn: ast.AST, scan: _FunctionScan, own: set[str] | None) -> dic
     skip = params | {"self", "cls"} if own is not None else set()
     records, others = [], set()
     common = common_methods()
+    strategies = _class_defaulted(fn) if own is not None else set()
     for name, call in scan.sites:
         head, _, rest = name.partition(".")
         maker = _sole_maker(env, scan, head) if rest and "." not in rest and head not in params else None
@@ -852,7 +862,12 @@ def _callers_view(fn: ast.AST, scan: _FunctionScan, own: set[str] | None) -> dic
             # `solve = sdeint_adjoint if adjoint else sdeint; solve(sde, y0, ts)`: a call of each
             records.extend(site(env, call, target, None) for target in scan.named[head])
             continue
-        if own is not None and head in params and "." not in rest and (not rest or rest not in common):
+        if (
+            own is not None
+            and head in params
+            and "." not in rest
+            and (not rest or rest not in common or head in strategies)
+        ):
             # `term.vf(t, y)`: a method of what the callers pass, resolved by the project
             records.append(site(env, call, name, None))
             continue
