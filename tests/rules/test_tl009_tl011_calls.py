@@ -522,4 +522,36 @@ CASES["torch_class_dynamo_skips"] = Case(
     {"inputs": ["f32[2,4]"]},
 )
 
+# a sparse tensor: dynamo cannot wrap one ("Attempted to wrap sparse Tensor"), so each
+# statement of compiled code that uses one splits the graph: a product with one torch's sparse
+# functions take (the adjacency matrix a graph convolution keeps, made in `__init__`), and a
+# value made sparse in the region, then used. The look-alikes: a dense product, a test that
+# the value is there, and `torch.mm` of dense values
+CASES["sparse_tensors_used"] = Case(
+    """
+    import torch
+    from torch import nn
+
+    class GraphConv(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(4, 4)
+            self.adj = torch.eye(4).to_sparse()
+
+        def forward(self, x):
+            h = torch.mm(self.lin(x), x.t())
+            h = torch.sparse.mm(self.adj, h)  # error: TL009
+            return h * 2
+
+    class Pruned(nn.Module):
+        def forward(self, x):
+            y = x.relu()
+            s = y.to_sparse()  # error: TL009
+            kept = s if s is not None else y
+            back = kept.to_dense()  # error: TL009
+            return back + torch.mm(y, y.t())
+    """,
+    {"inputs": ["f32[4,4]"]},
+)
+
 test_static, test_dynamo_agrees = static_and_dynamo_tests(CASES)

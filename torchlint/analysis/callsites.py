@@ -78,6 +78,8 @@ class Project(Protocol):
 
     def is_module(self, path: str, name: str) -> bool: ...
 
+    def is_autograd_function(self, path: str, name: str) -> bool: ...
+
     def callee_ref(self, path: str, owner: str | None, name: str) -> Ref | None: ...
 
 
@@ -103,7 +105,7 @@ _MAX_HOPS = 4
 Where = tuple[str, "str | None", "str | None"]
 
 
-def _argument(sig: list[str], pos: list, kw: dict, name: str) -> Any:
+def argument(sig: list[str], pos: list, kw: dict, name: str) -> Any:
     """What a call passes as parameter ``name`` (by name, or at its place before any
     ``*args``), None where it does not say."""
     arg = kw.get(name)
@@ -126,6 +128,9 @@ class CallSites:
         self.held: dict[str, list[tuple[tuple[str, str], tuple[str, str]]]] = {}
         self.held_by: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
         self.escaped_attrs: set[tuple[str, str, str]] = set()
+        #: `Fn.apply(...)` of each autograd Function of the project: its `forward`'s calls,
+        #: which bind `ctx` first (read for the sparse values handed in, not for kinds)
+        self.applied: dict[tuple[str, str], list[tuple[Where, list, dict]]] = {}
         self.children = project.subclasses()
         self._memo: dict[Any, Any] = {}
         records: list[tuple[Where, dict[str, Any]]] = []
@@ -252,6 +257,12 @@ class CallSites:
         if "." not in rest and head in self._params(where):  # `term.vf(t, y)`: what callers pass
             self._on_param.append((where, head, rest, pos, kw))
             return
+        if callee.endswith(".apply"):  # `Spike.apply(x)` of an autograd Function: its forward
+            fn = self.p.resolve_dotted(path, callee[: -len(".apply")])
+            if fn is not None and fn[0] == "cls" and self.p.is_autograd_function(fn[1], fn[2]):
+                forward = self.p.find_method(fn[1], fn[2], "forward")
+                if forward is not None:
+                    self.applied.setdefault((forward[1], forward[2]), []).append((where, ["?", *pos], kw))
         ref = self.p.resolve_dotted(path, callee)
         if ref is None or ref[0] in ("ext", "mod", "bound"):
             if rest and ref is None:
@@ -374,7 +385,7 @@ class CallSites:
         self._memo[key] = out
         return out
 
-    def _bound(self, path: str, qual: str) -> tuple[dict[str, Any], list[str]]:
+    def bound(self, path: str, qual: str) -> tuple[dict[str, Any], list[str]]:
         """The record of ``qual`` and its positional parameters as a call fills them (a
         method's ``self`` or ``cls`` bound already, a static method's not)."""
         rec = self.p.record(("meth", path, qual) if "." in qual else ("fn", path, qual)) or {}
@@ -384,7 +395,7 @@ class CallSites:
         return rec, sig
 
     def _param_kind(self, path: str, qual: str, name: str) -> str:
-        rec, sig = self._bound(path, qual)
+        rec, sig = self.bound(path, qual)
         defaults = rec.get("defaults", {})
         kinds = []
         for where, pos, kw in self.sites.get((path, qual), ()):
@@ -415,7 +426,7 @@ class CallSites:
         sites = self.sites.get((path, qual))
         out: dict[str, str] = {}
         if sites and self.all_seen(path, qual):
-            rec, sig = self._bound(path, qual)
+            rec, sig = self.bound(path, qual)
             for name, value in rec.get("consts", {}).items():
                 if all(self._leaves(where, pos, kw, sig, name, value) for where, pos, kw in sites):
                     out[name] = value
@@ -427,7 +438,7 @@ class CallSites:
         on a parameter of the caller that holds that value."""
         if "**" in kw or "*" in pos:
             return False
-        arg = _argument(sig, pos, kw, name)
+        arg = argument(sig, pos, kw, name)
         if arg is None:
             return True
         if isinstance(arg, str) and arg.startswith("p:") and where[2] is not None:
@@ -443,11 +454,11 @@ class CallSites:
         if found is not None:
             return found
         self._memo[key] = []  # (a cycle adds nothing)
-        rec, sig = self._bound(path, qual)
+        rec, sig = self.bound(path, qual)
         out = []
         for name in sig + list(rec.get("kwonly", ())):
             for where, pos, kw in self.sites.get((path, qual), ()):
-                arg = _argument(sig, pos, kw, name)
+                arg = argument(sig, pos, kw, name)
                 if arg is None:
                     continue
                 if isinstance(arg, str) and arg.startswith("p:"):
@@ -469,10 +480,10 @@ class CallSites:
         if found is not None:
             return found
         self._memo[key] = set()  # (a cycle adds nothing)
-        _, sig = self._bound(path, qual)
+        _, sig = self.bound(path, qual)
         out: set[tuple[str, str]] = set()
         for where, pos, kw in self.sites.get((path, qual), ()):
-            arg = _argument(sig, pos, kw, name)
+            arg = argument(sig, pos, kw, name)
             if arg is not None:
                 out |= self._classes_of(arg, where, depth)
             elif "**" in kw and where[2] is not None and depth < _MAX_HOPS:
@@ -491,12 +502,12 @@ class CallSites:
         if found is not None:
             return found
         self._memo[key] = set()  # (a cycle adds nothing)
-        rec, sig = self._bound(path, qual)
+        rec, sig = self.bound(path, qual)
         sites = self.sites.get((path, qual), ())
         left_out = not sites or not self.all_seen(path, qual)
         out: set[tuple[str, str]] = set()
         for where, pos, kw in sites:
-            arg = _argument(sig, pos, kw, name)
+            arg = argument(sig, pos, kw, name)
             if arg is not None:
                 out |= self._class_objects_of(arg, where, depth)
             elif "**" in kw and where[2] is not None and depth < _MAX_HOPS:

@@ -81,6 +81,8 @@ _PROPERTY = ("property", "cached_property", "functools.cached_property")
 #: the special methods the summary notes where the syntax runs them (`s[k]`, `len(s)`, `s(x)`)
 _RUN_BY_SYNTAX = frozenset({"__getitem__", "__len__", "__iter__", "__next__", "__bool__", "__call__"})
 _MAX_DEPTH = 40
+#: how many calls deep a sparse tensor is followed (returned, handed on)
+_MAX_SPARSE_HOPS = 6
 _DISTRIBUTIONS = "torch.distributions."
 #: the methods of a ``torch.distributions`` distribution or transform that torch's own code
 #: calls (``TransformedDistribution.log_prob`` calls each transform's ``_inverse`` and
@@ -1039,6 +1041,119 @@ class Project:
         self._memo[key] = out
         return out
 
+    # -- sparse tensors ------------------------------------------------------------------
+    def _makes_sparse(self) -> bool:
+        """Whether any checked file makes a sparse tensor (else nothing below is asked)."""
+        found = self._memo.get(("makes sparse",))
+        if found is None:
+            found = False
+            for path in self.checked:
+                s = self.summary(path)
+                records = [*s.get("functions", {}).values()]
+                records += [m for c in s.get("classes", {}).values() for m in c.get("methods", {}).values()]
+                if any(r.get("sparse_ret") or r.get("sparse_fields") for r in records):
+                    found = True
+                    break
+            self._memo[("makes sparse",)] = found
+        return found
+
+    def returns_sparse(self, ref: Ref | None, depth: int = 0) -> bool:
+        """Whether the project function ``ref`` returns a sparse tensor (or a tuple holding
+        one) it makes, or what another such function returns (``return build(...)``)."""
+        if ref is None or ref[0] not in ("fn", "meth") or depth > _MAX_SPARSE_HOPS:
+            return False
+        key = ("sparse ret", ref[1], ref[2])
+        found = self._memo.get(key)
+        if found is not None:
+            return found
+        self._memo[key] = False  # (a cycle returns nothing sparse)
+        rec = self.record(ref) or {}
+        out = bool(rec.get("sparse_ret"))
+        ret = rec.get("ret")
+        if not out and isinstance(ret, list) and len(ret) == 2 and ret[0] == RETURN and isinstance(ret[1], str):
+            owner = ref[2].split(".")[0] if ref[0] == "meth" else None
+            out = self.returns_sparse(self.callee_ref(ref[1], owner, ret[1]), depth + 1)
+        self._memo[key] = out
+        return out
+
+    def sparse_attrs(self, path: str, cls: str) -> list[str]:
+        """The attributes of ``self`` a method of ``cls`` or of its bases sets to a sparse
+        tensor: one it makes (``self.adj = adj.to_sparse()``, a registered buffer), or what a
+        project function returns (``self.interp_mats = calc_tensor_spmatrix(omega)``)."""
+        key = ("sparse attrs", path, cls)
+        found = self._memo.get(key)
+        if found is not None:
+            return found
+        out: list[str] = []
+        if self._makes_sparse():
+            for where, rec in self._lineage_records(path, cls):
+                for attr in rec.get("sparse_fields", ()):
+                    if attr not in out:
+                        out.append(attr)
+                for attr, kind in rec.get("fields", {}).items():
+                    if isinstance(kind, list) and len(kind) == 2 and kind[0] == RETURN and attr not in out:
+                        if self.returns_sparse(self.callee_ref(where, cls, kind[1])):
+                            out.append(attr)
+        self._memo[key] = out
+        return out
+
+    def sparse_params(self, path: str, qual: str, depth: int = 0) -> list[str]:
+        """The parameters of ``qual`` that every call of the project passing them hands a
+        sparse tensor (calls that leave one out aside): a ``self`` attribute set to one, a
+        parameter of the caller handed one, what a function returning one gives (also
+        ``Fn.apply(...)`` of an autograd Function, for its ``forward``). Not one some call
+        hands a dense tensor: torch_geometric's ``edge_index`` takes either, and most of its
+        calls pass an index."""
+        key = ("sparse params", path, qual)
+        found = self._memo.get(key)
+        if found is not None:
+            return found
+        self._memo[key] = []  # (a cycle hands nothing more)
+        out: list[str] = []
+        if self._makes_sparse() and depth <= _MAX_SPARSE_HOPS:
+            from torchlint.analysis.callsites import argument
+
+            sites = self._call_sites()
+            calls = [*sites.sites.get((path, qual), ()), *sites.applied.get((path, qual), ())]
+            if calls:
+                rec, sig = sites.bound(path, qual)
+                for name in [*sig, *rec.get("kwonly", ())]:
+                    passed = [(a, where) for where, pos, kw in calls if (a := argument(sig, pos, kw, name)) is not None]
+                    if passed and all(self._sparse_kind(a, where, depth) for a, where in passed):
+                        out.append(name)
+        self._memo[key] = out
+        return out
+
+    def _sparse_kind(self, kind: Any, where: tuple[str, str | None, str | None], depth: int) -> bool:
+        path, owner, qual = where
+        if isinstance(kind, list) and kind and kind[0] == "|":
+            return any(self._sparse_kind(k, where, depth) for k in kind[1:])
+        if isinstance(kind, list) and len(kind) == 2 and kind[0] == RETURN and isinstance(kind[1], str):
+            return self.returns_sparse(self.callee_ref(path, owner, kind[1]))
+        if not isinstance(kind, str):
+            return False
+        if kind.startswith("s:") and "." not in kind and owner is not None:
+            return kind[2:] in self.sparse_attrs(path, owner)
+        if kind.startswith("p:") and qual is not None:
+            return kind[2:] in self.sparse_params(path, qual, depth + 1)
+        return False
+
+    def sparse_facts(self, path: str, quals: list[str]) -> dict[str, Any]:
+        """``sparse``: for the file's regions ``quals``, the parameters handed a sparse tensor,
+        and for their classes the attributes set to one (a use of either in compiled code
+        splits the graph: dynamo cannot wrap a sparse tensor)."""
+        if not self._makes_sparse():
+            return {}
+        params = {q: found for q in sorted(quals) if (found := self.sparse_params(path, q))}
+        owners = sorted({q.split(".")[0] for q in quals if "." in q} & set(self.summary(path).get("classes", {})))
+        attrs = {c: found for c in owners if (found := self.sparse_attrs(path, c))}
+        out: dict[str, Any] = {}
+        if params:
+            out["params"] = params
+        if attrs:
+            out["attrs"] = attrs
+        return {"sparse": out} if out else {}
+
     def _call_sites(self) -> Any:
         """Every call in the project (:class:`~torchlint.analysis.callsites.CallSites`), made once."""
         from torchlint.analysis.callsites import CallSites
@@ -1415,6 +1530,7 @@ class Project:
             if calls:
                 out["installed_calls"] = calls
         out.update(self.call_facts(path, [q for q, _ in self._by_path.get(path, ())]))
+        out.update(self.sparse_facts(path, [q for q, _ in self._by_path.get(path, ())]))
         uninit = self.uninit_facts().get(path)
         if uninit:
             out["uninit"] = uninit

@@ -54,6 +54,8 @@ class ClassInfo:
     #: Spike.apply``): attr -> what calling it runs, (function, qualname, owner) as
     #: :func:`resolve_callee` gives
     function_refs: dict[str, list[tuple[cst.FunctionDef, str, ClassInfo | None]]] = field(default_factory=dict)
+    #: attributes some method sets to a sparse tensor (the project's ``sparse`` facts)
+    sparse_attrs: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -82,6 +84,8 @@ class Region:
     #: parameters with a constant default every compiled call leaves out, where those calls
     #: are all seen here: name -> ``"None"`` / ``"True"`` / ``"False"``
     defaults: dict[str, str] = field(default_factory=dict)
+    #: parameters some call of the project hands a sparse tensor (or a tuple holding one)
+    sparse_params: set[str] = field(default_factory=set)
 
     @property
     def label(self) -> str:

@@ -33,10 +33,10 @@ from torchlint.analysis.sites import (
     signature,
     site,
 )
-from torchlint.analysis.torchnames import LABEL_PARAMS
+from torchlint.analysis.torchnames import LABEL_PARAMS, SPARSE_MAKERS, SPARSE_METHODS
 
 #: bump when the summary's shape or meaning changes (it is part of cache keys)
-VERSION = 37
+VERSION = 38
 
 Summary = dict[str, Any]
 
@@ -804,6 +804,85 @@ def _function(fn: ast.AST) -> dict[str, Any]:
     if scan.wrappers:
         out["wrappers"] = scan.run_per_call()
     out.update(_callers_view(fn, scan, own))
+    out.update(_sparse_facts(fn))
+    return out
+
+
+def _own_frame(fn: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of the function's own frame (not of the functions and classes it defines)."""
+    todo: list[ast.AST] = list(getattr(fn, "body", ()))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, _OWN_FRAME):
+            continue
+        yield node
+        todo.extend(ast.iter_child_nodes(node))
+
+
+_SPARSE_MAKER_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in SPARSE_MAKERS)
+
+
+def _sparse_facts(fn: ast.AST) -> dict[str, Any]:
+    """What the function makes sparse (a sparse tensor, or a tuple or list holding one): whether
+    it returns one (``sparse_ret``), and the attributes of ``self`` it sets to one
+    (``sparse_fields``: ``self.adj = adj.to_sparse()``, a registered buffer too). Made here by
+    ``torch.sparse_coo_tensor(...)`` and the like or by ``.to_sparse()``, directly or through a
+    local; the project follows what other functions return (:mod:`torchlint.analysis.sparse`)."""
+    stmts = sorted(
+        (n for n in _own_frame(fn) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.Return, ast.Call))),
+        key=lambda n: (n.lineno, n.col_offset),
+    )
+    if not any(
+        isinstance(n, ast.Call)
+        and (
+            (isinstance(n.func, ast.Attribute) and n.func.attr in SPARSE_METHODS)
+            or (dotted(n.func) or "").rsplit(".", 1)[-1] in _SPARSE_MAKER_NAMES
+        )
+        for n in stmts
+    ):
+        return {}
+    local: set[str] = set()
+
+    def made(v: ast.AST | None) -> bool:
+        if isinstance(v, ast.Call):
+            if isinstance(v.func, ast.Attribute) and v.func.attr in SPARSE_METHODS:
+                return True
+            return (dotted(v.func) or "").rsplit(".", 1)[-1] in _SPARSE_MAKER_NAMES
+        if isinstance(v, ast.Name):
+            return v.id in local
+        if isinstance(v, (ast.Tuple, ast.List)):
+            return any(made(e) for e in v.elts)
+        if isinstance(v, ast.IfExp):
+            return made(v.body) or made(v.orelse)
+        return isinstance(v, ast.Subscript) and made(v.value)
+
+    fields: list[str] = []
+    ret = False
+    for node in stmts:
+        if isinstance(node, ast.Return):
+            ret = ret or made(node.value)
+            continue
+        if isinstance(node, ast.Call):  # self.register_buffer("adj", adj.to_sparse())
+            if _self_attr(node.func) == "register_buffer" and len(node.args) > 1 and made(node.args[1]):
+                name = node.args[0]
+                if isinstance(name, ast.Constant) and isinstance(name.value, str) and name.value not in fields:
+                    fields.append(name.value)
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if not made(node.value):
+            continue
+        for target in targets:
+            for t in target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]:
+                if isinstance(t, ast.Name):
+                    local.add(t.id)
+                attr = _self_attr(t)
+                if attr is not None and attr not in fields:
+                    fields.append(attr)
+    out: dict[str, Any] = {}
+    if ret:
+        out["sparse_ret"] = True
+    if fields:
+        out["sparse_fields"] = fields
     return out
 
 

@@ -75,3 +75,30 @@ def library_op(qual: str) -> str | None:
 def op_callee(op: str) -> str:
     """How code calls the operator ``"ns::op"``: ``torch.ops.ns.op``."""
     return "torch.ops." + op.replace("::", ".")
+
+
+#: torch's functions that make a sparse tensor, and the tensor methods that do: dynamo cannot
+#: wrap a sparse tensor ("Attempted to wrap sparse Tensor"), so each use of one in compiled code
+#: splits the graph
+SPARSE_MAKERS = frozenset(
+    f"torch.sparse_{layout}_tensor" for layout in ("coo", "csr", "csc", "bsr", "bsc", "compressed")
+)
+SPARSE_METHODS = frozenset(
+    {"to_sparse", "to_sparse_coo", "to_sparse_csr", "to_sparse_csc", "to_sparse_bsr", "to_sparse_bsc"}
+)
+#: torch's functions whose (first) operand is a sparse tensor by their contract
+#: (``torch.sparse.mm(adj, x)``): called in compiled code, they use one
+SPARSE_OPERAND_FUNCTIONS = frozenset(
+    {
+        "torch.sparse.mm",
+        "torch.sparse.addmm",
+        "torch.sparse.sum",
+        "torch.sparse.softmax",
+        "torch.sparse.log_softmax",
+        "torch.sparse.sampled_addmm",
+        "torch.spmm",
+        "torch.smm",
+        "torch.hspmm",
+        "torch.sspaddmm",
+    }
+)

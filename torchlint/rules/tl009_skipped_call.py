@@ -12,7 +12,8 @@ import libcst as cst
 from torchlint import knowledge, matrix
 from torchlint.analysis.installed import call_key
 from torchlint.analysis.names import none_default_params, self_attr
-from torchlint.analysis.torchnames import JIT_MODULE_MAKERS
+from torchlint.analysis.torchnames import JIT_MODULE_MAKERS, SPARSE_MAKERS, SPARSE_METHODS, SPARSE_OPERAND_FUNCTIONS
+from torchlint.analysis.tree import code_children
 from torchlint.rules.base import Rule
 
 
@@ -127,6 +128,12 @@ class SkippedCall(Rule):
         self.generator_made = "torch.Generator" in randoms
         self.seeded_draws = {name for name in randoms if not name.startswith(("Tensor.", "torch.Generator"))}
         self.seeded_methods = {name.removeprefix("Tensor.") for name in randoms if name.startswith("Tensor.")}
+        #: region -> the local names holding a sparse tensor (or a tuple of them) there
+        self.sparse: dict[int, set[str]] = {}
+        #: the regions seen making one (`.to_sparse()`): their locals are worked out
+        self.sparse_made: set[int] = set()
+        #: the outermost expression of a statement reported for the sparse tensor it uses
+        self.sparse_open: cst.CSTNode | None = None
 
     def leave_Assign(self, node: cst.Assign) -> None:
         # state = {"h": h, "c": c}: remember containers of tensors for a later deepcopy
@@ -239,7 +246,122 @@ class SkippedCall(Rule):
                 return func.value, self.ctx.index.scripted[func.value]
         return None
 
+    # -- sparse tensors ------------------------------------------------------------------
+    def _sparse_names(self) -> set[str]:
+        """The region's names that hold a sparse tensor: the parameters the project's calls
+        hand one, and the locals bound to one (made, or taken from those)."""
+        region = self.ctx.region
+        if region is None:
+            return set()
+        owner = region.owner
+        if not (region.sparse_params or id(region) in self.sparse_made or (owner is not None and owner.sparse_attrs)):
+            return set()  # (most regions see none: their body is not read for them)
+        found = self.sparse.get(id(region))
+        if found is None:
+            found = self.sparse[id(region)] = set(region.sparse_params)
+            assigns = [n for n in _own_frame(region.node.body) if isinstance(n, cst.Assign)]
+            for _ in range(2):  # (a name bound from one bound further down, in a loop)
+                for assign in assigns:
+                    if self._sparse_value(assign.value, found):
+                        for target in assign.targets:
+                            t = target.target
+                            for name in t.elements if isinstance(t, (cst.Tuple, cst.List)) else [t]:
+                                named = name.value if isinstance(name, cst.Element) else name
+                                if isinstance(named, cst.Name):
+                                    found.add(named.value)
+        return found
+
+    def _sparse_attr(self, expr: cst.BaseExpression) -> bool:
+        region = self.ctx.region
+        owner = region.owner if region is not None else None
+        attr = self_attr(expr)
+        return owner is not None and attr is not None and attr in owner.sparse_attrs
+
+    def _sparse_value(self, expr: cst.BaseExpression, names: set[str]) -> bool:
+        """Whether ``expr`` is a sparse tensor (or a tuple holding one): a name holding one,
+        ``self.<attr>`` set to one, an item of one, or a call making one."""
+        if isinstance(expr, cst.Name):
+            return expr.value in names
+        if isinstance(expr, cst.Attribute):
+            return self._sparse_attr(expr)
+        if isinstance(expr, cst.Subscript):
+            return self._sparse_value(expr.value, names)
+        if isinstance(expr, (cst.Tuple, cst.List)):
+            return any(isinstance(e, cst.Element) and self._sparse_value(e.value, names) for e in expr.elements)
+        if isinstance(expr, cst.IfExp):
+            return self._sparse_value(expr.body, names) or self._sparse_value(expr.orelse, names)
+        if isinstance(expr, cst.Call):
+            func = expr.func
+            if isinstance(func, cst.Attribute) and func.attr.value in SPARSE_METHODS and self.resolve(func) is None:
+                return True
+            return self.resolve(func) in SPARSE_MAKERS
+        return False
+
+    def _sparse_use(self, expr: cst.CSTNode, names: set[str]) -> cst.BaseExpression | None:
+        """The first sparse tensor ``expr`` uses (a name holding one, ``self.<attr>`` set to
+        one), in source order; not one only tested (``x is None``, ``isinstance(x, tuple)``,
+        ``len(x)``) nor a keyword's or an attribute's name."""
+        stack: list[cst.CSTNode] = [expr]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Name) and node.value in names:
+                return node
+            if isinstance(node, cst.Attribute):
+                if self._sparse_attr(node):
+                    return node
+                stack.append(node.value)
+                continue
+            if isinstance(node, (cst.Lambda, cst.FunctionDef)):
+                continue
+            if isinstance(node, cst.Comparison) and any(
+                isinstance(c.operator, (cst.Is, cst.IsNot)) for c in node.comparisons
+            ):
+                continue
+            if isinstance(node, cst.Call) and self.resolve(node.func) in _SPARSE_TESTS:
+                continue
+            if isinstance(node, cst.Arg):
+                stack.append(node.value)
+                continue
+            stack.extend(reversed(code_children(node)))
+        return None
+
+    def _report_sparse(self, node: cst.BaseExpression) -> bool:
+        """Report the outermost call or operation of a statement that uses a sparse tensor."""
+        if self.sparse_open is not None:
+            return False
+        names = self._sparse_names()
+        region = self.ctx.region
+        if not names and (region is None or region.owner is None or not region.owner.sparse_attrs):
+            return False
+        used = self._sparse_use(node, names)
+        if used is None:
+            return False
+        self.sparse_open = node
+        what = cst.Module([]).code_for_node(used)
+        self.report(
+            node,
+            message=f'`{what}` holds a sparse tensor, which dynamo cannot wrap ("Attempted to wrap sparse '
+            'Tensor"): the graph splits where compiled code uses one; do the sparse product outside the '
+            "compiled region, or use a dense or indexed form inside (`index_add_`, `scatter_add`)",
+        )
+        return True
+
+    def leave_Call(self, node: cst.Call) -> None:
+        if node is self.sparse_open:
+            self.sparse_open = None
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        self._report_sparse(node)
+
+    def leave_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if node is self.sparse_open:
+            self.sparse_open = None
+
     def visit_Call(self, node: cst.Call) -> None:
+        if self.ctx.region is not None and self._sparse_value(node, set()):
+            self.sparse_made.add(id(self.ctx.region))  # (what it makes is used below)
+        if self._report_sparse(node):
+            return
         maker = self.resolve(node.func.func) if isinstance(node.func, cst.Call) else None
         if maker in self.decorator_makers:
             # `functools.lru_cache(maxsize=8)(fn)`: the made decorator, applied
@@ -272,6 +394,13 @@ class SkippedCall(Rule):
             )
         elif qual in self.calls:
             self.report(node, message=self.message.format(name=qual))
+        elif qual in SPARSE_OPERAND_FUNCTIONS and self.sparse_open is None:
+            self.report(
+                node,
+                message=f'`{qual}` works on a sparse tensor, which dynamo cannot wrap ("Attempted to wrap '
+                'sparse Tensor") and splits the graph; do the sparse product outside the compiled region, '
+                "or use a dense or indexed form inside (`index_add_`, `scatter_add`)",
+            )
         elif (made := self._skipped_object(node.func)) is not None:
             self.report(
                 node,
@@ -380,6 +509,24 @@ class SkippedCall(Rule):
         owner = region.owner if region is not None else None
         attr = self_attr(func)
         return owner.made_by.get(attr) if owner is not None and attr is not None else None
+
+
+#: calls that only test a value: given a sparse tensor (or a tuple of them), no break
+_SPARSE_TESTS = frozenset({"builtins.isinstance", "builtins.len", "builtins.type", "builtins.id", "builtins.hasattr"})
+
+
+def _own_frame(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The nodes under ``node`` outside the functions, lambdas and classes it defines, in
+    source order."""
+    out: list[cst.CSTNode] = []
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            continue
+        out.append(cur)
+        stack.extend(reversed(code_children(cur)))
+    return out
 
 
 def _passed(call: cst.Call) -> tuple[int, tuple[str, ...]] | None:

@@ -434,7 +434,12 @@ def lint_module(
     ctx = FileContext(path, module, index, regions, planning.report if planning is not None else None)
     rules = [cls(ctx) for cls in rule_classes]
     walker = _Walker(ctx, rules)
+    sparse = facts.get("sparse", {})
+    for cname, attrs in sparse.get("attrs", {}).items():
+        if cname in index.classes:
+            index.classes[cname].sparse_attrs = set(attrs)
     for node, region in list(regions.items()):
+        region.sparse_params = set(sparse.get("params", {}).get(region.qualname, ()))
         ctx.region = region
         ctx.scope = TensorScope(imports, region.owner)
         all_tensors = region.is_root or region.cross_file
