@@ -822,6 +822,13 @@ def _own_frame(fn: ast.AST) -> Iterator[ast.AST]:
 _SPARSE_MAKER_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in SPARSE_MAKERS)
 
 
+def _makes_sparse(call: ast.Call) -> bool:
+    """``torch.sparse_coo_tensor(...)`` and the like, or ``x.to_sparse()``."""
+    if isinstance(call.func, ast.Attribute) and call.func.attr in SPARSE_METHODS:
+        return True
+    return (dotted(call.func) or "").rsplit(".", 1)[-1] in _SPARSE_MAKER_NAMES
+
+
 def _sparse_facts(fn: ast.AST) -> dict[str, Any]:
     """What the function makes sparse (a sparse tensor, or a tuple or list holding one): whether
     it returns one (``sparse_ret``), and the attributes of ``self`` it sets to one
@@ -832,22 +839,13 @@ def _sparse_facts(fn: ast.AST) -> dict[str, Any]:
         (n for n in _own_frame(fn) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.Return, ast.Call))),
         key=lambda n: (n.lineno, n.col_offset),
     )
-    if not any(
-        isinstance(n, ast.Call)
-        and (
-            (isinstance(n.func, ast.Attribute) and n.func.attr in SPARSE_METHODS)
-            or (dotted(n.func) or "").rsplit(".", 1)[-1] in _SPARSE_MAKER_NAMES
-        )
-        for n in stmts
-    ):
+    if not any(isinstance(n, ast.Call) and _makes_sparse(n) for n in stmts):
         return {}
     local: set[str] = set()
 
     def made(v: ast.AST | None) -> bool:
         if isinstance(v, ast.Call):
-            if isinstance(v.func, ast.Attribute) and v.func.attr in SPARSE_METHODS:
-                return True
-            return (dotted(v.func) or "").rsplit(".", 1)[-1] in _SPARSE_MAKER_NAMES
+            return _makes_sparse(v)
         if isinstance(v, ast.Name):
             return v.id in local
         if isinstance(v, (ast.Tuple, ast.List)):
