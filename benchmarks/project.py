@@ -472,6 +472,9 @@ def dynamo_lines(folder: str) -> set:
     for entry in entries:
         root = os.path.join(folder, entry["path"])
         sys.path.insert(0, root)
+        top = entry["module"].split(".")[0]
+        for name in [n for n in sys.modules if n == top or n.startswith(f"{top}.")]:
+            del sys.modules[name]  # (a package of that name imported from another folder)
         try:
             obj = importlib.import_module(entry["module"])
             for part in entry["target"].split("."):
