@@ -168,3 +168,40 @@ def test_the_rule_can_be_ignored(tmp_path):
     got = found(make(tmp_path), "--ignore", "TL021")
     assert not {f for f in got if f[2] == "TL021"}
     assert ("odepkg/solvers.py", 15, "TL005") in got
+
+
+NESTED_SOLVERS = (
+    SOLVERS
+    + """
+
+class Outer:
+    def run(self, t):
+        return Euler(1.0).integrate(t)
+"""
+)
+
+NESTED_MODEL = """from torch import nn
+
+from .solvers import Outer
+
+
+class Net(nn.Module):
+    def forward(self, y):
+        return Outer().run(y) * 2
+"""
+
+
+def test_a_made_object_inside_a_made_objects_method_spreads_to_both_calls(tmp_path):
+    """`Outer().run(y)` makes a solver and calls its breaking method: dynamo gives up at the
+    outer call, in the compiled frame, and compiles `run` as a frame of its own, which gives up
+    at the inner call. (A property read on a made object is not such a frame:
+    `test_structure_distributions.py`.)"""
+    got = found(make(tmp_path, model=NESTED_MODEL, solvers=NESTED_SOLVERS))
+    assert ("odepkg/model.py", 8, "TL021") in got
+    assert ("odepkg/solvers.py", 50, "TL021") in got
+
+
+@pytest.mark.dynamo
+def test_both_calls_are_where_dynamo_breaks(tmp_path):
+    folder = make(tmp_path, model=NESTED_MODEL, solvers=NESTED_SOLVERS)
+    assert dynamo_lines(folder) == {(p, line) for p, line, _ in found(folder)}

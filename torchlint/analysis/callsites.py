@@ -58,6 +58,9 @@ class Project(Protocol):
 
     def resolve_dotted(self, path: str, dotted: str, depth: int = 0) -> Ref | None: ...
 
+    #: (path, qualname) of each region -> (path, qualname) of the root that reaches it
+    regions: dict[tuple[str, str], tuple[str, str]]
+
     def find_method(
         self, path: str, cls: str, method: str, skip_self: bool = False, _seen: set | None = None
     ) -> Ref | None: ...
@@ -70,7 +73,7 @@ class Project(Protocol):
 
     def class_tensors(self, path: str, name: str, _seen: set | None = None) -> list[str]: ...
 
-    def made_classes(self, path: str, callee: str) -> list[Ref]: ...
+    def made_classes(self, path: str, callee: str, owner: str | None = None, sites: Any = None) -> list[Ref]: ...
 
     def handed_classes(self, path: str, owner: str, attr: str, sites: Any = None) -> list[tuple[str, str]]: ...
 
@@ -213,7 +216,7 @@ class CallSites:
         path, owner, _ = where
         if callee.startswith(MADE_PREFIX):  # a method of an instance the caller made
             maker, _, method = callee[len(MADE_PREFIX) :].rpartition(".")
-            targets = [self.p.find_method(c[1], c[2], method) for c in self.p.made_classes(path, maker)]
+            targets = [self.p.find_method(c[1], c[2], method) for c in self.p.made_classes(path, maker, owner, self)]
             for target in targets:
                 if target is not None:
                     self._add(target, where, pos, kw)
@@ -372,6 +375,57 @@ class CallSites:
                 # every call is seen; what else the calls pass counts only when all are
                 out[name] = _NAMES[kind]
         return out
+
+    def passed_tensor(self, path: str, qual: str, name: str, depth: int = 0) -> bool:
+        """Whether the calls of ``qual`` hand its parameter ``name`` a tensor: one call passes
+        one (a tensor, a compiled root's input: a parameter of it with no default, or a
+        parameter of the caller so handed one in turn) and none passes a number. What a
+        helper returns counts only where it returns a tensor whatever it is passed (a
+        ``default(val, d)`` handed a flag somewhere and a tensor elsewhere says nothing)."""
+        key = ("passed", path, qual, name)
+        found = self._memo.get(key)
+        if found is not None:
+            return found == "y"
+        self._memo[key] = ""  # (a cycle hands nothing)
+        rec, sig = self.bound(path, qual)
+        out = False
+        for where, pos, kw in self.sites.get((path, qual), ()):
+            arg = argument(sig, pos, kw, name)
+            if arg is None:
+                continue
+            kind = self._strict_kind(arg, where, depth)
+            if kind in ("i", "n"):
+                out = False
+                break
+            out = out or kind == "t"
+        self._memo[key] = "y" if out else ""
+        return out
+
+    def _strict_kind(self, arg: Any, where: Where, depth: int) -> str:
+        """A site's kind as :meth:`passed_tensor` reads it: parameters through their own
+        callers, helpers' returns by what they return whatever they are passed."""
+        path, owner, qual = where
+
+        def atom(name: str) -> str:
+            if name.startswith("p:"):
+                if self._root_input(where, name):
+                    return "t"
+                if qual is None or depth >= _MAX_HOPS:
+                    return "?"
+                return "t" if self.passed_tensor(path, qual, name[2:], depth + 1) else "?"
+            return self.field_kind(path, owner, name[2:])
+
+        return evaluate(arg, atom, lambda callee: self.p.call_kind(path, owner, callee, False))
+
+    def _root_input(self, where: Where, arg: str) -> bool:
+        """``arg`` is ``p:NAME`` of a compiled root's parameter that has no default and no
+        annotation (``forward(self, x, lengths)``), taken for a tensor as the root's are."""
+        path, _, qual = where
+        if not arg.startswith("p:") or qual is None or self.p.regions.get((path, qual)) != (path, qual):
+            return False
+        rec, sig = self.bound(path, qual)
+        name = arg[2:]
+        return name in sig and name not in rec.get("defaults", {}) and name not in rec.get("annotated", ())
 
     def param_kind(self, path: str, qual: str, name: str) -> str:
         key = ("param", path, qual, name)

@@ -1038,6 +1038,15 @@ class Project:
                 ref = self.resolve_dotted(where, name)
                 if ref is not None and ref[0] == "cls" and (ref[1], ref[2]) not in out:
                     out.append((ref[1], ref[2]))
+        # named in a class body (`struct = LinearChain`): the class's or a base's, or that of
+        # a subclass the project makes an instance of (which may be `self`)
+        made = sites.loose | set(sites.held_by)
+        below = [c for c in self._descendants(path, owner) if {c, *self._descendants(*c)} & made]
+        for where, cls in [*self._lineage(path, owner), *below]:
+            name = self._class(where, cls).get("names", {}).get(attr)
+            ref = self.resolve_dotted(where, name) if name is not None else None
+            if ref is not None and ref[0] == "cls" and (ref[1], ref[2]) not in out:
+                out.append((ref[1], ref[2]))
         self._memo[key] = out
         return out
 
@@ -1197,10 +1206,15 @@ class Project:
             if found is not None and not self.raised(found[1], found[2].split(".")[0]):
                 yield found
 
-    def made_classes(self, path: str, callee: str) -> list[Ref]:
+    def made_classes(self, path: str, callee: str, owner: str | None = None, sites: Any = None) -> list[Ref]:
         """The project classes ``callee`` makes: a class (``Cls``), each class a table holds
-        (``TABLE[]``, for ``TABLE[key](...)``), or each class a factory function returns
-        (``select()``, for ``cls = select(method); cls(...)``)."""
+        (``TABLE[]``, for ``TABLE[key](...)``), each class a factory function returns
+        (``select()``, for ``cls = select(method); cls(...)``), or each class ``self.<attr>``
+        holds as an object in a method of ``owner`` (``self.struct(semiring)``; ``sites``: the
+        project's calls, while they are being gathered)."""
+        if callee.startswith("self."):
+            held = self.kept_class_objects(path, owner, callee[5:], sites) if owner is not None else []
+            return [("cls", cls[0], cls[1]) for cls in held]
         if callee.endswith("[]"):
             classes = [self.resolve_dotted(f, n) for f, n in self._table(path, callee[:-2])]
         elif callee.endswith("()"):  # the classes a factory function returns
@@ -1213,11 +1227,11 @@ class Project:
         return [cls for cls in classes if cls is not None and cls[0] == "cls"]
 
     def _method_and_init(
-        self, path: str, callee: str, method: str
+        self, path: str, callee: str, method: str, owner: str | None = None
     ) -> Iterator[tuple[tuple[str, str], tuple[str, str] | None]]:
         """For each class ``callee`` makes (a plain class or a module, not an exception): the
         ``method`` it runs and its ``__init__`` (None: none in the project)."""
-        for cls in self.made_classes(path, callee):
+        for cls in self.made_classes(path, callee, owner):
             run = self.find_method(cls[1], cls[2], method) if not self.raised(cls[1], cls[2]) else None
             if run is not None:
                 init = self.find_method(cls[1], cls[2], "__init__")
@@ -1298,9 +1312,9 @@ class Project:
             if found is not None:
                 yield found
 
-    def _made(self, path: str, callee: str, method: str) -> Iterator[Ref]:
+    def _made(self, path: str, callee: str, method: str, owner: str | None = None) -> Iterator[Ref]:
         """The ``method`` of each class ``callee`` makes (:meth:`made_classes`)."""
-        for cls in self.made_classes(path, callee):
+        for cls in self.made_classes(path, callee, owner):
             found = self.find_method(cls[1], cls[2], method)
             if found is not None:
                 yield found
@@ -1342,7 +1356,7 @@ class Project:
                 continue
             if head in made and rest and "." not in rest:
                 for callee in made[head]:
-                    yield from self._made(path, callee, rest)
+                    yield from self._made(path, callee, rest, owner)
                 continue
             if head in held and rest and "." not in rest and owner is not None:
                 # `q = self.q; q.step(x)`, `for block in self.blocks: block.step(x)`
@@ -1375,6 +1389,8 @@ class Project:
                             if bound is not None:
                                 yield bound
                         yield from self._attr_refs(path, owner, rest)  # `self.search_fn = native_search`
+                        for kept_path, kept_cls in self.kept_class_objects(path, owner, rest):
+                            yield from self._constructor(("cls", kept_path, kept_cls))  # `self.struct(x)`
                 elif rest.count(".") == 1:  # `self.table.lookup(x)`: what `self.table` was made as
                     attr, method = rest.split(".")
                     for where, callee in self._attr_makers(path, owner, attr):
@@ -1395,7 +1411,7 @@ class Project:
                 yield from self._constructor(target)
         for method, makers, *_ in rec.get("on_made", ()):  # `Solver(...).run(x)` (made and called)
             for maker in makers:
-                yield from self._made(path, maker, method)
+                yield from self._made(path, maker, method, owner)
         for makers in made.values():  # `solver = SOLVERS[method](...)`: each class the table holds
             for maker in makers:
                 if maker.endswith("[]"):
@@ -1522,6 +1538,9 @@ class Project:
         kept = self.kept_constant_facts(path)
         if kept:
             out["kept"] = kept
+        passed = self.passed_tensor_facts(path)
+        if passed:
+            out["passed_tensors"] = passed
         if roots or reached:
             dynamic = self.dynamic_names(path)
             if dynamic:
@@ -1536,6 +1555,27 @@ class Project:
             out["uninit"] = uninit
         return out
 
+    def _made_runs(self) -> frozenset[tuple[str, str]]:
+        """The property getters the regions read on objects they made (``Dist(x).mean``,
+        ``d = Dist(x); d.mean``). Dynamo gives up the reading frame at a break inside one and
+        compiles no frame of the getter: a made object's call there is no site of its own
+        (one inside a made object's method is, where that method's frame runs compiled)."""
+        found = self._memo.get(("made runs",))
+        if found is None:
+            runs: set[tuple[str, str]] = set()
+            for path, qual in list(self.regions):
+                rec = self.record(("meth" if "." in qual else "fn", path, qual)) or {}
+                owner = qual.split(".")[0] if "." in qual else None
+                made = rec.get("made", {})
+                for obj, attr, guard in rec.get("reads_on", ()):
+                    if obj not in made or attr.startswith("__") or not self._runs(path, guard):
+                        continue
+                    for callee in made[obj]:
+                        for cls in self.made_classes(path, callee, owner):
+                            runs.update((r[1], r[2]) for r in self._read_runs(cls[1], cls[2], attr))
+            found = self._memo[("made runs",)] = frozenset(runs)
+        return cast("frozenset[tuple[str, str]]", found)
+
     def call_facts(self, path: str, quals: list[str]) -> dict[str, Any]:
         """For the file's regions ``quals``: ``calls``, the functions each calls (to tell which
         of them break, through what they call), and ``made_calls``, the calls of a method on
@@ -1546,18 +1586,22 @@ class Project:
         to resume inside it, and the caller breaks there too (:mod:`torchlint.static.rebuild`)."""
         calls: dict[str, list[list[str]]] = {}
         made_calls: list[list[Any]] = []
+        on_made = self._made_runs()
         for qual in sorted(quals):
             targets = {(t[1], t[2]) for t in self.edges.get(path, {}).get(qual, ()) if t[0] != "nested"}
             if targets:
                 calls[qual] = [list(t) for t in sorted(targets)]
             rec = self.record(("meth" if "." in qual else "fn", path, qual)) or {}
+            owner = qual.split(".")[0] if "." in qual else None
             start = self.summary(path).get("lines", {}).get(qual)
+            if (path, qual) in on_made:
+                start = None  # (a made object's property: the break shows inside only)
             for method, makers, line, col, end_line, end_col, guard in rec.get("on_made", ()) if start else ():
                 if not self._runs(path, guard):
                     continue
                 line, end_line = start + line, start + end_line  # (counted from the `def`)
                 pairs = sorted(
-                    {pair for maker in makers for pair in self._method_and_init(path, maker, method)},
+                    {pair for maker in makers for pair in self._method_and_init(path, maker, method, owner)},
                     key=lambda pair: (pair[0], pair[1] or ("", "")),
                 )
                 if pairs:
@@ -1587,6 +1631,7 @@ class Project:
         sites: dict[tuple[str, str], list[Any]] = {}
         for path, qual in self.regions:
             rec = self.record(("meth" if "." in qual else "fn", path, qual)) or {}
+            owner = qual.split(".")[0] if "." in qual else None
             made = []
             kept = _kept(rec)
             for name, guard in rec.get("calls", ()):
@@ -1600,7 +1645,7 @@ class Project:
                 for method, makers, *_, guard in rec.get("on_made", ())
                 if self._runs(path, guard)
                 for maker in makers
-                for run, init in self._method_and_init(path, maker, method)
+                for run, init in self._method_and_init(path, maker, method, owner)
             ]
             runs += self._loop_causes(("meth" if "." in qual else "fn", path, qual), rec)
             for cls in made:
@@ -1749,6 +1794,34 @@ class Project:
                             kept.pop(attr, None)
             stored = self._stored_on_others()
             kept = {attr: value for attr, value in kept.items() if attr not in stored}
+            if kept:
+                out[cname] = kept
+        return out
+
+    def passed_tensor_facts(self, path: str) -> dict[str, list[str]]:
+        """``passed_tensors``: for the file's classes, the attributes a constructor of the class
+        or of a project base keeps as it is handed (``self.lengths = lengths``) where the
+        project's calls hand that parameter a tensor (:meth:`CallSites.passed_tensor`), and no
+        other method of the class sets: a distribution object made in compiled code with the
+        model's tensors reads them back in its properties (``if self.lengths.max() > n:``)."""
+        sites = self._call_sites()
+        out: dict[str, list[str]] = {}
+        for cname in self.summary(path).get("classes", {}):
+            held: set[str] = set()
+            set_elsewhere: set[str] = set()
+            for where, cls in self._lineage(path, cname):
+                methods = self._class(where, cls).get("methods", {})
+                for attr, kind in (methods.get("__init__") or {}).get("fields", {}).items():
+                    if (
+                        isinstance(kind, str)
+                        and kind.startswith("p:")
+                        and sites.passed_tensor(where, f"{cls}.__init__", kind[2:])
+                    ):
+                        held.add(attr)
+                for mname, rec in methods.items():
+                    if mname != "__init__":
+                        set_elsewhere.update(rec.get("fields", ()))
+            kept = sorted(held - set_elsewhere)
             if kept:
                 out[cname] = kept
         return out

@@ -50,6 +50,9 @@ class ClassInfo:
     #: installed package's class, read for what calling the object runs)
     made_by: dict[str, str] = field(default_factory=dict)
     tensor_attrs: set[str] = field(default_factory=set)
+    #: attributes a constructor keeps as handed where some construction in the project hands a
+    #: tensor (the project's ``passed_tensors`` facts): tensors to read, not buffers it owns
+    passed_tensors: set[str] = field(default_factory=set)
     #: self.<attr> = f in __init__ (``self.search_fn = native_search``, ``self.spike_fn =
     #: Spike.apply``): attr -> what calling it runs, (function, qualname, owner) as
     #: :func:`resolve_callee` gives

@@ -36,7 +36,7 @@ from torchlint.analysis.sites import (
 from torchlint.analysis.torchnames import LABEL_PARAMS, SPARSE_MAKERS, SPARSE_METHODS
 
 #: bump when the summary's shape or meaning changes (it is part of cache keys)
-VERSION = 38
+VERSION = 39
 
 Summary = dict[str, Any]
 
@@ -447,8 +447,8 @@ class _FunctionScan:
             makers = [maker] if maker is not None else None
         picked: list[str] = []
         for m in makers or ():
-            if _a_class(m):
-                picked.append(m)
+            if _a_class(m) or (m.startswith("self.") and m.count(".") == 1):
+                picked.append(m)  # (`self.struct(x).sum()`: a class the class names)
             elif "." not in m and not m.endswith("[]"):
                 # `solver_fn = methods.select(...); solver = solver_fn(...)`: an instance of a
                 # class the factory returns, written `methods.select()`
@@ -474,6 +474,16 @@ class _FunctionScan:
         if key not in self._seen_reads:
             self._seen_reads.add(key)
             self.reads_on.append([obj, attr, guard])
+
+    def _read_on_made(self, call: ast.Call, attr: str, guard: str | None) -> None:
+        """Note ``Cls(...).attr`` read (a property of an instance made and read at once), as a
+        read on the local ``Cls()`` that the class made."""
+        maker = _maker(call.func)
+        if maker is None or not _a_class(maker):
+            return
+        local = f"{maker}()"
+        self.made.setdefault(local, [maker])
+        self._read_on(local, attr, guard)
 
     def _expr(self, node: ast.AST, guard: str | None) -> None:
         # Depth first, last child first (the order the calls are listed in), over the fields
@@ -501,6 +511,8 @@ class _FunctionScan:
                     self.other_stores.add(cur.attr)  # type: ignore[attr-defined]
                 elif type(value) is Attribute and type(value.value) is _Name and value.value.id == "self":
                     self._read_on(f"self.{value.attr}", cur.attr, guard)  # type: ignore[attr-defined]
+                elif type(value) is Call and type(cur.ctx) is _Load:  # type: ignore[attr-defined]
+                    self._read_on_made(value, cur.attr, guard)  # type: ignore[attr-defined]
                 if type(value) is _Name and value.id == "self":
                     attr = cur.attr  # type: ignore[attr-defined]
                     reads[attr] = reads.get(attr, 0) + 1
@@ -752,8 +764,10 @@ def _function(fn: ast.AST) -> dict[str, Any]:
         out.update(_op_facts(fn))
     called_on = {(c[0] or "").split(".", 1)[0] for c in calls if (c[0] or "").count(".") == 1}
     # what a tensor or a container has (`q.shape`, `q.item`) runs nothing of the project's: left
-    # out, so such an edit leaves the summary as it was
-    reads_on = [r for r in scan.reads_on if r[1] not in common]
+    # out, so such an edit leaves the summary as it was; but a local made here by a class is
+    # an object of it (a distribution's `d.partition`, `d.argmax` properties)
+    classed = {local for local, makers in scan.made.items() if any(_a_class(m) for m in makers)}
+    reads_on = [r for r in scan.reads_on if r[1] not in common or r[0] in classed]
     called_on.update(cast(str, r[0]) for r in reads_on)
     made = {local: callees for local, callees in scan.made.items() if local in called_on and local not in own}
     if made:
@@ -1180,6 +1194,18 @@ _TENSOR_STORES = frozenset({"Parameter", "Buffer"})
 _NOT_TENSORS = frozenset({"device", "dtype", "finfo", "iinfo", "get_default_dtype", "compile"})
 
 
+def _class_body_names(cls: ast.ClassDef) -> dict[str, str]:
+    """``attr -> name`` for the class body's ``attr = Name`` (``struct = LinearChain``): what
+    ``self.attr`` reads where no instance sets it (a class its methods make, ``self.struct(x)``)."""
+    out: dict[str, str] = {}
+    for stmt in cls.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            name = dotted(stmt.value)
+            if name is not None:
+                out[stmt.targets[0].id] = name
+    return out
+
+
 def _init_tensors(cls: ast.ClassDef) -> list[str]:
     """The attributes the class makes tensors: ``self.register_buffer("name", ...)`` and
     ``register_parameter`` in any of its methods (what is registered is a tensor), and
@@ -1281,6 +1307,9 @@ def _top(body, imports, aliases, bound, classes, functions, top_code=None, table
                         methods[item.name] = _function(item)  # (a property's getter is what is read)
                 bases = [b for b in (dotted(x) for x in stmt.bases) if b]
                 record: dict[str, Any] = {"bases": bases, "methods": methods}
+                named = _class_body_names(stmt)
+                if named:
+                    record["names"] = named
                 made = _init_tensors(stmt)
                 if made:
                     record["tensors"] = made

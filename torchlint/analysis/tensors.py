@@ -830,7 +830,7 @@ class TensorScope:
                 stored = self.lookup(f"self.{attr}")
                 if stored is not None:
                     return stored
-                if self.kept_tensor(attr):
+                if self.kept_tensor(attr) or attr in self.owner.passed_tensors:
                     return TENSOR
                 if attr in self.owner.submodules or f"{self.owner.name}.{attr}" in self.imports.handed_modules:
                     return MODULE

@@ -434,6 +434,9 @@ def lint_module(
     ctx = FileContext(path, module, index, regions, planning.report if planning is not None else None)
     rules = [cls(ctx) for cls in rule_classes]
     walker = _Walker(ctx, rules)
+    for cname, attrs in facts.get("passed_tensors", {}).items():
+        if cname in index.classes:
+            index.classes[cname].passed_tensors = set(attrs)
     sparse = facts.get("sparse", {})
     for cname, attrs in sparse.get("attrs", {}).items():
         if cname in index.classes:

@@ -693,6 +693,7 @@ _REGION_KEYS = (
     "computed",
     "unpassed",
     "kept",
+    "passed_tensors",
     "handed",
     "calls",
     "made_calls",
