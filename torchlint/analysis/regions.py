@@ -460,9 +460,36 @@ def _made_value(value: cst.BaseExpression) -> cst.Call | None:
     return None
 
 
+def _module_params(init: cst.FunctionDef, index: ModuleIndex) -> dict[str, str]:
+    """The constructor's parameters annotated as a module class (``backbone: nn.Module``,
+    ``Optional[nn.Module]``, a same-file module class): name -> the class as resolved."""
+    out: dict[str, str] = {}
+    for p in (*init.params.params, *init.params.kwonly_params, *init.params.posonly_params):
+        ann = p.annotation.annotation if p.annotation is not None else None
+        if isinstance(ann, cst.Subscript) and index.resolve(ann.value) in ("typing.Optional", "Optional"):
+            inner = ann.slice[0].slice if len(ann.slice) == 1 else None
+            ann = inner.value if isinstance(inner, cst.Index) else None
+        if isinstance(ann, cst.BinaryOperation) and isinstance(ann.operator, cst.BitOr):  # `nn.Module | None`
+            ann = ann.left if isinstance(ann.right, cst.Name) and ann.right.value == "None" else None
+        if ann is None:
+            continue
+        qual = index.resolve(ann)
+        if qual is not None and (is_module_class_name(qual) or qual in index.imports.module_classes):
+            out[p.name.value] = qual
+        elif isinstance(ann, cst.Name) and ann.value in index.classes and index.classes[ann.value].is_module:
+            out[p.name.value] = ann.value
+    return out
+
+
 def _scan_init(init: cst.FunctionDef, info: ClassInfo, index: ModuleIndex) -> None:
     params = {p.name.value for p in (*init.params.params, *init.params.kwonly_params, *init.params.posonly_params)}
+    modules = _module_params(init, index)
     for node in _walk(init.body):
+        if isinstance(node, cst.Assign) and isinstance(node.value, cst.Name) and node.value.value in modules:
+            for target in node.targets:  # `self.backbone = backbone`, handed a module by its annotation
+                attr = self_attr(target.target)
+                if attr is not None:
+                    info.submodules.setdefault(attr, modules[node.value.value])
         if isinstance(node, cst.Assign) and not isinstance(node.value, cst.Call):
             kept: list | None = [] if isinstance(node.value, cst.Name) and node.value.value in params else None
             for target in node.targets:
