@@ -1421,8 +1421,9 @@ class Project:
             if not self._runs(path, guard):
                 continue
             if obj in made:
-                makers = [(path, callee) for callee in made[obj]]
-            elif obj.startswith("self.") and owner is not None:
+                yield from self._made_read_runs(path, owner, made[obj], attr)
+                continue
+            if obj.startswith("self.") and owner is not None:
                 makers = self._attr_makers(path, owner, obj[5:])
             elif obj in held and owner is not None:  # `q = self.q; q.peak`
                 makers = [m for attr in held[obj] for m in self._attr_makers(path, owner, attr)]
@@ -1452,6 +1453,13 @@ class Project:
             d.endswith(_PROPERTY) for d in (self.record(target) or {}).get("decorators", ())
         ):
             yield target
+
+    def _made_read_runs(self, path: str, owner: str | None, makers: Iterable[str], attr: str) -> Iterator[Ref]:
+        """What reading ``obj.<attr>`` runs where ``obj`` is a local ``makers`` made (a class,
+        or a class ``self.<x>`` of ``owner`` holds as an object)."""
+        for callee in makers:
+            for cls in self.made_classes(path, callee, owner):
+                yield from self._read_runs(cls[1], cls[2], attr)
 
     def _wrappers(self, dref: Ref | None, depth: int = 0) -> Iterable[Ref]:
         """What runs at each call of a function a project decorator decorates: the wrapper the
@@ -1570,9 +1578,7 @@ class Project:
                 for obj, attr, guard in rec.get("reads_on", ()):
                     if obj not in made or attr.startswith("__") or not self._runs(path, guard):
                         continue
-                    for callee in made[obj]:
-                        for cls in self.made_classes(path, callee, owner):
-                            runs.update((r[1], r[2]) for r in self._read_runs(cls[1], cls[2], attr))
+                    runs.update((r[1], r[2]) for r in self._made_read_runs(path, owner, made[obj], attr))
             found = self._memo[("made runs",)] = frozenset(runs)
         return cast("frozenset[tuple[str, str]]", found)
 
