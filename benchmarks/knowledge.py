@@ -70,6 +70,7 @@ import tempfile
 import time
 import types
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -131,6 +132,7 @@ MODULES = (
     # (numpy's own namespace is TL009's `numpy_unsupported`, read from torch._numpy itself)
     "numpy.linalg",
     "numpy.fft",
+    "numpy.random",
     "numpy.polynomial.polynomial",
     "numpy.polynomial.legendre",
     "numpy.polynomial.chebyshev",
@@ -157,6 +159,7 @@ _NEVER = {
     "help",
     "input",
     "kill",
+    "test",  # (numpy.random.test: runs numpy's test suite)
     "killpg",
     "license",
     "quit",
@@ -329,6 +332,11 @@ def _rule_name(obj: Any) -> str | None:
 
 def find_example(spec: str, qual: str, torch) -> str | None:
     """The first call of ``qual`` with the arguments of :data:`ARGS` that runs eagerly."""
+    return next(find_examples(spec, qual, torch), None)
+
+
+def find_examples(spec: str, qual: str, torch) -> Iterator[str]:
+    """Each call of ``qual`` with the arguments of :data:`ARGS` that runs eagerly, in order."""
     modname = spec.split(":")[0]
     table = _GETTER_ARGS if modname in _GETTERS_ONLY else ARGS
     call_name = qual.removeprefix("builtins.")
@@ -343,8 +351,7 @@ def find_example(spec: str, qual: str, torch) -> str | None:
                 eval(code, ns)
         except BaseException:  # noqa: BLE001 - a trial that fails tries the next arguments
             continue
-        return code
-    return None
+        yield code
 
 
 def _program(imports: set[str], statement: str) -> str:
@@ -399,16 +406,36 @@ def dynamo_verdict(program: str, torch, args=None) -> tuple[bool, str | None]:
 
 
 def measure_one(spec: str, qual: str, obj: Any, torch) -> dict[str, Any] | None:
-    """The entry of one candidate: its example and dynamo's verdict (None: no example runs)."""
-    example = find_example(spec, qual, torch)
-    if example is None:
-        return None
+    """The entry of one candidate: its example and dynamo's verdict (None: no example runs).
+    A numpy function is tried on each example that runs eagerly until one gives a verdict on
+    the function rather than on the example's arguments (``randint('1')`` runs in numpy, and
+    dynamo's fake tensors refuse the string)."""
+    for i, example in enumerate(find_examples(spec, qual, torch)):
+        if i and not example.endswith(_NUMBERS):
+            continue  # (numpy's C functions given odd objects may crash the interpreter)
+        entry = _measure_example(spec, qual, obj, example, torch)
+        if entry is not None or not spec.startswith("numpy"):
+            return entry
+    return None
+
+
+#: the argument lists a numpy function is tried on again after a first example's verdict was
+#: the example's
+_NUMBERS = ("(1)", "(1, 1)", "([1, 2])", "(1, [1, 2])")
+
+
+def _measure_example(spec: str, qual: str, obj: Any, example: str, torch) -> dict[str, Any] | None:
     imports = {_import_line(spec)} if not qual.startswith("builtins.") else set()
     breaks, reason = dynamo_verdict(_program(imports, example), torch)
     if reason is not None and reason.startswith("error:"):
         return None
+    sized = None
     if breaks and spec.startswith("numpy") and not _function_level(reason):
-        return None  # (dynamo traces numpy through torch._numpy: a fake-tensor error on a string is the example's)
+        # a numpy class dynamo cannot make an object of breaks whatever it is given; a draw that
+        # returns a Python number breaks where one given a size (an array) is traced
+        sized = _sized_form(spec, qual, obj, example, imports, torch) if _DATA_DEPENDENT in (reason or "") else None
+        if not inspect.isclass(obj) and sized is None:
+            return None  # (dynamo traces numpy through torch._numpy: a fake-tensor error on a string is the example's)
     entry = {
         "verdict": "breaks" if breaks else "traced",
         "example": example,
@@ -417,9 +444,71 @@ def measure_one(spec: str, qual: str, obj: Any, torch) -> dict[str, Any] | None:
     }
     if inspect.isclass(obj):
         entry["class"] = True  # (what is made is an object of it: its methods are its too)
+    elif breaks and spec.startswith("numpy"):
+        made = _made_numpy_class(example, spec, torch)
+        if made is not None:
+            entry["makes"] = made  # (default_rng(): a Generator, whose methods dynamo cannot call)
     if breaks:
         entry["reason"] = reason
+    if sized is not None:
+        entry["unless_sized"], entry["sized_example"] = sized
     return entry
+
+
+#: dynamo's reason where a value computed in the graph is read as a Python number
+_DATA_DEPENDENT = "Data dependent operator"
+
+
+def _sized_form(spec: str, qual: str, obj: Any, example: str, imports: set[str], torch) -> tuple[dict, str] | None:
+    """Where a numpy draw breaks only for the Python number it returns: how a call asks for an
+    array instead (``{"keyword": "size", "position": 2}`` from its signature; ``rand(*args)``:
+    any positional argument), and the sized example dynamo traces. None: no sized call runs
+    eagerly, or it breaks too."""
+    try:
+        params = list(inspect.signature(obj).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    names = [p.name for p in params]
+    if "size" in names:
+        form, extra = {"keyword": "size", "position": names.index("size")}, "size=2"
+    elif params and params[0].kind is inspect.Parameter.VAR_POSITIONAL:
+        form, extra = {"position": 0}, "2"
+    else:
+        return None
+    head = example[:-1].rstrip()
+    call = f"{head}, {extra})" if not head.endswith("(") else f"{head}{extra})"
+    ns = _namespace(torch)
+    ns["numpy"] = importlib.import_module("numpy")
+    importlib.import_module(spec.split(":")[0])
+    try:
+        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+            warnings.simplefilter("ignore")
+            eval(call, ns)
+    except BaseException:  # noqa: BLE001 - no sized call: the break stays unexplained
+        return None
+    breaks, _ = dynamo_verdict(_program(imports, call), torch)
+    return None if breaks else (form, call)
+
+
+def _made_numpy_class(example: str, spec: str, torch) -> str | None:
+    """The numpy class (not an array or a scalar) of what the example makes, by its qualified
+    name: ``numpy.random.default_rng()`` makes a ``numpy.random.Generator``."""
+    import numpy as np
+
+    ns = _namespace(torch)
+    ns["numpy"] = np
+    importlib.import_module(spec.split(":")[0])
+    try:
+        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+            warnings.simplefilter("ignore")
+            value = eval(example, ns)
+    except BaseException:  # noqa: BLE001 - it ran once already; a second failure says nothing
+        return None
+    cls = type(value)
+    if not cls.__module__.startswith("numpy") or isinstance(value, (np.ndarray, np.generic)):
+        return None
+    public = spec.split(":")[0]
+    return f"{public}.{cls.__name__}" if getattr(importlib.import_module(public), cls.__name__, None) is cls else None
 
 
 #: the breaks that say something of a numpy function whatever it is given: dynamo skips it, or
@@ -491,6 +580,7 @@ def measure_calls(torch, verbose: bool, specs: tuple[str, ...] = MODULES) -> dic
     crashed: list[str] = []
     for spec in specs:
         skip: set[str] = set()
+        retried: set[str] = set()
         while True:
             proc = subprocess.run(
                 [sys.executable, os.path.abspath(__file__), "--child", spec, "--skip", ",".join(sorted(skip))],
@@ -499,7 +589,7 @@ def measure_calls(torch, verbose: bool, specs: tuple[str, ...] = MODULES) -> dic
                 text=True,
                 timeout=1800,
             )
-            last = None
+            last, done = None, 0
             for line in proc.stdout.splitlines():
                 if not line.startswith("{"):
                     continue
@@ -507,18 +597,24 @@ def measure_calls(torch, verbose: bool, specs: tuple[str, ...] = MODULES) -> dic
                 if "try" in record:
                     last = record["try"]
                 else:
-                    last = None
+                    last, done = None, done + 1
                     skip.add(record["done"])
                     if record["entry"] is not None:
                         calls[record["done"]] = record["entry"]
                         if verbose:
                             e = record["entry"]
                             say(f"  {record['done']:40s} {e['verdict']:7s} {e['example']}")
+            if proc.returncode != 0 and last is None and done:
+                break  # every trial finished: the interpreter died on its way out
             if proc.returncode != 0 and last is None:
                 tail = proc.stderr.strip().splitlines()[-1:] or ["no output"]
                 raise SystemExit(f"measuring {spec} failed before any trial: {tail[0]}")
             if proc.returncode == 0:
                 break
+            if last not in retried:  # (a crash can come from an earlier trial's leftovers: once more, first)
+                retried.add(last)
+                say(f"  {last}: the trial crashed the interpreter (exit {proc.returncode}); trying it again")
+                continue
             crashed.append(last)  # the interpreter died in this trial: measured as nothing
             skip.add(last)
             say(f"  {last}: the trial crashed the interpreter (exit {proc.returncode}); skipped")
@@ -1229,7 +1325,8 @@ def main(argv: list[str] | None = None) -> int:
         measured["calls"] = {k: v for k, v in data.get("calls", {}).items() if _module_of(k, specs) is None} | measured[
             "calls"
         ]
-        measured["crashed_trials"] = sorted(set(data.get("crashed_trials", [])) | set(measured["crashed_trials"]))
+        kept = {k for k in data.get("crashed_trials", []) if _module_of(k, specs) is None}
+        measured["crashed_trials"] = sorted(kept | set(measured["crashed_trials"]))
         data.update(measured)
     elif "calls" in parts:
         data.update(measure_calls(torch, args.verbose))

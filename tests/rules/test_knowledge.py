@@ -74,6 +74,48 @@ CASES = {
         """,
         D,
     ),
+    "numpy_draws_without_a_size_and_numpy_generators": Case(
+        """
+        import numpy as np
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(8, 8)
+
+            def forward(self, x):
+                y = self.proj(x)
+                if np.random.rand() < 0.5:  # error: TL009
+                    y = y * 2
+                scale = np.random.uniform(0.5, 1.5)  # error: TL009
+                rng = np.random.default_rng(0)  # error: TL009
+                noise = rng.standard_normal(8)  # error: TL009
+                return y * scale + torch.from_numpy(noise).float()
+        """,
+        D,
+    ),
+    "numpy_draws_given_a_size_stay_silent": Case(
+        """
+        import numpy as np
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(8, 8)
+
+            def forward(self, x):
+                y = self.proj(x)
+                a = torch.from_numpy(np.random.rand(8)).float()
+                b = torch.from_numpy(np.random.normal(0.0, 1.0, size=8)).float()
+                c = torch.from_numpy(np.random.randint(0, 3, (8,))).float()
+                return y + a + b + c
+        """,
+        D,
+    ),
     "measured_tensor_methods": Case(
         """
         from torch import nn
@@ -492,6 +534,71 @@ def test_numpy_on_numbers_folds_or_breaks_as_measured():
             if bool(_break_lines(code) & {8, 9}) != (entry[kind]["verdict"] == "breaks"):
                 wrong.append(f"{name} ({kind})")
     assert not wrong, f"measured otherwise: {wrong} (re-run benchmarks/knowledge.py --only numbers)"
+
+
+@needs_torch
+@pytest.mark.dynamo
+@pytest.mark.filterwarnings("ignore")
+def test_numpy_draws_break_only_without_a_size(tmp_path, monkeypatch):
+    """A draw measured to break for the Python number it returns (``unless_sized``) is traced
+    when its sized example asks for an array, each alone; and TL009 reads that example as
+    sized and the measured one as not."""
+    import libcst as cst
+
+    from torchlint.rules.tl009_skipped_call import _sized
+
+    monkeypatch.chdir(tmp_path)
+    data = _installed_data()
+    sized = {n: e for n, e in data["calls"].items() if e.get("unless_sized")}
+    assert {"numpy.random.rand", "numpy.random.normal", "numpy.random.randint"} <= set(sized)
+    wrong = []
+    for name, entry in sorted(sized.items()):
+        one, _ = _module({name: dict(entry, example=entry["sized_example"])})
+        if _first_line(one) in _break_lines(one):
+            wrong.append(name)
+        assert _sized(cst.parse_expression(entry["sized_example"]), entry), name
+        assert not _sized(cst.parse_expression(entry["example"]), entry), name
+    assert not wrong, f"sized draws breaking here: {wrong} (re-run benchmarks/knowledge.py)"
+
+
+@needs_torch
+@pytest.mark.dynamo
+@pytest.mark.filterwarnings("ignore")
+def test_methods_of_what_a_breaking_numpy_call_makes_break(tmp_path, monkeypatch):
+    """``makes``: the numpy object a breaking call returns (``default_rng()``: a Generator),
+    whose methods break in compiled code too (what TL009 flags on it)."""
+    monkeypatch.chdir(tmp_path)
+    data = _installed_data()
+    makers = {n: e for n, e in data["calls"].items() if e.get("makes")}
+    assert "numpy.random.default_rng" in makers
+    import importlib
+
+    wrong = []
+    for name, entry in sorted(makers.items()):
+        ns = {"numpy": importlib.import_module("numpy")}
+        made = eval(entry["example"], ns)
+        method = next(m for m in sorted(dir(made)) if not m.startswith("_") and _runs_bare(made, m))
+        code = (
+            "\n".join(sorted({*entry["imports"], "import torch"}))
+            + f"\n\n\ndef f(x):\n    x = x + 1\n    made = {entry['example']}\n    x = x * 2\n"
+            + f"    made.{method}()\n    return x * 3\n"
+        )
+        line = code.splitlines().index(f"    made.{method}()") + 1
+        if line not in _break_lines(code):
+            wrong.append(f"{name}: {method}")
+    assert not wrong, f"methods of the objects these make traced here: {wrong}"
+
+
+def _runs_bare(obj: object, method: str) -> bool:
+    """Whether ``obj.method()`` runs with no arguments (a method, not an attribute)."""
+    try:
+        fn = getattr(obj, method)
+        if not callable(fn):
+            return False
+        fn()
+    except Exception:  # noqa: BLE001 - needs arguments (or cffi): not the one to try
+        return False
+    return True
 
 
 @needs_torch

@@ -44,6 +44,22 @@ def measured_skipped_calls() -> dict:
     }
 
 
+def _sized(call: cst.Call, entry: dict) -> bool:
+    """Whether a call of a numpy draw measured to break only for the Python number it returns
+    (``unless_sized``) asks for an array: a ``size=`` keyword, a positional argument at the size's
+    place (``randint(0, 9, (4,))``; any one for ``rand(4)``), or a ``*args`` of unknown length."""
+    form = entry.get("unless_sized")
+    if not form:
+        return False
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    if any(a.star == "*" for a in call.args):
+        return True
+    keyword = form.get("keyword")
+    if keyword and any(a.keyword is not None and a.keyword.value == keyword for a in call.args):
+        return True
+    return len(positional) > form.get("position", len(positional))
+
+
 #: tensor methods other rules own: `.tolist()` (TL003), `.item()` (TL001), `.backward()`
 #: (TL010), the dynamic-shape and data-dependent ones (TL008, TL016's `equal`)
 _OWNED_METHODS = frozenset({"tolist", "item", "equal", "backward"})
@@ -147,6 +163,8 @@ class SkippedCall(Rule):
         cls = self.resolve(node.value.func) if isinstance(node.value, cst.Call) else None
         entry = self.calls.get(cls) if cls is not None else None
         skipped = cls is not None and entry and entry.get("class") and entry.get("trace_rule") == "SkipFunctionVariable"
+        if entry and entry.get("makes"):  # `rng = numpy.random.default_rng(0)`: a Generator
+            cls, skipped = entry["makes"], True
         arms = [node.value.body, node.value.orelse] if isinstance(node.value, cst.IfExp) else [node.value]
         named = [self.resolve(a) if isinstance(a, (cst.Name, cst.Attribute)) else None for a in arms]
         for target in node.targets:
@@ -392,6 +410,13 @@ class SkippedCall(Rule):
                 message="making a `torch.Generator` in compiled code cannot be traced and splits the graph; "
                 "make it once outside the compiled region",
             )
+        elif qual in self.calls and self.calls[qual].get("unless_sized"):
+            if not _sized(node, self.calls[qual]):
+                self.report(
+                    node,
+                    message=f"`{qual}` without a size returns a Python number, which dynamo reads out of the "
+                    "graph and splits it there; draw with torch (`torch.rand(())`), or ask for an array (a size)",
+                )
         elif qual in self.calls:
             self.report(node, message=self.message.format(name=qual))
         elif qual in SPARSE_OPERAND_FUNCTIONS and self.sparse_open is None:
