@@ -104,6 +104,52 @@ CASES = {
         """,
         D,
     ),
+    "rnn_made_in_the_arm_of_a_kept_setting": Case(
+        """
+        import torch
+        from torch import nn
+
+        class Encoder(nn.Module):
+            def __init__(self, kind="lstm", dim=16):
+                super().__init__()
+                self.kind = kind
+                if kind == "lstm":
+                    self.net = nn.LSTM(dim, dim // 2, batch_first=True, bidirectional=True)
+                elif kind == "cnn":
+                    self.net = nn.Conv1d(dim, dim, 3, padding=1)
+                else:
+                    self.net = nn.Linear(dim, dim)
+
+            def forward(self, x):
+                if self.kind == "lstm":
+                    return self.net(x)[0]  # error: TL012
+                if self.kind == "cnn":
+                    return self.net(x.transpose(1, 2)).transpose(1, 2)
+                return self.net(x)
+        """,
+        {"inputs": "f32[2,5,16]"},
+    ),
+    "conv_called_in_its_arm_with_an_rnn_made_last": Case(
+        """
+        import torch
+        from torch import nn
+
+        class Encoder(nn.Module):
+            def __init__(self, kind="cnn", dim=16):
+                super().__init__()
+                self.kind = kind
+                if self.kind == "cnn":
+                    self.net = nn.Conv1d(dim, dim, 3, padding=1)
+                if self.kind == "gru":
+                    self.net = nn.GRU(dim, dim, batch_first=True)
+
+            def forward(self, x):
+                if self.kind == "cnn":
+                    return self.net(x.transpose(1, 2)).transpose(1, 2)
+                return x
+        """,
+        {"inputs": "f32[2,5,16]"},
+    ),
     # ---------------------------------------------------------------- TL008 dynamic-output-shape
     "masks_and_dynamic_ops": Case(
         """

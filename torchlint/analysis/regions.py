@@ -9,13 +9,13 @@ functions decorated with ``@torch.compiler.disable`` never join.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence, Set
+from collections.abc import Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from typing import cast
 
 import libcst as cst
 
-from torchlint.analysis.names import ImportTable, self_attr
+from torchlint.analysis.names import ImportTable, param_names, self_attr
 from torchlint.analysis.torchnames import (  # noqa: F401 - re-exported
     AUTOGRAD_FUNCTION,
     COMPILE_CALLS,
@@ -46,6 +46,10 @@ class ClassInfo:
     nested_functions: dict[str, ClassInfo] = field(default_factory=dict)
     # self.<attr> = <call> in __init__: attr -> qualified name of the callee (or class name)
     submodules: dict[str, str] = field(default_factory=dict)
+    #: the submodules ``__init__`` makes under a test of a setting it keeps (``self.kind =
+    #: kind``; ``if kind == "lstm": self.net = nn.LSTM(...)``): (the setting's attribute, the
+    #: value tested) -> attr -> what made it, as :attr:`submodules` holds
+    switched: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
     #: self.<attr> = <call> in __init__, whatever the callee: attr -> its qualified name (an
     #: installed package's class, read for what calling the object runs)
     made_by: dict[str, str] = field(default_factory=dict)
@@ -377,6 +381,7 @@ def build_index(
         init = info.methods.get("__init__")
         if init is not None:
             _scan_init(init, info, index)
+            _switched(init, info, index)
             for helper in _self_calls(init):  # `self._reset_buffer(mode)`: built there too
                 if helper != "__init__" and helper in info.methods:
                     _scan_init(info.methods[helper], info, index)
@@ -523,10 +528,10 @@ def _scan_init(init: cst.FunctionDef, info: ClassInfo, index: ModuleIndex) -> No
                     and qual.rsplit(".", 1)[-1][:1].islower()
                 ):
                     info.tensor_attrs.add(attr)
-                elif qual is not None and (is_module_class_name(qual) or qual in index.imports.module_classes):
-                    info.submodules[attr] = qual
-                elif isinstance(func, cst.Name) and func.value in index.classes:
-                    info.submodules[attr] = func.value
+                else:
+                    module = _module_made(func, qual, index)
+                    if module is not None:
+                        info.submodules[attr] = module
         elif isinstance(node, cst.Call):
             # self.register_buffer("name", tensor)
             func = node.func
@@ -539,6 +544,64 @@ def _scan_init(init: cst.FunctionDef, info: ClassInfo, index: ModuleIndex) -> No
                 name = node.args[0].value.evaluated_value
                 if isinstance(name, str):  # not a bytes literal
                     info.tensor_attrs.add(name)
+
+
+def _module_made(func: cst.BaseExpression, qual: str | None, index: ModuleIndex) -> str | None:
+    """The module class a call of ``func`` (resolved to ``qual``) makes, by its qualified name
+    (a same-file class by its name), else None."""
+    if qual is not None and (is_module_class_name(qual) or qual in index.imports.module_classes):
+        return qual
+    if isinstance(func, cst.Name) and func.value in index.classes:
+        return func.value
+    return None
+
+
+def setting_test(test: cst.BaseExpression, names: Mapping[str, str] | None = None) -> tuple[str, str] | None:
+    """(the attribute, the string) of a test ``self.<attr> == "value"`` (either side); with
+    ``names`` (a parameter -> the attribute ``__init__`` keeps it in), also ``param == "value"``."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return None
+    if not isinstance(test.comparisons[0].operator, cst.Equal):
+        return None
+    left, right = test.left, test.comparisons[0].comparator
+    if isinstance(left, cst.SimpleString):
+        left, right = right, left
+    value = right.evaluated_value if isinstance(right, cst.SimpleString) else None
+    if not isinstance(value, str):
+        return None
+    attr = self_attr(left)
+    if attr is None and names and isinstance(left, cst.Name):
+        attr = names.get(left.value)
+    return (attr, value) if attr is not None else None
+
+
+def _switched(init: cst.FunctionDef, info: ClassInfo, index: ModuleIndex) -> None:
+    """Fill ``info.switched`` from the ``if`` arms of ``__init__`` that test a kept setting."""
+    params = param_names(init)
+    kept = {}  # `self.kind = kind`: param -> attr
+    for node in _walk(init.body):
+        if isinstance(node, cst.Assign) and isinstance(node.value, cst.Name) and node.value.value in params:
+            for target in node.targets:
+                attr = self_attr(target.target)
+                if attr is not None:
+                    kept[node.value.value] = attr
+
+    def arm(stmts: Sequence[cst.CSTNode], key: tuple[str, str]) -> None:
+        for node in _walk(list(stmts)):
+            if not (isinstance(node, cst.Assign) and isinstance(node.value, cst.Call)):
+                continue
+            qual = index.resolve(node.value.func)
+            module = _module_made(node.value.func, qual, index)
+            for target in node.targets:
+                attr = self_attr(target.target)
+                if attr is not None and module is not None:
+                    info.switched.setdefault(key, {})[attr] = module
+
+    for node in _walk(init.body):
+        if isinstance(node, cst.If):
+            key = setting_test(node.test, kept)
+            if key is not None:
+                arm(node.body.body, key)
 
 
 def _walk(node) -> Iterator[cst.CSTNode]:

@@ -117,6 +117,9 @@ class Rule:
             and func.value.value == "self"
             and func.attr.value in owner.submodules
         ):
+            for arm in reversed(self.ctx.switched):  # under `if self.kind == "lstm":`
+                if func.attr.value in arm:
+                    return func.attr.value, arm[func.attr.value]
             return func.attr.value, owner.submodules[func.attr.value]
         return None
 
@@ -144,6 +147,9 @@ class FileContext:
         self.regions = regions
         self.region: Region | None = None
         self.scope: TensorScope | None = None
+        #: the submodules the ``if`` arms being walked decide (``if self.kind == "lstm":``:
+        #: ``self.net`` is what ``__init__`` made under ``kind == "lstm"``), innermost last
+        self.switched: list[dict[str, str]] = []
         self.on_report = on_report
         #: (rule, node, message, suggestion, region) of each report, in walk order
         self.reports: list[tuple] = []

@@ -26,7 +26,7 @@ import libcst as cst
 
 from torchlint import knowledge
 from torchlint.analysis.names import ImportTable, none_default_params, param_names, untouched_param
-from torchlint.analysis.regions import Region, build_index, entry_decisions, find_regions
+from torchlint.analysis.regions import Region, build_index, entry_decisions, find_regions, setting_test
 from torchlint.analysis.tensors import (
     RECORD,
     TENSOR,
@@ -252,6 +252,16 @@ class _Walker(cst.CSTVisitor):
         scope.kinds, scope.local, scope.guessed = before
         self.walk(branch.orelse)
 
+    def _switched(self, test: cst.BaseExpression) -> dict[str, str]:
+        """The submodules ``if self.kind == "lstm":`` decides for its body (see
+        :attr:`ClassInfo.switched`)."""
+        region = self.ctx.region
+        owner = region.owner if region is not None else None
+        if owner is None or not owner.switched:
+            return {}
+        key = setting_test(test)
+        return owner.switched.get(key, {}) if key is not None else {}
+
     def _both_arms(self, branch: cst.If) -> None:
         """Walk an ``if`` whose test is not known: each arm from the kinds before it, then a
         name either arm binds may be a tensor when one arm makes it one (``if c: y = x.sum()
@@ -277,7 +287,14 @@ class _Walker(cst.CSTVisitor):
         before = (dict(scope.kinds), set(scope.local), set(scope.guessed))
         for name in narrowed:
             scope.bind(name, None)  # `if isinstance(alpha, float): float(alpha)`
-        self.walk(branch.body)
+        switched = self._switched(test)
+        if switched:
+            self.ctx.switched.append(switched)
+        try:
+            self.walk(branch.body)
+        finally:
+            if switched:
+                self.ctx.switched.pop()
         arms = [(dict(scope.kinds), set(scope.guessed))]
         # the other arm (no `else`: the kinds from before the `if`)
         scope.kinds, scope.local, scope.guessed = dict(before[0]), set(before[1]) | set(arms[0][0]), set(before[2])
