@@ -522,6 +522,37 @@ CASES["torch_class_dynamo_skips"] = Case(
     {"inputs": ["f32[2,4]"]},
 )
 
+# the same objects kept by the constructor, whose methods `forward` calls: botorch's normal
+# quasi-random engine keeps its `SobolEngine`, a noisy layer its numpy generator. The look-alikes:
+# a kept `nn.Linear`, a kept plain object's method (a tensor's, held in a list) and a kept
+# read-only mapping, whose `get` dynamo models
+CASES["skipped_objects_the_constructor_keeps"] = Case(
+    """
+    import types
+
+    import numpy as np
+    import torch
+    from torch import nn
+    from torch.quasirandom import SobolEngine
+
+    class NoisyQMC(nn.Module):
+        def __init__(self, seed=0):
+            super().__init__()
+            self.engine = SobolEngine(dimension=4, scramble=True, seed=seed)
+            self.rng = np.random.default_rng(seed)
+            self.proj = nn.Linear(4, 4)
+            self.scales = [torch.ones(4)]
+            self.table = types.MappingProxyType({"gain": 2.0})
+
+        def forward(self, x):
+            y = self.proj(x) * self.table.get("gain")
+            samples = self.engine.draw(2)  # error: TL009
+            noise = self.rng.normal(size=4)  # error: TL009
+            return y + samples + torch.from_numpy(noise).float() + self.scales[0].mul(2)
+    """,
+    {"inputs": ["f32[2,4]"]},
+)
+
 # a sparse tensor: dynamo cannot wrap one ("Attempted to wrap sparse Tensor"), so each
 # statement of compiled code that uses one splits the graph: a product with one torch's sparse
 # functions take (the adjacency matrix a graph convolution keeps, made in `__init__`), and a

@@ -44,6 +44,11 @@ def measured_skipped_calls() -> dict:
     }
 
 
+#: modules of skipped classes whose objects, made before compiling, dynamo still models
+#: (``types.MappingProxyType(d).get(k)`` is traced): kept on ``self``, not flagged
+_MODELLED_KEPT = frozenset({"types", "abc", "enum"})
+
+
 def _sized(call: cst.Call, entry: dict) -> bool:
     """Whether a call of a numpy draw measured to break only for the Python number it returns
     (``unless_sized``) asks for an array: a ``size=`` keyword, a positional argument at the size's
@@ -490,10 +495,22 @@ class SkippedCall(Rule):
                 )
 
     def _skipped_object(self, func: cst.BaseExpression) -> str | None:
-        """The skipped class whose object ``func``'s receiver is (``engine.draw``)."""
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+        """The skipped class whose object ``func``'s receiver is (``engine.draw``), or one the
+        constructor keeps (``self.engine = SobolEngine(...)``, ``self.rng =
+        np.random.default_rng(seed)``, then ``self.engine.draw(n)`` in ``forward``)."""
+        if not isinstance(func, cst.Attribute):
+            return None
+        if isinstance(func.value, cst.Name):
             return self.skipped_objects.get((id(self.ctx.region), func.value.value))
-        return None
+        attr = self_attr(func.value)
+        owner = self.ctx.region.owner if self.ctx.region is not None else None
+        made = owner.made_by.get(attr) if owner is not None and attr is not None else None
+        entry = self.calls.get(made) if made is not None else None
+        if made is None or entry is None or made.partition(".")[0] in _MODELLED_KEPT:
+            return None
+        if entry.get("class") and entry.get("trace_rule") == "SkipFunctionVariable":
+            return made
+        return entry.get("makes")
 
     def _installed_break(self, node: cst.Call, qual: str | None) -> bool:
         """A call of an installed package's function, class or kept module whose code breaks
