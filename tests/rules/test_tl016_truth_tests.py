@@ -196,4 +196,42 @@ CASES["all_any_of_identity_and_sizes_are_python_bools"] = Case(
     D,
 )
 
+# numpy's results on arrays an object keeps are tensors to dynamo: a check of an observation
+# space's bounds (`np.any(low != 0) or np.any(high != 255)`, as an RL library's preprocessing
+# does) tests their truth, and so does the branch on the value that `or` gives, alone or after
+# a Python flag. The look-alike: a branch on a flag alone
+CASES["branch_on_numpy_results_joined_by_or"] = Case(
+    """
+    import numpy as np
+    from torch import nn
+
+    class Space:
+        def __init__(self):
+            self.low = np.zeros(8)
+            self.high = np.full(8, 255.0)
+
+    def bounds_wrong(space, normalized=False):
+        check = not normalized
+        wrong = np.any(space.low != 0) or np.any(space.high != 255)  # error: TL016
+        if check and wrong:  # error: TL005
+            return True
+        if check:
+            return False
+        return False
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Linear(8, 8)
+            self.space = Space()
+
+        def forward(self, x):
+            y = self.proj(x)
+            if bounds_wrong(self.space):
+                y = y * 2
+            return y
+    """,
+    D,
+)
+
 test_static, test_dynamo_agrees = static_and_dynamo_tests(CASES)

@@ -901,6 +901,10 @@ class TensorScope:
             # whenever the flag holds (`not self.batch_first and mask[0].all()`)
             if self.is_tensor(expr.right) and (isinstance(expr.operator, cst.And) or self.is_tensor(expr.left)):
                 return TENSOR
+            # numpy's results (`np.any(space.low != 0) or np.any(space.high != 255)`) likewise
+            data = (TENSOR, HOST_DATA)
+            if self.kind(expr.right) in data and (isinstance(expr.operator, cst.And) or self.kind(expr.left) in data):
+                return HOST_DATA
             return None
         if isinstance(expr, cst.IfExp):
             if self.is_tensor(expr.body) and self.is_tensor(expr.orelse):
