@@ -341,17 +341,23 @@ def find_examples(spec: str, qual: str, torch) -> Iterator[str]:
     table = _GETTER_ARGS if modname in _GETTERS_ONLY else ARGS
     call_name = qual.removeprefix("builtins.")
     for args in table:
-        ns = _namespace(torch)
-        ns[modname.split(".")[0]] = importlib.import_module(modname.split(".")[0])
-        importlib.import_module(modname)
         code = f"{call_name}({args})"
-        try:
-            with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
-                warnings.simplefilter("ignore")
-                eval(code, ns)
-        except BaseException:  # noqa: BLE001 - a trial that fails tries the next arguments
-            continue
-        yield code
+        if _eager(code, spec, torch)[0]:  # (a trial that fails tries the next arguments)
+            yield code
+
+
+def _eager(code: str, spec: str, torch) -> tuple[bool, Any]:
+    """(whether ``code`` ran, its value) evaluated eagerly beside ``spec``'s module, quietly."""
+    modname = spec.split(":")[0]
+    ns = _namespace(torch)
+    ns[modname.split(".")[0]] = importlib.import_module(modname.split(".")[0])
+    importlib.import_module(modname)
+    try:
+        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+            warnings.simplefilter("ignore")
+            return True, eval(code, ns)
+    except BaseException:  # noqa: BLE001 - any failure: it did not run
+        return False, None
 
 
 def _program(imports: set[str], statement: str) -> str:
@@ -477,15 +483,8 @@ def _sized_form(spec: str, qual: str, obj: Any, example: str, imports: set[str],
         return None
     head = example[:-1].rstrip()
     call = f"{head}, {extra})" if not head.endswith("(") else f"{head}{extra})"
-    ns = _namespace(torch)
-    ns["numpy"] = importlib.import_module("numpy")
-    importlib.import_module(spec.split(":")[0])
-    try:
-        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
-            warnings.simplefilter("ignore")
-            eval(call, ns)
-    except BaseException:  # noqa: BLE001 - no sized call: the break stays unexplained
-        return None
+    if not _eager(call, spec, torch)[0]:
+        return None  # (no sized call: the break stays unexplained)
     breaks, _ = dynamo_verdict(_program(imports, call), torch)
     return None if breaks else (form, call)
 
@@ -495,15 +494,9 @@ def _made_numpy_class(example: str, spec: str, torch) -> str | None:
     name: ``numpy.random.default_rng()`` makes a ``numpy.random.Generator``."""
     import numpy as np
 
-    ns = _namespace(torch)
-    ns["numpy"] = np
-    importlib.import_module(spec.split(":")[0])
-    try:
-        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
-            warnings.simplefilter("ignore")
-            value = eval(example, ns)
-    except BaseException:  # noqa: BLE001 - it ran once already; a second failure says nothing
-        return None
+    ran, value = _eager(example, spec, torch)
+    if not ran:
+        return None  # (it ran once already; a second failure says nothing)
     cls = type(value)
     if not cls.__module__.startswith("numpy") or isinstance(value, (np.ndarray, np.generic)):
         return None

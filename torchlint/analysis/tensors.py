@@ -898,14 +898,13 @@ class TensorScope:
             return None
         if isinstance(expr, cst.BooleanOperation):
             # `a and b` is one of its operands: a tensor when both are, and `flag and t` is `t`
-            # whenever the flag holds (`not self.batch_first and mask[0].all()`)
-            if self.is_tensor(expr.right) and (isinstance(expr.operator, cst.And) or self.is_tensor(expr.left)):
+            # whenever the flag holds (`not self.batch_first and mask[0].all()`); numpy's results
+            # likewise (`np.any(space.low != 0) or np.any(space.high != 255)`): host data
+            sides = [expr.right] if isinstance(expr.operator, cst.And) else [expr.left, expr.right]
+            kinds = {self.kind(side) for side in sides}
+            if kinds == {TENSOR}:
                 return TENSOR
-            # numpy's results (`np.any(space.low != 0) or np.any(space.high != 255)`) likewise
-            data = (TENSOR, HOST_DATA)
-            if self.kind(expr.right) in data and (isinstance(expr.operator, cst.And) or self.kind(expr.left) in data):
-                return HOST_DATA
-            return None
+            return HOST_DATA if kinds <= {TENSOR, HOST_DATA} else None
         if isinstance(expr, cst.IfExp):
             if self.is_tensor(expr.body) and self.is_tensor(expr.orelse):
                 return TENSOR

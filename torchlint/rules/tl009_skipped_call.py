@@ -165,18 +165,14 @@ class SkippedCall(Rule):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         # engine = SobolEngine(...): an object of a class dynamo skips, whose methods it skips too
-        cls = self.resolve(node.value.func) if isinstance(node.value, cst.Call) else None
-        entry = self.calls.get(cls) if cls is not None else None
-        skipped = cls is not None and entry and entry.get("class") and entry.get("trace_rule") == "SkipFunctionVariable"
-        if entry and entry.get("makes"):  # `rng = numpy.random.default_rng(0)`: a Generator
-            cls, skipped = entry["makes"], True
+        cls = self._skipped_made(self.resolve(node.value.func)) if isinstance(node.value, cst.Call) else None
         arms = [node.value.body, node.value.orelse] if isinstance(node.value, cst.IfExp) else [node.value]
         named = [self.resolve(a) if isinstance(a, (cst.Name, cst.Attribute)) else None for a in arms]
         for target in node.targets:
             if isinstance(target.target, cst.Name):
                 key = (id(self.ctx.region), target.target.value)
-                if skipped:
-                    self.skipped_objects[key] = cast(str, cls)
+                if cls is not None:
+                    self.skipped_objects[key] = cls
                 else:  # bound again to something else
                     self.skipped_objects.pop(key, None)
                 if all(named):
@@ -505,11 +501,18 @@ class SkippedCall(Rule):
         attr = self_attr(func.value)
         owner = self.ctx.region.owner if self.ctx.region is not None else None
         made = owner.made_by.get(attr) if owner is not None and attr is not None else None
-        entry = self.calls.get(made) if made is not None else None
-        if made is None or entry is None or made.partition(".")[0] in _MODELLED_KEPT:
+        if made is None or made.partition(".")[0] in _MODELLED_KEPT:
+            return None
+        return self._skipped_made(made)
+
+    def _skipped_made(self, qual: str | None) -> str | None:
+        """The skipped class of the object a call of ``qual`` makes: the class itself, or what a
+        breaking call is measured to make (``numpy.random.default_rng``: a ``Generator``)."""
+        entry = self.calls.get(qual) if qual is not None else None
+        if not entry:
             return None
         if entry.get("class") and entry.get("trace_rule") == "SkipFunctionVariable":
-            return made
+            return qual
         return entry.get("makes")
 
     def _installed_break(self, node: cst.Call, qual: str | None) -> bool:
